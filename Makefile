@@ -1,0 +1,45 @@
+# plait: two commands after cloning — `make demo` and `make test`. Each sets up
+# what it needs (virtualenv, maturin, the extension) when run first.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+DEPS := $(VENV)/.deps-installed
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(abspath $(VENV))/bin:$(PATH)
+
+.PHONY: demo test test-rust test-python develop develop-release bench clean
+
+$(DEPS): requirements-dev.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@# koladata is the reference the comparison tests run against; they skip
+	@# cleanly when it cannot be installed.
+	-$(PY) -m pip install --quiet koladata
+	touch $(DEPS)
+
+# Debug build of the extension, installed into the virtualenv.
+develop: $(DEPS)
+	$(VENV)/bin/maturin develop --quiet
+
+develop-release: $(DEPS)
+	$(VENV)/bin/maturin develop --quiet --release
+
+demo: develop
+	$(PY) examples/quickstart.py
+
+test-rust:
+	cargo test --workspace --quiet
+
+test-python: develop
+	$(PY) -m pytest python/tests -q
+
+test: test-rust test-python
+
+bench: develop-release
+	$(PY) bench/run.py
+
+clean:
+	cargo clean
+	rm -rf $(VENV)

@@ -1,0 +1,326 @@
+//! Casting between schemas (seed 000, "Implicit Casting", "Explicit Casting",
+//! "Narrowing").
+//!
+//! * [`cast_to`] — explicit: relaxed rules that may fail per value (`kd.int32`,
+//!   `kd.cast_to`, boxing with `schema=`).
+//! * [`cast_to_implicit`] — only along the promotion lattice; never fails on values.
+//! * [`cast_to_narrow`] — like implicit, but judged on the narrowed schema, so an
+//!   OBJECT slice of ints may become INT64.
+
+use arrow_buffer::{BooleanBuffer, ScalarBuffer};
+
+use crate::column::{Column, ScalarRef, SliceData, Values, VarBinaryBuilder};
+use crate::error::{Error, Result};
+use crate::repr::{format_f32, format_f64, write_bytes_literal};
+use crate::schema::Schema;
+use crate::slice::DataSlice;
+
+/// Explicitly casts `x` to `target`; `op` names the operator in errors.
+pub fn cast_to(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
+    if x.schema() == target {
+        return Ok(x.clone());
+    }
+    check_schema_castable(op, x.schema(), target)?;
+    match target {
+        Schema::Object => x.with_schema(Schema::Object).map_err(|e| e.with_context(op)),
+        Schema::None => {
+            if x.present_count() > 0 {
+                return Err(Error::value(
+                    op,
+                    format!("only a DataSlice with no present items can be cast to NONE, got schema {}", x.schema()),
+                ));
+            }
+            Ok(DataSlice::missing(x.shape().clone(), Schema::None))
+        }
+        _ => {
+            let columns = x
+                .data()
+                .columns()
+                .iter()
+                .map(|c| cast_column(op, c, target))
+                .collect::<Result<Vec<_>>>()?;
+            let data = merge_same_type(x.size(), columns, target);
+            x.with_data(data, target)
+        }
+    }
+}
+
+/// Casts `x` to `target` if its schema is implicitly castable (lattice below).
+pub fn cast_to_implicit(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
+    if !x.schema().is_implicitly_castable_to(target) {
+        return Err(Error::value(
+            op,
+            format!("unsupported implicit cast from {} to {target}", x.schema()),
+        ));
+    }
+    cast_to(op, x, target)
+}
+
+/// Casts `x` to `target` if its narrowed schema is implicitly castable.
+pub fn cast_to_narrow(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
+    let narrowed = x.narrowed_schema();
+    if !narrowed.is_implicitly_castable_to(target) {
+        return Err(Error::value(
+            op,
+            format!("unsupported narrowing cast to {target} for the given {} DataSlice", x.schema()),
+        ));
+    }
+    cast_to(op, x, target)
+}
+
+/// The slice's schema-level check: which source schemas can be cast to `target`
+/// at all. OBJECT and NONE sources are judged item by item instead.
+fn check_schema_castable(op: &str, source: Schema, target: Schema) -> Result<()> {
+    use Schema as S;
+    let allowed = match (source, target) {
+        (S::Object | S::None, _) => true,
+        (_, S::Object) => source.is_primitive(),
+        (_, S::None) => true,
+        (
+            S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Bytes | S::String,
+            S::Int32 | S::Int64 | S::Float32 | S::Float64,
+        ) => true,
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean, S::Boolean) => true,
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Mask | S::Bytes | S::String, S::String) => {
+            true
+        }
+        (s, t) => s == t,
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")))
+    }
+}
+
+fn unsupported_data(op: &str, source: Schema, target: Schema) -> Error {
+    Error::value(op, format!("casting data of type {source} to {target} is not supported"))
+}
+
+/// Casts one column (all of one type) to the column type of `target`.
+fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> {
+    let source = column.values.dtype();
+    if source == target {
+        return Ok(column.clone());
+    }
+    let present = |i: usize| column.is_present(i);
+    let values = match target {
+        Schema::Int32 => Values::Int32(ScalarBuffer::from(to_ints::<i32>(op, column, target)?)),
+        Schema::Int64 => Values::Int64(ScalarBuffer::from(to_ints::<i64>(op, column, target)?)),
+        Schema::Float32 => {
+            let v = to_f64s(op, column, target)?;
+            Values::Float32(ScalarBuffer::from(v.into_iter().map(|x| x as f32).collect::<Vec<_>>()))
+        }
+        Schema::Float64 => Values::Float64(ScalarBuffer::from(to_f64s(op, column, target)?)),
+        Schema::Boolean => {
+            let n = column.len();
+            let truth = |i: usize| match column.values.get(i) {
+                ScalarRef::Int32(v) => v != 0,
+                ScalarRef::Int64(v) => v != 0,
+                ScalarRef::Float32(v) => v != 0.0,
+                ScalarRef::Float64(v) => v != 0.0,
+                ScalarRef::Boolean(v) => v,
+                _ => false,
+            };
+            if !matches!(source, Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64) {
+                return Err(unsupported_data(op, source, target));
+            }
+            Values::Boolean(BooleanBuffer::collect_bool(n, |i| present(i) && truth(i)))
+        }
+        Schema::String => {
+            let mut out = VarBinaryBuilder::with_capacity(column.len());
+            let mut text = String::new();
+            for i in 0..column.len() {
+                text.clear();
+                if present(i) {
+                    match column.values.get(i) {
+                        ScalarRef::Int32(v) => text.push_str(&v.to_string()),
+                        ScalarRef::Int64(v) => text.push_str(&v.to_string()),
+                        // As printed, but whole numbers lose their ".0" ('1', '-0').
+                        ScalarRef::Float32(v) => text.push_str(format_f32(v).trim_end_matches(".0")),
+                        ScalarRef::Float64(v) => text.push_str(format_f64(v).trim_end_matches(".0")),
+                        ScalarRef::Boolean(v) => text.push_str(if v { "true" } else { "false" }),
+                        ScalarRef::Mask => text.push_str("present"),
+                        ScalarRef::Bytes(v) => write_bytes_literal(&mut text, v),
+                        ScalarRef::String(v) => text.push_str(v),
+                        ScalarRef::Schema(_) => return Err(unsupported_data(op, source, target)),
+                    }
+                }
+                out.push(text.as_bytes());
+            }
+            Values::String(out.finish())
+        }
+        _ => return Err(unsupported_data(op, source, target)),
+    };
+    Ok(Column::new(values, column.presence.clone()))
+}
+
+/// Integer types that casts can produce.
+trait CastInt: Copy + Default + TryFrom<i64> + Into<i64> {
+    const NAME: &'static str;
+    const MIN_F: f64;
+    const MAX_F: f64;
+}
+impl CastInt for i32 {
+    const NAME: &'static str = "int32";
+    const MIN_F: f64 = i32::MIN as f64;
+    const MAX_F: f64 = i32::MAX as f64 + 1.0;
+}
+impl CastInt for i64 {
+    const NAME: &'static str = "int64";
+    const MIN_F: f64 = i64::MIN as f64;
+    const MAX_F: f64 = 9_223_372_036_854_775_808.0;
+}
+
+fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<T>> {
+    let source = column.values.dtype();
+    let mut out = Vec::with_capacity(column.len());
+    for i in 0..column.len() {
+        if !column.is_present(i) {
+            out.push(T::default());
+            continue;
+        }
+        let value = match column.values.get(i) {
+            ScalarRef::Int32(v) => T::try_from(v as i64).ok(),
+            ScalarRef::Int64(v) => Some(T::try_from(v).map_err(|_| {
+                Error::value(op, format!("cannot cast int64{{{v}}} to {}", T::NAME))
+            })?),
+            ScalarRef::Float32(v) => Some(float_to_int::<T>(op, v as f64)?),
+            ScalarRef::Float64(v) => Some(float_to_int::<T>(op, v)?),
+            ScalarRef::Boolean(v) => T::try_from(v as i64).ok(),
+            ScalarRef::String(v) => Some(parse_int::<T>(op, v, target, true)?),
+            ScalarRef::Bytes(v) => {
+                let text = std::str::from_utf8(v).map_err(|_| parse_error(op, target, v, false))?;
+                Some(parse_int::<T>(op, text, target, false)?)
+            }
+            ScalarRef::Mask | ScalarRef::Schema(_) => None,
+        };
+        out.push(value.ok_or_else(|| unsupported_data(op, source, target))?);
+    }
+    Ok(out)
+}
+
+fn float_to_int<T: CastInt>(op: &str, v: f64) -> Result<T> {
+    if v.is_nan() || !(T::MIN_F..T::MAX_F).contains(&v.trunc()) {
+        let shown = if v.is_nan() {
+            "nan".to_string()
+        } else if v.is_infinite() {
+            format_f64(v)
+        } else {
+            format!("{}.", v.trunc())
+        };
+        return Err(Error::value(op, format!("cannot cast {shown} to {}", T::NAME)));
+    }
+    let as_i64 = v.trunc() as i64;
+    T::try_from(as_i64).map_err(|_| Error::value(op, format!("cannot cast {v} to {}", T::NAME)))
+}
+
+fn parse_error(op: &str, target: Schema, text: &[u8], is_string: bool) -> Error {
+    let mut shown = String::new();
+    if is_string {
+        crate::repr::write_string_literal(&mut shown, &String::from_utf8_lossy(text));
+    } else {
+        write_bytes_literal(&mut shown, text);
+    }
+    Error::value(op, format!("unable to parse {target}: {shown}"))
+}
+
+fn parse_int<T: CastInt>(op: &str, text: &str, target: Schema, is_string: bool) -> Result<T> {
+    text.parse::<i64>()
+        .ok()
+        .and_then(|v| T::try_from(v).ok())
+        .ok_or_else(|| parse_error(op, target, text.as_bytes(), is_string))
+}
+
+fn to_f64s(op: &str, column: &Column, target: Schema) -> Result<Vec<f64>> {
+    let source = column.values.dtype();
+    let mut out = Vec::with_capacity(column.len());
+    for i in 0..column.len() {
+        if !column.is_present(i) {
+            out.push(0.0);
+            continue;
+        }
+        let value = match column.values.get(i) {
+            ScalarRef::Int32(v) => v as f64,
+            ScalarRef::Int64(v) => v as f64,
+            ScalarRef::Float32(v) => v as f64,
+            ScalarRef::Float64(v) => v,
+            ScalarRef::Boolean(v) => v as u8 as f64,
+            ScalarRef::String(v) => {
+                v.parse::<f64>().map_err(|_| parse_error(op, target, v.as_bytes(), true))?
+            }
+            ScalarRef::Bytes(v) => std::str::from_utf8(v)
+                .ok()
+                .and_then(|t| t.parse::<f64>().ok())
+                .ok_or_else(|| parse_error(op, target, v, false))?,
+            ScalarRef::Mask | ScalarRef::Schema(_) => return Err(unsupported_data(op, source, target)),
+        };
+        out.push(value);
+    }
+    Ok(out)
+}
+
+/// Merges columns that all hold `target`'s type and have disjoint presence into
+/// one column (the result of casting a mixed OBJECT slice to one type).
+fn merge_same_type(len: usize, columns: Vec<Column>, target: Schema) -> SliceData {
+    if columns.len() <= 1 {
+        return SliceData::from_columns(len, columns);
+    }
+    let mut builder = crate::column::ColumnBuilder::new(target, len);
+    for i in 0..len {
+        match columns.iter().find_map(|c| c.get(i)) {
+            Some(v) => builder.push(v),
+            None => builder.push_missing(),
+        }
+    }
+    SliceData::from_column(builder.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::SliceBuilder;
+    use crate::shape::JaggedShape;
+
+    fn object_slice(items: &[Option<ScalarRef<'_>>]) -> DataSlice {
+        let mut b = SliceBuilder::new();
+        for &item in items {
+            b.push(item);
+        }
+        let data = b.finish();
+        DataSlice::new(JaggedShape::flat(items.len()), data, Schema::Object).unwrap()
+    }
+
+    #[test]
+    fn explicit_casts() {
+        let x = object_slice(&[Some(ScalarRef::Int32(1)), Some(ScalarRef::String("12")), None, Some(ScalarRef::Float32(-1.5))]);
+        let y = cast_to("kd.int32", &x, Schema::Int32).unwrap();
+        assert_eq!(y.schema(), Schema::Int32);
+        assert_eq!(y.data().columns().len(), 1);
+        assert_eq!(y.get(1), Some(ScalarRef::Int32(12)));
+        assert_eq!(y.get(2), None);
+        assert_eq!(y.get(3), Some(ScalarRef::Int32(-1)));
+    }
+
+    #[test]
+    fn cast_errors_name_value_and_schema() {
+        let x = object_slice(&[Some(ScalarRef::String("abc"))]);
+        let err = cast_to("kd.int32", &x, Schema::Int32).unwrap_err();
+        assert_eq!(err.message, "kd.int32: unable to parse INT32: 'abc'");
+        let x = object_slice(&[Some(ScalarRef::Float64(f64::NAN))]);
+        let err = cast_to("kd.int32", &x, Schema::Int32).unwrap_err();
+        assert_eq!(err.message, "kd.int32: cannot cast nan to int32");
+        let x = object_slice(&[Some(ScalarRef::Int64(1 << 40))]);
+        let err = cast_to("kd.int32", &x, Schema::Int32).unwrap_err();
+        assert_eq!(err.message, "kd.int32: cannot cast int64{1099511627776} to int32");
+    }
+
+    #[test]
+    fn narrowing_accepts_object_of_ints() {
+        let x = object_slice(&[Some(ScalarRef::Int32(1)), None]);
+        assert_eq!(x.narrowed_schema(), Schema::Int32);
+        assert!(cast_to_implicit("op", &x, Schema::Int64).is_err());
+        let y = cast_to_narrow("op", &x, Schema::Int64).unwrap();
+        assert_eq!(y.get(0), Some(ScalarRef::Int64(1)));
+    }
+}

@@ -1,0 +1,509 @@
+//! Typed columns: the flat storage behind a DataSlice.
+//!
+//! ```text
+//! kd.slice([1, None, 3])      Column { values: Int32 [1, 0, 3], presence: 1 0 1 }
+//! kd.slice([1, 'a', None])    SliceData { columns: [ Int32  [1, 0, 0]  presence 1 0 0,
+//!                                                    String ["", a, ""] presence 0 1 0 ] }
+//! ```
+//!
+//! A column holds one value type in an Arrow-compatible buffer and a presence
+//! bitmap (`None` = every item present). A slice of mixed types (OBJECT) holds one
+//! column per type with disjoint presence; a slice with no present items holds no
+//! column at all. Buffers are reference counted, so sharing a column is O(1).
+
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use std::sync::Arc;
+
+use crate::schema::Schema;
+
+/// One item's value, borrowed from a column (or built by the caller).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarRef<'a> {
+    Int32(i32),
+    Int64(i64),
+    Float32(f32),
+    Float64(f64),
+    Boolean(bool),
+    Mask,
+    Bytes(&'a [u8]),
+    String(&'a str),
+    Schema(Schema),
+}
+
+impl ScalarRef<'_> {
+    /// The schema of this value's type.
+    pub fn dtype(&self) -> Schema {
+        match self {
+            ScalarRef::Int32(_) => Schema::Int32,
+            ScalarRef::Int64(_) => Schema::Int64,
+            ScalarRef::Float32(_) => Schema::Float32,
+            ScalarRef::Float64(_) => Schema::Float64,
+            ScalarRef::Boolean(_) => Schema::Boolean,
+            ScalarRef::Mask => Schema::Mask,
+            ScalarRef::Bytes(_) => Schema::Bytes,
+            ScalarRef::String(_) => Schema::String,
+            ScalarRef::Schema(_) => Schema::Schema,
+        }
+    }
+}
+
+/// Variable-length binary values (BYTES, or STRING when valid UTF-8), laid out as
+/// an Arrow large binary array: `offsets[i]..offsets[i + 1]` in `data`.
+#[derive(Clone, Debug)]
+pub struct VarBinary {
+    pub offsets: OffsetBuffer<i64>,
+    pub data: Buffer,
+}
+
+impl VarBinary {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of value `i`.
+    pub fn value(&self, i: usize) -> &[u8] {
+        let start = self.offsets[i] as usize;
+        let end = self.offsets[i + 1] as usize;
+        &self.data.as_slice()[start..end]
+    }
+
+    /// Value `i` as text; only called on STRING columns, which hold valid UTF-8.
+    pub fn str_value(&self, i: usize) -> &str {
+        // Safety net rather than unsafe: STRING columns are validated on entry.
+        std::str::from_utf8(self.value(i)).unwrap_or("\u{FFFD}")
+    }
+}
+
+/// The values of one column, all of one type (missing slots hold a filler).
+#[derive(Clone, Debug)]
+pub enum Values {
+    Int32(ScalarBuffer<i32>),
+    Int64(ScalarBuffer<i64>),
+    Float32(ScalarBuffer<f32>),
+    Float64(ScalarBuffer<f64>),
+    Boolean(BooleanBuffer),
+    /// MASK has no payload: an item is `present` exactly when it is present.
+    Mask(usize),
+    Bytes(VarBinary),
+    String(VarBinary),
+    Schema(Arc<[Schema]>),
+}
+
+impl Values {
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Int32(v) => v.len(),
+            Values::Int64(v) => v.len(),
+            Values::Float32(v) => v.len(),
+            Values::Float64(v) => v.len(),
+            Values::Boolean(v) => v.len(),
+            Values::Mask(n) => *n,
+            Values::Bytes(v) | Values::String(v) => v.len(),
+            Values::Schema(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The schema of the values' type.
+    pub fn dtype(&self) -> Schema {
+        match self {
+            Values::Int32(_) => Schema::Int32,
+            Values::Int64(_) => Schema::Int64,
+            Values::Float32(_) => Schema::Float32,
+            Values::Float64(_) => Schema::Float64,
+            Values::Boolean(_) => Schema::Boolean,
+            Values::Mask(_) => Schema::Mask,
+            Values::Bytes(_) => Schema::Bytes,
+            Values::String(_) => Schema::String,
+            Values::Schema(_) => Schema::Schema,
+        }
+    }
+
+    /// The value in slot `i`.
+    pub fn get(&self, i: usize) -> ScalarRef<'_> {
+        match self {
+            Values::Int32(v) => ScalarRef::Int32(v[i]),
+            Values::Int64(v) => ScalarRef::Int64(v[i]),
+            Values::Float32(v) => ScalarRef::Float32(v[i]),
+            Values::Float64(v) => ScalarRef::Float64(v[i]),
+            Values::Boolean(v) => ScalarRef::Boolean(v.value(i)),
+            Values::Mask(_) => ScalarRef::Mask,
+            Values::Bytes(v) => ScalarRef::Bytes(v.value(i)),
+            Values::String(v) => ScalarRef::String(v.str_value(i)),
+            Values::Schema(v) => ScalarRef::Schema(v[i]),
+        }
+    }
+}
+
+/// Index value meaning "no source item" in [`Column::take`].
+pub const MISSING_INDEX: usize = usize::MAX;
+
+/// One typed column with its presence bitmap.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub values: Values,
+    /// `None` when every item is present.
+    pub presence: Option<NullBuffer>,
+}
+
+impl Column {
+    /// A column whose items are all present.
+    pub fn full(values: Values) -> Column {
+        Column { values, presence: None }
+    }
+
+    /// A column with the given presence; drops the bitmap when it is all set.
+    pub fn new(values: Values, presence: Option<NullBuffer>) -> Column {
+        let presence = presence.filter(|p| p.null_count() > 0);
+        Column { values, presence }
+    }
+
+    /// Number of slots.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of present items.
+    pub fn present_count(&self) -> usize {
+        self.len() - self.presence.as_ref().map_or(0, NullBuffer::null_count)
+    }
+
+    /// Whether slot `i` holds a present item.
+    pub fn is_present(&self, i: usize) -> bool {
+        self.presence.as_ref().is_none_or(|p| p.is_valid(i))
+    }
+
+    /// The item in slot `i`, if present.
+    pub fn get(&self, i: usize) -> Option<ScalarRef<'_>> {
+        self.is_present(i).then(|| self.values.get(i))
+    }
+
+    /// Gathers `indices` (each `< len`, or [`MISSING_INDEX`] for a missing item).
+    pub fn take(&self, indices: &[usize]) -> Column {
+        let n = indices.len();
+        fn gather<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, idx: &[usize]) -> ScalarBuffer<T> {
+            let out: Vec<T> =
+                idx.iter().map(|&i| if i == MISSING_INDEX { T::default() } else { v[i] }).collect();
+            ScalarBuffer::from(out)
+        }
+        let values = match &self.values {
+            Values::Int32(v) => Values::Int32(gather(v, indices)),
+            Values::Int64(v) => Values::Int64(gather(v, indices)),
+            Values::Float32(v) => Values::Float32(gather(v, indices)),
+            Values::Float64(v) => Values::Float64(gather(v, indices)),
+            Values::Boolean(v) => {
+                Values::Boolean(BooleanBuffer::collect_bool(n, |j| indices[j] != MISSING_INDEX && v.value(indices[j])))
+            }
+            Values::Mask(_) => Values::Mask(n),
+            Values::Bytes(v) => Values::Bytes(take_var_binary(v, indices)),
+            Values::String(v) => Values::String(take_var_binary(v, indices)),
+            Values::Schema(v) => Values::Schema(
+                indices.iter().map(|&i| if i == MISSING_INDEX { Schema::None } else { v[i] }).collect(),
+            ),
+        };
+        let has_missing_index = indices.contains(&MISSING_INDEX);
+        let presence = match (&self.presence, has_missing_index) {
+            (None, false) => None,
+            (None, true) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| indices[j] != MISSING_INDEX))),
+            (Some(p), _) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| {
+                indices[j] != MISSING_INDEX && p.is_valid(indices[j])
+            }))),
+        };
+        Column::new(values, presence)
+    }
+}
+
+fn take_var_binary(v: &VarBinary, indices: &[usize]) -> VarBinary {
+    let mut builder = VarBinaryBuilder::with_capacity(indices.len());
+    for &i in indices {
+        builder.push(if i == MISSING_INDEX { b"" } else { v.value(i) });
+    }
+    builder.finish()
+}
+
+/// Appends variable-length values into a [`VarBinary`].
+#[derive(Debug)]
+pub struct VarBinaryBuilder {
+    offsets: Vec<i64>,
+    data: Vec<u8>,
+}
+
+impl VarBinaryBuilder {
+    /// An empty builder with room for `n` values.
+    pub fn with_capacity(n: usize) -> VarBinaryBuilder {
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0);
+        VarBinaryBuilder { offsets, data: Vec::new() }
+    }
+
+    /// Appends one value.
+    pub fn push(&mut self, value: &[u8]) {
+        self.data.extend_from_slice(value);
+        self.offsets.push(self.data.len() as i64);
+    }
+
+    /// The finished values.
+    pub fn finish(self) -> VarBinary {
+        VarBinary { offsets: OffsetBuffer::new(ScalarBuffer::from(self.offsets)), data: Buffer::from_vec(self.data) }
+    }
+}
+
+/// Builds one column of a fixed type, item by item.
+#[derive(Debug)]
+pub struct ColumnBuilder {
+    values: ValuesBuilder,
+    presence: BooleanBufferBuilder,
+    missing: usize,
+}
+
+#[derive(Debug)]
+enum ValuesBuilder {
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Float32(Vec<f32>),
+    Float64(Vec<f64>),
+    Boolean(BooleanBufferBuilder),
+    Mask(usize),
+    Bytes(VarBinaryBuilder),
+    String(VarBinaryBuilder),
+    Schema(Vec<Schema>),
+}
+
+impl ColumnBuilder {
+    /// A builder for values of type `dtype` (a schema that has a column type).
+    pub fn new(dtype: Schema, capacity: usize) -> ColumnBuilder {
+        let values = match dtype {
+            Schema::Int32 => ValuesBuilder::Int32(Vec::with_capacity(capacity)),
+            Schema::Int64 => ValuesBuilder::Int64(Vec::with_capacity(capacity)),
+            Schema::Float32 => ValuesBuilder::Float32(Vec::with_capacity(capacity)),
+            Schema::Float64 => ValuesBuilder::Float64(Vec::with_capacity(capacity)),
+            Schema::Boolean => ValuesBuilder::Boolean(BooleanBufferBuilder::new(capacity)),
+            Schema::Mask => ValuesBuilder::Mask(0),
+            Schema::Bytes => ValuesBuilder::Bytes(VarBinaryBuilder::with_capacity(capacity)),
+            Schema::String => ValuesBuilder::String(VarBinaryBuilder::with_capacity(capacity)),
+            Schema::Schema => ValuesBuilder::Schema(Vec::with_capacity(capacity)),
+            other => panic!("no column type for schema {other}"),
+        };
+        ColumnBuilder { values, presence: BooleanBufferBuilder::new(capacity), missing: 0 }
+    }
+
+    /// Appends a present value; its type must be this builder's.
+    pub fn push(&mut self, value: ScalarRef<'_>) {
+        match (&mut self.values, value) {
+            (ValuesBuilder::Int32(v), ScalarRef::Int32(x)) => v.push(x),
+            (ValuesBuilder::Int64(v), ScalarRef::Int64(x)) => v.push(x),
+            (ValuesBuilder::Float32(v), ScalarRef::Float32(x)) => v.push(x),
+            (ValuesBuilder::Float64(v), ScalarRef::Float64(x)) => v.push(x),
+            (ValuesBuilder::Boolean(v), ScalarRef::Boolean(x)) => v.append(x),
+            (ValuesBuilder::Mask(n), ScalarRef::Mask) => *n += 1,
+            (ValuesBuilder::Bytes(v), ScalarRef::Bytes(x)) => v.push(x),
+            (ValuesBuilder::String(v), ScalarRef::String(x)) => v.push(x.as_bytes()),
+            (ValuesBuilder::Schema(v), ScalarRef::Schema(x)) => v.push(x),
+            (_, value) => panic!("ColumnBuilder: value of type {} pushed to another type", value.dtype()),
+        }
+        self.presence.append(true);
+    }
+
+    /// Appends a missing item.
+    pub fn push_missing(&mut self) {
+        match &mut self.values {
+            ValuesBuilder::Int32(v) => v.push(0),
+            ValuesBuilder::Int64(v) => v.push(0),
+            ValuesBuilder::Float32(v) => v.push(0.0),
+            ValuesBuilder::Float64(v) => v.push(0.0),
+            ValuesBuilder::Boolean(v) => v.append(false),
+            ValuesBuilder::Mask(n) => *n += 1,
+            ValuesBuilder::Bytes(v) | ValuesBuilder::String(v) => v.push(b""),
+            ValuesBuilder::Schema(v) => v.push(Schema::None),
+        }
+        self.presence.append(false);
+        self.missing += 1;
+    }
+
+    /// The finished column.
+    pub fn finish(mut self) -> Column {
+        let values = match self.values {
+            ValuesBuilder::Int32(v) => Values::Int32(ScalarBuffer::from(v)),
+            ValuesBuilder::Int64(v) => Values::Int64(ScalarBuffer::from(v)),
+            ValuesBuilder::Float32(v) => Values::Float32(ScalarBuffer::from(v)),
+            ValuesBuilder::Float64(v) => Values::Float64(ScalarBuffer::from(v)),
+            ValuesBuilder::Boolean(mut v) => Values::Boolean(v.finish()),
+            ValuesBuilder::Mask(n) => Values::Mask(n),
+            ValuesBuilder::Bytes(v) => Values::Bytes(v.finish()),
+            ValuesBuilder::String(v) => Values::String(v.finish()),
+            ValuesBuilder::Schema(v) => Values::Schema(Arc::from(v)),
+        };
+        let presence = (self.missing > 0).then(|| NullBuffer::new(self.presence.finish()));
+        Column::new(values, presence)
+    }
+}
+
+/// The items of a DataSlice: `len` slots spread over at most one column per type,
+/// with disjoint presence. No column means every item is missing.
+#[derive(Clone, Debug)]
+pub struct SliceData {
+    len: usize,
+    columns: Vec<Column>,
+}
+
+impl SliceData {
+    /// `len` missing items.
+    pub fn missing(len: usize) -> SliceData {
+        SliceData { len, columns: Vec::new() }
+    }
+
+    /// The items of one column.
+    pub fn from_column(column: Column) -> SliceData {
+        let len = column.len();
+        SliceData::from_columns(len, vec![column])
+    }
+
+    /// The items of several columns of distinct types with disjoint presence;
+    /// columns without a present item are dropped.
+    pub fn from_columns(len: usize, columns: Vec<Column>) -> SliceData {
+        debug_assert!(columns.iter().all(|c| c.len() == len));
+        let columns = columns.into_iter().filter(|c| c.present_count() > 0).collect();
+        SliceData { len, columns }
+    }
+
+    /// Number of items (present or missing).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no items.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The columns, one per type present.
+    pub fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    /// The only column, when all present items share one type.
+    pub fn single_column(&self) -> Option<&Column> {
+        match self.columns.as_slice() {
+            [c] => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Number of present items.
+    pub fn present_count(&self) -> usize {
+        self.columns.iter().map(Column::present_count).sum()
+    }
+
+    /// The item at `i`, if present.
+    pub fn get(&self, i: usize) -> Option<ScalarRef<'_>> {
+        self.columns.iter().find_map(|c| c.get(i))
+    }
+
+    /// The types of the present items.
+    pub fn dtypes(&self) -> impl Iterator<Item = Schema> + '_ {
+        self.columns.iter().map(|c| c.values.dtype())
+    }
+
+    /// Gathers items by index ([`MISSING_INDEX`] gives a missing item).
+    pub fn take(&self, indices: &[usize]) -> SliceData {
+        let columns = self.columns.iter().map(|c| c.take(indices)).collect();
+        SliceData::from_columns(indices.len(), columns)
+    }
+}
+
+/// Builds [`SliceData`] item by item, starting a column for each new type.
+#[derive(Debug, Default)]
+pub struct SliceBuilder {
+    len: usize,
+    columns: Vec<ColumnBuilder>,
+    dtypes: Vec<Schema>,
+}
+
+impl SliceBuilder {
+    /// An empty builder.
+    pub fn new() -> SliceBuilder {
+        SliceBuilder::default()
+    }
+
+    /// Appends an item (`None` for missing).
+    pub fn push(&mut self, item: Option<ScalarRef<'_>>) {
+        let target = item.map(|v| {
+            let dtype = v.dtype();
+            match self.dtypes.iter().position(|&d| d == dtype) {
+                Some(k) => k,
+                None => {
+                    let mut builder = ColumnBuilder::new(dtype, self.len + 1);
+                    for _ in 0..self.len {
+                        builder.push_missing();
+                    }
+                    self.columns.push(builder);
+                    self.dtypes.push(dtype);
+                    self.columns.len() - 1
+                }
+            }
+        });
+        for (k, column) in self.columns.iter_mut().enumerate() {
+            match (target, item) {
+                (Some(t), Some(v)) if t == k => column.push(v),
+                _ => column.push_missing(),
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The finished items.
+    pub fn finish(self) -> SliceData {
+        let columns = self.columns.into_iter().map(ColumnBuilder::finish).collect();
+        SliceData::from_columns(self.len, columns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builder_splits_types_into_disjoint_columns() {
+        let mut b = SliceBuilder::new();
+        b.push(Some(ScalarRef::Int32(1)));
+        b.push(Some(ScalarRef::String("a")));
+        b.push(None);
+        b.push(Some(ScalarRef::Int32(4)));
+        let data = b.finish();
+        assert_eq!(data.len(), 4);
+        assert_eq!(data.columns().len(), 2);
+        assert_eq!(data.get(0), Some(ScalarRef::Int32(1)));
+        assert_eq!(data.get(1), Some(ScalarRef::String("a")));
+        assert_eq!(data.get(2), None);
+        assert_eq!(data.present_count(), 3);
+    }
+
+    #[test]
+    fn take_with_missing_indices() {
+        let mut b = SliceBuilder::new();
+        for s in ["x", "yy", "zzz"] {
+            b.push(Some(ScalarRef::String(s)));
+        }
+        let data = b.finish().take(&[2, MISSING_INDEX, 0, 0]);
+        assert_eq!(data.get(0), Some(ScalarRef::String("zzz")));
+        assert_eq!(data.get(1), None);
+        assert_eq!(data.get(3), Some(ScalarRef::String("x")));
+        assert_eq!(data.present_count(), 3);
+    }
+}

@@ -1,0 +1,25 @@
+//! plait-core: the data model of plait.
+//!
+//! * [`shape`] — [`JaggedShape`]: edges of uniform sizes or split points.
+//! * [`schema`] — [`Schema`] and the type-promotion lattice.
+//! * [`column`] — typed columns with presence bitmaps ([`SliceData`]).
+//! * [`slice`] — [`DataSlice`]: shape + items + schema.
+//! * [`cast`], [`broadcast`], [`subslice`] — the mechanisms operators share.
+//! * [`repr`] — Koda's text forms.
+
+pub mod broadcast;
+pub mod cast;
+pub mod column;
+pub mod error;
+pub mod repr;
+pub mod schema;
+pub mod schema_ops;
+pub mod shape;
+pub mod slice;
+pub mod subslice;
+
+pub use column::{Column, ScalarRef, SliceData, Values};
+pub use error::{Error, ErrorKind, Result};
+pub use schema::Schema;
+pub use shape::{Edge, JaggedShape};
+pub use slice::DataSlice;

@@ -1,0 +1,292 @@
+//! Koda's text forms of items, slices and schemas.
+//!
+//! `repr` of a slice: `DataSlice([1, None], schema: INT32, present: 1/2)`;
+//! of an item: `DataItem(1, schema: INT32)`. `str` prints the items alone. Large
+//! slices are abbreviated with `...` per dimension.
+
+use std::fmt::Write;
+
+use crate::column::ScalarRef;
+use crate::schema::Schema;
+use crate::slice::DataSlice;
+
+/// How many items of one dimension are printed before `...`.
+pub const ITEMS_PER_DIM_WHEN_ABBREVIATED: usize = 5;
+/// Slices with more items than this are abbreviated.
+pub const MAX_ITEMS_UNABBREVIATED: usize = 20;
+
+/// Formats a float the way Koda prints it: the shortest digits that round-trip
+/// at the value's width, in positional notation for 1e-6 <= |x| < 1e21 (with a
+/// trailing `.0` on whole numbers) and as `1.5e-7` / `1e21` otherwise.
+pub fn format_float(x: f64, sci: String) -> String {
+    if x.is_nan() {
+        return "nan".to_string();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.to_string();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+    }
+    // `sci` is Rust's shortest round-trip scientific form, e.g. "-1.25e-10".
+    let (mantissa, exp) = sci.split_once('e').expect("scientific form has an exponent");
+    let exp: i32 = exp.parse().expect("exponent is an integer");
+    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if !(-7 < exp && exp < 21) {
+        let mut out = format!("{sign}{}", &digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        write!(out, "e{exp}").unwrap();
+        return out;
+    }
+    let point = exp + 1; // digits before the decimal point
+    let mut out = sign.to_string();
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(&digits);
+    } else if point as usize >= digits.len() {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+        out.push_str(".0");
+    } else {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    }
+    out
+}
+
+/// Koda's text of an f32.
+pub fn format_f32(x: f32) -> String {
+    format_float(x as f64, format!("{x:e}"))
+}
+
+/// Koda's text of an f64.
+pub fn format_f64(x: f64) -> String {
+    format_float(x, format!("{x:e}"))
+}
+
+/// Writes `bytes` as a Python bytes literal (`b'a\x00'`).
+pub fn write_bytes_literal(out: &mut String, bytes: &[u8]) {
+    out.push_str("b'");
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\'' => out.push_str("\\'"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x20..=0x7e => out.push(b as char),
+            _ => write!(out, "\\x{b:02x}").unwrap(),
+        }
+    }
+    out.push('\'');
+}
+
+/// Writes `s` quoted, as Koda prints text inside a slice (`'it\'s'`).
+pub fn write_string_literal(out: &mut String, s: &str) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(out, "\\x{:02x}", c as u32).unwrap(),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+/// Writes one item as it appears inside a slice of `schema`. In an OBJECT slice
+/// the wide numeric types are tagged (`int64{1}`, `float64{1.0}`) because their
+/// type cannot be told from the digits.
+pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema, quote_text: bool) {
+    let tag_wide = schema == Schema::Object;
+    match item {
+        None if schema == Schema::Mask => out.push_str("missing"),
+        None => out.push_str("None"),
+        Some(ScalarRef::Int32(v)) => write!(out, "{v}").unwrap(),
+        Some(ScalarRef::Int64(v)) if tag_wide => write!(out, "int64{{{v}}}").unwrap(),
+        Some(ScalarRef::Int64(v)) => write!(out, "{v}").unwrap(),
+        Some(ScalarRef::Float32(v)) => out.push_str(&format_f32(v)),
+        Some(ScalarRef::Float64(v)) if tag_wide => write!(out, "float64{{{}}}", format_f64(v)).unwrap(),
+        Some(ScalarRef::Float64(v)) => out.push_str(&format_f64(v)),
+        Some(ScalarRef::Boolean(v)) => out.push_str(if v { "True" } else { "False" }),
+        Some(ScalarRef::Mask) => out.push_str("present"),
+        Some(ScalarRef::Bytes(v)) => write_bytes_literal(out, v),
+        Some(ScalarRef::String(v)) if quote_text => write_string_literal(out, v),
+        Some(ScalarRef::String(v)) => out.push_str(v),
+        Some(ScalarRef::Schema(v)) => out.push_str(v.name()),
+    }
+}
+
+/// The items of `slice` as nested lists (`[[1, 2], [3]]`), abbreviated when
+/// large. `repr_mode` also shortens very long text items.
+pub fn format_items_with(slice: &DataSlice, repr_mode: bool) -> String {
+    let mut out = String::new();
+    if slice.is_item() {
+        write_item(&mut out, slice.get(0), slice.schema(), false);
+        return out;
+    }
+    let abbreviate = slice.size() > MAX_ITEMS_UNABBREVIATED;
+    let mut budget = if abbreviate { MAX_ITEMS_UNABBREVIATED } else { usize::MAX };
+    let tree = build_tree(slice, 0, 0, abbreviate, &mut budget, repr_mode);
+    render(&tree, 0, &mut out);
+    out
+}
+
+/// `str` of a slice: its items as nested lists.
+pub fn format_items(slice: &DataSlice) -> String {
+    format_items_with(slice, false)
+}
+
+/// Lists longer than this on one line are printed one element per line.
+const MAX_LINE: usize = 90;
+/// Text items longer than this (in characters) are shortened in `repr`.
+const MAX_TEXT_CHARS: usize = 256;
+
+/// A printed list: its one-line text and its elements (for wrapping).
+enum Node {
+    Leaf(String),
+    List { one_line: String, children: Vec<Node> },
+}
+
+impl Node {
+    fn one_line(&self) -> &str {
+        match self {
+            Node::Leaf(text) => text,
+            Node::List { one_line, .. } => one_line,
+        }
+    }
+}
+
+/// Builds the printed tree of row `parent` of dimension `dim`. When
+/// abbreviating, each list shows at most 5 elements and at most `budget` leaf
+/// items are shown in total; a last-dimension list reached with no budget left
+/// prints as `[...]`.
+fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, budget: &mut usize, repr_mode: bool) -> Node {
+    let range = slice.shape().edges()[dim].child_range(parent);
+    let is_last = dim + 1 == slice.rank();
+    let mut shown = if abbreviate { range.len().min(ITEMS_PER_DIM_WHEN_ABBREVIATED) } else { range.len() };
+    let mut children = Vec::new();
+    if is_last {
+        if *budget == 0 && !range.is_empty() {
+            return Node::Leaf("[...]".to_string());
+        }
+        shown = shown.min(*budget);
+        for i in range.clone().take(shown) {
+            let mut text = String::new();
+            write_item(&mut text, slice.get(i), slice.schema(), true);
+            if repr_mode {
+                text = shorten_text_item(text);
+            }
+            children.push(Node::Leaf(text));
+        }
+        *budget -= shown;
+    } else {
+        for i in range.clone().take(shown) {
+            children.push(build_tree(slice, dim + 1, i, abbreviate, budget, repr_mode));
+        }
+    }
+    if shown < range.len() {
+        children.push(Node::Leaf("...".to_string()));
+    }
+    let one_line = format!("[{}]", children.iter().map(Node::one_line).collect::<Vec<_>>().join(", "));
+    Node::List { one_line, children }
+}
+
+/// Writes a node on one line when it fits, else one element per line.
+fn render(node: &Node, indent: usize, out: &mut String) {
+    match node {
+        Node::List { one_line, children } if one_line.chars().count() > MAX_LINE => {
+            out.push_str("[\n");
+            for child in children {
+                out.extend(std::iter::repeat_n("  ", indent + 1));
+                render(child, indent + 1, out);
+                out.push_str(",\n");
+            }
+            out.extend(std::iter::repeat_n("  ", indent));
+            out.push(']');
+        }
+        other => out.push_str(other.one_line()),
+    }
+}
+
+/// A quoted text item over 256 characters, as its first and last 128 around
+/// `'...'`.
+fn shorten_text(text: String) -> String {
+    // `text` is a quoted literal; count the characters between the quotes.
+    let chars: Vec<char> = text.chars().collect();
+    let (prefix_len, body) = if text.starts_with("b'") { (2, &chars[2..chars.len() - 1]) } else { (1, &chars[1..chars.len() - 1]) };
+    if body.len() <= MAX_TEXT_CHARS {
+        return text;
+    }
+    let head: String = chars[..prefix_len].iter().chain(&body[..128]).collect();
+    let tail: String = body[body.len() - 128..].iter().collect();
+    format!("{head}'...'{tail}'")
+}
+
+fn shorten_text_item(text: String) -> String {
+    if text.starts_with('\'') || text.starts_with("b'") { shorten_text(text) } else { text }
+}
+
+/// Koda's `repr` of a slice or item.
+pub fn repr_slice(slice: &DataSlice) -> String {
+    if slice.is_item() {
+        let mut item = String::new();
+        write_item(&mut item, slice.get(0), slice.schema(), true);
+        return format!("DataItem({}, schema: {})", shorten_text_item(item), slice.schema());
+    }
+    format!(
+        "DataSlice({}, schema: {}, present: {}/{})",
+        format_items_with(slice, true),
+        slice.schema(),
+        slice.present_count(),
+        slice.size()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_like_koda() {
+        let cases: [(f32, &str); 10] = [
+            (0.1, "0.1"),
+            (1e20, "100000000000000000000.0"),
+            (1e21, "1e21"),
+            (1e-7, "1e-7"),
+            (1.5e-7, "1.5e-7"),
+            (1e-6, "0.000001"),
+            (123456789.0, "123456790.0"),
+            (1.0, "1.0"),
+            (12345.678, "12345.678"),
+            (-0.5, "-0.5"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(format_f32(x), want, "{x}");
+        }
+        assert_eq!(format_f64(1.7976931348623157e308), "1.7976931348623157e308");
+        assert_eq!(format_f64(5e-324), "5e-324");
+        assert_eq!(format_f32(f32::NAN), "nan");
+        assert_eq!(format_f32(f32::NEG_INFINITY), "-inf");
+    }
+
+    #[test]
+    fn text_literals() {
+        let mut s = String::new();
+        write_string_literal(&mut s, "a'b\"c\n");
+        assert_eq!(s, r#"'a\'b"c\n'"#);
+        let mut b = String::new();
+        write_bytes_literal(&mut b, b"\x00\xffa");
+        assert_eq!(b, r"b'\x00\xffa'");
+    }
+}

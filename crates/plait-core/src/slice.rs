@@ -1,0 +1,165 @@
+//! DataSlice: a jagged shape, the items stored in typed columns, and a schema.
+//! A DataItem is a DataSlice of rank 0. Slices are immutable: every operation
+//! returns a new slice that shares buffers with its input where it can.
+
+use crate::column::{ScalarRef, SliceBuilder, SliceData};
+use crate::error::{Error, Result};
+use crate::schema::Schema;
+use crate::shape::JaggedShape;
+
+/// A multidimensional, jagged, schema-typed collection of items.
+#[derive(Clone, Debug)]
+pub struct DataSlice {
+    shape: JaggedShape,
+    data: SliceData,
+    schema: Schema,
+}
+
+impl DataSlice {
+    /// A slice from its parts, checking that the items fill the shape and that
+    /// every item's type is allowed by the schema.
+    pub fn new(shape: JaggedShape, data: SliceData, schema: Schema) -> Result<DataSlice> {
+        if shape.size() != data.len() {
+            return Err(Error::internal(format!(
+                "{} items do not fill shape {shape} of size {}",
+                data.len(),
+                shape.size()
+            )));
+        }
+        for dtype in data.dtypes() {
+            if !schema_admits(schema, dtype) {
+                return Err(Error::internal(format!("an item of type {dtype} cannot have schema {schema}")));
+            }
+        }
+        Ok(DataSlice { shape, data, schema })
+    }
+
+    /// A slice whose schema is the common schema of its items' types.
+    pub fn from_data(op: &str, shape: JaggedShape, data: SliceData) -> Result<DataSlice> {
+        let schema = common_schema_of(op, data.dtypes())?;
+        DataSlice::new(shape, data, schema)
+    }
+
+    /// A DataItem holding `value` (or missing) with `schema`.
+    pub fn item(value: Option<ScalarRef<'_>>, schema: Schema) -> Result<DataSlice> {
+        let mut builder = SliceBuilder::new();
+        builder.push(value);
+        DataSlice::new(JaggedShape::scalar(), builder.finish(), schema)
+    }
+
+    /// A slice of `shape` whose items are all missing, with `schema`.
+    pub fn missing(shape: JaggedShape, schema: Schema) -> DataSlice {
+        let data = SliceData::missing(shape.size());
+        DataSlice { shape, data, schema }
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &JaggedShape {
+        &self.shape
+    }
+
+    /// The items, flat.
+    pub fn data(&self) -> &SliceData {
+        &self.data
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> Schema {
+        self.schema
+    }
+
+    /// Number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// Whether this is a DataItem (rank 0).
+    pub fn is_item(&self) -> bool {
+        self.shape.rank() == 0
+    }
+
+    /// Number of items, present or missing.
+    pub fn size(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Number of present items.
+    pub fn present_count(&self) -> usize {
+        self.data.present_count()
+    }
+
+    /// The item at flat position `i`, if present.
+    pub fn get(&self, i: usize) -> Option<ScalarRef<'_>> {
+        self.data.get(i)
+    }
+
+    /// The same items under another shape of the same size (no copy).
+    pub fn with_shape(&self, op: &str, shape: JaggedShape) -> Result<DataSlice> {
+        if shape.size() != self.size() {
+            return Err(Error::value(
+                op,
+                format!(
+                    "shape size must be compatible with number of items: shape_size={} != items_size={}",
+                    shape.size(),
+                    self.size()
+                ),
+            ));
+        }
+        Ok(DataSlice { shape, data: self.data.clone(), schema: self.schema })
+    }
+
+    /// The same items with other items data under the same shape (internal).
+    pub(crate) fn with_data(&self, data: SliceData, schema: Schema) -> Result<DataSlice> {
+        DataSlice::new(self.shape.clone(), data, schema)
+    }
+
+    /// Reinterprets the items as `schema` without changing them
+    /// (`DataSlice.with_schema`): allowed when every item's type fits the schema.
+    pub fn with_schema(&self, schema: Schema) -> Result<DataSlice> {
+        for dtype in self.data.dtypes() {
+            if !schema_admits(schema, dtype) {
+                return Err(Error::value(
+                    "kd.with_schema",
+                    format!(
+                        "cannot reinterpret a DataSlice with schema {} holding {dtype} items as {schema}; \
+                         use kd.cast_to to convert the items",
+                        self.schema
+                    ),
+                ));
+            }
+        }
+        Ok(DataSlice { shape: self.shape.clone(), data: self.data.clone(), schema })
+    }
+
+    /// The narrowed schema (seed 000, "Narrowing"): for OBJECT, the common schema
+    /// of the present items' types (OBJECT when they have none; NONE when no
+    /// item is present); otherwise the schema itself.
+    pub fn narrowed_schema(&self) -> Schema {
+        if self.schema != Schema::Object {
+            return self.schema;
+        }
+        self.data
+            .dtypes()
+            .try_fold(Schema::None, Schema::common)
+            .unwrap_or(Schema::Object)
+    }
+}
+
+/// Whether a slice with `schema` may hold an item of type `dtype`.
+pub fn schema_admits(schema: Schema, dtype: Schema) -> bool {
+    match schema {
+        Schema::Object => dtype.is_primitive(),
+        other => other == dtype,
+    }
+}
+
+/// The common schema of `schemas` (NONE for none), or the error naming the pair
+/// that has no common schema.
+pub fn common_schema_of(op: &str, schemas: impl IntoIterator<Item = Schema>) -> Result<Schema> {
+    let mut acc = Schema::None;
+    for s in schemas {
+        acc = Schema::common(acc, s)
+            .ok_or_else(|| Error::value(op, format!("no common schema for {acc} and {s}")))?;
+    }
+    Ok(acc)
+}

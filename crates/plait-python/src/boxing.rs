@@ -1,0 +1,381 @@
+//! Boxing: Python values to DataSlices (seed 000, "Boxing").
+//!
+//! Two passes over the leaves of the (possibly nested) input:
+//! 1. classify each leaf, remember numbers, and fold the common schema;
+//! 2. build the columns directly in the result type: one typed column for a
+//!    primitive schema (numbers converted once, from their Python value), one
+//!    column per item type for OBJECT.
+//!
+//! Python ints become INT32, or INT64 when too large (wrapping modulo 2**64 past
+//! that); Python floats become FLOAT32, or FLOAT64 when their magnitude does not
+//! fit FLOAT32; numpy scalars keep their type and width.
+
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer, ScalarBuffer};
+use plait_core::column::{Column, SliceBuilder, Values};
+use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema, SliceData};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::errors::{guard, type_error, value_error};
+use crate::py_slice::PyDataSlice;
+
+/// What one leaf is, decided in the first pass.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Leaf {
+    Missing,
+    /// A Python int or integer numpy scalar, its value in `numbers`.
+    Int(Schema),
+    /// A Python float or float numpy scalar, its value in `numbers` (as f64).
+    Float(Schema),
+    Bool,
+    Bytes,
+    String,
+    /// A DataItem; contributes its schema, and its value is read again in pass 2.
+    Item,
+}
+
+/// Leaves and the numbers read from them.
+struct Leaves<'py> {
+    objects: Vec<Bound<'py, PyAny>>,
+    kinds: Vec<Leaf>,
+    /// For Int leaves the i64 value, for Float leaves the f64 bits.
+    numbers: Vec<i64>,
+    schema: Schema,
+}
+
+/// `kd.slice(x, schema)`: boxes nested lists into a DataSlice.
+pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyResult<DataSlice> {
+    if let Ok(ds) = x.cast::<PyDataSlice>() {
+        let ds = ds.get().inner.clone();
+        return match schema {
+            Some(s) => guard(|| plait_core::cast::cast_to(op, &ds, s)),
+            None => Ok(ds),
+        };
+    }
+    let (shape, leaves) = flatten_nested(op, x)?;
+    box_leaves(op, shape, leaves, schema)
+}
+
+/// `kd.item(x, schema)`: like `kd.slice` but refuses lists.
+pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyResult<DataSlice> {
+    if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
+        return Err(type_error(op, "cannot create a DataItem from a list or tuple; use kd.slice for lists"));
+    }
+    let ds = box_slice(op, x, schema)?;
+    if !ds.is_item() {
+        return Err(type_error(op, format!("expected a single item, got a DataSlice of rank {}", ds.rank())));
+    }
+    Ok(ds)
+}
+
+fn is_list_like(x: &Bound<'_, PyAny>) -> bool {
+    x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>()
+}
+
+/// Walks nested lists level by level, producing the shape and the leaves.
+fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape, Vec<Bound<'py, PyAny>>)> {
+    if let Some(array) = numpy_array_as_list(x)? {
+        return flatten_nested(op, &array);
+    }
+    let mut level = vec![x.clone()];
+    let mut edges = Vec::new();
+    loop {
+        let lists = level.iter().filter(|v| is_list_like(v)).count();
+        if lists == 0 {
+            break;
+        }
+        if lists != level.len() {
+            return Err(value_error(
+                op,
+                "input has to be a valid nested list. non-lists and lists cannot be mixed in a level",
+            ));
+        }
+        let mut sizes = Vec::with_capacity(level.len());
+        let mut next = Vec::new();
+        for v in &level {
+            let before = next.len();
+            if let Ok(list) = v.cast::<PyList>() {
+                next.extend(list.iter());
+            } else {
+                next.extend(v.cast::<PyTuple>()?.iter());
+            }
+            sizes.push((next.len() - before) as i64);
+        }
+        edges.push(guard(|| Edge::from_sizes(&sizes))?);
+        level = next;
+    }
+    let shape = guard(|| JaggedShape::from_edges(edges))?;
+    Ok((shape, level))
+}
+
+/// A numpy ndarray as nested Python lists (keeping its dtype in each leaf would
+/// need the buffer; zero-copy conversion is `kd_ext.npkd`'s job).
+fn numpy_array_as_list<'py>(x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let ty = x.get_type();
+    if ty.name()?.to_str()? != "ndarray" || ty.module()?.to_str()? != "numpy" {
+        return Ok(None);
+    }
+    if x.getattr("ndim")?.extract::<usize>()? == 0 {
+        return Ok(Some(x.call_method0("item")?));
+    }
+    // Convert the elements to numpy scalars so their width is kept.
+    let items = x.call_method0("ravel")?;
+    let scalars: Vec<Bound<'py, PyAny>> = items.try_iter()?.collect::<PyResult<_>>()?;
+    let dims: Vec<usize> = x.getattr("shape")?.extract()?;
+    let mut nested: Vec<Bound<'py, PyAny>> = scalars;
+    for &d in dims[1..].iter().rev() {
+        let chunks: PyResult<Vec<Bound<'py, PyAny>>> = nested
+            .chunks(d.max(1))
+            .map(|c| Ok(PyList::new(x.py(), c)?.into_any()))
+            .collect();
+        nested = if d == 0 { Vec::new() } else { chunks? };
+    }
+    Ok(Some(PyList::new(x.py(), nested)?.into_any()))
+}
+
+/// Python int to i64, wrapping modulo 2**64 past INT64 (seed 000); also
+/// whether it wrapped.
+fn int_value(x: &Bound<'_, PyAny>) -> PyResult<(i64, bool)> {
+    match x.extract::<i64>() {
+        Ok(v) => Ok((v, false)),
+        Err(_) => {
+            let low = x.call_method1("__and__", (u64::MAX,))?;
+            Ok((low.extract::<u64>()? as i64, true))
+        }
+    }
+}
+
+/// A Python int leaf: INT32 when it fits, else INT64 (wrapped ints stay INT64).
+fn int_leaf(x: &Bound<'_, PyAny>) -> PyResult<(Leaf, i64, Schema)> {
+    let (v, wrapped) = int_value(x)?;
+    let s = if !wrapped && i32::try_from(v).is_ok() { Schema::Int32 } else { Schema::Int64 };
+    Ok((Leaf::Int(s), v, s))
+}
+
+/// The schema a numpy scalar keeps, if `x` is one.
+fn numpy_scalar_schema(x: &Bound<'_, PyAny>) -> PyResult<Option<Leaf>> {
+    let ty = x.get_type();
+    if ty.module()?.to_str()? != "numpy" {
+        return Ok(None);
+    }
+    Ok(match ty.name()?.to_str()? {
+        "int8" | "int16" | "int32" | "uint8" | "uint16" => Some(Leaf::Int(Schema::Int32)),
+        "int64" | "uint32" | "uint64" | "longlong" | "ulonglong" => Some(Leaf::Int(Schema::Int64)),
+        "float16" | "float32" => Some(Leaf::Float(Schema::Float32)),
+        "float64" | "longdouble" => Some(Leaf::Float(Schema::Float64)),
+        "bool" | "bool_" => Some(Leaf::Bool),
+        "str_" => Some(Leaf::String),
+        "bytes_" => Some(Leaf::Bytes),
+        _ => None,
+    })
+}
+
+/// Pass 1: the kind of every leaf, the numbers, and the common schema.
+fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'py>> {
+    let mut kinds = Vec::with_capacity(objects.len());
+    let mut numbers = Vec::with_capacity(objects.len());
+    let mut schema = Schema::None;
+    for x in &objects {
+        let (kind, number, leaf_schema) = if x.is_exact_instance_of::<PyInt>() {
+            int_leaf(x)?
+        } else if x.is_exact_instance_of::<PyFloat>() {
+            let v = x.cast::<PyFloat>()?.value();
+            let s = if fits_f32(v) { Schema::Float32 } else { Schema::Float64 };
+            (Leaf::Float(s), v.to_bits() as i64, s)
+        } else if x.is_none() {
+            (Leaf::Missing, 0, Schema::None)
+        } else if x.is_instance_of::<PyString>() {
+            (Leaf::String, 0, Schema::String)
+        } else if x.is_instance_of::<PyBool>() {
+            (Leaf::Bool, 0, Schema::Boolean)
+        } else if x.is_instance_of::<PyBytes>() {
+            (Leaf::Bytes, 0, Schema::Bytes)
+        } else if let Ok(item) = x.cast::<PyDataSlice>() {
+            let item = &item.get().inner;
+            if !item.is_item() {
+                return Err(value_error(
+                    op,
+                    format!("a DataSlice of rank {} cannot be an item of a list", item.rank()),
+                ));
+            }
+            (Leaf::Item, 0, item.schema())
+        } else if let Some(kind) = numpy_scalar_schema(x)? {
+            match kind {
+                Leaf::Int(s) => (kind, int_value(&x.call_method0("__int__")?)?.0, s),
+                Leaf::Float(s) => (kind, x.extract::<f64>()?.to_bits() as i64, s),
+                Leaf::Bool => (kind, 0, Schema::Boolean),
+                Leaf::String => (kind, 0, Schema::String),
+                _ => (kind, 0, Schema::Bytes),
+            }
+        } else if x.is_instance_of::<PyInt>() {
+            int_leaf(x)?
+        } else if x.is_instance_of::<PyFloat>() {
+            let v: f64 = x.extract()?;
+            let s = if fits_f32(v) { Schema::Float32 } else { Schema::Float64 };
+            (Leaf::Float(s), v.to_bits() as i64, s)
+        } else {
+            let ty = x.get_type();
+            return Err(value_error(
+                op,
+                format!("object with unsupported type: {}.{}", ty.module()?, ty.qualname()?),
+            ));
+        };
+        schema = Schema::common(schema, leaf_schema).ok_or_else(|| {
+            value_error(op, format!("cannot find a common schema for {schema} and {leaf_schema}"))
+        })?;
+        kinds.push(kind);
+        numbers.push(number);
+    }
+    Ok(Leaves { objects, kinds, numbers, schema })
+}
+
+/// Whether a Python float keeps its magnitude in FLOAT32.
+fn fits_f32(v: f64) -> bool {
+    !v.is_finite() || v.abs() <= f32::MAX as f64
+}
+
+/// Pass 2: the columns in the result type, then the requested schema.
+fn box_leaves(
+    op: &str,
+    shape: JaggedShape,
+    leaves: Vec<Bound<'_, PyAny>>,
+    schema: Option<Schema>,
+) -> PyResult<DataSlice> {
+    let leaves = classify(op, leaves)?;
+    let inferred = leaves.schema;
+    // A numeric target is built straight from the Python numbers, so each value
+    // is rounded once (0.1 with schema=FLOAT64 stays 0.1).
+    let build_as = match schema {
+        Some(s) if s.is_numeric() && inferred.is_numeric() => s,
+        Some(Schema::Object) => Schema::Object,
+        _ => inferred,
+    };
+    let data = if build_as.is_numeric() {
+        numeric_column(op, &leaves, build_as)?
+    } else {
+        generic_data(&leaves)?
+    };
+    let built = guard(|| DataSlice::new(shape, data, build_as))?;
+    match schema {
+        Some(s) if s != build_as => guard(|| plait_core::cast::cast_to(op, &built, s)),
+        _ => Ok(built),
+    }
+}
+
+/// The value of a DataItem leaf.
+fn item_value<'a>(x: &'a Bound<'_, PyAny>) -> Option<ScalarRef<'a>> {
+    // The borrow lives as long as the Python object, which `Leaves` holds.
+    x.cast::<PyDataSlice>().ok().and_then(|ds| ds.get().inner.get(0))
+}
+
+/// All leaves numeric (or missing): one column of `target`.
+fn numeric_column(op: &str, leaves: &Leaves<'_>, target: Schema) -> PyResult<SliceData> {
+    let n = leaves.kinds.len();
+    let mut presence = BooleanBufferBuilder::new(n);
+    let mut missing = 0usize;
+    let mut ints: Vec<i64> = Vec::new();
+    let mut floats: Vec<f64> = Vec::new();
+    let all_ints = leaves.kinds.iter().all(|k| matches!(k, Leaf::Int(_) | Leaf::Missing | Leaf::Item))
+        && target.is_integer();
+    for (k, (kind, &number)) in leaves.kinds.iter().zip(&leaves.numbers).enumerate() {
+        let (int, float, present) = match kind {
+            Leaf::Int(_) => (number, number as f64, true),
+            Leaf::Float(_) => (0, f64::from_bits(number as u64), true),
+            Leaf::Missing => (0, 0.0, false),
+            Leaf::Item => match item_value(&leaves.objects[k]) {
+                Some(ScalarRef::Int32(v)) => (v as i64, v as f64, true),
+                Some(ScalarRef::Int64(v)) => (v, v as f64, true),
+                Some(ScalarRef::Float32(v)) => (0, v as f64, true),
+                Some(ScalarRef::Float64(v)) => (0, v, true),
+                _ => (0, 0.0, false),
+            },
+            _ => unreachable!("non-numeric leaf under a numeric schema"),
+        };
+        presence.append(present);
+        missing += usize::from(!present);
+        if all_ints { ints.push(int) } else { floats.push(float) }
+    }
+    let presence = (missing > 0).then(|| NullBuffer::new(presence.finish()));
+    let values = if all_ints {
+        match target {
+            Schema::Int64 => Values::Int64(ScalarBuffer::from(ints)),
+            _ => {
+                let mut narrow = Vec::with_capacity(n);
+                for (k, &v) in ints.iter().enumerate() {
+                    match i32::try_from(v) {
+                        Ok(v) => narrow.push(v),
+                        Err(_) if presence.as_ref().is_some_and(|p| p.is_null(k)) => narrow.push(0),
+                        Err(_) => return Err(value_error(op, format!("cannot cast int64{{{v}}} to int32"))),
+                    }
+                }
+                Values::Int32(ScalarBuffer::from(narrow))
+            }
+        }
+    } else {
+        let column = Column::new(Values::Float64(ScalarBuffer::from(floats)), presence.clone());
+        if target == Schema::Float64 {
+            return Ok(SliceData::from_column(column));
+        }
+        if target == Schema::Float32 {
+            let values = match &column.values {
+                Values::Float64(v) => v.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+                _ => unreachable!(),
+            };
+            Values::Float32(ScalarBuffer::from(values))
+        } else {
+            // Floats asked to become integers: the explicit cast checks each one.
+            let ds = guard(|| {
+                DataSlice::new(JaggedShape::flat(n), SliceData::from_column(column), Schema::Float64)
+            })?;
+            let cast = guard(|| plait_core::cast::cast_to(op, &ds, target))?;
+            return Ok(cast.data().clone());
+        }
+    };
+    Ok(SliceData::from_column(Column::new(values, presence)))
+}
+
+/// Any leaves: one column per item type (the OBJECT layout, or a single column
+/// when all share one type).
+fn generic_data(leaves: &Leaves<'_>) -> PyResult<SliceData> {
+    let mut builder = SliceBuilder::new();
+    for (k, (kind, &number)) in leaves.kinds.iter().zip(&leaves.numbers).enumerate() {
+        let x = &leaves.objects[k];
+        match kind {
+            Leaf::Missing => builder.push(None),
+            Leaf::Int(Schema::Int32) => builder.push(Some(ScalarRef::Int32(number as i32))),
+            Leaf::Int(_) => builder.push(Some(ScalarRef::Int64(number))),
+            Leaf::Float(Schema::Float32) => {
+                builder.push(Some(ScalarRef::Float32(f64::from_bits(number as u64) as f32)))
+            }
+            Leaf::Float(_) => builder.push(Some(ScalarRef::Float64(f64::from_bits(number as u64)))),
+            Leaf::Bool => builder.push(Some(ScalarRef::Boolean(x.is_truthy()?))),
+            Leaf::Bytes => {
+                let bytes = bytes_of(x)?;
+                builder.push(Some(ScalarRef::Bytes(&bytes)));
+            }
+            Leaf::String => {
+                let text = text_of(x)?;
+                builder.push(Some(ScalarRef::String(&text)));
+            }
+            Leaf::Item => builder.push(item_value(x)),
+        }
+    }
+    Ok(builder.finish())
+}
+
+
+/// The text of a str (or numpy str_) leaf, borrowed when it is a real str.
+fn text_of<'a>(x: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
+    match x.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?),
+        Err(_) => Ok(std::borrow::Cow::Owned(x.str()?.to_cow()?.into_owned())),
+    }
+}
+
+/// The bytes of a bytes (or numpy bytes_) leaf, borrowed when it is real bytes.
+fn bytes_of<'a>(x: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, [u8]>> {
+    match x.cast::<PyBytes>() {
+        Ok(b) => Ok(std::borrow::Cow::Borrowed(b.as_bytes())),
+        Err(_) => Ok(std::borrow::Cow::Owned(x.extract::<Vec<u8>>()?)),
+    }
+}

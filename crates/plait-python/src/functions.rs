@@ -1,0 +1,283 @@
+//! Module-level functions of `plait._plait`. Each takes the Koda operator name
+//! it is exposed under where several `kd` names share it, so errors name the
+//! function the user called.
+
+use plait_core::broadcast::{align as align_slices, expand_to_shape as expand};
+use plait_core::cast::{cast_to as cast, cast_to_implicit as cast_implicit, cast_to_narrow as cast_narrow};
+use plait_core::schema_ops::agg_common_schema as agg_common;
+use plait_core::subslice::subslice as subslice_core;
+use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+use crate::boxing::{box_item, box_slice};
+use crate::errors::{guard, type_error, value_error};
+use crate::py_shape::{PyJaggedShape, sizes_slice};
+use crate::py_slice::{int_arg, resolve_dim, schema_arg, schema_item, shape_of, slice_arg, slice_args, wrap};
+
+fn optional_schema(op: &str, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Schema>> {
+    match schema {
+        Some(s) if !s.is_none() => Ok(Some(schema_arg(op, "schema", s)?)),
+        _ => Ok(None),
+    }
+}
+
+/// `kd.slice(x, schema=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, schema=None))]
+fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let schema = optional_schema("kd.slice", schema)?;
+    wrap(py, box_slice("kd.slice", x, schema)?)
+}
+
+/// `kd.item(x, schema=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, /, schema=None))]
+fn item(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let schema = optional_schema("kd.item", schema)?;
+    wrap(py, box_item("kd.item", x, schema)?)
+}
+
+/// A schema constant by name (`INT32`, ...).
+#[pyfunction]
+fn schema_constant(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+    let schema = Schema::from_name(name).ok_or_else(|| value_error("kd.schema", format!("unknown schema {name}")))?;
+    schema_item(py, schema)
+}
+
+/// `kd.present` / `kd.missing`.
+#[pyfunction]
+fn mask_item(py: Python<'_>, present: bool) -> PyResult<Py<PyAny>> {
+    wrap(py, guard(|| DataSlice::item(present.then_some(ScalarRef::Mask), Schema::Mask))?)
+}
+
+/// Explicit cast (`kd.cast_to`, `kd.int32`, ...); `op` is the caller's name.
+#[pyfunction]
+fn cast_to(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let target = schema_arg(op, "schema", schema)?;
+    let x = box_slice(op, x, None)?;
+    wrap(py, guard(|| cast(op, &x, target))?)
+}
+
+/// `kd.schema.cast_to_implicit`.
+#[pyfunction]
+fn cast_to_implicit(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let op = "kd.schema.cast_to_implicit";
+    let target = schema_arg(op, "schema", schema)?;
+    wrap(py, guard(|| cast_implicit(op, slice_arg(op, "x", x).map_err(|_| plait_core::Error::type_error(op, "expected `x` to be a DataSlice"))?, target))?)
+}
+
+/// `kd.schema.cast_to_narrow`.
+#[pyfunction]
+fn cast_to_narrow(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let op = "kd.schema.cast_to_narrow";
+    let target = schema_arg(op, "schema", schema)?;
+    let x = slice_arg(op, "x", x)?;
+    wrap(py, guard(|| cast_narrow(op, x, target))?)
+}
+
+/// `kd.expand_to_shape(x, shape, ndim=0)`; `op` is the caller's name.
+#[pyfunction]
+#[pyo3(signature = (op, x, shape, ndim=0))]
+fn expand_to_shape(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>, ndim: i64) -> PyResult<Py<PyAny>> {
+    let x = box_slice(op, x, None)?;
+    let shape = match shape.cast::<PyJaggedShape>() {
+        Ok(s) => s.get().inner.clone(),
+        Err(_) => return Err(type_error(op, format!("expected `shape` to be a JaggedShape, got {}", shape.get_type().name()?))),
+    };
+    if ndim < 0 {
+        return Err(value_error(op, format!("ndim must be non-negative, got {ndim}")));
+    }
+    wrap(py, guard(|| expand(op, &x, &shape, ndim as usize))?)
+}
+
+/// `kd.align(*args)`.
+#[pyfunction]
+#[pyo3(signature = (*args))]
+fn align(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let op = "kd.align";
+    let slices: Vec<DataSlice> = args.iter().map(|a| box_slice(op, &a, None)).collect::<PyResult<_>>()?;
+    let refs: Vec<&DataSlice> = slices.iter().collect();
+    let aligned = guard(|| align_slices(op, &refs))?;
+    let items: Vec<Py<PyAny>> = aligned.into_iter().map(|s| wrap(py, s)).collect::<PyResult<_>>()?;
+    Ok(PyTuple::new(py, items)?.into_any().unbind())
+}
+
+/// `kd.flatten(x, from_dim=0, to_dim=None)`.
+#[pyfunction]
+#[pyo3(signature = (x, from_dim=None, to_dim=None))]
+fn flatten(py: Python<'_>, x: &Bound<'_, PyAny>, from_dim: Option<&Bound<'_, PyAny>>, to_dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    let op = "kd.flatten";
+    let x = box_slice(op, x, None)?;
+    let rank = x.rank();
+    let from = match from_dim { Some(d) if !d.is_none() => resolve_dim(int_arg(op, "from_dim", d)?, rank), _ => 0 };
+    let to = match to_dim { Some(d) if !d.is_none() => resolve_dim(int_arg(op, "to_dim", d)?, rank), _ => rank };
+    let shape = x.shape().flatten(from, to.max(from));
+    wrap(py, guard(|| x.with_shape(op, shape))?)
+}
+
+/// `kd.reshape(x, shape)`: same items, another shape of the same size.
+#[pyfunction]
+fn reshape(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let x = box_slice(op, x, None)?;
+    let shape = match shape.cast::<PyJaggedShape>() {
+        Ok(s) => s.get().inner.clone(),
+        Err(_) => shape_from_dims(op, &PyTuple::new(shape.py(), shape.try_iter()?.collect::<PyResult<Vec<_>>>()?)?)?,
+    };
+    wrap(py, guard(|| x.with_shape(op, shape))?)
+}
+
+/// `kd.subslice(x, *slices)`.
+#[pyfunction]
+#[pyo3(signature = (x, *slices))]
+fn subslice(py: Python<'_>, x: &Bound<'_, PyAny>, slices: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+    let op = "kd.subslice";
+    let x = box_slice(op, x, None)?;
+    let keys: Vec<Bound<'_, PyAny>> = slices.iter().collect();
+    let args = slice_args(op, &keys)?;
+    wrap(py, guard(|| subslice_core(&x, &args))?)
+}
+
+/// Builds a shape from Koda's dimension forms: an int (uniform size), a list
+/// of sizes, or a DataSlice of sizes.
+fn shape_from_dims(op: &str, dims: &Bound<'_, PyTuple>) -> PyResult<JaggedShape> {
+    let mut edges = Vec::with_capacity(dims.len());
+    let mut parent = 1usize;
+    for (i, dim) in dims.iter().enumerate() {
+        let sizes: Vec<i64> = if let Ok(ds) = dim.cast::<crate::py_slice::PyDataSlice>() {
+            let ds = &ds.get().inner;
+            let sizes = guard(|| cast(op, ds, Schema::Int64))?;
+            (0..sizes.size())
+                .map(|k| match sizes.get(k) {
+                    Some(ScalarRef::Int64(v)) => Ok(v),
+                    _ => Err(value_error(op, format!("dimension {i} has a missing size"))),
+                })
+                .collect::<PyResult<_>>()?
+        } else if dim.is_instance_of::<PyList>() || dim.is_instance_of::<PyTuple>() {
+            dim.extract()
+                .map_err(|_| type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes")))?
+        } else {
+            let size = int_arg(op, "dimensions", &dim)?;
+            if size < 0 {
+                return Err(value_error(op, format!("dimension {i} has a negative size {size}")));
+            }
+            vec![size; parent]
+        };
+        if sizes.len() != parent {
+            return Err(value_error(
+                op,
+                format!("dimension {i} has {} size(s) but the previous dimension has {parent} item(s)", sizes.len()),
+            ));
+        }
+        let edge = guard(|| Edge::from_sizes(&sizes))?;
+        parent = edge.child_size();
+        edges.push(edge);
+    }
+    guard(|| JaggedShape::from_edges(edges))
+}
+
+/// `kd.shapes.new(*dimensions)`.
+#[pyfunction]
+#[pyo3(signature = (*dimensions))]
+fn shapes_new(dimensions: &Bound<'_, PyTuple>) -> PyResult<PyJaggedShape> {
+    Ok(PyJaggedShape { inner: shape_from_dims("kd.shapes.new", dimensions)? })
+}
+
+/// `kd.shapes.get_shape(x)`.
+#[pyfunction]
+fn get_shape(x: &Bound<'_, PyAny>) -> PyResult<PyJaggedShape> {
+    Ok(PyJaggedShape { inner: shape_of("kd.get_shape", x)? })
+}
+
+/// `kd.shapes.get_sizes(x)`: the sizes of every dimension as a 2-D slice.
+#[pyfunction]
+fn get_sizes(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let shape = shape_of("kd.shapes.get_sizes", x)?;
+    wrap(py, guard(|| sizes_slice(&shape))?)
+}
+
+fn dim_arg(op: &str, shape: &JaggedShape, dim: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let d = int_arg(op, "dim", dim)?;
+    let rank = shape.rank() as i64;
+    let resolved = if d < 0 { d + rank } else { d };
+    if !(0..rank).contains(&resolved) {
+        return Err(value_error(op, format!("dim {d} is out of range for a shape of rank {rank}")));
+    }
+    Ok(resolved as usize)
+}
+
+/// `kd.shapes.dim_sizes(shape, dim)`: the sizes of dimension `dim`, shaped like
+/// the dimensions before it.
+#[pyfunction]
+fn dim_sizes(py: Python<'_>, shape: &Bound<'_, PyAny>, dim: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let op = "kd.shapes.dim_sizes";
+    let shape = shape_of(op, shape)?;
+    let d = dim_arg(op, &shape, dim)?;
+    let sizes = shape.edges()[d].sizes();
+    let column = plait_core::Column::full(plait_core::Values::Int64(sizes.into()));
+    wrap(py, guard(|| DataSlice::new(shape.prefix(d), plait_core::SliceData::from_column(column), Schema::Int64))?)
+}
+
+/// `kd.shapes.dim_mapping(shape, dim)`: for each item of dimension `dim`, the
+/// index of its parent.
+#[pyfunction]
+fn dim_mapping(py: Python<'_>, shape: &Bound<'_, PyAny>, dim: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let op = "kd.shapes.dim_mapping";
+    let shape = shape_of(op, shape)?;
+    let d = dim_arg(op, &shape, dim)?;
+    let ids: Vec<i64> = shape.edges()[d].parent_ids().into_iter().map(|p| p as i64).collect();
+    let column = plait_core::Column::full(plait_core::Values::Int64(ids.into()));
+    wrap(py, guard(|| DataSlice::new(shape.prefix(d + 1), plait_core::SliceData::from_column(column), Schema::Int64))?)
+}
+
+/// `kd.schema.agg_common_schema(x, ndim=1)`.
+#[pyfunction]
+#[pyo3(signature = (x, ndim=1))]
+fn agg_common_schema(py: Python<'_>, x: &Bound<'_, PyAny>, ndim: i64) -> PyResult<Py<PyAny>> {
+    let op = "kd.schema.agg_common_schema";
+    let x = box_slice(op, x, None)?;
+    if ndim < 0 {
+        return Err(value_error(op, format!("ndim must be non-negative, got {ndim}")));
+    }
+    wrap(py, guard(|| agg_common(op, &x, ndim as usize))?)
+}
+
+/// `kd.schema.common_schema(x)`: the common schema of all schemas in `x`.
+#[pyfunction]
+fn common_schema(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let op = "kd.schema.common_schema";
+    let x = box_slice(op, x, None)?;
+    let rank = x.rank();
+    wrap(py, guard(|| agg_common(op, &x, rank))?)
+}
+
+/// Raises a Rust panic, to test that a bug surfaces as a Python exception.
+#[pyfunction]
+fn _debug_panic() -> PyResult<()> {
+    guard(|| -> plait_core::Result<()> { panic!("deliberate panic for testing") })
+}
+
+/// Adds the functions to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(slice, m)?)?;
+    m.add_function(wrap_pyfunction!(item, m)?)?;
+    m.add_function(wrap_pyfunction!(schema_constant, m)?)?;
+    m.add_function(wrap_pyfunction!(mask_item, m)?)?;
+    m.add_function(wrap_pyfunction!(cast_to, m)?)?;
+    m.add_function(wrap_pyfunction!(cast_to_implicit, m)?)?;
+    m.add_function(wrap_pyfunction!(cast_to_narrow, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_to_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(align, m)?)?;
+    m.add_function(wrap_pyfunction!(flatten, m)?)?;
+    m.add_function(wrap_pyfunction!(reshape, m)?)?;
+    m.add_function(wrap_pyfunction!(subslice, m)?)?;
+    m.add_function(wrap_pyfunction!(shapes_new, m)?)?;
+    m.add_function(wrap_pyfunction!(get_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(get_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(dim_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(dim_mapping, m)?)?;
+    m.add_function(wrap_pyfunction!(agg_common_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(common_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! The Python classes `DataSlice` and `DataItem` (a DataSlice of rank 0), and
+//! the `.S` (subslicing) and `.L` (first-dimension iteration) helpers.
+
+use plait_core::subslice::{SliceArg, subslice};
+use plait_core::{DataSlice, JaggedShape, ScalarRef, Schema};
+use pyo3::prelude::*;
+use pyo3::types::{PyEllipsis, PySlice, PyTuple};
+
+use crate::errors::{guard, type_error, value_error};
+use crate::py_shape::PyJaggedShape;
+use crate::unboxing::to_py;
+
+/// A multidimensional jagged array of items with a schema.
+#[pyclass(name = "DataSlice", module = "plait.types", subclass, frozen)]
+pub struct PyDataSlice {
+    pub inner: DataSlice,
+}
+
+/// A DataSlice of rank 0: a single item.
+#[pyclass(name = "DataItem", module = "plait.types", extends = PyDataSlice, frozen)]
+pub struct PyDataItem;
+
+/// Wraps a slice as the Python class matching its rank.
+pub fn wrap(py: Python<'_>, ds: DataSlice) -> PyResult<Py<PyAny>> {
+    if ds.is_item() {
+        let init = PyClassInitializer::from(PyDataSlice { inner: ds }).add_subclass(PyDataItem);
+        Ok(Py::new(py, init)?.into_any())
+    } else {
+        Ok(Py::new(py, PyDataSlice { inner: ds })?.into_any())
+    }
+}
+
+/// The schema held by a schema DataItem argument (e.g. `kd.INT32`).
+pub fn schema_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<Schema> {
+    if let Ok(ds) = x.cast::<PyDataSlice>() {
+        let ds = &ds.get().inner;
+        if ds.is_item() {
+            if let Some(ScalarRef::Schema(s)) = ds.get(0) {
+                return Ok(s);
+            }
+        }
+        return Err(type_error(op, format!("expected `{arg}` to be a schema DataItem (e.g. kd.INT32), got {}", crate::py_slice::short_repr(ds))));
+    }
+    Err(type_error(op, format!("expected `{arg}` to be a schema DataItem (e.g. kd.INT32), got {}", x.get_type().name()?)))
+}
+
+/// The DataSlice behind a Python argument (no boxing).
+pub fn slice_arg<'a>(op: &str, arg: &str, x: &'a Bound<'_, PyAny>) -> PyResult<&'a DataSlice> {
+    match x.cast::<PyDataSlice>() {
+        Ok(ds) => Ok(&ds.get().inner),
+        Err(_) => Err(type_error(op, format!("expected `{arg}` to be a DataSlice, got {}", x.get_type().name()?))),
+    }
+}
+
+/// A repr capped in length, for error messages.
+pub fn short_repr(ds: &DataSlice) -> String {
+    let mut text = plait_core::repr::repr_slice(ds);
+    if text.len() > 200 {
+        let cut = (0..=200).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+        text.truncate(cut);
+        text.push_str("...");
+    }
+    text
+}
+
+/// A Python int, as a dimension or index argument.
+pub fn int_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<i64> {
+    if let Ok(ds) = x.cast::<PyDataSlice>() {
+        let ds = &ds.get().inner;
+        return match (ds.is_item(), ds.get(0)) {
+            (true, Some(ScalarRef::Int32(v))) => Ok(v as i64),
+            (true, Some(ScalarRef::Int64(v))) => Ok(v),
+            _ => Err(type_error(op, format!("expected `{arg}` to be an integer, got {}", short_repr(ds)))),
+        };
+    }
+    x.extract::<i64>()
+        .map_err(|_| type_error(op, format!("expected `{arg}` to be an integer, got {}", x.get_type().name().map(|n| n.to_string()).unwrap_or_default())))
+}
+
+/// Resolves a possibly negative dimension against `rank`, clamped to 0..=rank.
+pub fn resolve_dim(dim: i64, rank: usize) -> usize {
+    let rank = rank as i64;
+    (if dim < 0 { dim + rank } else { dim }).clamp(0, rank) as usize
+}
+
+#[pymethods]
+impl PyDataSlice {
+    fn __repr__(&self) -> PyResult<String> {
+        guard(|| Ok(plait_core::repr::repr_slice(&self.inner)))
+    }
+
+    fn __str__(&self) -> PyResult<String> {
+        guard(|| Ok(plait_core::repr::format_items(&self.inner)))
+    }
+
+    /// The shape of this slice.
+    fn get_shape(&self) -> PyJaggedShape {
+        PyJaggedShape { inner: self.inner.shape().clone() }
+    }
+
+    /// The schema of this slice, as a schema DataItem.
+    fn get_schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        schema_item(py, self.inner.schema())
+    }
+
+    /// The number of dimensions.
+    fn get_ndim(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        int64_item(py, self.inner.rank() as i64)
+    }
+
+    /// The number of items, present or missing.
+    fn get_size(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        int64_item(py, self.inner.size() as i64)
+    }
+
+    /// The number of present items.
+    fn get_present_count(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        int64_item(py, self.inner.present_count() as i64)
+    }
+
+    /// Whether this is a DataItem.
+    fn is_item(&self) -> bool {
+        self.inner.is_item()
+    }
+
+    /// Nested Python lists of Python values.
+    fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner)
+    }
+
+    /// Same as `to_py` (Koda's internal name).
+    fn internal_as_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, &self.inner)
+    }
+
+    /// Reinterprets the items as `schema` without converting them.
+    fn with_schema(&self, py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let schema = schema_arg("kd.with_schema", "schema", schema)?;
+        wrap(py, guard(|| self.inner.with_schema(schema))?)
+    }
+
+    /// Subslicing helper: `x.S[1, 2:]`.
+    #[getter(S)]
+    fn s(&self) -> SlicingHelper {
+        SlicingHelper { inner: self.inner.clone() }
+    }
+
+    /// The items of the first dimension, as a sequence: `for row in x.L`.
+    #[getter(L)]
+    fn l(&self, py: Python<'_>) -> PyResult<ListView> {
+        if self.inner.is_item() {
+            return Err(type_error("DataSlice.L", "a DataItem has no dimension to iterate over"));
+        }
+        let _ = py;
+        Ok(ListView { inner: self.inner.clone() })
+    }
+
+    /// `bool(x)`: only for a MASK item (or a NONE / OBJECT item holding a mask
+    /// or nothing), as Koda; `kd.present` is true, missing is false.
+    fn __bool__(&self) -> PyResult<bool> {
+        let ds = &self.inner;
+        if !ds.is_item() {
+            return Err(value_error(
+                "DataSlice.__bool__",
+                "cannot cast a multi-dimensional DataSlice to a Python boolean; use kd.all or kd.any",
+            ));
+        }
+        match (ds.schema(), ds.get(0)) {
+            (Schema::Mask | Schema::None | Schema::Object, None) => Ok(false),
+            (Schema::Mask | Schema::Object, Some(ScalarRef::Mask)) => Ok(true),
+            _ => Err(value_error(
+                "DataItem.__bool__",
+                format!("cannot cast a non-MASK DataItem to bool, got {}; compare it to get a mask first", short_repr(ds)),
+            )),
+        }
+    }
+}
+
+/// A schema constant (`kd.INT32`, ...) as a DataItem.
+pub fn schema_item(py: Python<'_>, schema: Schema) -> PyResult<Py<PyAny>> {
+    wrap(py, guard(|| DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema))?)
+}
+
+/// An INT64 DataItem (Koda returns sizes and ranks as INT64 items).
+pub fn int64_item(py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
+    wrap(py, guard(|| DataSlice::item(Some(ScalarRef::Int64(v)), Schema::Int64))?)
+}
+
+/// `x.S`: indexes dimensions left to right (see `kd.subslice`).
+#[pyclass(module = "plait.types", frozen)]
+pub struct SlicingHelper {
+    inner: DataSlice,
+}
+
+/// Turns Python subscript keys into subslice arguments.
+pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>> {
+    keys.iter()
+        .enumerate()
+        .map(|(position, key)| {
+            if key.is_instance_of::<PyEllipsis>() {
+                return Ok(SliceArg::Ellipsis);
+            }
+            if let Ok(s) = key.cast::<PySlice>() {
+                let step = s.getattr("step")?;
+                if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
+                    return Err(value_error(op, format!("slicing argument at position {position}: a step other than 1 is not supported, got {step}")));
+                }
+                let bound = |name: &str| -> PyResult<Option<i64>> {
+                    let v = s.getattr(name)?;
+                    if v.is_none() { Ok(None) } else { int_arg(op, name, &v).map(Some) }
+                };
+                return Ok(SliceArg::Range { start: bound("start")?, stop: bound("stop")? });
+            }
+            if let Ok(ds) = key.cast::<PyDataSlice>() {
+                return Ok(SliceArg::Slice(ds.get().inner.clone()));
+            }
+            if key.is_instance_of::<pyo3::types::PyInt>() {
+                return Ok(SliceArg::Index(key.extract()?));
+            }
+            Err(type_error(
+                op,
+                format!(
+                    "slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}",
+                    key.get_type().name()?
+                ),
+            ))
+        })
+        .collect()
+}
+
+#[pymethods]
+impl SlicingHelper {
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let keys: Vec<Bound<'_, PyAny>> = match key.cast::<PyTuple>() {
+            Ok(t) => t.iter().collect(),
+            Err(_) => vec![key.clone()],
+        };
+        let args = slice_args("DataSlice.S", &keys)?;
+        wrap(py, guard(|| subslice(&self.inner, &args))?)
+    }
+}
+
+/// `x.L`: the rows of the first dimension (DataItems for a 1-D slice).
+#[pyclass(module = "plait.types", frozen, sequence)]
+pub struct ListView {
+    inner: DataSlice,
+}
+
+impl ListView {
+    fn row(&self, i: usize) -> plait_core::Result<DataSlice> {
+        let mut args = vec![SliceArg::Index(i as i64)];
+        if self.inner.rank() > 1 {
+            args.push(SliceArg::Ellipsis);
+        }
+        subslice(&self.inner, &args)
+    }
+}
+
+#[pymethods]
+impl ListView {
+    fn __len__(&self) -> usize {
+        self.inner.shape().size_at(1)
+    }
+
+    fn __getitem__(&self, py: Python<'_>, i: isize) -> PyResult<Py<PyAny>> {
+        let n = self.__len__() as isize;
+        let k = if i < 0 { i + n } else { i };
+        if !(0..n).contains(&k) {
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                "DataSlice.L: index {i} is out of range for a first dimension of size {n}"
+            )));
+        }
+        wrap(py, guard(|| self.row(k as usize))?)
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let rows: Vec<Py<PyAny>> =
+            (0..slf.__len__()).map(|i| wrap(py, guard(|| slf.row(i))?)).collect::<PyResult<_>>()?;
+        Ok(pyo3::types::PyList::new(py, rows)?.call_method0("__iter__")?.unbind())
+    }
+}
+
+/// The shape of `x`, which may be a DataSlice or a JaggedShape.
+pub fn shape_of(op: &str, x: &Bound<'_, PyAny>) -> PyResult<JaggedShape> {
+    if let Ok(s) = x.cast::<PyJaggedShape>() {
+        return Ok(s.get().inner.clone());
+    }
+    Ok(slice_arg(op, "x", x)?.shape().clone())
+}

@@ -1,0 +1,113 @@
+"""The `kd` namespace: Koda's API over plait's engine.
+
+Names, signatures and behaviour follow Koda (koladata); see
+docs/differences.md for the few places where plait deliberately differs.
+"""
+
+from plait import _plait
+from plait.kd import schema, shapes, types
+from plait.kd.schema import (
+    BOOLEAN,
+    BYTES,
+    EXPR,
+    FLOAT32,
+    FLOAT64,
+    INT32,
+    INT64,
+    ITEMID,
+    MASK,
+    NONE,
+    OBJECT,
+    SCHEMA,
+    STRING,
+    cast_to,
+)
+from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
+from plait._plait import align, subslice
+
+present = _plait.mask_item(True)
+missing = _plait.mask_item(False)
+
+
+def slice(x, /, schema=None):  # noqa: A001 - Koda's name
+    """A DataSlice from a Python value or nested lists.
+
+    Python ints become INT32 (INT64 when too large), floats FLOAT32 (FLOAT64
+    when too large), None is missing; the slice's schema is the common schema of
+    its items. With `schema=`, the items are cast explicitly.
+
+    >>> kd.slice([[1, 2], [3]])
+    DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)
+    """
+    return _plait.slice(x, schema)
+
+
+def item(x, /, schema=None):
+    """A DataItem from a Python scalar.
+
+    >>> kd.item(1.5)
+    DataItem(1.5, schema: FLOAT32)
+    """
+    return _plait.item(x, schema)
+
+
+def _boxing_caster(name, target):
+    def cast(x):
+        return _plait.cast_to(f"kd.{name}", x, target)
+
+    cast.__name__ = name
+    cast.__doc__ = f"`kd.slice(x, kd.{target})`: boxes and casts `x` to {target}.\n\n>>> kd.{name}(1)\n"
+    return cast
+
+
+int32 = _boxing_caster("int32", INT32)
+int64 = _boxing_caster("int64", INT64)
+float32 = _boxing_caster("float32", FLOAT32)
+float64 = _boxing_caster("float64", FLOAT64)
+bool = _boxing_caster("bool", BOOLEAN)  # noqa: A001 - Koda's name
+mask = _boxing_caster("mask", MASK)
+bytes = _boxing_caster("bytes", BYTES)  # noqa: A001 - Koda's name
+str = _boxing_caster("str", STRING)  # noqa: A001 - Koda's name
+to_object = schema.to_object
+with_schema = schema.with_schema
+get_schema = schema.get_schema
+get_shape = shapes.get_shape
+
+
+def get_ndim(x):
+    """The number of dimensions of `x` (an INT64 DataItem)."""
+    return x.get_ndim()
+
+
+def size(x):
+    """The number of items in `x`, present or missing (an INT64 DataItem)."""
+    return x.get_size()
+
+
+def is_item(obj):
+    """`kd.present` if `obj` is a DataItem, else `kd.missing`."""
+    return present if isinstance(obj, types.DataItem) else missing
+
+
+def is_slice(obj):
+    """`kd.present` if `obj` is a DataSlice (including DataItems), else `kd.missing`."""
+    return present if isinstance(obj, types.DataSlice) else missing
+
+
+def expand_to(x, target, ndim=0):
+    """Expands `x` to the shape of `target` (prefix broadcasting).
+
+    >>> kd.expand_to(kd.slice(['q1', 'q2']), kd.slice([['d1', 'd2'], ['d3']]))
+    DataSlice([['q1', 'q1'], ['q2']], schema: STRING, present: 3/3)
+    """
+    return _plait.expand_to_shape("kd.expand_to", x, get_shape(target), ndim)
+
+
+def to_py(ds):
+    """`ds` as Python values in nested lists (a scalar for a DataItem)."""
+    return ds.to_py()
+
+
+def to_pylist(x):
+    """The first dimension of `x` as a Python list of DataSlices (or DataItems)."""
+    return list(x.L)
