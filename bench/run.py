@@ -1,0 +1,118 @@
+"""plait benchmarks: fixed workloads timed on plait, koladata and numpy in one process.
+
+Run with `make bench` (builds the extension in release mode first). Prints the
+median of several runs per workload and the ratio koladata / plait (> 1 means
+plait is faster). Performance claims in issues and docs come from this table.
+"""
+
+import argparse
+import gc
+import statistics
+import time
+
+import numpy as np
+
+from plait import kd as pkd
+
+try:
+    from koladata import kd as kkd
+except ImportError:  # the table then shows plait (and numpy) alone
+    kkd = None
+
+
+def median_seconds(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def jagged_rows(rows, seed=0):
+    """Row sizes averaging 10 (so ~10 items per row), deterministic."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 21, size=rows).tolist()
+
+
+def setup_jagged(kd, n_rows):
+    sizes = jagged_rows(n_rows)
+    flat = kd.slice(list(range(sum(sizes))))
+    shape = kd.shapes.new(n_rows, kd.slice(sizes))
+    return flat, shape, kd.reshape(flat, shape)
+
+
+def workloads(scale):
+    ints = list(range(int(1_000_000 * scale)))
+    floats = [i * 0.5 for i in range(int(1_000_000 * scale))]
+    n_rows = int(1_000_000 * scale)
+    state = {}
+
+    def prepare(kd, name):
+        state[name] = setup_jagged(kd, n_rows)
+
+    yield "box 1M Python ints", {
+        "plait": lambda: pkd.slice(ints),
+        "koladata": lambda: kkd.slice(ints),
+        "numpy": lambda: np.array(ints, dtype=np.int32),
+    }, None
+    yield "box 1M Python floats", {
+        "plait": lambda: pkd.slice(floats),
+        "koladata": lambda: kkd.slice(floats),
+        "numpy": lambda: np.array(floats, dtype=np.float32),
+    }, None
+    yield "to_py of 1M ints", {
+        "plait": lambda: pkd.slice(ints).to_py(),
+        "koladata": lambda: kkd.slice(ints).to_py(),
+        "numpy": lambda: np.array(ints).tolist(),
+    }, None
+    yield f".S[:, 1:3] on {n_rows:,} rows (~10 items each)", {
+        "plait": lambda: state["plait"][2].S[:, 1:3],
+        "koladata": lambda: state["koladata"][2].S[:, 1:3],
+    }, prepare
+    yield ".S[..., 0] (first item per row)", {
+        "plait": lambda: state["plait"][2].S[..., 0],
+        "koladata": lambda: state["koladata"][2].S[..., 0],
+    }, None
+    yield "flatten jagged ~10M items", {
+        "plait": lambda: pkd.flatten(state["plait"][2]),
+        "koladata": lambda: kkd.flatten(state["koladata"][2]),
+    }, None
+    yield "reshape flat ~10M items to jagged", {
+        "plait": lambda: pkd.reshape(state["plait"][0], state["plait"][1]),
+        "koladata": lambda: kkd.reshape(state["koladata"][0], state["koladata"][1]),
+    }, None
+    yield "expand_to 1M rows onto ~10M items", {
+        "plait": lambda: pkd.expand_to(pkd.slice(ints[:n_rows]), state["plait"][2]),
+        "koladata": lambda: kkd.expand_to(kkd.slice(ints[:n_rows]), state["koladata"][2]),
+    }, None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--scale", type=float, default=1.0, help="shrink workloads (e.g. 0.01 for a smoke run)")
+    args = parser.parse_args()
+
+    print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
+    for name, impls, prepare in workloads(args.scale):
+        if prepare is not None:
+            prepare(pkd, "plait")
+            if kkd is not None:
+                prepare(kkd, "koladata")
+        results = {}
+        for impl, fn in impls.items():
+            if impl == "koladata" and kkd is None:
+                continue
+            results[impl] = median_seconds(fn, args.repeat) * 1e3
+        plait_ms = results["plait"]
+        koda_ms = results.get("koladata")
+        numpy_ms = results.get("numpy")
+        ratio = f"{koda_ms / plait_ms:8.2f}x" if koda_ms else "      n/a"
+        fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"  # noqa: E731
+        print(f"{name:<40} {fmt(plait_ms)} {fmt(koda_ms):>12} {fmt(numpy_ms)} {ratio}")
+
+
+if __name__ == "__main__":
+    main()

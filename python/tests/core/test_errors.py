@@ -1,0 +1,97 @@
+"""Bad input raises a clear Python exception, never a crash."""
+
+import pytest
+
+from plait import _plait, kd
+
+
+def test_inconsistent_nesting():
+    with pytest.raises(ValueError, match="kd.slice: input has to be a valid nested list"):
+        kd.slice([1, [2]])
+    with pytest.raises(ValueError, match="non-lists and lists cannot be mixed"):
+        kd.slice([[1, 2], 3])
+
+
+def test_non_prefix_expand_shows_both_shapes():
+    with pytest.raises(ValueError) as info:
+        kd.expand_to(kd.slice([1, 2, 3]), kd.slice([[1], [2]]))
+    assert "JaggedShape(3)" in str(info.value) and "JaggedShape(2, 1)" in str(info.value)
+    assert str(info.value).startswith("kd.expand_to:")
+
+
+def test_impossible_cast_shows_value_and_schema():
+    with pytest.raises(ValueError, match=r"kd.int32: unable to parse INT32: 'abc'"):
+        kd.int32("abc")
+    with pytest.raises(ValueError, match="kd.int32: cannot cast nan to int32"):
+        kd.int32(float("nan"))
+    with pytest.raises(ValueError, match="casting a DataSlice with schema MASK to INT32 is not supported"):
+        kd.int32(kd.present)
+    with pytest.raises(ValueError, match="only a DataSlice with no present items can be cast to NONE"):
+        kd.item(1, schema=kd.NONE)
+
+
+def test_out_of_range_index_gives_missing():
+    x = kd.slice(["a", "b"])
+    assert repr(x.S[5]) == "DataItem(None, schema: STRING)"
+    assert repr(kd.slice([[1, 2], [3]]).S[1]) == "DataSlice([2, None], schema: INT32, present: 1/2)"
+
+
+def test_too_many_indices():
+    with pytest.raises(ValueError, match="larger than x.ndim: 3 > 2"):
+        kd.slice([[1]]).S[0, 0, 0]
+    with pytest.raises(ValueError, match="1 > 0"):
+        kd.item(1).S[:]
+
+
+def test_bad_index_types():
+    with pytest.raises(TypeError, match="slicing argument at position 0"):
+        kd.slice([1]).S["a"]
+    with pytest.raises(ValueError, match="step"):
+        kd.slice([1, 2]).S[::2]
+
+
+def test_unsupported_python_objects():
+    with pytest.raises(ValueError, match="object with unsupported type"):
+        kd.slice(object())
+    with pytest.raises(ValueError, match="object with unsupported type: builtins.dict"):
+        kd.slice({1: 2})
+    with pytest.raises(TypeError, match="kd.item"):
+        kd.item([1])
+
+
+def test_reshape_size_mismatch():
+    with pytest.raises(ValueError, match="shape_size=5 != items_size=6"):
+        kd.reshape(kd.slice([1, 2, 3, 4, 5, 6]), kd.shapes.new(5))
+
+
+def test_shapes_new_validates():
+    with pytest.raises(ValueError, match="dimension 1 has 3 size"):
+        kd.shapes.new(2, [1, 2, 3])
+    with pytest.raises(ValueError, match="negative"):
+        kd.shapes.new(-1)
+
+
+def test_bool_only_for_masks():
+    assert bool(kd.present) is True
+    assert bool(kd.missing) is False
+    with pytest.raises(ValueError, match="non-MASK"):
+        bool(kd.item(1))
+    with pytest.raises(ValueError, match="multi-dimensional"):
+        bool(kd.slice([kd.present]))
+
+
+def test_no_len_or_iteration_on_slices():
+    with pytest.raises(TypeError):
+        len(kd.slice([1, 2]))
+    assert [repr(i) for i in kd.slice([1, 2]).L] == ["DataItem(1, schema: INT32)", "DataItem(2, schema: INT32)"]
+    assert len(kd.slice([[1], [2, 3]]).L) == 2
+
+
+def test_rust_panic_becomes_runtime_error():
+    with pytest.raises(RuntimeError, match="internal error in plait"):
+        _plait._debug_panic()
+
+
+def test_schema_argument_must_be_a_schema():
+    with pytest.raises(TypeError, match="schema DataItem"):
+        kd.slice([1], schema=kd.item(1))
