@@ -51,24 +51,15 @@ def item(x, /, schema=None):
     return _plait.item(x, schema)
 
 
-def _boxing_caster(name, target):
-    def cast(x):
-        return _plait.cast_to(f"kd.{name}", x, target)
-
-    cast.__name__ = name
-    cast.__doc__ = f"`kd.slice(x, kd.{target})`: boxes and casts `x` to {target}.\n\n>>> kd.{name}(1)\n"
-    return cast
-
-
-int32 = _boxing_caster("int32", INT32)
-int64 = _boxing_caster("int64", INT64)
-float32 = _boxing_caster("float32", FLOAT32)
-float64 = _boxing_caster("float64", FLOAT64)
-bool = _boxing_caster("bool", BOOLEAN)  # noqa: A001 - Koda's name
-mask = _boxing_caster("mask", MASK)
-bytes = _boxing_caster("bytes", BYTES)  # noqa: A001 - Koda's name
-str = _boxing_caster("str", STRING)  # noqa: A001 - Koda's name
-to_object = schema.to_object
+int32 = schema.make_caster("kd.int32", INT32)
+int64 = schema.make_caster("kd.int64", INT64)
+float32 = schema.make_caster("kd.float32", FLOAT32)
+float64 = schema.make_caster("kd.float64", FLOAT64)
+bool = schema.make_caster("kd.bool", BOOLEAN)  # noqa: A001 - Koda's name
+mask = schema.make_caster("kd.mask", MASK)
+bytes = schema.make_caster("kd.bytes", BYTES)  # noqa: A001 - Koda's name
+str = schema.make_caster("kd.str", STRING)  # noqa: A001 - Koda's name
+to_object = schema.make_caster("kd.to_object", OBJECT)
 with_schema = schema.with_schema
 get_schema = schema.get_schema
 get_shape = shapes.get_shape

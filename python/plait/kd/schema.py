@@ -51,26 +51,32 @@ def cast_to(x, schema):
     return _plait.cast_to("kd.schema.cast_to", x, schema)
 
 
-def _caster(name, schema):
-    def cast(x):
-        return _plait.cast_to(f"kd.schema.{name}", x, schema)
+def make_caster(op_name, schema):
+    """A function casting its argument to `schema` with explicit rules.
 
-    cast.__name__ = name
-    cast.__doc__ = f"`x` cast to {schema} with explicit casting rules (may fail per item)."
+    `op_name` is the name errors report (`kd.int32`, `kd.schema.to_int32`, ...).
+    """
+
+    def cast(x):
+        return _plait.cast_to(op_name, x, schema)
+
+    cast.__name__ = op_name.rsplit(".", 1)[-1]
+    cast.__qualname__ = cast.__name__
+    cast.__doc__ = f"`x` boxed and cast to {schema} with explicit casting rules (may fail per item)."
     return cast
 
 
-to_int32 = _caster("to_int32", INT32)
-to_int64 = _caster("to_int64", INT64)
-to_float32 = _caster("to_float32", FLOAT32)
-to_float64 = _caster("to_float64", FLOAT64)
-to_bool = _caster("to_bool", BOOLEAN)
-to_mask = _caster("to_mask", MASK)
-to_bytes = _caster("to_bytes", BYTES)
-to_str = _caster("to_str", STRING)
-to_object = _caster("to_object", OBJECT)
-to_none = _caster("to_none", NONE)
-to_schema = _caster("to_schema", SCHEMA)
+to_int32 = make_caster("kd.schema.to_int32", INT32)
+to_int64 = make_caster("kd.schema.to_int64", INT64)
+to_float32 = make_caster("kd.schema.to_float32", FLOAT32)
+to_float64 = make_caster("kd.schema.to_float64", FLOAT64)
+to_bool = make_caster("kd.schema.to_bool", BOOLEAN)
+to_mask = make_caster("kd.schema.to_mask", MASK)
+to_bytes = make_caster("kd.schema.to_bytes", BYTES)
+to_str = make_caster("kd.schema.to_str", STRING)
+to_object = make_caster("kd.schema.to_object", OBJECT)
+to_none = make_caster("kd.schema.to_none", NONE)
+to_schema = make_caster("kd.schema.to_schema", SCHEMA)
 
 
 def get_schema(x):
