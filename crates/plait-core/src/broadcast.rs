@@ -32,8 +32,16 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
             },
         ));
     }
-    if ndim == 0 && prefix.rank() == shape.rank() {
-        return Ok(x.clone());
+    if ndim == 0 {
+        if prefix.rank() == shape.rank() {
+            return Ok(x.clone());
+        }
+        // Map items down to the second-to-last dimension, then repeat them in
+        // runs along the last edge (the large one) without an index per item.
+        let last = shape.rank() - 1;
+        let parents = prefix.broadcast_map(&shape.prefix(last));
+        let data = x.data().repeat_by_edge(parents.as_deref(), &shape.edges()[last]);
+        return DataSlice::new(shape.clone(), data, x.schema());
     }
     let mut map = prefix.broadcast_map(shape).unwrap_or_else(|| (0..shape.size()).collect());
     let mut edges = shape.edges().to_vec();

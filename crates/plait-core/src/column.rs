@@ -15,6 +15,7 @@ use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, Offs
 use std::sync::Arc;
 
 use crate::schema::Schema;
+use crate::shape::Edge;
 
 /// One item's value, borrowed from a column (or built by the caller).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -196,35 +197,95 @@ impl Column {
 
     /// Gathers `indices` (each `< len`, or [`MISSING_INDEX`] for a missing item).
     pub fn take(&self, indices: &[usize]) -> Column {
+        if indices.contains(&MISSING_INDEX) { self.take_impl::<true>(indices) } else { self.take_impl::<false>(indices) }
+    }
+
+    /// The gather kernel; with `MAY_MISS == false` (broadcasting, where every
+    /// index is valid) the per-item missing check compiles away.
+    fn take_impl<const MAY_MISS: bool>(&self, indices: &[usize]) -> Column {
         let n = indices.len();
-        fn gather<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, idx: &[usize]) -> ScalarBuffer<T> {
+        let missing = |i: usize| MAY_MISS && i == MISSING_INDEX;
+        fn gather<T: arrow_buffer::ArrowNativeType, const MAY_MISS: bool>(v: &ScalarBuffer<T>, idx: &[usize]) -> ScalarBuffer<T> {
             let out: Vec<T> =
-                idx.iter().map(|&i| if i == MISSING_INDEX { T::default() } else { v[i] }).collect();
+                idx.iter().map(|&i| if MAY_MISS && i == MISSING_INDEX { T::default() } else { v[i] }).collect();
             ScalarBuffer::from(out)
         }
         let values = match &self.values {
-            Values::Int32(v) => Values::Int32(gather(v, indices)),
-            Values::Int64(v) => Values::Int64(gather(v, indices)),
-            Values::Float32(v) => Values::Float32(gather(v, indices)),
-            Values::Float64(v) => Values::Float64(gather(v, indices)),
+            Values::Int32(v) => Values::Int32(gather::<_, MAY_MISS>(v, indices)),
+            Values::Int64(v) => Values::Int64(gather::<_, MAY_MISS>(v, indices)),
+            Values::Float32(v) => Values::Float32(gather::<_, MAY_MISS>(v, indices)),
+            Values::Float64(v) => Values::Float64(gather::<_, MAY_MISS>(v, indices)),
             Values::Boolean(v) => {
-                Values::Boolean(BooleanBuffer::collect_bool(n, |j| indices[j] != MISSING_INDEX && v.value(indices[j])))
+                Values::Boolean(BooleanBuffer::collect_bool(n, |j| !missing(indices[j]) && v.value(indices[j])))
             }
             Values::Mask(_) => Values::Mask(n),
             Values::Bytes(v) => Values::Bytes(take_var_binary(v, indices)),
             Values::String(v) => Values::String(take_var_binary(v, indices)),
             Values::Schema(v) => Values::Schema(
-                indices.iter().map(|&i| if i == MISSING_INDEX { Schema::None } else { v[i] }).collect(),
+                indices.iter().map(|&i| if missing(i) { Schema::None } else { v[i] }).collect(),
             ),
         };
-        let has_missing_index = indices.contains(&MISSING_INDEX);
-        let presence = match (&self.presence, has_missing_index) {
-            (None, false) => None,
-            (None, true) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| indices[j] != MISSING_INDEX))),
-            (Some(p), _) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| {
-                indices[j] != MISSING_INDEX && p.is_valid(indices[j])
+        let presence = match &self.presence {
+            None if !MAY_MISS => None,
+            None => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| !missing(indices[j])))),
+            Some(p) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| {
+                !missing(indices[j]) && p.is_valid(indices[j])
             }))),
         };
+        Column::new(values, presence)
+    }
+}
+
+/// Calls `f(source, count)` for every parent `q` of `edge`: the item to
+/// repeat (`parents[q]`, or `q` itself) and how many children `q` has.
+fn for_each_run(parents: Option<&[usize]>, edge: &Edge, mut f: impl FnMut(usize, usize)) {
+    let source = |q: usize| parents.map_or(q, |p| p[q]);
+    match edge {
+        Edge::Uniform { parent_size, size } => (0..*parent_size).for_each(|q| f(source(q), *size)),
+        Edge::Split(points) => {
+            for (q, w) in points.windows(2).enumerate() {
+                f(source(q), (w[1] - w[0]) as usize);
+            }
+        }
+    }
+}
+
+impl Column {
+    /// Repeats, for every parent `q` of `edge`, item `parents[q]` (or `q`) once
+    /// per child of `q`: the last step of prefix broadcasting. Writes runs of
+    /// equal values, which vectorizes, instead of gathering through an index.
+    pub fn repeat_by_edge(&self, parents: Option<&[usize]>, edge: &Edge) -> Column {
+        let total = edge.child_size();
+        fn repeat<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, parents: Option<&[usize]>, edge: &Edge) -> ScalarBuffer<T> {
+            let mut out = Vec::with_capacity(edge.child_size());
+            for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s], count)));
+            ScalarBuffer::from(out)
+        }
+        let repeat_bits = |bit: &dyn Fn(usize) -> bool| {
+            let mut out = BooleanBufferBuilder::new(total);
+            for_each_run(parents, edge, |s, count| out.append_n(count, bit(s)));
+            out.finish()
+        };
+        let values = match &self.values {
+            Values::Int32(v) => Values::Int32(repeat(v, parents, edge)),
+            Values::Int64(v) => Values::Int64(repeat(v, parents, edge)),
+            Values::Float32(v) => Values::Float32(repeat(v, parents, edge)),
+            Values::Float64(v) => Values::Float64(repeat(v, parents, edge)),
+            Values::Boolean(v) => Values::Boolean(repeat_bits(&|s| v.value(s))),
+            Values::Mask(_) => Values::Mask(total),
+            Values::Bytes(v) | Values::String(v) => {
+                let mut out = VarBinaryBuilder::with_capacity(total);
+                for_each_run(parents, edge, |s, count| (0..count).for_each(|_| out.push(v.value(s))));
+                let out = out.finish();
+                if matches!(self.values, Values::String(_)) { Values::String(out) } else { Values::Bytes(out) }
+            }
+            Values::Schema(v) => {
+                let mut out = Vec::with_capacity(total);
+                for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s], count)));
+                Values::Schema(Arc::from(out))
+            }
+        };
+        let presence = self.presence.as_ref().map(|p| NullBuffer::new(repeat_bits(&|s| p.is_valid(s))));
         Column::new(values, presence)
     }
 }
@@ -418,6 +479,12 @@ impl SliceData {
     /// The types of the present items.
     pub fn dtypes(&self) -> impl Iterator<Item = Schema> + '_ {
         self.columns.iter().map(|c| c.values.dtype())
+    }
+
+    /// Repeats items along `edge` (see [`Column::repeat_by_edge`]).
+    pub fn repeat_by_edge(&self, parents: Option<&[usize]>, edge: &Edge) -> SliceData {
+        let columns = self.columns.iter().map(|c| c.repeat_by_edge(parents, edge)).collect();
+        SliceData::from_columns(edge.child_size(), columns)
     }
 
     /// Gathers items by index ([`MISSING_INDEX`] gives a missing item).

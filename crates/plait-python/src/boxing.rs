@@ -13,10 +13,12 @@
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer, ScalarBuffer};
 use plait_core::column::{Column, SliceBuilder, Values};
 use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema, SliceData};
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{guard, type_error, value_error};
+use crate::fast_numbers::box_numbers;
 use crate::py_slice::PyDataSlice;
 
 /// What one leaf is, decided in the first pass.
@@ -52,7 +54,27 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
             None => Ok(ds),
         };
     }
+    if schema.is_none() {
+        if let Ok(list) = x.cast_exact::<PyList>() {
+            // A flat list of numbers needs no leaf objects at all.
+            let n = list.len();
+            let list_ptr = list.as_ptr();
+            // Safety: the list is alive and not resized during the call (no Python
+            // code runs in it), and every index is below its length.
+            let fast = unsafe { box_numbers(x.py(), n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) }?;
+            if let Some((data, schema)) = fast {
+                return guard(|| DataSlice::new(JaggedShape::flat(n), data, schema));
+            }
+        }
+    }
     let (shape, leaves) = flatten_nested(op, x)?;
+    if schema.is_none() {
+        // Safety: `leaves` holds a reference to every leaf during the call.
+        let fast = unsafe { box_numbers(x.py(), leaves.len(), |i| leaves[i].as_ptr()) }?;
+        if let Some((data, schema)) = fast {
+            return guard(|| DataSlice::new(shape, data, schema));
+        }
+    }
     box_leaves(op, shape, leaves, schema)
 }
 
@@ -78,9 +100,9 @@ fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape
         return flatten_nested(op, &array);
     }
     let mut level = vec![x.clone()];
+    let mut lists = usize::from(is_list_like(x));
     let mut edges = Vec::new();
     loop {
-        let lists = level.iter().filter(|v| is_list_like(v)).count();
         if lists == 0 {
             break;
         }
@@ -92,12 +114,18 @@ fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape
         }
         let mut sizes = Vec::with_capacity(level.len());
         let mut next = Vec::new();
+        // Count the lists of the next level while collecting it.
+        lists = 0;
         for v in &level {
             let before = next.len();
+            let mut push = |item: Bound<'py, PyAny>| {
+                lists += usize::from(is_list_like(&item));
+                next.push(item);
+            };
             if let Ok(list) = v.cast::<PyList>() {
-                next.extend(list.iter());
+                list.iter().for_each(&mut push);
             } else {
-                next.extend(v.cast::<PyTuple>()?.iter());
+                v.cast::<PyTuple>()?.iter().for_each(&mut push);
             }
             sizes.push((next.len() - before) as i64);
         }

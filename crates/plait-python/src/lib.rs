@@ -3,6 +3,7 @@
 
 mod boxing;
 mod errors;
+mod fast_numbers;
 mod functions;
 mod py_shape;
 mod py_slice;
