@@ -118,14 +118,15 @@ impl DataSlice {
     pub fn with_schema(&self, schema: Schema) -> Result<DataSlice> {
         for dtype in self.data.dtypes() {
             if !schema_admits(schema, dtype) {
-                return Err(Error::value(
-                    "kd.with_schema",
+                let message = if schema == Schema::None {
+                    "NONE schema requires DataSlice to be empty and unknown".to_string()
+                } else {
                     format!(
-                        "cannot reinterpret a DataSlice with schema {} holding {dtype} items as {schema}; \
-                         use kd.cast_to to convert the items",
-                        self.schema
-                    ),
-                ));
+                        "{schema} schema can only be assigned to a DataSlice that contains only \
+                         primitives of {schema}, got items of type {dtype} (use kd.cast_to to convert them)"
+                    )
+                };
+                return Err(Error::value("kd.with_schema", message));
             }
         }
         Ok(DataSlice { shape: self.shape.clone(), data: self.data.clone(), schema })

@@ -118,11 +118,10 @@ fn pick_by_slice(
     indices: &DataSlice,
     edges: &mut Vec<Edge>,
 ) -> Result<Vec<usize>> {
+    // The indices and the result so far must be broadcast-compatible.
+    crate::broadcast::common_shape(OP, &[indices.shape(), current])?;
     let indices = cast_to_narrow(OP, indices, Schema::Int64).map_err(|_| {
-        Error::value(
-            OP,
-            format!("slicing argument at position 0 is invalid: a DataSlice of indices must hold integers, got {}", indices.schema()),
-        )
+        Error::value(OP, format!("the provided indices must contain only integers, got {}", indices.schema()))
     })?;
     let index_at = |k: usize| match indices.get(k) {
         Some(ScalarRef::Int64(v)) => Some(v),

@@ -118,6 +118,31 @@ impl PyDataSlice {
         int64_item(py, self.inner.present_count() as i64)
     }
 
+    /// DataItems hash by schema and value; multi-dimensional slices are
+    /// unhashable (as in Koda).
+    fn __hash__(&self) -> PyResult<u64> {
+        use std::hash::{Hash, Hasher};
+        if !self.inner.is_item() {
+            return Err(pyo3::exceptions::PyTypeError::new_err("unhashable type: 'DataSlice'"));
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.inner.schema().hash(&mut h);
+        match self.inner.get(0) {
+            None => 0u8.hash(&mut h),
+            Some(ScalarRef::Int32(v)) => v.hash(&mut h),
+            Some(ScalarRef::Int64(v)) => v.hash(&mut h),
+            Some(ScalarRef::Float32(v)) => v.to_bits().hash(&mut h),
+            Some(ScalarRef::Float64(v)) => v.to_bits().hash(&mut h),
+            Some(ScalarRef::Boolean(v)) => v.hash(&mut h),
+            Some(ScalarRef::Mask) => 1u8.hash(&mut h),
+            Some(ScalarRef::Bytes(v)) => v.hash(&mut h),
+            Some(ScalarRef::String(v)) => v.hash(&mut h),
+            Some(ScalarRef::Schema(v)) => v.hash(&mut h),
+        }
+        // Python reserves -1 (u64::MAX) as an error marker.
+        Ok(h.finish() >> 1)
+    }
+
     /// Whether this is a DataItem.
     fn is_item(&self) -> bool {
         self.inner.is_item()

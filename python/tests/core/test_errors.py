@@ -95,3 +95,31 @@ def test_rust_panic_becomes_runtime_error():
 def test_schema_argument_must_be_a_schema():
     with pytest.raises(TypeError, match="schema DataItem"):
         kd.slice([1], schema=kd.item(1))
+
+
+def test_dataslice_indices():
+    x = kd.slice([["a", "b"], ["c"], ["d", "e", "f"]])
+    assert x.S[kd.slice([[0], [0, 5], [1, -1]])].to_py() == [["a"], ["c", None], ["e", "f"]]
+    assert x.S[kd.slice([1, 0, 2]), kd.slice([0, 0, 1])].to_py() == ["c", "a", "e"]
+    assert x.S[kd.slice([1, None, 0]), :].to_py() == [["c"], [], ["a", "b"]]
+    with pytest.raises(ValueError, match=r"shapes are not compatible: JaggedShape\(2\) vs JaggedShape\(3\)"):
+        x.S[kd.slice([0, 2])]
+    with pytest.raises(ValueError, match="indices must contain only integers, got STRING"):
+        x.S[kd.slice(["a", "b", "c"])]
+
+
+def test_with_schema_reinterprets_only_matching_items():
+    assert repr(kd.slice([1, 2], kd.OBJECT).with_schema(kd.INT32)) == "DataSlice([1, 2], schema: INT32, present: 2/2)"
+    assert repr(kd.slice([None], kd.INT32).with_schema(kd.STRING)) == "DataSlice([None], schema: STRING, present: 0/1)"
+    with pytest.raises(ValueError, match="INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64"):
+        kd.slice([1, 2]).with_schema(kd.INT64)
+    with pytest.raises(ValueError, match="NONE schema requires DataSlice to be empty and unknown"):
+        kd.slice([1]).with_schema(kd.NONE)
+
+
+def test_items_are_hashable_slices_are_not():
+    assert hash(kd.item(1)) == hash(kd.item(1))
+    assert hash(kd.item(1)) != hash(kd.int64(1))
+    assert hash(kd.INT32) == hash(kd.INT32)
+    with pytest.raises(TypeError, match="unhashable type"):
+        hash(kd.slice([1]))

@@ -181,3 +181,10 @@ def test_slice_boxing():
         assert str(left.get_schema()) in ("INT32", "NONE") and str(right.get_schema()) in ("INT32", "NONE")
     assert repr(kd.slice([0.1, 1e300])) == "DataSlice([0.1, 1e300], schema: FLOAT64, present: 2/2)"
     assert repr(kd.slice([0.1], schema=kd.FLOAT64)) == "DataSlice([0.1], schema: FLOAT64, present: 1/1)"
+
+
+def test_flatten_on_a_shape_as_the_seed_shows():
+    shape = kd.slice([[["a", "b"], ["c"]], [["d", "e", "f"]]]).get_shape()
+    assert repr(kd.shapes.flatten(shape, from_dim=1, to_dim=3)) == "JaggedShape(2, 3)"
+    assert repr(kd.shapes.flatten(shape)) == "JaggedShape(6)"
+    assert repr(kd.shapes.flatten(shape, -1)) == "JaggedShape(2, [2, 1], [2, 1, 3])"
