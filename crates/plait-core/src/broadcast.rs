@@ -36,6 +36,7 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
         if prefix.rank() == shape.rank() {
             return Ok(x.clone());
         }
+        ensure_allocatable(op, shape.size())?;
         // Map items down to the second-to-last dimension, then repeat them in
         // runs along the last edge (the large one) without an index per item.
         let last = shape.rank() - 1;
@@ -43,6 +44,7 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
         let data = x.data().repeat_by_edge(parents.as_deref(), &shape.edges()[last]);
         return DataSlice::new(shape.clone(), data, x.schema());
     }
+    ensure_allocatable(op, shape.size())?;
     let mut map = prefix.broadcast_map(shape).unwrap_or_else(|| (0..shape.size()).collect());
     let mut edges = shape.edges().to_vec();
     for edge in &x.shape().edges()[kept_from..] {
@@ -56,6 +58,16 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
     }
     let new_shape = JaggedShape::from_edges(edges)?;
     DataSlice::new(new_shape, x.data().take(&map), x.schema())
+}
+
+/// Fails cleanly when `items` 8-byte values could not even be reserved, so a
+/// shape from user input (say 10**12 items) gives an error instead of an
+/// allocation failure, which would abort the process.
+fn ensure_allocatable(op: &str, items: usize) -> Result<()> {
+    let mut probe: Vec<u64> = Vec::new();
+    probe.try_reserve_exact(items).map_err(|_| {
+        Error::value(op, format!("the result would have {items} items, more than this machine can allocate"))
+    })
 }
 
 /// The common shape of `shapes`: the one every other is a prefix of.

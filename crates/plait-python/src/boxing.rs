@@ -94,6 +94,10 @@ fn is_list_like(x: &Bound<'_, PyAny>) -> bool {
     x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>()
 }
 
+/// The deepest nesting of lists that boxing accepts; deeper input is almost
+/// certainly a list that contains itself.
+const MAX_NESTING: usize = 256;
+
 /// Walks nested lists level by level, producing the shape and the leaves.
 fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape, Vec<Bound<'py, PyAny>>)> {
     if let Some(array) = numpy_array_as_list(x)? {
@@ -105,6 +109,12 @@ fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape
     loop {
         if lists == 0 {
             break;
+        }
+        if edges.len() == MAX_NESTING {
+            return Err(value_error(
+                op,
+                format!("input is nested more than {MAX_NESTING} levels deep (does a list contain itself?)"),
+            ));
         }
         if lists != level.len() {
             return Err(value_error(

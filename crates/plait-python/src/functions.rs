@@ -165,11 +165,19 @@ fn shape_from_dims(op: &str, dims: &Bound<'_, PyTuple>) -> PyResult<JaggedShape>
             dim.extract()
                 .map_err(|_| type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes")))?
         } else {
+            // A uniform dimension: two numbers, however large.
             let size = int_arg(op, "dimensions", &dim)?;
             if size < 0 {
                 return Err(value_error(op, format!("dimension {i} has a negative size {size}")));
             }
-            vec![size; parent]
+            let total = (parent as u64).checked_mul(size as u64).filter(|&t| t <= i64::MAX as u64);
+            if total.is_none() {
+                return Err(value_error(op, format!("dimension {i} would hold more than 2**63 items")));
+            }
+            let edge = Edge::uniform(parent, size as usize);
+            parent = edge.child_size();
+            edges.push(edge);
+            continue;
         };
         if sizes.len() != parent {
             return Err(value_error(

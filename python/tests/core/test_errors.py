@@ -123,3 +123,16 @@ def test_items_are_hashable_slices_are_not():
     assert hash(kd.INT32) == hash(kd.INT32)
     with pytest.raises(TypeError, match="unhashable type"):
         hash(kd.slice([1]))
+
+
+def test_huge_and_recursive_inputs_raise_instead_of_crashing():
+    huge = kd.shapes.new(10**12, 2)
+    assert repr(huge) == "JaggedShape(1000000000000, 2)"
+    with pytest.raises(ValueError, match="more than this machine can allocate"):
+        kd.expand_to_shape(kd.item(1), huge)
+    with pytest.raises(ValueError, match="more than 2\\*\\*63 items"):
+        kd.shapes.new(2**62, 4)
+    looped = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="nested more than 256 levels"):
+        kd.slice(looped)
