@@ -18,5 +18,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::SlicingHelper>()?;
     m.add_class::<py_slice::ListView>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
+    m.add_class::<py_shape::PyEdge>()?;
     functions::register(m)
 }

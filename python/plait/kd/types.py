@@ -1,5 +1,5 @@
 """Classes of plait values (`kd.types.DataSlice`, ...)."""
 
-from plait._plait import DataItem, DataSlice, JaggedShape
+from plait._plait import DataItem, DataSlice, Edge, JaggedShape
 
-__all__ = ["DataItem", "DataSlice", "JaggedShape"]
+__all__ = ["DataItem", "DataSlice", "Edge", "JaggedShape"]

@@ -188,3 +188,24 @@ def test_flatten_on_a_shape_as_the_seed_shows():
     assert repr(kd.shapes.flatten(shape, from_dim=1, to_dim=3)) == "JaggedShape(2, 3)"
     assert repr(kd.shapes.flatten(shape)) == "JaggedShape(6)"
     assert repr(kd.shapes.flatten(shape, -1)) == "JaggedShape(2, [2, 1], [2, 1, 3])"
+
+
+def test_edges_as_the_seed_shows():
+    shape = kd.shapes.new(2, [2, 1], [2, 1, 3])
+    assert [repr(e) for e in shape.edges()] == [
+        "Edge(split_points=[0, 2], parent_size=1, child_size=2)",
+        "Edge(split_points=[0, 2, 3], parent_size=2, child_size=3)",
+        "Edge(split_points=[0, 2, 3, 6], parent_size=3, child_size=6)",
+    ]
+    # Split points of JaggedShape(3, [2, 1, 3]) are [[0, 3], [0, 2, 3, 6]].
+    assert [e.split_points() for e in kd.shapes.new(3, [2, 1, 3]).edges()] == [[0, 3], [0, 2, 3, 6]]
+    # dim[0].parent_size() == 1; dim[i].child_size() == dim[i + 1].parent_size().
+    edges = shape.edges()
+    assert edges[0].parent_size() == 1
+    assert all(a.child_size() == b.parent_size() for a, b in zip(edges, edges[1:]))
+    rebuilt = kd.types.JaggedShape.from_edges(*(kd.types.Edge.from_split_points(e.split_points()) for e in edges))
+    assert rebuilt == shape
+    with pytest.raises(ValueError, match="dimension 1 has 3 parent"):
+        kd.types.JaggedShape.from_edges(kd.types.Edge.from_sizes([2]), kd.types.Edge.from_sizes([1, 1, 1]))
+    with pytest.raises(ValueError, match="must start with 0"):
+        kd.types.Edge.from_split_points([1, 2])
