@@ -32,11 +32,11 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
             },
         ));
     }
+    if ndim == 0 && prefix.rank() == shape.rank() {
+        return Ok(x.clone());
+    }
+    ensure_allocatable(op, shape.size())?;
     if ndim == 0 {
-        if prefix.rank() == shape.rank() {
-            return Ok(x.clone());
-        }
-        ensure_allocatable(op, shape.size())?;
         // Map items down to the second-to-last dimension, then repeat them in
         // runs along the last edge (the large one) without an index per item.
         let last = shape.rank() - 1;
@@ -44,7 +44,6 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
         let data = x.data().repeat_by_edge(parents.as_deref(), &shape.edges()[last]);
         return DataSlice::new(shape.clone(), data, x.schema());
     }
-    ensure_allocatable(op, shape.size())?;
     let mut map = prefix.broadcast_map(shape).unwrap_or_else(|| (0..shape.size()).collect());
     let mut edges = shape.edges().to_vec();
     for edge in &x.shape().edges()[kept_from..] {

@@ -239,15 +239,7 @@ impl Column {
 /// Calls `f(source, count)` for every parent `q` of `edge`: the item to
 /// repeat (`parents[q]`, or `q` itself) and how many children `q` has.
 fn for_each_run(parents: Option<&[usize]>, edge: &Edge, mut f: impl FnMut(usize, usize)) {
-    let source = |q: usize| parents.map_or(q, |p| p[q]);
-    match edge {
-        Edge::Uniform { parent_size, size } => (0..*parent_size).for_each(|q| f(source(q), *size)),
-        Edge::Split(points) => {
-            for (q, w) in points.windows(2).enumerate() {
-                f(source(q), (w[1] - w[0]) as usize);
-            }
-        }
-    }
+    edge.for_each_parent(|q, count| f(parents.map_or(q, |p| p[q]), count));
 }
 
 impl Column {

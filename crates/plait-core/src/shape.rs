@@ -181,13 +181,23 @@ impl Edge {
         }
     }
 
+    /// Calls `f(parent, child_count)` for every parent, in order: the one
+    /// loop behind broadcasting and parent mappings.
+    pub fn for_each_parent(&self, mut f: impl FnMut(usize, usize)) {
+        match self {
+            Edge::Uniform { parent_size, size } => (0..*parent_size).for_each(|p| f(p, *size)),
+            Edge::Split(points) => {
+                for (p, w) in points.windows(2).enumerate() {
+                    f(p, (w[1] - w[0]) as usize);
+                }
+            }
+        }
+    }
+
     /// For every child, the index of its parent (the "mapping" of the edge).
     pub fn parent_ids(&self) -> Vec<usize> {
         let mut out = Vec::with_capacity(self.child_size());
-        for p in 0..self.parent_size() {
-            let n = self.size_of(p);
-            out.extend(std::iter::repeat_n(p, n));
-        }
+        self.for_each_parent(|p, n| out.extend(std::iter::repeat_n(p, n)));
         out
     }
 }
@@ -301,19 +311,7 @@ impl JaggedShape {
         let mut map: Vec<usize> = (0..self.size()).collect();
         for edge in &target.edges[self.rank()..] {
             let mut next = Vec::with_capacity(edge.child_size());
-            match edge {
-                Edge::Uniform { size, .. } => {
-                    for &m in &map {
-                        next.extend(std::iter::repeat_n(m, *size));
-                    }
-                }
-                Edge::Split(points) => {
-                    for (p, &m) in map.iter().enumerate() {
-                        let n = (points[p + 1] - points[p]) as usize;
-                        next.extend(std::iter::repeat_n(m, n));
-                    }
-                }
-            }
+            edge.for_each_parent(|p, n| next.extend(std::iter::repeat_n(map[p], n)));
             map = next;
         }
         Some(map)

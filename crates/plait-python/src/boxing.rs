@@ -54,8 +54,9 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
             None => Ok(ds),
         };
     }
+    let flat_list = x.cast_exact::<PyList>().ok();
     if schema.is_none() {
-        if let Ok(list) = x.cast_exact::<PyList>() {
+        if let Some(list) = &flat_list {
             // A flat list of numbers needs no leaf objects at all.
             let n = list.len();
             let list_ptr = list.as_ptr();
@@ -68,7 +69,9 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
         }
     }
     let (shape, leaves) = flatten_nested(op, x)?;
-    if schema.is_none() {
+    // A flat list's leaves are its items, which the attempt above already read.
+    let already_tried = flat_list.is_some() && shape.rank() == 1;
+    if schema.is_none() && !already_tried {
         // Safety: `leaves` holds a reference to every leaf during the call.
         let fast = unsafe { box_numbers(x.py(), leaves.len(), |i| leaves[i].as_ptr()) }?;
         if let Some((data, schema)) = fast {

@@ -109,19 +109,23 @@ fn align(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
 #[pyo3(signature = (x, from_dim=None, to_dim=None))]
 fn flatten(py: Python<'_>, x: &Bound<'_, PyAny>, from_dim: Option<&Bound<'_, PyAny>>, to_dim: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
     let op = "kd.flatten";
-    let shape_input = x.cast::<PyJaggedShape>().ok().map(|s| s.get().inner.clone());
-    let rank = match &shape_input {
-        Some(shape) => shape.rank(),
-        None => box_slice(op, x, None)?.rank(),
+    // A JaggedShape flattens to a JaggedShape; anything else is boxed once.
+    let slice = match x.cast::<PyJaggedShape>() {
+        Ok(_) => None,
+        Err(_) => Some(box_slice(op, x, None)?),
     };
+    let shape = match &slice {
+        Some(slice) => slice.shape().clone(),
+        None => x.cast::<PyJaggedShape>()?.get().inner.clone(),
+    };
+    let rank = shape.rank();
     let from = match from_dim { Some(d) if !d.is_none() => resolve_dim(int_arg(op, "from_dim", d)?, rank), _ => 0 };
     let to = match to_dim { Some(d) if !d.is_none() => resolve_dim(int_arg(op, "to_dim", d)?, rank), _ => rank };
-    if let Some(shape) = shape_input {
-        return Ok(Py::new(py, PyJaggedShape { inner: shape.flatten(from, to.max(from)) })?.into_any());
+    let flat = shape.flatten(from, to.max(from));
+    match slice {
+        Some(slice) => wrap(py, guard(|| slice.with_shape(op, flat))?),
+        None => Ok(Py::new(py, PyJaggedShape { inner: flat })?.into_any()),
     }
-    let x = box_slice(op, x, None)?;
-    let shape = x.shape().flatten(from, to.max(from));
-    wrap(py, guard(|| x.with_shape(op, shape))?)
 }
 
 /// `kd.reshape(x, shape)`: same items, another shape of the same size.
@@ -152,18 +156,18 @@ fn shape_from_dims(op: &str, dims: &Bound<'_, PyTuple>) -> PyResult<JaggedShape>
     let mut edges = Vec::with_capacity(dims.len());
     let mut parent = 1usize;
     for (i, dim) in dims.iter().enumerate() {
-        let sizes: Vec<i64> = if let Ok(ds) = dim.cast::<crate::py_slice::PyDataSlice>() {
-            let ds = &ds.get().inner;
-            let sizes = guard(|| cast(op, ds, Schema::Int64))?;
-            (0..sizes.size())
-                .map(|k| match sizes.get(k) {
-                    Some(ScalarRef::Int64(v)) => Ok(v),
-                    _ => Err(value_error(op, format!("dimension {i} has a missing size"))),
-                })
-                .collect::<PyResult<_>>()?
-        } else if dim.is_instance_of::<PyList>() || dim.is_instance_of::<PyTuple>() {
-            dim.extract()
-                .map_err(|_| type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes")))?
+        let is_sizes = dim.is_instance_of::<crate::py_slice::PyDataSlice>()
+            || dim.is_instance_of::<PyList>()
+            || dim.is_instance_of::<PyTuple>();
+        let edge = if is_sizes {
+            let sizes = dim_sizes_arg(op, i, &dim)?;
+            if sizes.len() != parent {
+                return Err(value_error(
+                    op,
+                    format!("dimension {i} has {} size(s) but the previous dimension has {parent} item(s)", sizes.len()),
+                ));
+            }
+            guard(|| Edge::from_sizes(&sizes))?
         } else {
             // A uniform dimension: two numbers, however large.
             let size = int_arg(op, "dimensions", &dim)?;
@@ -174,22 +178,27 @@ fn shape_from_dims(op: &str, dims: &Bound<'_, PyTuple>) -> PyResult<JaggedShape>
             if total.is_none() {
                 return Err(value_error(op, format!("dimension {i} would hold more than 2**63 items")));
             }
-            let edge = Edge::uniform(parent, size as usize);
-            parent = edge.child_size();
-            edges.push(edge);
-            continue;
+            Edge::uniform(parent, size as usize)
         };
-        if sizes.len() != parent {
-            return Err(value_error(
-                op,
-                format!("dimension {i} has {} size(s) but the previous dimension has {parent} item(s)", sizes.len()),
-            ));
-        }
-        let edge = guard(|| Edge::from_sizes(&sizes))?;
         parent = edge.child_size();
         edges.push(edge);
     }
     guard(|| JaggedShape::from_edges(edges))
+}
+
+/// The sizes of dimension `i` given as a list of ints or a DataSlice of sizes.
+fn dim_sizes_arg(op: &str, i: usize, dim: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    if let Ok(ds) = dim.cast::<crate::py_slice::PyDataSlice>() {
+        let sizes = guard(|| cast(op, &ds.get().inner, Schema::Int64))?;
+        return (0..sizes.size())
+            .map(|k| match sizes.get(k) {
+                Some(ScalarRef::Int64(v)) => Ok(v),
+                _ => Err(value_error(op, format!("dimension {i} has a missing size"))),
+            })
+            .collect();
+    }
+    dim.extract()
+        .map_err(|_| type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes")))
 }
 
 /// `kd.shapes.new(*dimensions)`.
