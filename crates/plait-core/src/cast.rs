@@ -97,8 +97,9 @@ fn unsupported_data(op: &str, source: Schema, target: Schema) -> Error {
     Error::value(op, format!("casting data of type {source} to {target} is not supported"))
 }
 
-/// Casts one column (all of one type) to the column type of `target`.
-fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> {
+/// Casts one column (all of one type) to the column type of `target` with the
+/// explicit rules; operators use it for the lattice conversions of promotion.
+pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> {
     let source = column.values.dtype();
     if source == target {
         return Ok(column.clone());

@@ -305,9 +305,26 @@ impl VarBinaryBuilder {
         VarBinaryBuilder { offsets, data: Vec::new() }
     }
 
+    /// An empty builder with room for `n` values of `bytes` bytes in total.
+    pub fn with_capacities(n: usize, bytes: usize) -> VarBinaryBuilder {
+        let mut builder = VarBinaryBuilder::with_capacity(n);
+        builder.data.reserve(bytes);
+        builder
+    }
+
     /// Appends one value.
     pub fn push(&mut self, value: &[u8]) {
-        self.data.extend_from_slice(value);
+        self.append(value);
+        self.end_value();
+    }
+
+    /// Appends bytes to the value being built (ended by [`Self::end_value`]).
+    pub fn append(&mut self, bytes: &[u8]) {
+        self.data.extend_from_slice(bytes);
+    }
+
+    /// Ends the value being built.
+    pub fn end_value(&mut self) {
         self.offsets.push(self.data.len() as i64);
     }
 
@@ -471,6 +488,35 @@ impl SliceData {
     /// The types of the present items.
     pub fn dtypes(&self) -> impl Iterator<Item = Schema> + '_ {
         self.columns.iter().map(|c| c.values.dtype())
+    }
+
+    /// Which items are present, as a bitmap.
+    pub fn present_bits(&self) -> BooleanBuffer {
+        match self.columns.as_slice() {
+            [] => BooleanBuffer::new_unset(self.len),
+            [c] => c.presence.as_ref().map_or_else(|| BooleanBuffer::new_set(self.len), |p| p.inner().clone()),
+            many => many
+                .iter()
+                .map(|c| c.presence.as_ref().expect("columns of mixed data have disjoint presence").inner().clone())
+                .reduce(|a, b| &a | &b)
+                .expect("at least one column"),
+        }
+    }
+
+    /// The items where `keep` is set; the others become missing.
+    pub fn masked(&self, keep: &BooleanBuffer) -> SliceData {
+        let columns = self
+            .columns
+            .iter()
+            .map(|c| {
+                let presence = match &c.presence {
+                    None => keep.clone(),
+                    Some(p) => p.inner() & keep,
+                };
+                Column::new(c.values.clone(), Some(NullBuffer::new(presence)))
+            })
+            .collect();
+        SliceData::from_columns(self.len, columns)
     }
 
     /// Repeats items along `edge` (see [`Column::repeat_by_edge`]).

@@ -5,6 +5,7 @@ mod boxing;
 mod errors;
 mod fast_numbers;
 mod functions;
+mod py_operator;
 mod py_shape;
 mod py_slice;
 mod unboxing;
@@ -19,5 +20,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::ListView>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
     m.add_class::<py_shape::PyEdge>()?;
+    py_operator::register(m)?;
     functions::register(m)
 }

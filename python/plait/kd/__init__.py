@@ -24,6 +24,11 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
+from plait.kd import comparison, masking, math, slices
+from plait.kd._operators import export_aliases
+
+# Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
+export_aliases(globals())
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)
@@ -68,11 +73,6 @@ get_shape = shapes.get_shape
 def get_ndim(x):
     """The number of dimensions of `x` (an INT64 DataItem)."""
     return x.get_ndim()
-
-
-def size(x):
-    """The number of items in `x`, present or missing (an INT64 DataItem)."""
-    return x.get_size()
 
 
 def is_item(obj):

@@ -1,0 +1,155 @@
+//! `kd.comparison`: elementwise comparisons giving MASK slices, present where
+//! both items are present and the relation holds.
+
+use std::cmp::Ordering;
+
+use arrow_buffer::BooleanBuffer;
+use plait_core::broadcast::align;
+use plait_core::{DataSlice, Result, ScalarRef, Schema, Values};
+
+use crate::elementwise::{Prepared, prepare, prepare_as};
+use crate::masking::{mask_from_bits, mask_where};
+use crate::promote::{TypeClass, promote};
+
+/// The relation an operator tests, on the ordering of two present items
+/// (`None` when they are unordered, like NaN or items of unrelated types).
+type Relation = fn(Option<Ordering>) -> bool;
+
+/// Compares the prepared arguments item by item.
+fn compare_prepared(p: &Prepared, relation: Relation) -> Result<DataSlice> {
+    let n = p.len();
+    if p.all_missing() {
+        return mask_where(&p.shape, n, |_| false);
+    }
+    let [a, b] = [&p.operands[0], &p.operands[1]];
+    let bits = match (a.values(), b.values()) {
+        (Values::Int32(_) | Values::Int64(_) | Values::Float32(_) | Values::Float64(_), _) => {
+            crate::with_num_type!(p.dtype(), T => {
+                let (x, y) = (a.side::<T>(), b.side::<T>());
+                BooleanBuffer::collect_bool(n, |i| relation(x.get(i).partial_cmp(&y.get(i))))
+            })
+        }
+        (Values::String(x) | Values::Bytes(x), Values::String(y) | Values::Bytes(y)) => {
+            BooleanBuffer::collect_bool(n, |i| relation(Some(x.value(a.index(i)).cmp(y.value(b.index(i))))))
+        }
+        (Values::Boolean(x), Values::Boolean(y)) => {
+            BooleanBuffer::collect_bool(n, |i| relation(Some(x.value(a.index(i)).cmp(&y.value(b.index(i))))))
+        }
+        (Values::Mask(_), Values::Mask(_)) => BooleanBuffer::collect_bool(n, |_| relation(Some(Ordering::Equal))),
+        _ => {
+            let (x, y) = (a.values(), b.values());
+            BooleanBuffer::collect_bool(n, |i| relation(order(x.get(a.index(i)), y.get(b.index(i)))))
+        }
+    };
+    let bits = match p.presence() {
+        None => bits,
+        Some(presence) => &bits & presence.inner(),
+    };
+    mask_from_bits(&p.shape, bits)
+}
+
+/// The ordering of two items of any types: numbers compare by value, other
+/// items only with items of their own type.
+pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
+    use ScalarRef as S;
+    let number = |v: ScalarRef<'_>| match v {
+        S::Int32(v) => Some(v as f64),
+        S::Int64(v) => Some(v as f64),
+        S::Float32(v) => Some(v as f64),
+        S::Float64(v) => Some(v),
+        _ => None,
+    };
+    match (a, b) {
+        (S::Int32(x), S::Int32(y)) => Some(x.cmp(&y)),
+        (S::Int64(x), S::Int64(y)) => Some(x.cmp(&y)),
+        (S::Int32(x), S::Int64(y)) => Some((x as i64).cmp(&y)),
+        (S::Int64(x), S::Int32(y)) => Some(x.cmp(&(y as i64))),
+        (S::String(x), S::String(y)) => Some(x.cmp(y)),
+        (S::Bytes(x), S::Bytes(y)) => Some(x.cmp(y)),
+        (S::Boolean(x), S::Boolean(y)) => Some(x.cmp(&y)),
+        (S::Mask, S::Mask) => Some(Ordering::Equal),
+        (S::Schema(x), S::Schema(y)) => (x == y).then_some(Ordering::Equal),
+        _ => match (number(a), number(b)) {
+            (Some(x), Some(y)) => x.partial_cmp(&y),
+            _ => None,
+        },
+    }
+}
+
+/// Ordering comparisons: both arguments must be of one orderable type.
+fn ordered(op: &str, x: &DataSlice, y: &DataSlice, relation: Relation) -> Result<DataSlice> {
+    compare_prepared(&prepare(op, &[("x", x), ("y", y)], TypeClass::Orderable)?, relation)
+}
+
+/// Equality tests accept items of any types; items of unrelated types differ.
+fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: Relation) -> Result<DataSlice> {
+    let args = [("x", x), ("y", y)];
+    match promote(op, &args, TypeClass::Primitive) {
+        Ok(promotion) => compare_prepared(&prepare_as(op, &args, promotion)?, relation),
+        Err(_) => {
+            // Mixed or unrelated types: compare item by item.
+            let aligned = align(op, &[x, y])?;
+            let (a, b) = (&aligned[0], &aligned[1]);
+            mask_where(a.shape(), a.size(), |i| match (a.get(i), b.get(i)) {
+                (Some(u), Some(v)) => relation(order(u, v)),
+                _ => false,
+            })
+        }
+    }
+}
+
+/// Present where `x == y`.
+pub fn equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    equality("kd.comparison.equal", x, y, |o| o == Some(Ordering::Equal))
+}
+
+/// Present where both are present and `x != y`.
+pub fn not_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    equality("kd.comparison.not_equal", x, y, |o| o != Some(Ordering::Equal))
+}
+
+/// Present where `x < y`.
+pub fn less(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    ordered("kd.comparison.less", x, y, |o| o == Some(Ordering::Less))
+}
+
+/// Present where `x <= y`.
+pub fn less_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    ordered("kd.comparison.less_equal", x, y, |o| matches!(o, Some(Ordering::Less | Ordering::Equal)))
+}
+
+/// Present where `x > y`.
+pub fn greater(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    ordered("kd.comparison.greater", x, y, |o| o == Some(Ordering::Greater))
+}
+
+/// Present where `x >= y`.
+pub fn greater_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    ordered("kd.comparison.greater_equal", x, y, |o| matches!(o, Some(Ordering::Greater | Ordering::Equal)))
+}
+
+/// A MASK item: present when `x` and `y` have the same items, missing ones
+/// included, after broadcasting.
+pub fn full_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.comparison.full_equal";
+    let aligned = align(op, &[x, y])?;
+    let (a, b) = (&aligned[0], &aligned[1]);
+    let same = (0..a.size()).all(|i| match (a.get(i), b.get(i)) {
+        (None, None) => true,
+        (Some(u), Some(v)) => order(u, v) == Some(Ordering::Equal),
+        _ => false,
+    });
+    DataSlice::item(same.then_some(ScalarRef::Mask), Schema::Mask)
+}
+
+pub(crate) fn register(r: &mut crate::registry::Registry) {
+    r.add("kd.comparison.equal", &["kd.equal"], "x, y", "Returns present where x == y.", |a| equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.not_equal", &["kd.not_equal"], "x, y", "Returns present where x != y.", |a| not_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.less", &["kd.less"], "x, y", "Returns present where x < y.", |a| less(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.less_equal", &["kd.less_equal"], "x, y", "Returns present where x <= y.", |a| less_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.greater", &["kd.greater"], "x, y", "Returns present where x > y.", |a| greater(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.greater_equal", &["kd.greater_equal"], "x, y", "Returns present where x >= y.", |a| greater_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.full_equal", &["kd.full_equal"], "x, y", "Returns present if x and y have the same items, missing ones included.", |a| {
+        full_equal(a.slice("x")?, a.slice("y")?)
+    });
+}

@@ -1,0 +1,321 @@
+//! Aggregations over the last `ndim` dimensions: `kd.math.agg_sum`,
+//! `agg_mean`, `agg_max`, `agg_min`, `agg_median`, `agg_std`, `agg_var`,
+//! `argmax`, `argmin`, `agg_inverse_cdf`, and their all-dimension forms
+//! (`sum`, `mean`, `max`, `min`, `median`, `inverse_cdf`).
+//!
+//! Missing items are skipped. A group without present items sums to 0 and has
+//! no other aggregate.
+
+use std::ops::Range;
+
+use arrow_buffer::NullBuffer;
+use plait_core::{DataSlice, Error, Result, Schema, SliceData};
+
+use crate::elementwise::{Prepared, float_type, prepare};
+use crate::groups::{Groups, groups};
+use crate::kernel::{is_present, map_groups, presence_from_flags};
+use crate::num::Num;
+use crate::promote::TypeClass;
+
+/// The numeric argument of an aggregation and its groups.
+struct Input {
+    p: Prepared,
+    groups: Groups,
+}
+
+impl Input {
+    fn new(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<Input> {
+        let p = prepare(op, &[("x", x)], TypeClass::Numeric)?;
+        let groups = groups(op, x, ndim)?;
+        Ok(Input { p, groups })
+    }
+
+    fn presence(&self) -> Option<&NullBuffer> {
+        self.p.operands[0].presence()
+    }
+
+    /// The result when no item is present: missing, typed `out`.
+    fn missing(&self, out: Schema) -> DataSlice {
+        DataSlice::missing(self.groups.shape.clone(), self.p.promotion.schema(out))
+    }
+
+    /// One value (or none) per group, of the result type `R`.
+    fn finish<R: Num>(&self, out: Vec<Option<R>>) -> Result<DataSlice> {
+        let flags: Vec<bool> = out.iter().map(Option::is_some).collect();
+        let values: Vec<R> = out.into_iter().map(|v| v.unwrap_or(R::ZERO)).collect();
+        let column = plait_core::Column::new(R::into_values(values), presence_from_flags(&flags));
+        let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+        DataSlice::new(self.groups.shape.clone(), data, self.p.promotion.schema(R::SCHEMA))
+    }
+
+    /// `f(values, range)` for each group, where `values` are the items of `x`.
+    fn per_group<T: Num, R: Send>(&self, f: impl Fn(&[T], Range<usize>) -> R + Sync) -> Vec<R> {
+        let values = T::slice_of(self.p.operands[0].values()).expect("numeric operand");
+        map_groups(&self.groups.edge, |r| f(values, r))
+    }
+}
+
+/// Sum of the present values in `r`; floats accumulate in f64 (as Koda does),
+/// integers wrap.
+fn sum_range<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize>) -> T {
+    match presence {
+        None if T::SCHEMA == Schema::Float32 => {
+            // Four independent f64 lanes let the loop vectorise.
+            let chunk = &values[r];
+            let mut lanes = [0f64; 4];
+            let mut quads = chunk.chunks_exact(4);
+            for q in &mut quads {
+                for k in 0..4 {
+                    lanes[k] += q[k].to_f64();
+                }
+            }
+            let tail: f64 = quads.remainder().iter().map(|v| v.to_f64()).sum();
+            T::from_f64(lanes[0] + lanes[1] + lanes[2] + lanes[3] + tail)
+        }
+        None if T::IS_FLOAT => T::from_f64(values[r].iter().fold(0.0, |a, v| a + v.to_f64())),
+        None => values[r].iter().fold(T::ZERO, |a, &v| a.add(v)),
+        Some(p) => {
+            if T::IS_FLOAT {
+                let s = r.filter(|&i| p.is_valid(i)).fold(0.0, |a, i| a + values[i].to_f64());
+                T::from_f64(s)
+            } else {
+                r.fold(T::ZERO, |a, i| a.add(if p.is_valid(i) { values[i] } else { T::ZERO }))
+            }
+        }
+    }
+}
+
+/// The present values of `r`, in order.
+fn present_values<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize>) -> Vec<T> {
+    match presence {
+        None => values[r].to_vec(),
+        Some(p) => r.filter(|&i| p.is_valid(i)).map(|i| values[i]).collect(),
+    }
+}
+
+/// Sums per group; empty groups give 0.
+pub fn agg_sum(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let input = Input::new("kd.math.agg_sum", x, ndim)?;
+    let dtype = match input.p.dtype() {
+        // With nothing to add, the sum is the integer 0 (Koda's choice too).
+        Schema::None => Schema::Int32,
+        t => t,
+    };
+    if input.p.all_missing() {
+        return crate::with_num_type!(dtype, T => input.finish::<T>(vec![Some(T::ZERO); input.groups.len()]));
+    }
+    let presence = input.presence();
+    crate::with_num_type!(dtype, T => {
+        input.finish(input.per_group::<T, _>(|v, r| Some(sum_range(v, presence, r))))
+    })
+}
+
+/// `select(a, b)` of present values per group (max, min).
+fn agg_select<T: Num>(input: &Input, pick: impl Fn(T, T) -> T + Sync) -> Vec<Option<T>> {
+    let presence = input.presence();
+    input.per_group::<T, _>(|v, r| match presence {
+        None => v[r].iter().copied().reduce(&pick),
+        Some(p) => r.filter(|&i| p.is_valid(i)).map(|i| v[i]).reduce(&pick),
+    })
+}
+
+/// Maxima per group (NaN if the group has a NaN).
+pub fn agg_max(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let input = Input::new("kd.math.agg_max", x, ndim)?;
+    if input.p.all_missing() {
+        return Ok(input.missing(input.p.dtype()));
+    }
+    crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select::<T>(&input, T::max_nan)))
+}
+
+/// Minima per group (NaN if the group has a NaN).
+pub fn agg_min(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let input = Input::new("kd.math.agg_min", x, ndim)?;
+    if input.p.all_missing() {
+        return Ok(input.missing(input.p.dtype()));
+    }
+    crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select::<T>(&input, T::min_nan)))
+}
+
+/// Means per group, in floats (FLOAT32 unless `x` is FLOAT64).
+pub fn agg_mean(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let input = Input::new("kd.math.agg_mean", x, ndim)?;
+    let out = float_type(input.p.dtype());
+    if input.p.all_missing() {
+        return Ok(input.missing(out));
+    }
+    let presence = input.presence();
+    crate::with_num_type!(input.p.dtype(), T => {
+        let sums = input.per_group::<T, _>(|v, r| {
+            let values = present_values(v, presence, r);
+            let sum: f64 = values.iter().map(|v| v.to_f64()).sum();
+            (!values.is_empty()).then(|| sum / values.len() as f64)
+        });
+        crate::with_float_type!(out, F => input.finish::<F>(sums.into_iter().map(|m| m.map(F::from_f64)).collect()))
+    })
+}
+
+/// Medians per group: the lower middle value for an even count.
+pub fn agg_median(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let input = Input::new("kd.math.agg_median", x, ndim)?;
+    if input.p.all_missing() {
+        return Ok(input.missing(input.p.dtype()));
+    }
+    let presence = input.presence();
+    crate::with_num_type!(input.p.dtype(), T => {
+        input.finish(input.per_group::<T, _>(|v, r| {
+            let mut values = present_values(v, presence, r);
+            if values.is_empty() {
+                return None;
+            }
+            if values.iter().any(|v| v.is_nan()) {
+                return values.into_iter().find(|v| v.is_nan());
+            }
+            let k = (values.len() - 1) / 2;
+            let (_, median, _) = values.select_nth_unstable_by(k, |a, b| a.partial_cmp(b).expect("no NaN"));
+            Some(*median)
+        }))
+    })
+}
+
+fn variance(op: &str, x: &DataSlice, unbiased: bool, ndim: Option<i64>, sqrt: bool) -> Result<DataSlice> {
+    let input = Input::new(op, x, ndim)?;
+    let out = float_type(input.p.dtype());
+    if input.p.all_missing() {
+        return Ok(input.missing(out));
+    }
+    let presence = input.presence();
+    crate::with_num_type!(input.p.dtype(), T => {
+        let vars = input.per_group::<T, _>(|v, r| {
+            let values: Vec<f64> = present_values(v, presence, r).iter().map(|v| v.to_f64()).collect();
+            let n = values.len();
+            let dof = if unbiased { n.checked_sub(1)? } else { n };
+            if n == 0 || dof == 0 {
+                return None;
+            }
+            let mean = values.iter().sum::<f64>() / n as f64;
+            let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / dof as f64;
+            Some(if sqrt { var.sqrt() } else { var })
+        });
+        crate::with_float_type!(out, F => input.finish::<F>(vars.into_iter().map(|m| m.map(F::from_f64)).collect()))
+    })
+}
+
+/// Variances per group (`unbiased` divides by n - 1).
+pub fn agg_var(x: &DataSlice, unbiased: bool, ndim: Option<i64>) -> Result<DataSlice> {
+    variance("kd.math.agg_var", x, unbiased, ndim, false)
+}
+
+/// Standard deviations per group (`unbiased` divides by n - 1).
+pub fn agg_std(x: &DataSlice, unbiased: bool, ndim: Option<i64>) -> Result<DataSlice> {
+    variance("kd.math.agg_std", x, unbiased, ndim, true)
+}
+
+/// Position within its group of the first largest (`better = >`) or smallest
+/// value; NaN counts as the extreme.
+fn arg_extreme(op: &str, x: &DataSlice, ndim: Option<i64>, max: bool) -> Result<DataSlice> {
+    let input = Input::new(op, x, ndim)?;
+    if input.p.all_missing() {
+        return Ok(DataSlice::missing(input.groups.shape.clone(), Schema::Int64));
+    }
+    let presence = input.presence();
+    let positions = crate::with_num_type!(input.p.dtype(), T => input.per_group::<T, _>(|v, r| {
+        let start = r.start;
+        let mut best: Option<(usize, T)> = None;
+        for i in r {
+            if !is_present(presence, i) {
+                continue;
+            }
+            let value = v[i];
+            let better = match best {
+                None => true,
+                Some((_, b)) if b.is_nan() => false,
+                Some((_, b)) => value.is_nan() || if max { value > b } else { value < b },
+            };
+            if better {
+                best = Some((i - start, value));
+            }
+        }
+        best.map(|(i, _)| i as i64)
+    }));
+    // Positions are INT64 whatever the input (OBJECT stays OBJECT).
+    input.finish::<i64>(positions)
+}
+
+/// Index of the largest value per group.
+pub fn argmax(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    arg_extreme("kd.math.argmax", x, ndim, true)
+}
+
+/// Index of the smallest value per group.
+pub fn argmin(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    arg_extreme("kd.math.argmin", x, ndim, false)
+}
+
+/// The value below which a fraction `cdf_arg` of each group's values lie.
+pub fn agg_inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let op = "kd.math.agg_inverse_cdf";
+    let q = match (cdf_arg.is_item(), cdf_arg.get(0)) {
+        (true, Some(plait_core::ScalarRef::Float32(v))) => v as f64,
+        (true, Some(plait_core::ScalarRef::Float64(v))) => v,
+        (true, Some(plait_core::ScalarRef::Int32(v))) => v as f64,
+        (true, Some(plait_core::ScalarRef::Int64(v))) => v as f64,
+        _ => {
+            return Err(Error::value(
+                op,
+                format!("expected `cdf_arg` argument to contain a scalar float value, got {}", crate::describe(cdf_arg)),
+            ));
+        }
+    };
+    if !(0.0..=1.0).contains(&q) {
+        return Err(Error::value(
+            op,
+            format!("unable to compute math.inverse_cdf: invalid cdf_arg, cdf_arg must be in [0, 1], got {q:.6}"),
+        ));
+    }
+    let input = Input::new(op, x, ndim)?;
+    if input.p.all_missing() {
+        return Ok(input.missing(input.p.dtype()));
+    }
+    let presence = input.presence();
+    crate::with_num_type!(input.p.dtype(), T => input.finish(input.per_group::<T, _>(|v, r| {
+        let mut values = present_values(v, presence, r);
+        if values.is_empty() {
+            return None;
+        }
+        let n = values.len();
+        let k = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (_, at, _) = values.select_nth_unstable_by(k, |a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        Some(*at)
+    })))
+}
+
+/// [`agg_inverse_cdf`] over all dimensions.
+pub fn inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice) -> Result<DataSlice> {
+    agg_inverse_cdf(x, cdf_arg, Some(x.rank() as i64))
+}
+
+/// Sum over all dimensions.
+pub fn sum(x: &DataSlice) -> Result<DataSlice> {
+    agg_sum(x, Some(x.rank() as i64))
+}
+
+/// Mean over all dimensions.
+pub fn mean(x: &DataSlice) -> Result<DataSlice> {
+    agg_mean(x, Some(x.rank() as i64))
+}
+
+/// Maximum over all dimensions.
+pub fn max(x: &DataSlice) -> Result<DataSlice> {
+    agg_max(x, Some(x.rank() as i64))
+}
+
+/// Minimum over all dimensions.
+pub fn min(x: &DataSlice) -> Result<DataSlice> {
+    agg_min(x, Some(x.rank() as i64))
+}
+
+/// Median over all dimensions.
+pub fn median(x: &DataSlice) -> Result<DataSlice> {
+    agg_median(x, Some(x.rank() as i64))
+}

@@ -1,0 +1,187 @@
+//! Elementwise arithmetic of two arguments: `kd.math.add`, `subtract`,
+//! `multiply`, `divide`, `floordiv`, `mod`, `pow`, `maximum`, `minimum`.
+
+use plait_core::{DataSlice, Error, Result, Schema, Values};
+use plait_core::column::VarBinaryBuilder;
+
+use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, prepare, prepare_as};
+use crate::kernel::{Side, is_present};
+use crate::num::{Float, Num};
+use crate::promote::{Promotion, TypeClass, promote};
+
+struct Add;
+impl NumBinary for Add {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        a.add(b)
+    }
+}
+
+struct Subtract;
+impl NumBinary for Subtract {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        a.sub(b)
+    }
+}
+
+struct Multiply;
+impl NumBinary for Multiply {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        a.mul(b)
+    }
+}
+
+struct Divide;
+impl FloatBinary for Divide {
+    #[inline(always)]
+    fn apply<T: Float>(a: T, b: T) -> T {
+        a.div(b)
+    }
+}
+
+struct FloorDiv;
+impl NumBinary for FloorDiv {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        if b == T::ZERO { T::ZERO } else { a.floor_div(b) }
+    }
+}
+
+struct FloorMod;
+impl NumBinary for FloorMod {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        if b == T::ZERO { T::ZERO } else { a.floor_mod(b) }
+    }
+}
+
+struct Pow;
+impl FloatBinary for Pow {
+    #[inline(always)]
+    fn apply<T: Float>(a: T, b: T) -> T {
+        a.powf(b)
+    }
+}
+
+struct Maximum;
+impl NumBinary for Maximum {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        a.max_nan(b)
+    }
+}
+
+struct Minimum;
+impl NumBinary for Minimum {
+    #[inline(always)]
+    fn apply<T: Num>(a: T, b: T) -> T {
+        a.min_nan(b)
+    }
+}
+
+fn numeric<K: NumBinary>(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    numeric_binary::<K>(&prepare(op, &[("x", x), ("y", y)], TypeClass::Numeric)?)
+}
+
+/// Prepares `x` and `y` computing in floats (FLOAT32 unless FLOAT64 is involved).
+fn prepare_float(op: &str, x: &DataSlice, y: &DataSlice) -> Result<Prepared> {
+    let args = [("x", x), ("y", y)];
+    let promotion = promote(op, &args, TypeClass::Numeric)?;
+    prepare_as(op, &args, Promotion { dtype: float_type(promotion.dtype), ..promotion })
+}
+
+/// `x + y`: sums of numbers, or concatenations of STRING or BYTES.
+pub fn add(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.math.add";
+    let p = prepare(op, &[("x", x), ("y", y)], TypeClass::NumericOrText)?;
+    match p.dtype() {
+        Schema::String | Schema::Bytes => concat_text(&p),
+        _ => numeric_binary::<Add>(&p),
+    }
+}
+
+/// `x - y`.
+pub fn subtract(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    numeric::<Subtract>("kd.math.subtract", x, y)
+}
+
+/// `x * y`.
+pub fn multiply(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    numeric::<Multiply>("kd.math.multiply", x, y)
+}
+
+/// `x / y`, always in floats; division by zero gives inf or nan.
+pub fn divide(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    float_binary::<Divide>(&prepare_float("kd.math.divide", x, y)?)
+}
+
+/// `x ** y`, always in floats.
+pub fn pow(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    float_binary::<Pow>(&prepare_float("kd.math.pow", x, y)?)
+}
+
+/// `x // y`, rounding toward negative infinity; a zero divisor is an error.
+pub fn floordiv(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.math.floordiv";
+    let p = prepare(op, &[("x", x), ("y", y)], TypeClass::Numeric)?;
+    check_no_zero_divisor(op, &p)?;
+    numeric_binary::<FloorDiv>(&p)
+}
+
+/// `x % y`, with the sign of `y`; a zero divisor is an error.
+pub fn modulo(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.math.mod";
+    let p = prepare(op, &[("x", x), ("y", y)], TypeClass::Numeric)?;
+    check_no_zero_divisor(op, &p)?;
+    numeric_binary::<FloorMod>(&p)
+}
+
+/// The larger of `x` and `y` per item (NaN if either is NaN).
+pub fn maximum(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    numeric::<Maximum>("kd.math.maximum", x, y)
+}
+
+/// The smaller of `x` and `y` per item (NaN if either is NaN).
+pub fn minimum(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
+    numeric::<Minimum>("kd.math.minimum", x, y)
+}
+
+fn check_no_zero_divisor(op: &str, p: &Prepared) -> Result<()> {
+    if p.all_missing() {
+        return Ok(());
+    }
+    let presence = p.presence();
+    let zero_at_present = crate::with_num_type!(p.dtype(), T => match p.operands[1].side::<T>() {
+        Side::One(v) => v == T::ZERO && presence.as_ref().is_none_or(|p| p.null_count() < p.len()),
+        Side::Many(values) => values
+            .iter()
+            .enumerate()
+            .any(|(i, &v)| v == T::ZERO && is_present(presence.as_ref(), i)),
+    });
+    if zero_at_present { Err(Error::value(op, "division by zero")) } else { Ok(()) }
+}
+
+/// Concatenates text items pairwise.
+fn concat_text(p: &Prepared) -> Result<DataSlice> {
+    if p.all_missing() {
+        return Ok(p.missing(p.dtype()));
+    }
+    let [a, b] = [&p.operands[0], &p.operands[1]];
+    let (Values::String(av) | Values::Bytes(av), Values::String(bv) | Values::Bytes(bv)) = (a.values(), b.values()) else {
+        unreachable!("promotion gave text")
+    };
+    let presence = p.presence();
+    let n = p.len();
+    let mut out = VarBinaryBuilder::with_capacities(n, av.data.len() + bv.data.len());
+    for i in 0..n {
+        if is_present(presence.as_ref(), i) {
+            out.append(av.value(a.index(i)));
+            out.append(bv.value(b.index(i)));
+        }
+        out.end_value();
+    }
+    let values = if p.dtype() == Schema::String { Values::String(out.finish()) } else { Values::Bytes(out.finish()) };
+    p.finish(values, presence)
+}

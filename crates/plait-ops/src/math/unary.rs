@@ -1,0 +1,167 @@
+//! Elementwise math of one argument: `kd.math.neg`, `pos`, `abs`, `sign`,
+//! `round`, `floor`, `ceil`, `log`, `log10`, `exp`, `sqrt`, `sigmoid`, `is_nan`.
+
+use plait_core::{DataSlice, Result, Schema};
+
+use crate::elementwise::{FloatUnary, NumUnary, Prepared, float_type, float_unary, numeric_unary, prepare, prepare_as};
+use crate::kernel::build_vec;
+use crate::num::{Float, Num};
+use crate::promote::{Promotion, TypeClass, promote};
+
+fn numeric(op: &str, x: &DataSlice) -> Result<Prepared> {
+    prepare(op, &[("x", x)], TypeClass::Numeric)
+}
+
+/// Prepares `x` in floats (FLOAT32 unless it is FLOAT64).
+fn float(op: &str, x: &DataSlice) -> Result<Prepared> {
+    let promotion = promote(op, &[("x", x)], TypeClass::Numeric)?;
+    prepare_as(op, &[("x", x)], Promotion { dtype: float_type(promotion.dtype), ..promotion })
+}
+
+struct Neg;
+impl NumUnary for Neg {
+    #[inline(always)]
+    fn apply<T: Num>(a: T) -> T {
+        a.neg()
+    }
+}
+
+struct Abs;
+impl NumUnary for Abs {
+    #[inline(always)]
+    fn apply<T: Num>(a: T) -> T {
+        // Integer minimum stays itself, as in two's complement (and Koda).
+        if a < T::ZERO { a.neg() } else { a }
+    }
+}
+
+struct Sign;
+impl NumUnary for Sign {
+    #[inline(always)]
+    fn apply<T: Num>(a: T) -> T {
+        if a > T::ZERO {
+            T::ONE
+        } else if a < T::ZERO {
+            T::ONE.neg()
+        } else {
+            // Zero, or NaN which stays NaN.
+            a
+        }
+    }
+}
+
+macro_rules! float_kernel {
+    ($name:ident, $a:ident => $body:expr) => {
+        struct $name;
+        impl FloatUnary for $name {
+            #[inline(always)]
+            fn apply<T: Float>($a: T) -> T {
+                $body
+            }
+        }
+    };
+}
+
+float_kernel!(Round, a => a.round());
+float_kernel!(Floor, a => a.floor());
+float_kernel!(Ceil, a => a.ceil());
+float_kernel!(Ln, a => a.ln());
+float_kernel!(Log10, a => a.log10());
+float_kernel!(Exp, a => a.exp());
+float_kernel!(Sqrt, a => a.sqrt());
+
+/// `-x`.
+pub fn neg(x: &DataSlice) -> Result<DataSlice> {
+    numeric_unary::<Neg>(&numeric("kd.math.neg", x)?)
+}
+
+/// `+x`: `x` itself, checked to be numeric.
+pub fn pos(x: &DataSlice) -> Result<DataSlice> {
+    numeric("kd.math.pos", x)?;
+    Ok(x.clone())
+}
+
+/// `|x|`.
+pub fn abs(x: &DataSlice) -> Result<DataSlice> {
+    numeric_unary::<Abs>(&numeric("kd.math.abs", x)?)
+}
+
+/// -1, 0 or 1 by the sign of `x`, in the type of `x`.
+pub fn sign(x: &DataSlice) -> Result<DataSlice> {
+    numeric_unary::<Sign>(&numeric("kd.math.sign", x)?)
+}
+
+/// Rounding functions leave integers as they are.
+fn rounding<K: FloatUnary>(op: &str, x: &DataSlice) -> Result<DataSlice> {
+    let p = numeric(op, x)?;
+    if p.dtype().is_float() { float_unary::<K>(&p) } else { Ok(x.clone()) }
+}
+
+/// Rounds half away from zero.
+pub fn round(x: &DataSlice) -> Result<DataSlice> {
+    rounding::<Round>("kd.math.round", x)
+}
+
+/// The largest integer value not above `x`.
+pub fn floor(x: &DataSlice) -> Result<DataSlice> {
+    rounding::<Floor>("kd.math.floor", x)
+}
+
+/// The smallest integer value not below `x`.
+pub fn ceil(x: &DataSlice) -> Result<DataSlice> {
+    rounding::<Ceil>("kd.math.ceil", x)
+}
+
+/// Natural logarithm (in floats).
+pub fn log(x: &DataSlice) -> Result<DataSlice> {
+    float_unary::<Ln>(&float("kd.math.log", x)?)
+}
+
+/// Base-10 logarithm (in floats).
+pub fn log10(x: &DataSlice) -> Result<DataSlice> {
+    float_unary::<Log10>(&float("kd.math.log10", x)?)
+}
+
+/// `e ** x` (in floats).
+pub fn exp(x: &DataSlice) -> Result<DataSlice> {
+    float_unary::<Exp>(&float("kd.math.exp", x)?)
+}
+
+/// Square root (in floats; NaN for negative numbers).
+pub fn sqrt(x: &DataSlice) -> Result<DataSlice> {
+    float_unary::<Sqrt>(&float("kd.math.sqrt", x)?)
+}
+
+/// `1 / (1 + exp(-slope * (x - half)))`.
+pub fn sigmoid(x: &DataSlice, half: &DataSlice, slope: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.math.sigmoid";
+    let args = [("x", x), ("half", half), ("slope", slope)];
+    let promotion = promote(op, &args, TypeClass::Numeric)?;
+    let p = prepare_as(op, &args, Promotion { dtype: float_type(promotion.dtype), ..promotion })?;
+    if p.all_missing() {
+        return Ok(p.missing(p.dtype()));
+    }
+    crate::with_float_type!(p.dtype(), T => {
+        let [x, half, slope] = [p.operands[0].side::<T>(), p.operands[1].side::<T>(), p.operands[2].side::<T>()];
+        let out = build_vec(p.len(), |start, out| {
+            for (k, o) in out.iter_mut().enumerate() {
+                let i = start + k;
+                let z = x.get(i).sub(half.get(i)).mul(slope.get(i));
+                o.write(T::ONE.div(T::ONE.add(z.neg().exp())));
+            }
+        });
+        p.finish(T::into_values(out), p.presence())
+    })
+}
+
+/// Present where `x` is NaN.
+pub fn is_nan(x: &DataSlice) -> Result<DataSlice> {
+    let p = numeric("kd.math.is_nan", x)?;
+    if p.all_missing() || !p.dtype().is_float() {
+        return Ok(DataSlice::missing(x.shape().clone(), Schema::Mask));
+    }
+    crate::with_float_type!(p.dtype(), T => {
+        let values = T::slice_of(p.operands[0].values()).expect("float operand");
+        crate::masking::mask_where(x.shape(), values.len(), |i| values[i].is_nan() && p.operands[0].is_present(i))
+    })
+}

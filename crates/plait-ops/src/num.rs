@@ -1,0 +1,265 @@
+//! The numeric value types (i32, i64, f32, f64) behind one trait, so every
+//! numeric kernel is written once and monomorphised per type.
+
+use arrow_buffer::ScalarBuffer;
+use plait_core::{Schema, Values};
+
+/// A numeric value type of a column.
+pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'static {
+    const SCHEMA: Schema;
+    const ZERO: Self;
+    const ONE: Self;
+    const IS_FLOAT: bool;
+
+    /// The column's values when they have this type.
+    fn slice_of(values: &Values) -> Option<&[Self]>;
+    /// Values of this type as a column payload.
+    fn into_values(values: Vec<Self>) -> Values;
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+    /// Addition as Koda does it: wrapping for integers.
+    fn add(self, other: Self) -> Self;
+    fn sub(self, other: Self) -> Self;
+    fn mul(self, other: Self) -> Self;
+    fn neg(self) -> Self;
+    fn is_nan(self) -> bool;
+    /// Division rounding toward negative infinity (Python's `//`); the divisor
+    /// is not zero.
+    fn floor_div(self, other: Self) -> Self;
+    /// The remainder with the sign of the divisor (Python's `%`); the divisor
+    /// is not zero.
+    fn floor_mod(self, other: Self) -> Self;
+    /// The larger value; NaN wins, so NaN propagates through max.
+    fn max_nan(self, other: Self) -> Self {
+        if self.is_nan() { self } else if other.is_nan() || other > self { other } else { self }
+    }
+    /// The smaller value; NaN wins.
+    fn min_nan(self, other: Self) -> Self {
+        if self.is_nan() { self } else if other.is_nan() || other < self { other } else { self }
+    }
+}
+
+macro_rules! int_num {
+    ($t:ty, $schema:ident, $variant:ident) => {
+        impl Num for $t {
+            const SCHEMA: Schema = Schema::$schema;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            const IS_FLOAT: bool = false;
+            fn slice_of(values: &Values) -> Option<&[Self]> {
+                match values {
+                    Values::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_values(values: Vec<Self>) -> Values {
+                Values::$variant(ScalarBuffer::from(values))
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn add(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            #[inline(always)]
+            fn sub(self, other: Self) -> Self {
+                self.wrapping_sub(other)
+            }
+            #[inline(always)]
+            fn mul(self, other: Self) -> Self {
+                self.wrapping_mul(other)
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                false
+            }
+            #[inline(always)]
+            fn floor_div(self, other: Self) -> Self {
+                let q = self.wrapping_div(other);
+                if self.wrapping_rem(other) != 0 && ((self < 0) != (other < 0)) { q - 1 } else { q }
+            }
+            #[inline(always)]
+            fn floor_mod(self, other: Self) -> Self {
+                let r = self.wrapping_rem(other);
+                if r != 0 && ((r < 0) != (other < 0)) { r + other } else { r }
+            }
+            #[inline(always)]
+            fn max_nan(self, other: Self) -> Self {
+                self.max(other)
+            }
+            #[inline(always)]
+            fn min_nan(self, other: Self) -> Self {
+                self.min(other)
+            }
+        }
+    };
+}
+
+macro_rules! float_num {
+    ($t:ty, $schema:ident, $variant:ident) => {
+        impl Num for $t {
+            const SCHEMA: Schema = Schema::$schema;
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const IS_FLOAT: bool = true;
+            fn slice_of(values: &Values) -> Option<&[Self]> {
+                match values {
+                    Values::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_values(values: Vec<Self>) -> Values {
+                Values::$variant(ScalarBuffer::from(values))
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn add(self, other: Self) -> Self {
+                self + other
+            }
+            #[inline(always)]
+            fn sub(self, other: Self) -> Self {
+                self - other
+            }
+            #[inline(always)]
+            fn mul(self, other: Self) -> Self {
+                self * other
+            }
+            #[inline(always)]
+            fn neg(self) -> Self {
+                -self
+            }
+            #[inline(always)]
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn floor_div(self, other: Self) -> Self {
+                (self / other).floor()
+            }
+            #[inline(always)]
+            fn floor_mod(self, other: Self) -> Self {
+                let r = self % other;
+                if r != 0.0 && ((r < 0.0) != (other < 0.0)) { r + other } else { r }
+            }
+        }
+    };
+}
+
+int_num!(i32, Int32, Int32);
+int_num!(i64, Int64, Int64);
+float_num!(f32, Float32, Float32);
+float_num!(f64, Float64, Float64);
+
+/// Runs `$body` with `$T` bound to the Rust type of numeric schema `$dtype`.
+/// The caller has checked that `$dtype` is numeric.
+#[macro_export]
+macro_rules! with_num_type {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            plait_core::Schema::Int32 => {
+                type $T = i32;
+                $body
+            }
+            plait_core::Schema::Int64 => {
+                type $T = i64;
+                $body
+            }
+            plait_core::Schema::Float32 => {
+                type $T = f32;
+                $body
+            }
+            plait_core::Schema::Float64 => {
+                type $T = f64;
+                $body
+            }
+            other => unreachable!("with_num_type on non-numeric {other}"),
+        }
+    };
+}
+
+/// Runs `$body` with `$T` bound to the Rust float type of float schema `$dtype`.
+#[macro_export]
+macro_rules! with_float_type {
+    ($dtype:expr, $T:ident => $body:expr) => {
+        match $dtype {
+            plait_core::Schema::Float32 => {
+                type $T = f32;
+                $body
+            }
+            plait_core::Schema::Float64 => {
+                type $T = f64;
+                $body
+            }
+            other => unreachable!("with_float_type on non-float {other}"),
+        }
+    };
+}
+
+/// The float value types (f32, f64).
+pub trait Float: Num {
+    fn div(self, other: Self) -> Self;
+    fn ln(self) -> Self;
+    fn log10(self) -> Self;
+    fn exp(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn powf(self, other: Self) -> Self;
+    /// Rounds half away from zero.
+    fn round(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+}
+
+macro_rules! float_ops {
+    ($t:ty) => {
+        impl Float for $t {
+            #[inline(always)]
+            fn div(self, other: Self) -> Self {
+                self / other
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            fn log10(self) -> Self {
+                <$t>::log10(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn powf(self, other: Self) -> Self {
+                <$t>::powf(self, other)
+            }
+            #[inline(always)]
+            fn round(self) -> Self {
+                <$t>::round(self)
+            }
+            #[inline(always)]
+            fn floor(self) -> Self {
+                <$t>::floor(self)
+            }
+            #[inline(always)]
+            fn ceil(self) -> Self {
+                <$t>::ceil(self)
+            }
+        }
+    };
+}
+
+float_ops!(f32);
+float_ops!(f64);

@@ -1,0 +1,346 @@
+//! The operator registry: every eager operator under its `kd.*` name, with
+//! Koda's signature and a one-line description. The Python `kd` namespaces are
+//! built from it, so a new operator needs one entry here and nothing else.
+//!
+//! Signatures are written as Python parameter lists, e.g.
+//! `"x, unbiased=True, ndim=unspecified"` or `"*args, ndim=1"`; `unspecified`
+//! marks an optional argument with no value.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use plait_core::{DataSlice, Error, JaggedShape, Result, ScalarRef, Schema};
+
+use crate::describe;
+
+/// An argument value.
+#[derive(Clone, Debug)]
+pub enum Value {
+    Slice(DataSlice),
+    Shape(JaggedShape),
+}
+
+/// How a parameter is passed, as in Python.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    PositionalOnly,
+    PositionalOrKeyword,
+    VarPositional,
+    KeywordOnly,
+    VarKeyword,
+}
+
+/// One parameter of an operator.
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: String,
+    pub kind: ParamKind,
+    /// `None`: required. `Some(None)`: optional without a value (`unspecified`).
+    pub default: Option<Option<DataSlice>>,
+}
+
+/// The bound arguments of one call.
+#[derive(Debug)]
+pub struct Args<'a> {
+    op: &'a Operator,
+    /// One entry per named parameter (not `*args`/`**kwargs`); `None` = unspecified.
+    values: Vec<Option<Value>>,
+    var_args: Vec<Value>,
+    var_kwargs: Vec<(String, Value)>,
+}
+
+/// What an operator computes from its arguments.
+pub type Kernel = fn(&Args<'_>) -> Result<DataSlice>;
+
+/// A registered operator.
+#[derive(Debug)]
+pub struct Operator {
+    /// The canonical name, e.g. `kd.math.agg_sum`; errors use it.
+    pub name: &'static str,
+    /// Other names, e.g. `kd.agg_sum`.
+    pub aliases: Vec<&'static str>,
+    pub params: Vec<Param>,
+    /// The signature as written (Python syntax).
+    pub signature: &'static str,
+    pub doc: &'static str,
+    pub kernel: Kernel,
+}
+
+/// All operators, by name.
+#[derive(Debug, Default)]
+pub struct Registry {
+    ops: Vec<Operator>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+impl Registry {
+    /// Registers an operator; panics on a malformed signature or a name
+    /// registered twice (both are programming errors caught by the tests).
+    pub fn add(&mut self, name: &'static str, aliases: &[&'static str], signature: &'static str, doc: &'static str, kernel: Kernel) {
+        let params = parse_signature(signature).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let index = self.ops.len();
+        for n in std::iter::once(&name).chain(aliases) {
+            assert!(self.by_name.insert(n, index).is_none(), "operator {n} registered twice");
+        }
+        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel });
+    }
+
+    /// The operator called `name` (canonical or alias).
+    pub fn get(&self, name: &str) -> Option<&Operator> {
+        self.by_name.get(name).map(|&i| &self.ops[i])
+    }
+
+    /// Every operator, in registration order.
+    pub fn operators(&self) -> &[Operator] {
+        &self.ops
+    }
+}
+
+/// The registry of every operator in this crate.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let mut r = Registry::default();
+        crate::math::register(&mut r);
+        crate::comparison::register(&mut r);
+        crate::masking::register(&mut r);
+        crate::slices::register(&mut r);
+        r
+    })
+}
+
+impl Operator {
+    /// Binds positional and keyword arguments to the parameters, as Python does.
+    pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Args<'_>> {
+        let op = self.name;
+        let mut values: Vec<Option<Value>> = vec![None; self.params.len()];
+        let mut given = vec![false; self.params.len()];
+        let mut var_args = Vec::new();
+        let mut positional = positional.into_iter();
+        for (i, p) in self.params.iter().enumerate() {
+            match p.kind {
+                ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword => {
+                    if let Some(v) = positional.next() {
+                        values[i] = Some(v);
+                        given[i] = true;
+                    }
+                }
+                ParamKind::VarPositional => var_args.extend(positional.by_ref()),
+                _ => {}
+            }
+        }
+        let extra = positional.count();
+        if extra > 0 {
+            let max = self.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
+            return Err(Error::type_error(op, format!("takes {max} positional arguments but {} were given", max + extra)));
+        }
+        let mut var_kwargs = Vec::new();
+        for (name, v) in keywords {
+            let slot = self.params.iter().position(|p| {
+                p.name == name && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
+            });
+            match slot {
+                Some(i) if given[i] => {
+                    return Err(Error::type_error(op, format!("got multiple values for argument '{name}'")));
+                }
+                Some(i) => {
+                    values[i] = Some(v);
+                    given[i] = true;
+                }
+                None if self.params.iter().any(|p| p.kind == ParamKind::VarKeyword) => var_kwargs.push((name, v)),
+                None => return Err(Error::type_error(op, format!("got an unexpected keyword argument '{name}'"))),
+            }
+        }
+        for (i, p) in self.params.iter().enumerate() {
+            if given[i] || matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
+                continue;
+            }
+            match &p.default {
+                None => return Err(Error::type_error(op, format!("missing required argument: '{}'", p.name))),
+                Some(default) => values[i] = default.clone().map(Value::Slice),
+            }
+        }
+        Ok(Args { op: self, values, var_args, var_kwargs })
+    }
+
+    /// Binds and runs.
+    pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<DataSlice> {
+        let args = self.bind(positional, keywords)?;
+        (self.kernel)(&args)
+    }
+}
+
+impl Args<'_> {
+    fn slot(&self, name: &str) -> &Option<Value> {
+        let i = self.op.params.iter().position(|p| p.name == name).unwrap_or_else(|| panic!("{}: no parameter {name}", self.op.name));
+        &self.values[i]
+    }
+
+    fn type_error(&self, name: &str, expected: &str, got: &Value) -> Error {
+        let got = match got {
+            Value::Slice(x) => describe(x),
+            Value::Shape(s) => format!("JaggedShape{s}"),
+        };
+        Error::type_error(self.op.name, format!("argument `{name}` must be {expected}, got {got}"))
+    }
+
+    /// A DataSlice argument that has a value.
+    pub fn slice(&self, name: &str) -> Result<&DataSlice> {
+        self.opt_slice(name)?
+            .ok_or_else(|| Error::type_error(self.op.name, format!("argument `{name}` must be given")))
+    }
+
+    /// A DataSlice argument, or `None` when unspecified.
+    pub fn opt_slice(&self, name: &str) -> Result<Option<&DataSlice>> {
+        match self.slot(name) {
+            None => Ok(None),
+            Some(Value::Slice(x)) => Ok(Some(x)),
+            Some(v) => Err(self.type_error(name, "a DataSlice", v)),
+        }
+    }
+
+    /// A JaggedShape argument.
+    pub fn shape(&self, name: &str) -> Result<&JaggedShape> {
+        match self.slot(name) {
+            Some(Value::Shape(s)) => Ok(s),
+            Some(v) => Err(self.type_error(name, "a JaggedShape", v)),
+            None => Err(Error::type_error(self.op.name, format!("argument `{name}` must be given"))),
+        }
+    }
+
+    /// An integer item argument, `None` when unspecified or missing.
+    pub fn opt_int(&self, name: &str) -> Result<Option<i64>> {
+        let Some(x) = self.opt_slice(name)? else { return Ok(None) };
+        if !x.is_item() {
+            return Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got a slice of rank {}", x.rank())));
+        }
+        match x.get(0) {
+            None => Ok(None),
+            Some(ScalarRef::Int32(v)) => Ok(Some(v as i64)),
+            Some(ScalarRef::Int64(v)) => Ok(Some(v)),
+            Some(v) => Err(Error::value(
+                self.op.name,
+                format!("argument `{name}` must be an item holding an integer, got an item of {}", v.dtype()),
+            )),
+        }
+    }
+
+    /// An integer item argument that has a value.
+    pub fn int(&self, name: &str) -> Result<i64> {
+        self.opt_int(name)?.ok_or_else(|| Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got a missing item")))
+    }
+
+    /// The `ndim` argument of an aggregation (`None` = unspecified).
+    pub fn ndim(&self) -> Result<Option<i64>> {
+        self.opt_int("ndim")
+    }
+
+    /// A BOOLEAN item argument.
+    pub fn bool(&self, name: &str) -> Result<bool> {
+        let x = self.slice(name)?;
+        match (x.is_item(), x.get(0)) {
+            (true, Some(ScalarRef::Boolean(b))) => Ok(b),
+            (true, v) => Err(Error::value(
+                self.op.name,
+                format!(
+                    "argument `{name}` must be an item holding BOOLEAN, got an item of {}",
+                    v.map_or(x.schema(), |v| v.dtype())
+                ),
+            )),
+            (false, _) => Err(Error::value(
+                self.op.name,
+                format!("argument `{name}` must be an item holding BOOLEAN, got a slice of rank {}", x.rank()),
+            )),
+        }
+    }
+
+    /// A SCHEMA item argument.
+    pub fn schema(&self, name: &str) -> Result<Schema> {
+        let x = self.slice(name)?;
+        match (x.is_item(), x.get(0)) {
+            (true, Some(ScalarRef::Schema(s))) => Ok(s),
+            _ => Err(Error::type_error(self.op.name, format!("argument `{name}` must be a schema item, got {}", describe(x)))),
+        }
+    }
+
+    /// The `*args` values.
+    pub fn var_args(&self) -> &[Value] {
+        &self.var_args
+    }
+
+    /// The `*args` values, which must all be DataSlices.
+    pub fn var_slices(&self) -> Result<Vec<&DataSlice>> {
+        self.var_args
+            .iter()
+            .map(|v| match v {
+                Value::Slice(x) => Ok(x),
+                other => Err(self.type_error("*args", "DataSlices", other)),
+            })
+            .collect()
+    }
+
+    /// The `**kwargs` values, by name.
+    pub fn var_kwargs(&self) -> &[(String, Value)] {
+        &self.var_kwargs
+    }
+}
+
+/// Parses a Python parameter list.
+pub fn parse_signature(text: &str) -> std::result::Result<Vec<Param>, String> {
+    let mut params = Vec::new();
+    let mut keyword_only = false;
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if part == "/" {
+            for p in params.iter_mut() {
+                let p: &mut Param = p;
+                p.kind = ParamKind::PositionalOnly;
+            }
+            continue;
+        }
+        if part == "*" {
+            keyword_only = true;
+            continue;
+        }
+        if let Some(name) = part.strip_prefix("**") {
+            params.push(Param { name: name.to_string(), kind: ParamKind::VarKeyword, default: None });
+            continue;
+        }
+        if let Some(name) = part.strip_prefix('*') {
+            params.push(Param { name: name.to_string(), kind: ParamKind::VarPositional, default: None });
+            keyword_only = true;
+            continue;
+        }
+        let (name, default) = match part.split_once('=') {
+            Some((n, d)) => (n.trim(), Some(parse_default(d.trim())?)),
+            None => (part, None),
+        };
+        let kind = if keyword_only { ParamKind::KeywordOnly } else { ParamKind::PositionalOrKeyword };
+        params.push(Param { name: name.to_string(), kind, default });
+    }
+    Ok(params)
+}
+
+fn parse_default(text: &str) -> std::result::Result<Option<DataSlice>, String> {
+    let item = |v: Option<ScalarRef<'_>>, s: Schema| DataSlice::item(v, s).map(Some).map_err(|e| e.to_string());
+    match text {
+        "unspecified" => Ok(None),
+        "None" => item(None, Schema::None),
+        "True" => item(Some(ScalarRef::Boolean(true)), Schema::Boolean),
+        "False" => item(Some(ScalarRef::Boolean(false)), Schema::Boolean),
+        _ => {
+            if let Some(s) = Schema::from_name(text) {
+                return item(Some(ScalarRef::Schema(s)), Schema::Schema);
+            }
+            if let Some(inner) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+                return item(Some(ScalarRef::String(inner)), Schema::String);
+            }
+            if let Ok(v) = text.parse::<i32>() {
+                return item(Some(ScalarRef::Int32(v)), Schema::Int32);
+            }
+            if let Ok(v) = text.parse::<f32>() {
+                return item(Some(ScalarRef::Float32(v)), Schema::Float32);
+            }
+            Err(format!("unknown default {text}"))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Counting and positions: `kd.slices.agg_count`, `agg_size`, `count`, `size`,
+//! `cum_count`, `index`, `collapse`, `is_empty`.
+
+use plait_core::broadcast::expand_to_shape;
+use plait_core::column::SliceBuilder;
+use plait_core::{Column, DataSlice, Error, Result, ScalarRef, Schema, SliceData, Values};
+
+use crate::comparison::order;
+use crate::groups::groups;
+use crate::kernel::map_groups;
+use crate::masking::mask_where;
+
+fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, presence: Option<arrow_buffer::NullBuffer>) -> Result<DataSlice> {
+    let column = Column::new(Values::Int64(values.into()), presence);
+    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    DataSlice::new(shape.clone(), data, Schema::Int64)
+}
+
+/// Number of present items per group of the last `ndim` dimensions.
+pub fn agg_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let g = groups("kd.slices.agg_count", x, ndim)?;
+    let bits = x.data().present_bits();
+    let counts = map_groups(&g.edge, |r| bits.slice(r.start, r.len()).count_set_bits() as i64);
+    int64_slice(&g.shape, counts, None)
+}
+
+/// Number of items (present or not) per group of the last `ndim` dimensions.
+pub fn agg_size(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let g = groups("kd.slices.agg_size", x, ndim)?;
+    int64_slice(&g.shape, g.edge.sizes(), None)
+}
+
+/// Number of present items over all dimensions.
+pub fn count(x: &DataSlice) -> Result<DataSlice> {
+    agg_count(x, Some(x.rank() as i64))
+}
+
+/// Number of items over all dimensions.
+pub fn size(x: &DataSlice) -> Result<DataSlice> {
+    agg_size(x, Some(x.rank() as i64))
+}
+
+/// For each present item, how many present items of its group precede it, plus one.
+pub fn cum_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let g = groups("kd.slices.cum_count", x, ndim)?;
+    let bits = x.data().present_bits();
+    let mut out = vec![0i64; x.size()];
+    for group in 0..g.len() {
+        let mut k = 0;
+        for i in g.edge.child_range(group) {
+            if bits.value(i) {
+                k += 1;
+                out[i] = k;
+            }
+        }
+    }
+    int64_slice(x.shape(), out, Some(arrow_buffer::NullBuffer::new(bits)))
+}
+
+/// For each present item, its index along dimension `dim` (negative counts from the end).
+pub fn index(x: &DataSlice, dim: i64) -> Result<DataSlice> {
+    let op = "kd.slices.index";
+    let rank = x.rank() as i64;
+    let d = if dim < 0 { dim + rank } else { dim };
+    if rank == 0 || d < 0 || d >= rank {
+        return Err(Error::value(op, format!("expected -get_ndim(x) <= dim < get_ndim(x), got dim={dim}, ndim={rank}")));
+    }
+    let d = d as usize;
+    // Indices within the groups of dimension `d`, then broadcast to the items.
+    let shape = x.shape().prefix(d + 1);
+    let edge = &shape.edges()[d];
+    let mut positions = Vec::with_capacity(edge.child_size());
+    edge.for_each_parent(|_, n| positions.extend(0..n as i64));
+    let at_dim = int64_slice(&shape, positions, None)?;
+    let expanded = expand_to_shape(op, &at_dim, x.shape(), 0)?;
+    // An index is present where the item of dimension `d` it belongs to has
+    // a present item below it.
+    let has = crate::masking::agg_has(x, Some((x.rank() - 1 - d) as i64))?;
+    let keep = expand_to_shape(op, &has, x.shape(), 0)?.data().present_bits();
+    DataSlice::new(x.shape().clone(), expanded.data().masked(&keep), Schema::Int64)
+}
+
+/// Per group of the last `ndim` dimensions: the common value if all present
+/// items are equal, otherwise missing.
+pub fn collapse(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let g = groups("kd.slices.collapse", x, ndim)?;
+    let mut out = SliceBuilder::new();
+    for group in 0..g.len() {
+        let mut value: Option<ScalarRef<'_>> = None;
+        let mut same = true;
+        for i in g.edge.child_range(group) {
+            if let Some(v) = x.get(i) {
+                match value {
+                    None => value = Some(v),
+                    Some(u) if u.dtype() == v.dtype() && order(u, v) == Some(std::cmp::Ordering::Equal) => {}
+                    Some(_) => same = false,
+                }
+            }
+        }
+        out.push(if same { value } else { None });
+    }
+    DataSlice::new(g.shape, out.finish(), x.schema())
+}
+
+/// Present when `x` has no present item.
+pub fn is_empty(x: &DataSlice) -> Result<DataSlice> {
+    let empty = x.present_count() == 0;
+    mask_where(&plait_core::JaggedShape::scalar(), 1, |_| empty)
+}

@@ -1,0 +1,260 @@
+//! Operators as Python callables: `kd.math.add` and friends are `Operator`
+//! objects built from the Rust registry, binding Python arguments to Koda's
+//! signature and boxing Python scalars into DataItems.
+//! Also the Python operators of DataSlice (`+`, `==`, `&`, ...).
+
+use plait_core::DataSlice;
+use plait_ops::registry::{self, ParamKind, Value};
+use pyo3::prelude::*;
+use pyo3::pyclass::CompareOp;
+use pyo3::types::{PyDict, PyList, PyTuple};
+
+use crate::boxing::box_item;
+use crate::errors::{guard, value_error};
+use crate::py_shape::PyJaggedShape;
+use crate::py_slice::{PyDataSlice, wrap};
+
+/// A Koda operator (e.g. `kd.math.add`), callable eagerly.
+#[pyclass(module = "plait.types", frozen, dict)]
+pub struct Operator {
+    op: &'static registry::Operator,
+}
+
+/// An argument of operator `op` as a value: DataSlices and shapes pass as
+/// they are, Python scalars become DataItems, lists are refused as in Koda.
+pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(ds) = x.cast::<PyDataSlice>() {
+        return Ok(Value::Slice(ds.get().inner.clone()));
+    }
+    if let Ok(shape) = x.cast::<PyJaggedShape>() {
+        return Ok(Value::Shape(shape.get().inner.clone()));
+    }
+    if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
+        return Err(value_error(
+            op,
+            "passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create a slice",
+        ));
+    }
+    Ok(Value::Slice(box_item(op, x, None)?))
+}
+
+/// A DataSlice operand of a Python operator (`x + 1`): boxed like [`value_arg`].
+fn operand(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
+    if let Ok(ds) = x.cast::<PyDataSlice>() {
+        return Ok(ds.get().inner.clone());
+    }
+    match value_arg(op, x)? {
+        Value::Slice(ds) => Ok(ds),
+        Value::Shape(_) => Err(crate::errors::type_error(op, "expected a DataSlice, got a JaggedShape")),
+    }
+}
+
+#[pymethods]
+impl Operator {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let name = self.op.name;
+        let positional = args.iter().map(|a| value_arg(name, &a)).collect::<PyResult<Vec<_>>>()?;
+        let mut keywords = Vec::new();
+        if let Some(kwargs) = kwargs {
+            for (k, v) in kwargs.iter() {
+                keywords.push((k.extract::<String>()?, value_arg(name, &v)?));
+            }
+        }
+        wrap(py, guard(|| self.op.call(positional, keywords))?)
+    }
+
+    /// The canonical name, e.g. `kd.math.add`.
+    #[getter]
+    fn name(&self) -> &'static str {
+        self.op.name
+    }
+
+    /// Other names of the operator (e.g. `kd.add`).
+    #[getter]
+    fn aliases(&self) -> Vec<&'static str> {
+        self.op.aliases.clone()
+    }
+
+    /// The one-line description.
+    #[getter]
+    fn doc(&self) -> &'static str {
+        self.op.doc
+    }
+
+    /// The parameters as `(name, kind, default)`; `kind` is the name of the
+    /// `inspect.Parameter` kind, `default` a DataItem, or None when required or
+    /// unspecified (with `has_default` telling which).
+    fn parameters(&self, py: Python<'_>) -> PyResult<Vec<(String, &'static str, bool, Option<Py<PyAny>>)>> {
+        self.op
+            .params
+            .iter()
+            .map(|p| {
+                let kind = match p.kind {
+                    ParamKind::PositionalOnly => "POSITIONAL_ONLY",
+                    ParamKind::PositionalOrKeyword => "POSITIONAL_OR_KEYWORD",
+                    ParamKind::VarPositional => "VAR_POSITIONAL",
+                    ParamKind::KeywordOnly => "KEYWORD_ONLY",
+                    ParamKind::VarKeyword => "VAR_KEYWORD",
+                };
+                let default = match &p.default {
+                    Some(Some(item)) => Some(wrap(py, item.clone())?),
+                    _ => None,
+                };
+                Ok((p.name.clone(), kind, p.default.is_some(), default))
+            })
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Operator {}({})>", self.op.name, self.op.signature)
+    }
+}
+
+/// Every registered operator.
+#[pyfunction]
+fn operators(py: Python<'_>) -> PyResult<Vec<Py<Operator>>> {
+    registry::registry().operators().iter().map(|op| Py::new(py, Operator { op })).collect()
+}
+
+/// The Python operators of DataSlice, computed by the `kd` operators.
+#[pymethods]
+impl PyDataSlice {
+    fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.math.add", other)?;
+        wrap(py, guard(|| plait_ops::math::add(&self.inner, &y))?)
+    }
+
+    fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.math.add", other)?;
+        wrap(py, guard(|| plait_ops::math::add(&x, &self.inner))?)
+    }
+
+    fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.math.subtract", other)?;
+        wrap(py, guard(|| plait_ops::math::subtract(&self.inner, &y))?)
+    }
+
+    fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.math.subtract", other)?;
+        wrap(py, guard(|| plait_ops::math::subtract(&x, &self.inner))?)
+    }
+
+    fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.math.multiply", other)?;
+        wrap(py, guard(|| plait_ops::math::multiply(&self.inner, &y))?)
+    }
+
+    fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.math.multiply", other)?;
+        wrap(py, guard(|| plait_ops::math::multiply(&x, &self.inner))?)
+    }
+
+    fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.math.divide", other)?;
+        wrap(py, guard(|| plait_ops::math::divide(&self.inner, &y))?)
+    }
+
+    fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.math.divide", other)?;
+        wrap(py, guard(|| plait_ops::math::divide(&x, &self.inner))?)
+    }
+
+    fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.math.floordiv", other)?;
+        wrap(py, guard(|| plait_ops::math::floordiv(&self.inner, &y))?)
+    }
+
+    fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.math.floordiv", other)?;
+        wrap(py, guard(|| plait_ops::math::floordiv(&x, &self.inner))?)
+    }
+
+    fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.math.mod", other)?;
+        wrap(py, guard(|| plait_ops::math::modulo(&self.inner, &y))?)
+    }
+
+    fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.math.mod", other)?;
+        wrap(py, guard(|| plait_ops::math::modulo(&x, &self.inner))?)
+    }
+
+    fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        let y = operand("kd.math.pow", other)?;
+        wrap(py, guard(|| plait_ops::math::pow(&self.inner, &y))?)
+    }
+
+    fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let _ = modulo;
+        let x = operand("kd.math.pow", other)?;
+        wrap(py, guard(|| plait_ops::math::pow(&x, &self.inner))?)
+    }
+
+    fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, guard(|| plait_ops::math::neg(&self.inner))?)
+    }
+
+    fn __pos__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, guard(|| plait_ops::math::pos(&self.inner))?)
+    }
+
+    /// `~x` is `kd.has_not(x)`.
+    fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, guard(|| plait_ops::masking::has_not(&self.inner))?)
+    }
+
+    /// `x & mask` is `kd.apply_mask(x, mask)`.
+    fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.masking.apply_mask", other)?;
+        wrap(py, guard(|| plait_ops::masking::apply_mask(&self.inner, &y))?)
+    }
+
+    fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.masking.apply_mask", other)?;
+        wrap(py, guard(|| plait_ops::masking::apply_mask(&x, &self.inner))?)
+    }
+
+    /// `x | y` is `kd.coalesce(x, y)`.
+    fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let y = operand("kd.masking.coalesce", other)?;
+        wrap(py, guard(|| plait_ops::masking::coalesce(&self.inner, &y))?)
+    }
+
+    fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let x = operand("kd.masking.coalesce", other)?;
+        wrap(py, guard(|| plait_ops::masking::coalesce(&x, &self.inner))?)
+    }
+
+    /// Comparisons give MASK slices, as in Koda.
+    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+        use plait_ops::comparison as c;
+        let name = match op {
+            CompareOp::Eq => "kd.comparison.equal",
+            CompareOp::Ne => "kd.comparison.not_equal",
+            CompareOp::Lt => "kd.comparison.less",
+            CompareOp::Le => "kd.comparison.less_equal",
+            CompareOp::Gt => "kd.comparison.greater",
+            CompareOp::Ge => "kd.comparison.greater_equal",
+        };
+        let y = operand(name, other)?;
+        let x = &self.inner;
+        wrap(
+            py,
+            guard(|| match op {
+                CompareOp::Eq => c::equal(x, &y),
+                CompareOp::Ne => c::not_equal(x, &y),
+                CompareOp::Lt => c::less(x, &y),
+                CompareOp::Le => c::less_equal(x, &y),
+                CompareOp::Gt => c::greater(x, &y),
+                CompareOp::Ge => c::greater_equal(x, &y),
+            })?,
+        )
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Operator>()?;
+    m.add_function(wrap_pyfunction!(operators, m)?)
+}

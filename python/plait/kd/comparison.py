@@ -1,0 +1,5 @@
+"""`kd.comparison`: Koda's comparison operators (built from the Rust registry)."""
+
+from plait.kd._operators import export
+
+export(globals(), "kd.comparison")

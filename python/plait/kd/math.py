@@ -1,0 +1,5 @@
+"""`kd.math`: Koda's math operators (built from the Rust registry)."""
+
+from plait.kd._operators import export
+
+export(globals(), "kd.math")
