@@ -147,15 +147,73 @@ macro_rules! float_num {
             }
             #[inline(always)]
             fn floor_div(self, other: Self) -> Self {
-                (self / other).floor()
+                float_div_mod(self, other).0
             }
             #[inline(always)]
             fn floor_mod(self, other: Self) -> Self {
-                let r = self % other;
-                if r != 0.0 && ((r < 0.0) != (other < 0.0)) { r + other } else { r }
+                float_div_mod(self, other).1
             }
         }
     };
+}
+
+/// Python's float `divmod` (so `-3.0 // inf` is `-1.0`, as in Python and Koda).
+fn float_div_mod<T: num_float::FloatCore>(a: T, b: T) -> (T, T) {
+    let mut modulo = a % b;
+    let mut div = (a - modulo) / b;
+    if modulo != T::zero() {
+        if (b < T::zero()) != (modulo < T::zero()) {
+            modulo = modulo + b;
+            div = div - T::one();
+        }
+    } else {
+        modulo = T::zero().copysign(b);
+    }
+    let floordiv = if div != T::zero() {
+        let f = div.floor();
+        if div - f > T::half() { f + T::one() } else { f }
+    } else {
+        T::zero().copysign(a / b)
+    };
+    (floordiv, modulo)
+}
+
+/// The few float operations [`float_div_mod`] needs, for f32 and f64.
+mod num_float {
+    pub trait FloatCore:
+        Copy + PartialOrd + std::ops::Rem<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Add<Output = Self> + std::ops::Div<Output = Self>
+    {
+        fn zero() -> Self;
+        fn one() -> Self;
+        fn half() -> Self;
+        fn floor(self) -> Self;
+        fn copysign(self, sign: Self) -> Self;
+    }
+
+    macro_rules! core {
+        ($t:ty) => {
+            impl FloatCore for $t {
+                fn zero() -> Self {
+                    0.0
+                }
+                fn one() -> Self {
+                    1.0
+                }
+                fn half() -> Self {
+                    0.5
+                }
+                fn floor(self) -> Self {
+                    <$t>::floor(self)
+                }
+                fn copysign(self, sign: Self) -> Self {
+                    <$t>::copysign(self, sign)
+                }
+            }
+        };
+    }
+
+    core!(f32);
+    core!(f64);
 }
 
 int_num!(i32, Int32, Int32);

@@ -14,7 +14,7 @@ pub enum TypeClass {
     Numeric,
     /// Numbers, or text of one kind (`kd.math.add` concatenates text).
     NumericOrText,
-    /// Numbers, text, bytes and booleans (ordering comparisons).
+    /// Numbers, text, bytes, booleans and masks (ordering comparisons).
     Orderable,
     /// MASK only.
     Mask,
@@ -34,7 +34,7 @@ impl TypeClass {
                 TypeClass::Numeric => dtype.is_numeric(),
                 TypeClass::NumericOrText => dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes),
                 TypeClass::Orderable => {
-                    dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes | Schema::Boolean)
+                    dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes | Schema::Boolean | Schema::Mask)
                 }
                 TypeClass::Mask => dtype == Schema::Mask,
                 TypeClass::String => dtype == Schema::String,
@@ -48,7 +48,7 @@ impl TypeClass {
         match self {
             TypeClass::Numeric => "numeric values",
             TypeClass::NumericOrText => "consistent numeric, bytes or string values",
-            TypeClass::Orderable => "consistent numeric, bytes, string or boolean values",
+            TypeClass::Orderable => "consistent numeric, bytes, string, boolean or mask values",
             TypeClass::Mask => "MASK",
             TypeClass::String => "STRING",
             TypeClass::Text => "STRING or BYTES",
@@ -113,7 +113,7 @@ pub fn promote(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> Resul
     if !object {
         let common = args.iter().try_fold(Schema::None, |acc, (_, x)| Schema::common(acc, x.schema()));
         if !matches!(common, Some(s) if s.is_primitive() || s == Schema::None) {
-            return Err(no_common_primitive(op));
+            return Err(no_common_primitive(op, args));
         }
     }
     let dtype = dtypes.iter().try_fold(Schema::None, |acc, &t| Schema::common(acc, t));
@@ -122,14 +122,20 @@ pub fn promote(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> Resul
             Ok(Promotion { dtype, object })
         }
         _ if object => Err(Error::value(op, "DataSlice with mixed types is not supported")),
-        _ => Err(no_common_primitive(op)),
+        _ => Err(no_common_primitive(op, args)),
     }
 }
 
-fn no_common_primitive(op: &str) -> Error {
+/// Koda's message, followed by the schema of each argument.
+fn no_common_primitive(op: &str, args: &[(&str, &DataSlice)]) -> Error {
+    let schemas: Vec<String> = args.iter().map(|(name, x)| format!("`{name}`: {}", x.schema())).collect();
     Error::value(
         op,
-        "arguments do not contain values castable to a common primitive schema, but have the common non-primitive schema OBJECT.",
+        format!(
+            "arguments do not contain values castable to a common primitive schema, but have the common non-primitive \
+             schema OBJECT. ({})",
+            schemas.join(", ")
+        ),
     )
 }
 

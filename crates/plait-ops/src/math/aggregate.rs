@@ -41,11 +41,16 @@ impl Input {
 
     /// One value (or none) per group, of the result type `R`.
     fn finish<R: Num>(&self, out: Vec<Option<R>>) -> Result<DataSlice> {
+        self.finish_with_schema(out, self.p.promotion.schema(R::SCHEMA))
+    }
+
+    /// Like [`Self::finish`] with the result schema given.
+    fn finish_with_schema<R: Num>(&self, out: Vec<Option<R>>, schema: Schema) -> Result<DataSlice> {
         let flags: Vec<bool> = out.iter().map(Option::is_some).collect();
         let values: Vec<R> = out.into_iter().map(|v| v.unwrap_or(R::ZERO)).collect();
         let column = plait_core::Column::new(R::into_values(values), presence_from_flags(&flags));
         let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
-        DataSlice::new(self.groups.shape.clone(), data, self.p.promotion.schema(R::SCHEMA))
+        DataSlice::new(self.groups.shape.clone(), data, schema)
     }
 
     /// `f(values, range)` for each group, where `values` are the items of `x`.
@@ -238,8 +243,8 @@ fn arg_extreme(op: &str, x: &DataSlice, ndim: Option<i64>, max: bool) -> Result<
         }
         best.map(|(i, _)| i as i64)
     }));
-    // Positions are INT64 whatever the input (OBJECT stays OBJECT).
-    input.finish::<i64>(positions)
+    // Positions are INT64 whatever the input, OBJECT included.
+    input.finish_with_schema(positions, Schema::Int64)
 }
 
 /// Index of the largest value per group.

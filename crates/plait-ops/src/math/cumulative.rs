@@ -92,10 +92,15 @@ pub fn cum_min(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     running::<Min>("kd.math.cum_min", x, ndim)
 }
 
-/// Prepares numeric arguments in floats (FLOAT32 unless FLOAT64 is involved).
+/// Prepares numeric arguments in floats (FLOAT64 if involved, else FLOAT32,
+/// also when nothing is present).
 fn prepare_float(op: &str, args: &[(&str, &DataSlice)]) -> Result<Prepared> {
     let promotion = promote(op, args, TypeClass::Numeric)?;
-    prepare_as(op, args, Promotion { dtype: float_type(promotion.dtype), ..promotion })
+    let dtype = match float_type(promotion.dtype) {
+        Schema::None => Schema::Float32,
+        t => t,
+    };
+    prepare_as(op, args, Promotion { dtype, ..promotion })
 }
 
 /// `exp(beta * x)` normalised to sum to 1 within each group.
@@ -110,13 +115,16 @@ pub fn softmax(x: &DataSlice, beta: &DataSlice, ndim: Option<i64>) -> Result<Dat
     let a = &p.operands[0];
     crate::with_float_type!(p.dtype(), T => {
         let values = T::slice_of(a.values()).expect("float operand");
+        let beta = T::from_f64(beta);
         per_item::<T>(op, &p, x, ndim, |r, out| {
+            // In the item type, shifted by the group's maximum so that large
+            // values do not overflow (infinities still give NaN, as in Koda).
             let present: Vec<usize> = r.filter(|&i| a.is_present(i)).collect();
-            let top = present.iter().map(|&i| values[i].to_f64() * beta).fold(f64::NEG_INFINITY, f64::max);
-            let exps: Vec<f64> = present.iter().map(|&i| (values[i].to_f64() * beta - top).exp()).collect();
-            let total: f64 = exps.iter().sum();
+            let top = present.iter().map(|&i| values[i].mul(beta)).fold(T::from_f64(f64::NEG_INFINITY), T::max_nan);
+            let exps: Vec<T> = present.iter().map(|&i| values[i].mul(beta).sub(top).exp()).collect();
+            let total = exps.iter().fold(T::ZERO, |s, &e| s.add(e));
             for (&i, e) in present.iter().zip(exps) {
-                out[i] = Some(T::from_f64(e / total));
+                out[i] = Some(e.div(total));
             }
         })
     })
@@ -148,6 +156,13 @@ pub fn cdf(x: &DataSlice, weights: Option<&DataSlice>, ndim: Option<i64>) -> Res
         per_item::<T>(op, &p, x, ndim, |r, out| {
             let mut present: Vec<usize> = r.filter(|&i| a.is_present(i) && w.is_present(i)).collect();
             let total: f64 = present.iter().map(|&i| weight_at(weight, i)).sum();
+            if present.iter().any(|&i| values[i].is_nan()) {
+                // NaN has no place in the order: the whole group is NaN.
+                for &i in &present {
+                    out[i] = Some(T::from_f64(f64::NAN));
+                }
+                return;
+            }
             present.sort_by(|&i, &j| values[i].partial_cmp(&values[j]).unwrap_or(std::cmp::Ordering::Equal));
             let mut k = 0;
             let mut running = 0.0;
