@@ -12,6 +12,8 @@ import time
 
 import numpy as np
 
+import workloads_math
+from bench_common import setup_jagged
 from plait import kd as pkd
 
 try:
@@ -30,20 +32,7 @@ def median_seconds(fn, repeat):
     return statistics.median(times)
 
 
-def jagged_rows(rows, seed=0):
-    """Row sizes averaging 10 (so ~10 items per row), deterministic."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, 21, size=rows).tolist()
-
-
-def setup_jagged(kd, n_rows):
-    sizes = jagged_rows(n_rows)
-    flat = kd.slice(list(range(sum(sizes))))
-    shape = kd.shapes.new(n_rows, kd.slice(sizes))
-    return flat, shape, kd.reshape(flat, shape)
-
-
-def workloads(scale):
+def foundation_workloads(scale):
     ints = list(range(int(1_000_000 * scale)))
     floats = [i * 0.5 for i in range(int(1_000_000 * scale))]
     n_rows = int(1_000_000 * scale)
@@ -93,10 +82,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scale", type=float, default=1.0, help="shrink workloads (e.g. 0.01 for a smoke run)")
+    parser.add_argument("--only", default="", help="run only the workload groups whose name contains this")
     args = parser.parse_args()
+    groups = {
+        "foundation": foundation_workloads(args.scale),
+        "math": workloads_math.workloads(args.scale, pkd, kkd),
+    }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
-    for name, impls, prepare in workloads(args.scale):
+    for group, generator in groups.items():
+        if args.only not in group:
+            continue
+        run_group(generator, args.repeat)
+
+
+def run_group(generator, repeat):
+    for name, impls, prepare in generator:
         if prepare is not None:
             prepare(pkd, "plait")
             if kkd is not None:
@@ -105,7 +106,7 @@ def main():
         for impl, fn in impls.items():
             if impl == "koladata" and kkd is None:
                 continue
-            results[impl] = median_seconds(fn, args.repeat) * 1e3
+            results[impl] = median_seconds(fn, repeat) * 1e3
         plait_ms = results["plait"]
         koda_ms = results.get("koladata")
         numpy_ms = results.get("numpy")

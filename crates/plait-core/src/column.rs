@@ -249,9 +249,9 @@ impl Column {
     pub fn repeat_by_edge(&self, parents: Option<&[usize]>, edge: &Edge) -> Column {
         let total = edge.child_size();
         fn repeat<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, parents: Option<&[usize]>, edge: &Edge) -> ScalarBuffer<T> {
-            let mut out = Vec::with_capacity(edge.child_size());
-            for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s], count)));
-            ScalarBuffer::from(out)
+            ScalarBuffer::from(crate::alloc::fill_runs(edge.child_size(), |out| {
+                for_each_run(parents, edge, |s, count| out.write(v[s], count))
+            }))
         }
         let repeat_bits = |bit: &dyn Fn(usize) -> bool| {
             let mut out = BooleanBufferBuilder::new(total);

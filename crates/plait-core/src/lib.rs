@@ -7,6 +7,7 @@
 //! * [`cast`], [`broadcast`], [`subslice`] — the mechanisms operators share.
 //! * [`repr`] — Koda's text forms.
 
+pub mod alloc;
 pub mod broadcast;
 pub mod cast;
 pub mod column;

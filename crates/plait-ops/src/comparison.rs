@@ -8,15 +8,31 @@ use plait_core::broadcast::align;
 use plait_core::{DataSlice, Result, ScalarRef, Schema, Values};
 
 use crate::elementwise::{Prepared, prepare, prepare_as};
+use crate::kernel::{Side, collect_bits};
 use crate::masking::{mask_from_bits, mask_where};
 use crate::promote::{TypeClass, promote};
 
 /// The relation an operator tests, on the ordering of two present items
 /// (`None` when they are unordered, like NaN or items of unrelated types).
-type Relation = fn(Option<Ordering>) -> bool;
+/// Generic rather than a function pointer so that kernels inline it.
+pub trait Relation: Fn(Option<Ordering>) -> bool + Sync + Copy {}
+impl<F: Fn(Option<Ordering>) -> bool + Sync + Copy> Relation for F {}
+
+/// Tests `relation` on pairs of typed values.
+fn compare_sides<T: PartialOrd + Copy + Sync>(n: usize, x: Side<'_, T>, y: Side<'_, T>, relation: impl Relation) -> BooleanBuffer {
+    match (x, y) {
+        (Side::Many(a), Side::Many(b)) => collect_bits(n, |i| relation(a[i].partial_cmp(&b[i]))),
+        (Side::Many(a), Side::One(v)) => collect_bits(n, |i| relation(a[i].partial_cmp(&v))),
+        (Side::One(v), Side::Many(b)) => collect_bits(n, |i| relation(v.partial_cmp(&b[i]))),
+        (Side::One(u), Side::One(v)) => {
+            let holds = relation(u.partial_cmp(&v));
+            collect_bits(n, |_| holds)
+        }
+    }
+}
 
 /// Compares the prepared arguments item by item.
-fn compare_prepared(p: &Prepared, relation: Relation) -> Result<DataSlice> {
+fn compare_prepared(p: &Prepared, relation: impl Relation) -> Result<DataSlice> {
     let n = p.len();
     if p.all_missing() {
         return mask_where(&p.shape, n, |_| false);
@@ -24,21 +40,18 @@ fn compare_prepared(p: &Prepared, relation: Relation) -> Result<DataSlice> {
     let [a, b] = [&p.operands[0], &p.operands[1]];
     let bits = match (a.values(), b.values()) {
         (Values::Int32(_) | Values::Int64(_) | Values::Float32(_) | Values::Float64(_), _) => {
-            crate::with_num_type!(p.dtype(), T => {
-                let (x, y) = (a.side::<T>(), b.side::<T>());
-                BooleanBuffer::collect_bool(n, |i| relation(x.get(i).partial_cmp(&y.get(i))))
-            })
+            crate::with_num_type!(p.dtype(), T => compare_sides(n, a.side::<T>(), b.side::<T>(), relation))
         }
         (Values::String(x) | Values::Bytes(x), Values::String(y) | Values::Bytes(y)) => {
-            BooleanBuffer::collect_bool(n, |i| relation(Some(x.value(a.index(i)).cmp(y.value(b.index(i))))))
+            collect_bits(n, |i| relation(Some(x.value(a.index(i)).cmp(y.value(b.index(i))))))
         }
         (Values::Boolean(x), Values::Boolean(y)) => {
-            BooleanBuffer::collect_bool(n, |i| relation(Some(x.value(a.index(i)).cmp(&y.value(b.index(i))))))
+            collect_bits(n, |i| relation(Some(x.value(a.index(i)).cmp(&y.value(b.index(i))))))
         }
-        (Values::Mask(_), Values::Mask(_)) => BooleanBuffer::collect_bool(n, |_| relation(Some(Ordering::Equal))),
+        (Values::Mask(_), Values::Mask(_)) => collect_bits(n, |_| relation(Some(Ordering::Equal))),
         _ => {
             let (x, y) = (a.values(), b.values());
-            BooleanBuffer::collect_bool(n, |i| relation(order(x.get(a.index(i)), y.get(b.index(i)))))
+            collect_bits(n, |i| relation(order(x.get(a.index(i)), y.get(b.index(i)))))
         }
     };
     let bits = match p.presence() {
@@ -77,12 +90,12 @@ pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
 }
 
 /// Ordering comparisons: both arguments must be of one orderable type.
-fn ordered(op: &str, x: &DataSlice, y: &DataSlice, relation: Relation) -> Result<DataSlice> {
+fn ordered(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
     compare_prepared(&prepare(op, &[("x", x), ("y", y)], TypeClass::Orderable)?, relation)
 }
 
 /// Equality tests accept items of any types; items of unrelated types differ.
-fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: Relation) -> Result<DataSlice> {
+fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
     let args = [("x", x), ("y", y)];
     match promote(op, &args, TypeClass::Primitive) {
         Ok(promotion) => compare_prepared(&prepare_as(op, &args, promotion)?, relation),

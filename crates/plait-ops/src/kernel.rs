@@ -35,10 +35,12 @@ impl<T: Copy> Side<'_, T> {
     }
 }
 
+pub use plait_core::alloc::output_vec;
+
 /// A vector of `n` items where `fill(start, out)` writes items
 /// `start..start + out.len()`; runs the chunks in parallel for large `n`.
 pub fn build_vec<R: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<R>]) + Sync) -> Vec<R> {
-    let mut out: Vec<R> = Vec::with_capacity(n);
+    let mut out: Vec<R> = output_vec(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_MIN {
         spare.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| fill(k * CHUNK, chunk));
@@ -107,7 +109,7 @@ pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) ->
     if edge.child_size() >= PARALLEL_MIN && groups > 1 {
         // Tasks of about CHUNK children each, whatever the group sizes.
         let per_task = (groups * CHUNK / edge.child_size().max(1)).max(1);
-        let mut out: Vec<R> = Vec::with_capacity(groups);
+        let mut out: Vec<R> = output_vec(groups);
         out.spare_capacity_mut()[..groups]
             .par_chunks_mut(per_task)
             .enumerate()
@@ -118,6 +120,24 @@ pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) ->
     } else {
         build_vec(groups, run)
     }
+}
+
+/// A bitmap of `n` bits where bit `i` is `pred(i)`, built 64 bits at a time
+/// (in parallel for large `n`).
+pub fn collect_bits(n: usize, pred: impl Fn(usize) -> bool + Sync) -> BooleanBuffer {
+    let words = n.div_ceil(64);
+    let packed: Vec<u64> = build_vec(words, |start, out| {
+        for (k, o) in out.iter_mut().enumerate() {
+            let base = (start + k) * 64;
+            let end = (base + 64).min(n);
+            let mut word = 0u64;
+            for i in base..end {
+                word |= (pred(i) as u64) << (i - base);
+            }
+            o.write(word);
+        }
+    });
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(packed), 0, n)
 }
 
 /// The presence of items present in every input (`None` = all present).

@@ -9,7 +9,7 @@ use plait_core::column::{Column, SliceBuilder};
 use plait_core::{DataSlice, Error, JaggedShape, Result, Schema, SliceData, Values};
 
 use crate::groups::groups;
-use crate::kernel::map_groups;
+use crate::kernel::{collect_bits, map_groups};
 use crate::promote::{TypeClass, data_type};
 
 /// A MASK slice of `shape` present where `bits` is set.
@@ -20,8 +20,8 @@ pub fn mask_from_bits(shape: &JaggedShape, bits: BooleanBuffer) -> Result<DataSl
 }
 
 /// A MASK slice of `shape` (with `n` items) present where `pred(i)` holds.
-pub fn mask_where(shape: &JaggedShape, n: usize, pred: impl Fn(usize) -> bool) -> Result<DataSlice> {
-    mask_from_bits(shape, BooleanBuffer::collect_bool(n, pred))
+pub fn mask_where(shape: &JaggedShape, n: usize, pred: impl Fn(usize) -> bool + Sync) -> Result<DataSlice> {
+    mask_from_bits(shape, collect_bits(n, pred))
 }
 
 /// Checks that `x` holds MASK items.

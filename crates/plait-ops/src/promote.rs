@@ -85,7 +85,10 @@ pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result
             [] => Schema::None,
             [one] => *one,
             many => {
-                if many.iter().all(|&t| class.admits(t)) {
+                // Numbers of several widths are "mixed types"; numbers with text
+                // (or other kinds) are not what the operator accepts at all.
+                let same_kind = many.iter().all(|t| t.is_numeric()) || many.iter().all(|t| *t == many[0]);
+                if same_kind && many.iter().all(|&t| class.admits(t)) {
                     return Err(Error::value(op, "DataSlice with mixed types is not supported"));
                 }
                 let names: Vec<&str> = many.iter().map(|t| t.name()).collect();
