@@ -23,6 +23,9 @@ pub fn output_vec<R>(n: usize) -> Vec<R> {
     out
 }
 
+/// Copies written per step by [`RunWriter::write`].
+const RUN_BLOCK: usize = 8;
+
 /// Writes runs of equal values into a fresh buffer (see [`fill_runs`]).
 pub struct RunWriter<'a, T> {
     spare: &'a mut [std::mem::MaybeUninit<T>],
@@ -33,16 +36,25 @@ impl<T: Copy> RunWriter<'_, T> {
     /// Appends `count` copies of `value`.
     #[inline(always)]
     pub fn write(&mut self, value: T, count: usize) {
-        self.spare[self.pos..self.pos + count].fill(std::mem::MaybeUninit::new(value));
-        self.pos += count;
+        // Whole blocks of RUN_BLOCK copies (a few vector stores, no per-length
+        // branching); the overshoot lands in slack that the next run, or
+        // nothing, overwrites.
+        let value = std::mem::MaybeUninit::new(value);
+        let mut k = self.pos;
+        let end = self.pos + count;
+        while k < end {
+            self.spare[k..k + RUN_BLOCK].fill(value);
+            k += RUN_BLOCK;
+        }
+        self.pos = end;
     }
 }
 
 /// A vector of `n` items written as runs of equal values by `runs`, which
 /// must write exactly `n` items.
 pub fn fill_runs<T: Copy>(n: usize, runs: impl FnOnce(&mut RunWriter<'_, T>)) -> Vec<T> {
-    let mut out: Vec<T> = output_vec(n);
-    let mut writer = RunWriter { spare: &mut out.spare_capacity_mut()[..n], pos: 0 };
+    let mut out: Vec<T> = output_vec(n + RUN_BLOCK);
+    let mut writer = RunWriter { spare: &mut out.spare_capacity_mut()[..n + RUN_BLOCK], pos: 0 };
     runs(&mut writer);
     assert_eq!(writer.pos, n, "runs must cover the output exactly");
     // SAFETY: the runs wrote slots 0..n.
