@@ -210,10 +210,10 @@ pub(crate) fn register(r: &mut crate::registry::Registry) {
     r.add("kd.masking.cond", &["kd.cond"], "condition, yes, no=None", "Returns yes where condition is present, else no.", |a| {
         cond(a.slice("condition")?, a.slice("yes")?, a.slice("no")?)
     });
-    r.add("kd.masking.mask_and", &[], "x, y", "Returns present where both masks are present.", |a| mask_and(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.mask_or", &[], "x, y", "Returns present where either mask is present.", |a| mask_or(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.mask_equal", &[], "x, y", "Returns present where the masks agree.", |a| mask_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.mask_not_equal", &[], "x, y", "Returns present where the masks differ.", |a| mask_not_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.masking.mask_and", &["kd.mask_and"], "x, y", "Returns present where both masks are present.", |a| mask_and(a.slice("x")?, a.slice("y")?));
+    r.add("kd.masking.mask_or", &["kd.mask_or"], "x, y", "Returns present where either mask is present.", |a| mask_or(a.slice("x")?, a.slice("y")?));
+    r.add("kd.masking.mask_equal", &["kd.mask_equal"], "x, y", "Returns present where the masks agree.", |a| mask_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.masking.mask_not_equal", &["kd.mask_not_equal"], "x, y", "Returns present where the masks differ.", |a| mask_not_equal(a.slice("x")?, a.slice("y")?));
     r.add("kd.masking.xor", &["kd.xor"], "x, y", "Returns present where exactly one mask is present.", |a| xor(a.slice("x")?, a.slice("y")?));
     r.add("kd.masking.agg_has", &["kd.agg_has"], "x, ndim=unspecified", "Returns present for groups with a present item.", |a| agg_has(a.slice("x")?, a.ndim()?));
     r.add("kd.masking.agg_any", &["kd.agg_any"], "x, ndim=unspecified", "Returns present for groups of a mask with a present item.", |a| {

@@ -40,7 +40,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add("kd.math.sigmoid", &[], "x, half=0.0, slope=1.0", "Computes 1 / (1 + exp(-slope * (x - half))).", |a| {
         sigmoid(a.slice("x")?, a.slice("half")?, a.slice("slope")?)
     });
-    r.add("kd.math.is_nan", &[], "x", "Returns present where x is NaN.", |a| is_nan(a.slice("x")?));
+    r.add("kd.math.is_nan", &["kd.is_nan"], "x", "Returns present where x is NaN.", |a| is_nan(a.slice("x")?));
     r.add("kd.math.agg_sum", &["kd.agg_sum"], "x, ndim=unspecified", "Returns the sums along the last ndim dimensions.", |a| agg_sum(a.slice("x")?, a.ndim()?));
     r.add("kd.math.agg_mean", &[], "x, ndim=unspecified", "Returns the means along the last ndim dimensions.", |a| agg_mean(a.slice("x")?, a.ndim()?));
     r.add("kd.math.agg_max", &["kd.agg_max"], "x, ndim=unspecified", "Returns the maxima along the last ndim dimensions.", |a| agg_max(a.slice("x")?, a.ndim()?));
