@@ -240,16 +240,14 @@ impl Args<'_> {
         let x = self.slice(name)?;
         match (x.is_item(), x.get(0)) {
             (true, Some(ScalarRef::Boolean(b))) => Ok(b),
-            (true, v) => Err(Error::value(
+            (true, None) => Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got missing"))),
+            (true, Some(v)) => Err(Error::value(
                 self.op.name,
-                format!(
-                    "argument `{name}` must be an item holding BOOLEAN, got an item of {}",
-                    v.map_or(x.schema(), |v| v.dtype())
-                ),
+                format!("argument `{name}` must be an item holding BOOLEAN, got an item of {}", v.dtype()),
             )),
             (false, _) => Err(Error::value(
                 self.op.name,
-                format!("argument `{name}` must be an item holding BOOLEAN, got a slice of rank {}", x.rank()),
+                format!("argument `{name}` must be an item holding BOOLEAN, got a slice of rank {} > 0", x.rank()),
             )),
         }
     }

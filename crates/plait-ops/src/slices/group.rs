@@ -1,0 +1,182 @@
+//! Grouping equal items of the last dimension: `kd.slices.unique`,
+//! `group_by_indices` and `group_by`.
+//!
+//! ```text
+//! x                     [1, 2, 1, None, 3, 2]
+//! unique(x)             [1, 2, 3]                 first appearance order
+//! group_by_indices(x)   [[0, 2], [1, 5], [4]]     a new dimension of groups
+//! group_by(x)           [[1, 1], [2, 2], [3]]
+//! ```
+//!
+//! Items are equal when their [`Key`]s are: numbers of one kind by value
+//! (INT32 1 equals INT64 1, but not FLOAT32 1.0). `unique` treats NaNs as one
+//! value; `group_by` puts every NaN in a group of its own, as Koda does.
+
+use plait_core::{DataSlice, Edge, Error, JaggedShape, Result, Schema};
+
+use super::gather::{int64_slice, replace_last_edge};
+use super::keys::{Key, NanKeys, fast_map, keys_of};
+
+/// Checks that items of `x` can be sorted by `unique`/`group_by` (`sort=True`).
+fn check_sortable(op: &str, x: &DataSlice) -> Result<()> {
+    let dtypes: Vec<Schema> = x.data().dtypes().collect();
+    if dtypes.len() > 1 {
+        return Err(Error::value(op, "sort is not supported for mixed dtype"));
+    }
+    match dtypes.first() {
+        Some(Schema::Schema) => Err(Error::value(op, "sort is not supported for DTYPE")),
+        _ => Ok(()),
+    }
+}
+
+/// The distinct present items of each group of the last dimension, in order
+/// of first appearance (or sorted, NaN last).
+pub fn unique(x: &DataSlice, sort: bool) -> Result<DataSlice> {
+    let op = "kd.slices.unique";
+    if sort {
+        check_sortable(op, x)?;
+    }
+    if x.is_item() {
+        return Ok(x.clone());
+    }
+    let keys = keys_of(x.data(), NanKeys::Equal);
+    let edge = &x.shape().edges()[x.rank() - 1];
+    let mut seen = fast_map::<Key<'_>, ()>(0);
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut sizes = Vec::with_capacity(edge.parent_size());
+    for group in 0..edge.parent_size() {
+        seen.clear();
+        let start = firsts.len();
+        for i in edge.child_range(group) {
+            if let Some(key) = keys[i] {
+                if seen.insert(key, ()).is_none() {
+                    firsts.push(i);
+                }
+            }
+        }
+        if sort {
+            firsts[start..].sort_unstable_by_key(|&i| keys[i]);
+        }
+        sizes.push((firsts.len() - start) as i64);
+    }
+    let shape = replace_last_edge(x.shape(), &sizes)?;
+    DataSlice::new(shape, x.data().take(&firsts), x.schema())
+}
+
+/// The groups of equal key tuples in each group of the last dimension.
+struct Grouping {
+    /// The input shape without its last dimension, then groups, then members.
+    shape: JaggedShape,
+    /// The members of every group, as positions in the inputs.
+    members: Vec<usize>,
+}
+
+fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
+    let Some(first) = keys.first() else {
+        return Err(Error::value(op, "expected at least one argument"));
+    };
+    if first.is_item() {
+        return Err(Error::value(op, "group_by arguments must be DataSlices with ndim > 0, got DataItems"));
+    }
+    if keys.iter().any(|k| k.shape() != first.shape()) {
+        return Err(Error::value(op, "all arguments must have the same shape"));
+    }
+    if sort {
+        for k in keys {
+            check_sortable(op, k)?;
+        }
+    }
+    let shape = first.shape();
+    let edge = &shape.edges()[shape.rank() - 1];
+    // Group ids refined one key at a time: (id so far, key) -> new id, numbered
+    // in order of first appearance. The first ids are the parents, so groups
+    // never span two parents and come out parent after parent.
+    let mut ids: Vec<usize> = edge.parent_ids();
+    let all_keys: Vec<Vec<Option<Key<'_>>>> = keys.iter().map(|k| keys_of(k.data(), NanKeys::Distinct)).collect();
+    let mut count = 0;
+    for key_values in &all_keys {
+        let mut next = fast_map::<(usize, Key<'_>), usize>(0);
+        count = 0;
+        for (id, key) in ids.iter_mut().zip(key_values) {
+            *id = match key {
+                Some(key) if *id != usize::MAX => *next.entry((*id, *key)).or_insert_with(|| {
+                    count += 1;
+                    count - 1
+                }),
+                _ => usize::MAX,
+            };
+        }
+    }
+    // The first member of each group, and how many members it has.
+    let mut first_member = vec![usize::MAX; count];
+    let mut sizes = vec![0usize; count];
+    for (i, &id) in ids.iter().enumerate() {
+        if id != usize::MAX {
+            if sizes[id] == 0 {
+                first_member[id] = i;
+            }
+            sizes[id] += 1;
+        }
+    }
+    let parents = edge.parent_ids();
+    let mut groups_per_parent = vec![0i64; edge.parent_size()];
+    for &f in &first_member {
+        groups_per_parent[parents[f]] += 1;
+    }
+    // The order of groups: as they appeared, or by their key tuples within
+    // each parent (groups of one parent are contiguous).
+    let mut order: Vec<usize> = (0..count).collect();
+    if sort {
+        let mut start = 0;
+        for &k in &groups_per_parent {
+            let end = start + k as usize;
+            order[start..end].sort_by(|&a, &b| {
+                let (fa, fb) = (first_member[a], first_member[b]);
+                all_keys.iter().map(|v| v[fa].cmp(&v[fb])).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+            });
+            start = end;
+        }
+    }
+    // Members by group (a counting sort keeps positions in order).
+    let mut offset = vec![0usize; count];
+    let mut total = 0;
+    for &g in &order {
+        offset[g] = total;
+        total += sizes[g];
+    }
+    let mut members = vec![0usize; total];
+    for (i, &id) in ids.iter().enumerate() {
+        if id != usize::MAX {
+            members[offset[id]] = i;
+            offset[id] += 1;
+        }
+    }
+    let member_sizes: Vec<i64> = order.iter().map(|&g| sizes[g] as i64).collect();
+    let shape = shape
+        .prefix(shape.rank() - 1)
+        .with_edge(Edge::from_sizes(&groups_per_parent)?)?
+        .with_edge(Edge::from_sizes(&member_sizes)?)?;
+    debug_assert_eq!(shape.size(), members.len());
+    Ok(Grouping { shape, members })
+}
+
+/// The positions (within the last dimension) of the items of each group of
+/// equal key tuples; items with a missing key are left out.
+pub fn group_by_indices(keys: &[&DataSlice], sort: bool) -> Result<DataSlice> {
+    let grouping = group("kd.slices.group_by_indices", keys, sort)?;
+    let input = keys[0].shape();
+    let edge = &input.edges()[input.rank() - 1];
+    let starts: Vec<usize> = edge.parent_ids().iter().map(|&p| edge.child_range(p).start).collect();
+    let positions = grouping.members.iter().map(|&i| (i - starts[i]) as i64).collect();
+    int64_slice(&grouping.shape, positions, None)
+}
+
+/// The items of `x` grouped by `keys` (by `x` itself when no key is given).
+pub fn group_by(x: &DataSlice, keys: &[&DataSlice], sort: bool) -> Result<DataSlice> {
+    let keys: Vec<&DataSlice> = if keys.is_empty() { vec![x] } else { keys.to_vec() };
+    if keys.iter().any(|k| k.shape() != x.shape()) {
+        return Err(Error::value("kd.slices.group_by", "First argument `x` must have the same shape as the other arguments"));
+    }
+    let grouping = group("kd.slices.group_by_indices", &keys, sort)?;
+    DataSlice::new(grouping.shape, x.data().take(&grouping.members), x.schema())
+}

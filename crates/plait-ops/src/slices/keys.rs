@@ -1,0 +1,235 @@
+//! Items as hashable, ordered keys: the one notion of "the same item" and
+//! "item order" behind `unique`, `group_by`, `translate`, `sort` and the ranks.
+//!
+//! ```text
+//! INT32 1, INT64 1      -> Num(INT, 1 ^ 1<<63)     the same key
+//! FLOAT32 1.0           -> Num(FLOAT, ...)          another key (a float is not an int)
+//! -0.0, 0.0             -> one key;  NaN -> the largest float key (or one key per NaN)
+//! 'ab', b'ab'           -> Bin(STRING, b"ab"), Bin(BYTES, b"ab")
+//! ```
+//!
+//! Number keys are order preserving as `u64`, so the derived `Ord` of [`Key`]
+//! sorts the items of one type the way Koda does (NaN last).
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use arrow_buffer::BooleanBuffer;
+use plait_core::{DataSlice, Error, Result, Schema, SliceData, Values};
+
+use crate::describe;
+
+const INT: u8 = 0;
+const FLOAT: u8 = 1;
+const BOOL: u8 = 2;
+const MASK: u8 = 3;
+const BYTES: u8 = 4;
+const STRING: u8 = 5;
+const SCHEMA: u8 = 6;
+
+/// One item as a key. Variants are ordered so that NaN keys sort last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Key<'a> {
+    /// A fixed-width value: the type class and an order-preserving encoding.
+    Num(u8, u64),
+    /// Text or bytes: the type class and the bytes.
+    Bin(u8, &'a [u8]),
+    /// A NaN that equals nothing, not even another NaN (`group_by`): its position.
+    Nan(usize),
+}
+
+/// The key of the float NaN when NaNs are equal to each other.
+const NAN_KEY: u64 = u64::MAX;
+
+impl Key<'_> {
+    /// Whether this is a NaN (either kind).
+    pub fn is_nan(&self) -> bool {
+        matches!(self, Key::Nan(_) | Key::Num(FLOAT, NAN_KEY))
+    }
+}
+
+/// Order-preserving `u64` of an integer.
+#[inline(always)]
+fn int_key(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
+}
+
+/// Order-preserving `u64` of a float that is not NaN (-0.0 and 0.0 coincide).
+#[inline(always)]
+fn float_key(v: f64) -> u64 {
+    let v = if v == 0.0 { 0.0 } else { v };
+    let bits = v.to_bits();
+    if bits >> 63 == 1 { !bits } else { bits | (1 << 63) }
+}
+
+/// How NaNs compare as keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NanKeys {
+    /// Every NaN is the same key (`unique`, ranks).
+    Equal,
+    /// Every NaN is its own key (`group_by`).
+    Distinct,
+}
+
+/// The key of every item of `data` (`None` for missing items).
+pub fn keys_of<'a>(data: &'a SliceData, nans: NanKeys) -> Vec<Option<Key<'a>>> {
+    let mut out: Vec<Option<Key<'a>>> = vec![None; data.len()];
+    for column in data.columns() {
+        let float = |i: usize, v: f64| {
+            if v.is_nan() {
+                match nans {
+                    NanKeys::Equal => Key::Num(FLOAT, NAN_KEY),
+                    NanKeys::Distinct => Key::Nan(i),
+                }
+            } else {
+                Key::Num(FLOAT, float_key(v))
+            }
+        };
+        let mut fill = |key: &dyn Fn(usize) -> Key<'a>| {
+            for (i, slot) in out.iter_mut().enumerate() {
+                if column.is_present(i) {
+                    *slot = Some(key(i));
+                }
+            }
+        };
+        match &column.values {
+            Values::Int32(v) => fill(&|i| Key::Num(INT, int_key(v[i] as i64))),
+            Values::Int64(v) => fill(&|i| Key::Num(INT, int_key(v[i]))),
+            Values::Float32(v) => fill(&|i| float(i, v[i] as f64)),
+            Values::Float64(v) => fill(&|i| float(i, v[i])),
+            Values::Boolean(v) => fill(&|i| Key::Num(BOOL, v.value(i) as u64)),
+            Values::Mask(_) => fill(&|_| Key::Num(MASK, 0)),
+            Values::Bytes(v) => fill(&|i| Key::Bin(BYTES, v.value(i))),
+            Values::String(v) => fill(&|i| Key::Bin(STRING, v.value(i))),
+            Values::Schema(v) => fill(&|i| Key::Num(SCHEMA, v[i] as u64)),
+        }
+    }
+    out
+}
+
+/// A small, fast hasher for keys (FxHash's mixing with a murmur finaliser, so
+/// that keys differing only in their high bits, like floats, spread well).
+#[derive(Default, Clone, Copy)]
+pub struct FastHasher {
+    hash: u64,
+}
+
+impl FastHasher {
+    #[inline(always)]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 59));
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        let mut h = self.hash;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h
+    }
+}
+
+/// A `HashMap` with [`FastHasher`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<FastHasher>>;
+
+/// A `HashMap` with room for `n` entries.
+pub fn fast_map<K, V>(n: usize) -> FastMap<K, V> {
+    FastMap::with_capacity_and_hasher(n, Default::default())
+}
+
+/// Whether items of type `dtype` can be sorted.
+fn sortable(dtype: Schema) -> bool {
+    dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes | Schema::Boolean | Schema::Mask | Schema::None)
+}
+
+fn join_and(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// The one item type of argument `arg`, which must be orderable (numbers,
+/// text, bytes, booleans or masks); an OBJECT slice must hold one type.
+pub fn sortable_dtype(op: &str, arg: &str, x: &DataSlice) -> Result<Schema> {
+    let not_orderable = |got: String| Error::value(op, format!("argument `{arg}` must be a slice of orderable values, got a slice of {got}"));
+    if x.schema() != Schema::Object {
+        return if sortable(x.schema()) { Ok(x.schema()) } else { Err(not_orderable(x.schema().to_string())) };
+    }
+    let dtypes: Vec<Schema> = x.data().dtypes().collect();
+    match dtypes.as_slice() {
+        [] => Ok(Schema::None),
+        [one] if sortable(*one) => Ok(*one),
+        [one] => Err(not_orderable(format!("OBJECT containing {one} values"))),
+        many if many.iter().all(|t| t.is_numeric()) => {
+            Err(Error::value(op, format!("DataSlice with mixed types is not supported: {}", describe(x))))
+        }
+        many => {
+            let names: Vec<&str> = many.iter().map(|t| t.name()).collect();
+            Err(not_orderable(format!("OBJECT containing {} values", join_and(&names))))
+        }
+    }
+}
+
+/// The items of an integer slice (INT32, INT64, or OBJECT holding them) as
+/// INT64 values with presence; `None` when `x` holds other types.
+pub fn int64_values(x: &DataSlice) -> Option<(Vec<i64>, BooleanBuffer)> {
+    let integral = matches!(x.schema(), Schema::Int32 | Schema::Int64 | Schema::Object | Schema::None);
+    if !integral || x.data().dtypes().any(|t| !t.is_integer()) {
+        return None;
+    }
+    let mut values = vec![0i64; x.size()];
+    for column in x.data().columns() {
+        match &column.values {
+            Values::Int32(v) => (0..v.len()).filter(|&i| column.is_present(i)).for_each(|i| values[i] = v[i] as i64),
+            Values::Int64(v) => (0..v.len()).filter(|&i| column.is_present(i)).for_each(|i| values[i] = v[i]),
+            _ => unreachable!("checked integer types"),
+        }
+    }
+    Some((values, x.data().present_bits()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_keys_preserve_order() {
+        let ints = [i64::MIN, -5, -1, 0, 1, 7, i64::MAX];
+        assert!(ints.windows(2).all(|w| int_key(w[0]) < int_key(w[1])));
+        let floats = [f64::NEG_INFINITY, -2.5, -0.0, 1e-300, 1.0, f64::INFINITY];
+        assert!(floats.windows(2).all(|w| float_key(w[0]) < float_key(w[1])));
+        assert_eq!(float_key(-0.0), float_key(0.0));
+        assert!(float_key(f64::INFINITY) < NAN_KEY);
+    }
+
+    #[test]
+    fn hasher_spreads_high_bits() {
+        use std::hash::BuildHasher;
+        let build = BuildHasherDefault::<FastHasher>::default();
+        let a = build.hash_one(Key::Num(FLOAT, float_key(1.0)));
+        let b = build.hash_one(Key::Num(FLOAT, float_key(2.0)));
+        assert_ne!(a & 0xffff, b & 0xffff);
+    }
+}

@@ -1,0 +1,218 @@
+//! Ordering within groups: `kd.slices.ordinal_rank`, `dense_rank`, `sort`
+//! and `inverse_mapping` (the inverse permutation of ranks).
+//!
+//! ```text
+//! x            [3, None, 1, 2, 1]
+//! ordinal_rank [3, None, 0, 2, 1]     ties by position (or tie_breaker)
+//! dense_rank   [2, None, 0, 1, 0]     ties share a rank
+//! sort         [1, 1, 2, 3, None]     missing items last
+//! ```
+//!
+//! NaN sorts after every number in both directions; every NaN has its own
+//! dense rank.
+
+use std::cmp::Ordering;
+
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
+use plait_core::broadcast::expand_to_shape;
+use plait_core::column::MISSING_INDEX;
+use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
+use rayon::slice::ParallelSliceMut;
+
+use super::gather::int64_slice;
+use super::keys::{Key, NanKeys, int64_values, keys_of, sortable_dtype};
+use crate::groups::{Groups, groups};
+use crate::kernel::PARALLEL_MIN;
+
+/// How two keys compare in the requested direction; NaN stays last.
+#[inline]
+fn compare(a: &Key<'_>, b: &Key<'_>, descending: bool) -> Ordering {
+    if !descending {
+        return a.cmp(b);
+    }
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => b.cmp(a),
+    }
+}
+
+/// One ranked item: its key, its tie breaker and its position.
+type Entry<'a> = (Key<'a>, i64, usize);
+
+/// The ranked items of `x` grouped over the last `ndim` dimensions: each
+/// group's items (present in `x` and in the tie breaker) in rank order.
+struct Ranking<'a> {
+    groups: Groups,
+    /// All ranked items, group after group.
+    entries: Vec<Entry<'a>>,
+    /// `entries[bounds[g]..bounds[g + 1]]` are the items of group `g`.
+    bounds: Vec<usize>,
+}
+
+fn rank_items<'a>(
+    op: &str,
+    x: &'a DataSlice,
+    tie_breaker: Option<&DataSlice>,
+    descending: bool,
+    ndim: Option<i64>,
+) -> Result<Ranking<'a>> {
+    sortable_dtype(op, "x", x)?;
+    let g = groups(op, x, ndim)?;
+    let ties = match tie_breaker {
+        None => None,
+        Some(t) => {
+            let expanded = expand_to_shape(op, t, x.shape(), 0)?;
+            Some(int64_values(&expanded).ok_or_else(|| Error::value(op, "tie_breaker must be integers"))?)
+        }
+    };
+    let keys = keys_of(x.data(), NanKeys::Equal);
+    let mut entries: Vec<Entry<'a>> = Vec::with_capacity(x.present_count());
+    let mut bounds = Vec::with_capacity(g.len() + 1);
+    bounds.push(0);
+    for group in 0..g.len() {
+        for i in g.edge.child_range(group) {
+            let Some(key) = keys[i] else { continue };
+            let tie = match &ties {
+                None => 0,
+                Some((values, present)) if present.value(i) => values[i],
+                Some(_) => continue,
+            };
+            entries.push((key, tie, i));
+        }
+        bounds.push(entries.len());
+    }
+    let order = |a: &Entry<'_>, b: &Entry<'_>| compare(&a.0, &b.0, descending).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2));
+    for w in bounds.windows(2) {
+        let part = &mut entries[w[0]..w[1]];
+        // Positions make every entry distinct, so an unstable sort is stable.
+        if part.len() >= PARALLEL_MIN {
+            part.par_sort_unstable_by(order);
+        } else {
+            part.sort_unstable_by(order);
+        }
+    }
+    Ok(Ranking { groups: g, entries, bounds })
+}
+
+/// An INT64 result over the shape of `x` with `value[i]` for ranked items.
+fn ranks_slice(x: &DataSlice, fill: impl Fn(&mut [i64], &mut BooleanBufferBuilder)) -> Result<DataSlice> {
+    let mut values = vec![0i64; x.size()];
+    let mut present = BooleanBufferBuilder::new(x.size());
+    present.append_n(x.size(), false);
+    fill(&mut values, &mut present);
+    int64_slice(x.shape(), values, Some(NullBuffer::new(present.finish())))
+}
+
+/// The position of each item in its group's order (ties broken by
+/// `tie_breaker`, then by position).
+pub fn ordinal_rank(x: &DataSlice, tie_breaker: Option<&DataSlice>, descending: bool, ndim: Option<i64>) -> Result<DataSlice> {
+    let ranking = rank_items("kd.slices.ordinal_rank", x, tie_breaker, descending, ndim)?;
+    ranks_slice(x, |values, present| {
+        for w in ranking.bounds.windows(2) {
+            for (rank, entry) in ranking.entries[w[0]..w[1]].iter().enumerate() {
+                values[entry.2] = rank as i64;
+                present.set_bit(entry.2, true);
+            }
+        }
+    })
+}
+
+/// The number of distinct smaller values (larger with `descending`) in each
+/// item's group.
+pub fn dense_rank(x: &DataSlice, descending: bool, ndim: Option<i64>) -> Result<DataSlice> {
+    let ranking = rank_items("kd.slices.dense_rank", x, None, descending, ndim)?;
+    ranks_slice(x, |values, present| {
+        for w in ranking.bounds.windows(2) {
+            let mut rank = -1i64;
+            let mut previous: Option<&Key<'_>> = None;
+            for entry in &ranking.entries[w[0]..w[1]] {
+                let new = entry.0.is_nan() || previous.is_none_or(|p| compare(p, &entry.0, descending) != Ordering::Equal);
+                if new {
+                    rank += 1;
+                }
+                previous = Some(&entry.0);
+                values[entry.2] = rank;
+                present.set_bit(entry.2, true);
+            }
+        }
+    })
+}
+
+/// The items of `x` ordered along the last dimension by `sort_by` (`x` itself
+/// by default); items whose key is missing go last.
+pub fn sort(x: &DataSlice, sort_by: Option<&DataSlice>, descending: bool) -> Result<DataSlice> {
+    let op = "kd.slices.sort";
+    let by = match sort_by {
+        None => x,
+        Some(by) => {
+            if by.shape() != x.shape() {
+                return Err(Error::value(op, "arguments `x` and `sort_by` must have the same shape"));
+            }
+            let unsorted = &x.data().present_bits() & &!&by.data().present_bits();
+            if unsorted.count_set_bits() > 0 {
+                return Err(Error::value(op, "trying to sort `x` by `sort_by` that is more sparse"));
+            }
+            by
+        }
+    };
+    let ranking = rank_items("kd.slices.ordinal_rank", by, None, descending, None)?;
+    let mut indices = vec![MISSING_INDEX; x.size()];
+    for (group, w) in ranking.bounds.windows(2).enumerate() {
+        let start = ranking.groups.edge.child_range(group).start;
+        for (k, entry) in ranking.entries[w[0]..w[1]].iter().enumerate() {
+            indices[start + k] = entry.2;
+        }
+    }
+    DataSlice::new(x.shape().clone(), x.data().take(&indices), x.schema())
+}
+
+/// For each group of the last `ndim` dimensions holding a permutation of
+/// `0..n` (with gaps where items are missing), its inverse permutation.
+pub fn inverse_mapping(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    let op = "kd.slices.inverse_mapping";
+    let Some((values, present)) = int64_values(x) else {
+        let got = if x.schema() == Schema::Object {
+            let names: Vec<&str> = x.data().dtypes().map(|t| t.name()).collect();
+            format!("OBJECT containing {} values", names.join(", "))
+        } else {
+            x.schema().to_string()
+        };
+        return Err(Error::value(op, format!("argument `x` must be a slice of integer values, got a slice of {got}")));
+    };
+    let g = groups(op, x, ndim)?;
+    let mut out = vec![0i64; x.size()];
+    let mut filled = vec![false; x.size()];
+    let invalid = |message: String| Error::value(op, format!("unable to compute array.inverse_mapping: invalid permutation, {message}"));
+    for group in 0..g.len() {
+        let r = g.edge.child_range(group);
+        let n = r.len() as i64;
+        for i in r.clone() {
+            if !present.value(i) {
+                continue;
+            }
+            let v = values[i];
+            if v < 0 || v >= n {
+                return Err(invalid(format!("element {v} is not a valid element of a permutation of size {n}")));
+            }
+            let target = r.start + v as usize;
+            if filled[target] {
+                return Err(invalid(format!("element {v} appears twice in the permutation")));
+            }
+            filled[target] = true;
+            out[target] = (i - r.start) as i64;
+        }
+    }
+    let presence = crate::kernel::presence_from_flags(&filled);
+    if !filled.iter().any(|&f| f) {
+        return Ok(DataSlice::missing(x.shape().clone(), x.schema()));
+    }
+    // The result keeps the integer type of `x` (INT64 for mixed OBJECT).
+    let dtypes: Vec<Schema> = x.data().dtypes().collect();
+    let values = match dtypes.as_slice() {
+        [Schema::Int32] => Values::Int32(out.iter().map(|&v| v as i32).collect()),
+        _ => Values::Int64(out.into()),
+    };
+    DataSlice::new(x.shape().clone(), SliceData::from_column(Column::new(values, presence)), x.schema())
+}
