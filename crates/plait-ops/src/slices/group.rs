@@ -15,7 +15,9 @@
 use plait_core::{DataSlice, Edge, Error, JaggedShape, Result, Schema};
 
 use super::gather::{int64_slice, replace_last_edge};
-use super::keys::{Key, NanKeys, fast_map, keys_of};
+use std::hash::Hash;
+
+use super::keys::{Key, NanKeys, fast_map, fixed_keys, keys_of};
 
 /// Checks that items of `x` can be sorted by `unique`/`group_by` (`sort=True`).
 fn check_sortable(op: &str, x: &DataSlice) -> Result<()> {
@@ -39,28 +41,46 @@ pub fn unique(x: &DataSlice, sort: bool) -> Result<DataSlice> {
     if x.is_item() {
         return Ok(x.clone());
     }
-    let keys = keys_of(x.data(), NanKeys::Equal);
     let edge = &x.shape().edges()[x.rank() - 1];
-    let mut seen = fast_map::<Key<'_>, ()>(0);
+    // One fixed-width column hashes plain integers; anything else hashes keys.
+    let (firsts, sizes) = match x.data().single_column().and_then(|c| Some((c, fixed_keys(&c.values)?))) {
+        Some((column, keys)) => first_of_each(edge, |i| column.is_present(i).then(|| keys[i]), sort),
+        None => {
+            let keys = keys_of(x.data(), NanKeys::Equal);
+            first_of_each(edge, |i| keys[i], sort)
+        }
+    };
+    let shape = replace_last_edge(x.shape(), &sizes)?;
+    DataSlice::new(shape, x.data().take(&firsts), x.schema())
+}
+
+/// The first position of each distinct key in each group of `edge` (sorted by
+/// key with `sort`), and how many there are per group.
+fn first_of_each<K: Hash + Ord + Copy>(edge: &Edge, key: impl Fn(usize) -> Option<K>, sort: bool) -> (Vec<usize>, Vec<i64>) {
+    let mut seen = fast_map::<K, ()>(0);
     let mut firsts: Vec<usize> = Vec::new();
     let mut sizes = Vec::with_capacity(edge.parent_size());
     for group in 0..edge.parent_size() {
+        let range = edge.child_range(group);
         seen.clear();
+        seen.reserve(range.len());
         let start = firsts.len();
-        for i in edge.child_range(group) {
-            if let Some(key) = keys[i] {
-                if seen.insert(key, ()).is_none() {
+        for i in range {
+            if let Some(k) = key(i) {
+                if seen.insert(k, ()).is_none() {
                     firsts.push(i);
                 }
             }
         }
         if sort {
-            firsts[start..].sort_unstable_by_key(|&i| keys[i]);
+            let mut keyed: Vec<(K, usize)> = firsts[start..].iter().map(|&i| (key(i).expect("present"), i)).collect();
+            keyed.sort_unstable();
+            firsts.truncate(start);
+            firsts.extend(keyed.into_iter().map(|(_, i)| i));
         }
         sizes.push((firsts.len() - start) as i64);
     }
-    let shape = replace_last_edge(x.shape(), &sizes)?;
-    DataSlice::new(shape, x.data().take(&firsts), x.schema())
+    (firsts, sizes)
 }
 
 /// The groups of equal key tuples in each group of the last dimension.

@@ -106,6 +106,29 @@ pub fn keys_of<'a>(data: &'a SliceData, nans: NanKeys) -> Vec<Option<Key<'a>>> {
     out
 }
 
+/// The order-preserving `u64` key of every slot of a fixed-width column (NaN
+/// is the largest), or `None` for text and bytes. One pass over the values,
+/// so sorting and hashing then work on plain integers.
+pub fn fixed_keys(values: &Values) -> Option<Vec<u64>> {
+    use crate::kernel::map1;
+    let float = |v: f64| if v.is_nan() { NAN_KEY } else { float_key(v) };
+    Some(match values {
+        Values::Int32(v) => map1(v, |x| int_key(x as i64)),
+        Values::Int64(v) => map1(v, int_key),
+        Values::Float32(v) => map1(v, |x| float(x as f64)),
+        Values::Float64(v) => map1(v, float),
+        Values::Boolean(v) => v.iter().map(u64::from).collect(),
+        Values::Mask(n) => vec![0; *n],
+        Values::Schema(v) => v.iter().map(|&s| s as u64).collect(),
+        Values::Bytes(_) | Values::String(_) => return None,
+    })
+}
+
+/// Whether a [`fixed_keys`] key of a float column is NaN.
+pub fn is_nan_key(key: u64) -> bool {
+    key == NAN_KEY
+}
+
 /// A small, fast hasher for keys (FxHash's mixing with a murmur finaliser, so
 /// that keys differing only in their high bits, like floats, spread well).
 #[derive(Default, Clone, Copy)]

@@ -11,7 +11,7 @@
 //! NaN sorts after every number in both directions; every NaN has its own
 //! dense rank.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use plait_core::broadcast::expand_to_shape;
@@ -20,44 +20,24 @@ use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 use rayon::slice::ParallelSliceMut;
 
 use super::gather::int64_slice;
-use super::keys::{Key, NanKeys, int64_values, keys_of, sortable_dtype};
+use super::keys::{fixed_keys, int64_values, is_nan_key, sortable_dtype};
 use crate::groups::{Groups, groups};
 use crate::kernel::PARALLEL_MIN;
 
-/// How two keys compare in the requested direction; NaN stays last.
-#[inline]
-fn compare(a: &Key<'_>, b: &Key<'_>, descending: bool) -> Ordering {
-    if !descending {
-        return a.cmp(b);
-    }
-    match (a.is_nan(), b.is_nan()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        (false, false) => b.cmp(a),
-    }
-}
-
-/// One ranked item: its key, its tie breaker and its position.
-type Entry<'a> = (Key<'a>, i64, usize);
-
 /// The ranked items of `x` grouped over the last `ndim` dimensions: each
 /// group's items (present in `x` and in the tie breaker) in rank order.
-struct Ranking<'a> {
+struct Ranking {
     groups: Groups,
-    /// All ranked items, group after group.
-    entries: Vec<Entry<'a>>,
-    /// `entries[bounds[g]..bounds[g + 1]]` are the items of group `g`.
+    /// Positions of the ranked items, group after group, in rank order.
+    order: Vec<usize>,
+    /// Whether `order[k]` has a different value than `order[k - 1]` (or
+    /// starts its group, or is a NaN): where dense ranks go up.
+    new_value: Vec<bool>,
+    /// `order[bounds[g]..bounds[g + 1]]` are the items of group `g`.
     bounds: Vec<usize>,
 }
 
-fn rank_items<'a>(
-    op: &str,
-    x: &'a DataSlice,
-    tie_breaker: Option<&DataSlice>,
-    descending: bool,
-    ndim: Option<i64>,
-) -> Result<Ranking<'a>> {
+fn rank_items(op: &str, x: &DataSlice, tie_breaker: Option<&DataSlice>, descending: bool, ndim: Option<i64>) -> Result<Ranking> {
     sortable_dtype(op, "x", x)?;
     let g = groups(op, x, ndim)?;
     let ties = match tie_breaker {
@@ -67,33 +47,64 @@ fn rank_items<'a>(
             Some(int64_values(&expanded).ok_or_else(|| Error::value(op, "tie_breaker must be integers"))?)
         }
     };
-    let keys = keys_of(x.data(), NanKeys::Equal);
-    let mut entries: Vec<Entry<'a>> = Vec::with_capacity(x.present_count());
+    let ties = ties.as_ref();
+    // `sortable_dtype` leaves at most one column.
+    let Some(column) = x.data().single_column() else {
+        return Ok(rank_by(g, |_| None::<u64>, ties, |_| false));
+    };
+    let present = |i: usize| column.is_present(i);
+    Ok(match (fixed_keys(&column.values), &column.values) {
+        (Some(keys), values) => {
+            // Descending flips the key bits, except for NaN, which stays last.
+            let float = values.dtype().is_float();
+            let nan = move |k: &u64| float && is_nan_key(*k);
+            let key = |i: usize| present(i).then(|| if descending && !nan(&keys[i]) { !keys[i] } else { keys[i] });
+            rank_by(g, key, ties, nan)
+        }
+        (None, Values::String(v) | Values::Bytes(v)) if descending => {
+            rank_by(g, |i| present(i).then(|| Reverse(v.value(i))), ties, |_| false)
+        }
+        (None, Values::String(v) | Values::Bytes(v)) => rank_by(g, |i| present(i).then(|| v.value(i)), ties, |_| false),
+        (None, _) => unreachable!("every other type has fixed keys"),
+    })
+}
+
+/// Sorts the items of each group by (`key`, tie breaker, position).
+fn rank_by<K: Ord + Copy + Send>(
+    g: Groups,
+    key: impl Fn(usize) -> Option<K>,
+    ties: Option<&(Vec<i64>, arrow_buffer::BooleanBuffer)>,
+    is_nan: impl Fn(&K) -> bool,
+) -> Ranking {
+    let mut entries: Vec<(K, i64, usize)> = Vec::new();
     let mut bounds = Vec::with_capacity(g.len() + 1);
     bounds.push(0);
     for group in 0..g.len() {
         for i in g.edge.child_range(group) {
-            let Some(key) = keys[i] else { continue };
-            let tie = match &ties {
+            let Some(k) = key(i) else { continue };
+            let tie = match ties {
                 None => 0,
                 Some((values, present)) if present.value(i) => values[i],
                 Some(_) => continue,
             };
-            entries.push((key, tie, i));
+            entries.push((k, tie, i));
         }
         bounds.push(entries.len());
     }
-    let order = |a: &Entry<'_>, b: &Entry<'_>| compare(&a.0, &b.0, descending).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2));
+    let mut new_value = vec![true; entries.len()];
     for w in bounds.windows(2) {
         let part = &mut entries[w[0]..w[1]];
-        // Positions make every entry distinct, so an unstable sort is stable.
+        // Positions make entries distinct, so an unstable sort is stable.
         if part.len() >= PARALLEL_MIN {
-            part.par_sort_unstable_by(order);
+            part.par_sort_unstable();
         } else {
-            part.sort_unstable_by(order);
+            part.sort_unstable();
+        }
+        for k in w[0] + 1..w[1] {
+            new_value[k] = entries[k].0 != entries[k - 1].0 || is_nan(&entries[k].0);
         }
     }
-    Ok(Ranking { groups: g, entries, bounds })
+    Ranking { groups: g, order: entries.into_iter().map(|e| e.2).collect(), new_value, bounds }
 }
 
 /// An INT64 result over the shape of `x` with `value[i]` for ranked items.
@@ -111,9 +122,9 @@ pub fn ordinal_rank(x: &DataSlice, tie_breaker: Option<&DataSlice>, descending: 
     let ranking = rank_items("kd.slices.ordinal_rank", x, tie_breaker, descending, ndim)?;
     ranks_slice(x, |values, present| {
         for w in ranking.bounds.windows(2) {
-            for (rank, entry) in ranking.entries[w[0]..w[1]].iter().enumerate() {
-                values[entry.2] = rank as i64;
-                present.set_bit(entry.2, true);
+            for (rank, &i) in ranking.order[w[0]..w[1]].iter().enumerate() {
+                values[i] = rank as i64;
+                present.set_bit(i, true);
             }
         }
     })
@@ -126,15 +137,10 @@ pub fn dense_rank(x: &DataSlice, descending: bool, ndim: Option<i64>) -> Result<
     ranks_slice(x, |values, present| {
         for w in ranking.bounds.windows(2) {
             let mut rank = -1i64;
-            let mut previous: Option<&Key<'_>> = None;
-            for entry in &ranking.entries[w[0]..w[1]] {
-                let new = entry.0.is_nan() || previous.is_none_or(|p| compare(p, &entry.0, descending) != Ordering::Equal);
-                if new {
-                    rank += 1;
-                }
-                previous = Some(&entry.0);
-                values[entry.2] = rank;
-                present.set_bit(entry.2, true);
+            for k in w[0]..w[1] {
+                rank += ranking.new_value[k] as i64;
+                values[ranking.order[k]] = rank;
+                present.set_bit(ranking.order[k], true);
             }
         }
     })
@@ -161,9 +167,7 @@ pub fn sort(x: &DataSlice, sort_by: Option<&DataSlice>, descending: bool) -> Res
     let mut indices = vec![MISSING_INDEX; x.size()];
     for (group, w) in ranking.bounds.windows(2).enumerate() {
         let start = ranking.groups.edge.child_range(group).start;
-        for (k, entry) in ranking.entries[w[0]..w[1]].iter().enumerate() {
-            indices[start + k] = entry.2;
-        }
+        indices[start..start + (w[1] - w[0])].copy_from_slice(&ranking.order[w[0]..w[1]]);
     }
     DataSlice::new(x.shape().clone(), x.data().take(&indices), x.schema())
 }
