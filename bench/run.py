@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 import workloads_math
+import workloads_slices
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -87,6 +88,7 @@ def main():
     groups = {
         "foundation": foundation_workloads(args.scale),
         "math": workloads_math.workloads(args.scale, pkd, kkd),
+        "slices": workloads_slices.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
