@@ -52,3 +52,17 @@ try:
     kd.int32("abc")
 except ValueError as error:
     print(f"{'kd.int32(abc) fails:':<44} {error}")
+
+print("\n== Operators: broadcasting, promotion, missing items ==")
+prices = kd.slice([[1.5, 2.0], [None], [4.0, 1.0, 3.0]])
+show("prices", prices)
+show("prices * 2", prices * 2)
+show("kd.agg_sum(prices)", kd.agg_sum(prices))
+show("kd.math.agg_max(prices, ndim=2)", kd.math.agg_max(prices, ndim=2))
+show("prices & (prices > 1.5)", prices & (prices > 1.5))
+show("kd.select(prices, prices > 1.5)", kd.select(prices, prices > 1.5))
+show("kd.sort(prices, descending=True)", kd.sort(prices, descending=True))
+try:
+    kd.slice([1, 2]) + "a"
+except ValueError as error:
+    print(f"{'kd.slice([1, 2]) + a fails:':<44} {error}")
