@@ -14,6 +14,7 @@
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use std::sync::Arc;
 
+use crate::itemid::ItemId;
 use crate::schema::Schema;
 use crate::shape::Edge;
 
@@ -29,6 +30,7 @@ pub enum ScalarRef<'a> {
     Bytes(&'a [u8]),
     String(&'a str),
     Schema(Schema),
+    ItemId(ItemId),
 }
 
 impl ScalarRef<'_> {
@@ -44,6 +46,7 @@ impl ScalarRef<'_> {
             ScalarRef::Bytes(_) => Schema::Bytes,
             ScalarRef::String(_) => Schema::String,
             ScalarRef::Schema(_) => Schema::Schema,
+            ScalarRef::ItemId(_) => Schema::ItemId,
         }
     }
 }
@@ -94,6 +97,9 @@ pub enum Values {
     Bytes(VarBinary),
     String(VarBinary),
     Schema(Arc<[Schema]>),
+    /// ItemIds (entities, objects, lists, dicts, struct schemas as ids), as the
+    /// bits of [`ItemId`] (an Arrow-compatible 16-byte buffer).
+    ItemId(ScalarBuffer<i128>),
 }
 
 impl Values {
@@ -108,6 +114,7 @@ impl Values {
             Values::Mask(n) => *n,
             Values::Bytes(v) | Values::String(v) => v.len(),
             Values::Schema(v) => v.len(),
+            Values::ItemId(v) => v.len(),
         }
     }
 
@@ -128,6 +135,7 @@ impl Values {
             Values::Bytes(_) => Schema::Bytes,
             Values::String(_) => Schema::String,
             Values::Schema(_) => Schema::Schema,
+            Values::ItemId(_) => Schema::ItemId,
         }
     }
 
@@ -143,6 +151,7 @@ impl Values {
             Values::Bytes(v) => ScalarRef::Bytes(v.value(i)),
             Values::String(v) => ScalarRef::String(v.str_value(i)),
             Values::Schema(v) => ScalarRef::Schema(v[i]),
+            Values::ItemId(v) => ScalarRef::ItemId(ItemId(v[i] as u128)),
         }
     }
 }
@@ -224,6 +233,7 @@ impl Column {
             Values::Schema(v) => Values::Schema(
                 indices.iter().map(|&i| if missing(i) { Schema::None } else { v[i] }).collect(),
             ),
+            Values::ItemId(v) => Values::ItemId(gather::<_, MAY_MISS>(v, indices)),
         };
         let presence = match &self.presence {
             None if !MAY_MISS => None,
@@ -276,6 +286,7 @@ impl Column {
                 for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s], count)));
                 Values::Schema(Arc::from(out))
             }
+            Values::ItemId(v) => Values::ItemId(repeat(v, parents, edge)),
         };
         let presence = self.presence.as_ref().map(|p| NullBuffer::new(repeat_bits(&|s| p.is_valid(s))));
         Column::new(values, presence)
@@ -353,6 +364,7 @@ enum ValuesBuilder {
     Bytes(VarBinaryBuilder),
     String(VarBinaryBuilder),
     Schema(Vec<Schema>),
+    ItemId(Vec<i128>),
 }
 
 impl ColumnBuilder {
@@ -368,6 +380,7 @@ impl ColumnBuilder {
             Schema::Bytes => ValuesBuilder::Bytes(VarBinaryBuilder::with_capacity(capacity)),
             Schema::String => ValuesBuilder::String(VarBinaryBuilder::with_capacity(capacity)),
             Schema::Schema => ValuesBuilder::Schema(Vec::with_capacity(capacity)),
+            Schema::ItemId => ValuesBuilder::ItemId(Vec::with_capacity(capacity)),
             other => panic!("no column type for schema {other}"),
         };
         ColumnBuilder { values, presence: BooleanBufferBuilder::new(capacity), missing: 0 }
@@ -385,6 +398,7 @@ impl ColumnBuilder {
             (ValuesBuilder::Bytes(v), ScalarRef::Bytes(x)) => v.push(x),
             (ValuesBuilder::String(v), ScalarRef::String(x)) => v.push(x.as_bytes()),
             (ValuesBuilder::Schema(v), ScalarRef::Schema(x)) => v.push(x),
+            (ValuesBuilder::ItemId(v), ScalarRef::ItemId(x)) => v.push(x.0 as i128),
             (_, value) => panic!("ColumnBuilder: value of type {} pushed to another type", value.dtype()),
         }
         self.presence.append(true);
@@ -401,6 +415,7 @@ impl ColumnBuilder {
             ValuesBuilder::Mask(n) => *n += 1,
             ValuesBuilder::Bytes(v) | ValuesBuilder::String(v) => v.push(b""),
             ValuesBuilder::Schema(v) => v.push(Schema::None),
+            ValuesBuilder::ItemId(v) => v.push(0),
         }
         self.presence.append(false);
         self.missing += 1;
@@ -418,6 +433,7 @@ impl ColumnBuilder {
             ValuesBuilder::Bytes(v) => Values::Bytes(v.finish()),
             ValuesBuilder::String(v) => Values::String(v.finish()),
             ValuesBuilder::Schema(v) => Values::Schema(Arc::from(v)),
+            ValuesBuilder::ItemId(v) => Values::ItemId(ScalarBuffer::from(v)),
         };
         let presence = (self.missing > 0).then(|| NullBuffer::new(self.presence.finish()));
         Column::new(values, presence)

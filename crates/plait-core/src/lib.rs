@@ -8,10 +8,12 @@
 //! * [`repr`] — Koda's text forms.
 
 pub mod alloc;
+pub mod bag;
 pub mod broadcast;
 pub mod cast;
 pub mod column;
 pub mod error;
+pub mod itemid;
 pub mod repr;
 pub mod schema;
 pub mod schema_ops;
@@ -19,8 +21,10 @@ pub mod shape;
 pub mod slice;
 pub mod subslice;
 
+pub use bag::DataBag;
 pub use column::{Column, ScalarRef, SliceData, Values};
 pub use error::{Error, ErrorKind, Result};
+pub use itemid::{ItemId, ItemKind};
 pub use schema::Schema;
 pub use shape::{Edge, JaggedShape};
 pub use slice::DataSlice;

@@ -123,7 +123,8 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
         Some(ScalarRef::Bytes(v)) => write_bytes_literal(out, v),
         Some(ScalarRef::String(v)) if quote_text => write_string_literal(out, v),
         Some(ScalarRef::String(v)) => out.push_str(v),
-        Some(ScalarRef::Schema(v)) => out.push_str(v.name()),
+        Some(ScalarRef::Schema(v)) => write!(out, "{v}").unwrap(),
+        Some(ScalarRef::ItemId(v)) => out.push_str(&v.repr()),
     }
 }
 

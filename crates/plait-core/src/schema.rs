@@ -16,8 +16,11 @@
 //! The common schema of two schemas is their supremum in this lattice; it is the
 //! only place plait decides type promotion ([`Schema::common`]).
 
-/// A primitive or special schema. Struct schemas (entities, lists, dicts) arrive
-/// with the DataBag.
+use crate::itemid::ItemId;
+
+/// A primitive or special schema, or a struct schema: the ItemId of a schema
+/// item whose attributes (in a DataBag) give the schemas of the attributes of
+/// the values (entities, lists, dicts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Schema {
     None,
@@ -33,6 +36,7 @@ pub enum Schema {
     ItemId,
     Schema,
     Object,
+    Struct(ItemId),
 }
 
 impl Schema {
@@ -53,7 +57,8 @@ impl Schema {
         Schema::Object,
     ];
 
-    /// The name Koda prints for this schema.
+    /// The name Koda prints for a primitive or special schema; struct schemas
+    /// are printed with their bag (`ENTITY(x=INT32)`, see `repr`).
     pub fn name(self) -> &'static str {
         match self {
             Schema::None => "NONE",
@@ -69,6 +74,7 @@ impl Schema {
             Schema::ItemId => "ITEMID",
             Schema::Schema => "SCHEMA",
             Schema::Object => "OBJECT",
+            Schema::Struct(_) => "STRUCT",
         }
     }
 
@@ -122,6 +128,19 @@ impl Schema {
         )
     }
 
+    /// Whether this is a struct schema (entity, list or dict).
+    pub fn is_struct(self) -> bool {
+        matches!(self, Schema::Struct(_))
+    }
+
+    /// The schema item of a struct schema.
+    pub fn struct_id(self) -> Option<ItemId> {
+        match self {
+            Schema::Struct(id) => Some(id),
+            _ => None,
+        }
+    }
+
     /// Koda's primitive schemas: the ones whose values are plain data.
     pub fn is_primitive(self) -> bool {
         self.is_below_object() && !matches!(self, Schema::None | Schema::Object)
@@ -153,7 +172,10 @@ impl Schema {
 
 impl std::fmt::Display for Schema {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Schema::Struct(id) => f.write_str(&id.short()),
+            other => f.write_str(other.name()),
+        }
     }
 }
 

@@ -1,7 +1,10 @@
 //! DataSlice: a jagged shape, the items stored in typed columns, and a schema.
 //! A DataItem is a DataSlice of rank 0. Slices are immutable: every operation
 //! returns a new slice that shares buffers with its input where it can.
+//! A slice of entities, objects, lists or dicts carries the DataBag that holds
+//! their attributes.
 
+use crate::bag::DataBag;
 use crate::column::{ScalarRef, SliceBuilder, SliceData};
 use crate::error::{Error, Result};
 use crate::schema::Schema;
@@ -13,6 +16,7 @@ pub struct DataSlice {
     shape: JaggedShape,
     data: SliceData,
     schema: Schema,
+    bag: Option<DataBag>,
 }
 
 impl DataSlice {
@@ -31,7 +35,7 @@ impl DataSlice {
                 return Err(Error::internal(format!("an item of type {dtype} cannot have schema {schema}")));
             }
         }
-        Ok(DataSlice { shape, data, schema })
+        Ok(DataSlice { shape, data, schema, bag: None })
     }
 
     /// A slice whose schema is the common schema of its items' types.
@@ -50,7 +54,7 @@ impl DataSlice {
     /// A slice of `shape` whose items are all missing, with `schema`.
     pub fn missing(shape: JaggedShape, schema: Schema) -> DataSlice {
         let data = SliceData::missing(shape.size());
-        DataSlice { shape, data, schema }
+        DataSlice { shape, data, schema, bag: None }
     }
 
     /// The shape.
@@ -105,12 +109,23 @@ impl DataSlice {
                 ),
             ));
         }
-        Ok(DataSlice { shape, data: self.data.clone(), schema: self.schema })
+        Ok(DataSlice { shape, data: self.data.clone(), schema: self.schema, bag: self.bag.clone() })
     }
 
     /// The same items with other items data under the same shape (internal).
     pub(crate) fn with_data(&self, data: SliceData, schema: Schema) -> Result<DataSlice> {
-        DataSlice::new(self.shape.clone(), data, schema)
+        Ok(DataSlice::new(self.shape.clone(), data, schema)?.with_bag(self.bag.clone()))
+    }
+
+    /// The DataBag holding the attributes of the items, if any.
+    pub fn bag(&self) -> Option<&DataBag> {
+        self.bag.as_ref()
+    }
+
+    /// The same slice with `bag` (`kd.with_bag`, or `None` for `kd.no_bag`).
+    pub fn with_bag(mut self, bag: Option<DataBag>) -> DataSlice {
+        self.bag = bag;
+        self
     }
 
     /// Reinterprets the items as `schema` without changing them
@@ -129,7 +144,7 @@ impl DataSlice {
                 return Err(Error::value("kd.with_schema", message));
             }
         }
-        Ok(DataSlice { shape: self.shape.clone(), data: self.data.clone(), schema })
+        Ok(DataSlice { shape: self.shape.clone(), data: self.data.clone(), schema, bag: self.bag.clone() })
     }
 
     /// The narrowed schema (seed 000, "Narrowing"): for OBJECT, the common schema
@@ -149,7 +164,8 @@ impl DataSlice {
 /// Whether a slice with `schema` may hold an item of type `dtype`.
 pub fn schema_admits(schema: Schema, dtype: Schema) -> bool {
     match schema {
-        Schema::Object => dtype.is_primitive(),
+        Schema::Object => dtype.is_primitive() || dtype == Schema::ItemId,
+        Schema::Struct(_) => dtype == Schema::ItemId,
         other => other == dtype,
     }
 }

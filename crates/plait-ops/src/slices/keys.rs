@@ -25,6 +25,7 @@ const MASK: u8 = 3;
 const BYTES: u8 = 4;
 const STRING: u8 = 5;
 const SCHEMA: u8 = 6;
+const ITEMID: u8 = 7;
 
 /// One item as a key. Variants are ordered so that NaN keys sort last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,6 +34,8 @@ pub enum Key<'a> {
     Num(u8, u64),
     /// Text or bytes: the type class and the bytes.
     Bin(u8, &'a [u8]),
+    /// An ItemId, or a struct schema: the type class and the id's bits.
+    Id(u8, u128),
     /// A NaN that equals nothing, not even another NaN (`group_by`): its position.
     Nan(usize),
 }
@@ -100,7 +103,8 @@ pub fn keys_of<'a>(data: &'a SliceData, nans: NanKeys) -> Vec<Option<Key<'a>>> {
             Values::Mask(_) => fill(&|_| Key::Num(MASK, 0)),
             Values::Bytes(v) => fill(&|i| Key::Bin(BYTES, v.value(i))),
             Values::String(v) => fill(&|i| Key::Bin(STRING, v.value(i))),
-            Values::Schema(v) => fill(&|i| Key::Num(SCHEMA, v[i] as u64)),
+            Values::Schema(v) => fill(&|i| schema_key(v[i])),
+            Values::ItemId(v) => fill(&|i| Key::Id(ITEMID, v[i] as u128)),
         }
     }
     out
@@ -119,9 +123,17 @@ pub fn fixed_keys(values: &Values) -> Option<Vec<u64>> {
         Values::Float64(v) => map1(v, float),
         Values::Boolean(v) => v.iter().map(u64::from).collect(),
         Values::Mask(n) => vec![0; *n],
-        Values::Schema(v) => v.iter().map(|&s| s as u64).collect(),
-        Values::Bytes(_) | Values::String(_) => return None,
+        Values::Bytes(_) | Values::String(_) | Values::Schema(_) | Values::ItemId(_) => return None,
     })
+}
+
+/// A schema's key: primitive schemas by their position in [`Schema::ALL`],
+/// struct schemas by their id.
+fn schema_key<'a>(schema: Schema) -> Key<'a> {
+    match schema {
+        Schema::Struct(id) => Key::Id(SCHEMA, id.0),
+        other => Key::Num(SCHEMA, Schema::ALL.iter().position(|&s| s == other).unwrap_or(0) as u64),
+    }
 }
 
 /// Whether a [`fixed_keys`] key of a float column is NaN.

@@ -1,0 +1,338 @@
+//! DataBag: the store of the attributes of entities, objects and struct
+//! schemas (lists and dicts join it next), keyed by ItemId.
+//!
+//! A bag is a shared handle. Its own contents sit behind an `Arc`, so
+//! `fork_bag` and `freeze_bag` are O(1): the copy shares everything until one
+//! side writes, and a write copies only the map of attributes and the one
+//! attribute it touches (copy-on-write). Reads through a bag with fallbacks
+//! look in the bag first and in each fallback, in order, for the items the bag
+//! says nothing about. Bags are immutable unless created mutable
+//! (`kd.mutable_bag()`, `fork_bag`); an RwLock makes a mutable bag safe to
+//! share between threads (a reader sees a write entirely or not at all).
+
+mod attr_store;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+pub use attr_store::{AttrStore, Stored};
+
+use crate::column::{SliceBuilder, SliceData};
+use crate::error::{Error, Result};
+use crate::itemid::{new_allocation, ItemId};
+
+/// The name of the attribute holding an object's schema.
+pub const SCHEMA_ATTR: &str = "__schema__";
+
+/// The contents of one bag (without its fallbacks).
+#[derive(Clone, Debug, Default)]
+struct Store {
+    attrs: HashMap<Arc<str>, Arc<AttrStore>>,
+}
+
+#[derive(Debug)]
+struct BagInner {
+    id: u64,
+    mutable: bool,
+    store: RwLock<Arc<Store>>,
+    fallbacks: Vec<DataBag>,
+}
+
+/// A handle to a bag; clones share it.
+#[derive(Clone, Debug)]
+pub struct DataBag(Arc<BagInner>);
+
+impl PartialEq for DataBag {
+    fn eq(&self, other: &DataBag) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl DataBag {
+    fn from_parts(store: Arc<Store>, mutable: bool, fallbacks: Vec<DataBag>) -> DataBag {
+        DataBag(Arc::new(BagInner { id: new_allocation(), mutable, store: RwLock::new(store), fallbacks }))
+    }
+
+    /// An empty mutable bag (`kd.mutable_bag()`).
+    pub fn new_mutable() -> DataBag {
+        DataBag::from_parts(Arc::default(), true, Vec::new())
+    }
+
+    /// An empty immutable bag (`kd.bag()`).
+    pub fn new_immutable() -> DataBag {
+        DataBag::from_parts(Arc::default(), false, Vec::new())
+    }
+
+    /// An immutable bag with no contents of its own that reads through `bags`
+    /// in order (`kd.enriched_bag` / `kd.updated_bag` give the order).
+    pub fn with_fallbacks(bags: Vec<DataBag>) -> DataBag {
+        DataBag::from_parts(Arc::default(), false, bags)
+    }
+
+    /// A mutable (`fork_bag`) or immutable (`freeze_bag`) copy, in O(1).
+    pub fn fork(&self, mutable: bool) -> DataBag {
+        DataBag::from_parts(self.read().clone(), mutable, self.0.fallbacks.clone())
+    }
+
+    /// A random id; Koda prints its last four hex digits (`$f74e`).
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// `$` and the last four hex digits of the id, as in `bag_id: $f74e`.
+    pub fn short_id(&self) -> String {
+        format!("${:04x}", self.0.id & 0xffff)
+    }
+
+    pub fn is_mutable(&self) -> bool {
+        self.0.mutable
+    }
+
+    pub fn fallbacks(&self) -> &[DataBag] {
+        &self.0.fallbacks
+    }
+
+    fn read(&self) -> Arc<Store> {
+        self.0.store.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Runs `write` on this bag's own contents; fails on an immutable bag.
+    fn write<T>(&self, op: &str, write: impl FnOnce(&mut Store) -> T) -> Result<T> {
+        if !self.0.mutable {
+            return Err(immutable_error(op));
+        }
+        let mut guard = self.0.store.write().unwrap_or_else(|e| e.into_inner());
+        Ok(write(Arc::make_mut(&mut guard)))
+    }
+
+    /// Writes into a bag that is still being built by its creator (and is
+    /// not yet visible to anyone else), mutable or not.
+    pub fn fill<T>(&self, write: impl FnOnce(&mut BagWriter<'_>) -> T) -> T {
+        let mut guard = self.0.store.write().unwrap_or_else(|e| e.into_inner());
+        write(&mut BagWriter { store: Arc::make_mut(&mut guard) })
+    }
+
+    /// Sets `attr` of `ids[i]` to `values[i]` (present ids only).
+    pub fn set_attr(&self, op: &str, attr: &str, ids: &[Option<ItemId>], values: &SliceData) -> Result<()> {
+        self.write(op, |store| store.set_attr(attr, ids, values))
+    }
+
+    /// The values of `attr` for `ids`, looking through fallbacks; unset and
+    /// missing ids give missing values.
+    pub fn get_attr(&self, attr: &str, ids: &[Option<ItemId>]) -> SliceData {
+        let store = self.read();
+        let lookup = match store.attrs.get(attr) {
+            Some(values) => values.get(ids),
+            None => attr_store::Lookup {
+                data: SliceData::missing(ids.len()),
+                unset: (0..ids.len()).filter(|&i| ids[i].is_some()).collect(),
+            },
+        };
+        if lookup.unset.is_empty() || self.0.fallbacks.is_empty() {
+            return lookup.data;
+        }
+        // Ask the fallbacks about the unset items only, then merge.
+        let asked: Vec<Option<ItemId>> = lookup.unset.iter().map(|&i| ids[i]).collect();
+        let mut answers = vec![None; ids.len()];
+        let mut found = SliceData::missing(asked.len());
+        for fallback in &self.0.fallbacks {
+            let remaining: Vec<Option<ItemId>> =
+                asked.iter().enumerate().map(|(k, id)| if found.get(k).is_some() { None } else { *id }).collect();
+            let more = fallback.get_attr(attr, &remaining);
+            found = merge_present(&found, &more);
+        }
+        for (k, &i) in lookup.unset.iter().enumerate() {
+            answers[i] = Some(k);
+        }
+        let mut builder = SliceBuilder::new();
+        for (i, answer) in answers.iter().enumerate() {
+            builder.push(match answer {
+                Some(k) => found.get(*k),
+                None => lookup.data.get(i),
+            });
+        }
+        builder.finish()
+    }
+
+    /// The value of `attr` of one item, looking through fallbacks.
+    pub fn get_one(&self, attr: &str, id: ItemId) -> Option<Stored> {
+        let store = self.read();
+        if let Some(answer) = store.attrs.get(attr).and_then(|a| a.get_one(id)) {
+            return answer.map(Stored::from_ref);
+        }
+        self.0.fallbacks.iter().find_map(|f| f.get_one_set(attr, id)).flatten()
+    }
+
+    /// Like [`Self::get_one`] but tells "set to missing" (`Some(None)`) from
+    /// "unset" (`None`).
+    fn get_one_set(&self, attr: &str, id: ItemId) -> Option<Option<Stored>> {
+        let store = self.read();
+        if let Some(answer) = store.attrs.get(attr).and_then(|a| a.get_one(id)) {
+            return Some(answer.map(Stored::from_ref));
+        }
+        self.0.fallbacks.iter().find_map(|f| f.get_one_set(attr, id))
+    }
+
+    /// The attributes present on item `id` (here or in fallbacks), sorted.
+    pub fn attr_names(&self, id: ItemId) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .all_attr_names()
+            .into_iter()
+            .filter(|name| name.as_str() != SCHEMA_ATTR && self.get_one(name, id).is_some())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn all_attr_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.read().attrs.keys().map(|k| k.to_string()).collect();
+        for f in &self.0.fallbacks {
+            names.extend(f.all_attr_names());
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Statistics for the bag's repr: (attribute name, present values), over
+    /// the bag and its fallbacks.
+    pub fn attr_value_counts(&self) -> Vec<(String, usize)> {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        self.collect_counts(&mut counts);
+        let mut out: Vec<(String, usize)> = counts.into_iter().collect();
+        out.sort();
+        out
+    }
+
+    fn collect_counts(&self, counts: &mut HashMap<String, usize>) {
+        for (name, values) in &self.read().attrs {
+            *counts.entry(name.to_string()).or_default() += values.value_count();
+        }
+        for f in &self.0.fallbacks {
+            f.collect_counts(counts);
+        }
+    }
+
+    /// Every (item, attribute, value) set in the bag's own contents, for
+    /// `contents_repr`, sorted by attribute then item.
+    pub fn own_triples(&self) -> Vec<(ItemId, String, Option<Stored>)> {
+        let store = self.read();
+        let mut out = Vec::new();
+        for (name, values) in &store.attrs {
+            for id in values.set_items() {
+                let value = values.get_one(id).flatten().map(Stored::from_ref);
+                out.push((id, name.to_string(), value));
+            }
+        }
+        out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        out
+    }
+
+    /// Bytes held in dense attribute columns (for the memory report).
+    pub fn dense_bytes(&self) -> usize {
+        self.read().attrs.values().map(|a| a.dense_bytes()).sum()
+    }
+}
+
+/// Write access to a bag being built (see [`DataBag::fill`]).
+pub struct BagWriter<'a> {
+    store: &'a mut Store,
+}
+
+impl BagWriter<'_> {
+    pub fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
+        self.store.set_attr(attr, ids, values)
+    }
+}
+
+impl Store {
+    fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
+        let values_of_attr = self.attrs.entry(Arc::from(attr)).or_default();
+        Arc::make_mut(values_of_attr).set(ids, values);
+    }
+}
+
+/// `a`, with the missing items taken from `b`.
+fn merge_present(a: &SliceData, b: &SliceData) -> SliceData {
+    let mut builder = SliceBuilder::new();
+    for i in 0..a.len() {
+        builder.push(a.get(i).or_else(|| b.get(i)));
+    }
+    builder.finish()
+}
+
+/// The error of writing to an immutable bag, pointing to `fork_bag`.
+pub fn immutable_error(op: &str) -> Error {
+    Error::value(
+        op,
+        "cannot modify/create item(s) on an immutable DataBag, perhaps use immutable update APIs \
+         (e.g. with_attr, with_dict_update) on immutable entities/dicts or use db.fork() or \
+         ds.fork_bag() create a mutable DataBag first",
+    )
+}
+
+/// `ScalarRef` of a stored schema value, if it is one.
+pub fn stored_schema(value: &Option<Stored>) -> Option<crate::schema::Schema> {
+    match value {
+        Some(Stored::Schema(s)) => Some(*s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::ScalarRef;
+    use crate::itemid::{allocate, ItemKind};
+
+    fn ints(values: &[Option<i32>]) -> SliceData {
+        let mut b = SliceBuilder::new();
+        for v in values {
+            b.push(v.map(ScalarRef::Int32));
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn bags_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<DataBag>();
+    }
+
+    #[test]
+    fn dense_write_read_and_fallbacks() {
+        let (_, ids) = allocate(ItemKind::Object, 20);
+        let ids: Vec<Option<ItemId>> = ids.into_iter().map(Some).collect();
+        let bag = DataBag::new_mutable();
+        let values = ints(&(0..20).map(Some).collect::<Vec<_>>());
+        bag.set_attr("op", "x", &ids, &values).unwrap();
+        assert_eq!(bag.get_attr("x", &ids).get(7), Some(ScalarRef::Int32(7)));
+        // A single-item overwrite lands in the dense column.
+        bag.set_attr("op", "x", &ids[3..4], &ints(&[None])).unwrap();
+        let got = bag.get_attr("x", &[ids[3], ids[4], None]);
+        assert_eq!((got.get(0), got.get(1), got.get(2)), (None, Some(ScalarRef::Int32(4)), None));
+        // A fork is independent; a frozen bag refuses writes.
+        let fork = bag.fork(true);
+        fork.set_attr("op", "x", &ids[4..5], &ints(&[Some(40)])).unwrap();
+        assert_eq!(bag.get_attr("x", &ids[4..5]).get(0), Some(ScalarRef::Int32(4)));
+        assert!(bag.fork(false).set_attr("op", "x", &ids[4..5], &ints(&[Some(1)])).is_err());
+        // Fallbacks answer for unset items only; "set to missing" hides them.
+        let top = DataBag::new_mutable();
+        top.set_attr("op", "x", &ids[0..1], &ints(&[Some(100)])).unwrap();
+        let layered = DataBag::with_fallbacks(vec![top, fork]);
+        let got = layered.get_attr("x", &ids[0..5]);
+        let got: Vec<_> = (0..5).map(|i| got.get(i)).collect();
+        assert_eq!(got, vec![Some(ScalarRef::Int32(100)), Some(ScalarRef::Int32(1)), Some(ScalarRef::Int32(2)), None, Some(ScalarRef::Int32(40))]);
+    }
+
+    #[test]
+    fn sparse_items_and_names() {
+        let (_, ids) = allocate(ItemKind::Object, 3);
+        let bag = DataBag::new_mutable();
+        bag.set_attr("op", "b", &[Some(ids[1])], &ints(&[Some(5)])).unwrap();
+        bag.set_attr("op", "a", &[Some(ids[1])], &ints(&[Some(6)])).unwrap();
+        assert_eq!(bag.attr_names(ids[1]), vec!["a".to_string(), "b".to_string()]);
+        assert!(bag.attr_names(ids[0]).is_empty());
+        assert_eq!(bag.get_one("b", ids[1]), Some(Stored::Int32(5)));
+    }
+}
