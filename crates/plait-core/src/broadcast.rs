@@ -42,7 +42,7 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
         let last = shape.rank() - 1;
         let parents = prefix.broadcast_map(&shape.prefix(last));
         let data = x.data().repeat_by_edge(parents.as_deref(), &shape.edges()[last]);
-        return DataSlice::new(shape.clone(), data, x.schema());
+        return Ok(DataSlice::new(shape.clone(), data, x.schema())?.with_bag(x.bag().cloned()));
     }
     let mut map = prefix.broadcast_map(shape).unwrap_or_else(|| (0..shape.size()).collect());
     let mut edges = shape.edges().to_vec();
@@ -56,7 +56,7 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
         map = next;
     }
     let new_shape = JaggedShape::from_edges(edges)?;
-    DataSlice::new(new_shape, x.data().take(&map), x.schema())
+    Ok(DataSlice::new(new_shape, x.data().take(&map), x.schema())?.with_bag(x.bag().cloned()))
 }
 
 /// Fails cleanly when `items` 8-byte values could not even be reserved, so a

@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use crate::bag::text::{schema_text, write_item_with_bag};
 use crate::column::ScalarRef;
 use crate::schema::Schema;
 use crate::slice::DataSlice;
@@ -133,7 +134,7 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
 pub fn format_items_with(slice: &DataSlice, repr_mode: bool) -> String {
     let mut out = String::new();
     if slice.is_item() {
-        write_item(&mut out, slice.get(0), slice.schema(), false);
+        write_item_with_bag(&mut out, slice.get(0), slice.schema(), slice.bag(), false);
         return out;
     }
     let abbreviate = slice.size() > MAX_ITEMS_UNABBREVIATED;
@@ -184,7 +185,7 @@ fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, bu
         shown = shown.min(*budget);
         for i in range.clone().take(shown) {
             let mut text = String::new();
-            write_item(&mut text, slice.get(i), slice.schema(), true);
+            write_item_with_bag(&mut text, slice.get(i), slice.schema(), slice.bag(), true);
             if repr_mode {
                 text = shorten_text_item(text);
             }
@@ -240,15 +241,16 @@ fn shorten_text_item(text: String) -> String {
 
 /// Koda's `repr` of a slice or item.
 pub fn repr_slice(slice: &DataSlice) -> String {
+    let schema = schema_text(slice.schema(), slice.bag());
+    let bag = slice.bag().map(|b| format!(", bag_id: {}", b.short_id())).unwrap_or_default();
     if slice.is_item() {
         let mut item = String::new();
-        write_item(&mut item, slice.get(0), slice.schema(), true);
-        return format!("DataItem({}, schema: {})", shorten_text_item(item), slice.schema());
+        write_item_with_bag(&mut item, slice.get(0), slice.schema(), slice.bag(), true);
+        return format!("DataItem({}, schema: {schema}{bag})", shorten_text_item(item));
     }
     format!(
-        "DataSlice({}, schema: {}, present: {}/{})",
+        "DataSlice({}, schema: {schema}, present: {}/{}{bag})",
         format_items_with(slice, true),
-        slice.schema(),
         slice.present_count(),
         slice.size()
     )

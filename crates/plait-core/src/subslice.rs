@@ -87,7 +87,7 @@ pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
         }
     }
     let shape = JaggedShape::from_edges(edges)?;
-    DataSlice::new(shape, x.data().take(&positions), x.schema())
+    Ok(DataSlice::new(shape, x.data().take(&positions), x.schema())?.with_bag(x.bag().cloned()))
 }
 
 /// The child `i` of parent `p` (negative from the end), or missing.

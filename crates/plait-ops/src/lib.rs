@@ -14,6 +14,7 @@ pub mod kernel;
 pub mod masking;
 pub mod math;
 pub mod num;
+pub mod objects;
 pub mod promote;
 pub mod registry;
 pub mod slices;

@@ -105,6 +105,7 @@ pub fn registry() -> &'static Registry {
         crate::comparison::register(&mut r);
         crate::masking::register(&mut r);
         crate::slices::register(&mut r);
+        crate::objects::register(&mut r);
         r
     })
 }
@@ -166,7 +167,8 @@ impl Operator {
     /// Binds and runs.
     pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<DataSlice> {
         let args = self.bind(positional, keywords)?;
-        (self.kernel)(&args)
+        let result = (self.kernel)(&args)?;
+        Ok(attach_input_bags(result, &args))
     }
 }
 
@@ -281,6 +283,34 @@ impl Args<'_> {
     pub fn var_kwargs(&self) -> &[(String, Value)] {
         &self.var_kwargs
     }
+
+    /// The `**kwargs` values, which must all be DataSlices.
+    pub fn named_slices(&self) -> Result<Vec<(String, DataSlice)>> {
+        self.var_kwargs
+            .iter()
+            .map(|(n, v)| match v {
+                Value::Slice(x) => Ok((n.clone(), x.clone())),
+                other => Err(self.type_error(n, "a DataSlice", other)),
+            })
+            .collect()
+    }
+
+    /// A STRING item argument (an attribute or schema name).
+    pub fn text(&self, name: &str) -> Result<String> {
+        let x = self.slice(name)?;
+        match (x.is_item(), x.get(0)) {
+            (true, Some(ScalarRef::String(s))) => Ok(s.to_string()),
+            _ => Err(Error::type_error(self.op.name, format!("argument `{name}` must be a STRING item, got {}", describe(x)))),
+        }
+    }
+}
+
+/// The result keeps the bags of the slice arguments (see
+/// [`crate::objects::model::keep_bags`]).
+fn attach_input_bags(result: DataSlice, args: &Args<'_>) -> DataSlice {
+    let values = args.values.iter().flatten().chain(args.var_args.iter()).chain(args.var_kwargs.iter().map(|(_, v)| v));
+    let inputs: Vec<&DataSlice> = values.filter_map(|v| if let Value::Slice(x) = v { Some(x) } else { None }).collect();
+    crate::objects::model::keep_bags(result, &inputs)
 }
 
 /// Parses a Python parameter list.

@@ -282,6 +282,7 @@ fn box_leaves(
     leaves: Vec<Bound<'_, PyAny>>,
     schema: Option<Schema>,
 ) -> PyResult<DataSlice> {
+    let bag = leaf_bags(&leaves);
     let leaves = classify(op, leaves)?;
     let inferred = leaves.schema;
     // A numeric target is built straight from the Python numbers, so each value
@@ -296,10 +297,28 @@ fn box_leaves(
     } else {
         generic_data(&leaves)?
     };
-    let built = guard(|| DataSlice::new(shape, data, build_as))?;
+    let built = guard(|| DataSlice::new(shape, data, build_as))?.with_bag(bag);
     match schema {
         Some(s) if s != build_as => guard(|| plait_core::cast::cast_to(op, &built, s)),
         _ => Ok(built),
+    }
+}
+
+/// The bag of the DataItem leaves (entities, objects): one bag as is,
+/// several read through in order.
+fn leaf_bags(leaves: &[Bound<'_, PyAny>]) -> Option<plait_core::DataBag> {
+    let mut bags: Vec<plait_core::DataBag> = Vec::new();
+    for leaf in leaves {
+        if let Some(b) = leaf.cast::<PyDataSlice>().ok().and_then(|ds| ds.get().inner.bag().cloned()) {
+            if !bags.contains(&b) {
+                bags.push(b);
+            }
+        }
+    }
+    match bags.len() {
+        0 => None,
+        1 => bags.pop(),
+        _ => Some(plait_core::DataBag::with_fallbacks(bags)),
     }
 }
 

@@ -2,6 +2,7 @@
 //! `python/plait/kd` arranges these functions under Koda's names.
 
 mod boxing;
+mod py_bag;
 mod errors;
 mod fast_numbers;
 mod functions;
@@ -21,5 +22,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_shape::PyJaggedShape>()?;
     m.add_class::<py_shape::PyEdge>()?;
     py_operator::register(m)?;
+    py_bag::register(m)?;
     functions::register(m)
 }

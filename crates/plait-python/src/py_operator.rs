@@ -208,23 +208,27 @@ impl PyDataSlice {
     /// `x & mask` is `kd.apply_mask(x, mask)`.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let y = operand("kd.masking.apply_mask", other)?;
-        wrap(py, guard(|| plait_ops::masking::apply_mask(&self.inner, &y))?)
+        let result = guard(|| plait_ops::masking::apply_mask(&self.inner, &y))?;
+        wrap(py, plait_ops::objects::model::keep_bags(result, &[&self.inner, &y]))
     }
 
     fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let x = operand("kd.masking.apply_mask", other)?;
-        wrap(py, guard(|| plait_ops::masking::apply_mask(&x, &self.inner))?)
+        let result = guard(|| plait_ops::masking::apply_mask(&x, &self.inner))?;
+        wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
     }
 
     /// `x | y` is `kd.coalesce(x, y)`.
     fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let y = operand("kd.masking.coalesce", other)?;
-        wrap(py, guard(|| plait_ops::masking::coalesce(&self.inner, &y))?)
+        let result = guard(|| plait_ops::masking::coalesce(&self.inner, &y))?;
+        wrap(py, plait_ops::objects::model::keep_bags(result, &[&self.inner, &y]))
     }
 
     fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let x = operand("kd.masking.coalesce", other)?;
-        wrap(py, guard(|| plait_ops::masking::coalesce(&x, &self.inner))?)
+        let result = guard(|| plait_ops::masking::coalesce(&x, &self.inner))?;
+        wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
     }
 
     /// Comparisons give MASK slices, as in Koda.

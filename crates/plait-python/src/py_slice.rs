@@ -100,7 +100,7 @@ impl PyDataSlice {
 
     /// The schema of this slice, as a schema DataItem.
     fn get_schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        schema_item(py, self.inner.schema())
+        wrap(py, guard(|| crate::py_bag::schema_of(&self.inner))?)
     }
 
     /// The number of dimensions.

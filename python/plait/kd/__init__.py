@@ -24,8 +24,10 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
-from plait.kd import comparison, masking, math, slices
+from plait.kd import comparison, core, entities, masking, math, objs, slices
+from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases
+from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
 export_aliases(globals())

@@ -2,12 +2,16 @@
 
 from plait import _plait
 from plait._plait import agg_common_schema, cast_to_implicit, cast_to_narrow, common_schema
+from plait.kd._operators import export
 
 __all__ = [
     "agg_common_schema",
     "cast_to",
     "cast_to_implicit",
     "cast_to_narrow",
+    "get_obj_schema",
+    "named_schema",
+    "new_schema",
     "common_schema",
     "get_schema",
     "is_primitive_schema",
@@ -93,3 +97,6 @@ def is_primitive_schema(x):
     """`kd.present` if `x` is a primitive schema item, else `kd.missing`."""
     is_schema = isinstance(x, _plait.DataItem) and str(x.get_schema()) == "SCHEMA"
     return _plait.mask_item(is_schema and str(x) in _PRIMITIVES)
+
+
+export(globals(), "kd.schema")

@@ -1,5 +1,5 @@
 """Classes of plait values (`kd.types.DataSlice`, ...)."""
 
-from plait._plait import DataItem, DataSlice, Edge, JaggedShape
+from plait._plait import DataBag, DataItem, DataSlice, Edge, JaggedShape
 
-__all__ = ["DataItem", "DataSlice", "Edge", "JaggedShape"]
+__all__ = ["DataBag", "DataItem", "DataSlice", "Edge", "JaggedShape"]

@@ -11,6 +11,7 @@
 //! share between threads (a reader sees a write entirely or not at all).
 
 mod attr_store;
+pub mod text;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -110,6 +111,37 @@ impl DataBag {
     pub fn fill<T>(&self, write: impl FnOnce(&mut BagWriter<'_>) -> T) -> T {
         let mut guard = self.0.store.write().unwrap_or_else(|e| e.into_inner());
         write(&mut BagWriter { store: Arc::make_mut(&mut guard) })
+    }
+
+    /// Copies everything `other` holds (with its fallbacks) into this mutable
+    /// bag, keeping this bag's values where both have one (adoption).
+    pub fn merge_from(&self, op: &str, other: &DataBag) -> Result<()> {
+        // Lowest priority first, so that `other`'s own values win over its
+        // fallbacks; this bag's own values are written back last.
+        for fallback in other.0.fallbacks.iter().rev() {
+            self.merge_from(op, fallback)?;
+        }
+        let theirs = other.read();
+        let ours = self.read();
+        self.write(op, |store| {
+            for (name, values) in &theirs.attrs {
+                match ours.attrs.get(name) {
+                    None => {
+                        store.attrs.insert(name.clone(), values.clone());
+                    }
+                    Some(mine) => {
+                        let merged = Arc::make_mut(store.attrs.get_mut(name).expect("present in our store"));
+                        for id in values.set_items() {
+                            if mine.get_one(id).is_none() {
+                                let mut b = SliceBuilder::new();
+                                b.push(values.get_one(id).flatten());
+                                merged.set(&[Some(id)], &b.finish());
+                            }
+                        }
+                    }
+                }
+            }
+        })
     }
 
     /// Sets `attr` of `ids[i]` to `values[i]` (present ids only).

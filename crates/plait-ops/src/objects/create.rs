@@ -1,0 +1,209 @@
+//! Creating entities and objects: `kd.new` (entities with an explicit
+//! schema) and `kd.obj` (objects, each with an implicit schema).
+
+use plait_core::bag::text::SCHEMA_NAME_ATTR;
+use plait_core::bag::SCHEMA_ATTR;
+use plait_core::broadcast::{common_shape, expand_to_shape};
+use plait_core::itemid::{allocate, UuidHasher};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
+
+use super::model::{ids_data, ids_of, result_bag, schemas_data, write_attrs, Target};
+use crate::registry::Registry;
+
+const NEW: &str = "kd.entities.new";
+const OBJ: &str = "kd.objs.new";
+
+/// The attribute values expanded to their common shape, and that shape.
+fn aligned(op: &str, attrs: &[(String, DataSlice)], base: Option<&JaggedShape>) -> Result<(JaggedShape, Vec<(String, DataSlice)>)> {
+    let mut shapes: Vec<&JaggedShape> = attrs.iter().map(|(_, v)| v.shape()).collect();
+    shapes.extend(base);
+    let shape = match base {
+        Some(b) => b.clone(),
+        None => common_shape(op, &shapes)?,
+    };
+    let attrs = attrs
+        .iter()
+        .map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, &shape, 0)?.with_bag(v.bag().cloned()))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((shape, attrs))
+}
+
+/// How `kd.new` was told the schema.
+pub enum SchemaArg<'a> {
+    /// A new explicit schema.
+    Fresh,
+    /// `schema='Name'`: the named schema (a uuid of the name).
+    Named(&'a str),
+    /// A schema item.
+    Given(&'a DataSlice),
+}
+
+/// The named schema `name`: the same id for the same name.
+pub fn named_schema_id(name: &str) -> ItemId {
+    let mut h = UuidHasher::new("named_schema");
+    h.write_str(name);
+    ItemId::uuid(ItemKind::Schema, h.finish())
+}
+
+/// `kd.new(**attrs, schema=..., overwrite_schema=..., itemid=...)`.
+pub fn new(attrs: &[(String, DataSlice)], schema: SchemaArg<'_>, overwrite_schema: bool, itemid: Option<&DataSlice>, shape: Option<&JaggedShape>) -> Result<DataSlice> {
+    let (shape, attrs) = aligned(NEW, attrs, shape.or(itemid.map(|i| i.shape())))?;
+    let ids = item_ids(NEW, ItemKind::Object, &shape, itemid)?;
+    let mut inputs: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    let (schema_id, named) = match &schema {
+        SchemaArg::Fresh => (allocate(ItemKind::Schema, 1).1[0], None),
+        SchemaArg::Named(name) => (named_schema_id(name), Some(*name)),
+        SchemaArg::Given(s) => {
+            inputs.push(s);
+            match s.get(0) {
+                Some(ScalarRef::Schema(Schema::Struct(id))) if s.is_item() => (id, None),
+                _ => {
+                    return Err(Error::value(
+                        NEW,
+                        format!("cannot create Item(s) with the provided schema: {}", plait_core::repr::format_items(s)),
+                    ))
+                }
+            }
+        }
+    };
+    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    if let Some(name) = named {
+        let text = plait_core::column::SliceData::from_column(string_column(name));
+        bag.fill(|w| w.set_attr(SCHEMA_NAME_ATTR, &[Some(schema_id)], &text));
+    }
+    write_attrs(NEW, &bag, &ids, &Target::Struct(schema_id), &attrs, overwrite_schema, true)
+        .map_err(|e| if matches!(schema, SchemaArg::Given(_)) && e.message.contains("incompatible") { Error::value(NEW, format!("cannot create Item(s) with the provided schema: {}", plait_core::bag::text::schema_text(Schema::Struct(schema_id), Some(&bag)))) } else { e })?;
+    Ok(DataSlice::new(shape, ids_data(&ids), Schema::Struct(schema_id))?.with_bag(Some(bag)))
+}
+
+fn string_column(s: &str) -> plait_core::Column {
+    let mut b = plait_core::column::ColumnBuilder::new(Schema::String, 1);
+    b.push(ScalarRef::String(s));
+    b.finish()
+}
+
+/// New ids for every item of `shape`, or the ids given as `itemid`.
+fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataSlice>) -> Result<Vec<Option<ItemId>>> {
+    match itemid {
+        None => Ok(allocate(kind, shape.size()).1.into_iter().map(Some).collect()),
+        Some(x) if matches!(x.schema(), Schema::ItemId | Schema::Object | Schema::Struct(_)) => {
+            let x = expand_to_shape(op, x, shape, 0)?;
+            Ok(ids_of(&x))
+        }
+        Some(x) => Err(Error::type_error(op, format!("`itemid` must be a DataSlice of ITEMID, got {}", x.schema()))),
+    }
+}
+
+/// `kd.obj(**attrs, itemid=...)`: objects whose implicit schemas are stored
+/// in `__schema__` (one per object, named after the object).
+pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Option<&JaggedShape>) -> Result<DataSlice> {
+    let (shape, attrs) = aligned(OBJ, attrs, shape.or(itemid.map(|i| i.shape())))?;
+    let ids = item_ids(OBJ, ItemKind::Object, &shape, itemid)?;
+    let inputs: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    let schema_ids: Vec<Option<ItemId>> = ids.iter().map(|id| id.map(|i| i.with_kind(ItemKind::ImplicitSchema))).collect();
+    let schemas = schemas_data(schema_ids.iter().map(|s| s.map(Schema::Struct)).collect());
+    bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+    write_attrs(OBJ, &bag, &ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
+    Ok(DataSlice::new(shape, ids_data(&ids), Schema::Object)?.with_bag(Some(bag)))
+}
+
+/// `kd.obj(x)` of a slice: primitives become OBJECT; entities become objects
+/// whose `__schema__` is their schema.
+pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
+    match x.schema() {
+        Schema::Struct(schema_id) => {
+            let bag = DataBag::with_fallbacks(result_bag(&[x]));
+            let ids = ids_of(x);
+            let schemas = schemas_data(ids.iter().map(|id| id.map(|_| Schema::Struct(schema_id))).collect());
+            bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+            Ok(x.with_schema(Schema::Object)?.with_bag(Some(bag)))
+        }
+        Schema::ItemId => Err(Error::value(OBJ, "ITEMID DataSlices cannot be converted to objects; use with_schema")),
+        _ => plait_core::cast::cast_to(OBJ, x, Schema::Object),
+    }
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        "kd.entities.new",
+        &["kd.new"],
+        "arg=unspecified, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "Creates entities with the given attributes and an explicit schema.",
+        |a| {
+            if let Some(arg) = a.opt_slice("arg")? {
+                if !a.var_kwargs().is_empty() {
+                    return Err(Error::value(NEW, "attributes cannot be given together with a positional argument"));
+                }
+                if arg.schema().is_struct() || arg.schema() == Schema::Object {
+                    return Err(Error::value(NEW, "converting entities or objects with kd.new is not supported; use kd.obj or with_schema"));
+                }
+                return Ok(arg.clone());
+            }
+            let attrs = a.named_slices()?;
+            let schema = a.opt_slice("schema")?.filter(|s| s.present_count() > 0);
+            let text;
+            let schema = match schema {
+                None => SchemaArg::Fresh,
+                Some(s) if s.schema() == Schema::String => {
+                    text = match s.get(0) {
+                        Some(ScalarRef::String(t)) if s.is_item() => t.to_string(),
+                        _ => return Err(Error::type_error(NEW, "`schema` must be a schema item or a name")),
+                    };
+                    SchemaArg::Named(&text)
+                }
+                Some(s) => SchemaArg::Given(s),
+            };
+            let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
+            new(&attrs, schema, a.bool("overwrite_schema")?, itemid, None)
+        },
+    );
+    r.add(
+        "kd.objs.new",
+        &["kd.obj"],
+        "arg=unspecified, /, *, itemid=None, **attrs",
+        "Creates objects with the given attributes, each with its own implicit schema.",
+        |a| {
+            if let Some(arg) = a.opt_slice("arg")? {
+                if !a.var_kwargs().is_empty() {
+                    return Err(Error::value(OBJ, "attributes cannot be given together with a positional argument"));
+                }
+                return obj_of(arg);
+            }
+            let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
+            obj(&a.named_slices()?, itemid, None)
+        },
+    );
+    r.add(
+        "kd.entities.shaped",
+        &["kd.new_shaped"],
+        "shape, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "Creates entities of the given shape.",
+        |a| {
+            let schema = match a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
+                None => SchemaArg::Fresh,
+                Some(s) => SchemaArg::Given(s),
+            };
+            new(&a.named_slices()?, schema, a.bool("overwrite_schema")?, None, Some(a.shape("shape")?))
+        },
+    );
+    r.add(
+        "kd.entities.shaped_as",
+        &["kd.new_shaped_as"],
+        "shape_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "Creates entities of the shape of shape_from.",
+        |a| {
+            let schema = match a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
+                None => SchemaArg::Fresh,
+                Some(s) => SchemaArg::Given(s),
+            };
+            new(&a.named_slices()?, schema, a.bool("overwrite_schema")?, None, Some(a.slice("shape_from")?.shape()))
+        },
+    );
+    r.add("kd.objs.shaped", &["kd.obj_shaped"], "shape, /, *, itemid=None, **attrs", "Creates objects of the given shape.", |a| {
+        obj(&a.named_slices()?, None, Some(a.shape("shape")?))
+    });
+    r.add("kd.objs.shaped_as", &["kd.obj_shaped_as"], "shape_from, /, *, itemid=None, **attrs", "Creates objects of the shape of shape_from.", |a| {
+        obj(&a.named_slices()?, None, Some(a.slice("shape_from")?.shape()))
+    });
+}

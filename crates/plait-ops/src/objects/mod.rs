@@ -1,0 +1,23 @@
+//! Entities, objects and struct schemas: creating them (`kd.new`, `kd.obj`),
+//! reading attributes (`get_attr`, `.x`) and updating them (`with_attrs`,
+//! `attrs`, assignment on a mutable bag). Seed 000 "Struct Schemas",
+//! "OBJECT", "Implicit and Explicit Entity Schemas" and "Narrowing".
+//!
+//! * [`model`] — the one place that reads and writes schema attributes and
+//!   decides whether an assignment fits a schema.
+//! * [`access`], [`create`], [`update`], [`schemas`] — the operators.
+
+pub mod access;
+pub mod create;
+pub mod model;
+pub mod schemas;
+pub mod update;
+
+use crate::registry::Registry;
+
+pub(crate) fn register(r: &mut Registry) {
+    access::register(r);
+    create::register(r);
+    update::register(r);
+    schemas::register(r);
+}

@@ -1,0 +1,90 @@
+//! Updating attributes: `kd.with_attrs` / `kd.with_attr` (a new bag that
+//! reads through to the old one) and in-place assignment on a mutable bag
+//! (`ds.x = v`, `ds.set_attrs(...)`).
+
+use plait_core::broadcast::expand_to_shape;
+use plait_core::{DataBag, DataSlice, Error, Result, Schema};
+
+use super::access::object_schemas;
+use super::model::{bag_of, ids_of, write_attrs, Target};
+use crate::registry::Registry;
+
+const WITH_ATTRS: &str = "kd.core.with_attrs";
+
+/// Where the schemas of `x`'s items live.
+fn target_of(op: &str, x: &DataSlice, bag: &DataBag) -> Result<Target> {
+    match x.schema() {
+        Schema::Struct(id) => Ok(Target::Struct(id)),
+        Schema::Object => {
+            if let Some(i) = (0..x.size()).find(|&i| matches!(x.get(i), Some(v) if !matches!(v, plait_core::ScalarRef::ItemId(_)))) {
+                return Err(Error::value(op, format!("cannot set attributes on primitives, got an OBJECT DataSlice with a primitive at ds.flatten().S[{i}]")));
+            }
+            Ok(Target::PerItem(object_schemas(bag, &ids_of(x), &format!("{op}: failed to set attributes"))?))
+        }
+        other => Err(Error::value(op, format!("cannot set attributes on a DataSlice with schema {other}; only entities and objects have attributes"))),
+    }
+}
+
+/// The attribute values expanded to `x`'s shape.
+fn expanded(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<Vec<(String, DataSlice)>> {
+    attrs
+        .iter()
+        .map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, x.shape(), 0)?.with_bag(v.bag().cloned()))))
+        .collect()
+}
+
+/// `kd.with_attrs(x, overwrite_schema=False, **attrs)`: `x` with a new bag
+/// holding the updates and reading through to `x`'s bag.
+pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
+    let old = bag_of(WITH_ATTRS, x)?.clone();
+    let attrs = expanded(WITH_ATTRS, x, attrs)?;
+    let mut fallbacks = vec![old.clone()];
+    for (_, v) in &attrs {
+        if let Some(b) = v.bag() {
+            if !fallbacks.contains(b) {
+                fallbacks.push(b.clone());
+            }
+        }
+    }
+    let bag = DataBag::with_fallbacks(fallbacks);
+    let target = target_of(WITH_ATTRS, x, &old)?;
+    write_attrs(WITH_ATTRS, &bag, &ids_of(x), &target, &attrs, overwrite_schema, true)?;
+    Ok(x.clone().with_bag(Some(bag)))
+}
+
+/// Assigns attributes in place; `x`'s bag must be mutable. Values bringing
+/// their own bag (entities) have it merged in.
+pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<()> {
+    const OP: &str = "kd.core.set_attrs";
+    let bag = bag_of(OP, x)?;
+    if !bag.is_mutable() {
+        return Err(plait_core::bag::immutable_error(OP));
+    }
+    let attrs = expanded(OP, x, attrs)?;
+    for (_, v) in &attrs {
+        if let Some(other) = v.bag() {
+            if other != bag {
+                bag.merge_from(OP, other)?;
+            }
+        }
+    }
+    let target = target_of(OP, x, bag)?;
+    write_attrs(OP, bag, &ids_of(x), &target, &attrs, overwrite_schema, false)
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        "kd.core.with_attrs",
+        &["kd.with_attrs"],
+        "x, /, *, overwrite_schema=False, **attrs",
+        "Returns x with a new bag holding the given attributes.",
+        |a| with_attrs(a.slice("x")?, &a.named_slices()?, a.bool("overwrite_schema")?),
+    );
+    r.add(
+        "kd.core.with_attr",
+        &["kd.with_attr"],
+        "x, attr_name, value, overwrite_schema=False",
+        "Returns x with a new bag holding attribute attr_name.",
+        |a| with_attrs(a.slice("x")?, &[(a.text("attr_name")?, a.slice("value")?.clone())], a.bool("overwrite_schema")?),
+    );
+}

@@ -1,0 +1,244 @@
+//! The Python `DataBag` class, and the DataSlice methods that involve bags
+//! and attributes (`ds.x`, `ds.x = v`, `get_bag`, `with_attrs`, ...).
+
+use plait_core::bag::text::schema_text;
+use plait_core::{DataBag, DataSlice, Schema};
+use plait_ops::objects::{access, create, update};
+use pyo3::exceptions::PyAttributeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::boxing::box_item;
+use crate::errors::guard;
+use crate::py_slice::{wrap, PyDataSlice};
+
+/// A store of attributes of entities and objects.
+#[pyclass(name = "DataBag", module = "plait.types", frozen)]
+pub struct PyDataBag {
+    pub inner: DataBag,
+}
+
+/// A Python value as a DataSlice (DataSlices as they are, scalars boxed).
+fn as_slice(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
+    if let Ok(ds) = x.cast::<PyDataSlice>() {
+        return Ok(ds.get().inner.clone());
+    }
+    box_item(op, x, None)
+}
+
+/// `**kwargs` as (name, DataSlice) pairs.
+fn named(op: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
+    let mut out = Vec::new();
+    if let Some(kwargs) = kwargs {
+        for (k, v) in kwargs.iter() {
+            out.push((k.extract::<String>()?, as_slice(op, &v)?));
+        }
+    }
+    Ok(out)
+}
+
+/// A plait error raised as `AttributeError` (attribute access from Python).
+fn attribute_error(e: plait_core::Error) -> PyErr {
+    PyAttributeError::new_err(e.message)
+}
+
+#[pymethods]
+impl PyDataBag {
+    fn __repr__(&self) -> String {
+        let bag = &self.inner;
+        let counts = bag.attr_value_counts();
+        if counts.is_empty() {
+            return format!("DataBag(empty, {})", bag.short_id());
+        }
+        let mut out = format!("DataBag {}:\n", bag.short_id());
+        let values: usize = counts.iter().filter(|(n, _)| !n.starts_with("__")).map(|(_, c)| c).sum();
+        let attrs = counts.iter().filter(|(n, _)| !n.starts_with("__")).count();
+        out.push_str(&format!("  {values} values in {attrs} attrs\n"));
+        out.push_str(&format!("  mutable: {}\n", if bag.is_mutable() { "yes" } else { "no" }));
+        out.push_str(&format!("  fallbacks: {}\n\nTop attrs:\n", bag.fallbacks().len()));
+        let mut top: Vec<&(String, usize)> = counts.iter().filter(|(n, _)| !n.starts_with("__")).collect();
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        for (name, count) in top.iter().take(5) {
+            out.push_str(&format!("  {name}: {count} values\n"));
+        }
+        out.trim_end().to_string()
+    }
+
+    /// Every (item, attribute, value) of the bag's own contents.
+    fn contents_repr(&self) -> String {
+        let mut out = format!("DataBag {}:\n", self.inner.short_id());
+        for (id, name, value) in self.inner.own_triples() {
+            let mut text = String::new();
+            let item = value.as_ref().map(|v| v.as_ref());
+            match item {
+                Some(plait_core::ScalarRef::Schema(s)) => text.push_str(&schema_text(s, Some(&self.inner))),
+                _ => plait_core::repr::write_item(&mut text, item, Schema::Object, false),
+            }
+            out.push_str(&format!("{}.{name} => {text}\n", id.short()));
+        }
+        out
+    }
+
+    fn is_mutable(&self) -> bool {
+        self.inner.is_mutable()
+    }
+
+    /// A mutable copy (O(1), copy-on-write).
+    #[pyo3(signature = (mutable = true))]
+    fn fork(&self, mutable: bool) -> PyDataBag {
+        PyDataBag { inner: self.inner.fork(mutable) }
+    }
+
+    /// An immutable copy (O(1)).
+    fn freeze(&self) -> PyDataBag {
+        PyDataBag { inner: self.inner.fork(false) }
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyDataBag>().is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.inner.id() >> 1
+    }
+
+    /// Entities created in this (mutable) bag: `bag.new(x=1)`.
+    #[allow(clippy::new_ret_no_self, clippy::wrong_self_convention)]
+    #[pyo3(signature = (**attrs))]
+    fn new(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let attrs = named("kd.entities.new", attrs)?;
+        let made = guard(|| create::new(&attrs, create::SchemaArg::Fresh, false, None, None))?;
+        self.adopt(py, made)
+    }
+
+    /// Objects created in this (mutable) bag: `bag.obj(x=1)`.
+    #[pyo3(signature = (**attrs))]
+    fn obj(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let attrs = named("kd.objs.new", attrs)?;
+        let made = guard(|| create::obj(&attrs, None, None))?;
+        self.adopt(py, made)
+    }
+}
+
+impl PyDataBag {
+    /// `made` moved into this bag (its contents merged in).
+    fn adopt(&self, py: Python<'_>, made: DataSlice) -> PyResult<Py<PyAny>> {
+        guard(|| {
+            if let Some(bag) = made.bag() {
+                self.inner.merge_from("kd.bag.new", bag)?;
+            }
+            Ok(())
+        })?;
+        wrap(py, made.with_bag(Some(self.inner.clone())))
+    }
+}
+
+#[pymethods]
+impl PyDataSlice {
+    /// `ds.x`: the attribute `x` (AttributeError when it cannot be read).
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        if name.starts_with('_') {
+            return Err(PyAttributeError::new_err(format!("'DataSlice' object has no attribute '{name}'")));
+        }
+        let result = access::get_attr(&self.inner, name, None).map_err(attribute_error)?;
+        wrap(py, result)
+    }
+
+    /// `ds.x = v`: assigns in place (the bag must be mutable).
+    fn __setattr__(&self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = as_slice("kd.core.set_attr", value)?;
+        guard(|| update::set_attrs(&self.inner, &[(name.to_string(), value)], false))
+    }
+
+    /// Assigns one attribute in place.
+    #[pyo3(signature = (attr_name, value, overwrite_schema = false))]
+    fn set_attr(&self, attr_name: &str, value: &Bound<'_, PyAny>, overwrite_schema: bool) -> PyResult<()> {
+        let value = as_slice("kd.core.set_attr", value)?;
+        guard(|| update::set_attrs(&self.inner, &[(attr_name.to_string(), value)], overwrite_schema))
+    }
+
+    /// Assigns attributes in place.
+    #[pyo3(signature = (*, overwrite_schema = false, **attrs))]
+    fn set_attrs(&self, overwrite_schema: bool, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let attrs = named("kd.core.set_attrs", attrs)?;
+        guard(|| update::set_attrs(&self.inner, &attrs, overwrite_schema))
+    }
+
+    /// The bag of this slice, or None.
+    fn get_bag(&self) -> Option<PyDataBag> {
+        self.inner.bag().map(|b| PyDataBag { inner: b.clone() })
+    }
+
+    /// This slice with `bag` (None removes it).
+    fn with_bag(&self, py: Python<'_>, bag: Option<PyRef<'_, PyDataBag>>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.inner.clone().with_bag(bag.map(|b| b.inner.clone())))
+    }
+
+    /// This slice without a bag.
+    fn no_bag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.inner.clone().with_bag(None))
+    }
+
+    /// This slice with a mutable copy of its bag (O(1)).
+    fn fork_bag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let bag = self.inner.bag().map_or_else(DataBag::new_mutable, |b| b.fork(true));
+        wrap(py, self.inner.clone().with_bag(Some(bag)))
+    }
+
+    /// This slice with an immutable copy of its bag.
+    fn freeze_bag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let bag = self.inner.bag().map(|b| b.fork(false));
+        wrap(py, self.inner.clone().with_bag(bag))
+    }
+
+    /// Whether the slice has a mutable bag.
+    fn is_mutable(&self) -> bool {
+        self.inner.bag().is_some_and(DataBag::is_mutable)
+    }
+
+    /// The attribute names (sorted).
+    #[pyo3(signature = (*, intersection = true))]
+    fn get_attr_names(&self, intersection: bool) -> PyResult<Vec<String>> {
+        guard(|| access::attr_names(&self.inner, intersection))
+    }
+}
+
+/// `kd.dir(x)`: the attribute names common to all items.
+#[pyfunction]
+fn dir(x: PyRef<'_, PyDataSlice>) -> PyResult<Vec<String>> {
+    guard(|| access::attr_names(&x.inner, true))
+}
+
+/// `kd.get_attr_names(x, *, intersection)`.
+#[pyfunction]
+#[pyo3(signature = (x, *, intersection))]
+fn get_attr_names(x: PyRef<'_, PyDataSlice>, intersection: bool) -> PyResult<Vec<String>> {
+    guard(|| access::attr_names(&x.inner, intersection))
+}
+
+/// `kd.bag()`: an empty immutable bag.
+#[pyfunction]
+fn bag() -> PyDataBag {
+    PyDataBag { inner: DataBag::new_immutable() }
+}
+
+/// `kd.mutable_bag()`: an empty mutable bag.
+#[pyfunction]
+fn mutable_bag() -> PyDataBag {
+    PyDataBag { inner: DataBag::new_mutable() }
+}
+
+/// The schema of a slice as a schema item carrying the slice's bag.
+pub fn schema_of(x: &DataSlice) -> plait_core::Result<DataSlice> {
+    let item = DataSlice::item(Some(plait_core::ScalarRef::Schema(x.schema())), Schema::Schema)?;
+    Ok(if x.schema().is_struct() { item.with_bag(x.bag().cloned()) } else { item })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyDataBag>()?;
+    m.add_function(wrap_pyfunction!(dir, m)?)?;
+    m.add_function(wrap_pyfunction!(get_attr_names, m)?)?;
+    m.add_function(wrap_pyfunction!(bag, m)?)?;
+    m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,29 @@
+"""DataSlice methods that are Koda operators with the slice as first argument
+(`ds.get_attr('x')` is `kd.get_attr(ds, 'x')`), attached to the class once."""
+
+from plait.kd import types
+from plait.kd._operators import OPERATORS
+
+# method name -> operator name
+_METHODS = {
+    "get_attr": "kd.core.get_attr",
+    "maybe": "kd.core.maybe",
+    "has_attr": "kd.core.has_attr",
+    "with_attrs": "kd.core.with_attrs",
+    "with_attr": "kd.core.with_attr",
+    "get_itemid": "kd.core.get_itemid",
+    "get_obj_schema": "kd.schema.get_obj_schema",
+}
+
+
+def _method(op):
+    def method(self, *args, **kwargs):
+        return op(self, *args, **kwargs)
+
+    method.__name__ = op.__name__
+    method.__doc__ = op.__doc__
+    return method
+
+
+for _name, _op in _METHODS.items():
+    setattr(types.DataSlice, _name, _method(OPERATORS[_op]))

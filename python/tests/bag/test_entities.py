@@ -1,0 +1,163 @@
+"""Entities, objects and struct schemas (seed 000 "Struct Schemas", "OBJECT",
+"Implicit and Explicit Entity Schemas", "Narrowing")."""
+
+import pytest
+
+from plait import kd
+
+
+def test_entity_repr_schema_and_bag():
+    e = kd.new(x=1, y="a")
+    assert repr(e).startswith("DataItem(Entity(x=1, y='a'), schema: ENTITY(x=INT32, y=STRING), bag_id: $")
+    assert repr(e.get_schema()).startswith("DataItem(ENTITY(x=INT32, y=STRING), schema: SCHEMA, bag_id: $")
+    assert repr(e.get_itemid()).startswith("DataItem(Entity:$")
+    assert e.x.to_py() == 1 and e.y.to_py() == "a"
+    assert not e.get_bag().is_mutable()
+
+
+def test_entity_schemas_are_allocated_and_uu_named():
+    assert kd.new(x=1).get_schema() != kd.new(x=1).get_schema()
+    assert kd.named_schema("Point") == kd.named_schema("Point")
+    p = kd.new(x=kd.slice([1, None]), schema="Point")
+    assert "schema: Point(x=INT32)" in repr(p)
+    point = kd.new(x=1, schema=kd.named_schema("Point", x=kd.INT32))
+    assert repr(point).startswith("DataItem(Entity(x=1), schema: Point(x=INT32)")
+
+
+def test_slices_of_entities():
+    es = kd.new(x=kd.slice([1, 2, None]))
+    assert repr(es).startswith("DataSlice([Entity(x=1), Entity(x=2), Entity(x=None)], schema: ENTITY(x=INT32), present: 3/3")
+    assert es.x.to_py() == [1, 2, None]
+    nested = kd.new(x=kd.slice([1, 2]), y=kd.slice([[1], [2, 3]]))
+    assert nested.y.to_py() == [[1], [2, 3]] and nested.x.to_py() == [[1], [2, 2]]
+
+
+def test_objects_have_implicit_schemas():
+    o = kd.obj(x=1)
+    assert repr(o).startswith("DataItem(Obj(x=1), schema: OBJECT")
+    assert repr(o.get_obj_schema()).startswith("DataItem(IMPLICIT_ENTITY(x=INT32), schema: SCHEMA")
+    ds = kd.slice([1, "abc", kd.obj(x=1)])
+    assert ds.get_schema() == kd.OBJECT
+    assert repr(ds.get_obj_schema()).startswith("DataSlice([INT32, STRING, IMPLICIT_ENTITY(x=INT32)], schema: SCHEMA")
+
+
+def test_objects_attribute_schemas_combine():
+    assert kd.slice([kd.obj(x=1), kd.obj(x=kd.int64(2))]).x.get_schema() == kd.INT64
+    mixed = kd.slice([kd.obj(x=1), kd.obj(x="a"), kd.obj(y=1)])
+    assert mixed.maybe("x").to_py() == [1, "a", None]
+    with pytest.raises(AttributeError, match=r"the attribute 'x' is missing for at least one object at ds.flatten\(\).S\[2\]"):
+        mixed.x
+
+
+def test_objects_or_float_but_not_entities():
+    mask = kd.slice([kd.present, None] * 5)
+    objects = kd.obj(x=kd.slice([1] * 10)) & mask
+    entities = kd.new(x=kd.slice([1] * 10)) & mask
+    filled = objects | 2.0
+    assert filled.get_schema() == kd.OBJECT
+    assert filled.S[1].to_py() == 2.0
+    assert repr(filled.S[0]).startswith("DataItem(Obj(x=1)")
+    with pytest.raises(ValueError):
+        entities | 2.0
+    assert entities.x.to_py() == [1, None] * 5
+
+
+def test_explicit_schema_refuses_overwrite():
+    entity = kd.new(a=1)
+    with pytest.raises(ValueError, match="the schema for attribute 'a' is incompatible"):
+        entity.with_attrs(a="2")
+    entity = entity.with_attrs(a="2", overwrite_schema=True)
+    assert repr(entity.get_schema()).startswith("DataItem(ENTITY(a=STRING)")
+    obj = kd.obj(a=1).with_attrs(a="2")
+    assert repr(obj.get_obj_schema()).startswith("DataItem(IMPLICIT_ENTITY(a=STRING)")
+
+
+def test_new_attributes_are_allowed_on_both():
+    entity = kd.new(a=1).with_attrs(b="2")
+    assert repr(entity.get_schema()).startswith("DataItem(ENTITY(a=INT32, b=STRING)")
+    obj = kd.obj(a=1).with_attrs(b="2")
+    assert repr(obj.get_obj_schema()).startswith("DataItem(IMPLICIT_ENTITY(a=INT32, b=STRING)")
+
+
+def test_narrowing_on_assignment():
+    schema = kd.schema.new_schema(x=kd.INT32)
+    e = kd.new(x=kd.item(1, schema=kd.OBJECT), schema=schema)
+    assert repr(e.x) .startswith("DataItem(1, schema: INT32")
+    with pytest.raises(ValueError, match="cannot create Item"):
+        kd.new(x="a", schema=schema)
+    assert kd.new(x=1, schema=kd.schema.new_schema(x=kd.INT64)).x.get_schema() == kd.INT64
+
+
+def test_immutable_bag_points_to_fork_bag():
+    e = kd.new(x=1)
+    with pytest.raises(ValueError, match="fork_bag"):
+        e.x = 2
+    m = e.fork_bag()
+    m.x = 5
+    m.y = "q"
+    assert repr(m).startswith("DataItem(Entity(x=5, y='q'), schema: ENTITY(x=INT32, y=STRING)")
+    assert e.x.to_py() == 1  # the fork does not change the original
+    with pytest.raises(ValueError, match="incompatible"):
+        m.x = "a"
+    m.set_attr("x", "a", overwrite_schema=True)
+    assert m.x.to_py() == "a"
+
+
+def test_attribute_errors():
+    with pytest.raises(AttributeError, match="primitives do not have attributes, got INT32"):
+        kd.slice(1).x
+    with pytest.raises(AttributeError, match="reference without a bag"):
+        kd.new(x=1).no_bag().x
+    with pytest.raises(AttributeError, match="ITEMIDs do not allow attribute access"):
+        kd.new(x=1).get_itemid().x
+    with pytest.raises(AttributeError, match="the attribute 'zz' is missing on the schema"):
+        kd.new(x=1).zz
+    assert not hasattr(kd.new(x=1), "zz")
+
+
+def test_get_attr_default_maybe_has_attr_dir():
+    assert kd.new(x=1).get_attr("y", default=0).to_py() == 0
+    assert kd.new(x=kd.slice([1, None])).get_attr("x", default=5).to_py() == [1, 5]
+    assert kd.new(x=kd.slice([1, None])).maybe("y").to_py() == [None, None]
+    assert kd.has_attr(kd.new(x=1), "x") == kd.present
+    assert kd.dir(kd.new(y=1, x=2)) == ["x", "y"]
+    assert kd.get_attr_names(kd.slice([kd.obj(a=1, b=2), kd.obj(a=3)]), intersection=True) == ["a"]
+    assert kd.get_attr_names(kd.slice([kd.obj(a=1, b=2), kd.obj(a=3)]), intersection=False) == ["a", "b"]
+
+
+def test_nested_entities_and_objects():
+    assert repr(kd.new(a=kd.new(b=1))).startswith("DataItem(Entity(a=Entity(b=1)), schema: ENTITY(a=ENTITY(b=INT32))")
+    assert repr(kd.obj(a=kd.obj(b=1))).startswith("DataItem(Obj(a=Obj(b=1)), schema: OBJECT")
+    assert kd.new(a=kd.new(b=1)).a.b.to_py() == 1
+    assert repr(kd.new()).startswith("DataItem(Entity():$")
+
+
+def test_mutable_bag_new_and_bag_repr():
+    b = kd.mutable_bag()
+    assert repr(b).startswith("DataBag(empty, $")
+    x = b.new(a=1)
+    assert x.get_bag() == b
+    x.a = 2
+    assert x.a.to_py() == 2
+    assert "a => 2" in b.contents_repr()
+
+
+def test_with_attr_keeps_original():
+    e = kd.new(x=1)
+    e2 = e.with_attr("y", 2)
+    assert repr(e2).startswith("DataItem(Entity(x=1, y=2)")
+    assert kd.dir(e) == ["x"]
+
+
+def test_obj_of_primitives_and_new_of_primitives():
+    assert repr(kd.obj(1)) == "DataItem(1, schema: OBJECT)"
+    assert repr(kd.new(1)) == "DataItem(1, schema: INT32)"
+
+
+def test_many_entities_share_one_dense_column():
+    n = 100_000
+    es = kd.new(x=kd.slice(list(range(n))))
+    assert es.x.to_py()[-1] == n - 1
+    objs = kd.obj(x=kd.slice(list(range(n))))
+    assert objs.x.get_schema() == kd.INT32
+    assert kd.agg_sum(kd.int64(objs.x)).to_py() == n * (n - 1) // 2
