@@ -105,6 +105,7 @@ pub fn registry() -> &'static Registry {
         crate::comparison::register(&mut r);
         crate::masking::register(&mut r);
         crate::slices::register(&mut r);
+        crate::strings::register(&mut r);
         r
     })
 }

@@ -24,7 +24,7 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
-from plait.kd import comparison, masking, math, slices
+from plait.kd import comparison, masking, math, slices, strings
 from plait.kd._operators import export_aliases
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
