@@ -89,13 +89,16 @@ fn convert_case(op: &str, x: &DataSlice, up: bool) -> Result<DataSlice> {
     }
     let out = text_map(v.len(), presence, bytes.len() + bytes.len() / 8, |i, out| {
         let s = v.str_value(i);
+        if !up && !s.is_ascii() {
+            // Context-dependent mappings (a final sigma) need the whole text.
+            out.extend_from_slice(s.to_lowercase().as_bytes());
+            return true;
+        }
         for c in s.chars() {
             if c.is_ascii() {
                 out.push(if up { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() } as u8);
-            } else if up {
-                c.to_uppercase().for_each(|u| push_char(out, u));
             } else {
-                c.to_lowercase().for_each(|u| push_char(out, u));
+                c.to_uppercase().for_each(|u| push_char(out, u));
             }
         }
         true

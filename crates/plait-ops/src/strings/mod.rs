@@ -26,7 +26,7 @@ pub mod split_join;
 use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use plait_core::{Column, DataSlice, Error, Result, ScalarRef, Schema, SliceData, Values};
+use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 use plait_core::column::VarBinary;
 use rayon::prelude::*;
 

@@ -212,7 +212,7 @@ pub(crate) fn is_c_space(b: u8) -> bool {
 fn strip_impl(op: &str, s: &DataSlice, chars: &DataSlice, sides: Sides) -> Result<DataSlice> {
     let p = prepare_text(op, &[("s", s), ("chars", chars)], TypeClass::Text, &[])?;
     if p.operands[0].column.is_none() {
-        return Ok(p.missing(p.dtype()));
+        return Ok(p.missing(text_type_of(s, p.dtype())));
     }
     let is_string = p.dtype() == Schema::String;
     let text = TextSide::of(&p.operands[0]);
@@ -275,7 +275,7 @@ pub fn replace(s: &DataSlice, old: &DataSlice, new: &DataSlice, max_subs: &DataS
     let op = "kd.strings.replace";
     let p = prepare_text(op, &[("s", s), ("old_substr", old), ("new_substr", new)], TypeClass::Text, &[("max_subs", max_subs)])?;
     if p.operands[..3].iter().any(|o| o.column.is_none()) {
-        return Ok(p.missing(p.dtype()));
+        return Ok(p.missing(text_type_of(s, p.dtype())));
     }
     let is_string = p.dtype() == Schema::String;
     let text = TextSide::of(&p.operands[0]);
@@ -330,6 +330,12 @@ pub fn replace(s: &DataSlice, old: &DataSlice, new: &DataSlice, max_subs: &DataS
         true
     });
     finish_text(&p, p.dtype(), out)
+}
+
+/// The type of an all-missing result: NONE when `s` itself has no text type
+/// (Koda keeps the type of `s`), else the common text type.
+fn text_type_of(s: &DataSlice, common: Schema) -> Schema {
+    if s.schema() == Schema::None { Schema::None } else { common }
 }
 
 /// Bytes of the UTF-8 sequence that starts with `b`.
