@@ -79,7 +79,8 @@ pub fn regex_extract(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> {
     let p = text_arg(op, text)?;
     let re = compiled(op, regex)?;
     let groups = re.captures_len() - 1;
-    if groups != 1 {
+    // As in Koda, the pattern's groups are checked only when there is text.
+    if groups != 1 && !p.all_missing() {
         return Err(Error::value(
             op,
             format!("expected regular expression with exactly one capturing group; got `{}` which contains {groups} capturing groups", re.as_str()),

@@ -212,7 +212,7 @@ pub(crate) fn is_c_space(b: u8) -> bool {
 fn strip_impl(op: &str, s: &DataSlice, chars: &DataSlice, sides: Sides) -> Result<DataSlice> {
     let p = prepare_text(op, &[("s", s), ("chars", chars)], TypeClass::Text, &[])?;
     if p.operands[0].column.is_none() {
-        return Ok(p.missing(text_type_of(s, p.dtype())));
+        return Ok(p.missing(p.dtype()));
     }
     let is_string = p.dtype() == Schema::String;
     let text = TextSide::of(&p.operands[0]);
