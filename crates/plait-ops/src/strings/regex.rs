@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::{TextSide, finish_text, prepare_text, text_map, text_of};
 use crate::elementwise::Prepared;
-use crate::kernel::{collect_bits, is_present};
+use crate::kernel::is_present;
 use crate::promote::TypeClass;
 
 /// Patterns kept compiled; the cache is cleared when it grows past this.
@@ -68,7 +68,7 @@ pub fn regex_match(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> {
     }
     let v = text_of(&p.operands[0]).expect("present text");
     let presence = p.operands[0].presence();
-    let bits = collect_bits(p.len(), |i| is_present(presence, i) && re.is_match(v.str_value(i)));
+    let bits = super::search::parallel_bits(p.len(), |i| is_present(presence, i) && re.is_match(v.str_value(i)));
     crate::masking::mask_from_bits(&p.shape, bits)
 }
 

@@ -10,7 +10,7 @@ use plait_core::{DataSlice, Result, Schema};
 
 use super::{IntSide, TextSide, char_count, char_starts, clamp_range, finish_int64, finish_text, fixed, prepare_text, text_map, value_map};
 use crate::elementwise::Prepared;
-use crate::kernel::{collect_bits, is_present};
+use crate::kernel::{build_vec, collect_bits, is_present};
 use crate::promote::TypeClass;
 
 /// A needle searched for in every item: prepared once when it is one value.
@@ -49,6 +49,20 @@ fn two_text(op: &str, s: &DataSlice, substr: &DataSlice) -> Result<Prepared> {
     prepare_text(op, &[("x", s), ("substr", substr)], TypeClass::Text, &[])
 }
 
+/// A bitmap of `pred` over `n` items, split across threads by items (the
+/// per-item work of text predicates is large).
+pub(crate) fn parallel_bits(n: usize, pred: impl Fn(usize) -> bool + Sync) -> arrow_buffer::BooleanBuffer {
+    if n < crate::kernel::PARALLEL_MIN {
+        return collect_bits(n, pred);
+    }
+    let flags: Vec<bool> = build_vec(n, |start, out| {
+        for (k, o) in out.iter_mut().enumerate() {
+            o.write(pred(start + k));
+        }
+    });
+    arrow_buffer::BooleanBuffer::from(flags)
+}
+
 /// Present where `s` contains `substr`.
 pub fn contains(s: &DataSlice, substr: &DataSlice) -> Result<DataSlice> {
     let op = "kd.strings.contains";
@@ -59,7 +73,31 @@ pub fn contains(s: &DataSlice, substr: &DataSlice) -> Result<DataSlice> {
     let hay = TextSide::of(&p.operands[0]);
     let needle = Needle::new(TextSide::of(&p.operands[1]));
     let presence = p.presence();
-    let bits = collect_bits(p.len(), |i| is_present(presence.as_ref(), i) && needle.find(i, hay.get(i)).is_some());
+    let bits = match (&hay, &needle) {
+        (TextSide::Many(v), Needle::One(f)) if !f.needle().is_empty() => {
+            // One pass of the searcher over the whole byte buffer; each match
+            // marks the item it falls in when it does not cross its end.
+            let (offsets, data, width) = (&v.offsets[..], v.data.as_slice(), f.needle().len());
+            let mut hits = vec![false; v.len()];
+            let (mut pos, mut item) = (offsets[0] as usize, 0usize);
+            let end = offsets[v.len()] as usize;
+            while let Some(k) = f.find(&data[pos..end]) {
+                let m = pos + k;
+                while offsets[item + 1] as usize <= m {
+                    item += 1;
+                }
+                if m + width <= offsets[item + 1] as usize {
+                    hits[item] = true;
+                    pos = offsets[item + 1] as usize;
+                } else {
+                    pos = m + 1;
+                }
+            }
+            let presence = presence.as_ref();
+            collect_bits(v.len(), |i| hits[i] && is_present(presence, i))
+        }
+        _ => parallel_bits(p.len(), |i| is_present(presence.as_ref(), i) && needle.find(i, hay.get(i)).is_some()),
+    };
     crate::masking::mask_from_bits(&p.shape, bits)
 }
 
