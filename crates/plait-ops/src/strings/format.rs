@@ -556,7 +556,7 @@ fn printf_value(c: &Conv, width: Option<usize>, v: ScalarRef<'_>, out: &mut Stri
             ScalarRef::Boolean(b) => ("", if b { "true" } else { "false" }.to_string()),
             ScalarRef::Int32(x) => ("", x.to_string()),
             ScalarRef::Int64(x) => ("", x.to_string()),
-            ScalarRef::Float32(x) => ("", c_general(x as f64, 6, false, false).replace("e+", "e+")),
+            ScalarRef::Float32(x) => ("", c_general(x as f64, 6, false, false)),
             ScalarRef::Float64(x) => ("", c_general(x, 6, false, false)),
             _ => return None,
         },

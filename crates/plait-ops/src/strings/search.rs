@@ -15,14 +15,14 @@ use crate::promote::TypeClass;
 
 /// A needle searched for in every item: prepared once when it is one value.
 enum Needle<'a> {
-    One(memmem::Finder<'a>),
+    One(Box<memmem::Finder<'a>>),
     Many(TextSide<'a>),
 }
 
 impl<'a> Needle<'a> {
     fn new(side: TextSide<'a>) -> Needle<'a> {
         match side {
-            TextSide::One(v) => Needle::One(memmem::Finder::new(v)),
+            TextSide::One(v) => Needle::One(Box::new(memmem::Finder::new(v))),
             other => Needle::Many(other),
         }
     }

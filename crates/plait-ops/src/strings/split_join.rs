@@ -40,7 +40,7 @@ pub fn join(args: &[&DataSlice]) -> Result<DataSlice> {
 }
 
 /// The bytes of a text DataItem (`None` when missing).
-fn item_bytes<'a>(x: &'a DataSlice) -> Option<&'a [u8]> {
+fn item_bytes(x: &DataSlice) -> Option<&[u8]> {
     match x.get(0) {
         Some(ScalarRef::String(s)) => Some(s.as_bytes()),
         Some(ScalarRef::Bytes(b)) => Some(b),
