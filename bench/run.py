@@ -14,6 +14,7 @@ import numpy as np
 
 import workloads_math
 import workloads_slices
+import workloads_strings
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -89,6 +90,7 @@ def main():
         "foundation": foundation_workloads(args.scale),
         "math": workloads_math.workloads(args.scale, pkd, kkd),
         "slices": workloads_slices.workloads(args.scale, pkd, kkd),
+        "strings": workloads_strings.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -120,6 +120,19 @@ pub fn prepare_as(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion) -
     Ok(Prepared { shape, promotion, operands })
 }
 
+/// Broadcasts the named arguments of `op` to their common shape, converting
+/// each to its own type (`dtypes[i]`, e.g. text and offsets in one call); the
+/// promotion describes the result.
+pub fn prepare_each(op: &str, args: &[(&str, &DataSlice)], dtypes: &[Schema], promotion: Promotion) -> Result<Prepared> {
+    let shapes: Vec<&JaggedShape> = args.iter().map(|(_, x)| x.shape()).collect();
+    let shape = common_shape(op, &shapes)?;
+    let mut operands = Vec::with_capacity(args.len());
+    for ((_, x), &dtype) in args.iter().zip(dtypes) {
+        operands.push(operand(op, x, &shape, dtype)?);
+    }
+    Ok(Prepared { shape, promotion, operands })
+}
+
 fn operand(op: &str, x: &DataSlice, shape: &JaggedShape, dtype: Schema) -> Result<Operand> {
     let is_item = x.is_item() && shape.rank() > 0;
     let expanded;

@@ -1,7 +1,7 @@
 //! plait-ops: the eager operators of plait over DataSlices.
 //!
 //! One module per Koda namespace ([`math`], [`comparison`], [`masking`],
-//! [`slices`], ...), one function per operator. Every elementwise operator
+//! [`slices`], [`strings`], ...), one function per operator. Every elementwise operator
 //! goes through [`elementwise::prepare`] (broadcasting + [`promote`]), then a
 //! typed kernel driven by [`kernel`]. Aggregations group items with
 //! [`groups`]. The [`registry`] lists every operator by its `kd.*` name with
@@ -18,6 +18,7 @@ pub mod objects;
 pub mod promote;
 pub mod registry;
 pub mod slices;
+pub mod strings;
 
 use plait_core::repr::repr_slice;
 use plait_core::{DataSlice, Error, Result, ScalarRef};

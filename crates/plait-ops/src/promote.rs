@@ -20,8 +20,12 @@ pub enum TypeClass {
     Mask,
     /// STRING only.
     String,
-    /// STRING or BYTES.
+    /// STRING or BYTES (never both in one call, see [`mixed_text_error`]).
     Text,
+    /// BYTES only.
+    Bytes,
+    /// INT32 or INT64 (string offsets, counts).
+    Integer,
     /// Any primitive type.
     Primitive,
 }
@@ -39,6 +43,8 @@ impl TypeClass {
                 TypeClass::Mask => dtype == Schema::Mask,
                 TypeClass::String => dtype == Schema::String,
                 TypeClass::Text => matches!(dtype, Schema::String | Schema::Bytes),
+                TypeClass::Bytes => dtype == Schema::Bytes,
+                TypeClass::Integer => dtype.is_integer(),
                 TypeClass::Primitive => dtype.is_primitive(),
             }
     }
@@ -51,7 +57,9 @@ impl TypeClass {
             TypeClass::Orderable => "consistent numeric, bytes, string, boolean or mask values",
             TypeClass::Mask => "MASK",
             TypeClass::String => "STRING",
-            TypeClass::Text => "STRING or BYTES",
+            TypeClass::Text => "either STRING or BYTES",
+            TypeClass::Bytes => "BYTES",
+            TypeClass::Integer => "integer values",
             TypeClass::Primitive => "primitive values",
         }
     }
@@ -77,10 +85,52 @@ pub fn argument_type_error(op: &str, arg: &str, class: TypeClass, got: &str) -> 
     Error::value(op, format!("argument `{arg}` must be a slice of {}, got a slice of {got}", class.describe()))
 }
 
+/// The error for text arguments of both kinds in one call: `first` holds
+/// `first_type` and `second` holds the other one.
+pub fn mixed_text_error(op: &str, first: &str, first_type: Schema, second: &str, second_type: Schema) -> Error {
+    Error::value(
+        op,
+        format!(
+            "mixing STRING and BYTES arguments is not allowed, but `{first}` contains {first_type} and `{second}` contains \
+             {second_type}"
+        ),
+    )
+}
+
+/// The error for items that an explicit conversion (`kd.strings.encode`,
+/// `decode`) cannot convert.
+pub fn unsupported_cast_error(op: &str, source: Schema, target: Schema) -> Error {
+    Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported"))
+}
+
+/// The common text type (STRING, BYTES, or NONE when nothing is present) of
+/// text arguments, each checked against `class`; STRING and BYTES do not mix.
+/// The result is OBJECT when an argument is.
+pub fn promote_text(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> Result<Promotion> {
+    let mut found: Option<(&str, Schema)> = None;
+    let mut dtypes = Vec::with_capacity(args.len());
+    for (name, x) in args {
+        dtypes.push(data_type(op, name, x, class)?);
+    }
+    for ((name, _), dtype) in args.iter().zip(dtypes) {
+        if dtype == Schema::None {
+            continue;
+        }
+        match found {
+            None => found = Some((name, dtype)),
+            Some((first, t)) if t != dtype => return Err(mixed_text_error(op, first, t, name, dtype)),
+            Some(_) => {}
+        }
+    }
+    let object = args.iter().any(|(_, x)| x.schema() == Schema::Object);
+    Ok(Promotion { dtype: found.map_or(Schema::None, |(_, t)| t), object })
+}
+
 /// The data type of one argument, checked against `class`.
 pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result<Schema> {
     let dtype = if x.schema() == Schema::Object {
-        let dtypes: Vec<Schema> = x.data().dtypes().collect();
+        let mut dtypes: Vec<Schema> = x.data().dtypes().collect();
+        dtypes.sort();
         match dtypes.as_slice() {
             [] => Schema::None,
             [one] => *one,

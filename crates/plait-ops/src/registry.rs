@@ -106,6 +106,7 @@ pub fn registry() -> &'static Registry {
         crate::masking::register(&mut r);
         crate::slices::register(&mut r);
         crate::objects::register(&mut r);
+        crate::strings::register(&mut r);
         r
     })
 }

@@ -93,6 +93,18 @@ impl PyDataSlice {
         guard(|| Ok(plait_core::repr::format_items(&self.inner)))
     }
 
+    /// `f"{x}"` is `str(x)`; `f"{x:spec}"` writes a field that `kd.fstr`
+    /// formats with `spec` (`s` for the default form).
+    fn __format__(&self, spec: &str) -> PyResult<String> {
+        guard(|| {
+            if spec.is_empty() {
+                Ok(plait_core::repr::format_items(&self.inner))
+            } else {
+                Ok(plait_ops::strings::format::stash(&self.inner, spec))
+            }
+        })
+    }
+
     /// The shape of this slice.
     fn get_shape(&self) -> PyJaggedShape {
         PyJaggedShape { inner: self.inner.shape().clone() }

@@ -1,0 +1,222 @@
+//! Regular expressions over STRING items: `kd.strings.regex_match`,
+//! `regex_extract`, `regex_find_all`, `regex_replace_all`.
+//!
+//! The pattern is one STRING DataItem, compiled once per distinct pattern
+//! (a small process-wide cache) with the `regex` crate, whose syntax is RE2's.
+//! Matching is unanchored, as RE2's `PartialMatch`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use plait_core::column::VarBinaryBuilder;
+use plait_core::{Column, DataSlice, Edge, Error, Result, ScalarRef, Schema, SliceData, Values};
+use regex::Regex;
+
+use super::{TextSide, finish_text, prepare_text, text_map, text_of};
+use crate::elementwise::Prepared;
+use crate::kernel::is_present;
+use crate::promote::TypeClass;
+
+/// Patterns kept compiled; the cache is cleared when it grows past this.
+const CACHE_LIMIT: usize = 256;
+
+/// The compiled `regex` argument of `op`.
+fn compiled(op: &str, regex: &DataSlice) -> Result<Arc<Regex>> {
+    let pattern = match (regex.is_item(), regex.get(0)) {
+        (false, _) => {
+            return Err(Error::value(
+                op,
+                format!("argument `regex` must be an item holding STRING, got a slice of rank {} > 0", regex.rank()),
+            ));
+        }
+        (true, Some(ScalarRef::String(s))) => s,
+        (true, None) => return Err(Error::value(op, "argument `regex` must be an item holding STRING, got missing")),
+        (true, Some(v)) => {
+            return Err(Error::value(op, format!("argument `regex` must be an item holding STRING, got an item of {}", v.dtype())));
+        }
+    };
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(re) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
+        return Ok(re.clone());
+    }
+    let re = Regex::new(pattern).map_err(|e| {
+        let detail = e.to_string();
+        let reason = detail.lines().rev().find(|l| l.starts_with("error:")).map_or(detail.as_str(), |l| l.trim_start_matches("error: "));
+        Error::value(op, format!("invalid regular expression: `{pattern}`; {reason}"))
+    })?;
+    let re = Arc::new(re);
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= CACHE_LIMIT {
+        cache.clear();
+    }
+    cache.insert(pattern.to_string(), re.clone());
+    Ok(re)
+}
+
+fn text_arg(op: &str, text: &DataSlice) -> Result<Prepared> {
+    prepare_text(op, &[("text", text)], TypeClass::String, &[])
+}
+
+/// Present where `regex` matches somewhere in `text`.
+pub fn regex_match(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.strings.regex_match";
+    let p = text_arg(op, text)?;
+    let re = compiled(op, regex)?;
+    if p.all_missing() {
+        return Ok(DataSlice::missing(p.shape.clone(), Schema::Mask));
+    }
+    let v = text_of(&p.operands[0]).expect("present text");
+    let presence = p.operands[0].presence();
+    let bits = super::search::parallel_bits(p.len(), |i| is_present(presence, i) && re.is_match(v.str_value(i)));
+    crate::masking::mask_from_bits(&p.shape, bits)
+}
+
+/// The text of the one capturing group of the first match (empty when the
+/// group did not take part); missing where nothing matches.
+pub fn regex_extract(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.strings.regex_extract";
+    let p = text_arg(op, text)?;
+    let re = compiled(op, regex)?;
+    let groups = re.captures_len() - 1;
+    // As in Koda, the pattern's groups are checked only when there is text.
+    if groups != 1 && !p.all_missing() {
+        return Err(Error::value(
+            op,
+            format!("expected regular expression with exactly one capturing group; got `{}` which contains {groups} capturing groups", re.as_str()),
+        ));
+    }
+    if p.all_missing() {
+        return Ok(p.missing(p.dtype()));
+    }
+    let v = text_of(&p.operands[0]).expect("present text");
+    let out = text_map(p.len(), p.operands[0].presence(), 0, |i, out| match re.captures(v.str_value(i)) {
+        Some(c) => {
+            out.extend_from_slice(c.get(1).map_or("", |m| m.as_str()).as_bytes());
+            true
+        }
+        None => false,
+    });
+    finish_text(&p, Schema::String, out)
+}
+
+/// The capturing groups of every match: two new dimensions (matches, then
+/// groups); groups that did not take part are empty strings.
+pub fn regex_find_all(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.strings.regex_find_all";
+    let p = text_arg(op, text)?;
+    let re = compiled(op, regex)?;
+    let groups = re.captures_len() - 1;
+    let schema = p.promotion.schema(p.dtype());
+    let n = p.len();
+    let mut matches = Vec::with_capacity(n);
+    let mut group_sizes = Vec::new();
+    let mut out = VarBinaryBuilder::with_capacity(0);
+    let mut count = 0usize;
+    if let Some(v) = text_of(&p.operands[0]) {
+        for i in 0..n {
+            let mut m = 0i64;
+            if p.operands[0].is_present(i) {
+                for c in re.captures_iter(v.str_value(i)) {
+                    m += 1;
+                    group_sizes.push(groups as i64);
+                    for g in 1..=groups {
+                        out.push(c.get(g).map_or("", |m| m.as_str()).as_bytes());
+                        count += 1;
+                    }
+                }
+            }
+            matches.push(m);
+        }
+    } else {
+        matches.resize(n, 0);
+    }
+    let shape = p.shape.with_edge(Edge::from_sizes(&matches)?)?.with_edge(Edge::from_sizes(&group_sizes)?)?;
+    let data = if count == 0 { SliceData::missing(0) } else { SliceData::from_column(Column::full(Values::String(out.finish()))) };
+    DataSlice::new(shape, data, schema)
+}
+
+/// One piece of an RE2 rewrite string: literal text or a group number.
+enum Piece {
+    Text(String),
+    Group(usize),
+}
+
+/// Parses RE2's rewrite syntax: `\0`..`\9` name groups, `\\` is a backslash.
+fn parse_rewrite(rewrite: &str) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    let mut text = String::new();
+    let mut chars = rewrite.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            text.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some(d) if d.is_ascii_digit() => {
+                if !text.is_empty() {
+                    pieces.push(Piece::Text(std::mem::take(&mut text)));
+                }
+                pieces.push(Piece::Group(d as usize - '0' as usize));
+            }
+            Some(other) => text.push(other),
+            None => text.push('\\'),
+        }
+    }
+    if !text.is_empty() {
+        pieces.push(Piece::Text(text));
+    }
+    pieces
+}
+
+/// `text` with every match of `regex` replaced by `replacement` (RE2 rewrite
+/// syntax: `\1` is the first group). A rewrite naming a group the pattern
+/// does not have leaves the text unchanged, as in Koda.
+pub fn regex_replace_all(text: &DataSlice, regex: &DataSlice, replacement: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.strings.regex_replace_all";
+    let p = prepare_text(op, &[("text", text)], TypeClass::String, &[])?;
+    crate::promote::data_type(op, "replacement", replacement, TypeClass::String)?;
+    let re = compiled(op, regex)?;
+    let p = crate::elementwise::prepare_each(op, &[("text", text), ("replacement", replacement)], &[p.dtype(), Schema::String], p.promotion)?;
+    if p.all_missing() {
+        return Ok(p.missing(p.dtype()));
+    }
+    let v = text_of(&p.operands[0]).expect("present text");
+    let rewrite = TextSide::of(&p.operands[1]);
+    let one = match rewrite {
+        TextSide::One(r) => Some(parse_rewrite(std::str::from_utf8(r).unwrap_or_default())),
+        _ => None,
+    };
+    let groups = re.captures_len();
+    let presence = p.presence();
+    let out = text_map(p.len(), presence.as_ref(), v.data.len(), |i, out| {
+        let owned;
+        let pieces = match &one {
+            Some(pieces) => pieces,
+            None => {
+                owned = parse_rewrite(std::str::from_utf8(rewrite.get(i)).unwrap_or_default());
+                &owned
+            }
+        };
+        let h = v.str_value(i);
+        if pieces.iter().any(|p| matches!(p, Piece::Group(g) if *g >= groups)) {
+            out.extend_from_slice(h.as_bytes());
+            return true;
+        }
+        let mut last = 0;
+        for c in re.captures_iter(h) {
+            let m = c.get(0).expect("group 0 is the match");
+            out.extend_from_slice(&h.as_bytes()[last..m.start()]);
+            for piece in pieces {
+                match piece {
+                    Piece::Text(t) => out.extend_from_slice(t.as_bytes()),
+                    Piece::Group(g) => out.extend_from_slice(c.get(*g).map_or("", |m| m.as_str()).as_bytes()),
+                }
+            }
+            last = m.end();
+        }
+        out.extend_from_slice(&h.as_bytes()[last..]);
+        true
+    });
+    finish_text(&p, Schema::String, out)
+}
