@@ -124,6 +124,18 @@ pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
     }
 }
 
+/// The `schema=` argument of the `kd.new` family: none, a name, or a schema.
+fn schema_arg<'a>(a: &'a crate::registry::Args<'_>) -> Result<SchemaArg<'a>> {
+    match a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
+        None => Ok(SchemaArg::Fresh),
+        Some(s) if s.schema() == Schema::String => match s.get(0) {
+            Some(ScalarRef::String(name)) if s.is_item() => Ok(SchemaArg::Named(name)),
+            _ => Err(Error::type_error(NEW, "`schema` must be a schema item or a name")),
+        },
+        Some(s) => Ok(SchemaArg::Given(s)),
+    }
+}
+
 pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.entities.new",
@@ -140,22 +152,8 @@ pub(crate) fn register(r: &mut Registry) {
                 }
                 return Ok(arg.clone());
             }
-            let attrs = a.named_slices()?;
-            let schema = a.opt_slice("schema")?.filter(|s| s.present_count() > 0);
-            let text;
-            let schema = match schema {
-                None => SchemaArg::Fresh,
-                Some(s) if s.schema() == Schema::String => {
-                    text = match s.get(0) {
-                        Some(ScalarRef::String(t)) if s.is_item() => t.to_string(),
-                        _ => return Err(Error::type_error(NEW, "`schema` must be a schema item or a name")),
-                    };
-                    SchemaArg::Named(&text)
-                }
-                Some(s) => SchemaArg::Given(s),
-            };
             let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
-            new(&attrs, schema, a.bool("overwrite_schema")?, itemid, None)
+            new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, itemid, None)
         },
     );
     r.add(
@@ -179,26 +177,14 @@ pub(crate) fn register(r: &mut Registry) {
         &["kd.new_shaped"],
         "shape, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
         "Creates entities of the given shape.",
-        |a| {
-            let schema = match a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
-                None => SchemaArg::Fresh,
-                Some(s) => SchemaArg::Given(s),
-            };
-            new(&a.named_slices()?, schema, a.bool("overwrite_schema")?, None, Some(a.shape("shape")?))
-        },
+        |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, None, Some(a.shape("shape")?)),
     );
     r.add(
         "kd.entities.shaped_as",
         &["kd.new_shaped_as"],
         "shape_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
         "Creates entities of the shape of shape_from.",
-        |a| {
-            let schema = match a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
-                None => SchemaArg::Fresh,
-                Some(s) => SchemaArg::Given(s),
-            };
-            new(&a.named_slices()?, schema, a.bool("overwrite_schema")?, None, Some(a.slice("shape_from")?.shape()))
-        },
+        |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, None, Some(a.slice("shape_from")?.shape())),
     );
     r.add("kd.objs.shaped", &["kd.obj_shaped"], "shape, /, *, itemid=None, **attrs", "Creates objects of the given shape.", |a| {
         obj(&a.named_slices()?, None, Some(a.shape("shape")?))
