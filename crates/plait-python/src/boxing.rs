@@ -304,22 +304,10 @@ fn box_leaves(
     }
 }
 
-/// The bag of the DataItem leaves (entities, objects): one bag as is,
-/// several read through in order.
+/// The bag of the DataItem leaves (entities, objects).
 fn leaf_bags(leaves: &[Bound<'_, PyAny>]) -> Option<plait_core::DataBag> {
-    let mut bags: Vec<plait_core::DataBag> = Vec::new();
-    for leaf in leaves {
-        if let Some(b) = leaf.cast::<PyDataSlice>().ok().and_then(|ds| ds.get().inner.bag().cloned()) {
-            if !bags.contains(&b) {
-                bags.push(b);
-            }
-        }
-    }
-    match bags.len() {
-        0 => None,
-        1 => bags.pop(),
-        _ => Some(plait_core::DataBag::with_fallbacks(bags)),
-    }
+    let slices: Vec<Bound<'_, PyDataSlice>> = leaves.iter().filter_map(|l| l.cast::<PyDataSlice>().ok().cloned()).collect();
+    plait_core::DataBag::combined(slices.iter().filter_map(|ds| ds.get().inner.bag()))
 }
 
 /// The value of a DataItem leaf.

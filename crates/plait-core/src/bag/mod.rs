@@ -70,6 +70,27 @@ impl DataBag {
         DataBag::from_parts(Arc::default(), false, bags)
     }
 
+    /// The distinct bags among `bags`, in order.
+    pub fn distinct<'a>(bags: impl IntoIterator<Item = &'a DataBag>) -> Vec<DataBag> {
+        let mut out: Vec<DataBag> = Vec::new();
+        for b in bags {
+            if !out.contains(b) {
+                out.push(b.clone());
+            }
+        }
+        out
+    }
+
+    /// The bag a result built from items of `bags` reads from: none, the
+    /// one bag as is, or a new bag reading through all of them in order.
+    pub fn combined<'a>(bags: impl IntoIterator<Item = &'a DataBag>) -> Option<DataBag> {
+        let mut bags = DataBag::distinct(bags);
+        match bags.len() {
+            0 | 1 => bags.pop(),
+            _ => Some(DataBag::with_fallbacks(bags)),
+        }
+    }
+
     /// A mutable (`fork_bag`) or immutable (`freeze_bag`) copy, in O(1).
     pub fn fork(&self, mutable: bool) -> DataBag {
         DataBag::from_parts(self.read().clone(), mutable, self.0.fallbacks.clone())

@@ -8,7 +8,9 @@ use plait_core::schema::Schema;
 use plait_core::slice::common_schema_of;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef};
 
-use super::model::{attr_error, attr_schema, bag_of, ids_of, schema_name};
+use plait_core::bag::text::schema_text;
+
+use super::model::{attr_error, attr_schema, bag_of, ids_of};
 use crate::registry::Registry;
 
 const GET_ATTR: &str = "kd.core.get_attr";
@@ -139,8 +141,8 @@ fn common_attr_schema(bag: &DataBag, schemas: &[Schema], context: &str) -> Resul
             context,
             format!(
                 "cannot find a common schema\n\n the common schema(s) {first}: {}\n the first conflicting schema {other}: {}",
-                schema_name(first, Some(bag)),
-                schema_name(other, Some(bag))
+                schema_text(first, Some(bag)),
+                schema_text(other, Some(bag))
             ),
         ));
     }

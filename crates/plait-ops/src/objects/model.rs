@@ -61,11 +61,6 @@ pub fn attr_error(context: &str, message: impl std::fmt::Display) -> Error {
     Error { kind: plait_core::ErrorKind::Value, message: format!("{context}: {message}") }
 }
 
-/// A schema as printed with `bag`.
-pub fn schema_name(schema: Schema, bag: Option<&DataBag>) -> String {
-    schema_text(schema, bag)
-}
-
 /// Writes one attribute of some items (into a bag being built, or in place).
 type SetAttr<'a> = dyn Fn(&str, &[Option<ItemId>], &SliceData) -> Result<()> + 'a;
 
@@ -162,8 +157,8 @@ fn fit_value(
                     "the schema for attribute '{name}' is incompatible.\n\n\
                      Expected schema for '{name}': {}\nAssigned schema for '{name}': {}\n\n\
                      To fix this, explicitly override schema of '{name}' in the original schema by passing overwrite_schema=True.",
-                    schema_name(expected, Some(bag)),
-                    schema_name(value.schema(), value.bag().or(Some(bag)))
+                    schema_text(expected, Some(bag)),
+                    schema_text(value.schema(), value.bag().or(Some(bag)))
                 ),
             ));
         }
@@ -172,18 +167,10 @@ fn fit_value(
     Ok(value.clone())
 }
 
-/// The bags an operation's result must read through: `own` first, then the
-/// distinct bags of `inputs`.
+/// The distinct bags of `inputs`, in order: what a new bag built from them
+/// reads through.
 pub fn result_bag(inputs: &[&DataSlice]) -> Vec<DataBag> {
-    let mut bags: Vec<DataBag> = Vec::new();
-    for x in inputs {
-        if let Some(b) = x.bag() {
-            if !bags.contains(b) {
-                bags.push(b.clone());
-            }
-        }
-    }
-    bags
+    DataBag::distinct(inputs.iter().filter_map(|x| x.bag()))
 }
 
 /// A result holding entities or objects keeps the bags of the inputs (one bag
@@ -193,11 +180,6 @@ pub fn keep_bags(result: DataSlice, inputs: &[&DataSlice]) -> DataSlice {
     if result.bag().is_some() || !matches!(result.schema(), Schema::Struct(_) | Schema::Object | Schema::ItemId | Schema::Schema) {
         return result;
     }
-    let mut bags = result_bag(inputs);
-    let bag = match bags.len() {
-        0 => return result,
-        1 => bags.pop(),
-        _ => Some(DataBag::with_fallbacks(bags)),
-    };
+    let bag = DataBag::combined(inputs.iter().filter_map(|x| x.bag()));
     result.with_bag(bag)
 }

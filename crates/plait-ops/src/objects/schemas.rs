@@ -40,9 +40,8 @@ pub fn get_obj_schema(x: &DataSlice) -> Result<DataSlice> {
     let schemas: Vec<Option<Schema>> = match x.schema() {
         Schema::Object => {
             let ids = ids_of(x);
-            let object_ids: Vec<Option<ItemId>> = ids.clone();
             let from_bag = match x.bag() {
-                Some(bag) if ids.iter().any(Option::is_some) => object_schemas(bag, &object_ids, "kd.schema.get_obj_schema")?,
+                Some(bag) if ids.iter().any(Option::is_some) => object_schemas(bag, &ids, "kd.schema.get_obj_schema")?,
                 None if ids.iter().any(Option::is_some) => {
                     return Err(Error::value("kd.schema.get_obj_schema", "the DataSlice is a reference without a bag"))
                 }

@@ -38,14 +38,7 @@ fn expanded(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<Ve
 pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
     let old = bag_of(WITH_ATTRS, x)?.clone();
     let attrs = expanded(WITH_ATTRS, x, attrs)?;
-    let mut fallbacks = vec![old.clone()];
-    for (_, v) in &attrs {
-        if let Some(b) = v.bag() {
-            if !fallbacks.contains(b) {
-                fallbacks.push(b.clone());
-            }
-        }
-    }
+    let fallbacks = DataBag::distinct(std::iter::once(&old).chain(attrs.iter().filter_map(|(_, v)| v.bag())));
     let bag = DataBag::with_fallbacks(fallbacks);
     let target = target_of(WITH_ATTRS, x, &old)?;
     write_attrs(WITH_ATTRS, &bag, &ids_of(x), &target, &attrs, overwrite_schema, true)?;
