@@ -6,10 +6,12 @@
 //! * [`slice`] — [`DataSlice`]: shape + items + schema.
 //! * [`cast`], [`broadcast`], [`subslice`] — the mechanisms operators share.
 //! * [`repr`] — Koda's text forms.
+//! * [`alloc`], [`buffer_cache`] — large output buffers and their reuse.
 
 pub mod alloc;
 pub mod bag;
 pub mod broadcast;
+pub mod buffer_cache;
 pub mod cast;
 pub mod column;
 pub mod error;

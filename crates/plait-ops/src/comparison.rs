@@ -8,7 +8,7 @@ use plait_core::broadcast::align;
 use plait_core::{DataSlice, Result, ScalarRef, Schema, Values};
 
 use crate::elementwise::{Prepared, prepare, prepare_as};
-use crate::kernel::{Side, collect_bits};
+use crate::kernel::{Side, bits_of, bits_of_pairs, collect_bits};
 use crate::masking::{mask_from_bits, mask_where};
 use crate::promote::{TypeClass, promote};
 
@@ -21,9 +21,9 @@ impl<F: Fn(Option<Ordering>) -> bool + Sync + Copy> Relation for F {}
 /// Tests `relation` on pairs of typed values.
 fn compare_sides<T: PartialOrd + Copy + Sync>(n: usize, x: Side<'_, T>, y: Side<'_, T>, relation: impl Relation) -> BooleanBuffer {
     match (x, y) {
-        (Side::Many(a), Side::Many(b)) => collect_bits(n, |i| relation(a[i].partial_cmp(&b[i]))),
-        (Side::Many(a), Side::One(v)) => collect_bits(n, |i| relation(a[i].partial_cmp(&v))),
-        (Side::One(v), Side::Many(b)) => collect_bits(n, |i| relation(v.partial_cmp(&b[i]))),
+        (Side::Many(a), Side::Many(b)) => bits_of_pairs(a, b, |x, y| relation(x.partial_cmp(&y))),
+        (Side::Many(a), Side::One(v)) => bits_of(a, |x| relation(x.partial_cmp(&v))),
+        (Side::One(v), Side::Many(b)) => bits_of(b, |y| relation(v.partial_cmp(&y))),
         (Side::One(u), Side::One(v)) => {
             let holds = relation(u.partial_cmp(&v));
             collect_bits(n, |_| holds)

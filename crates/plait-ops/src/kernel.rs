@@ -101,9 +101,19 @@ pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(
 /// `f` applied to the child range of each parent of `edge` (a segmented map).
 pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     let groups = edge.parent_size();
-    let run = |start: usize, out: &mut [MaybeUninit<R>]| {
-        for (k, o) in out.iter_mut().enumerate() {
-            o.write(f(edge.child_range(start + k)));
+    // The edge's variant is matched once per chunk, not once per group.
+    let run = |start: usize, out: &mut [MaybeUninit<R>]| match edge {
+        Edge::Split(points) => {
+            let ends_of_chunk = &points[start..start + out.len() + 1];
+            for (o, ends) in out.iter_mut().zip(ends_of_chunk.windows(2)) {
+                o.write(f(ends[0] as usize..ends[1] as usize));
+            }
+        }
+        Edge::Uniform { size, .. } => {
+            for (k, o) in out.iter_mut().enumerate() {
+                let first = (start + k) * size;
+                o.write(f(first..first + size));
+            }
         }
     };
     if edge.child_size() >= PARALLEL_MIN && groups > 1 {
@@ -122,22 +132,65 @@ pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) ->
     }
 }
 
-/// A bitmap of `n` bits where bit `i` is `pred(i)`, built 64 bits at a time
-/// (in parallel for large `n`).
+/// A bitmap of `n` bits where bit `i` is `pred(i)` (in parallel for large `n`).
 pub fn collect_bits(n: usize, pred: impl Fn(usize) -> bool + Sync) -> BooleanBuffer {
-    let words = n.div_ceil(64);
-    let packed: Vec<u64> = build_vec(words, |start, out| {
+    collect_words(n, |base, flags| {
+        for (j, flag) in flags.iter_mut().enumerate() {
+            *flag = pred(base + j) as u8;
+        }
+    })
+}
+
+/// The bitmap of `pred` on each value. Prefer this (and [`bits_of_pairs`])
+/// to [`collect_bits`] when the predicate reads slices: iterating the slices
+/// leaves no bounds checks in the loop, which then vectorises.
+pub fn bits_of<T: Copy + Sync>(values: &[T], pred: impl Fn(T) -> bool + Sync) -> BooleanBuffer {
+    collect_words(values.len(), |base, flags| {
+        let end = base + flags.len();
+        for (flag, &v) in flags.iter_mut().zip(&values[base..end]) {
+            *flag = pred(v) as u8;
+        }
+    })
+}
+
+/// The bitmap of `pred` on each pair of values of two slices of equal length.
+pub fn bits_of_pairs<A: Copy + Sync, B: Copy + Sync>(a: &[A], b: &[B], pred: impl Fn(A, B) -> bool + Sync) -> BooleanBuffer {
+    assert_eq!(a.len(), b.len(), "paired slices differ in length");
+    collect_words(a.len(), |base, flags| {
+        let end = base + flags.len();
+        for ((flag, &x), &y) in flags.iter_mut().zip(&a[base..end]).zip(&b[base..end]) {
+            *flag = pred(x, y) as u8;
+        }
+    })
+}
+
+/// A bitmap of `n` bits, 64 at a time: `fill(base, flags)` sets `flags[j]`
+/// to bit `base + j` (0 or 1) for a word's worth of flags. Testing into a byte
+/// array and packing afterwards vectorises, where shifting each flag into the
+/// word does not.
+fn collect_words(n: usize, fill: impl Fn(usize, &mut [u8]) + Sync) -> BooleanBuffer {
+    let packed: Vec<u64> = build_vec(n.div_ceil(64), |start, out| {
         for (k, o) in out.iter_mut().enumerate() {
             let base = (start + k) * 64;
-            let end = (base + 64).min(n);
-            let mut word = 0u64;
-            for i in base..end {
-                word |= (pred(i) as u64) << (i - base);
-            }
-            o.write(word);
+            let mut flags = [0u8; 64];
+            fill(base, &mut flags[..(n - base).min(64)]);
+            o.write(pack_flags(&flags));
         }
     });
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(packed), 0, n)
+}
+
+/// The word whose bit `j` is `flags[j]` (each flag 0 or 1).
+#[inline(always)]
+fn pack_flags(flags: &[u8; 64]) -> u64 {
+    let mut word = 0u64;
+    for (b, eight) in flags.chunks_exact(8).enumerate() {
+        let bytes = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
+        // Byte k holds bit k at position 8k; the multiply adds each of them
+        // into bit 56 + k of the product, so the top byte is the 8 flags.
+        word |= (bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (b * 8);
+    }
+    word
 }
 
 /// The presence of items present in every input (`None` = all present).
@@ -156,4 +209,81 @@ pub fn presence_from_flags(flags: &[bool]) -> Option<NullBuffer> {
 #[inline(always)]
 pub fn is_present(presence: Option<&NullBuffer>, i: usize) -> bool {
     presence.is_none_or(|p| p.is_valid(i))
+}
+
+/// Counts of set bits over ranges of a bitmap in O(1) each, from a prefix
+/// count per 64-bit word. (Slicing the bitmap per range would clone its Arc,
+/// and a million atomic increments shared by the worker threads cost more
+/// than the counting.)
+pub struct BitCounter {
+    words: Vec<u64>,
+    /// `prefix[k]`: set bits in words `0..k`.
+    prefix: Vec<u32>,
+}
+
+impl BitCounter {
+    pub fn new(bits: &BooleanBuffer) -> BitCounter {
+        // One word past the end keeps `below(len)` in bounds.
+        let mut words: Vec<u64> = bits.inner().bit_chunks(bits.offset(), bits.len()).iter_padded().collect();
+        words.push(0);
+        let mut prefix = Vec::with_capacity(words.len());
+        let mut total = 0u32;
+        for w in &words {
+            prefix.push(total);
+            total += w.count_ones();
+        }
+        BitCounter { words, prefix }
+    }
+
+    /// Set bits at positions below `i`.
+    #[inline(always)]
+    fn below(&self, i: usize) -> usize {
+        let (k, bit) = (i / 64, i % 64);
+        let partial = self.words[k] & ((1u64 << bit) - 1);
+        self.prefix[k] as usize + partial.count_ones() as usize
+    }
+
+    /// Set bits in `r`.
+    #[inline(always)]
+    pub fn count(&self, r: Range<usize>) -> usize {
+        self.below(r.end) - self.below(r.start)
+    }
+}
+
+/// The number of set bits of `bits` under each parent of `edge`.
+pub fn set_bits_per_group(edge: &Edge, bits: &BooleanBuffer) -> Vec<usize> {
+    let counter = BitCounter::new(bits);
+    map_groups(edge, |r| counter.count(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collected_bits_match_the_predicate_in_full_and_partial_words() {
+        for n in [0, 1, 63, 64, 65, 200] {
+            let bits = collect_bits(n, |i| i % 3 == 0 || i % 5 == 1);
+            let values: Vec<usize> = (0..n).collect();
+            let from_values = bits_of(&values, |i| i % 3 == 0 || i % 5 == 1);
+            let from_pairs = bits_of_pairs(&values, &values, |i, _| i % 3 == 0 || i % 5 == 1);
+            assert_eq!(bits.len(), n);
+            for i in 0..n {
+                assert_eq!(bits.value(i), i % 3 == 0 || i % 5 == 1, "bit {i} of {n}");
+            }
+            assert_eq!(from_values, bits);
+            assert_eq!(from_pairs, bits);
+        }
+    }
+
+    #[test]
+    fn bit_counts_over_ranges_match_a_direct_count() {
+        let flags: Vec<bool> = (0..300).map(|i| i % 3 == 0 || i % 7 == 0).collect();
+        let bits = BooleanBuffer::from(flags.as_slice()).slice(5, 290);
+        let counter = BitCounter::new(&bits);
+        for (start, end) in [(0, 0), (0, 290), (3, 64), (63, 65), (100, 290), (289, 290), (128, 192)] {
+            let direct = (start..end).filter(|&i| bits.value(i)).count();
+            assert_eq!(counter.count(start..end), direct, "{start}..{end}");
+        }
+    }
 }

@@ -9,7 +9,7 @@ use plait_core::column::{Column, SliceBuilder};
 use plait_core::{DataSlice, Error, JaggedShape, Result, Schema, SliceData, Values};
 
 use crate::groups::groups;
-use crate::kernel::{collect_bits, map_groups};
+use crate::kernel::{BitCounter, collect_bits, map_groups};
 use crate::promote::{TypeClass, data_type};
 
 /// A MASK slice of `shape` present where `bits` is set.
@@ -147,10 +147,10 @@ pub fn xor(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 /// where `present` counts the group's present items.
 fn agg_presence(x: &DataSlice, op: &str, ndim: Option<i64>, pred: impl Fn(usize, usize) -> bool + Sync) -> Result<DataSlice> {
     let g = groups(op, x, ndim)?;
-    let bits = x.data().present_bits();
+    let counter = BitCounter::new(&x.data().present_bits());
     let flags = map_groups(&g.edge, |r| {
         let size = r.len();
-        pred(bits.slice(r.start, size).count_set_bits(), size)
+        pred(counter.count(r), size)
     });
     mask_from_bits(&g.shape, BooleanBuffer::from(flags))
 }

@@ -13,8 +13,27 @@ mod unboxing;
 
 use pyo3::prelude::*;
 
+/// Large freed buffers are kept for the next operator's output (see
+/// `plait_core::buffer_cache`).
+#[global_allocator]
+static ALLOCATOR: plait_core::buffer_cache::BufferCachingAllocator = plait_core::buffer_cache::BufferCachingAllocator;
+
+/// Applies `PLAIT_BUFFER_CACHE_MB` (megabytes of freed large buffers kept for
+/// reuse; 0 turns the cache off).
+fn configure_buffer_cache() -> PyResult<()> {
+    let Ok(text) = std::env::var("PLAIT_BUFFER_CACHE_MB") else { return Ok(()) };
+    let megabytes: usize = text.trim().parse().map_err(|_| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "PLAIT_BUFFER_CACHE_MB: expected a whole number of megabytes, got {text:?}"
+        ))
+    })?;
+    plait_core::buffer_cache::set_limit(megabytes.saturating_mul(1 << 20));
+    Ok(())
+}
+
 #[pymodule]
 fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    configure_buffer_cache()?;
     m.add_class::<py_slice::PyDataSlice>()?;
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::SlicingHelper>()?;

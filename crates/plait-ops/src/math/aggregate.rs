@@ -13,7 +13,7 @@ use plait_core::{DataSlice, Error, Result, Schema, SliceData};
 
 use crate::elementwise::{Prepared, float_type, prepare};
 use crate::groups::{Groups, groups};
-use crate::kernel::{is_present, map_groups, presence_from_flags};
+use crate::kernel::{bits_of, is_present, map1, map_groups};
 use crate::num::Num;
 use crate::promote::TypeClass;
 
@@ -46,11 +46,17 @@ impl Input {
 
     /// Like [`Self::finish`] with the result schema given.
     fn finish_with_schema<R: Num>(&self, out: Vec<Option<R>>, schema: Schema) -> Result<DataSlice> {
-        let flags: Vec<bool> = out.iter().map(Option::is_some).collect();
-        let values: Vec<R> = out.into_iter().map(|v| v.unwrap_or(R::ZERO)).collect();
-        let column = plait_core::Column::new(R::into_values(values), presence_from_flags(&flags));
+        let presence = NullBuffer::new(bits_of(&out, |v| v.is_some()));
+        let values = map1(&out, |v| v.unwrap_or(R::ZERO));
+        let column = plait_core::Column::new(R::into_values(values), (presence.null_count() > 0).then_some(presence));
         let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
         DataSlice::new(self.groups.shape.clone(), data, schema)
+    }
+
+    /// One value per group, every one present.
+    fn finish_present<R: Num>(&self, values: Vec<R>) -> Result<DataSlice> {
+        let column = plait_core::Column::new(R::into_values(values), None);
+        DataSlice::new(self.groups.shape.clone(), SliceData::from_column(column), self.p.promotion.schema(R::SCHEMA))
     }
 
     /// `f(values, range)` for each group, where `values` are the items of `x`.
@@ -107,12 +113,10 @@ pub fn agg_sum(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         t => t,
     };
     if input.p.all_missing() {
-        return crate::with_num_type!(dtype, T => input.finish::<T>(vec![Some(T::ZERO); input.groups.len()]));
+        return crate::with_num_type!(dtype, T => input.finish_present::<T>(vec![T::ZERO; input.groups.len()]));
     }
     let presence = input.presence();
-    crate::with_num_type!(dtype, T => {
-        input.finish(input.per_group::<T, _>(|v, r| Some(sum_range(v, presence, r))))
-    })
+    crate::with_num_type!(dtype, T => input.finish_present(input.per_group::<T, _>(|v, r| sum_range(v, presence, r))))
 }
 
 /// `select(a, b)` of present values per group (max, min).

@@ -7,7 +7,7 @@ use plait_core::{Column, DataSlice, Error, Result, ScalarRef, Schema, SliceData,
 
 use crate::comparison::order;
 use crate::groups::groups;
-use crate::kernel::map_groups;
+use crate::kernel::set_bits_per_group;
 use crate::masking::mask_where;
 
 fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, presence: Option<arrow_buffer::NullBuffer>) -> Result<DataSlice> {
@@ -19,8 +19,7 @@ fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, presence: Opti
 /// Number of present items per group of the last `ndim` dimensions.
 pub fn agg_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let g = groups("kd.slices.agg_count", x, ndim)?;
-    let bits = x.data().present_bits();
-    let counts = map_groups(&g.edge, |r| bits.slice(r.start, r.len()).count_set_bits() as i64);
+    let counts = set_bits_per_group(&g.edge, &x.data().present_bits()).into_iter().map(|n| n as i64).collect();
     int64_slice(&g.shape, counts, None)
 }
 

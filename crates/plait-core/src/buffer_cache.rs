@@ -1,0 +1,259 @@
+//! A global allocator that keeps a few recently freed large blocks for reuse.
+//!
+//! Why: an operator on 10M items writes a fresh 40 MB output. The C allocator
+//! gives such blocks back to the kernel on free (they are mmapped), so the next
+//! operator's output starts as untouched pages and the page faults (and the
+//! kernel zeroing each page) cost more than the loop that fills the buffer.
+//! Keeping the last freed blocks of each size turns the common pattern — a
+//! pipeline or a loop of operators over same-sized columns — into plain
+//! memory writes.
+//!
+//! Small allocations go straight to the system allocator. Blocks of at least
+//! [`LARGE_MIN`] bytes are rounded up to whole huge pages (so outputs of similar
+//! length share blocks) and, when freed, kept in a small table bounded by a
+//! byte limit (`PLAIT_BUFFER_CACHE_MB`, see [`set_limit`]); the oldest block is
+//! returned to the system when the table is full.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Blocks of at least this many bytes are cached.
+pub const LARGE_MIN: usize = 4 << 20;
+/// Large blocks are sized in multiples of this (a huge page).
+const GRANULE: usize = 2 << 20;
+/// Most blocks kept at once.
+const SLOTS: usize = 16;
+/// Default bound on the bytes kept (overridable with [`set_limit`]).
+pub const DEFAULT_LIMIT: usize = 512 << 20;
+
+static LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_LIMIT);
+static CACHE: Mutex<Cache> = Mutex::new(Cache::new());
+
+/// Sets the most bytes of freed large blocks kept for reuse (0 disables the
+/// cache); blocks beyond the new limit are released at once.
+pub fn set_limit(bytes: usize) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+    lock().shrink_to(bytes);
+}
+
+/// Bytes currently kept for reuse.
+pub fn cached_bytes() -> usize {
+    lock().total
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Cache> {
+    // Nothing panics while the lock is held, but never let a poisoned lock
+    // turn an allocation into a panic.
+    CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The global allocator: [`System`] plus the large-block table.
+pub struct BufferCachingAllocator;
+
+/// The size a large request is served with (whole huge pages).
+fn block_size(size: usize) -> usize {
+    size.div_ceil(GRANULE) * GRANULE
+}
+
+fn is_large(size: usize) -> bool {
+    size >= LARGE_MIN
+}
+
+// SAFETY: every block handed out is either fresh from `System` with the
+// rounded layout or a block of exactly that rounded size and a sufficient
+// alignment taken out of the table (which owns it exclusively).
+unsafe impl GlobalAlloc for BufferCachingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if !is_large(layout.size()) {
+            return unsafe { System.alloc(layout) };
+        }
+        let size = block_size(layout.size());
+        if let Some(block) = lock().take(size, layout.align()) {
+            return block;
+        }
+        unsafe { System.alloc(Layout::from_size_align_unchecked(size, layout.align())) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if !is_large(layout.size()) {
+            return unsafe { System.alloc_zeroed(layout) };
+        }
+        let size = block_size(layout.size());
+        if let Some(block) = lock().take(size, layout.align()) {
+            unsafe { block.write_bytes(0, layout.size()) };
+            return block;
+        }
+        unsafe { System.alloc_zeroed(Layout::from_size_align_unchecked(size, layout.align())) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if !is_large(layout.size()) {
+            return unsafe { System.dealloc(ptr, layout) };
+        }
+        let size = block_size(layout.size());
+        let block = Block { addr: ptr as usize, size, align: layout.align(), stamp: 0 };
+        if let Some(rejected) = lock().put(block, LIMIT.load(Ordering::Relaxed)) {
+            unsafe { rejected.release() };
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let old_size = if is_large(layout.size()) { block_size(layout.size()) } else { layout.size() };
+        let new_block_size = if is_large(new_size) { block_size(new_size) } else { new_size };
+        if is_large(layout.size()) && old_size == new_block_size {
+            return ptr;
+        }
+        // The system allocator grows or shrinks in place where it can (mremap
+        // for mapped blocks), which beats any copy through the table.
+        unsafe { System.realloc(ptr, Layout::from_size_align_unchecked(old_size, layout.align()), new_block_size) }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Block {
+    addr: usize,
+    size: usize,
+    align: usize,
+    /// When the block was freed (larger = more recent); evictions take the oldest.
+    stamp: u64,
+}
+
+impl Block {
+    const EMPTY: Block = Block { addr: 0, size: 0, align: 0, stamp: 0 };
+
+    /// Returns the block to the system allocator.
+    unsafe fn release(self) {
+        unsafe { System.dealloc(self.addr as *mut u8, Layout::from_size_align_unchecked(self.size, self.align)) }
+    }
+}
+
+struct Cache {
+    blocks: [Block; SLOTS],
+    total: usize,
+    clock: u64,
+}
+
+impl Cache {
+    const fn new() -> Cache {
+        Cache { blocks: [Block::EMPTY; SLOTS], total: 0, clock: 0 }
+    }
+
+    /// Removes and returns a kept block of exactly `size` bytes aligned to `align`.
+    fn take(&mut self, size: usize, align: usize) -> Option<*mut u8> {
+        let slot = self
+            .blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.size == size && b.addr % align == 0)
+            .max_by_key(|(_, b)| b.stamp)
+            .map(|(k, _)| k)?;
+        let block = std::mem::replace(&mut self.blocks[slot], Block::EMPTY);
+        self.total -= block.size;
+        Some(block.addr as *mut u8)
+    }
+
+    /// Keeps `block`, releasing the oldest blocks to stay within `limit`;
+    /// returns the block itself when it cannot be kept (the caller releases it).
+    fn put(&mut self, mut block: Block, limit: usize) -> Option<Block> {
+        if block.size > limit {
+            return Some(block);
+        }
+        self.shrink_to(limit - block.size);
+        let free_slot = match self.blocks.iter().position(|b| b.size == 0) {
+            Some(k) => k,
+            None => {
+                let oldest = self.oldest_slot().expect("a full table has blocks");
+                self.evict(oldest);
+                oldest
+            }
+        };
+        self.clock += 1;
+        block.stamp = self.clock;
+        self.total += block.size;
+        self.blocks[free_slot] = block;
+        None
+    }
+
+    /// Releases the oldest blocks until at most `limit` bytes are kept.
+    fn shrink_to(&mut self, limit: usize) {
+        while self.total > limit {
+            let oldest = self.oldest_slot().expect("a positive total has blocks");
+            self.evict(oldest);
+        }
+    }
+
+    fn oldest_slot(&self) -> Option<usize> {
+        self.blocks.iter().enumerate().filter(|(_, b)| b.size > 0).min_by_key(|(_, b)| b.stamp).map(|(k, _)| k)
+    }
+
+    fn evict(&mut self, slot: usize) {
+        let block = std::mem::replace(&mut self.blocks[slot], Block::EMPTY);
+        self.total -= block.size;
+        // SAFETY: the table owned the block; it is now out of the table.
+        unsafe { block.release() };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh(size: usize) -> Block {
+        let layout = Layout::from_size_align(size, 64).unwrap();
+        // SAFETY: a non-zero size.
+        let addr = unsafe { System.alloc(layout) } as usize;
+        assert_ne!(addr, 0);
+        Block { addr, size, align: 64, stamp: 0 }
+    }
+
+    #[test]
+    fn rounds_large_sizes_to_huge_pages() {
+        assert_eq!(block_size(LARGE_MIN), LARGE_MIN);
+        assert_eq!(block_size(LARGE_MIN + 1), LARGE_MIN + GRANULE);
+        assert_eq!(block_size(40_000_000), 20 * GRANULE);
+    }
+
+    #[test]
+    fn a_freed_block_is_handed_out_again_for_the_same_size_only() {
+        let mut cache = Cache::new();
+        let block = fresh(2 * GRANULE);
+        assert!(cache.put(block, 64 * GRANULE).is_none());
+        assert_eq!(cache.total, 2 * GRANULE);
+        assert_eq!(cache.take(3 * GRANULE, 64), None);
+        assert_eq!(cache.take(2 * GRANULE, 64), Some(block.addr as *mut u8));
+        assert_eq!(cache.total, 0);
+        assert_eq!(cache.take(2 * GRANULE, 64), None);
+        unsafe { block.release() };
+    }
+
+    #[test]
+    fn the_oldest_blocks_go_when_the_limit_or_the_table_is_full() {
+        let mut cache = Cache::new();
+        let first = fresh(2 * GRANULE);
+        let second = fresh(3 * GRANULE);
+        cache.put(first, 5 * GRANULE);
+        cache.put(second, 5 * GRANULE);
+        assert_eq!(cache.total, 5 * GRANULE);
+        let third = fresh(2 * GRANULE);
+        cache.put(third, 5 * GRANULE); // the first block is released
+        assert_eq!(cache.total, 5 * GRANULE);
+        assert_eq!(cache.take(2 * GRANULE, 64), Some(third.addr as *mut u8));
+        for _ in 0..SLOTS + 3 {
+            cache.put(fresh(2 * GRANULE), usize::MAX);
+        }
+        assert_eq!(cache.blocks.iter().filter(|b| b.size > 0).count(), SLOTS);
+        cache.shrink_to(0);
+        assert_eq!(cache.total, 0);
+        unsafe { third.release() };
+    }
+
+    #[test]
+    fn blocks_over_the_limit_are_not_kept() {
+        let mut cache = Cache::new();
+        let block = fresh(4 * GRANULE);
+        let rejected = cache.put(block, 2 * GRANULE).expect("too large to keep");
+        assert_eq!(cache.total, 0);
+        unsafe { rejected.release() };
+    }
+}
