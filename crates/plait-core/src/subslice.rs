@@ -48,7 +48,7 @@ pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
     // expands to full ranges.
     let full = SliceArg::Range { start: None, stop: None };
     let split = args.iter().position(|a| matches!(a, SliceArg::Ellipsis)).unwrap_or(0);
-    let after_ellipsis = if ellipses == 1 { &args[split + 1..] } else { &args[..] };
+    let after_ellipsis = if ellipses == 1 { &args[split + 1..] } else { args };
     let before_ellipsis = if ellipses == 1 { &args[..split] } else { &[][..] };
     let per_dim: Vec<&SliceArg> = before_ellipsis
         .iter()

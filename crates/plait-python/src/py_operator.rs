@@ -14,6 +14,9 @@ use crate::errors::{guard, value_error};
 use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
+/// `(name, kind, has_default, default)` of one parameter, for `inspect.Signature`.
+type ParameterInfo = (String, &'static str, bool, Option<Py<PyAny>>);
+
 /// A Koda operator (e.g. `kd.math.add`), callable eagerly.
 #[pyclass(module = "plait.types", frozen, dict)]
 pub struct Operator {
@@ -85,7 +88,7 @@ impl Operator {
     /// The parameters as `(name, kind, default)`; `kind` is the name of the
     /// `inspect.Parameter` kind, `default` a DataItem, or None when required or
     /// unspecified (with `has_default` telling which).
-    fn parameters(&self, py: Python<'_>) -> PyResult<Vec<(String, &'static str, bool, Option<Py<PyAny>>)>> {
+    fn parameters(&self, py: Python<'_>) -> PyResult<Vec<ParameterInfo>> {
         self.op
             .params
             .iter()
