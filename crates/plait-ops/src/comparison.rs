@@ -82,6 +82,8 @@ pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
         (S::Boolean(x), S::Boolean(y)) => Some(x.cmp(&y)),
         (S::Mask, S::Mask) => Some(Ordering::Equal),
         (S::Schema(x), S::Schema(y)) => (x == y).then_some(Ordering::Equal),
+        // Ids (entities, lists, ...) are equal or not; they have no order.
+        (S::ItemId(x), S::ItemId(y)) => (x == y).then_some(Ordering::Equal),
         _ => match (number(a), number(b)) {
             (Some(x), Some(y)) => x.partial_cmp(&y),
             _ => None,

@@ -3,7 +3,7 @@
 
 use plait_core::bag::text::schema_text;
 use plait_core::{DataBag, DataSlice, Schema};
-use plait_ops::objects::{access, create, update};
+use plait_ops::objects::{access, create, lists, update};
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -162,6 +162,40 @@ impl PyDataSlice {
     fn set_attrs(&self, overwrite_schema: bool, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
         let attrs = named("kd.core.set_attrs", attrs)?;
         guard(|| update::set_attrs(&self.inner, &attrs, overwrite_schema))
+    }
+
+    /// `ds[i]` / `ds[key]`: items of lists (an int or a DataSlice of ints;
+    /// a Python slice gives the items in that range).
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
+            let step: Option<i64> = range.getattr("step")?.extract()?;
+            if step.is_some_and(|s| s != 1) {
+                return Err(pyo3::exceptions::PyValueError::new_err("Slice with step != 1 is not supported"));
+            }
+            let start: Option<i64> = range.getattr("start")?.extract()?;
+            let stop: Option<i64> = range.getattr("stop")?.extract()?;
+            let rows = guard(|| lists::explode(&self.inner, 1))?;
+            if start.is_none() && stop.is_none() {
+                return wrap(py, rows);
+            }
+            let args = [plait_core::subslice::SliceArg::Ellipsis, plait_core::subslice::SliceArg::Range { start, stop }];
+            return wrap(py, guard(|| plait_core::subslice::subslice(&rows, &args))?);
+        }
+        let key = as_slice("kd.lists.get_item", key)?;
+        wrap(py, guard(|| lists::get_item(&self.inner, &key))?)
+    }
+
+    /// `ds[i] = v`: sets items of lists in place (the bag must be mutable).
+    fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = as_slice("kd.lists.set_item", key)?;
+        let value = as_slice("kd.lists.set_item", value)?;
+        guard(|| lists::set_items_in_place(&self.inner, &key, &value))
+    }
+
+    /// Appends items to the lists in place (the bag must be mutable).
+    fn append(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = as_slice("kd.lists.append", value)?;
+        guard(|| lists::append_in_place(&self.inner, &value))
     }
 
     /// The bag of this slice, or None.

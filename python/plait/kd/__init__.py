@@ -4,6 +4,8 @@ Names, signatures and behaviour follow Koda (koladata); see
 docs/differences.md for the few places where plait deliberately differs.
 """
 
+import builtins
+
 from plait import _plait
 from plait.kd import schema, shapes, types
 from plait.kd.schema import (
@@ -24,13 +26,16 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
-from plait.kd import comparison, core, entities, masking, math, objs, slices, strings
+from plait.kd import comparison, core, entities, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
+from plait.kd import conversion  # noqa: F401 - structured to_py
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
 export_aliases(globals())
+
+list = lists.new  # noqa: A001 - Koda's name
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)
@@ -96,11 +101,13 @@ def expand_to(x, target, ndim=0):
     return _plait.expand_to_shape("kd.expand_to", x, get_shape(target), ndim)
 
 
-def to_py(ds):
-    """`ds` as Python values in nested lists (a scalar for a DataItem)."""
-    return ds.to_py()
+def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
+    """`ds` as Python values in nested lists (a scalar for a DataItem); Koda
+    lists become Python lists and entities `Obj` objects (dicts with
+    `obj_as_dict=True`), down to `max_depth` levels."""
+    return conversion.to_py(ds, max_depth, obj_as_dict, include_missing_attrs)
 
 
 def to_pylist(x):
     """The first dimension of `x` as a Python list of DataSlices (or DataItems)."""
-    return list(x.L)
+    return builtins.list(x.L)

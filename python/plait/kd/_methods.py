@@ -13,6 +13,10 @@ _METHODS = {
     "with_attr": "kd.core.with_attr",
     "get_itemid": "kd.core.get_itemid",
     "get_obj_schema": "kd.schema.get_obj_schema",
+    "explode": "kd.lists.explode",
+    "implode": "kd.lists.implode",
+    "list_size": "kd.lists.size",
+    "get_item_schema": "kd.schema.get_item_schema",
 }
 
 

@@ -1,5 +1,5 @@
 //! DataBag: the store of the attributes of entities, objects and struct
-//! schemas (lists and dicts join it next), keyed by ItemId.
+//! schemas, and of the items of lists, keyed by ItemId.
 //!
 //! A bag is a shared handle. Its own contents sit behind an `Arc`, so
 //! `fork_bag` and `freeze_bag` are O(1): the copy shares everything until one
@@ -11,14 +11,17 @@
 //! share between threads (a reader sees a write entirely or not at all).
 
 mod attr_store;
+pub mod list_store;
 pub mod text;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 pub use attr_store::{AttrStore, Stored};
+use list_store::{gather, DenseLists, ListRef, ListStore};
 
-use crate::column::{SliceBuilder, SliceData};
+use crate::column::{SliceBuilder, SliceData, MISSING_INDEX};
+use crate::shape::Edge;
 use crate::error::{Error, Result};
 use crate::itemid::{new_allocation, ItemId};
 
@@ -29,6 +32,7 @@ pub const SCHEMA_ATTR: &str = "__schema__";
 #[derive(Clone, Debug, Default)]
 struct Store {
     attrs: HashMap<Arc<str>, Arc<AttrStore>>,
+    lists: Arc<ListStore>,
 }
 
 #[derive(Debug)]
@@ -145,6 +149,7 @@ impl DataBag {
         let theirs = other.read();
         let ours = self.read();
         self.write(op, |store| {
+            merge_lists(&mut store.lists, &ours.lists, &theirs.lists);
             for (name, values) in &theirs.attrs {
                 match ours.attrs.get(name) {
                     None => {
@@ -281,6 +286,82 @@ impl DataBag {
         out
     }
 
+    /// This bag's own contents, then each fallback's (depth first): the order
+    /// in which reads consult them.
+    fn layers(&self) -> Vec<Arc<Store>> {
+        let mut out = vec![self.read()];
+        for fallback in &self.0.fallbacks {
+            out.extend(fallback.layers());
+        }
+        out
+    }
+
+    /// The items of lists `ids`, as rows: the edge from lists to items and the
+    /// items. A missing id, or a list no layer knows, is an empty row. Lists of
+    /// one allocation read whole and in order come back without copying.
+    pub fn explode(&self, ids: &[Option<ItemId>]) -> Result<(Edge, SliceData)> {
+        let layers = self.layers();
+        if let Some(whole) = whole_allocation(&layers, ids) {
+            return Ok((whole.edge.clone(), whole.items.clone()));
+        }
+        let found = find_lists(&layers, ids);
+        let mut sizes = Vec::with_capacity(ids.len());
+        let mut picks = Vec::new();
+        for list in &found.lists {
+            match list {
+                Some((source, list)) => {
+                    sizes.push(list.len() as i64);
+                    picks.extend(list.range.clone().map(|i| (*source, i)));
+                }
+                None => sizes.push(0),
+            }
+        }
+        Ok((Edge::from_sizes(&sizes)?, gather(&found.sources, &picks)))
+    }
+
+    /// Item `indices[i]` of list `ids[i]` (negative indices count from the
+    /// end); missing where the id or the index is missing or out of range.
+    pub fn list_items_at(&self, ids: &[Option<ItemId>], indices: &[Option<i64>]) -> SliceData {
+        let layers = self.layers();
+        let found = find_lists(&layers, ids);
+        let picks: Vec<(usize, usize)> = found
+            .lists
+            .iter()
+            .zip(indices)
+            .map(|(list, index)| match (list, index) {
+                (Some((source, list)), Some(index)) => {
+                    let n = list.len() as i64;
+                    let k = if *index < 0 { index + n } else { *index };
+                    if (0..n).contains(&k) { (*source, list.range.start + k as usize) } else { (0, MISSING_INDEX) }
+                }
+                _ => (0, MISSING_INDEX),
+            })
+            .collect();
+        if found.sources.is_empty() {
+            return SliceData::missing(ids.len());
+        }
+        gather(&found.sources, &picks)
+    }
+
+    /// The number of items of each list (`None` for a missing id; 0 for a
+    /// list no layer knows).
+    pub fn list_sizes(&self, ids: &[Option<ItemId>]) -> Vec<Option<usize>> {
+        let layers = self.layers();
+        let found = find_lists(&layers, ids);
+        ids.iter().zip(&found.lists).map(|(id, list)| id.map(|_| list.as_ref().map_or(0, |(_, l)| l.len()))).collect()
+    }
+
+    /// Replaces the items of lists `ids` with the rows of `items` under `edge`.
+    pub fn set_lists(&self, op: &str, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) -> Result<()> {
+        self.write(op, |store| store.set_lists(ids, edge, items))
+    }
+
+    /// Numbers of non-empty lists and of their items, over the bag and its
+    /// fallbacks (for the bag's repr).
+    pub fn list_counts(&self) -> (usize, usize) {
+        self.layers().iter().map(|s| s.lists.counts()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    }
+
     /// Bytes held in dense attribute columns (for the memory report).
     pub fn dense_bytes(&self) -> usize {
         self.read().attrs.values().map(|a| a.dense_bytes()).sum()
@@ -296,13 +377,94 @@ impl BagWriter<'_> {
     pub fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
         self.store.set_attr(attr, ids, values)
     }
+
+    pub fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
+        self.store.set_lists(ids, edge, items)
+    }
 }
 
 impl Store {
+    /// Lists `ids` take the rows of `items`; a whole fresh allocation in
+    /// order is stored as one dense column.
+    fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
+        let lists = Arc::make_mut(&mut self.lists);
+        let allocation = ids.first().copied().flatten().and_then(|id| id.allocation());
+        let in_order = allocation.is_some()
+            && ids.iter().enumerate().all(|(i, id)| id.is_some_and(|id| id.allocation() == allocation && id.offset() == i as u64));
+        if let (Some(allocation), true) = (allocation, in_order) {
+            lists.set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() });
+            return;
+        }
+        for (i, id) in ids.iter().enumerate() {
+            if let Some(id) = id {
+                let range = edge.child_range(i);
+                lists.set(*id, items.take(&range.collect::<Vec<_>>()));
+            }
+        }
+    }
+
     fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
         let values_of_attr = self.attrs.entry(Arc::from(attr)).or_default();
         Arc::make_mut(values_of_attr).set(ids, values);
     }
+}
+
+/// Adds the lists of `theirs` that `ours` lacks to `store` (a copy of `ours`).
+fn merge_lists(store: &mut Arc<ListStore>, ours: &Arc<ListStore>, theirs: &Arc<ListStore>) {
+    if ours.ids().is_empty() {
+        *store = theirs.clone();
+        return;
+    }
+    for id in theirs.ids() {
+        if ours.get(id).is_none() {
+            let list = theirs.get(id).expect("listed ids exist");
+            let items = list.items.take(&list.range.clone().collect::<Vec<_>>());
+            Arc::make_mut(store).set(id, items);
+        }
+    }
+}
+
+/// Lists found in a bag's layers: for each id, the source column it reads
+/// (an index into `sources`) and where.
+struct FoundLists<'a> {
+    sources: Vec<&'a SliceData>,
+    lists: Vec<Option<(usize, ListRef<'a>)>>,
+}
+
+fn find_lists<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> FoundLists<'a> {
+    let mut sources: Vec<&'a SliceData> = Vec::new();
+    let lists = ids
+        .iter()
+        .map(|id| {
+            let list = layers.iter().find_map(|layer| layer.lists.get((*id)?))?;
+            let source = match sources.iter().position(|s| std::ptr::eq(*s, list.items)) {
+                Some(k) => k,
+                None => {
+                    sources.push(list.items);
+                    sources.len() - 1
+                }
+            };
+            Some((source, list))
+        })
+        .collect();
+    FoundLists { sources, lists }
+}
+
+/// The dense lists of one allocation when `ids` are exactly its lists in
+/// order and no layer shadows any of them.
+fn whole_allocation<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> Option<&'a DenseLists> {
+    let allocation = ids.first().copied().flatten()?.allocation()?;
+    for layer in layers {
+        if layer.lists.has_sparse_in(allocation) {
+            return None;
+        }
+        if let Some(dense) = layer.lists.dense(allocation) {
+            let in_order = dense.edge.parent_size() == ids.len()
+                && ids.iter().enumerate().all(|(i, id)| id.is_some_and(|id| id.allocation() == Some(allocation) && id.offset() == i as u64));
+            return in_order.then_some(dense.as_ref());
+        }
+    }
+    None
 }
 
 /// `a`, with the missing items taken from `b`.

@@ -1,5 +1,5 @@
 //! Text forms that need a bag: entities (`Entity(x=1)`), objects
-//! (`Obj(x=1)`) and struct schemas (`ENTITY(x=INT32)`, `IMPLICIT_ENTITY(..)`,
+//! (`Obj(x=1)`), lists (`List[1, 2]`) and struct schemas (`ENTITY(x=INT32)`, `IMPLICIT_ENTITY(..)`,
 //! `Point(x=INT32)`).
 
 use std::fmt::Write;
@@ -9,6 +9,9 @@ use crate::column::ScalarRef;
 use crate::itemid::{ItemId, ItemKind};
 use crate::repr::write_item;
 use crate::schema::Schema;
+
+/// The attribute of a list schema holding the item schema (`LIST[INT32]`).
+pub const LIST_ITEMS_ATTR: &str = "__items__";
 
 /// The attribute naming a named schema (`kd.named_schema('Point')`).
 pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
@@ -30,6 +33,12 @@ fn write_schema(out: &mut String, schema: Schema, bag: Option<&DataBag>, depth: 
     };
     if depth >= MAX_DEPTH {
         out.push_str(&id.short());
+        return;
+    }
+    if let Some(Stored::Schema(items)) = bag.get_one(LIST_ITEMS_ATTR, id) {
+        out.push_str("LIST[");
+        write_schema(out, items, Some(bag), depth + 1);
+        out.push(']');
         return;
     }
     match bag.get_one(SCHEMA_NAME_ATTR, id) {
@@ -65,6 +74,32 @@ fn write_value(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema, ba
     }
 }
 
+/// Items of a list shown before `...`.
+const MAX_LIST_ITEMS: usize = 20;
+
+/// `List[1, 2, 3]`.
+fn write_list(out: &mut String, id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) {
+    let item_schema = match bag.get_one(LIST_ITEMS_ATTR, schema_id) {
+        Some(Stored::Schema(s)) => s,
+        _ => Schema::Object,
+    };
+    let Ok((_, items)) = bag.explode(&[Some(id)]) else {
+        out.push_str(&id.repr());
+        return;
+    };
+    out.push_str("List[");
+    for i in 0..items.len().min(MAX_LIST_ITEMS) {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_value(out, items.get(i), item_schema, Some(bag), true, depth + 1);
+    }
+    if items.len() > MAX_LIST_ITEMS {
+        out.push_str(", ...");
+    }
+    out.push(']');
+}
+
 /// `Entity(x=1)` / `Obj(x=1)`; `Entity():$id` when it has no attributes.
 fn write_entity(out: &mut String, id: ItemId, schema: Schema, bag: &DataBag, depth: usize) {
     let is_object = schema == Schema::Object;
@@ -86,6 +121,9 @@ fn write_entity(out: &mut String, id: ItemId, schema: Schema, bag: &DataBag, dep
     if depth >= MAX_DEPTH {
         out.push_str(&id.short());
         return;
+    }
+    if id.is_list() {
+        return write_list(out, id, schema_id, bag, depth);
     }
     out.push_str(if is_object { "Obj(" } else { "Entity(" });
     let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR).collect();

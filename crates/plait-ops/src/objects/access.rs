@@ -100,8 +100,11 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
     // Values are stored with their own types; one pass casts them to the
     // common schema where it is not OBJECT (e.g. INT32 and INT64 -> INT64).
     let raw = DataSlice::new(x.shape().clone(), data, Schema::Object)?;
-    let result = if common == Schema::Object || common == Schema::None { raw } else { cast_to(GET_ATTR, &raw, common)? };
-    let result = if common.is_struct() { result.with_schema(common)? } else { result };
+    let result = match common {
+        Schema::Object | Schema::None => raw,
+        Schema::Struct(_) => raw.with_schema(common)?,
+        _ => cast_to(GET_ATTR, &raw, common)?,
+    };
     Ok(result.with_bag(Some(bag.clone())))
 }
 
@@ -132,7 +135,7 @@ pub fn object_schemas(bag: &DataBag, ids: &[Option<ItemId>], context: &str) -> R
 
 /// The common schema of attribute schemas; two different struct schemas
 /// have none.
-fn common_attr_schema(bag: &DataBag, schemas: &[Schema], context: &str) -> Result<Schema> {
+pub(crate) fn common_attr_schema(bag: &DataBag, schemas: &[Schema], context: &str) -> Result<Schema> {
     let structs: Vec<Schema> = schemas.iter().copied().filter(|s| s.is_struct()).collect();
     if structs.len() > 1 || (!structs.is_empty() && structs.len() < schemas.len() && schemas.iter().any(|s| *s != Schema::None && !s.is_struct())) {
         let first = structs[0];

@@ -6,9 +6,11 @@
 //! * [`model`] — the one place that reads and writes schema attributes and
 //!   decides whether an assignment fits a schema.
 //! * [`access`], [`create`], [`update`], [`schemas`] — the operators.
+//! * [`lists`] — lists and list schemas.
 
 pub mod access;
 pub mod create;
+pub mod lists;
 pub mod model;
 pub mod schemas;
 pub mod update;
@@ -18,6 +20,7 @@ use crate::registry::Registry;
 pub(crate) fn register(r: &mut Registry) {
     access::register(r);
     create::register(r);
+    lists::register(r);
     update::register(r);
     schemas::register(r);
 }

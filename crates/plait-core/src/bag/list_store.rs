@@ -1,0 +1,172 @@
+//! The items of every list of a bag, keyed by the list's ItemId.
+//!
+//! Lists created together (`kd.implode`, `kd.list_shaped`) are stored
+//! *densely*: the allocation's lists are the rows of one jagged column, so
+//! imploding a slice keeps its column as is and exploding the lists back is a
+//! zero-copy view. Lists written one by one, or changed after creation, are
+//! stored *sparsely*, each with its own items; a sparse list shadows the
+//! dense row of the same id.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::column::{SliceBuilder, SliceData, MISSING_INDEX};
+use crate::itemid::ItemId;
+use crate::shape::Edge;
+
+/// Lists of one allocation: list `offset` holds items `edge.child_range(offset)`.
+#[derive(Clone, Debug)]
+pub struct DenseLists {
+    pub edge: Edge,
+    pub items: SliceData,
+}
+
+/// All lists of one bag (without its fallbacks).
+#[derive(Clone, Debug, Default)]
+pub struct ListStore {
+    dense: HashMap<u64, Arc<DenseLists>>,
+    sparse: HashMap<ItemId, SliceData>,
+}
+
+/// Where the items of one list are: a range of a column.
+#[derive(Clone, Debug)]
+pub struct ListRef<'a> {
+    pub items: &'a SliceData,
+    pub range: Range<usize>,
+}
+
+impl ListRef<'_> {
+    pub fn len(&self) -> usize {
+        self.range.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.range.is_empty()
+    }
+}
+
+impl ListStore {
+    /// The items of list `id`, or `None` when this store has no such list.
+    pub fn get(&self, id: ItemId) -> Option<ListRef<'_>> {
+        if let Some(items) = self.sparse.get(&id) {
+            return Some(ListRef { items, range: 0..items.len() });
+        }
+        let dense = self.dense.get(&id.allocation()?)?;
+        let offset = id.offset() as usize;
+        (offset < dense.edge.parent_size()).then(|| ListRef { items: &dense.items, range: dense.edge.child_range(offset) })
+    }
+
+    /// The dense lists of `allocation`, when no list of it was changed since.
+    pub fn dense(&self, allocation: u64) -> Option<&Arc<DenseLists>> {
+        self.dense.get(&allocation)
+    }
+
+    /// Whether any list of `allocation` is stored sparsely.
+    pub fn has_sparse_in(&self, allocation: u64) -> bool {
+        !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+    }
+
+    /// Stores the lists of a whole allocation at once.
+    pub fn set_dense(&mut self, allocation: u64, lists: DenseLists) {
+        self.sparse.retain(|id, _| id.allocation() != Some(allocation));
+        self.dense.insert(allocation, Arc::new(lists));
+    }
+
+    /// Replaces the items of list `id`.
+    pub fn set(&mut self, id: ItemId, items: SliceData) {
+        self.sparse.insert(id, items);
+    }
+
+    /// Number of lists with at least one item, and their items (for the bag's
+    /// statistics).
+    pub fn counts(&self) -> (usize, usize) {
+        let mut lists = 0;
+        let mut items = 0;
+        for (&allocation, dense) in &self.dense {
+            for i in 0..dense.edge.parent_size() {
+                if !self.sparse.is_empty() && self.sparse.contains_key(&ItemId(((allocation as u128) << 64) | i as u128)) {
+                    continue; // shadowed by the sparse copy counted below
+                }
+                let n = dense.edge.child_range(i).len();
+                lists += usize::from(n > 0);
+                items += n;
+            }
+        }
+        for list in self.sparse.values() {
+            lists += usize::from(!list.is_empty());
+            items += list.len();
+        }
+        (lists, items)
+    }
+
+    /// The ids of every list stored here.
+    pub fn ids(&self) -> Vec<ItemId> {
+        let mut out: Vec<ItemId> = self.sparse.keys().copied().collect();
+        for (&allocation, dense) in &self.dense {
+            for offset in 0..dense.edge.parent_size() {
+                let id = ItemId(((allocation as u128) << 64) | offset as u128);
+                if !self.sparse.contains_key(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Items picked from several columns: `picks[i] = (source, index)`, with
+/// `index == MISSING_INDEX` for a missing item. One source (the usual case)
+/// is a single `take`; several are merged item by item.
+pub fn gather(sources: &[&SliceData], picks: &[(usize, usize)]) -> SliceData {
+    if let [only] = sources {
+        let indices: Vec<usize> = picks.iter().map(|&(_, i)| i).collect();
+        return only.take(&indices);
+    }
+    let mut builder = SliceBuilder::new();
+    for &(source, index) in picks {
+        builder.push(if index == MISSING_INDEX { None } else { sources[source].get(index) });
+    }
+    builder.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::ScalarRef;
+    use crate::itemid::{allocate, ItemKind};
+
+    fn ints(values: &[i32]) -> SliceData {
+        let mut b = SliceBuilder::new();
+        for &v in values {
+            b.push(Some(ScalarRef::Int32(v)));
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn sparse_lists_shadow_dense_rows() {
+        let (_, ids) = allocate(ItemKind::List, 2);
+        let allocation = ids[0].allocation().unwrap();
+        let mut store = ListStore::default();
+        store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[2, 1]).unwrap(), items: ints(&[1, 2, 3]) });
+        assert_eq!(store.get(ids[1]).unwrap().range, 2..3);
+        store.set(ids[0], ints(&[9]));
+        let first = store.get(ids[0]).unwrap();
+        assert_eq!((first.len(), first.items.get(0)), (1, Some(ScalarRef::Int32(9))));
+        assert!(store.has_sparse_in(allocation));
+        assert_eq!(store.counts(), (2, 2));
+        assert_eq!(store.ids().len(), 2);
+        let (_, others) = allocate(ItemKind::List, 1);
+        assert!(store.get(others[0]).is_none());
+    }
+
+    #[test]
+    fn gather_from_one_or_several_sources() {
+        let (a, b) = (ints(&[1, 2]), ints(&[3]));
+        let one = gather(&[&a], &[(0, 1), (0, MISSING_INDEX), (0, 0)]);
+        assert_eq!((one.get(0), one.get(1), one.get(2)), (Some(ScalarRef::Int32(2)), None, Some(ScalarRef::Int32(1))));
+        let two = gather(&[&a, &b], &[(1, 0), (0, 0)]);
+        assert_eq!((two.get(0), two.get(1)), (Some(ScalarRef::Int32(3)), Some(ScalarRef::Int32(1))));
+    }
+}

@@ -1,0 +1,466 @@
+//! Lists: `kd.implode` / `kd.explode`, `kd.lists.get_item` (`l[i]`),
+//! `kd.list_size`, `kd.is_list` / `kd.has_list`, `kd.list_schema`,
+//! `kd.appended_list`, `kd.concat_lists`, `kd.with_list_append_update`,
+//! `kd.list_shaped` / `list_shaped_as` / `list_like`, `kd.select_items`.
+//!
+//! A list is an ItemId of kind List whose items live in a bag (see
+//! `plait_core::bag::list_store`). Its schema is a uu schema (the same id for
+//! the same item schema) whose `__items__` attribute is the item schema,
+//! printed `LIST[INT32]`.
+
+use plait_core::bag::text::LIST_ITEMS_ATTR;
+use plait_core::broadcast::expand_to_shape;
+use plait_core::cast::cast_to;
+use plait_core::itemid::{allocate, UuidHasher};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
+
+use super::access::{common_attr_schema, object_schemas};
+use super::model::{attr_schema, ids_data, ids_of, result_bag, schemas_data};
+use crate::registry::Registry;
+
+const IMPLODE: &str = "kd.lists.implode";
+const EXPLODE: &str = "kd.lists.explode";
+const GET_ITEM: &str = "kd.lists.get_item";
+const SIZE: &str = "kd.lists.size";
+const APPENDED: &str = "kd.lists.appended_list";
+
+/// The text that identifies a schema in uu-schema hashes.
+pub fn schema_key(schema: Schema) -> String {
+    match schema {
+        Schema::Struct(id) => id.encode(),
+        other => other.name().to_string(),
+    }
+}
+
+/// The list schema with items of `item`: the same id for the same item schema.
+pub fn list_schema_id(item: Schema) -> ItemId {
+    let mut h = UuidHasher::new("list_schema");
+    h.write_str(&schema_key(item));
+    ItemId::uuid(ItemKind::Schema, h.finish())
+}
+
+/// Writes the list schema of `item` into `bag` (being built); returns it.
+fn fill_list_schema(bag: &DataBag, item: Schema) -> Schema {
+    let id = list_schema_id(item);
+    bag.fill(|w| w.set_attr(LIST_ITEMS_ATTR, &[Some(id)], &schemas_data(vec![Some(item)])));
+    Schema::Struct(id)
+}
+
+/// `kd.list_schema(item_schema)`.
+pub fn list_schema(item: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.schema.list_schema";
+    let item_schema = schema_item(op, item)?;
+    let bag = DataBag::with_fallbacks(result_bag(&[item]));
+    let schema = fill_list_schema(&bag, item_schema);
+    Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
+}
+
+/// The schema held by a SCHEMA item, or Koda's error.
+pub fn schema_item(op: &str, x: &DataSlice) -> Result<Schema> {
+    match x.get(0) {
+        Some(ScalarRef::Schema(s)) if x.is_item() => Ok(s),
+        _ if x.schema() != Schema::Schema => Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", x.schema()))),
+        _ => Err(Error::value(op, "expected a present schema item")),
+    }
+}
+
+/// The item schema of the lists in `x`; `None` when `x` does not hold lists.
+fn item_schema(op: &str, x: &DataSlice) -> Result<Option<Schema>> {
+    match x.schema() {
+        Schema::Struct(id) => Ok(x.bag().and_then(|bag| attr_schema(bag, id, LIST_ITEMS_ATTR))),
+        Schema::Object => {
+            let ids = ids_of(x);
+            if ids.iter().flatten().count() != x.present_count() {
+                return Err(Error::value(op, "getting attributes of primitives is not allowed"));
+            }
+            let Some(bag) = x.bag() else {
+                return Ok((x.present_count() == 0).then_some(Schema::None));
+            };
+            let schema_ids = object_schemas(bag, &ids, op)?;
+            let mut schemas = Vec::new();
+            for schema_id in schema_ids.iter().flatten() {
+                match attr_schema(bag, *schema_id, LIST_ITEMS_ATTR) {
+                    Some(s) => schemas.push(s),
+                    None => return Ok(None),
+                }
+            }
+            schemas.sort();
+            schemas.dedup();
+            if schemas.is_empty() {
+                return Ok(Some(Schema::None));
+            }
+            common_attr_schema(bag, &schemas, op).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The bag of a slice of lists, or Koda's error naming `what` was attempted.
+fn list_bag<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag> {
+    x.bag().ok_or_else(|| Error::value(op, format!("not possible to {what} without a DataBag")))
+}
+
+/// Items read from lists, typed `schema` (cast from the items' own types
+/// where the lists were objects of different item schemas).
+fn typed_items(op: &str, shape: JaggedShape, data: SliceData, schema: Schema, bag: &DataBag) -> Result<DataSlice> {
+    let raw = match DataSlice::new(shape.clone(), data.clone(), schema) {
+        Ok(s) => s,
+        Err(_) => cast_to(op, &DataSlice::new(shape, data, Schema::Object)?, schema)?,
+    };
+    Ok(raw.with_bag(Some(bag.clone())))
+}
+
+/// `kd.implode(x, ndim=1, itemid=None)`: the last `ndim` dimensions of `x`
+/// become lists (all of them for a negative `ndim`).
+pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<DataSlice> {
+    let rank = x.rank();
+    let ndim = if ndim < 0 { rank } else { ndim as usize };
+    if ndim > rank {
+        return Err(Error::value(
+            "kd.implode",
+            format!("cannot implode 'x' to fold the last {ndim} dimension(s) because 'x' only has {rank} dimensions"),
+        ));
+    }
+    if ndim == 0 {
+        return Ok(x.clone());
+    }
+    let bag = DataBag::with_fallbacks(result_bag(&[x]));
+    let mut current = x.clone();
+    for level in 0..ndim {
+        let edges = current.shape().edges();
+        let edge = edges.last().expect("rank >= 1").clone();
+        let outer = JaggedShape::from_edges(edges[..edges.len() - 1].to_vec())?;
+        let ids: Vec<Option<ItemId>> = match itemid {
+            Some(given) if level + 1 == ndim => ids_of(&expand_to_shape(IMPLODE, given, &outer, 0)?),
+            _ => allocate(ItemKind::List, edge.parent_size()).1.into_iter().map(Some).collect(),
+        };
+        bag.fill(|w| w.set_lists(&ids, &edge, current.data()));
+        let schema = fill_list_schema(&bag, current.schema());
+        current = DataSlice::new(outer, ids_data(&ids), schema)?;
+    }
+    Ok(current.with_bag(Some(bag)))
+}
+
+/// One more dimension: the items of each list.
+fn explode_once(x: &DataSlice, schema: Schema) -> Result<DataSlice> {
+    let bag = list_bag(EXPLODE, x, "get List items")?;
+    let (edge, items) = bag.explode(&ids_of(x))?;
+    typed_items(EXPLODE, x.shape().with_edge(edge)?, items, schema, bag)
+}
+
+/// `kd.explode(x, ndim=1)`: the items of the lists as a new last dimension,
+/// `ndim` times (as long as the items are lists, for a negative `ndim`).
+pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {
+    let mut current = x.clone();
+    let mut done = 0i64;
+    while ndim < 0 || done < ndim {
+        match item_schema(EXPLODE, &current)? {
+            Some(schema) => current = explode_once(&current, schema)?,
+            None if ndim < 0 => break,
+            None => {
+                return Err(Error::value(
+                    EXPLODE,
+                    format!("cannot explode 'x' to have additional {ndim} dimension(s), the maximum number of additional dimension(s) is {done}"),
+                ))
+            }
+        }
+        done += 1;
+    }
+    Ok(current)
+}
+
+/// The item schema of lists `x`, or the error of treating non-lists as lists.
+fn require_lists(op: &str, x: &DataSlice) -> Result<Schema> {
+    item_schema(op, x)?.ok_or_else(|| Error::value(op, format!("expected a DataSlice of lists, got {}", crate::describe(x))))
+}
+
+/// `l[i]`: item `index` of each list (negative counts from the end).
+pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
+    let schema = require_lists(GET_ITEM, x)?;
+    if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
+        return Err(Error::value(GET_ITEM, format!("the index must be an integer, got {}", crate::describe(index))));
+    }
+    let aligned = plait_core::broadcast::align(GET_ITEM, &[x, index])?;
+    let (lists, index) = (&aligned[0], &aligned[1]);
+    let indices: Vec<Option<i64>> = (0..index.size())
+        .map(|i| match index.get(i) {
+            Some(ScalarRef::Int32(v)) => Ok(Some(v as i64)),
+            Some(ScalarRef::Int64(v)) => Ok(Some(v)),
+            None => Ok(None),
+            Some(_) => Err(Error::value(GET_ITEM, "the index must be an integer")),
+        })
+        .collect::<Result<_>>()?;
+    let bag = list_bag(GET_ITEM, x, "get List items")?;
+    let data = bag.list_items_at(&ids_of(lists), &indices);
+    typed_items(GET_ITEM, lists.shape().clone(), data, schema, bag)
+}
+
+/// `kd.list_size(x)`: the number of items of each list (INT64).
+pub fn size(x: &DataSlice) -> Result<DataSlice> {
+    let bag = list_bag(SIZE, x, "get List size")?;
+    require_lists(SIZE, x)?;
+    let sizes = bag.list_sizes(&ids_of(x));
+    let mut b = plait_core::column::SliceBuilder::new();
+    for s in sizes {
+        b.push(s.map(|n| ScalarRef::Int64(n as i64)));
+    }
+    DataSlice::new(x.shape().clone(), b.finish(), Schema::Int64)
+}
+
+/// Whether each item is a list (`kd.has_list`).
+pub fn has_list(x: &DataSlice) -> Result<DataSlice> {
+    let is_list_schema = matches!(item_schema("kd.lists.has_list", x), Ok(Some(_)));
+    let ids = ids_of(x);
+    crate::masking::mask_where(x.shape(), x.size(), |i| match x.schema() {
+        Schema::Object => ids[i].is_some_and(|id| id.is_list()),
+        _ => is_list_schema && ids[i].is_some(),
+    })
+}
+
+/// Whether `x` holds lists only (`kd.is_list`): a list schema, or OBJECT
+/// whose present items are all lists.
+pub fn is_list(x: &DataSlice) -> Result<DataSlice> {
+    let yes = match x.schema() {
+        Schema::Struct(_) => matches!(item_schema("kd.lists.is_list", x), Ok(Some(_))),
+        Schema::Object => ids_of(x).iter().flatten().count() == x.present_count() && ids_of(x).iter().flatten().all(|id| id.is_list()),
+        _ => false,
+    };
+    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+}
+
+/// The rows of `append` to add to lists of shape `shape`: one item per list
+/// when `append` has the lists' rank, its last dimension when one more.
+fn append_rows(op: &str, append: &DataSlice, shape: &JaggedShape) -> Result<DataSlice> {
+    if append.rank() == shape.rank() + 1 {
+        if &append.shape().prefix(shape.rank()) != shape {
+            return Err(Error::value(op, "the items must have the shape of the lists, or one more dimension"));
+        }
+        return Ok(append.clone());
+    }
+    let expanded = expand_to_shape(op, append, shape, 0)?;
+    let unit = plait_core::Edge::uniform(shape.size(), 1);
+    Ok(DataSlice::new(shape.with_edge(unit)?, expanded.data().clone(), expanded.schema())?.with_bag(append.bag().cloned()))
+}
+
+/// The items of lists `x` followed by `append`, as rows (for the append
+/// operators), with the item schema checked.
+fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
+    let schema = require_lists(op, x)?;
+    let rows = explode_once(x, schema)?;
+    let extra = append_rows(op, append, x.shape())?;
+    let extra = fit_items(op, x, schema, &extra)?;
+    crate::slices::concat(&[&rows, &extra], 1)
+}
+
+/// `values` cast to the lists' item schema, or Koda's error.
+fn fit_items(op: &str, lists: &DataSlice, schema: Schema, values: &DataSlice) -> Result<DataSlice> {
+    if values.schema() == schema || schema == Schema::Object || values.present_count() == 0 {
+        return if schema == Schema::Object { cast_to(op, values, Schema::Object) } else { values.with_schema(schema) };
+    }
+    let narrowed = values.narrowed_schema();
+    if !schema.is_struct() && narrowed.is_implicitly_castable_to(schema) {
+        return cast_to(op, values, schema);
+    }
+    let bag = lists.bag();
+    Err(Error::value(
+        op,
+        format!(
+            "the schema for list items is incompatible.\n\nExpected schema for list items: {}\nAssigned schema for list items: {}",
+            plait_core::bag::text::schema_text(schema, bag),
+            plait_core::bag::text::schema_text(values.schema(), values.bag().or(bag))
+        ),
+    ))
+}
+
+/// `kd.appended_list(x, append)`: new lists with the items of `x` and then `append`.
+pub fn appended_list(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
+    let rows = appended_rows(APPENDED, x, append)?;
+    implode(&rows, 1, None).map(|lists| lists.with_schema(x.schema()).unwrap_or(lists))
+}
+
+/// `kd.with_list_append_update(x, append)`: the same lists, in a new bag where
+/// they end with `append`.
+pub fn with_list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.lists.with_list_append_update";
+    let rows = appended_rows(op, x, append)?;
+    let bag = DataBag::with_fallbacks(result_bag(&[x, append]));
+    let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
+    bag.fill(|w| w.set_lists(&ids_of(x), &edge, rows.data()));
+    Ok(x.clone().with_bag(Some(bag)))
+}
+
+/// `kd.concat_lists(*lists)`: new lists with the items of each argument's lists in turn.
+pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
+    let op = "kd.lists.concat";
+    if lists.is_empty() {
+        return Err(Error::value(op, "expected at least one DataSlice of lists"));
+    }
+    let aligned = plait_core::broadcast::align(op, lists)?;
+    let rows: Vec<DataSlice> = aligned.iter().map(|l| require_lists(op, l).and_then(|s| explode_once(l, s))).collect::<Result<_>>()?;
+    let refs: Vec<&DataSlice> = rows.iter().collect();
+    implode(&crate::slices::concat(&refs, 1)?, 1, None)
+}
+
+/// `kd.select_items(ds, fltr)`: the items of each list where `fltr` is present.
+pub fn select_items(x: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.lists.select_items";
+    let rows = explode_once(x, require_lists(op, x)?)?;
+    Ok(crate::slices::select(&rows, fltr, true)?.with_bag(rows.bag().cloned()))
+}
+
+/// `kd.list_shaped(shape, items=None, item_schema=None)`: lists of `shape`,
+/// with the last dimension of `items` (one list per item of `shape`), or empty.
+pub fn shaped(shape: &JaggedShape, items: Option<&DataSlice>, item_schema: Option<Schema>, itemid: Option<&DataSlice>) -> Result<DataSlice> {
+    let op = "kd.lists.shaped";
+    let rows = match items {
+        Some(items) => append_rows(op, items, shape)?,
+        None => DataSlice::missing(shape.with_edge(plait_core::Edge::uniform(shape.size(), 0))?, item_schema.unwrap_or(Schema::Object)),
+    };
+    let rows = match item_schema {
+        Some(s) if s != rows.schema() => cast_to(op, &rows, s)?,
+        _ => rows,
+    };
+    implode(&rows, 1, itemid)
+}
+
+/// `l[i] = v` on lists of a mutable bag: item `index` of each list becomes
+/// the value (indices out of range are ignored, as in Koda).
+pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) -> Result<()> {
+    let op = "kd.lists.set_item";
+    let schema = require_lists(op, x)?;
+    let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
+    let (lists, index) = (&aligned[0], &aligned[1]);
+    let values = fit_items(op, x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
+    let bag = list_bag(op, x, "set List items")?;
+    let ids = ids_of(lists);
+    // Each distinct list is read once, changed, and written back whole.
+    let mut changed: Vec<(ItemId, Vec<Option<plait_core::bag::Stored>>)> = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let (Some(id), Some(k)) = (id, index.get(i)) else { continue };
+        let k = match k {
+            ScalarRef::Int32(v) => v as i64,
+            ScalarRef::Int64(v) => v,
+            _ => return Err(Error::value(op, "the index must be an integer")),
+        };
+        let slot = match changed.iter().position(|(c, _)| c == id) {
+            Some(slot) => slot,
+            None => {
+                let (_, items) = bag.explode(&[Some(*id)])?;
+                changed.push((*id, (0..items.len()).map(|j| items.get(j).map(plait_core::bag::Stored::from_ref)).collect()));
+                changed.len() - 1
+            }
+        };
+        let items = &mut changed[slot].1;
+        let n = items.len() as i64;
+        let k = if k < 0 { k + n } else { k };
+        if (0..n).contains(&k) {
+            items[k as usize] = values.get(i).map(plait_core::bag::Stored::from_ref);
+        }
+    }
+    for (id, items) in changed {
+        let mut b = plait_core::column::SliceBuilder::new();
+        for item in &items {
+            b.push(item.as_ref().map(|v| v.as_ref()));
+        }
+        bag.set_lists(op, &[Some(id)], &plait_core::Edge::uniform(1, items.len()), &b.finish())?;
+    }
+    Ok(())
+}
+
+/// `l.append(v)` on lists of a mutable bag.
+pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
+    let op = "kd.lists.append";
+    let rows = appended_rows(op, x, append)?;
+    let bag = list_bag(op, x, "append to Lists")?;
+    let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
+    bag.set_lists(op, &ids_of(x), &edge, rows.data())
+}
+
+/// `kd.get_item_schema(list_schema)`: the item schema of a list schema.
+pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.schema.get_item_schema";
+    let item = match (schema_item(op, schema)?, schema.bag()) {
+        (Schema::Struct(id), Some(bag)) => attr_schema(bag, id, LIST_ITEMS_ATTR),
+        _ => None,
+    };
+    let item = item.ok_or_else(|| Error::value(op, format!("expected a list schema, got {}", crate::describe(schema))))?;
+    Ok(DataSlice::item(Some(ScalarRef::Schema(item)), Schema::Schema)?.with_bag(schema.bag().cloned()))
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add("kd.schema.list_schema", &["kd.list_schema"], "item_schema", "Returns the schema of lists with items of item_schema.", |a| {
+        list_schema(a.slice("item_schema")?)
+    });
+    r.add("kd.schema.get_item_schema", &["kd.get_item_schema"], "list_schema", "Returns the item schema of a list schema.", |a| {
+        get_item_schema(a.slice("list_schema")?)
+    });
+    r.add("kd.lists.implode", &["kd.implode"], "x, /, ndim=1, itemid=None", "Folds the last ndim dimensions of x into lists.", |a| {
+        implode(a.slice("x")?, a.int("ndim")?, a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None))
+    });
+    r.add("kd.lists.explode", &["kd.explode"], "x, ndim=1", "Unfolds lists into ndim new dimensions (all for ndim=-1).", |a| {
+        explode(a.slice("x")?, a.int("ndim")?)
+    });
+    r.add("kd.lists.get_item", &[], "x, key_or_index", "Returns the items of lists at the given indices.", |a| {
+        get_item(a.slice("x")?, a.slice("key_or_index")?)
+    });
+    r.add("kd.lists.size", &["kd.list_size"], "list_slice", "Returns the number of items of each list.", |a| size(a.slice("list_slice")?));
+    r.add("kd.lists.has_list", &["kd.has_list"], "x", "Returns present where the item is a list.", |a| has_list(a.slice("x")?));
+    r.add("kd.lists.is_list", &["kd.is_list"], "x", "Returns present if x holds lists only.", |a| is_list(a.slice("x")?));
+    r.add("kd.lists.appended_list", &["kd.appended_list"], "x, append", "Returns new lists with append added to the items of x.", |a| {
+        appended_list(a.slice("x")?, a.slice("append")?)
+    });
+    r.add(
+        "kd.lists.with_list_append_update",
+        &["kd.with_list_append_update"],
+        "x, append",
+        "Returns x with a bag in which its lists end with append.",
+        |a| with_list_append_update(a.slice("x")?, a.slice("append")?),
+    );
+    r.add("kd.lists.concat", &["kd.concat_lists"], "*lists", "Returns new lists with the items of the given lists in turn.", |a| {
+        concat_lists(&a.var_slices()?)
+    });
+    r.add("kd.lists.select_items", &["kd.select_items"], "ds, fltr", "Returns the items of the lists where fltr is present.", |a| {
+        select_items(a.slice("ds")?, a.slice("fltr")?)
+    });
+    r.add(
+        "kd.lists.shaped",
+        &["kd.list_shaped"],
+        "shape, /, items=None, *, item_schema=None, schema=None, itemid=None",
+        "Creates lists of the given shape.",
+        |a| shaped(a.shape("shape")?, a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0), opt_item_schema(a)?, None),
+    );
+    r.add(
+        "kd.lists.shaped_as",
+        &["kd.list_shaped_as"],
+        "shape_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
+        "Creates lists of the shape of shape_from.",
+        |a| shaped(a.slice("shape_from")?.shape(), a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0), opt_item_schema(a)?, None),
+    );
+    r.add(
+        "kd.lists.like",
+        &["kd.list_like"],
+        "shape_and_mask_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
+        "Creates lists of the shape of shape_and_mask_from, missing where it is.",
+        |a| {
+            let from = a.slice("shape_and_mask_from")?;
+            let lists = shaped(from.shape(), a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0), opt_item_schema(a)?, None)?;
+            let bag = lists.bag().cloned();
+            crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
+        },
+    );
+}
+
+/// The item schema from `item_schema=` or from a list `schema=`.
+fn opt_item_schema(a: &crate::registry::Args<'_>) -> Result<Option<Schema>> {
+    if let Some(s) = a.opt_slice("item_schema")?.filter(|s| s.present_count() > 0) {
+        return schema_item("kd.lists.shaped", s).map(Some);
+    }
+    if let Some(s) = a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
+        let list = schema_item("kd.lists.shaped", s)?;
+        return match (list, s.bag()) {
+            (Schema::Struct(id), Some(bag)) => Ok(attr_schema(bag, id, LIST_ITEMS_ATTR)),
+            _ => Err(Error::value("kd.lists.shaped", "`schema` must be a list schema")),
+        };
+    }
+    Ok(None)
+}

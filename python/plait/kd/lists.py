@@ -1,0 +1,29 @@
+"""`kd.lists`: Koda's list operators (built from the Rust registry), and
+`kd.list` / `kd.lists.new`, which builds lists from Python lists."""
+
+from plait import _plait
+from plait.kd import types
+from plait.kd._operators import OPERATORS, export
+from plait.kd.schema import OBJECT
+
+export(globals(), "kd.lists")
+
+
+def new(items=None, *, item_schema=None, schema=None, itemid=None):
+    """A list (a DataItem) with the given items; nested Python lists become
+    lists of lists. `item_schema=` (or a list `schema=`) casts the items.
+
+    >>> kd.list([1, 2, 3])
+    DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
+    """
+    if isinstance(items, types.DataSlice):
+        raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
+    if schema is not None:
+        item_schema = OPERATORS["kd.schema.get_item_schema"](schema)
+    if items is None:
+        scalar = _plait.item(0, None).get_shape()
+        return OPERATORS["kd.lists.shaped"](scalar, item_schema=OBJECT if item_schema is None else item_schema)
+    values = _plait.slice(items, None)
+    if item_schema is not None and values.get_ndim() == 1:
+        values = _plait.slice(items, item_schema)
+    return OPERATORS["kd.lists.implode"](values, ndim=-1, itemid=itemid)
