@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+import workloads_lists
 import workloads_math
 import workloads_slices
 import workloads_strings
@@ -91,6 +92,7 @@ def main():
         "math": workloads_math.workloads(args.scale, pkd, kkd),
         "slices": workloads_slices.workloads(args.scale, pkd, kkd),
         "strings": workloads_strings.workloads(args.scale, pkd, kkd),
+        "lists": workloads_lists.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -323,6 +323,21 @@ impl DataBag {
     /// end); missing where the id or the index is missing or out of range.
     pub fn list_items_at(&self, ids: &[Option<ItemId>], indices: &[Option<i64>]) -> SliceData {
         let layers = self.layers();
+        if let Some(whole) = whole_allocation(&layers, ids) {
+            let picks: Vec<usize> = indices
+                .iter()
+                .enumerate()
+                .map(|(i, index)| {
+                    let range = whole.edge.child_range(i);
+                    let n = range.len() as i64;
+                    match index.map(|k| if k < 0 { k + n } else { k }) {
+                        Some(k) if (0..n).contains(&k) => range.start + k as usize,
+                        _ => MISSING_INDEX,
+                    }
+                })
+                .collect();
+            return whole.items.take(&picks);
+        }
         let found = find_lists(&layers, ids);
         let picks: Vec<(usize, usize)> = found
             .lists
@@ -347,6 +362,9 @@ impl DataBag {
     /// list no layer knows).
     pub fn list_sizes(&self, ids: &[Option<ItemId>]) -> Vec<Option<usize>> {
         let layers = self.layers();
+        if let Some(whole) = whole_allocation(&layers, ids) {
+            return (0..ids.len()).map(|i| Some(whole.edge.child_range(i).len())).collect();
+        }
         let found = find_lists(&layers, ids);
         ids.iter().zip(&found.lists).map(|(id, list)| id.map(|_| list.as_ref().map_or(0, |(_, l)| l.len()))).collect()
     }

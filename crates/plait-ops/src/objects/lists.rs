@@ -200,11 +200,11 @@ pub fn size(x: &DataSlice) -> Result<DataSlice> {
     let bag = list_bag(SIZE, x, "get List size")?;
     require_lists(SIZE, x)?;
     let sizes = bag.list_sizes(&ids_of(x));
-    let mut b = plait_core::column::SliceBuilder::new();
-    for s in sizes {
-        b.push(s.map(|n| ScalarRef::Int64(n as i64)));
-    }
-    DataSlice::new(x.shape().clone(), b.finish(), Schema::Int64)
+    let values: Vec<i64> = sizes.iter().map(|s| s.map_or(0, |n| n as i64)).collect();
+    let presence = arrow_buffer::NullBuffer::from(sizes.iter().map(Option::is_some).collect::<Vec<_>>());
+    let column = plait_core::Column::new(plait_core::Values::Int64(values.into()), (presence.null_count() > 0).then_some(presence));
+    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    DataSlice::new(x.shape().clone(), data, Schema::Int64)
 }
 
 /// Whether each item is a list (`kd.has_list`).
