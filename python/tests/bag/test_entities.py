@@ -163,6 +163,15 @@ def test_many_entities_share_one_dense_column():
     assert kd.agg_sum(kd.int64(objs.x)).to_py() == n * (n - 1) // 2
 
 
+def test_object_attributes_without_a_value_schema_are_none():
+    # Koda: an attribute whose schemas are all NONE (or that no object has,
+    # with maybe/default) gives NONE items, not OBJECT.
+    assert kd.obj(x=None).x.get_schema() == kd.NONE
+    objects = kd.obj(x=kd.slice([1, None, 3]))
+    assert objects.maybe("y").get_schema() == kd.NONE
+    assert objects.get_attr("y", default=5).get_schema() == kd.INT32
+
+
 def test_whole_allocation_reads_and_writes():
     # kd.new of many items stores each attribute as one column; partial
     # updates and layered bags still read item by item.

@@ -113,11 +113,16 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
     }
     schemas.sort();
     let common = common_attr_schema(bag, &schemas, context)?;
+    if common == Schema::None {
+        // No object has a value's schema for the attribute (absent, or NONE
+        // everywhere): missing items of schema NONE, as Koda.
+        return Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(Some(bag.clone())));
+    }
     let data = read_attr(bag, name, &ids);
     // Values are stored with their own types; one pass casts them to the
     // common schema where it is not OBJECT (e.g. INT32 and INT64 -> INT64).
     let raw = DataSlice::new(x.shape().clone(), data, Schema::Object)?;
-    let result = if common == Schema::Object || common == Schema::None { raw } else { cast_to(GET_ATTR, &raw, common)? };
+    let result = if common == Schema::Object { raw } else { cast_to(GET_ATTR, &raw, common)? };
     let result = if common.is_struct() { result.with_schema(common)? } else { result };
     Ok(result.with_bag(Some(bag.clone())))
 }
