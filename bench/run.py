@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+import workloads_entities
 import workloads_lists
 import workloads_math
 import workloads_slices
@@ -92,6 +93,7 @@ def main():
         "math": workloads_math.workloads(args.scale, pkd, kkd),
         "slices": workloads_slices.workloads(args.scale, pkd, kkd),
         "strings": workloads_strings.workloads(args.scale, pkd, kkd),
+        "entities": workloads_entities.workloads(args.scale, pkd, kkd),
         "lists": workloads_lists.workloads(args.scale, pkd, kkd),
     }
 
@@ -100,6 +102,11 @@ def main():
         if args.only not in group:
             continue
         run_group(generator, args.repeat)
+        if group == "entities":
+            n = int(10_000_000 * args.scale)
+            dense, rss = workloads_entities.memory_report(pkd, n)
+            print(f"one INT32 attribute on {n:,} entities: {dense / 1e6:.1f} MB in the bag's dense columns, "
+                  f"RSS +{rss / 1e6:.1f} MB")
 
 
 def run_group(generator, repeat):

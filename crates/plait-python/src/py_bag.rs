@@ -83,6 +83,12 @@ impl PyDataBag {
         self.inner.is_mutable()
     }
 
+    /// Bytes of the values held in the bag's own dense attribute columns
+    /// (not its fallbacks); for the memory figures of `bench/`.
+    fn _dense_bytes(&self) -> usize {
+        self.inner.dense_bytes()
+    }
+
     /// A mutable copy (O(1), copy-on-write).
     #[pyo3(signature = (mutable = true))]
     fn fork(&self, mutable: bool) -> PyDataBag {

@@ -161,3 +161,27 @@ def test_many_entities_share_one_dense_column():
     objs = kd.obj(x=kd.slice(list(range(n))))
     assert objs.x.get_schema() == kd.INT32
     assert kd.agg_sum(kd.int64(objs.x)).to_py() == n * (n - 1) // 2
+
+
+def test_object_attributes_without_a_value_schema_are_none():
+    # Koda: an attribute whose schemas are all NONE (or that no object has,
+    # with maybe/default) gives NONE items, not OBJECT.
+    assert kd.obj(x=None).x.get_schema() == kd.NONE
+    objects = kd.obj(x=kd.slice([1, None, 3]))
+    assert objects.maybe("y").get_schema() == kd.NONE
+    assert objects.get_attr("y", default=5).get_schema() == kd.INT32
+
+
+def test_whole_allocation_reads_and_writes():
+    # kd.new of many items stores each attribute as one column; partial
+    # updates and layered bags still read item by item.
+    es = kd.new(x=kd.slice(list(range(40))))
+    assert es.x.to_py() == list(range(40))
+    m = es.fork_bag()
+    m.S[3].x = -1
+    assert m.x.to_py()[:5] == [0, 1, 2, -1, 4]
+    assert es.x.to_py()[3] == 3
+    part = es.S[10:30].with_attrs(y=1)
+    assert kd.maybe(es.with_bag(part.get_bag()), "y").to_py() == [None] * 10 + [1] * 20 + [None] * 10
+    objects = kd.obj(x=kd.slice(list(range(40)))).with_attrs(y=2.5)
+    assert objects.y.to_py() == [2.5] * 40 and objects.x.to_py()[-1] == 39

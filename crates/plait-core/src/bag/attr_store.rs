@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 
+use super::{BagWriter, DataBag, Store};
 use crate::column::{ScalarRef, SliceBuilder, SliceData, Values, MISSING_INDEX};
+use crate::error::Result;
 use crate::itemid::ItemId;
 use crate::schema::Schema;
 
@@ -147,6 +149,18 @@ impl AttrStore {
     /// All present ids from one allocation stored densely: one gather (or none,
     /// when the ids are exactly the allocation in order).
     fn get_dense_fast(&self, ids: &[Option<ItemId>]) -> Option<Lookup> {
+        // The common case (`ds.x` on what `kd.new` made): the ids are slots
+        // 0..len of the column, in order. One comparison pass and no index
+        // vector; the column is shared, not copied.
+        if let Some(dense) = in_order_allocation(ids).and_then(|a| self.dense.get(&a)) {
+            if dense.data.len() == ids.len() {
+                let unset = match &dense.set {
+                    None => Vec::new(),
+                    Some(set) => (0..ids.len()).filter(|&i| !set.value(i)).collect(),
+                };
+                return Some(Lookup { data: dense.data.clone(), unset });
+            }
+        }
         let first = ids.iter().flatten().next()?;
         let allocation = first.allocation()?;
         let dense = self.dense.get(&allocation)?;
@@ -176,8 +190,38 @@ impl AttrStore {
         Some(Lookup { data, unset })
     }
 
+    /// The values of slots 0..len of `allocation` when they are exactly one
+    /// dense column, every slot set.
+    fn whole_column(&self, allocation: u64, len: usize) -> Option<&SliceData> {
+        self.dense.get(&allocation).filter(|d| d.data.len() == len && d.set.is_none()).map(|d| &d.data)
+    }
+
+    /// Makes `values` the column of slots 0..values.len() of `allocation`
+    /// when that loses nothing (no other slot of the allocation is set):
+    /// O(1). False when the general write is needed.
+    fn set_whole(&mut self, allocation: u64, values: &SliceData) -> bool {
+        let len = values.len();
+        let replaces_all = match self.dense.get(&allocation) {
+            Some(dense) => len >= dense.data.len(),
+            None => len >= DENSE_MIN_WRITE && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)),
+        };
+        if replaces_all {
+            self.dense.insert(allocation, Dense { data: values.clone(), set: None });
+        }
+        replaces_all
+    }
+
     /// Sets the attribute of `ids[i]` to `values[i]` for every present id.
     pub fn set(&mut self, ids: &[Option<ItemId>], values: &SliceData) {
+        // Writing slots 0..len of one allocation in order (`kd.new(x=...)`,
+        // `with_attrs` or `ds.x = ...` on a whole allocation) with nothing of
+        // the allocation left to keep: the values become the column as is,
+        // O(1) after one comparison pass over the ids.
+        if let Some(allocation) = in_order_allocation(ids) {
+            if self.set_whole(allocation, values) {
+                return;
+            }
+        }
         let present: Vec<(usize, ItemId)> = ids.iter().enumerate().filter_map(|(i, id)| id.map(|id| (i, id))).collect();
         let Some(&(_, first)) = present.first() else { return };
         let one_allocation = first.allocation().filter(|&a| present.iter().all(|(_, id)| id.allocation() == Some(a)));
@@ -260,6 +304,102 @@ impl AttrStore {
     }
 }
 
+/// How a bag answers a read of a whole allocation (see
+/// [`DataBag::get_attr_of_allocation`]).
+enum WholeRead {
+    /// One dense column answers for every item.
+    Column(SliceData),
+    /// Nothing here (nor in fallbacks) has any value of the attribute.
+    Absent,
+    /// Some other layout: use the general read.
+    Other,
+}
+
+// Reads and writes of whole allocations: slots 0..len of one allocation, in
+// order, which is what `kd.new`/`kd.obj` create and what `ds.x` reads most
+// often. They take the allocation instead of a list of ids, so neither side
+// builds or scans 32 bytes per item. (DataBag methods, kept here next to the
+// store they use; the bag module's private parts are visible to this child
+// module.)
+impl DataBag {
+    /// The values of `attr` for slots 0..len of `allocation` when one dense
+    /// column of this bag (or, where this bag has no value of `attr` at all,
+    /// of a fallback) holds them all; `None` when the general
+    /// [`DataBag::get_attr`] is needed.
+    pub fn get_attr_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> Option<SliceData> {
+        match self.read_whole(attr, allocation, len) {
+            WholeRead::Column(data) => Some(data),
+            WholeRead::Absent | WholeRead::Other => None,
+        }
+    }
+
+    fn read_whole(&self, attr: &str, allocation: u64, len: usize) -> WholeRead {
+        let store = self.read();
+        if let Some(values) = store.attrs.get(attr) {
+            return match values.whole_column(allocation, len) {
+                Some(data) => WholeRead::Column(data.clone()),
+                None => WholeRead::Other,
+            };
+        }
+        for fallback in self.fallbacks() {
+            match fallback.read_whole(attr, allocation, len) {
+                WholeRead::Absent => continue,
+                answer => return answer,
+            }
+        }
+        WholeRead::Absent
+    }
+
+    /// Sets `attr` of slots 0..values.len() of `allocation` to `values`, in
+    /// place (the bag must be mutable).
+    pub fn set_attr_of_allocation(&self, op: &str, attr: &str, allocation: u64, values: &SliceData) -> Result<()> {
+        self.write(op, |store| set_of_allocation(store, attr, allocation, values))
+    }
+}
+
+impl BagWriter<'_> {
+    /// Sets `attr` of slots 0..values.len() of `allocation` to `values`.
+    pub fn set_attr_of_allocation(&mut self, attr: &str, allocation: u64, values: &SliceData) {
+        set_of_allocation(self.store, attr, allocation, values)
+    }
+}
+
+fn set_of_allocation(store: &mut Store, attr: &str, allocation: u64, values: &SliceData) {
+    let values_of_attr = Arc::make_mut(store.attrs.entry(Arc::from(attr)).or_default());
+    if !values_of_attr.set_whole(allocation, values) {
+        let ids = allocation_ids(allocation, values.len());
+        values_of_attr.set(&ids, values);
+    }
+}
+
+/// Slots 0..len of `allocation` as ids (`allocation` is an id's high half).
+fn allocation_ids(allocation: u64, len: usize) -> Vec<Option<ItemId>> {
+    let base = (allocation as u128) << 64;
+    (0..len as u128).map(|k| Some(ItemId(base | k))).collect()
+}
+
+/// The allocation of `ids` when they are exactly slots 0..len of one
+/// allocation, in order (all present). Compares raw bits: slot `i` must hold
+/// the first id plus `i`; blocks of 64 without early exit let the loop
+/// vectorize.
+fn in_order_allocation(ids: &[Option<ItemId>]) -> Option<u64> {
+    let first = (*ids.first()?)?;
+    let allocation = first.allocation().filter(|_| first.offset() == 0)?;
+    let base = first.0;
+    let mut start = 0u128;
+    for block in ids.chunks(64) {
+        let ok = block
+            .iter()
+            .zip(start..)
+            .fold(true, |ok, (id, k)| ok & matches!(id, Some(id) if id.0 == base.wrapping_add(k)));
+        if !ok {
+            return None;
+        }
+        start += block.len() as u128;
+    }
+    Some(allocation)
+}
+
 fn values_bytes(values: &Values) -> usize {
     match values {
         Values::Int32(v) => v.len() * 4,
@@ -271,5 +411,77 @@ fn values_bytes(values: &Values) -> usize {
         Values::Bytes(v) | Values::String(v) => v.data.len() + v.offsets.len() * 8,
         Values::Schema(v) => v.len() * std::mem::size_of::<Schema>(),
         Values::ItemId(v) => v.len() * 16,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::itemid::{allocate, ItemKind};
+
+    fn ints(values: impl IntoIterator<Item = Option<i32>>) -> SliceData {
+        let mut b = SliceBuilder::new();
+        for v in values {
+            b.push(v.map(ScalarRef::Int32));
+        }
+        b.finish()
+    }
+
+    fn as_ids(ids: &[ItemId]) -> Vec<Option<ItemId>> {
+        ids.iter().copied().map(Some).collect()
+    }
+
+    #[test]
+    fn whole_allocations_are_stored_and_read_as_one_column() {
+        let (_, ids) = allocate(ItemKind::Object, 40);
+        let allocation = ids[0].allocation().unwrap();
+        let bag = DataBag::new_mutable();
+        bag.set_attr_of_allocation("op", "x", allocation, &ints((0..40).map(Some))).unwrap();
+        let got = bag.get_attr_of_allocation("x", allocation, 40).expect("one dense column");
+        assert_eq!(got.get(39), Some(ScalarRef::Int32(39)));
+        // Another length, or an unknown attribute of a bag without fallbacks:
+        // the general read answers.
+        assert!(bag.get_attr_of_allocation("x", allocation, 20).is_none());
+        assert!(bag.get_attr_of_allocation("y", allocation, 40).is_none());
+        // Written through a list of ids in order: the same fast layout.
+        bag.set_attr("op", "y", &as_ids(&ids), &ints((0..40).map(|v| Some(-v)))).unwrap();
+        assert_eq!(bag.get_attr_of_allocation("y", allocation, 40).unwrap().get(3), Some(ScalarRef::Int32(-3)));
+        // A partial write keeps the other slots; the read is no longer whole.
+        bag.set_attr("op", "x", &as_ids(&ids[5..7]), &ints([None, Some(100)])).unwrap();
+        let got = bag.get_attr("x", &as_ids(&ids));
+        assert_eq!((got.get(4), got.get(5), got.get(6), got.get(7)), (Some(ScalarRef::Int32(4)), None, Some(ScalarRef::Int32(100)), Some(ScalarRef::Int32(7))));
+        // A shorter whole write onto a longer column merges into it.
+        bag.set_attr_of_allocation("op", "x", allocation, &ints((0..20).map(|_| Some(1)))).unwrap();
+        let got = bag.get_attr("x", &as_ids(&ids));
+        assert_eq!((got.get(19), got.get(20)), (Some(ScalarRef::Int32(1)), Some(ScalarRef::Int32(20))));
+        assert!(bag.fork(false).set_attr_of_allocation("op", "x", allocation, &ints([Some(1)])).is_err());
+    }
+
+    #[test]
+    fn whole_reads_look_through_fallbacks_only_where_the_bag_says_nothing() {
+        let (_, ids) = allocate(ItemKind::Object, 30);
+        let allocation = ids[0].allocation().unwrap();
+        let base = DataBag::new_mutable();
+        base.set_attr_of_allocation("op", "x", allocation, &ints((0..30).map(Some))).unwrap();
+        let top = DataBag::new_mutable();
+        top.set_attr_of_allocation("op", "y", allocation, &ints((0..30).map(Some))).unwrap();
+        let layered = DataBag::with_fallbacks(vec![top.clone(), base.clone()]);
+        assert_eq!(layered.get_attr_of_allocation("x", allocation, 30).unwrap().get(2), Some(ScalarRef::Int32(2)));
+        // `top` has a value of `x` for one item: the general read must merge.
+        top.set_attr("op", "x", &as_ids(&ids[..1]), &ints([Some(-1)])).unwrap();
+        assert!(layered.get_attr_of_allocation("x", allocation, 30).is_none());
+        let got = layered.get_attr("x", &as_ids(&ids));
+        assert_eq!((got.get(0), got.get(1)), (Some(ScalarRef::Int32(-1)), Some(ScalarRef::Int32(1))));
+    }
+
+    #[test]
+    fn small_allocations_stay_sparse_and_readable() {
+        let (_, ids) = allocate(ItemKind::Object, 3);
+        let allocation = ids[0].allocation().unwrap();
+        let bag = DataBag::new_mutable();
+        bag.set_attr_of_allocation("op", "x", allocation, &ints([Some(1), None, Some(3)])).unwrap();
+        assert!(bag.get_attr_of_allocation("x", allocation, 3).is_none());
+        let got = bag.get_attr("x", &as_ids(&ids));
+        assert_eq!((got.get(0), got.get(1), got.get(2)), (Some(ScalarRef::Int32(1)), None, Some(ScalarRef::Int32(3))));
     }
 }

@@ -6,11 +6,11 @@ use plait_core::broadcast::expand_to_shape;
 use plait_core::cast::cast_to;
 use plait_core::schema::Schema;
 use plait_core::slice::common_schema_of;
-use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef};
+use plait_core::{Column, DataBag, DataSlice, Error, ItemId, Result, ScalarRef, SliceData, Values};
 
 use plait_core::bag::text::schema_text;
 
-use super::model::{attr_error, attr_schema, bag_of, ids_of};
+use super::model::{attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr, Ids};
 use crate::registry::Registry;
 
 const GET_ATTR: &str = "kd.core.get_attr";
@@ -46,7 +46,7 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
                 }
                 return Err(missing_on_schema(context, name));
             };
-            let data = bag.get_attr(name, &ids_of(x));
+            let data = read_attr(bag, name, &Ids::of(x));
             Ok(DataSlice::new(x.shape().clone(), data, schema)?.with_bag(Some(bag.clone())))
         }
         Schema::Object => lookup_objects(x, name, lenient, context),
@@ -62,7 +62,7 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
     if x.present_count() == 0 {
         return Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(x.bag().cloned()));
     }
-    if let Some(i) = (0..x.size()).find(|&i| matches!(x.get(i), Some(v) if !matches!(v, ScalarRef::ItemId(_)))) {
+    if let Some(i) = first_primitive(x) {
         let mut item = String::new();
         plait_core::repr::write_item(&mut item, x.get(i), Schema::Object, true);
         return Err(attr_error(
@@ -71,64 +71,132 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
         ));
     }
     let bag = bag_of(context, x)?;
-    let ids = ids_of(x);
-    let schema_ids = object_schemas(bag, &ids, context)?;
-    let attr_schemas = bag.get_attr(name, &schema_ids);
-    let mut schemas = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        if id.is_none() {
-            continue;
-        }
-        match attr_schemas.get(i) {
-            Some(ScalarRef::Schema(s)) => schemas.push(s),
-            _ if lenient => {}
-            _ => {
-                return Err(attr_error(
-                    context,
-                    format!(
-                        "the attribute '{name}' is missing for at least one object at ds.flatten().S[{i}]\n\n\
-                         If it is not a typo, perhaps ignore the schema when getting the attribute. For example, ds.maybe('{name}')"
-                    ),
-                ))
-            }
+    let ids = Ids::of(x);
+    let schema_ids = object_schema_ids(bag, &ids, context)?;
+    let attr_schemas = read_attr(bag, name, &schema_ids);
+    // The distinct attribute schemas, in one pass: objects made together
+    // share one, so comparing with the previous item skips the set lookup.
+    let mut schemas: Vec<Schema> = Vec::new();
+    let mut last = None;
+    let mut missing_at = None;
+    if let (Ids::Whole { .. }, Some(Column { values: Values::Schema(v), presence: None })) = (&ids, attr_schemas.single_column()) {
+        // Every object has the attribute: one comparison pass when they all
+        // share the first one's schema.
+        if let Some(&first) = v.first().filter(|&&first| v.iter().fold(true, |ok, s| ok & (*s == first))) {
+            last = Some(first);
+            schemas.push(first);
         }
     }
+    if last.is_none() {
+        let mut seen = std::collections::HashSet::new();
+        for_each_schema(&attr_schemas, |i, schema| match (ids.is_present(i), schema) {
+            (false, _) => {}
+            (true, Some(s)) => {
+                if last != Some(s) && seen.insert(s) {
+                    schemas.push(s);
+                }
+                last = Some(s);
+            }
+            (true, None) => {
+                missing_at.get_or_insert(i);
+            }
+        });
+    }
+    if let Some(i) = missing_at.filter(|_| !lenient) {
+        return Err(attr_error(
+            context,
+            format!(
+                "the attribute '{name}' is missing for at least one object at ds.flatten().S[{i}]\n\n\
+                 If it is not a typo, perhaps ignore the schema when getting the attribute. For example, ds.maybe('{name}')"
+            ),
+        ));
+    }
     schemas.sort();
-    schemas.dedup();
     let common = common_attr_schema(bag, &schemas, context)?;
-    let data = bag.get_attr(name, &ids);
+    if common == Schema::None {
+        // No object has a value's schema for the attribute (absent, or NONE
+        // everywhere): missing items of schema NONE, as Koda.
+        return Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(Some(bag.clone())));
+    }
+    let data = read_attr(bag, name, &ids);
     // Values are stored with their own types; one pass casts them to the
     // common schema where it is not OBJECT (e.g. INT32 and INT64 -> INT64).
     let raw = DataSlice::new(x.shape().clone(), data, Schema::Object)?;
     let result = match common {
-        Schema::Object | Schema::None => raw,
+        Schema::Object => raw,
         Schema::Struct(_) => raw.with_schema(common)?,
         _ => cast_to(GET_ATTR, &raw, common)?,
     };
     Ok(result.with_bag(Some(bag.clone())))
 }
 
+/// The first present item of `x` that is not an ItemId (a primitive), by
+/// column rather than item by item.
+pub(crate) fn first_primitive(x: &DataSlice) -> Option<usize> {
+    x.data()
+        .columns()
+        .iter()
+        .filter(|c| !matches!(c.values, Values::ItemId(_)))
+        .filter_map(|c| (0..c.len()).find(|&i| c.is_present(i)))
+        .min()
+}
+
+/// Calls `f(i, schema)` for every item of schema data (`None` where missing
+/// or not a schema); a plain loop over the column when it is one SCHEMA
+/// column.
+fn for_each_schema(data: &SliceData, mut f: impl FnMut(usize, Option<Schema>)) {
+    if let Some(Column { values: Values::Schema(v), presence }) = data.single_column() {
+        for (i, &s) in v.iter().enumerate() {
+            f(i, presence.as_ref().is_none_or(|p| p.is_valid(i)).then_some(s));
+        }
+        return;
+    }
+    for i in 0..data.len() {
+        f(i, match data.get(i) {
+            Some(ScalarRef::Schema(s)) => Some(s),
+            _ => None,
+        });
+    }
+}
+
+/// The `__schema__` ids of the objects `ids`: a whole allocation of
+/// implicit schemas when the objects were made together (checked in one
+/// pass over their `__schema__` column), else one id per object.
+pub fn object_schema_ids(bag: &DataBag, ids: &Ids, context: &str) -> Result<Ids> {
+    if let Ids::Whole { allocation, len } = ids {
+        if let Some(schemas) = bag.get_attr_of_allocation(SCHEMA_ATTR, *allocation, *len) {
+            if let Some(schema_allocation) = is_implicit_schemas_of(&schemas, *allocation) {
+                return Ok(Ids::Whole { allocation: schema_allocation, len: *len });
+            }
+        }
+    }
+    Ok(Ids::List(object_schemas(bag, &ids.to_list(), context)?))
+}
+
 /// The `__schema__` of each object, or the error for an object without one.
 pub fn object_schemas(bag: &DataBag, ids: &[Option<ItemId>], context: &str) -> Result<Vec<Option<ItemId>>> {
     let data = bag.get_attr(SCHEMA_ATTR, ids);
     let mut out = Vec::with_capacity(ids.len());
-    for (i, id) in ids.iter().enumerate() {
-        match (id, data.get(i)) {
-            (None, _) => out.push(None),
-            (Some(_), Some(ScalarRef::Schema(Schema::Struct(s)))) => out.push(Some(s)),
-            (Some(id), _) => {
-                return Err(attr_error(
-                    context,
-                    format!(
-                        "object schema is missing for the DataItem whose item is: {}\n\n  \
-                         DataItem with the kd.OBJECT schema usually store its schema as an attribute or implicitly hold \
-                         the type information when it's a primitive type. Perhaps, the OBJECT schema is set by mistake with\n  \
-                         foo.with_schema(kd.OBJECT) when 'foo' does not have stored schema attribute.\n",
-                        id.short()
-                    ),
-                ))
-            }
+    let mut without = None;
+    for_each_schema(&data, |i, schema| match (ids[i], schema) {
+        (None, _) => out.push(None),
+        (Some(_), Some(Schema::Struct(s))) => out.push(Some(s)),
+        (Some(id), _) => {
+            without.get_or_insert(id);
+            out.push(None)
         }
+    });
+    if let Some(id) = without {
+        return Err(attr_error(
+            context,
+            format!(
+                "object schema is missing for the DataItem whose item is: {}\n\n  \
+                 DataItem with the kd.OBJECT schema usually store its schema as an attribute or implicitly hold \
+                 the type information when it's a primitive type. Perhaps, the OBJECT schema is set by mistake with\n  \
+                 foo.with_schema(kd.OBJECT) when 'foo' does not have stored schema attribute.\n",
+                id.short()
+            ),
+        ));
     }
     Ok(out)
 }

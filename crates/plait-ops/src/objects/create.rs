@@ -5,9 +5,9 @@ use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::broadcast::{common_shape, expand_to_shape};
 use plait_core::itemid::{allocate, UuidHasher};
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
-use super::model::{ids_data, ids_of, result_bag, schemas_data, write_attrs, Target};
+use super::model::{fresh_ids, ids_data, ids_of, implicit_schemas_of, result_bag, schemas_data, write_attrs, Ids, Target};
 use crate::registry::Registry;
 
 const NEW: &str = "kd.entities.new";
@@ -48,7 +48,7 @@ pub fn named_schema_id(name: &str) -> ItemId {
 /// `kd.new(**attrs, schema=..., overwrite_schema=..., itemid=...)`.
 pub fn new(attrs: &[(String, DataSlice)], schema: SchemaArg<'_>, overwrite_schema: bool, itemid: Option<&DataSlice>, shape: Option<&JaggedShape>) -> Result<DataSlice> {
     let (shape, attrs) = aligned(NEW, attrs, shape.or(itemid.map(|i| i.shape())))?;
-    let ids = item_ids(NEW, ItemKind::Object, &shape, itemid)?;
+    let (ids, ids_column) = item_ids(NEW, ItemKind::Object, &shape, itemid)?;
     let mut inputs: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     let (schema_id, named) = match &schema {
         SchemaArg::Fresh => (allocate(ItemKind::Schema, 1).1[0], None),
@@ -73,7 +73,7 @@ pub fn new(attrs: &[(String, DataSlice)], schema: SchemaArg<'_>, overwrite_schem
     }
     write_attrs(NEW, &bag, &ids, &Target::Struct(schema_id), &attrs, overwrite_schema, true)
         .map_err(|e| if matches!(schema, SchemaArg::Given(_)) && e.message.contains("incompatible") { Error::value(NEW, format!("cannot create Item(s) with the provided schema: {}", plait_core::bag::text::schema_text(Schema::Struct(schema_id), Some(&bag)))) } else { e })?;
-    Ok(DataSlice::new(shape, ids_data(&ids), Schema::Struct(schema_id))?.with_bag(Some(bag)))
+    Ok(DataSlice::new(shape, ids_column, Schema::Struct(schema_id))?.with_bag(Some(bag)))
 }
 
 fn string_column(s: &str) -> plait_core::Column {
@@ -82,13 +82,16 @@ fn string_column(s: &str) -> plait_core::Column {
     b.finish()
 }
 
-/// New ids for every item of `shape`, or the ids given as `itemid`.
-fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataSlice>) -> Result<Vec<Option<ItemId>>> {
+/// New ids for every item of `shape`, or the ids given as `itemid`; and the
+/// same ids as the result's column.
+fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataSlice>) -> Result<(Ids, SliceData)> {
     match itemid {
-        None => Ok(allocate(kind, shape.size()).1.into_iter().map(Some).collect()),
+        None => Ok(fresh_ids(kind, shape.size())),
         Some(x) if matches!(x.schema(), Schema::ItemId | Schema::Object | Schema::Struct(_)) => {
             let x = expand_to_shape(op, x, shape, 0)?;
-            Ok(ids_of(&x))
+            let ids = ids_of(&x);
+            let column = ids_data(&ids);
+            Ok((Ids::List(ids), column))
         }
         Some(x) => Err(Error::type_error(op, format!("`itemid` must be a DataSlice of ITEMID, got {}", x.schema()))),
     }
@@ -98,14 +101,25 @@ fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataS
 /// in `__schema__` (one per object, named after the object).
 pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Option<&JaggedShape>) -> Result<DataSlice> {
     let (shape, attrs) = aligned(OBJ, attrs, shape.or(itemid.map(|i| i.shape())))?;
-    let ids = item_ids(OBJ, ItemKind::Object, &shape, itemid)?;
+    let (ids, ids_column) = item_ids(OBJ, ItemKind::Object, &shape, itemid)?;
     let inputs: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     let bag = DataBag::with_fallbacks(result_bag(&inputs));
-    let schema_ids: Vec<Option<ItemId>> = ids.iter().map(|id| id.map(|i| i.with_kind(ItemKind::ImplicitSchema))).collect();
-    let schemas = schemas_data(schema_ids.iter().map(|s| s.map(Schema::Struct)).collect());
-    bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+    // Each object's implicit schema has the object's allocation and offset.
+    let schema_ids = match &ids {
+        Ids::Whole { allocation, len } => {
+            let (schema_ids, schemas) = implicit_schemas_of(*allocation, *len);
+            bag.fill(|w| w.set_attr_of_allocation(SCHEMA_ATTR, *allocation, &schemas));
+            schema_ids
+        }
+        Ids::List(list) => {
+            let schema_ids: Vec<Option<ItemId>> = list.iter().map(|id| id.map(|i| i.with_kind(ItemKind::ImplicitSchema))).collect();
+            let schemas = schemas_data(schema_ids.iter().map(|s| s.map(Schema::Struct)).collect());
+            bag.fill(|w| w.set_attr(SCHEMA_ATTR, list, &schemas));
+            Ids::List(schema_ids)
+        }
+    };
     write_attrs(OBJ, &bag, &ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
-    Ok(DataSlice::new(shape, ids_data(&ids), Schema::Object)?.with_bag(Some(bag)))
+    Ok(DataSlice::new(shape, ids_column, Schema::Object)?.with_bag(Some(bag)))
 }
 
 /// `kd.obj(x)` of a slice: primitives become OBJECT; entities become objects

@@ -1,13 +1,24 @@
 //! The object model over a DataBag: ids of a slice, the schema of an
 //! attribute, and writing attributes with Koda's schema rules.
 
+use std::sync::Arc;
+
+use arrow_buffer::NullBuffer;
 use plait_core::bag::text::schema_text;
 use plait_core::bag::{Stored, SCHEMA_ATTR};
 use plait_core::cast::cast_to;
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
+use plait_core::itemid::new_allocation;
+use plait_core::{Column, DataBag, DataSlice, Error, ItemId, ItemKind, Result, Schema, SliceData, Values};
+
+use crate::kernel::build_vec;
 
 /// The ItemIds of `x`'s items (`None` where missing or not an id).
 pub fn ids_of(x: &DataSlice) -> Vec<Option<ItemId>> {
+    // One column of ids, all present (entities and objects as created): a
+    // straight map, without the per-item presence test.
+    if let Some(Column { values: Values::ItemId(v), presence: None }) = x.data().single_column() {
+        return v.iter().map(|&bits| Some(ItemId(bits as u128))).collect();
+    }
     let mut out = vec![None; x.size()];
     for column in x.data().columns() {
         if let Values::ItemId(v) = &column.values {
@@ -33,13 +44,143 @@ pub fn ids_data(ids: &[Option<ItemId>]) -> SliceData {
     SliceData::from_column(plait_core::Column::new(Values::ItemId(values.into()), presence))
 }
 
-/// Schemas as slice data.
-pub fn schemas_data(schemas: Vec<Option<Schema>>) -> SliceData {
-    let mut b = plait_core::column::SliceBuilder::new();
-    for s in schemas {
-        b.push(s.map(ScalarRef::Schema));
+/// The items an attribute is read from or written to.
+///
+/// `Whole` is slots 0..len of one allocation, in order: what `kd.new` and
+/// `kd.obj` create, and what most reads see. The bag then reads and writes
+/// whole dense columns ([`DataBag::get_attr_of_allocation`]), and nobody
+/// builds a list of 32-byte `Option<ItemId>` per item.
+#[derive(Clone, Debug)]
+pub enum Ids {
+    Whole { allocation: u64, len: usize },
+    List(Vec<Option<ItemId>>),
+}
+
+impl Ids {
+    /// The ids of `x`'s items.
+    pub fn of(x: &DataSlice) -> Ids {
+        match whole_allocation(x.data()) {
+            Some((allocation, len)) => Ids::Whole { allocation, len },
+            None => Ids::List(ids_of(x)),
+        }
     }
-    b.finish()
+
+    pub fn len(&self) -> usize {
+        match self {
+            Ids::Whole { len, .. } => *len,
+            Ids::List(ids) => ids.len(),
+        }
+    }
+
+    /// Whether item `i` is present (an id).
+    pub fn is_present(&self, i: usize) -> bool {
+        match self {
+            Ids::Whole { .. } => true,
+            Ids::List(ids) => ids[i].is_some(),
+        }
+    }
+
+    /// The ids as a list (built for `Whole`).
+    pub fn to_list(&self) -> std::borrow::Cow<'_, [Option<ItemId>]> {
+        match self {
+            Ids::Whole { allocation, len } => {
+                let base = (*allocation as u128) << 64;
+                std::borrow::Cow::Owned((0..*len as u128).map(|k| Some(ItemId(base | k))).collect())
+            }
+            Ids::List(ids) => std::borrow::Cow::Borrowed(ids),
+        }
+    }
+
+    /// The first id of a `Whole` allocation (its offset 0).
+    fn base(allocation: u64) -> u128 {
+        (allocation as u128) << 64
+    }
+}
+
+/// `(allocation, len)` when `data` is one all-present ItemId column holding
+/// slots 0..len of one allocation in order. One pass over the raw bits, in
+/// blocks without early exit so that it vectorizes.
+pub fn whole_allocation(data: &SliceData) -> Option<(u64, usize)> {
+    let Some(Column { values: Values::ItemId(v), presence: None }) = data.single_column() else { return None };
+    let first = ItemId(*v.first()? as u128);
+    let allocation = first.allocation().filter(|_| first.offset() == 0)?;
+    // Slot k must hold the allocation in the high half and k in the low
+    // half; comparing the halves as u64 lanes vectorizes better than u128.
+    let high = allocation;
+    let mut start = 0u64;
+    for block in v.chunks(64) {
+        let ok = block
+            .iter()
+            .zip(start..)
+            .fold(true, |ok, (&bits, k)| ok & (bits as u64 == k) & ((bits as u128 >> 64) as u64 == high));
+        if !ok {
+            return None;
+        }
+        start += block.len() as u64;
+    }
+    Some((allocation, v.len()))
+}
+
+/// The values of `name` for `ids`: a whole dense column when the bag has
+/// one, else the general lookup.
+pub fn read_attr(bag: &DataBag, name: &str, ids: &Ids) -> SliceData {
+    if let Ids::Whole { allocation, len } = ids {
+        if let Some(data) = bag.get_attr_of_allocation(name, *allocation, *len) {
+            return data;
+        }
+    }
+    bag.get_attr(name, &ids.to_list())
+}
+
+/// A fresh allocation of `n` items of `kind`: its ids, and the same ids as
+/// the slice's column (built directly, without a presence bitmap).
+pub fn fresh_ids(kind: ItemKind, n: usize) -> (Ids, SliceData) {
+    let base = ItemId::new(kind, new_allocation(), 0);
+    let allocation = (base.0 >> 64) as u64;
+    (Ids::Whole { allocation, len: n }, SliceData::from_column(Column::full(Values::ItemId(id_bits(base.0, n).into()))))
+}
+
+/// `base + k` for k in 0..n, as ItemId column bits. Writing the 16 bytes
+/// per item is the whole cost of `kd.new` on large inputs (the attributes
+/// are stored without a copy), so large outputs are written by all threads.
+fn id_bits(base: u128, n: usize) -> Vec<i128> {
+    build_vec(n, |start, out| {
+        for (slot, k) in out.iter_mut().zip(start as u128..) {
+            slot.write((base + k) as i128);
+        }
+    })
+}
+
+/// The implicit schemas of a whole allocation of objects (same allocation
+/// and offsets, kind ImplicitSchema), as ids and as a SCHEMA column.
+pub fn implicit_schemas_of(allocation: u64, len: usize) -> (Ids, SliceData) {
+    let base = ItemId(Ids::base(allocation)).with_kind(ItemKind::ImplicitSchema).0;
+    let values: Arc<[Schema]> = (0..len as u128).map(|k| Schema::Struct(ItemId(base + k))).collect();
+    (Ids::Whole { allocation: (base >> 64) as u64, len }, SliceData::from_column(Column::full(Values::Schema(values))))
+}
+
+/// Whether `data` is exactly the implicit schemas of slots 0..len of
+/// `allocation` (objects made together), all present.
+pub fn is_implicit_schemas_of(data: &SliceData, allocation: u64) -> Option<u64> {
+    let Some(Column { values: Values::Schema(v), presence: None }) = data.single_column() else { return None };
+    let base = ItemId(Ids::base(allocation)).with_kind(ItemKind::ImplicitSchema).0;
+    let ok = v.iter().zip(0u128..).fold(true, |ok, (s, k)| ok & matches!(s, Schema::Struct(id) if id.0 == base + k));
+    ok.then_some((base >> 64) as u64)
+}
+
+/// Schemas as slice data: one SCHEMA column, built directly.
+pub fn schemas_data(schemas: Vec<Option<Schema>>) -> SliceData {
+    let n = schemas.len();
+    let all = schemas.iter().all(Option::is_some);
+    let presence = (!all).then(|| NullBuffer::from(schemas.iter().map(Option::is_some).collect::<Vec<_>>()));
+    let values: Arc<[Schema]> = schemas.into_iter().map(|s| s.unwrap_or(Schema::None)).collect();
+    SliceData::from_columns(n, vec![Column::new(Values::Schema(values), presence)])
+}
+
+/// `n` copies of one schema as slice data (the attribute schema of objects
+/// written together).
+fn same_schema_data(schema: Schema, n: usize) -> SliceData {
+    SliceData::from_column(Column::full(Values::Schema(std::iter::repeat_n(schema, n).collect())))
 }
 
 /// The schema of attribute `name` of struct schema `schema_id`.
@@ -62,14 +203,14 @@ pub fn attr_error(context: &str, message: impl std::fmt::Display) -> Error {
 }
 
 /// Writes one attribute of some items (into a bag being built, or in place).
-type SetAttr<'a> = dyn Fn(&str, &[Option<ItemId>], &SliceData) -> Result<()> + 'a;
+type SetAttr<'a> = dyn Fn(&str, &Ids, &SliceData) -> Result<()> + 'a;
 
 /// Where the schemas of the items being written to live.
 pub enum Target {
     /// One struct schema for every item (entities).
     Struct(ItemId),
     /// One schema per item (objects): their `__schema__` ids.
-    PerItem(Vec<Option<ItemId>>),
+    PerItem(Ids),
 }
 
 /// Writes attributes of `ids` into `write_bag` (which reads through to the
@@ -81,18 +222,24 @@ pub enum Target {
 pub fn write_attrs(
     op: &str,
     write_bag: &DataBag,
-    ids: &[Option<ItemId>],
+    ids: &Ids,
     target: &Target,
     attrs: &[(String, DataSlice)],
     overwrite_schema: bool,
     filling: bool,
 ) -> Result<()> {
-    let set = |name: &str, ids: &[Option<ItemId>], data: &SliceData| -> Result<()> {
-        if filling {
-            write_bag.fill(|w| w.set_attr(name, ids, data));
-            Ok(())
-        } else {
-            write_bag.set_attr(op, name, ids, data)
+    let set = |name: &str, ids: &Ids, data: &SliceData| -> Result<()> {
+        match (ids, filling) {
+            (Ids::Whole { allocation, .. }, true) => {
+                write_bag.fill(|w| w.set_attr_of_allocation(name, *allocation, data));
+                Ok(())
+            }
+            (Ids::Whole { allocation, .. }, false) => write_bag.set_attr_of_allocation(op, name, *allocation, data),
+            (Ids::List(ids), true) => {
+                write_bag.fill(|w| w.set_attr(name, ids, data));
+                Ok(())
+            }
+            (Ids::List(ids), false) => write_bag.set_attr(op, name, ids, data),
         }
     };
     for (name, value) in attrs {
@@ -107,20 +254,42 @@ pub fn write_attrs(
             Target::PerItem(schema_ids) => {
                 // Objects: each object's schema takes the value's schema (implicit
                 // schemas allow it); explicit schemas of objects are checked.
-                let mut explicit: Vec<ItemId> = schema_ids.iter().flatten().copied().filter(|s| s.kind() != ItemKind::ImplicitSchema).collect();
-                explicit.sort();
-                explicit.dedup();
+                // The distinct explicit schemas (usually none or one): no sort
+                // of a per-object list.
+                let whole_implicit = matches!(schema_ids, Ids::Whole { allocation, .. }
+                    if ItemId(Ids::base(*allocation)).kind() == ItemKind::ImplicitSchema);
                 let mut value = value.clone();
-                for schema_id in explicit {
-                    value = fit_value(op, write_bag, schema_id, name, &value, overwrite_schema, &set)?;
+                if !whole_implicit {
+                    let list = schema_ids.to_list();
+                    let mut explicit: Vec<ItemId> = Vec::new();
+                    let mut seen = std::collections::HashSet::new();
+                    for &s in list.iter().flatten() {
+                        if s.kind() != ItemKind::ImplicitSchema && explicit.last() != Some(&s) && seen.insert(s) {
+                            explicit.push(s);
+                        }
+                    }
+                    explicit.sort();
+                    for schema_id in explicit {
+                        value = fit_value(op, write_bag, schema_id, name, &value, overwrite_schema, &set)?;
+                    }
                 }
-                let implicit: Vec<Option<ItemId>> = schema_ids
-                    .iter()
-                    .zip(ids)
-                    .map(|(s, id)| s.filter(|s| s.kind() == ItemKind::ImplicitSchema && id.is_some()))
-                    .collect();
-                if implicit.iter().any(Option::is_some) {
-                    set(name, &implicit, &schemas_data(vec![Some(value.schema()); implicit.len()]))?;
+                // Objects made together: their implicit schemas are a whole
+                // allocation, written as one column; otherwise only the
+                // present objects with implicit schemas take the new schema.
+                if whole_implicit {
+                    if schema_ids.len() > 0 {
+                        set(name, schema_ids, &same_schema_data(value.schema(), schema_ids.len()))?;
+                    }
+                } else {
+                    let list = schema_ids.to_list();
+                    let implicit: Vec<Option<ItemId>> = list
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| s.filter(|s| s.kind() == ItemKind::ImplicitSchema && ids.is_present(i)))
+                        .collect();
+                    if implicit.iter().any(Option::is_some) {
+                        set(name, &Ids::List(implicit), &same_schema_data(value.schema(), list.len()))?;
+                    }
                 }
                 set(name, ids, value.data())?;
             }
@@ -163,7 +332,7 @@ fn fit_value(
             ));
         }
     }
-    set(name, &[Some(schema_id)], &schemas_data(vec![Some(value.schema())]))?;
+    set(name, &Ids::List(vec![Some(schema_id)]), &schemas_data(vec![Some(value.schema())]))?;
     Ok(value.clone())
 }
 

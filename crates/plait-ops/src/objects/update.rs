@@ -5,21 +5,21 @@
 use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, Result, Schema};
 
-use super::access::object_schemas;
-use super::model::{bag_of, ids_of, write_attrs, Target};
+use super::access::{first_primitive, object_schema_ids};
+use super::model::{bag_of, write_attrs, Ids, Target};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
 
-/// Where the schemas of `x`'s items live.
-fn target_of(op: &str, x: &DataSlice, bag: &DataBag) -> Result<Target> {
+/// Where the schemas of `x`'s items (`ids`) live.
+fn target_of(op: &str, x: &DataSlice, ids: &Ids, bag: &DataBag) -> Result<Target> {
     match x.schema() {
         Schema::Struct(id) => Ok(Target::Struct(id)),
         Schema::Object => {
-            if let Some(i) = (0..x.size()).find(|&i| matches!(x.get(i), Some(v) if !matches!(v, plait_core::ScalarRef::ItemId(_)))) {
+            if let Some(i) = first_primitive(x) {
                 return Err(Error::value(op, format!("cannot set attributes on primitives, got an OBJECT DataSlice with a primitive at ds.flatten().S[{i}]")));
             }
-            Ok(Target::PerItem(object_schemas(bag, &ids_of(x), &format!("{op}: failed to set attributes"))?))
+            Ok(Target::PerItem(object_schema_ids(bag, ids, &format!("{op}: failed to set attributes"))?))
         }
         other => Err(Error::value(op, format!("cannot set attributes on a DataSlice with schema {other}; only entities and objects have attributes"))),
     }
@@ -40,8 +40,9 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
     let attrs = expanded(WITH_ATTRS, x, attrs)?;
     let fallbacks = DataBag::distinct(std::iter::once(&old).chain(attrs.iter().filter_map(|(_, v)| v.bag())));
     let bag = DataBag::with_fallbacks(fallbacks);
-    let target = target_of(WITH_ATTRS, x, &old)?;
-    write_attrs(WITH_ATTRS, &bag, &ids_of(x), &target, &attrs, overwrite_schema, true)?;
+    let ids = Ids::of(x);
+    let target = target_of(WITH_ATTRS, x, &ids, &old)?;
+    write_attrs(WITH_ATTRS, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
     Ok(x.clone().with_bag(Some(bag)))
 }
 
@@ -61,8 +62,9 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
             }
         }
     }
-    let target = target_of(OP, x, bag)?;
-    write_attrs(OP, bag, &ids_of(x), &target, &attrs, overwrite_schema, false)
+    let ids = Ids::of(x);
+    let target = target_of(OP, x, &ids, bag)?;
+    write_attrs(OP, bag, &ids, &target, &attrs, overwrite_schema, false)
 }
 
 pub(crate) fn register(r: &mut Registry) {
