@@ -72,6 +72,10 @@ impl Ids {
         }
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Whether item `i` is present (an id).
     pub fn is_present(&self, i: usize) -> bool {
         match self {
