@@ -281,7 +281,7 @@ pub fn write_attrs(
                 // allocation, written as one column; otherwise only the
                 // present objects with implicit schemas take the new schema.
                 if whole_implicit {
-                    if schema_ids.len() > 0 {
+                    if !schema_ids.is_empty() {
                         set(name, schema_ids, &same_schema_data(value.schema(), schema_ids.len()))?;
                     }
                 } else {
