@@ -320,6 +320,24 @@ fn fit_value(
             return cast_to(op, value, expected);
         }
         if !(overwrite_schema || implicit) {
+            // No present value (NONE, or OBJECT with every item missing):
+            // missing entities of the attribute's schema.
+            if expected.is_struct() && narrowed == Schema::None {
+                return Ok(DataSlice::missing(value.shape().clone(), expected).with_bag(value.bag().cloned()));
+            }
+            // Entities assigned to an OBJECT attribute become objects: their
+            // schema is stored with them as `__schema__`.
+            if let (Schema::Object, Schema::Struct(entity_schema)) = (expected, value.schema()) {
+                let ids = Ids::of(value);
+                let schemas = match &ids {
+                    Ids::Whole { len, .. } => same_schema_data(Schema::Struct(entity_schema), *len),
+                    Ids::List(list) => schemas_data(list.iter().map(|id| id.map(|_| Schema::Struct(entity_schema))).collect()),
+                };
+                set(SCHEMA_ATTR, &ids, &schemas)?;
+                return value.with_schema(Schema::Object);
+            }
+        }
+        if !(overwrite_schema || implicit) {
             return Err(Error::value(
                 op,
                 format!(
