@@ -185,3 +185,33 @@ def test_whole_allocation_reads_and_writes():
     assert kd.maybe(es.with_bag(part.get_bag()), "y").to_py() == [None] * 10 + [1] * 20 + [None] * 10
     objects = kd.obj(x=kd.slice(list(range(40)))).with_attrs(y=2.5)
     assert objects.y.to_py() == [2.5] * 40 and objects.x.to_py()[-1] == 39
+
+
+def test_fixes_found_by_the_differential_tests():
+    # An entity attribute read through objects keeps the entity schema.
+    o = kd.obj(x=kd.slice([1, 2]), y=kd.new(z=1.5))
+    assert o.y.z.to_py() == [1.5, 1.5]
+    assert kd.slice([kd.obj(x=kd.new(z=1)), kd.obj(x=None)]).x.z.to_py() == [1, None]
+    # Missing values fit any entity schema; entities fit an OBJECT attribute.
+    e = kd.new(x=kd.new(z=1)).with_attrs(x=None)
+    assert str(e.x.get_schema()) == "ENTITY(z=INT32)" and e.x.to_py() is None
+    assert kd.new(x=kd.slice([1, "a"])).with_attrs(x=kd.new(y=kd.slice([5, 6]))).x.y.to_py() == [5, 6]
+    with pytest.raises(ValueError, match="incompatible"):
+        kd.new(x=kd.new(z=1)).with_attrs(x=kd.int32(None))
+    # get_attr's default fills in for present items only, with its schema.
+    m = kd.slice([kd.present, None, kd.present])
+    e = kd.new(x=kd.slice([1, None, 3])) & m
+    assert e.get_attr("y", default=5).to_py() == [5, None, 5]
+    assert e.get_attr("x", default=5).to_py() == [1, None, 3]
+    assert e.get_attr("y", default=kd.new(z=1)).z.to_py() == [1, None, 1]
+    # Primitives and bag-less slices have no attributes to check or list.
+    with pytest.raises(ValueError, match="primitives do not have attributes"):
+        kd.has_attr(kd.slice([1, 2]), "x")
+    with pytest.raises(ValueError, match="without a bag"):
+        kd.has_attr(kd.slice([None, None]), "x")
+    with pytest.raises(ValueError, match="without a DataBag"):
+        kd.dir(kd.slice([1, 2]))
+    assert kd.dir(kd.new(x=kd.slice([1, 2])).x) == []
+    # with_attrs on a NONE slice with a bag leaves it as is.
+    none = kd.slice([None, None]).with_bag(kd.bag())
+    assert none.with_attrs(x=1).get_schema() == kd.NONE

@@ -6,7 +6,7 @@ def outcome(fn):
     """("ok", result) or ("error", first line of the message)."""
     try:
         return "ok", fn()
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, AttributeError) as error:
         return "error", str(error).split("\n")[0]
 
 

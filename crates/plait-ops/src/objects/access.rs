@@ -23,8 +23,21 @@ pub fn get_attr(x: &DataSlice, name: &str, default: Option<&DataSlice>) -> Resul
     match default {
         None => Ok(got),
         Some(default) => {
+            // The default fills in for present items only (a missing item
+            // stays missing), and keeps its own schema and bag where the
+            // attribute is absent from the schema (e.g. a default entity).
             let default = expand_to_shape(GET_ATTR, default, x.shape(), 0)?;
-            crate::masking::coalesce(&got, &default).map(|r| r.with_bag(x.bag().cloned()))
+            let bag = DataBag::combined(x.bag().into_iter().chain(default.bag()));
+            let default = crate::masking::apply_mask(&default, &crate::masking::has(x)?)?;
+            // A NONE result has no present item: the default is the answer.
+            let result = if got.schema() == Schema::None {
+                default
+            } else {
+                crate::masking::coalesce(&got, &default).map_err(|e| {
+                    attr_error(&context, format!("conflict with the schema from the default value ({})", e.message))
+                })?
+            };
+            Ok(result.with_bag(bag))
         }
     }
 }
@@ -51,7 +64,7 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
         }
         Schema::Object => lookup_objects(x, name, lenient, context),
         Schema::ItemId => Err(attr_error(context, "ITEMIDs do not allow attribute access")),
-        Schema::None => Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(x.bag().cloned())),
+        Schema::None => Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(Some(bag_of(context, x)?.clone()))),
         other => Err(attr_error(context, format!("primitives do not have attributes, got {other}"))),
     }
 }
@@ -60,7 +73,7 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
 /// result's schema is the common schema of the attribute's schemas.
 fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<DataSlice> {
     if x.present_count() == 0 {
-        return Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(x.bag().cloned()));
+        return Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(Some(bag_of(context, x)?.clone())));
     }
     if let Some(i) = first_primitive(x) {
         let mut item = String::new();
@@ -122,11 +135,8 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
     // Values are stored with their own types; one pass casts them to the
     // common schema where it is not OBJECT (e.g. INT32 and INT64 -> INT64).
     let raw = DataSlice::new(x.shape().clone(), data, Schema::Object)?;
-    let result = match common {
-        Schema::Object => raw,
-        Schema::Struct(_) => raw.with_schema(common)?,
-        _ => cast_to(GET_ATTR, &raw, common)?,
-    };
+    // Entities (one struct schema) are ids already: only the schema changes.
+    let result = if common == Schema::Object || common.is_struct() { raw.with_schema(common)? } else { cast_to(GET_ATTR, &raw, common)? };
     Ok(result.with_bag(Some(bag.clone())))
 }
 
@@ -234,11 +244,9 @@ fn missing_on_schema(context: &str, name: &str) -> Error {
 }
 
 /// `kd.has_attr(x, name)`: present where the item has the attribute.
+/// Primitives (and slices without a bag) are errors, as for `maybe`.
 pub fn has_attr(x: &DataSlice, name: &str) -> Result<DataSlice> {
-    let values = match x.schema() {
-        Schema::Struct(_) | Schema::Object => maybe(x, name)?,
-        _ => DataSlice::missing(x.shape().clone(), Schema::None),
-    };
+    let values = lookup(x, name, true, &format!("kd.core.has_attr: failed to check attribute '{name}'"))?;
     crate::masking::has(&values)
 }
 
@@ -246,8 +254,8 @@ pub fn has_attr(x: &DataSlice, name: &str) -> Result<DataSlice> {
 /// entities; for objects, those of all objects (`intersection=False`) or
 /// those every object has.
 pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
-    let Some(bag) = x.bag() else { return Ok(Vec::new()) };
     let context = "kd.core.get_attr_names";
+    let Some(bag) = x.bag() else { return Err(Error::value(context, "cannot get available attributes without a DataBag")) };
     let schema_ids: Vec<ItemId> = match x.schema() {
         Schema::Struct(s) => vec![s],
         Schema::Object => object_schemas(bag, &ids_of(x), context)?.into_iter().flatten().collect(),

@@ -159,7 +159,7 @@ fn id_bits(base: u128, n: usize) -> Vec<i128> {
 /// and offsets, kind ImplicitSchema), as ids and as a SCHEMA column.
 pub fn implicit_schemas_of(allocation: u64, len: usize) -> (Ids, SliceData) {
     let base = ItemId(Ids::base(allocation)).with_kind(ItemKind::ImplicitSchema).0;
-    let values: Arc<[Schema]> = (0..len as u128).map(|k| Schema::Struct(ItemId(base + k))).collect();
+    let values = schema_values(len, |k| Schema::Struct(ItemId(base + k as u128)));
     (Ids::Whole { allocation: (base >> 64) as u64, len }, SliceData::from_column(Column::full(Values::Schema(values))))
 }
 
@@ -184,7 +184,22 @@ pub fn schemas_data(schemas: Vec<Option<Schema>>) -> SliceData {
 /// `n` copies of one schema as slice data (the attribute schema of objects
 /// written together).
 fn same_schema_data(schema: Schema, n: usize) -> SliceData {
-    SliceData::from_column(Column::full(Values::Schema(std::iter::repeat_n(schema, n).collect())))
+    SliceData::from_column(Column::full(Values::Schema(schema_values(n, |_| schema))))
+}
+
+/// `f(k)` for k in 0..n, written straight into the shared buffer (collecting
+/// into a Vec and converting would copy the 32 bytes per item once more).
+fn schema_values(n: usize, f: impl Fn(usize) -> Schema) -> Arc<[Schema]> {
+    let mut out = Arc::<[Schema]>::new_uninit_slice(n);
+    if let Some(slots) = Arc::get_mut(&mut out) {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            slot.write(f(k));
+        }
+        // SAFETY: the Arc was just created (so get_mut succeeded) and the
+        // loop wrote every slot.
+        return unsafe { out.assume_init() };
+    }
+    (0..n).map(f).collect()
 }
 
 /// The schema of attribute `name` of struct schema `schema_id`.
@@ -322,6 +337,24 @@ fn fit_value(
         }
         if !expected.is_struct() && narrowed.is_implicitly_castable_to(expected) && !(overwrite_schema || implicit && narrowed != expected) {
             return cast_to(op, value, expected);
+        }
+        if !(overwrite_schema || implicit) {
+            // No present value (NONE, or OBJECT with every item missing):
+            // missing entities of the attribute's schema.
+            if expected.is_struct() && narrowed == Schema::None {
+                return Ok(DataSlice::missing(value.shape().clone(), expected).with_bag(value.bag().cloned()));
+            }
+            // Entities assigned to an OBJECT attribute become objects: their
+            // schema is stored with them as `__schema__`.
+            if let (Schema::Object, Schema::Struct(entity_schema)) = (expected, value.schema()) {
+                let ids = Ids::of(value);
+                let schemas = match &ids {
+                    Ids::Whole { len, .. } => same_schema_data(Schema::Struct(entity_schema), *len),
+                    Ids::List(list) => schemas_data(list.iter().map(|id| id.map(|_| Schema::Struct(entity_schema))).collect()),
+                };
+                set(SCHEMA_ATTR, &ids, &schemas)?;
+                return value.with_schema(Schema::Object);
+            }
         }
         if !(overwrite_schema || implicit) {
             return Err(Error::value(

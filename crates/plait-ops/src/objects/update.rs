@@ -21,6 +21,8 @@ fn target_of(op: &str, x: &DataSlice, ids: &Ids, bag: &DataBag) -> Result<Target
             }
             Ok(Target::PerItem(object_schema_ids(bag, ids, &format!("{op}: failed to set attributes"))?))
         }
+        // Nothing to write on; Koda returns such a slice unchanged.
+        Schema::None => Ok(Target::PerItem(Ids::List(vec![None; x.size()]))),
         other => Err(Error::value(op, format!("cannot set attributes on a DataSlice with schema {other}; only entities and objects have attributes"))),
     }
 }
