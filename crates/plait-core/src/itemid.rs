@@ -93,6 +93,12 @@ impl ItemId {
         (!self.is_uuid()).then_some((self.0 >> 64) as u64)
     }
 
+    /// The id at `offset` of the allocation whose key (see
+    /// [`Self::allocation`]) is `key`.
+    pub fn in_allocation(key: u64, offset: u64) -> ItemId {
+        ItemId(((key as u128) << 64) | offset as u128)
+    }
+
     /// The position inside the allocation.
     pub fn offset(self) -> u64 {
         self.0 as u64

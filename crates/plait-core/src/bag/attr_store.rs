@@ -110,7 +110,7 @@ impl AttrStore {
         for (&high, dense) in &self.dense {
             for offset in 0..dense.data.len() {
                 if dense.is_set(offset) {
-                    out.push(ItemId(((high as u128) << 64) | offset as u128));
+                    out.push(ItemId::in_allocation(high, offset as u64));
                 }
             }
         }
@@ -382,7 +382,7 @@ fn allocation_ids(allocation: u64, len: usize) -> Vec<Option<ItemId>> {
 /// allocation, in order (all present). Compares raw bits: slot `i` must hold
 /// the first id plus `i`; blocks of 64 without early exit let the loop
 /// vectorize.
-fn in_order_allocation(ids: &[Option<ItemId>]) -> Option<u64> {
+pub(super) fn in_order_allocation(ids: &[Option<ItemId>]) -> Option<u64> {
     let first = (*ids.first()?)?;
     let allocation = first.allocation().filter(|_| first.offset() == 0)?;
     let base = first.0;

@@ -85,7 +85,7 @@ impl ListStore {
         let mut items = 0;
         for (&allocation, dense) in &self.dense {
             for i in 0..dense.edge.parent_size() {
-                if !self.sparse.is_empty() && self.sparse.contains_key(&ItemId(((allocation as u128) << 64) | i as u128)) {
+                if !self.sparse.is_empty() && self.sparse.contains_key(&ItemId::in_allocation(allocation, i as u64)) {
                     continue; // shadowed by the sparse copy counted below
                 }
                 let n = dense.edge.child_range(i).len();
@@ -105,7 +105,7 @@ impl ListStore {
         let mut out: Vec<ItemId> = self.sparse.keys().copied().collect();
         for (&allocation, dense) in &self.dense {
             for offset in 0..dense.edge.parent_size() {
-                let id = ItemId(((allocation as u128) << 64) | offset as u128);
+                let id = ItemId::in_allocation(allocation, offset as u64);
                 if !self.sparse.contains_key(&id) {
                     out.push(id);
                 }

@@ -327,14 +327,7 @@ impl DataBag {
             let picks: Vec<usize> = indices
                 .iter()
                 .enumerate()
-                .map(|(i, index)| {
-                    let range = whole.edge.child_range(i);
-                    let n = range.len() as i64;
-                    match index.map(|k| if k < 0 { k + n } else { k }) {
-                        Some(k) if (0..n).contains(&k) => range.start + k as usize,
-                        _ => MISSING_INDEX,
-                    }
-                })
+                .map(|(i, index)| position_in(whole.edge.child_range(i), *index))
                 .collect();
             return whole.items.take(&picks);
         }
@@ -343,13 +336,12 @@ impl DataBag {
             .lists
             .iter()
             .zip(indices)
-            .map(|(list, index)| match (list, index) {
-                (Some((source, list)), Some(index)) => {
-                    let n = list.len() as i64;
-                    let k = if *index < 0 { index + n } else { *index };
-                    if (0..n).contains(&k) { (*source, list.range.start + k as usize) } else { (0, MISSING_INDEX) }
-                }
-                _ => (0, MISSING_INDEX),
+            .map(|(list, index)| match list {
+                Some((source, list)) => match position_in(list.range.clone(), *index) {
+                    MISSING_INDEX => (0, MISSING_INDEX),
+                    k => (*source, k),
+                },
+                None => (0, MISSING_INDEX),
             })
             .collect();
         if found.sources.is_empty() {
@@ -406,10 +398,7 @@ impl Store {
     /// order is stored as one dense column.
     fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
         let lists = Arc::make_mut(&mut self.lists);
-        let allocation = ids.first().copied().flatten().and_then(|id| id.allocation());
-        let in_order = allocation.is_some()
-            && ids.iter().enumerate().all(|(i, id)| id.is_some_and(|id| id.allocation() == allocation && id.offset() == i as u64));
-        if let (Some(allocation), true) = (allocation, in_order) {
+        if let Some(allocation) = attr_store::in_order_allocation(ids) {
             lists.set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() });
             return;
         }
@@ -442,6 +431,16 @@ fn merge_lists(store: &mut Arc<ListStore>, ours: &Arc<ListStore>, theirs: &Arc<L
     }
 }
 
+/// The position of item `index` of the list stored at `range` (negative
+/// counts from the end), or `MISSING_INDEX` when missing or out of range.
+fn position_in(range: std::ops::Range<usize>, index: Option<i64>) -> usize {
+    let n = range.len() as i64;
+    match index.map(|k| if k < 0 { k + n } else { k }) {
+        Some(k) if (0..n).contains(&k) => range.start + k as usize,
+        _ => MISSING_INDEX,
+    }
+}
+
 /// Lists found in a bag's layers: for each id, the source column it reads
 /// (an index into `sources`) and where.
 struct FoundLists<'a> {
@@ -471,15 +470,13 @@ fn find_lists<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> FoundList
 /// The dense lists of one allocation when `ids` are exactly its lists in
 /// order and no layer shadows any of them.
 fn whole_allocation<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> Option<&'a DenseLists> {
-    let allocation = ids.first().copied().flatten()?.allocation()?;
+    let allocation = attr_store::in_order_allocation(ids)?;
     for layer in layers {
         if layer.lists.has_sparse_in(allocation) {
             return None;
         }
         if let Some(dense) = layer.lists.dense(allocation) {
-            let in_order = dense.edge.parent_size() == ids.len()
-                && ids.iter().enumerate().all(|(i, id)| id.is_some_and(|id| id.allocation() == Some(allocation) && id.offset() == i as u64));
-            return in_order.then_some(dense.as_ref());
+            return (dense.edge.parent_size() == ids.len()).then_some(dense.as_ref());
         }
     }
     None

@@ -201,10 +201,8 @@ pub fn size(x: &DataSlice) -> Result<DataSlice> {
     require_lists(SIZE, x)?;
     let sizes = bag.list_sizes(&ids_of(x));
     let values: Vec<i64> = sizes.iter().map(|s| s.map_or(0, |n| n as i64)).collect();
-    let presence = arrow_buffer::NullBuffer::from(sizes.iter().map(Option::is_some).collect::<Vec<_>>());
-    let column = plait_core::Column::new(plait_core::Values::Int64(values.into()), (presence.null_count() > 0).then_some(presence));
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
-    DataSlice::new(x.shape().clone(), data, Schema::Int64)
+    let flags: Vec<bool> = sizes.iter().map(Option::is_some).collect();
+    crate::slices::int64_slice(x.shape(), values, crate::kernel::presence_from_flags(&flags))
 }
 
 /// Whether each item is a list (`kd.has_list`).
@@ -427,14 +425,14 @@ pub(crate) fn register(r: &mut Registry) {
         &["kd.list_shaped"],
         "shape, /, items=None, *, item_schema=None, schema=None, itemid=None",
         "Creates lists of the given shape.",
-        |a| shaped(a.shape("shape")?, a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0), opt_item_schema(a)?, None),
+        |a| shaped(a.shape("shape")?, opt_items(a)?, opt_item_schema(a)?, None),
     );
     r.add(
         "kd.lists.shaped_as",
         &["kd.list_shaped_as"],
         "shape_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
         "Creates lists of the shape of shape_from.",
-        |a| shaped(a.slice("shape_from")?.shape(), a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0), opt_item_schema(a)?, None),
+        |a| shaped(a.slice("shape_from")?.shape(), opt_items(a)?, opt_item_schema(a)?, None),
     );
     r.add(
         "kd.lists.like",
@@ -443,11 +441,16 @@ pub(crate) fn register(r: &mut Registry) {
         "Creates lists of the shape of shape_and_mask_from, missing where it is.",
         |a| {
             let from = a.slice("shape_and_mask_from")?;
-            let lists = shaped(from.shape(), a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0), opt_item_schema(a)?, None)?;
+            let lists = shaped(from.shape(), opt_items(a)?, opt_item_schema(a)?, None)?;
             let bag = lists.bag().cloned();
             crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
         },
     );
+}
+
+/// The `items=` argument of the shaped forms (`None` for a missing item).
+fn opt_items<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<&'a DataSlice>> {
+    Ok(a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0))
 }
 
 /// The item schema from `item_schema=` or from a list `schema=`.

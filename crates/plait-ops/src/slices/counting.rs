@@ -10,7 +10,7 @@ use crate::groups::groups;
 use crate::kernel::set_bits_per_group;
 use crate::masking::mask_where;
 
-fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, presence: Option<arrow_buffer::NullBuffer>) -> Result<DataSlice> {
+pub(crate) fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, presence: Option<arrow_buffer::NullBuffer>) -> Result<DataSlice> {
     let column = Column::new(Values::Int64(values.into()), presence);
     let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
     DataSlice::new(shape.clone(), data, Schema::Int64)

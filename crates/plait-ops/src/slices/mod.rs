@@ -14,6 +14,7 @@ mod take;
 mod translate;
 
 pub use concat::{concat, stack, zip};
+pub(crate) use counting::int64_slice;
 pub use counting::{agg_count, agg_size, collapse, count, cum_count, index, is_empty, size};
 pub use filled::{empty_shaped, val_like, val_shaped};
 pub use group::{group_by, group_by_indices, unique};
