@@ -37,11 +37,6 @@ pub fn set_limit(bytes: usize) {
     lock().shrink_to(bytes);
 }
 
-/// Bytes currently kept for reuse.
-pub fn cached_bytes() -> usize {
-    lock().total
-}
-
 fn lock() -> std::sync::MutexGuard<'static, Cache> {
     // Nothing panics while the lock is held, but never let a poisoned lock
     // turn an allocation into a panic.

@@ -251,9 +251,9 @@ impl BitCounter {
 }
 
 /// The number of set bits of `bits` under each parent of `edge`.
-pub fn set_bits_per_group(edge: &Edge, bits: &BooleanBuffer) -> Vec<usize> {
+pub fn set_bits_per_group(edge: &Edge, bits: &BooleanBuffer) -> Vec<i64> {
     let counter = BitCounter::new(bits);
-    map_groups(edge, |r| counter.count(r))
+    map_groups(edge, |r| counter.count(r) as i64)
 }
 
 #[cfg(test)]

@@ -108,6 +108,9 @@ def test_shaped_and_like():
     assert text(kd.list_like(kd.slice([1, None, 3]))) == (
         "DataSlice([List[], None, List[]], schema: LIST[OBJECT], present: 2/3)"
     )
+    ids = kd.list_shaped(kd.shapes.new(2)).get_itemid()
+    given = kd.list_shaped(kd.shapes.new(2), kd.slice([[1], [2]]), itemid=ids)
+    assert given.get_itemid().to_py() == ids.to_py()
 
 
 def test_appends_and_concat_make_new_lists():

@@ -220,7 +220,10 @@ pub fn has_list(x: &DataSlice) -> Result<DataSlice> {
 pub fn is_list(x: &DataSlice) -> Result<DataSlice> {
     let yes = match x.schema() {
         Schema::Struct(_) => matches!(item_schema("kd.lists.is_list", x), Ok(Some(_))),
-        Schema::Object => ids_of(x).iter().flatten().count() == x.present_count() && ids_of(x).iter().flatten().all(|id| id.is_list()),
+        Schema::Object => {
+            let ids = ids_of(x);
+            ids.iter().flatten().count() == x.present_count() && ids.iter().flatten().all(|id| id.is_list())
+        }
         _ => false,
     };
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
@@ -393,7 +396,7 @@ pub(crate) fn register(r: &mut Registry) {
         get_item_schema(a.slice("list_schema")?)
     });
     r.add("kd.lists.implode", &["kd.implode"], "x, /, ndim=1, itemid=None", "Folds the last ndim dimensions of x into lists.", |a| {
-        implode(a.slice("x")?, a.int("ndim")?, a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None))
+        implode(a.slice("x")?, a.int("ndim")?, opt_itemid(a)?)
     });
     r.add("kd.lists.explode", &["kd.explode"], "x, ndim=1", "Unfolds lists into ndim new dimensions (all for ndim=-1).", |a| {
         explode(a.slice("x")?, a.int("ndim")?)
@@ -425,14 +428,14 @@ pub(crate) fn register(r: &mut Registry) {
         &["kd.list_shaped"],
         "shape, /, items=None, *, item_schema=None, schema=None, itemid=None",
         "Creates lists of the given shape.",
-        |a| shaped(a.shape("shape")?, opt_items(a)?, opt_item_schema(a)?, None),
+        |a| shaped(a.shape("shape")?, opt_items(a)?, opt_item_schema(a)?, opt_itemid(a)?),
     );
     r.add(
         "kd.lists.shaped_as",
         &["kd.list_shaped_as"],
         "shape_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
         "Creates lists of the shape of shape_from.",
-        |a| shaped(a.slice("shape_from")?.shape(), opt_items(a)?, opt_item_schema(a)?, None),
+        |a| shaped(a.slice("shape_from")?.shape(), opt_items(a)?, opt_item_schema(a)?, opt_itemid(a)?),
     );
     r.add(
         "kd.lists.like",
@@ -441,11 +444,16 @@ pub(crate) fn register(r: &mut Registry) {
         "Creates lists of the shape of shape_and_mask_from, missing where it is.",
         |a| {
             let from = a.slice("shape_and_mask_from")?;
-            let lists = shaped(from.shape(), opt_items(a)?, opt_item_schema(a)?, None)?;
+            let lists = shaped(from.shape(), opt_items(a)?, opt_item_schema(a)?, opt_itemid(a)?)?;
             let bag = lists.bag().cloned();
             crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
         },
     );
+}
+
+/// The `itemid=` argument (`None` when not given).
+fn opt_itemid<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<&'a DataSlice>> {
+    Ok(a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None))
 }
 
 /// The `items=` argument of the shaped forms (`None` for a missing item).

@@ -19,7 +19,7 @@ pub(crate) fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, pre
 /// Number of present items per group of the last `ndim` dimensions.
 pub fn agg_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let g = groups("kd.slices.agg_count", x, ndim)?;
-    let counts = set_bits_per_group(&g.edge, &x.data().present_bits()).into_iter().map(|n| n as i64).collect();
+    let counts = set_bits_per_group(&g.edge, &x.data().present_bits());
     int64_slice(&g.shape, counts, None)
 }
 

@@ -8,7 +8,7 @@ use plait_core::{Column, DataSlice, Edge, JaggedShape, Result, Schema, SliceData
 
 /// The number of set bits of `keep` under each parent of `edge`.
 pub fn kept_sizes(edge: &Edge, keep: &BooleanBuffer) -> Vec<i64> {
-    crate::kernel::set_bits_per_group(edge, keep).into_iter().map(|n| n as i64).collect()
+    crate::kernel::set_bits_per_group(edge, keep)
 }
 
 /// The items of `data` where `keep` is set, in order. Copies runs of kept
