@@ -9,6 +9,7 @@ mod functions;
 mod py_operator;
 mod py_shape;
 mod py_slice;
+mod thread_pool;
 mod unboxing;
 
 use pyo3::prelude::*;
@@ -34,6 +35,7 @@ fn configure_buffer_cache() -> PyResult<()> {
 #[pymodule]
 fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     configure_buffer_cache()?;
+    thread_pool::configure()?;
     m.add_class::<py_slice::PyDataSlice>()?;
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::SlicingHelper>()?;
