@@ -78,6 +78,7 @@ pub fn write_bytes_literal(out: &mut String, bytes: &[u8]) {
         match b {
             b'\\' => out.push_str("\\\\"),
             b'\'' => out.push_str("\\'"),
+            b'"' => out.push_str("\\\""),
             b'\n' => out.push_str("\\n"),
             b'\r' => out.push_str("\\r"),
             b'\t' => out.push_str("\\t"),

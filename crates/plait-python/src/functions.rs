@@ -55,8 +55,15 @@ fn mask_item(py: Python<'_>, present: bool) -> PyResult<Py<PyAny>> {
 #[pyfunction]
 fn cast_to(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let target = schema_arg(op, "schema", schema)?;
-    let x = box_slice(op, x, None)?;
-    wrap(py, guard(|| cast(op, &x, target))?)
+    let boxed = box_slice(op, x, None)?;
+    // Python floats are doubles: boxed as FLOAT32 first, they would lose the
+    // precision `kd.float64(0.1)` asks for.
+    let boxed = if target == Schema::Float64 && boxed.schema() == Schema::Float32 && !x.is_instance_of::<crate::py_slice::PyDataSlice>() {
+        box_slice(op, x, Some(Schema::Float64))?
+    } else {
+        boxed
+    };
+    wrap(py, guard(|| cast(op, &boxed, target))?)
 }
 
 /// `kd.schema.cast_to_implicit`.

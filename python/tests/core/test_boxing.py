@@ -42,3 +42,15 @@ def test_int_subclasses_take_the_general_path():
 def test_schema_argument_converts_from_python_values():
     assert repr(kd.slice([0.1, 2], schema=kd.FLOAT64)) == "DataSlice([0.1, 2.0], schema: FLOAT64, present: 2/2)"
     assert repr(kd.slice([1, None], schema=kd.INT64)) == "DataSlice([1, None], schema: INT64, present: 1/2)"
+
+
+def test_float64_casts_of_python_floats_keep_double_precision():
+    assert repr(kd.float64(0.1)) == "DataItem(0.1, schema: FLOAT64)"
+    assert repr(kd.float64([0.1, 1])) == "DataSlice([0.1, 1.0], schema: FLOAT64, present: 2/2)"
+    assert repr(kd.schema.to_float64(1e300)) == "DataItem(1e300, schema: FLOAT64)"
+    # A DataSlice already FLOAT32 is cast as it is.
+    assert kd.float64(kd.float32(0.1)).to_py() != 0.1
+
+
+def test_bytes_repr_escapes_both_quotes():
+    assert repr(kd.item(b"a'b\"\x00\n")) == "DataItem(b'a\\'b\\\"\\x00\\n', schema: BYTES)"

@@ -176,3 +176,8 @@ def test_large_inputs_use_the_parallel_path():
     assert (x * 2 + 1).to_py()[-1] == 2 * (n - 1) + 1
     assert kd.math.sum(kd.float64(x)).to_py() == n * (n - 1) / 2
     assert kd.count(x > 10).to_py() == n - 11
+
+
+def test_ndim_none_means_the_default():
+    x = kd.slice([[1, 2], [3]])
+    assert kd.agg_sum(x, ndim=None).to_py() == kd.agg_sum(x).to_py() == [3, 3]
