@@ -554,12 +554,19 @@ pub struct SliceBuilder {
     len: usize,
     columns: Vec<ColumnBuilder>,
     dtypes: Vec<Schema>,
+    /// Items expected in all (so a first column is allocated once).
+    capacity: usize,
 }
 
 impl SliceBuilder {
     /// An empty builder.
     pub fn new() -> SliceBuilder {
         SliceBuilder::default()
+    }
+
+    /// An empty builder expecting about `n` items.
+    pub fn with_capacity(n: usize) -> SliceBuilder {
+        SliceBuilder { capacity: n, ..SliceBuilder::default() }
     }
 
     /// Appends an item (`None` for missing).
@@ -569,7 +576,7 @@ impl SliceBuilder {
             match self.dtypes.iter().position(|&d| d == dtype) {
                 Some(k) => k,
                 None => {
-                    let mut builder = ColumnBuilder::new(dtype, self.len + 1);
+                    let mut builder = ColumnBuilder::new(dtype, self.capacity.max(self.len + 1));
                     for _ in 0..self.len {
                         builder.push_missing();
                     }

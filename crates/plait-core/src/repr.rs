@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use crate::bag::text::{schema_text, write_item_with_bag};
+use crate::bag::text::{item_node, schema_text};
 use crate::column::ScalarRef;
 use crate::schema::Schema;
 use crate::slice::DataSlice;
@@ -135,13 +135,12 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
 pub fn format_items_with(slice: &DataSlice, repr_mode: bool) -> String {
     let mut out = String::new();
     if slice.is_item() {
-        write_item_with_bag(&mut out, slice.get(0), slice.schema(), slice.bag(), false);
+        item_node(slice.get(0), slice.schema(), slice.bag(), false).render(0, &mut out);
         return out;
     }
     let abbreviate = slice.size() > MAX_ITEMS_UNABBREVIATED;
     let mut budget = if abbreviate { MAX_ITEMS_UNABBREVIATED } else { usize::MAX };
-    let tree = build_tree(slice, 0, 0, abbreviate, &mut budget, repr_mode);
-    render(&tree, 0, &mut out);
+    build_tree(slice, 0, 0, abbreviate, &mut budget, repr_mode).render(0, &mut out);
     out
 }
 
@@ -150,22 +149,62 @@ pub fn format_items(slice: &DataSlice) -> String {
     format_items_with(slice, false)
 }
 
-/// Lists longer than this on one line are printed one element per line.
-const MAX_LINE: usize = 90;
+/// A group whose elements take more than this many characters on one line
+/// is printed one element per line.
+const MAX_INNER_LINE: usize = 88;
 /// Text items longer than this (in characters) are shortened in `repr`.
 const MAX_TEXT_CHARS: usize = 256;
 
-/// A printed list: its one-line text and its elements (for wrapping).
-enum Node {
+/// Printed text with its nesting, so that long groups can wrap: the rows of
+/// a slice (`[...]`), and the attributes, items or entries of an entity,
+/// object, list or dict (`Obj(...)`, `List[...]`, `Dict{...}`).
+pub enum Node {
     Leaf(String),
-    List { one_line: String, children: Vec<Node> },
+    Group { open: String, close: &'static str, children: Vec<Node>, one_line: String },
 }
 
 impl Node {
-    fn one_line(&self) -> &str {
+    /// A group of `children` between `open` and `close`.
+    pub fn group(open: impl Into<String>, close: &'static str, children: Vec<Node>) -> Node {
+        let open = open.into();
+        let inner = children.iter().map(Node::one_line).collect::<Vec<_>>().join(", ");
+        let one_line = format!("{open}{inner}{close}");
+        Node::Group { open, close, children, one_line }
+    }
+
+    pub fn one_line(&self) -> &str {
         match self {
             Node::Leaf(text) => text,
-            Node::List { one_line, .. } => one_line,
+            Node::Group { one_line, .. } => one_line,
+        }
+    }
+
+    /// Writes the node on one line when its elements fit, else one element
+    /// per line, indented by `indent` levels.
+    pub fn render(&self, indent: usize, out: &mut String) {
+        match self {
+            Node::Group { open, close, children, one_line }
+                if one_line.chars().count() - open.chars().count() - close.len() > MAX_INNER_LINE =>
+            {
+                out.push_str(open);
+                out.push('\n');
+                for child in children {
+                    out.extend(std::iter::repeat_n("  ", indent + 1));
+                    child.render(indent + 1, out);
+                    out.push_str(",\n");
+                }
+                out.extend(std::iter::repeat_n("  ", indent));
+                out.push_str(close);
+            }
+            other => out.push_str(other.one_line()),
+        }
+    }
+
+    /// A leaf's text through `f` (groups unchanged).
+    fn map_leaf(self, f: impl FnOnce(String) -> String) -> Node {
+        match self {
+            Node::Leaf(text) => Node::Leaf(f(text)),
+            group => group,
         }
     }
 }
@@ -185,12 +224,8 @@ fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, bu
         }
         shown = shown.min(*budget);
         for i in range.clone().take(shown) {
-            let mut text = String::new();
-            write_item_with_bag(&mut text, slice.get(i), slice.schema(), slice.bag(), true);
-            if repr_mode {
-                text = shorten_text_item(text);
-            }
-            children.push(Node::Leaf(text));
+            let node = item_node(slice.get(i), slice.schema(), slice.bag(), true);
+            children.push(if repr_mode { node.map_leaf(shorten_text_item) } else { node });
         }
         *budget -= shown;
     } else {
@@ -201,25 +236,7 @@ fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, bu
     if shown < range.len() {
         children.push(Node::Leaf("...".to_string()));
     }
-    let one_line = format!("[{}]", children.iter().map(Node::one_line).collect::<Vec<_>>().join(", "));
-    Node::List { one_line, children }
-}
-
-/// Writes a node on one line when it fits, else one element per line.
-fn render(node: &Node, indent: usize, out: &mut String) {
-    match node {
-        Node::List { one_line, children } if one_line.chars().count() > MAX_LINE => {
-            out.push_str("[\n");
-            for child in children {
-                out.extend(std::iter::repeat_n("  ", indent + 1));
-                render(child, indent + 1, out);
-                out.push_str(",\n");
-            }
-            out.extend(std::iter::repeat_n("  ", indent));
-            out.push(']');
-        }
-        other => out.push_str(other.one_line()),
-    }
+    Node::group("[", "]", children)
 }
 
 /// A quoted text item over 256 characters, as its first and last 128 around
@@ -246,8 +263,8 @@ pub fn repr_slice(slice: &DataSlice) -> String {
     let bag = slice.bag().map(|b| format!(", bag_id: {}", b.short_id())).unwrap_or_default();
     if slice.is_item() {
         let mut item = String::new();
-        write_item_with_bag(&mut item, slice.get(0), slice.schema(), slice.bag(), true);
-        return format!("DataItem({}, schema: {schema}{bag})", shorten_text_item(item));
+        item_node(slice.get(0), slice.schema(), slice.bag(), true).map_leaf(shorten_text_item).render(0, &mut item);
+        return format!("DataItem({item}, schema: {schema}{bag})");
     }
     format!(
         "DataSlice({}, schema: {schema}, present: {}/{}{bag})",

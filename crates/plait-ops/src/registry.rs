@@ -202,6 +202,12 @@ impl Args<'_> {
         }
     }
 
+    /// A DataSlice argument, or `None` when unspecified or given as Python
+    /// `None` (a missing DataItem): for arguments whose default is None.
+    pub fn opt_given(&self, name: &str) -> Result<Option<&DataSlice>> {
+        Ok(self.opt_slice(name)?.filter(|s| s.schema() != Schema::None || s.rank() > 0))
+    }
+
     /// A JaggedShape argument.
     pub fn shape(&self, name: &str) -> Result<&JaggedShape> {
         match self.slot(name) {

@@ -3,7 +3,7 @@
 
 use plait_core::bag::text::schema_text;
 use plait_core::{DataBag, DataSlice, Schema};
-use plait_ops::objects::{access, create, lists, update};
+use plait_ops::objects::{access, containers, create, dicts, lists, update};
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -46,22 +46,18 @@ fn attribute_error(e: plait_core::Error) -> PyErr {
 impl PyDataBag {
     fn __repr__(&self) -> String {
         let bag = &self.inner;
-        let counts = bag.attr_value_counts();
-        if counts.is_empty() {
+        let st = bag.stats();
+        if st.entities + st.schemas + st.lists + st.dicts == 0 {
             return format!("DataBag(empty, {})", bag.short_id());
         }
         let mut out = format!("DataBag {}:\n", bag.short_id());
-        let values: usize = counts.iter().filter(|(n, _)| !n.starts_with("__")).map(|(_, c)| c).sum();
-        let attrs = counts.iter().filter(|(n, _)| !n.starts_with("__")).count();
-        out.push_str(&format!("  {values} values in {attrs} attrs\n"));
-        out.push_str(&format!("  mutable: {}\n", if bag.is_mutable() { "yes" } else { "no" }));
-        out.push_str(&format!("  fallbacks: {}\n\nTop attrs:\n", bag.fallbacks().len()));
-        let mut top: Vec<&(String, usize)> = counts.iter().filter(|(n, _)| !n.starts_with("__")).collect();
-        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        for (name, count) in top.iter().take(5) {
-            out.push_str(&format!("  {name}: {count} values\n"));
-        }
-        out.trim_end().to_string()
+        out.push_str(&format!("  {} Entities/Objects with {} values in {} attrs\n", st.entities, st.entity_values, st.attrs.len()));
+        out.push_str(&format!("  {} non empty Lists with {} items\n", st.lists, st.list_items));
+        out.push_str(&format!("  {} non empty Dicts with {} key/value entries\n", st.dicts, st.dict_entries));
+        out.push_str(&format!("  {} schemas with {} values\n\nTop attrs:\n", st.schemas, st.schema_values));
+        let top: Vec<String> = st.attrs.iter().take(5).map(|(name, count)| format!("  {name}: {count} values")).collect();
+        out.push_str(&top.join("\n"));
+        out
     }
 
     /// Every (item, attribute, value) of the bag's own contents.
@@ -75,6 +71,13 @@ impl PyDataBag {
                 _ => plait_core::repr::write_item(&mut text, item, Schema::Object, false),
             }
             out.push_str(&format!("{}.{name} => {text}\n", id.short()));
+        }
+        for (id, key, value) in self.inner.own_dict_entries() {
+            let mut key_text = String::new();
+            plait_core::repr::write_item(&mut key_text, Some(key.as_ref()), Schema::Object, true);
+            let mut text = String::new();
+            plait_core::repr::write_item(&mut text, value.as_ref().map(|v| v.as_ref()), Schema::Object, false);
+            out.push_str(&format!("{}[{key_text}] => {text}\n", id.short()));
         }
         out
     }
@@ -171,7 +174,7 @@ impl PyDataSlice {
     }
 
     /// `ds[i]` / `ds[key]`: items of lists (an int or a DataSlice of ints;
-    /// a Python slice gives the items in that range).
+    /// a Python slice gives the items in that range), or values of dicts.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
             let step: Option<i64> = range.getattr("step")?.extract()?;
@@ -187,15 +190,16 @@ impl PyDataSlice {
             let args = [plait_core::subslice::SliceArg::Ellipsis, plait_core::subslice::SliceArg::Range { start, stop }];
             return wrap(py, guard(|| plait_core::subslice::subslice(&rows, &args))?);
         }
-        let key = as_slice("kd.lists.get_item", key)?;
-        wrap(py, guard(|| lists::get_item(&self.inner, &key))?)
+        let key = as_slice("kd.core.get_item", key)?;
+        wrap(py, guard(|| containers::get_item(&self.inner, &key))?)
     }
 
-    /// `ds[i] = v`: sets items of lists in place (the bag must be mutable).
+    /// `ds[i] = v` / `ds[key] = v`: sets items of lists or values of dicts
+    /// in place (the bag must be mutable).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = as_slice("kd.lists.set_item", key)?;
-        let value = as_slice("kd.lists.set_item", value)?;
-        guard(|| lists::set_items_in_place(&self.inner, &key, &value))
+        let key = as_slice("kd.core.set_item", key)?;
+        let value = as_slice("kd.core.set_item", value)?;
+        guard(|| containers::set_item_in_place(&self.inner, &key, &value))
     }
 
     /// Appends items to the lists in place (the bag must be mutable).
@@ -256,6 +260,17 @@ fn get_attr_names(x: PyRef<'_, PyDataSlice>, intersection: bool) -> PyResult<Vec
     guard(|| access::attr_names(&x.inner, intersection))
 }
 
+/// `kd.dict_update(x, keys, values=unspecified)`: a bag holding the update.
+#[pyfunction]
+#[pyo3(signature = (x, keys, values = None))]
+fn dict_update(x: &Bound<'_, PyAny>, keys: &Bound<'_, PyAny>, values: Option<&Bound<'_, PyAny>>) -> PyResult<PyDataBag> {
+    const OP: &str = "kd.dicts.dict_update";
+    let x = as_slice(OP, x)?;
+    let keys = as_slice(OP, keys)?;
+    let values = values.map(|v| as_slice(OP, v)).transpose()?;
+    Ok(PyDataBag { inner: guard(|| dicts::dict_update(&x, &keys, values.as_ref()))? })
+}
+
 /// `kd.bag()`: an empty immutable bag.
 #[pyfunction]
 fn bag() -> PyDataBag {
@@ -279,6 +294,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dir, m)?)?;
     m.add_function(wrap_pyfunction!(get_attr_names, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
+    m.add_function(wrap_pyfunction!(dict_update, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())
 }

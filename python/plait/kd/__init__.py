@@ -26,7 +26,7 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
-from plait.kd import comparison, core, entities, lists, masking, math, objs, slices, strings
+from plait.kd import comparison, core, dicts, entities, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
@@ -36,6 +36,13 @@ from plait.kd import conversion  # noqa: F401 - structured to_py
 export_aliases(globals())
 
 list = lists.new  # noqa: A001 - Koda's name
+dict = dicts.new  # noqa: A001 - Koda's name
+dict_shaped = dicts.shaped
+dict_shaped_as = dicts.shaped_as
+dict_like = dicts.like
+dict_update = dicts.dict_update
+select_keys = dicts.select_keys
+select_values = dicts.select_values
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)

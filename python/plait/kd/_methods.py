@@ -1,7 +1,7 @@
 """DataSlice methods that are Koda operators with the slice as first argument
 (`ds.get_attr('x')` is `kd.get_attr(ds, 'x')`), attached to the class once."""
 
-from plait.kd import types
+from plait.kd import dicts, types
 from plait.kd._operators import OPERATORS
 
 # method name -> operator name
@@ -17,6 +17,14 @@ _METHODS = {
     "implode": "kd.lists.implode",
     "list_size": "kd.lists.size",
     "get_item_schema": "kd.schema.get_item_schema",
+    "dict_size": "kd.dicts.size",
+    "get_keys": "kd.dicts.get_keys",
+    "get_values": "kd.dicts.get_values",
+    "is_dict": "kd.dicts.is_dict",
+    "with_dict_update": "kd.dicts.with_dict_update",
+    "get_key_schema": "kd.schema.get_key_schema",
+    "get_value_schema": "kd.schema.get_value_schema",
+    "is_dict_schema": "kd.schema.is_dict_schema",
 }
 
 
@@ -31,3 +39,6 @@ def _method(op):
 
 for _name, _op in _METHODS.items():
     setattr(types.DataSlice, _name, _method(OPERATORS[_op]))
+
+types.DataSlice.select_keys = dicts.select_keys
+types.DataSlice.select_values = dicts.select_values

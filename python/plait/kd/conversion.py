@@ -1,5 +1,6 @@
-"""`to_py` for slices holding lists, entities and objects: nested Python
-lists, and `Obj` objects (or dicts with `obj_as_dict=True`) for entities.
+"""`to_py` for slices holding lists, dicts, entities and objects: nested
+Python lists, Python dicts, and `Obj` objects (or dicts with
+`obj_as_dict=True`) for entities.
 
 Primitive slices take the Rust path (`DataSlice.to_py` of the extension);
 structured items are walked here, item by item, down to `max_depth` levels
@@ -55,6 +56,10 @@ def _item_to_py(item, depth, max_depth, obj_as_dict, include_missing_attrs):
     convert = lambda x: _item_to_py(x, depth + 1, max_depth, obj_as_dict, include_missing_attrs)  # noqa: E731
     if OPERATORS["kd.lists.is_list"](item):
         return [convert(x) for x in OPERATORS["kd.lists.explode"](item).L]
+    if OPERATORS["kd.dicts.is_dict"](item):
+        keys = OPERATORS["kd.dicts.get_keys"](item).L
+        values = OPERATORS["kd.dicts.get_values"](item).L
+        return {_key_to_py(k): convert(v) for k, v in zip(keys, values)}
     names = _plait.get_attr_names(item, intersection=True)
     attrs = {}
     for name in names:
@@ -63,6 +68,12 @@ def _item_to_py(item, depth, max_depth, obj_as_dict, include_missing_attrs):
             continue
         attrs[name] = convert(attr)
     return attrs if obj_as_dict else Obj(**attrs)
+
+
+def _key_to_py(key):
+    """A dict key as a Python value; entities, lists and dicts stay DataItems
+    (their Python forms could not be keys)."""
+    return key if _holds_ids(key) else _native_to_py(key)
 
 
 def _method(self, max_depth=2, obj_as_dict=False, include_missing_attrs=True):

@@ -90,6 +90,28 @@ pub struct Lookup {
     pub unset: Vec<usize>,
 }
 
+/// The items that hold attributes, gathered over attributes (for the bag's
+/// statistics): per allocation the longest dense column, and sparse items.
+#[derive(Default)]
+pub struct ItemTally {
+    dense: HashMap<u64, usize>,
+    sparse: std::collections::HashSet<ItemId>,
+}
+
+impl ItemTally {
+    /// (entities and objects, schemas).
+    pub fn counts(&self) -> (usize, usize) {
+        let mut counts = (0, 0);
+        for (&key, &len) in &self.dense {
+            if ItemId::in_allocation(key, 0).is_schema() { counts.1 += len } else { counts.0 += len }
+        }
+        for id in &self.sparse {
+            if id.is_schema() { counts.1 += 1 } else { counts.0 += 1 }
+        }
+        counts
+    }
+}
+
 /// All values of one attribute.
 #[derive(Clone, Debug, Default)]
 pub struct AttrStore {
@@ -102,6 +124,26 @@ impl AttrStore {
     pub fn value_count(&self) -> usize {
         self.dense.values().map(|d| d.data.present_count()).sum::<usize>()
             + self.sparse.values().filter(|v| v.is_some()).count()
+    }
+
+    /// Records the items holding this attribute in `items`; returns the
+    /// present values on entities/objects and on schemas (for the bag's
+    /// statistics).
+    pub fn tally(&self, items: &mut ItemTally) -> (usize, usize) {
+        let mut values = (0, 0);
+        for (&key, dense) in &self.dense {
+            let len = items.dense.entry(key).or_default();
+            *len = (*len).max(dense.data.len());
+            let present = dense.data.present_count();
+            if ItemId::in_allocation(key, 0).is_schema() { values.1 += present } else { values.0 += present }
+        }
+        for (id, value) in &self.sparse {
+            items.sparse.insert(*id);
+            if value.is_some() {
+                if id.is_schema() { values.1 += 1 } else { values.0 += 1 }
+            }
+        }
+        values
     }
 
     /// The items that have this attribute set (present or explicitly missing).

@@ -1,5 +1,5 @@
 //! DataBag: the store of the attributes of entities, objects and struct
-//! schemas, and of the items of lists, keyed by ItemId.
+//! schemas, of the items of lists and of the entries of dicts, keyed by ItemId.
 //!
 //! A bag is a shared handle. Its own contents sit behind an `Arc`, so
 //! `fork_bag` and `freeze_bag` are O(1): the copy shares everything until one
@@ -11,13 +11,15 @@
 //! share between threads (a reader sees a write entirely or not at all).
 
 mod attr_store;
+pub mod dict_store;
 pub mod list_store;
 pub mod text;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-pub use attr_store::{AttrStore, Stored};
+pub use attr_store::{AttrStore, ItemTally, Stored};
+use dict_store::{DictMap, DictStore, KeyRef};
 use list_store::{gather, DenseLists, ListRef, ListStore};
 
 use crate::column::{SliceBuilder, SliceData, MISSING_INDEX};
@@ -33,6 +35,7 @@ pub const SCHEMA_ATTR: &str = "__schema__";
 struct Store {
     attrs: HashMap<Arc<str>, Arc<AttrStore>>,
     lists: Arc<ListStore>,
+    dicts: Arc<DictStore>,
 }
 
 #[derive(Debug)]
@@ -150,6 +153,11 @@ impl DataBag {
         let ours = self.read();
         self.write(op, |store| {
             merge_lists(&mut store.lists, &ours.lists, &theirs.lists);
+            if ours.dicts.is_empty() {
+                store.dicts = theirs.dicts.clone();
+            } else if !theirs.dicts.is_empty() {
+                Arc::make_mut(&mut store.dicts).merge_missing_from(&theirs.dicts);
+            }
             for (name, values) in &theirs.attrs {
                 match ours.attrs.get(name) {
                     None => {
@@ -252,23 +260,37 @@ impl DataBag {
         names
     }
 
-    /// Statistics for the bag's repr: (attribute name, present values), over
-    /// the bag and its fallbacks.
-    pub fn attr_value_counts(&self) -> Vec<(String, usize)> {
-        let mut counts: HashMap<String, usize> = HashMap::new();
-        self.collect_counts(&mut counts);
-        let mut out: Vec<(String, usize)> = counts.into_iter().collect();
-        out.sort();
-        out
-    }
-
-    fn collect_counts(&self, counts: &mut HashMap<String, usize>) {
-        for (name, values) in &self.read().attrs {
-            *counts.entry(name.to_string()).or_default() += values.value_count();
+    /// Statistics for the bag's repr, over the bag and its fallbacks (an item
+    /// known to several of them counts in each).
+    pub fn stats(&self) -> BagStats {
+        let mut stats = BagStats::default();
+        let mut per_attr: HashMap<String, usize> = HashMap::new();
+        for layer in self.layers() {
+            let mut items = ItemTally::default();
+            for (name, values) in &layer.attrs {
+                let (on_entities, on_schemas) = values.tally(&mut items);
+                stats.schema_values += on_schemas;
+                if name.as_ref() != SCHEMA_ATTR {
+                    stats.entity_values += on_entities;
+                    if on_entities > 0 {
+                        *per_attr.entry(name.to_string()).or_default() += on_entities;
+                    }
+                }
+            }
+            let (entities, schemas) = items.counts();
+            stats.entities += entities;
+            stats.schemas += schemas;
+            let (lists, list_items) = layer.lists.counts();
+            stats.lists += lists;
+            stats.list_items += list_items;
+            for (_, d) in layer.dicts.iter() {
+                stats.dicts += usize::from(!d.is_empty());
+                stats.dict_entries += d.len();
+            }
         }
-        for f in &self.0.fallbacks {
-            f.collect_counts(counts);
-        }
+        stats.attrs = per_attr.into_iter().collect();
+        stats.attrs.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.cmp(&a.0)));
+        stats
     }
 
     /// Every (item, attribute, value) set in the bag's own contents, for
@@ -366,16 +388,97 @@ impl DataBag {
         self.write(op, |store| store.set_lists(ids, edge, items))
     }
 
-    /// Numbers of non-empty lists and of their items, over the bag and its
-    /// fallbacks (for the bag's repr).
-    pub fn list_counts(&self) -> (usize, usize) {
-        self.layers().iter().map(|s| s.lists.counts()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    /// The value of `keys[i]` in dict `ids[i]`, looking through fallbacks;
+    /// missing where the id, the key or the entry is missing.
+    pub fn dict_get(&self, ids: &[Option<ItemId>], keys: &SliceData) -> SliceData {
+        let layers = self.layers();
+        let mut builder = SliceBuilder::with_capacity(ids.len());
+        // Runs of one dict (a dict item broadcast to many keys) find its
+        // layers once.
+        let mut current: Option<(ItemId, Vec<&DictMap>)> = None;
+        for (i, id) in ids.iter().enumerate() {
+            let (Some(id), Some(key)) = (id, keys.get(i)) else {
+                builder.push(None);
+                continue;
+            };
+            if current.as_ref().is_none_or(|(c, _)| c != id) {
+                current = Some((*id, dict_layers(&layers, *id)));
+            }
+            let dicts = &current.as_ref().expect("just set").1;
+            builder.push(dicts.iter().find_map(|d| d.get(key)).flatten().map(Stored::as_ref));
+        }
+        builder.finish()
+    }
+
+    /// The keys and the values of dicts `ids`, as rows (the edge from dicts
+    /// to entries). Keys come in the order they were first set; a missing id
+    /// is an empty row.
+    pub fn dict_entries(&self, ids: &[Option<ItemId>]) -> Result<(Edge, SliceData, SliceData)> {
+        let layers = self.layers();
+        let mut sizes = Vec::with_capacity(ids.len());
+        let (mut keys, mut values) = (SliceBuilder::new(), SliceBuilder::new());
+        for id in ids {
+            let dicts = id.map(|id| dict_layers(&layers, id)).unwrap_or_default();
+            let mut n = 0i64;
+            merged_entries(&dicts, |k, v| {
+                keys.push(Some(k.as_ref()));
+                values.push(v.map(Stored::as_ref));
+                n += 1;
+            });
+            sizes.push(n);
+        }
+        Ok((Edge::from_sizes(&sizes)?, keys.finish(), values.finish()))
+    }
+
+    /// The number of entries of each dict (`None` for a missing id).
+    pub fn dict_sizes(&self, ids: &[Option<ItemId>]) -> Vec<Option<usize>> {
+        let layers = self.layers();
+        ids.iter()
+            .map(|id| {
+                let dicts = dict_layers(&layers, (*id)?);
+                let mut n = 0;
+                merged_entries(&dicts, |_, _| n += 1);
+                Some(n)
+            })
+            .collect()
+    }
+
+    /// Sets `keys[i]` of dict `ids[i]` to `values[i]` (where id and key are present).
+    pub fn set_dict_entries(&self, op: &str, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) -> Result<()> {
+        self.write(op, |store| store.set_dict_entries(ids, keys, values))
+    }
+
+    /// Every (dict, key, value) set in the bag's own contents, for
+    /// `contents_repr`.
+    pub fn own_dict_entries(&self) -> Vec<(ItemId, Stored, Option<Stored>)> {
+        let store = self.read();
+        let mut out = Vec::new();
+        for (id, d) in store.dicts.iter() {
+            out.extend(d.iter().map(|(k, v)| (id, k.clone(), v.cloned())));
+        }
+        out.sort_by_key(|entry| entry.0);
+        out
     }
 
     /// Bytes held in dense attribute columns (for the memory report).
     pub fn dense_bytes(&self) -> usize {
         self.read().attrs.values().map(|a| a.dense_bytes()).sum()
     }
+}
+
+/// The counts a bag's repr shows.
+#[derive(Debug, Default)]
+pub struct BagStats {
+    pub entities: usize,
+    pub entity_values: usize,
+    /// (attribute, values on entities/objects), most values first.
+    pub attrs: Vec<(String, usize)>,
+    pub schemas: usize,
+    pub schema_values: usize,
+    pub lists: usize,
+    pub list_items: usize,
+    pub dicts: usize,
+    pub dict_entries: usize,
 }
 
 /// Write access to a bag being built (see [`DataBag::fill`]).
@@ -390,6 +493,10 @@ impl BagWriter<'_> {
 
     pub fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
         self.store.set_lists(ids, edge, items)
+    }
+
+    pub fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
+        self.store.set_dict_entries(ids, keys, values)
     }
 }
 
@@ -410,9 +517,44 @@ impl Store {
         }
     }
 
+    fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
+        let dicts = Arc::make_mut(&mut self.dicts);
+        for (i, id) in ids.iter().enumerate() {
+            if let (Some(id), Some(key)) = (id, keys.get(i)) {
+                dicts.get_mut(*id).set(key, values.get(i));
+            }
+        }
+    }
+
     fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
         let values_of_attr = self.attrs.entry(Arc::from(attr)).or_default();
         Arc::make_mut(values_of_attr).set(ids, values);
+    }
+}
+
+/// The parts of dict `id` held by each layer, first layer first.
+fn dict_layers(layers: &[Arc<Store>], id: ItemId) -> Vec<&DictMap> {
+    layers.iter().filter_map(|layer| layer.dicts.get(id)).collect()
+}
+
+/// Calls `f` with each entry of a dict whose parts are `dicts` (first layer
+/// first): keys in the order the lowest layer has them, then keys added
+/// above; each value from the first layer that has the key.
+fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(&'a Stored, Option<&'a Stored>)) {
+    match dicts {
+        [] => {}
+        [only] => only.iter().for_each(|(k, v)| f(k, v)),
+        _ => {
+            let mut seen = std::collections::HashSet::new();
+            for d in dicts.iter().rev() {
+                for (k, _) in d.iter() {
+                    if seen.insert(KeyRef(k.as_ref())) {
+                        let value = dicts.iter().find_map(|d| d.get(k.as_ref())).expect("the key is in this layer");
+                        f(k, value);
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Text forms that need a bag: entities (`Entity(x=1)`), objects
-//! (`Obj(x=1)`), lists (`List[1, 2]`) and struct schemas (`ENTITY(x=INT32)`, `IMPLICIT_ENTITY(..)`,
+//! (`Obj(x=1)`), lists (`List[1, 2]`), dicts (`Dict{'a'=1}`) and struct schemas (`ENTITY(x=INT32)`, `IMPLICIT_ENTITY(..)`,
 //! `Point(x=INT32)`).
 
 use std::fmt::Write;
@@ -7,11 +7,16 @@ use std::fmt::Write;
 use super::{DataBag, Stored, SCHEMA_ATTR};
 use crate::column::ScalarRef;
 use crate::itemid::{ItemId, ItemKind};
-use crate::repr::write_item;
+use crate::repr::{write_item, Node};
 use crate::schema::Schema;
 
 /// The attribute of a list schema holding the item schema (`LIST[INT32]`).
 pub const LIST_ITEMS_ATTR: &str = "__items__";
+
+/// The attributes of a dict schema holding the key and the value schemas
+/// (`DICT{STRING, INT32}`).
+pub const DICT_KEYS_ATTR: &str = "__keys__";
+pub const DICT_VALUES_ATTR: &str = "__values__";
 
 /// The attribute naming a named schema (`kd.named_schema('Point')`).
 pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
@@ -41,6 +46,14 @@ fn write_schema(out: &mut String, schema: Schema, bag: Option<&DataBag>, depth: 
         out.push(']');
         return;
     }
+    if let Some(Stored::Schema(keys)) = bag.get_one(DICT_KEYS_ATTR, id) {
+        out.push_str("DICT{");
+        write_schema(out, keys, Some(bag), depth + 1);
+        out.push_str(", ");
+        write_schema(out, held_schema(bag, id, DICT_VALUES_ATTR), Some(bag), depth + 1);
+        out.push('}');
+        return;
+    }
     match bag.get_one(SCHEMA_NAME_ATTR, id) {
         Some(Stored::String(name)) => out.push_str(&name),
         _ if id.kind() == ItemKind::ImplicitSchema => out.push_str("IMPLICIT_ENTITY"),
@@ -60,88 +73,115 @@ fn write_schema(out: &mut String, schema: Schema, bag: Option<&DataBag>, depth: 
     out.push(')');
 }
 
-/// Writes one item of a slice with `schema` whose bag is `bag`: entities and
-/// objects with their attributes, everything else as [`write_item`] does.
-pub fn write_item_with_bag(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataBag>, quote: bool) {
-    write_value(out, item, schema, bag, quote, 0)
+/// One item of a slice with `schema` whose bag is `bag`, as a printable
+/// node: entities, objects, lists and dicts with their contents, everything
+/// else as [`write_item`] writes it.
+pub fn item_node(item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataBag>, quote: bool) -> Node {
+    value_node(item, schema, bag, quote, 0)
 }
 
-fn write_value(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataBag>, quote: bool, depth: usize) {
+fn value_node(item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataBag>, quote: bool, depth: usize) -> Node {
     match (item, bag) {
-        (Some(ScalarRef::ItemId(id)), Some(bag)) if schema != Schema::ItemId => write_entity(out, id, schema, bag, depth),
-        (Some(ScalarRef::Schema(s)), Some(_)) => write_schema(out, s, bag, depth),
-        _ => write_item(out, item, schema, quote),
+        (Some(ScalarRef::ItemId(id)), Some(bag)) if schema != Schema::ItemId => entity_node(id, schema, bag, depth),
+        (Some(ScalarRef::Schema(s)), Some(_)) => {
+            let mut out = String::new();
+            write_schema(&mut out, s, bag, depth);
+            Node::Leaf(out)
+        }
+        _ => {
+            let mut out = String::new();
+            write_item(&mut out, item, schema, quote);
+            Node::Leaf(out)
+        }
     }
 }
 
-/// Items of a list shown before `...`.
-const MAX_LIST_ITEMS: usize = 20;
+/// Items of a list, or entries of a dict, shown before `...`.
+const MAX_SHOWN: usize = 20;
 
-/// `List[1, 2, 3]`.
-fn write_list(out: &mut String, id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) {
-    let item_schema = match bag.get_one(LIST_ITEMS_ATTR, schema_id) {
+/// The schema held in attribute `attr` of schema `schema_id` (OBJECT when unset).
+fn held_schema(bag: &DataBag, schema_id: ItemId, attr: &str) -> Schema {
+    match bag.get_one(attr, schema_id) {
         Some(Stored::Schema(s)) => s,
         _ => Schema::Object,
-    };
+    }
+}
+
+/// `List[1, 2, 3]`.
+fn list_node(id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) -> Node {
+    let item_schema = held_schema(bag, schema_id, LIST_ITEMS_ATTR);
     let Ok((_, items)) = bag.explode(&[Some(id)]) else {
-        out.push_str(&id.repr());
-        return;
+        return Node::Leaf(id.repr());
     };
-    out.push_str("List[");
-    for i in 0..items.len().min(MAX_LIST_ITEMS) {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write_value(out, items.get(i), item_schema, Some(bag), true, depth + 1);
+    let mut children: Vec<Node> =
+        (0..items.len().min(MAX_SHOWN)).map(|i| value_node(items.get(i), item_schema, Some(bag), true, depth + 1)).collect();
+    if items.len() > MAX_SHOWN {
+        children.push(Node::Leaf("...".to_string()));
     }
-    if items.len() > MAX_LIST_ITEMS {
-        out.push_str(", ...");
+    Node::group("List[", "]", children)
+}
+
+/// `Dict{'a'=1, 'b'=2}`.
+fn dict_node(id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) -> Node {
+    let key_schema = held_schema(bag, schema_id, DICT_KEYS_ATTR);
+    let value_schema = held_schema(bag, schema_id, DICT_VALUES_ATTR);
+    let Ok((_, keys, values)) = bag.dict_entries(&[Some(id)]) else {
+        return Node::Leaf(id.repr());
+    };
+    let mut children: Vec<Node> = (0..keys.len().min(MAX_SHOWN))
+        .map(|i| {
+            // Entities, lists and dicts as keys print as their ids.
+            let key = match keys.get(i) {
+                Some(ScalarRef::ItemId(id)) => Node::Leaf(id.short()),
+                key => value_node(key, key_schema, Some(bag), true, depth + 1),
+            };
+            let value = value_node(values.get(i), value_schema, Some(bag), true, depth + 1);
+            Node::Leaf(format!("{}={}", key.one_line(), value.one_line()))
+        })
+        .collect();
+    if keys.len() > MAX_SHOWN {
+        children.push(Node::Leaf("...".to_string()));
     }
-    out.push(']');
+    Node::group("Dict{", "}", children)
 }
 
 /// `Entity(x=1)` / `Obj(x=1)`; `Entity():$id` when it has no attributes.
-fn write_entity(out: &mut String, id: ItemId, schema: Schema, bag: &DataBag, depth: usize) {
+fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node {
     let is_object = schema == Schema::Object;
     let item_schema = if is_object {
         match bag.get_one(SCHEMA_ATTR, id) {
             Some(Stored::Schema(s)) => s,
-            _ => {
-                out.push_str(&id.repr());
-                return;
-            }
+            _ => return Node::Leaf(id.repr()),
         }
     } else {
         schema
     };
     let Schema::Struct(schema_id) = item_schema else {
-        out.push_str(&id.repr());
-        return;
+        return Node::Leaf(id.repr());
     };
     if depth >= MAX_DEPTH {
-        out.push_str(&id.short());
-        return;
+        return Node::Leaf(id.short());
     }
     if id.is_list() {
-        return write_list(out, id, schema_id, bag, depth);
+        return list_node(id, schema_id, bag, depth);
     }
-    out.push_str(if is_object { "Obj(" } else { "Entity(" });
+    if id.is_dict() {
+        return dict_node(id, schema_id, bag, depth);
+    }
     let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR).collect();
-    for (k, name) in names.iter().enumerate() {
-        if k > 0 {
-            out.push_str(", ");
-        }
-        write!(out, "{name}=").unwrap();
-        let attr_schema = match bag.get_one(name, schema_id) {
-            Some(Stored::Schema(s)) => s,
-            _ => Schema::Object,
-        };
-        let value = bag.get_one(name, id);
-        write_value(out, value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1);
-    }
-    out.push(')');
     if names.is_empty() {
-        out.push(':');
-        out.push_str(&id.short());
+        return Node::Leaf(format!("{}():{}", if is_object { "Obj" } else { "Entity" }, id.short()));
     }
+    let children = names
+        .iter()
+        .map(|name| {
+            let attr_schema = held_schema(bag, schema_id, name);
+            let value = bag.get_one(name, id);
+            match value_node(value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1) {
+                Node::Leaf(text) => Node::Leaf(format!("{name}={text}")),
+                Node::Group { open, close, children, .. } => Node::group(format!("{name}={open}"), close, children),
+            }
+        })
+        .collect();
+    Node::group(if is_object { "Obj(" } else { "Entity(" }, ")", children)
 }

@@ -11,11 +11,13 @@
 use plait_core::bag::text::LIST_ITEMS_ATTR;
 use plait_core::broadcast::expand_to_shape;
 use plait_core::cast::cast_to;
-use plait_core::itemid::{allocate, UuidHasher};
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
+use plait_core::itemid::allocate;
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
-use super::access::{common_attr_schema, object_schemas};
-use super::model::{attr_schema, ids_data, ids_of, result_bag, schemas_data};
+use super::containers::{
+    bag_for, container_schema_id, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items,
+};
+use super::model::{attr_schema, ids_data, ids_of, result_bag};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -24,26 +26,14 @@ const GET_ITEM: &str = "kd.lists.get_item";
 const SIZE: &str = "kd.lists.size";
 const APPENDED: &str = "kd.lists.appended_list";
 
-/// The text that identifies a schema in uu-schema hashes.
-pub fn schema_key(schema: Schema) -> String {
-    match schema {
-        Schema::Struct(id) => id.encode(),
-        other => other.name().to_string(),
-    }
-}
-
 /// The list schema with items of `item`: the same id for the same item schema.
 pub fn list_schema_id(item: Schema) -> ItemId {
-    let mut h = UuidHasher::new("list_schema");
-    h.write_str(&schema_key(item));
-    ItemId::uuid(ItemKind::Schema, h.finish())
+    container_schema_id("list_schema", &[item])
 }
 
 /// Writes the list schema of `item` into `bag` (being built); returns it.
 fn fill_list_schema(bag: &DataBag, item: Schema) -> Schema {
-    let id = list_schema_id(item);
-    bag.fill(|w| w.set_attr(LIST_ITEMS_ATTR, &[Some(id)], &schemas_data(vec![Some(item)])));
-    Schema::Struct(id)
+    fill_container_schema(bag, "list_schema", &[LIST_ITEMS_ATTR], &[item])
 }
 
 /// `kd.list_schema(item_schema)`.
@@ -55,59 +45,14 @@ pub fn list_schema(item: &DataSlice) -> Result<DataSlice> {
     Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
 }
 
-/// The schema held by a SCHEMA item, or Koda's error.
-pub fn schema_item(op: &str, x: &DataSlice) -> Result<Schema> {
-    match x.get(0) {
-        Some(ScalarRef::Schema(s)) if x.is_item() => Ok(s),
-        _ if x.schema() != Schema::Schema => Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", x.schema()))),
-        _ => Err(Error::value(op, "expected a present schema item")),
-    }
-}
-
 /// The item schema of the lists in `x`; `None` when `x` does not hold lists.
 fn item_schema(op: &str, x: &DataSlice) -> Result<Option<Schema>> {
-    match x.schema() {
-        Schema::Struct(id) => Ok(x.bag().and_then(|bag| attr_schema(bag, id, LIST_ITEMS_ATTR))),
-        Schema::Object => {
-            let ids = ids_of(x);
-            if ids.iter().flatten().count() != x.present_count() {
-                return Err(Error::value(op, "getting attributes of primitives is not allowed"));
-            }
-            let Some(bag) = x.bag() else {
-                return Ok((x.present_count() == 0).then_some(Schema::None));
-            };
-            let schema_ids = object_schemas(bag, &ids, op)?;
-            let mut schemas = Vec::new();
-            for schema_id in schema_ids.iter().flatten() {
-                match attr_schema(bag, *schema_id, LIST_ITEMS_ATTR) {
-                    Some(s) => schemas.push(s),
-                    None => return Ok(None),
-                }
-            }
-            schemas.sort();
-            schemas.dedup();
-            if schemas.is_empty() {
-                return Ok(Some(Schema::None));
-            }
-            common_attr_schema(bag, &schemas, op).map(Some)
-        }
-        _ => Ok(None),
-    }
+    held_schema(op, x, LIST_ITEMS_ATTR)
 }
 
 /// The bag of a slice of lists, or Koda's error naming `what` was attempted.
 fn list_bag<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag> {
-    x.bag().ok_or_else(|| Error::value(op, format!("not possible to {what} without a DataBag")))
-}
-
-/// Items read from lists, typed `schema` (cast from the items' own types
-/// where the lists were objects of different item schemas).
-fn typed_items(op: &str, shape: JaggedShape, data: SliceData, schema: Schema, bag: &DataBag) -> Result<DataSlice> {
-    let raw = match DataSlice::new(shape.clone(), data.clone(), schema) {
-        Ok(s) => s,
-        Err(_) => cast_to(op, &DataSlice::new(shape, data, Schema::Object)?, schema)?,
-    };
-    Ok(raw.with_bag(Some(bag.clone())))
+    bag_for(op, x, &format!("not possible to {what}"))
 }
 
 /// `kd.implode(x, ndim=1, itemid=None)`: the last `ndim` dimensions of `x`
@@ -229,48 +174,14 @@ pub fn is_list(x: &DataSlice) -> Result<DataSlice> {
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
 }
 
-/// The rows of `append` to add to lists of shape `shape`: one item per list
-/// when `append` has the lists' rank, its last dimension when one more.
-fn append_rows(op: &str, append: &DataSlice, shape: &JaggedShape) -> Result<DataSlice> {
-    if append.rank() == shape.rank() + 1 {
-        if &append.shape().prefix(shape.rank()) != shape {
-            return Err(Error::value(op, "the items must have the shape of the lists, or one more dimension"));
-        }
-        return Ok(append.clone());
-    }
-    let expanded = expand_to_shape(op, append, shape, 0)?;
-    let unit = plait_core::Edge::uniform(shape.size(), 1);
-    Ok(DataSlice::new(shape.with_edge(unit)?, expanded.data().clone(), expanded.schema())?.with_bag(append.bag().cloned()))
-}
-
 /// The items of lists `x` followed by `append`, as rows (for the append
 /// operators), with the item schema checked.
 fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
     let schema = require_lists(op, x)?;
     let rows = explode_once(x, schema)?;
-    let extra = append_rows(op, append, x.shape())?;
-    let extra = fit_items(op, x, schema, &extra)?;
+    let extra = rows_for(op, append, x.shape())?;
+    let extra = fit_to(op, "list items", x, schema, &extra)?;
     crate::slices::concat(&[&rows, &extra], 1)
-}
-
-/// `values` cast to the lists' item schema, or Koda's error.
-fn fit_items(op: &str, lists: &DataSlice, schema: Schema, values: &DataSlice) -> Result<DataSlice> {
-    if values.schema() == schema || schema == Schema::Object || values.present_count() == 0 {
-        return if schema == Schema::Object { cast_to(op, values, Schema::Object) } else { values.with_schema(schema) };
-    }
-    let narrowed = values.narrowed_schema();
-    if !schema.is_struct() && narrowed.is_implicitly_castable_to(schema) {
-        return cast_to(op, values, schema);
-    }
-    let bag = lists.bag();
-    Err(Error::value(
-        op,
-        format!(
-            "the schema for list items is incompatible.\n\nExpected schema for list items: {}\nAssigned schema for list items: {}",
-            plait_core::bag::text::schema_text(schema, bag),
-            plait_core::bag::text::schema_text(values.schema(), values.bag().or(bag))
-        ),
-    ))
 }
 
 /// `kd.appended_list(x, append)`: new lists with the items of `x` and then `append`.
@@ -314,7 +225,7 @@ pub fn select_items(x: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
 pub fn shaped(shape: &JaggedShape, items: Option<&DataSlice>, item_schema: Option<Schema>, itemid: Option<&DataSlice>) -> Result<DataSlice> {
     let op = "kd.lists.shaped";
     let rows = match items {
-        Some(items) => append_rows(op, items, shape)?,
+        Some(items) => rows_for(op, items, shape)?,
         None => DataSlice::missing(shape.with_edge(plait_core::Edge::uniform(shape.size(), 0))?, item_schema.unwrap_or(Schema::Object)),
     };
     let rows = match item_schema {
@@ -331,7 +242,7 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     let schema = require_lists(op, x)?;
     let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
     let (lists, index) = (&aligned[0], &aligned[1]);
-    let values = fit_items(op, x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
+    let values = fit_to(op, "list items", x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
     let bag = list_bag(op, x, "set List items")?;
     let ids = ids_of(lists);
     // Each distinct list is read once, changed, and written back whole.
@@ -396,13 +307,10 @@ pub(crate) fn register(r: &mut Registry) {
         get_item_schema(a.slice("list_schema")?)
     });
     r.add("kd.lists.implode", &["kd.implode"], "x, /, ndim=1, itemid=None", "Folds the last ndim dimensions of x into lists.", |a| {
-        implode(a.slice("x")?, a.int("ndim")?, opt_itemid(a)?)
+        implode(a.slice("x")?, a.int("ndim")?, a.opt_given("itemid")?)
     });
     r.add("kd.lists.explode", &["kd.explode"], "x, ndim=1", "Unfolds lists into ndim new dimensions (all for ndim=-1).", |a| {
         explode(a.slice("x")?, a.int("ndim")?)
-    });
-    r.add("kd.lists.get_item", &[], "x, key_or_index", "Returns the items of lists at the given indices.", |a| {
-        get_item(a.slice("x")?, a.slice("key_or_index")?)
     });
     r.add("kd.lists.size", &["kd.list_size"], "list_slice", "Returns the number of items of each list.", |a| size(a.slice("list_slice")?));
     r.add("kd.lists.has_list", &["kd.has_list"], "x", "Returns present where the item is a list.", |a| has_list(a.slice("x")?));
@@ -428,14 +336,14 @@ pub(crate) fn register(r: &mut Registry) {
         &["kd.list_shaped"],
         "shape, /, items=None, *, item_schema=None, schema=None, itemid=None",
         "Creates lists of the given shape.",
-        |a| shaped(a.shape("shape")?, opt_items(a)?, opt_item_schema(a)?, opt_itemid(a)?),
+        |a| shaped(a.shape("shape")?, a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.shaped_as",
         &["kd.list_shaped_as"],
         "shape_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
         "Creates lists of the shape of shape_from.",
-        |a| shaped(a.slice("shape_from")?.shape(), opt_items(a)?, opt_item_schema(a)?, opt_itemid(a)?),
+        |a| shaped(a.slice("shape_from")?.shape(), a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.like",
@@ -444,21 +352,11 @@ pub(crate) fn register(r: &mut Registry) {
         "Creates lists of the shape of shape_and_mask_from, missing where it is.",
         |a| {
             let from = a.slice("shape_and_mask_from")?;
-            let lists = shaped(from.shape(), opt_items(a)?, opt_item_schema(a)?, opt_itemid(a)?)?;
+            let lists = shaped(from.shape(), a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?)?;
             let bag = lists.bag().cloned();
             crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
         },
     );
-}
-
-/// The `itemid=` argument (`None` when not given).
-fn opt_itemid<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<&'a DataSlice>> {
-    Ok(a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None))
-}
-
-/// The `items=` argument of the shaped forms (`None` for a missing item).
-fn opt_items<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<&'a DataSlice>> {
-    Ok(a.opt_slice("items")?.filter(|s| s.schema() != Schema::None || s.rank() > 0))
 }
 
 /// The item schema from `item_schema=` or from a list `schema=`.

@@ -6,10 +6,13 @@
 //! * [`model`] — the one place that reads and writes schema attributes and
 //!   decides whether an assignment fits a schema.
 //! * [`access`], [`create`], [`update`], [`schemas`] — the operators.
-//! * [`lists`] — lists and list schemas.
+//! * [`lists`], [`dicts`] — lists and dicts and their schemas;
+//!   [`containers`] — what the two share.
 
 pub mod access;
+pub mod containers;
 pub mod create;
+pub mod dicts;
 pub mod lists;
 pub mod model;
 pub mod schemas;
@@ -20,7 +23,9 @@ use crate::registry::Registry;
 pub(crate) fn register(r: &mut Registry) {
     access::register(r);
     create::register(r);
+    containers::register(r);
     lists::register(r);
+    dicts::register(r);
     update::register(r);
     schemas::register(r);
 }

@@ -1,0 +1,175 @@
+//! What lists and dicts share: their uu schemas (`LIST[..]`, `DICT{.., ..}`),
+//! reading the schemas they hold (item, key, value) from a slice of
+//! containers, the rows of a new dimension to fill them with, and the check
+//! that values fit a held schema.
+
+use plait_core::broadcast::expand_to_shape;
+use plait_core::cast::cast_to;
+use plait_core::itemid::UuidHasher;
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
+
+use super::access::{common_attr_schema, object_schemas};
+use super::{dicts, lists};
+use plait_core::bag::text::LIST_ITEMS_ATTR;
+use crate::registry::Registry;
+use super::model::{attr_schema, ids_of, schemas_data};
+
+/// The text that identifies a schema in uu-schema hashes.
+pub fn schema_key(schema: Schema) -> String {
+    match schema {
+        Schema::Struct(id) => id.encode(),
+        other => other.name().to_string(),
+    }
+}
+
+/// The uu schema `kind` (`list_schema`, `dict_schema`) of `parts`: the same
+/// id for the same parts.
+pub fn container_schema_id(kind: &str, parts: &[Schema]) -> ItemId {
+    let mut h = UuidHasher::new(kind);
+    for part in parts {
+        h.write_str(&schema_key(*part));
+    }
+    ItemId::uuid(ItemKind::Schema, h.finish())
+}
+
+/// Writes the uu schema `kind` holding `parts` in attributes `attrs` into
+/// `bag` (being built); returns it.
+pub fn fill_container_schema(bag: &DataBag, kind: &str, attrs: &[&str], parts: &[Schema]) -> Schema {
+    let id = container_schema_id(kind, parts);
+    bag.fill(|w| {
+        for (attr, part) in attrs.iter().zip(parts) {
+            w.set_attr(attr, &[Some(id)], &schemas_data(vec![Some(*part)]));
+        }
+    });
+    Schema::Struct(id)
+}
+
+/// The schema held by a SCHEMA item, or Koda's error.
+pub fn schema_item(op: &str, x: &DataSlice) -> Result<Schema> {
+    match x.get(0) {
+        Some(ScalarRef::Schema(s)) if x.is_item() => Ok(s),
+        _ if x.schema() != Schema::Schema => Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", x.schema()))),
+        _ => Err(Error::value(op, "expected a present schema item")),
+    }
+}
+
+/// The schema that the containers in `x` hold in schema attribute `attr`
+/// (`__items__`, `__keys__`, `__values__`): from `x`'s schema, or common to
+/// the objects' schemas. `None` when `x` does not hold such containers.
+pub fn held_schema(op: &str, x: &DataSlice, attr: &str) -> Result<Option<Schema>> {
+    match x.schema() {
+        Schema::Struct(id) => Ok(x.bag().and_then(|bag| attr_schema(bag, id, attr))),
+        Schema::Object => {
+            let ids = ids_of(x);
+            if ids.iter().flatten().count() != x.present_count() {
+                return Err(Error::value(op, "getting attributes of primitives is not allowed"));
+            }
+            let Some(bag) = x.bag() else {
+                return Ok((x.present_count() == 0).then_some(Schema::None));
+            };
+            let schema_ids = object_schemas(bag, &ids, op)?;
+            let mut schemas = Vec::new();
+            for schema_id in schema_ids.iter().flatten() {
+                match attr_schema(bag, *schema_id, attr) {
+                    Some(s) => schemas.push(s),
+                    None => return Ok(None),
+                }
+            }
+            schemas.sort();
+            schemas.dedup();
+            if schemas.is_empty() {
+                return Ok(Some(Schema::None));
+            }
+            common_attr_schema(bag, &schemas, op).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The bag of a slice of containers, or Koda's error naming `what` was attempted.
+pub fn bag_for<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag> {
+    x.bag().ok_or_else(|| Error::value(op, format!("{what} without a DataBag")))
+}
+
+/// Items read from containers, typed `schema` (cast from the items' own
+/// types where the containers were objects holding different schemas).
+pub fn typed_items(op: &str, shape: JaggedShape, data: SliceData, schema: Schema, bag: &DataBag) -> Result<DataSlice> {
+    let raw = match DataSlice::new(shape.clone(), data.clone(), schema) {
+        Ok(s) => s,
+        Err(_) => cast_to(op, &DataSlice::new(shape, data, Schema::Object)?, schema)?,
+    };
+    Ok(raw.with_bag(Some(bag.clone())))
+}
+
+/// The rows of `values` to put into containers of shape `shape`: one item
+/// per container when `values` has at most the containers' rank (broadcast),
+/// its last dimension when it has one more.
+pub fn rows_for(op: &str, values: &DataSlice, shape: &JaggedShape) -> Result<DataSlice> {
+    if values.rank() == shape.rank() + 1 {
+        if &values.shape().prefix(shape.rank()) != shape {
+            return Err(Error::value(
+                op,
+                format!(
+                    "items of shape {} cannot fill containers of shape {shape}: the items must have the containers' shape, \
+                     or one more dimension",
+                    values.shape()
+                ),
+            ));
+        }
+        return Ok(values.clone());
+    }
+    let expanded = expand_to_shape(op, values, shape, 0)?;
+    let unit = plait_core::Edge::uniform(shape.size(), 1);
+    Ok(DataSlice::new(shape.with_edge(unit)?, expanded.data().clone(), expanded.schema())?.with_bag(values.bag().cloned()))
+}
+
+/// `values` cast to the held schema `schema` of `container`, or Koda's error
+/// "the schema for `what` is incompatible" (`what`: list items, keys, values).
+pub fn fit_to(op: &str, what: &str, container: &DataSlice, schema: Schema, values: &DataSlice) -> Result<DataSlice> {
+    if values.schema() == schema || schema == Schema::Object || values.present_count() == 0 {
+        return if schema == Schema::Object { cast_to(op, values, Schema::Object) } else { values.with_schema(schema) };
+    }
+    let narrowed = values.narrowed_schema();
+    if !schema.is_struct() && narrowed.is_implicitly_castable_to(schema) {
+        return cast_to(op, values, schema);
+    }
+    let bag = container.bag();
+    Err(Error::value(
+        op,
+        format!(
+            "the schema for {what} is incompatible.\n\nExpected schema for {what}: {}\nAssigned schema for {what}: {}",
+            plait_core::bag::text::schema_text(schema, bag),
+            plait_core::bag::text::schema_text(values.schema(), values.bag().or(bag))
+        ),
+    ))
+}
+
+/// Whether `x` holds lists (rather than dicts), for the operators that
+/// serve both.
+fn holds_lists(x: &DataSlice) -> bool {
+    matches!(held_schema("kd.core.get_item", x, LIST_ITEMS_ATTR), Ok(Some(_)))
+}
+
+/// `kd.get_item(x, key_or_index)` / `x[k]`: items of lists by index, or
+/// values of dicts by key.
+pub fn get_item(x: &DataSlice, key_or_index: &DataSlice) -> Result<DataSlice> {
+    if holds_lists(x) { lists::get_item(x, key_or_index) } else { dicts::get_item(x, key_or_index) }
+}
+
+/// `x[k] = v` on lists or dicts of a mutable bag.
+pub fn set_item_in_place(x: &DataSlice, key_or_index: &DataSlice, value: &DataSlice) -> Result<()> {
+    if holds_lists(x) {
+        lists::set_items_in_place(x, key_or_index, value)
+    } else {
+        dicts::set_in_place(x, key_or_index, value)
+    }
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    for name in ["kd.core.get_item", "kd.lists.get_item", "kd.dicts.get_item"] {
+        let aliases: &[&'static str] = if name == "kd.core.get_item" { &["kd.get_item"] } else { &[] };
+        r.add(name, aliases, "x, key_or_index", "Returns the items of lists at the given indices, or the values of dicts at the given keys.", |a| {
+            get_item(a.slice("x")?, a.slice("key_or_index")?)
+        });
+    }
+}

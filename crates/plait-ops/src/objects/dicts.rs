@@ -1,0 +1,392 @@
+//! Dicts: `kd.dict` / `kd.dict_shaped` / `_shaped_as` / `_like`,
+//! `kd.dicts.get_item` (`d[k]`), `get_keys`, `get_values`, `dict_size`,
+//! `has_dict` / `is_dict`, `select_keys` / `select_values`, `dict_update` /
+//! `with_dict_update` and `d[k] = v` on a mutable bag; `kd.dict_schema`,
+//! `get_key_schema`, `get_value_schema`, `is_dict_schema`.
+//!
+//! A dict is an ItemId of kind Dict whose entries live in a bag (see
+//! `plait_core::bag::dict_store`). Its schema is a uu schema (the same id for
+//! the same key and value schemas) whose `__keys__` and `__values__`
+//! attributes hold them, printed `DICT{STRING, INT32}`.
+
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR};
+use plait_core::broadcast::{align, expand_to_shape};
+use plait_core::itemid::allocate;
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
+
+use super::containers::{bag_for, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items};
+use super::model::{attr_schema, ids_data, ids_of, result_bag};
+use crate::registry::{Args, Registry};
+
+const SCHEMA_KIND: &str = "dict_schema";
+const SCHEMA_ATTRS: [&str; 2] = [DICT_KEYS_ATTR, DICT_VALUES_ATTR];
+
+/// Koda's refusal of float keys.
+fn check_key_schema(op: &str, key: Schema) -> Result<()> {
+    match key {
+        Schema::Float32 | Schema::Float64 => Err(Error::value(op, format!("dict keys cannot be {key}"))),
+        _ => Ok(()),
+    }
+}
+
+/// Writes the dict schema of `key` and `value` into `bag` (being built).
+fn fill_dict_schema(bag: &DataBag, key: Schema, value: Schema) -> Schema {
+    fill_container_schema(bag, SCHEMA_KIND, &SCHEMA_ATTRS, &[key, value])
+}
+
+/// `kd.dict_schema(key_schema, value_schema)`.
+pub fn dict_schema(key: &DataSlice, value: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.schema.dict_schema";
+    let (key_schema, value_schema) = (schema_item(op, key)?, schema_item(op, value)?);
+    check_key_schema(op, key_schema)?;
+    let bag = DataBag::with_fallbacks(result_bag(&[key, value]));
+    let schema = fill_dict_schema(&bag, key_schema, value_schema);
+    Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
+}
+
+/// The key and value schemas of the dicts in `x`; `None` when `x` does not
+/// hold dicts.
+fn entry_schemas(op: &str, x: &DataSlice) -> Result<Option<(Schema, Schema)>> {
+    let Some(keys) = held_schema(op, x, DICT_KEYS_ATTR)? else { return Ok(None) };
+    let values = held_schema(op, x, DICT_VALUES_ATTR)?.unwrap_or(Schema::Object);
+    Ok(Some((keys, values)))
+}
+
+/// The key and value schemas of dicts `x`, or Koda's error for non-dicts.
+fn require_dicts(op: &str, x: &DataSlice) -> Result<(Schema, Schema)> {
+    entry_schemas(op, x)?.ok_or_else(|| {
+        Error::value(op, format!("dict(s) expected, got {}", plait_core::bag::text::schema_text(x.schema(), x.bag())))
+    })
+}
+
+/// Keys and values aligned with dicts `x` for an update: `x` repeated over
+/// a `keys` with more dimensions; `values` broadcast to the keys.
+fn aligned_entries(op: &str, x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Result<[DataSlice; 3]> {
+    let rank = x.rank().max(keys.rank());
+    if values.rank() > rank {
+        return Err(Error::value(
+            op,
+            format!(
+                "dict values must have the same or fewer dimensions than the dicts and the keys, got {} > {rank}; \
+                 consider wrapping the last dimensions of the values into lists with kd.implode",
+                values.rank()
+            ),
+        ));
+    }
+    let [x, keys] = <[DataSlice; 2]>::try_from(align(op, &[x, keys])?).expect("two inputs");
+    let values = expand_to_shape(op, values, x.shape(), 0)?;
+    Ok([x, keys, values])
+}
+
+/// Keys and values cast to the dicts' schemas, or Koda's error.
+fn fitted(op: &str, x: &DataSlice, schemas: (Schema, Schema), keys: &DataSlice, values: &DataSlice) -> Result<(DataSlice, DataSlice)> {
+    let keys = fit_to(op, "keys", x, schemas.0, keys)?;
+    // OBJECT keys may still hold floats.
+    if let Some(float) = keys.data().dtypes().find(|t| matches!(t, Schema::Float32 | Schema::Float64)) {
+        check_key_schema(op, float)?;
+    }
+    let values = fit_to(op, "values", x, schemas.1, values)?;
+    Ok((keys, values))
+}
+
+/// The arguments that fill new dicts.
+pub struct Contents<'a> {
+    pub keys: Option<&'a DataSlice>,
+    pub values: Option<&'a DataSlice>,
+    pub key_schema: Option<Schema>,
+    pub value_schema: Option<Schema>,
+    pub itemid: Option<&'a DataSlice>,
+}
+
+/// New dicts of `shape` holding `contents` (`kd.dict_shaped`): keys with
+/// one more dimension than `shape` give several entries per dict, keys of
+/// `shape`'s rank or less one entry per dict.
+pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<DataSlice> {
+    let key_schema = contents.key_schema.or(contents.keys.map(|k| k.schema())).unwrap_or(Schema::Object);
+    let value_schema = contents.value_schema.or(contents.values.map(|v| v.schema())).unwrap_or(Schema::Object);
+    check_key_schema(op, key_schema)?;
+    let ids: Vec<Option<ItemId>> = match contents.itemid {
+        Some(given) => ids_of(&expand_to_shape(op, given, shape, 0)?),
+        None => allocate(ItemKind::Dict, shape.size()).1.into_iter().map(Some).collect(),
+    };
+    let inputs: Vec<&DataSlice> = [contents.keys, contents.values].into_iter().flatten().collect();
+    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    let schema = fill_dict_schema(&bag, key_schema, value_schema);
+    let dicts = DataSlice::new(shape.clone(), ids_data(&ids), schema)?;
+    if let Some(keys) = contents.keys {
+        let key_rows = rows_for(op, keys, shape)?;
+        let missing = DataSlice::missing(JaggedShape::scalar(), Schema::None);
+        let values = contents.values.unwrap_or(&missing);
+        if values.rank() > key_rows.rank() {
+            return Err(Error::value(
+                op,
+                format!(
+                    "dict values must have the same or fewer dimensions than the keys, got {} > {}; \
+                     consider wrapping the last dimensions of the values into lists with kd.implode",
+                    values.rank(),
+                    key_rows.rank()
+                ),
+            ));
+        }
+        let value_rows = expand_to_shape(op, values, key_rows.shape(), 0)?.with_bag(values.bag().cloned());
+        let (keys, values) = fitted(op, &dicts, (key_schema, value_schema), &key_rows, &value_rows)?;
+        let owners = expand_to_shape(op, &dicts, keys.shape(), 0)?;
+        bag.fill(|w| w.set_dict_entries(&ids_of(&owners), keys.data(), values.data()));
+    }
+    Ok(dicts.with_bag(Some(bag)))
+}
+
+/// `kd.dict(keys, values)`: one dict per row of the last dimension of
+/// `keys` (a single dict for a DataItem key).
+pub fn new(contents: &Contents<'_>) -> Result<DataSlice> {
+    let op = "kd.dicts.new";
+    let shape = match contents.keys {
+        Some(keys) if keys.rank() > 0 => keys.shape().prefix(keys.rank() - 1),
+        _ => JaggedShape::scalar(),
+    };
+    shaped(op, &shape, contents)
+}
+
+/// `d[keys]`: the value of each key in its dict (missing where absent).
+pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.dicts.get_item";
+    let bag = bag_for(op, x, "cannot get dict values")?;
+    let schemas = require_dicts(op, x)?;
+    let [dicts, keys] = <[DataSlice; 2]>::try_from(align(op, &[x, keys])?).expect("two inputs");
+    let keys = fit_to(op, "keys", x, schemas.0, &keys)?;
+    let data = bag.dict_get(&ids_of(&dicts), keys.data());
+    typed_items(op, dicts.shape().clone(), data, schemas.1, bag)
+}
+
+/// `kd.get_keys(d)`: the keys of each dict as a new last dimension, in the
+/// order they were first set.
+pub fn get_keys(x: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.dicts.get_keys";
+    let bag = bag_for(op, x, "cannot get dict keys")?;
+    let (key_schema, _) = require_dicts(op, x)?;
+    let (edge, keys, _) = bag.dict_entries(&ids_of(x))?;
+    typed_items(op, x.shape().with_edge(edge)?, keys, key_schema, bag)
+}
+
+/// `kd.get_values(d, keys=unspecified)`: the values of each dict in key
+/// order as a new last dimension, or the values of `keys`.
+pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> {
+    let op = "kd.dicts.get_values";
+    if let Some(keys) = keys {
+        return get_item(x, keys);
+    }
+    let bag = bag_for(op, x, "cannot get dict values")?;
+    let (_, value_schema) = require_dicts(op, x)?;
+    let (edge, _, values) = bag.dict_entries(&ids_of(x))?;
+    typed_items(op, x.shape().with_edge(edge)?, values, value_schema, bag)
+}
+
+/// `kd.dict_size(d)`: the number of entries of each dict (INT64).
+pub fn size(x: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.dicts.size";
+    let bag = bag_for(op, x, "Not possible to get Dict size")?;
+    require_dicts(op, x)?;
+    let sizes = bag.dict_sizes(&ids_of(x));
+    let values: Vec<i64> = sizes.iter().map(|s| s.map_or(0, |n| n as i64)).collect();
+    let flags: Vec<bool> = sizes.iter().map(Option::is_some).collect();
+    crate::slices::int64_slice(x.shape(), values, crate::kernel::presence_from_flags(&flags))
+}
+
+/// Whether each item is a dict (`kd.has_dict`).
+pub fn has_dict(x: &DataSlice) -> Result<DataSlice> {
+    let is_dict_schema = matches!(entry_schemas("kd.dicts.has_dict", x), Ok(Some(_)));
+    let ids = ids_of(x);
+    crate::masking::mask_where(x.shape(), x.size(), |i| match x.schema() {
+        Schema::Object => ids[i].is_some_and(|id| id.is_dict()),
+        _ => is_dict_schema && ids[i].is_some(),
+    })
+}
+
+/// Whether `x` holds dicts only (`kd.is_dict`).
+pub fn is_dict(x: &DataSlice) -> Result<DataSlice> {
+    let yes = match x.schema() {
+        Schema::Struct(_) => matches!(entry_schemas("kd.dicts.is_dict", x), Ok(Some(_))),
+        Schema::Object => {
+            let ids = ids_of(x);
+            ids.iter().flatten().count() == x.present_count() && ids.iter().flatten().all(|id| id.is_dict())
+        }
+        _ => false,
+    };
+    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+}
+
+/// The keys and the values an update writes: `keys` and `values`, or the
+/// entries of the dicts `keys` when `values` is not given.
+fn update_entries(op: &str, keys: &DataSlice, values: Option<&DataSlice>) -> Result<(DataSlice, DataSlice)> {
+    match values {
+        Some(values) => Ok((keys.clone(), values.clone())),
+        None => {
+            if entry_schemas(op, keys)?.is_none() {
+                return Err(Error::value(op, format!("expected dicts when `values` is not given, got {}", crate::describe(keys))));
+            }
+            Ok((get_keys(keys)?, get_values(keys, None)?))
+        }
+    }
+}
+
+/// Writes `keys` → `values` into dicts `x` through `write`, after the checks
+/// and casts every update shares.
+fn update_with(
+    op: &str,
+    x: &DataSlice,
+    keys: &DataSlice,
+    values: Option<&DataSlice>,
+    write: impl FnOnce(&[Option<ItemId>], &DataSlice, &DataSlice) -> Result<()>,
+) -> Result<()> {
+    let schemas = require_dicts(op, x)?;
+    let (keys, values) = update_entries(op, keys, values)?;
+    let [dicts, keys, values] = aligned_entries(op, x, &keys, &values)?;
+    let (keys, values) = fitted(op, x, schemas, &keys, &values)?;
+    write(&ids_of(&dicts), &keys, &values)
+}
+
+/// `kd.dict_update(x, keys, values)`: a new bag holding only the updated
+/// entries (and the dicts' schema).
+pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
+    let op = "kd.dicts.dict_update";
+    let update = DataBag::new_immutable();
+    update_with(op, x, keys, values, |ids, keys, values| {
+        update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
+        Ok(())
+    })?;
+    if let (Schema::Struct(id), Some(bag)) = (x.schema(), x.bag()) {
+        if let (Some(k), Some(v)) = (attr_schema(bag, id, DICT_KEYS_ATTR), attr_schema(bag, id, DICT_VALUES_ATTR)) {
+            fill_dict_schema(&update, k, v);
+        }
+    }
+    Ok(update)
+}
+
+/// `kd.with_dict_update(x, keys, values)`: `x` with a bag in which its dicts
+/// hold the update.
+pub fn with_dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataSlice> {
+    let op = "kd.dicts.with_dict_update";
+    let old = bag_for(op, x, "cannot update dicts")?.clone();
+    let update = DataBag::new_immutable();
+    let (entries_keys, entries_values) = update_entries(op, keys, values)?;
+    update_with(op, x, &entries_keys, Some(&entries_values), |ids, keys, values| {
+        update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
+        Ok(())
+    })?;
+    let value_bags = entries_values.bag().into_iter().chain(entries_keys.bag());
+    let bags = DataBag::distinct(std::iter::once(&update).chain(std::iter::once(&old)).chain(value_bags));
+    Ok(x.clone().with_bag(Some(DataBag::with_fallbacks(bags))))
+}
+
+/// `d[keys] = values` on dicts of a mutable bag. Values bringing their own
+/// bag (entities) have it merged in.
+pub fn set_in_place(x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Result<()> {
+    let op = "kd.dicts.set_item";
+    let bag = bag_for(op, x, "cannot set dict values")?;
+    if !bag.is_mutable() {
+        return Err(plait_core::bag::immutable_error(op));
+    }
+    for other in [keys.bag(), values.bag()].into_iter().flatten() {
+        if other != bag {
+            bag.merge_from(op, other)?;
+        }
+    }
+    update_with(op, x, keys, Some(values), |ids, keys, values| bag.set_dict_entries(op, ids, keys.data(), values.data()))
+}
+
+/// `kd.get_key_schema` / `kd.get_value_schema`: the schema in `attr` of a dict schema.
+fn entry_schema(op: &str, schema: &DataSlice, attr: &str) -> Result<DataSlice> {
+    let held = match (schema.is_item().then(|| schema.get(0)).flatten(), schema.bag()) {
+        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, attr),
+        _ => None,
+    };
+    let name = op.rsplit('.').next().unwrap_or(op);
+    let held = held.ok_or_else(|| Error::value(op, format!("expected Dict schema for {name}, got {}", crate::describe(schema))))?;
+    Ok(DataSlice::item(Some(ScalarRef::Schema(held)), Schema::Schema)?.with_bag(schema.bag().cloned()))
+}
+
+/// `kd.schema.is_dict_schema(x)`.
+pub fn is_dict_schema(x: &DataSlice) -> Result<DataSlice> {
+    let yes = match (x.is_item().then(|| x.get(0)).flatten(), x.bag()) {
+        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, DICT_KEYS_ATTR).is_some(),
+        _ => false,
+    };
+    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+}
+
+/// The optional schema argument `name` (`None` when not given or missing).
+fn opt_schema(a: &Args<'_>, op: &str, name: &str) -> Result<Option<Schema>> {
+    match a.opt_slice(name)?.filter(|s| s.present_count() > 0) {
+        Some(s) => schema_item(op, s).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The key and value schemas from `key_schema=` / `value_schema=`, or from
+/// a dict `schema=`.
+fn opt_entry_schemas(a: &Args<'_>, op: &str) -> Result<(Option<Schema>, Option<Schema>)> {
+    if let Some(s) = a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
+        let (Schema::Struct(id), Some(bag)) = (schema_item(op, s)?, s.bag()) else {
+            return Err(Error::value(op, format!("`schema` must be a dict schema, got {}", crate::describe(s))));
+        };
+        let (k, v) = (attr_schema(bag, id, DICT_KEYS_ATTR), attr_schema(bag, id, DICT_VALUES_ATTR));
+        if k.is_none() {
+            return Err(Error::value(op, format!("`schema` must be a dict schema, got {}", crate::describe(s))));
+        }
+        return Ok((k, v));
+    }
+    Ok((opt_schema(a, op, "key_schema")?, opt_schema(a, op, "value_schema")?))
+}
+
+/// The contents of new dicts from the arguments of the creating operators.
+fn contents<'a>(a: &'a Args<'_>, op: &str) -> Result<Contents<'a>> {
+    let (key_schema, value_schema) = opt_entry_schemas(a, op)?;
+    Ok(Contents {
+        keys: a.opt_given("keys")?,
+        values: a.opt_given("values")?,
+        key_schema,
+        value_schema,
+        itemid: a.opt_given("itemid")?,
+    })
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add("kd.schema.dict_schema", &["kd.dict_schema"], "key_schema, value_schema", "Returns the schema of dicts with the given key and value schemas.", |a| {
+        dict_schema(a.slice("key_schema")?, a.slice("value_schema")?)
+    });
+    r.add("kd.schema.get_key_schema", &["kd.get_key_schema"], "dict_schema", "Returns the key schema of a dict schema.", |a| {
+        entry_schema("kd.schema.get_key_schema", a.slice("dict_schema")?, DICT_KEYS_ATTR)
+    });
+    r.add("kd.schema.get_value_schema", &["kd.get_value_schema"], "dict_schema", "Returns the value schema of a dict schema.", |a| {
+        entry_schema("kd.schema.get_value_schema", a.slice("dict_schema")?, DICT_VALUES_ATTR)
+    });
+    r.add("kd.schema.is_dict_schema", &[], "x", "Returns present if x is a dict schema.", |a| is_dict_schema(a.slice("x")?));
+    r.add(
+        "kd.dicts._new",
+        &[],
+        "keys=None, values=None, *, key_schema=None, value_schema=None, schema=None, itemid=None",
+        "Creates dicts from keys and values (kd.dict after Python dicts are unpacked).",
+        |a| new(&contents(a, "kd.dicts.new")?),
+    );
+    r.add(
+        "kd.dicts._shaped",
+        &[],
+        "shape, /, keys=None, values=None, *, key_schema=None, value_schema=None, schema=None, itemid=None",
+        "Creates dicts of the given shape (kd.dict_shaped after Python dicts are unpacked).",
+        |a| shaped("kd.dicts.shaped", a.shape("shape")?, &contents(a, "kd.dicts.shaped")?),
+    );
+    r.add("kd.dicts.get_keys", &["kd.get_keys"], "dict_ds", "Returns the keys of each dict as a new dimension.", |a| get_keys(a.slice("dict_ds")?));
+    r.add("kd.dicts.get_values", &["kd.get_values"], "dict_ds, key_ds=None", "Returns the values of each dict, or of the given keys.", |a| {
+        get_values(a.slice("dict_ds")?, a.opt_given("key_ds")?)
+    });
+    r.add("kd.dicts.size", &["kd.dict_size"], "dict_slice", "Returns the number of entries of each dict.", |a| size(a.slice("dict_slice")?));
+    r.add("kd.dicts.has_dict", &["kd.has_dict"], "x", "Returns present where the item is a dict.", |a| has_dict(a.slice("x")?));
+    r.add("kd.dicts.is_dict", &["kd.is_dict"], "x", "Returns present if x holds dicts only.", |a| is_dict(a.slice("x")?));
+    r.add(
+        "kd.dicts.with_dict_update",
+        &["kd.with_dict_update"],
+        "x, keys, values=None",
+        "Returns x with a bag in which its dicts hold the update.",
+        |a| with_dict_update(a.slice("x")?, a.slice("keys")?, a.opt_given("values")?),
+    );
+}
