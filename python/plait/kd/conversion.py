@@ -73,7 +73,8 @@ def _item_to_py(item, depth, max_depth, obj_as_dict, include_missing_attrs):
 def _key_to_py(key):
     """A dict key as a Python value; entities, lists and dicts stay DataItems
     (their Python forms could not be keys)."""
-    return key if _holds_ids(key) else _native_to_py(key)
+    value = _native_to_py(key)
+    return key if isinstance(value, types.DataSlice) else value
 
 
 def _method(self, max_depth=2, obj_as_dict=False, include_missing_attrs=True):

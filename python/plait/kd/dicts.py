@@ -6,11 +6,18 @@ a function as the filter."""
 import builtins
 
 from plait import _plait
-from plait.kd._operators import OPERATORS, export
+from plait.kd._operators import OPERATORS, export, unspecified
 
 export(globals(), "kd.dicts")
 
-dict_update = _plait.dict_update
+
+def dict_update(x, keys, values=unspecified):
+    """A new bag holding the update of dicts `x`: `keys` set to `values`, or
+    the entries of the dicts `keys` when `values` is not given (None sets
+    missing values)."""
+    if values is unspecified:
+        return _plait.dict_update(x, keys)
+    return _plait.dict_update(x, keys, _plait.item(None, None) if values is None else values)
 
 _NESTED = (builtins.list, builtins.dict, tuple)
 

@@ -126,7 +126,10 @@ pub fn rows_for(op: &str, values: &DataSlice, shape: &JaggedShape) -> Result<Dat
 /// `values` cast to the held schema `schema` of `container`, or Koda's error
 /// "the schema for `what` is incompatible" (`what`: list items, keys, values).
 pub fn fit_to(op: &str, what: &str, container: &DataSlice, schema: Schema, values: &DataSlice) -> Result<DataSlice> {
-    if values.schema() == schema || schema == Schema::Object || values.present_count() == 0 {
+    // Values without a type (NONE, or OBJECT with nothing present) fit any
+    // schema; typed values are checked even when there are none.
+    let untyped = values.schema() == Schema::None || (values.schema() == Schema::Object && values.present_count() == 0);
+    if values.schema() == schema || schema == Schema::Object || untyped {
         return if schema == Schema::Object { cast_to(op, values, Schema::Object) } else { values.with_schema(schema) };
     }
     let narrowed = values.narrowed_schema();

@@ -29,6 +29,15 @@ fn check_key_schema(op: &str, key: Schema) -> Result<()> {
     }
 }
 
+/// Koda's refusal of a key that is a missing DataItem without a type, for
+/// a single dict (keys broadcast to a slice of dicts are simply skipped).
+fn check_key_item(op: &str, keys: &DataSlice, dicts_rank: usize) -> Result<()> {
+    if keys.is_item() && keys.schema() == Schema::None && dicts_rank == 0 {
+        return Err(Error::value(op, "invalid key type: NOTHING"));
+    }
+    Ok(())
+}
+
 /// Writes the dict schema of `key` and `value` into `bag` (being built).
 fn fill_dict_schema(bag: &DataBag, key: Schema, value: Schema) -> Schema {
     fill_container_schema(bag, SCHEMA_KIND, &SCHEMA_ATTRS, &[key, value])
@@ -114,6 +123,7 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
     let dicts = DataSlice::new(shape.clone(), ids_data(&ids), schema)?;
     if let Some(keys) = contents.keys {
+        check_key_item(op, keys, shape.rank())?;
         let key_rows = rows_for(op, keys, shape)?;
         let missing = DataSlice::missing(JaggedShape::scalar(), Schema::None);
         let values = contents.values.unwrap_or(&missing);
@@ -239,6 +249,7 @@ fn update_with(
     write: impl FnOnce(&[Option<ItemId>], &DataSlice, &DataSlice) -> Result<()>,
 ) -> Result<()> {
     let schemas = require_dicts(op, x)?;
+    check_key_item(op, keys, x.rank())?;
     let (keys, values) = update_entries(op, keys, values)?;
     let [dicts, keys, values] = aligned_entries(op, x, &keys, &values)?;
     let (keys, values) = fitted(op, x, schemas, &keys, &values)?;
@@ -342,8 +353,8 @@ fn opt_entry_schemas(a: &Args<'_>, op: &str) -> Result<(Option<Schema>, Option<S
 fn contents<'a>(a: &'a Args<'_>, op: &str) -> Result<Contents<'a>> {
     let (key_schema, value_schema) = opt_entry_schemas(a, op)?;
     Ok(Contents {
-        keys: a.opt_given("keys")?,
-        values: a.opt_given("values")?,
+        keys: a.opt_slice("keys")?,
+        values: a.opt_slice("values")?,
         key_schema,
         value_schema,
         itemid: a.opt_given("itemid")?,
@@ -364,20 +375,20 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.dicts._new",
         &[],
-        "keys=None, values=None, *, key_schema=None, value_schema=None, schema=None, itemid=None",
+        "keys=unspecified, values=unspecified, *, key_schema=None, value_schema=None, schema=None, itemid=None",
         "Creates dicts from keys and values (kd.dict after Python dicts are unpacked).",
         |a| new(&contents(a, "kd.dicts.new")?),
     );
     r.add(
         "kd.dicts._shaped",
         &[],
-        "shape, /, keys=None, values=None, *, key_schema=None, value_schema=None, schema=None, itemid=None",
+        "shape, /, keys=unspecified, values=unspecified, *, key_schema=None, value_schema=None, schema=None, itemid=None",
         "Creates dicts of the given shape (kd.dict_shaped after Python dicts are unpacked).",
         |a| shaped("kd.dicts.shaped", a.shape("shape")?, &contents(a, "kd.dicts.shaped")?),
     );
     r.add("kd.dicts.get_keys", &["kd.get_keys"], "dict_ds", "Returns the keys of each dict as a new dimension.", |a| get_keys(a.slice("dict_ds")?));
-    r.add("kd.dicts.get_values", &["kd.get_values"], "dict_ds, key_ds=None", "Returns the values of each dict, or of the given keys.", |a| {
-        get_values(a.slice("dict_ds")?, a.opt_given("key_ds")?)
+    r.add("kd.dicts.get_values", &["kd.get_values"], "dict_ds, key_ds=unspecified", "Returns the values of each dict, or of the given keys.", |a| {
+        get_values(a.slice("dict_ds")?, a.opt_slice("key_ds")?)
     });
     r.add("kd.dicts.size", &["kd.dict_size"], "dict_slice", "Returns the number of entries of each dict.", |a| size(a.slice("dict_slice")?));
     r.add("kd.dicts.has_dict", &["kd.has_dict"], "x", "Returns present where the item is a dict.", |a| has_dict(a.slice("x")?));
@@ -385,8 +396,8 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.dicts.with_dict_update",
         &["kd.with_dict_update"],
-        "x, keys, values=None",
+        "x, keys, values=unspecified",
         "Returns x with a bag in which its dicts hold the update.",
-        |a| with_dict_update(a.slice("x")?, a.slice("keys")?, a.opt_given("values")?),
+        |a| with_dict_update(a.slice("x")?, a.slice("keys")?, a.opt_slice("values")?),
     );
 }
