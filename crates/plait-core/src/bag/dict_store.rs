@@ -1,7 +1,8 @@
 //! The entries of every dict of a bag, keyed by the dict's ItemId.
 //!
-//! Each dict is a hash map from key to value that keeps insertion order, so
-//! `get_keys` is deterministic (Koda's order is its hash order). A key set to
+//! Each dict is a hash map holding key and value together (a lookup touches
+//! one slot), with each entry's insertion rank, so that `get_keys` lists keys
+//! in the order they were first set (Koda's order is its hash order). A key set to
 //! missing stays in the dict (`Dict{'a'=None}`), as in Koda. A bag with
 //! fallbacks holds, per layer, only the entries written there: a read takes
 //! each key from the first layer that has it.
@@ -14,7 +15,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use indexmap::{Equivalent, IndexMap};
+use hashbrown::{Equivalent, HashMap as FlatMap};
 
 use super::Stored;
 use crate::column::ScalarRef;
@@ -92,25 +93,34 @@ impl Equivalent<DictKey> for KeyRef<'_> {
     }
 }
 
+/// One value of a dict and when its key was first set.
+#[derive(Clone, Debug)]
+struct Entry {
+    value: Option<Stored>,
+    rank: u32,
+}
+
 /// The entries of one dict (in one layer).
 #[derive(Clone, Debug, Default)]
 pub struct DictMap {
-    entries: IndexMap<DictKey, Option<Stored>, FastHash>,
+    entries: FlatMap<DictKey, Entry, FastHash>,
+    next_rank: u32,
 }
 
 impl DictMap {
     /// `Some(value)` when the key is in the dict (the value may be missing).
     pub fn get(&self, key: ScalarRef<'_>) -> Option<Option<&Stored>> {
-        self.entries.get(&KeyRef(key)).map(Option::as_ref)
+        self.entries.get(&KeyRef(key)).map(|e| e.value.as_ref())
     }
 
     /// Sets `key` to `value`; a key already present keeps its place and type.
     pub fn set(&mut self, key: ScalarRef<'_>, value: Option<ScalarRef<'_>>) {
         let value = value.map(Stored::from_ref);
         match self.entries.get_mut(&KeyRef(key)) {
-            Some(slot) => *slot = value,
+            Some(entry) => entry.value = value,
             None => {
-                self.entries.insert(DictKey(Stored::from_ref(key)), value);
+                self.entries.insert(DictKey(Stored::from_ref(key)), Entry { value, rank: self.next_rank });
+                self.next_rank += 1;
             }
         }
     }
@@ -125,7 +135,9 @@ impl DictMap {
 
     /// The entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&Stored, Option<&Stored>)> {
-        self.entries.iter().map(|(k, v)| (&k.0, v.as_ref()))
+        let mut entries: Vec<(&DictKey, &Entry)> = self.entries.iter().collect();
+        entries.sort_unstable_by_key(|(_, e)| e.rank);
+        entries.into_iter().map(|(k, e)| (&k.0, e.value.as_ref()))
     }
 
     /// Whether `key` is in the dict.

@@ -391,21 +391,23 @@ impl DataBag {
     /// The value of `keys[i]` in dict `ids[i]`, looking through fallbacks;
     /// missing where the id, the key or the entry is missing.
     pub fn dict_get(&self, ids: &[Option<ItemId>], keys: &SliceData) -> SliceData {
+        use rayon::prelude::*;
         let layers = self.layers();
+        // Each lookup is a cache miss or two in a large dict: chunks of
+        // lookups run in parallel, then the values found are copied out in order.
+        let found: Vec<Option<&Stored>> = if ids.len() >= PARALLEL_LOOKUPS {
+            let chunks: Vec<Vec<Option<&Stored>>> = (0..ids.len())
+                .into_par_iter()
+                .step_by(LOOKUP_CHUNK)
+                .map(|start| lookup_values(&layers, ids, keys, start..(start + LOOKUP_CHUNK).min(ids.len())))
+                .collect();
+            chunks.concat()
+        } else {
+            lookup_values(&layers, ids, keys, 0..ids.len())
+        };
         let mut builder = SliceBuilder::with_capacity(ids.len());
-        // Runs of one dict (a dict item broadcast to many keys) find its
-        // layers once.
-        let mut current: Option<(ItemId, Vec<&DictMap>)> = None;
-        for (i, id) in ids.iter().enumerate() {
-            let (Some(id), Some(key)) = (id, keys.get(i)) else {
-                builder.push(None);
-                continue;
-            };
-            if current.as_ref().is_none_or(|(c, _)| c != id) {
-                current = Some((*id, dict_layers(&layers, *id)));
-            }
-            let dicts = &current.as_ref().expect("just set").1;
-            builder.push(dicts.iter().find_map(|d| d.get(key)).flatten().map(Stored::as_ref));
+        for value in found {
+            builder.push(value.map(Stored::as_ref));
         }
         builder.finish()
     }
@@ -530,6 +532,29 @@ impl Store {
         let values_of_attr = self.attrs.entry(Arc::from(attr)).or_default();
         Arc::make_mut(values_of_attr).set(ids, values);
     }
+}
+
+/// Lookups from this many on run in parallel chunks of `LOOKUP_CHUNK`.
+const PARALLEL_LOOKUPS: usize = 1 << 15;
+const LOOKUP_CHUNK: usize = 1 << 14;
+
+/// The values of `keys[i]` in dicts `ids[i]` for `i` in `range`.
+fn lookup_values<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>], keys: &SliceData, range: std::ops::Range<usize>) -> Vec<Option<&'a Stored>> {
+    // Runs of one dict (a dict item broadcast to many keys) find its layers
+    // once; the buffer of layers is reused from one dict to the next.
+    let mut current: Option<ItemId> = None;
+    let mut dicts: Vec<&DictMap> = Vec::with_capacity(layers.len());
+    range
+        .map(|i| {
+            let (Some(id), Some(key)) = (ids[i], keys.get(i)) else { return None };
+            if current != Some(id) {
+                current = Some(id);
+                dicts.clear();
+                dicts.extend(layers.iter().filter_map(|layer| layer.dicts.get(id)));
+            }
+            dicts.iter().find_map(|d| d.get(key)).flatten()
+        })
+        .collect()
 }
 
 /// The parts of dict `id` held by each layer, first layer first.

@@ -147,6 +147,31 @@ pub fn fit_to(op: &str, what: &str, container: &DataSlice, schema: Schema, value
     ))
 }
 
+/// Whether each item of `x` is a container whose schema holds `attr`
+/// (`kd.has_list`, `kd.has_dict`); for OBJECT, whether its id is of `kind`.
+pub fn has_container(op: &str, x: &DataSlice, attr: &str, kind: ItemKind) -> Result<DataSlice> {
+    let holds = matches!(held_schema(op, x, attr), Ok(Some(_)));
+    let ids = ids_of(x);
+    crate::masking::mask_where(x.shape(), x.size(), |i| match x.schema() {
+        Schema::Object => ids[i].is_some_and(|id| id.kind() == kind),
+        _ => holds && ids[i].is_some(),
+    })
+}
+
+/// Whether `x` holds containers only (`kd.is_list`, `kd.is_dict`): a schema
+/// holding `attr`, or OBJECT whose present items are all ids of `kind`.
+pub fn is_container(op: &str, x: &DataSlice, attr: &str, kind: ItemKind) -> Result<DataSlice> {
+    let yes = match x.schema() {
+        Schema::Struct(_) => matches!(held_schema(op, x, attr), Ok(Some(_))),
+        Schema::Object => {
+            let ids = ids_of(x);
+            ids.iter().flatten().count() == x.present_count() && ids.iter().flatten().all(|id| id.kind() == kind)
+        }
+        _ => false,
+    };
+    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+}
+
 /// Whether `x` holds lists (rather than dicts), for the operators that
 /// serve both.
 fn holds_lists(x: &DataSlice) -> bool {

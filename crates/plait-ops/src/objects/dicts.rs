@@ -14,7 +14,7 @@ use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::itemid::allocate;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
-use super::containers::{bag_for, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items};
+use super::containers::{has_container, is_container, bag_for, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items};
 use super::model::{attr_schema, ids_data, ids_of, result_bag};
 use crate::registry::{Args, Registry};
 
@@ -204,25 +204,12 @@ pub fn size(x: &DataSlice) -> Result<DataSlice> {
 
 /// Whether each item is a dict (`kd.has_dict`).
 pub fn has_dict(x: &DataSlice) -> Result<DataSlice> {
-    let is_dict_schema = matches!(entry_schemas("kd.dicts.has_dict", x), Ok(Some(_)));
-    let ids = ids_of(x);
-    crate::masking::mask_where(x.shape(), x.size(), |i| match x.schema() {
-        Schema::Object => ids[i].is_some_and(|id| id.is_dict()),
-        _ => is_dict_schema && ids[i].is_some(),
-    })
+    has_container("kd.dicts.has_dict", x, DICT_KEYS_ATTR, ItemKind::Dict)
 }
 
 /// Whether `x` holds dicts only (`kd.is_dict`).
 pub fn is_dict(x: &DataSlice) -> Result<DataSlice> {
-    let yes = match x.schema() {
-        Schema::Struct(_) => matches!(entry_schemas("kd.dicts.is_dict", x), Ok(Some(_))),
-        Schema::Object => {
-            let ids = ids_of(x);
-            ids.iter().flatten().count() == x.present_count() && ids.iter().flatten().all(|id| id.is_dict())
-        }
-        _ => false,
-    };
-    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+    is_container("kd.dicts.is_dict", x, DICT_KEYS_ATTR, ItemKind::Dict)
 }
 
 /// The keys and the values an update writes: `keys` and `values`, or the

@@ -14,7 +14,7 @@ use plait_core::cast::cast_to;
 use plait_core::itemid::allocate;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
-use super::containers::{
+use super::containers::{has_container, is_container, 
     bag_for, container_schema_id, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items,
 };
 use super::model::{attr_schema, ids_data, ids_of, result_bag};
@@ -152,26 +152,12 @@ pub fn size(x: &DataSlice) -> Result<DataSlice> {
 
 /// Whether each item is a list (`kd.has_list`).
 pub fn has_list(x: &DataSlice) -> Result<DataSlice> {
-    let is_list_schema = matches!(item_schema("kd.lists.has_list", x), Ok(Some(_)));
-    let ids = ids_of(x);
-    crate::masking::mask_where(x.shape(), x.size(), |i| match x.schema() {
-        Schema::Object => ids[i].is_some_and(|id| id.is_list()),
-        _ => is_list_schema && ids[i].is_some(),
-    })
+    has_container("kd.lists.has_list", x, LIST_ITEMS_ATTR, ItemKind::List)
 }
 
-/// Whether `x` holds lists only (`kd.is_list`): a list schema, or OBJECT
-/// whose present items are all lists.
+/// Whether `x` holds lists only (`kd.is_list`).
 pub fn is_list(x: &DataSlice) -> Result<DataSlice> {
-    let yes = match x.schema() {
-        Schema::Struct(_) => matches!(item_schema("kd.lists.is_list", x), Ok(Some(_))),
-        Schema::Object => {
-            let ids = ids_of(x);
-            ids.iter().flatten().count() == x.present_count() && ids.iter().flatten().all(|id| id.is_list())
-        }
-        _ => false,
-    };
-    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+    is_container("kd.lists.is_list", x, LIST_ITEMS_ATTR, ItemKind::List)
 }
 
 /// The items of lists `x` followed by `append`, as rows (for the append
