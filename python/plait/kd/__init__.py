@@ -31,6 +31,9 @@ from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - K
 from plait.kd._operators import export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
+from plait.kd.from_py import from_py
+
+from_pytree = from_py
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
 export_aliases(globals())

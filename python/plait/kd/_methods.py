@@ -25,6 +25,9 @@ _METHODS = {
     "get_key_schema": "kd.schema.get_key_schema",
     "get_value_schema": "kd.schema.get_value_schema",
     "is_dict_schema": "kd.schema.is_dict_schema",
+    "is_list_schema": "kd.schema.is_list_schema",
+    "is_entity_schema": "kd.schema.is_entity_schema",
+    "is_struct_schema": "kd.schema.is_struct_schema",
 }
 
 

@@ -63,10 +63,39 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
             Ok(DataSlice::new(x.shape().clone(), data, schema)?.with_bag(Some(bag.clone())))
         }
         Schema::Object => lookup_objects(x, name, lenient, context),
+        Schema::Schema => lookup_schema_attrs(x, name, lenient, context),
         Schema::ItemId => Err(attr_error(context, "ITEMIDs do not allow attribute access")),
         Schema::None => Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(Some(bag_of(context, x)?.clone()))),
         other => Err(attr_error(context, format!("primitives do not have attributes, got {other}"))),
     }
+}
+
+/// The struct schemas held by a SCHEMA slice (`None` for primitive schemas
+/// and missing items).
+fn struct_schema_ids(x: &DataSlice) -> Vec<Option<ItemId>> {
+    (0..x.size())
+        .map(|i| match x.get(i) {
+            Some(ScalarRef::Schema(Schema::Struct(id))) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// SCHEMA items: the schema of attribute `name` of each struct schema
+/// (`kd.named_schema('P', a=kd.INT32).a` is INT32).
+fn lookup_schema_attrs(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<DataSlice> {
+    let ids = struct_schema_ids(x);
+    if let (true, Some(ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
+        if ids[0].is_none() {
+            return Err(attr_error(context, format!("primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}")));
+        }
+    }
+    let bag = bag_of(context, x)?;
+    let data = bag.get_attr(name, &ids);
+    if !lenient && data.present_count() == 0 && x.present_count() > 0 {
+        return Err(missing_on_schema(context, name));
+    }
+    Ok(DataSlice::new(x.shape().clone(), data, Schema::Schema)?.with_bag(Some(bag.clone())))
 }
 
 /// OBJECT items: each object's schema is its `__schema__` attribute; the
@@ -259,6 +288,8 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
     let schema_ids: Vec<ItemId> = match x.schema() {
         Schema::Struct(s) => vec![s],
         Schema::Object => object_schemas(bag, &ids_of(x), context)?.into_iter().flatten().collect(),
+        // The attributes a struct schema declares.
+        Schema::Schema => struct_schema_ids(x).into_iter().flatten().collect(),
         _ => return Ok(Vec::new()),
     };
     let mut distinct = schema_ids.clone();

@@ -10,7 +10,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 
 use super::access::{common_attr_schema, object_schemas};
 use super::{dicts, lists};
-use plait_core::bag::text::LIST_ITEMS_ATTR;
+use plait_core::bag::text::{DICT_KEYS_ATTR, LIST_ITEMS_ATTR};
 use crate::registry::Registry;
 use super::model::{attr_schema, ids_of, schemas_data};
 
@@ -193,7 +193,47 @@ pub fn set_item_in_place(x: &DataSlice, key_or_index: &DataSlice, value: &DataSl
     }
 }
 
+/// The struct schema held by a DataItem `x` with a bag, if it is one.
+fn struct_schema_item(x: &DataSlice) -> Option<(ItemId, &DataBag)> {
+    match (x.is_item().then(|| x.get(0)).flatten(), x.bag()) {
+        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => Some((id, bag)),
+        _ => None,
+    }
+}
+
+/// What kind of schema item `x` is: a list, dict or entity schema (all three
+/// are struct schemas), or none of them.
+fn schema_kind(x: &DataSlice) -> Option<&'static str> {
+    let (id, bag) = struct_schema_item(x)?;
+    if attr_schema(bag, id, LIST_ITEMS_ATTR).is_some() {
+        Some("list")
+    } else if attr_schema(bag, id, DICT_KEYS_ATTR).is_some() {
+        Some("dict")
+    } else {
+        Some("entity")
+    }
+}
+
+/// `kd.schema.is_list_schema` / `is_dict_schema` / `is_entity_schema` /
+/// `is_struct_schema` (`kind` None): present when `x` is such a schema item.
+pub fn is_schema_of_kind(x: &DataSlice, kind: Option<&str>) -> Result<DataSlice> {
+    let yes = match (schema_kind(x), kind) {
+        (Some(_), None) => true,
+        (Some(found), Some(wanted)) => found == wanted,
+        (None, _) => false,
+    };
+    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+}
+
 pub(crate) fn register(r: &mut Registry) {
+    r.add("kd.schema.is_list_schema", &[], "x", "Returns present if x is a list schema.", |a| is_schema_of_kind(a.slice("x")?, Some("list")));
+    r.add("kd.schema.is_dict_schema", &[], "x", "Returns present if x is a dict schema.", |a| is_schema_of_kind(a.slice("x")?, Some("dict")));
+    r.add("kd.schema.is_entity_schema", &[], "x", "Returns present if x is an entity schema.", |a| {
+        is_schema_of_kind(a.slice("x")?, Some("entity"))
+    });
+    r.add("kd.schema.is_struct_schema", &[], "x", "Returns present if x is a struct (entity, list or dict) schema.", |a| {
+        is_schema_of_kind(a.slice("x")?, None)
+    });
     for name in ["kd.core.get_item", "kd.lists.get_item", "kd.dicts.get_item"] {
         let aliases: &[&'static str] = if name == "kd.core.get_item" { &["kd.get_item"] } else { &[] };
         r.add(name, aliases, "x, key_or_index", "Returns the items of lists at the given indices, or the values of dicts at the given keys.", |a| {

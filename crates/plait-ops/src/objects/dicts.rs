@@ -303,14 +303,6 @@ fn entry_schema(op: &str, schema: &DataSlice, attr: &str) -> Result<DataSlice> {
     Ok(DataSlice::item(Some(ScalarRef::Schema(held)), Schema::Schema)?.with_bag(schema.bag().cloned()))
 }
 
-/// `kd.schema.is_dict_schema(x)`.
-pub fn is_dict_schema(x: &DataSlice) -> Result<DataSlice> {
-    let yes = match (x.is_item().then(|| x.get(0)).flatten(), x.bag()) {
-        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, DICT_KEYS_ATTR).is_some(),
-        _ => false,
-    };
-    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
-}
 
 /// The optional schema argument `name` (`None` when not given or missing).
 fn opt_schema(a: &Args<'_>, op: &str, name: &str) -> Result<Option<Schema>> {
@@ -358,7 +350,6 @@ pub(crate) fn register(r: &mut Registry) {
     r.add("kd.schema.get_value_schema", &["kd.get_value_schema"], "dict_schema", "Returns the value schema of a dict schema.", |a| {
         entry_schema("kd.schema.get_value_schema", a.slice("dict_schema")?, DICT_VALUES_ATTR)
     });
-    r.add("kd.schema.is_dict_schema", &[], "x", "Returns present if x is a dict schema.", |a| is_dict_schema(a.slice("x")?));
     r.add(
         "kd.dicts._new",
         &[],

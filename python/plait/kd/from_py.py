@@ -1,0 +1,222 @@
+"""`kd.from_py` (and its alias `kd.from_pytree`): Python values as Koda data.
+
+Python lists and tuples become Koda lists, dicts become Koda dicts (or objects
+with `dict_as_obj=True`), primitives and DataItems stay items; the outer
+`from_dim` levels of nested lists become dimensions of the result instead.
+Without `schema=` everything is OBJECT; with it, the schema is followed
+level by level (list, dict and entity schemas, primitives cast).
+
+The conversion works one nesting level at a time over all the values of that
+level, so a million Python values cost a few vectorized calls per level,
+not a Koda call per value.
+"""
+
+import builtins
+
+from plait import _plait
+from plait.kd import shapes, types
+from plait.kd._operators import OPERATORS
+from plait.kd.schema import OBJECT, to_object
+
+_PRIMITIVES = (bool, int, float, str, bytes, type(None))
+_SEQUENCES = (builtins.list, tuple)
+
+
+def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=None, from_dim=0):
+    """`py_obj` as a DataSlice (see the module docstring).
+
+    >>> kd.from_py({'a': [1, 2]})
+    DataItem(Dict{'a'=List[1, 2]}, schema: OBJECT, bag_id: $...)
+    >>> kd.from_py([[1, 2], [3]], from_dim=1)
+    DataSlice([List[1, 2], List[3]], schema: OBJECT, present: 2/2, bag_id: $...)
+    """
+    if schema is None:
+        schema = OBJECT
+    if not isinstance(from_dim, int) or from_dim < 0:
+        raise ValueError(f"kd.from_py: from_dim must be a non-negative int, got {from_dim!r}")
+    leaves, shape = _outer_dims(py_obj, from_dim)
+    flat = _Converter(dict_as_obj).convert(leaves, schema, itemid if from_dim == 0 else None)
+    if itemid is not None and from_dim > 0:
+        raise ValueError("kd.from_py: itemid= is only supported with from_dim=0")
+    return shapes.reshape(flat, shape) if from_dim > 0 else flat.S[0]
+
+
+def _outer_dims(py_obj, from_dim):
+    """The values below the outer `from_dim` list levels, and the shape those
+    levels form."""
+    level = [py_obj]
+    sizes = []
+    for depth in range(from_dim):
+        below = []
+        row_sizes = []
+        for x in level:
+            if not isinstance(x, _SEQUENCES):
+                raise ValueError(f"could not traverse the nested list of depth {depth} up to the level {from_dim}")
+            row_sizes.append(len(x))
+            below.extend(x)
+        sizes.append(row_sizes)
+        level = below
+    if from_dim == 0:
+        return level, None
+    return level, shapes.new(sizes[0][0], *sizes[1:])
+
+
+def _sizes_shape(sizes):
+    """The 2-D shape of rows with `sizes` items."""
+    return shapes.new(len(sizes), sizes)
+
+
+def _is_schema(schema, name):
+    return isinstance(schema, types.DataSlice) and str(schema) == name
+
+
+class _Converter:
+    def __init__(self, dict_as_obj):
+        self.dict_as_obj = dict_as_obj
+
+    def convert(self, values, schema, itemid=None):
+        """The Python `values` as a 1-D DataSlice of `schema`."""
+        if _is_schema(schema, "OBJECT"):
+            return self._objects(values, itemid)
+        if schema.is_dict_schema():
+            return self._dicts(values, schema.get_key_schema(), schema.get_value_schema(), itemid)
+        if schema.is_list_schema():
+            return self._lists(values, schema.get_item_schema(), itemid)
+        if schema.is_entity_schema():
+            return self._entities(values, schema, itemid)
+        return self._primitives(values, schema)
+
+    # --- OBJECT: each kind of value converted together, then put back in order
+
+    def _objects(self, values, itemid):
+        groups = {"sequence": [], "dict": [], "item": [], "primitive": []}
+        for i, v in enumerate(values):
+            groups[_kind(v)].append(i)
+        parts = []
+        if groups["primitive"]:
+            prims = [values[i] for i in groups["primitive"]]
+            parts.append((groups["primitive"], _plait.slice(prims, OBJECT)))
+        if groups["item"]:
+            items = [_as_object_item(values[i]) for i in groups["item"]]
+            parts.append((groups["item"], OPERATORS["kd.slices.stack"](*items)))
+        if groups["sequence"]:
+            lists = self._lists([values[i] for i in groups["sequence"]], OBJECT, itemid)
+            parts.append((groups["sequence"], OPERATORS["kd.objs.new"](lists)))
+        if groups["dict"]:
+            dicts = [values[i] for i in groups["dict"]]
+            made = self._dicts_as_objects(dicts, itemid) if self.dict_as_obj else self._dicts(dicts, OBJECT, OBJECT, itemid)
+            parts.append((groups["dict"], OPERATORS["kd.objs.new"](made)))
+        return _in_order(parts, len(values))
+
+    # --- lists, dicts and entities: the children of all values at once
+
+    def _lists(self, values, item_schema, itemid):
+        present = [v is not None for v in values]
+        rows = [v if v is not None else () for v in values]
+        for v in rows:
+            if not isinstance(v, _SEQUENCES):
+                raise ValueError(f"kd.from_py: expected a list for a list schema, got {type(v).__name__}")
+        children = [x for row in rows for x in row]
+        items = self.convert(children, item_schema)
+        lists = OPERATORS["kd.lists.implode"](
+            shapes.reshape(items, _sizes_shape([len(r) for r in rows])), itemid=itemid)
+        return _masked(lists, present)
+
+    def _dicts(self, values, key_schema, value_schema, itemid):
+        present = [v is not None for v in values]
+        rows = [v if v is not None else {} for v in values]
+        for v in rows:
+            if not isinstance(v, builtins.dict):
+                raise ValueError(f"kd.from_py: expected a dict for a dict schema, got {type(v).__name__}")
+        keys = self.convert([k for row in rows for k in row.keys()], key_schema)
+        vals = self.convert([x for row in rows for x in row.values()], value_schema)
+        shape = _sizes_shape([len(r) for r in rows])
+        dicts = OPERATORS["kd.dicts._shaped"](
+            shapes.new(len(rows)),
+            keys=shapes.reshape(keys, shape),
+            values=shapes.reshape(vals, shape),
+            key_schema=key_schema, value_schema=value_schema,
+            **({"itemid": itemid} if itemid is not None else {}))
+        return _masked(dicts, present)
+
+    def _dicts_as_objects(self, dicts, itemid):
+        """Objects whose attributes are the dicts' entries; dicts with the
+        same keys are created together (each object's schema has its own keys)."""
+        by_keys = {}
+        for i, d in enumerate(dicts):
+            for k in d:
+                if not isinstance(k, str):
+                    raise ValueError(f"dict_as_obj requires keys to be valid unicode objects, got {type(k).__name__}")
+            by_keys.setdefault(tuple(d.keys()), []).append(i)
+        parts = []
+        for names, positions in by_keys.items():
+            attrs = {name: self.convert([dicts[i][name] for i in positions], OBJECT) for name in names}
+            shape = shapes.new(len(positions))
+            options = {"itemid": itemid} if itemid is not None else {}
+            parts.append((positions, OPERATORS["kd.objs.shaped"](shape, **attrs, **options)))
+        return _in_order(parts, len(dicts))
+
+    def _entities(self, values, schema, itemid):
+        present = [v is not None for v in values]
+        rows = [v if v is not None else {} for v in values]
+        for v in rows:
+            if not isinstance(v, builtins.dict):
+                raise ValueError(f"kd.from_py: expected a dict for an entity schema, got {type(v).__name__}")
+        attrs = {}
+        for name in _plait.get_attr_names(schema, intersection=True):
+            attrs[name] = self.convert([row.get(name) for row in rows], schema.get_attr(name))
+        shape = shapes.new(len(rows))
+        options = {"itemid": itemid} if itemid is not None else {}
+        entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **options)
+        return _masked(entities, present)
+
+    def _primitives(self, values, schema):
+        for v in values:
+            if not isinstance(v, _PRIMITIVES + (types.DataSlice,)):
+                raise ValueError(f"object with unsupported type: {type(v).__name__}")
+        return _plait.slice(builtins.list(values), schema)
+
+
+def _kind(v):
+    if isinstance(v, _SEQUENCES):
+        return "sequence"
+    if isinstance(v, builtins.dict):
+        return "dict"
+    if isinstance(v, types.DataSlice):
+        if v.get_ndim() != 0:
+            raise ValueError(f"kd.from_py: a DataSlice inside a Python value must be a DataItem, got {v!r}")
+        return "item"
+    if isinstance(v, _PRIMITIVES):
+        return "primitive"
+    raise ValueError(f"object with unsupported type: {type(v).__name__}")
+
+
+def _as_object_item(item):
+    """A DataItem as an OBJECT item (entities keep their schema in the bag)."""
+    if str(item.get_schema()) == "OBJECT":
+        return item
+    if item.get_bag() is not None and item.get_schema().is_struct_schema():  # entities, lists, dicts
+        return OPERATORS["kd.objs.new"](item)
+    return to_object(item)
+
+
+def _masked(x, present):
+    """`x` missing where `present` is False (its bag kept)."""
+    if all(present):
+        return x
+    mask = _plait.slice([True if p else None for p in present], None)
+    return OPERATORS["kd.masking.apply_mask"](x, OPERATORS["kd.masking.has"](mask)).with_bag(x.get_bag())
+
+
+def _in_order(parts, n):
+    """One 1-D slice of `n` items from `parts` of (positions, slice)."""
+    if len(parts) == 1 and len(parts[0][0]) == n:
+        return parts[0][1]
+    if not parts:
+        return _plait.slice([], OBJECT)
+    positions = [p for ps, _ in parts for p in ps]
+    joined = OPERATORS["kd.slices.concat"](*(s for _, s in parts))
+    order = [0] * n
+    for k, p in enumerate(positions):
+        order[p] = k
+    return OPERATORS["kd.slices.take"](joined, _plait.slice(order, None))

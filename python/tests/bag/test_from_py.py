@@ -1,0 +1,114 @@
+"""kd.from_py (issue 4): Python lists, tuples, dicts and primitives as Koda
+data, `dict_as_obj`, `from_dim`, `schema=`. Expected texts were checked
+against koladata 0.0.4 (bag ids removed)."""
+
+import re
+
+import pytest
+
+from plait import kd
+
+
+def text(x):
+    return re.sub(r", bag_id: \$[0-9a-f]{4}", "", repr(x))
+
+
+@pytest.mark.parametrize("value, expected", [
+    (1, "DataItem(1, schema: OBJECT)"),
+    (None, "DataItem(None, schema: OBJECT)"),
+    ("a", "DataItem('a', schema: OBJECT)"),
+    (1.5, "DataItem(1.5, schema: OBJECT)"),
+    (b"x", "DataItem(b'x', schema: OBJECT)"),
+    ([1, 2, 3], "DataItem(List[1, 2, 3], schema: OBJECT)"),
+    ((1, 2), "DataItem(List[1, 2], schema: OBJECT)"),
+    ([[1, 2], [3]], "DataItem(List[List[1, 2], List[3]], schema: OBJECT)"),
+    ([1, "a", None], "DataItem(List[1, 'a', None], schema: OBJECT)"),
+    ([[1], "a"], "DataItem(List[List[1], 'a'], schema: OBJECT)"),
+    ([], "DataItem(List[], schema: OBJECT)"),
+    ({}, "DataItem(Dict{}, schema: OBJECT)"),
+    ({"a": 1}, "DataItem(Dict{'a'=1}, schema: OBJECT)"),
+    ({"a": {"b": [1, 2]}}, "DataItem(Dict{'a'=Dict{'b'=List[1, 2]}}, schema: OBJECT)"),
+    ([{"a": 1}, {"b": 2}], "DataItem(List[Dict{'a'=1}, Dict{'b'=2}], schema: OBJECT)"),
+    ([kd.item(1), 2], "DataItem(List[1, 2], schema: OBJECT)"),
+])
+def test_objects_by_default(value, expected):
+    assert text(kd.from_py(value)) == expected
+
+
+def test_schemas_of_the_converted_containers():
+    assert text(kd.from_py([1, 2]).get_obj_schema()) == "DataItem(LIST[OBJECT], schema: SCHEMA)"
+    assert text(kd.from_py({"a": 1}).get_obj_schema()) == "DataItem(DICT{OBJECT, OBJECT}, schema: SCHEMA)"
+    assert text(kd.from_py([kd.new(x=1)])) == "DataItem(List[Obj(x=1)], schema: OBJECT)"
+
+
+def test_dict_as_obj():
+    o = kd.from_py({"a": 1, "b": {"c": 2}}, dict_as_obj=True)
+    assert text(o) == "DataItem(Obj(a=1, b=Obj(c=2)), schema: OBJECT)"
+    assert text(o.get_obj_schema()) == "DataItem(IMPLICIT_ENTITY(a=OBJECT, b=OBJECT), schema: SCHEMA)"
+    # Each object gets the attributes of its own dict.
+    two = kd.from_py([{"a": 1}, {"b": 2}, {"a": 3}], dict_as_obj=True, from_dim=1)
+    assert text(two) == "DataSlice([Obj(a=1), Obj(b=2), Obj(a=3)], schema: OBJECT, present: 3/3)"
+    with pytest.raises(ValueError, match="dict_as_obj requires keys to be valid unicode objects, got int"):
+        kd.from_py({1: 2}, dict_as_obj=True)
+
+
+def test_from_dim():
+    assert text(kd.from_py([1, 2, 3], from_dim=1)) == "DataSlice([1, 2, 3], schema: OBJECT, present: 3/3)"
+    assert text(kd.from_py([[1, 2], [3]], from_dim=1)) == "DataSlice([List[1, 2], List[3]], schema: OBJECT, present: 2/2)"
+    assert text(kd.from_py([[1, 2], [3]], from_dim=2)) == "DataSlice([[1, 2], [3]], schema: OBJECT, present: 3/3)"
+    assert text(kd.from_py([{"a": 1}, {"a": 2}], from_dim=1)) == (
+        "DataSlice([Dict{'a'=1}, Dict{'a'=2}], schema: OBJECT, present: 2/2)")
+    with pytest.raises(ValueError, match="could not traverse the nested list of depth 1 up to the level 2"):
+        kd.from_py([1, 2], from_dim=2)
+    with pytest.raises(ValueError, match="could not traverse the nested list of depth 0 up to the level 1"):
+        kd.from_py({"a": 1}, from_dim=1)
+
+
+def test_schema_argument():
+    assert text(kd.from_py([1, 2], schema=kd.list_schema(kd.INT64))) == "DataItem(List[1, 2], schema: LIST[INT64])"
+    assert text(kd.from_py({"a": 1}, schema=kd.dict_schema(kd.STRING, kd.FLOAT32))) == (
+        "DataItem(Dict{'a'=1.0}, schema: DICT{STRING, FLOAT32})")
+    p = kd.named_schema("P", a=kd.INT32, b=kd.STRING)
+    assert text(kd.from_py({"a": 1, "b": "x"}, schema=p)) == "DataItem(Entity(a=1, b='x'), schema: P(a=INT32, b=STRING))"
+    assert text(kd.from_py({"a": 1}, schema=p)) == "DataItem(Entity(a=1, b=None), schema: P(a=INT32, b=STRING))"
+    assert text(kd.from_py({"a": 1, "c": 3}, schema=kd.named_schema("P", a=kd.INT32))) == (
+        "DataItem(Entity(a=1), schema: P(a=INT32))")
+    q = kd.named_schema("Q", p=kd.named_schema("P", a=kd.INT32))
+    assert text(kd.from_py({"p": {"a": 1}}, schema=q)) == "DataItem(Entity(p=Entity(a=1)), schema: Q(p=P(a=INT32)))"
+    assert text(kd.from_py(1, schema=kd.INT64)) == "DataItem(1, schema: INT64)"
+    assert text(kd.from_py([1, 2], schema=kd.INT64, from_dim=1)) == "DataSlice([1, 2], schema: INT64, present: 2/2)"
+    assert text(kd.from_py([1, 2], schema=kd.OBJECT)) == "DataItem(List[1, 2], schema: OBJECT)"
+    lists = kd.from_py([[1, 2], None], schema=kd.list_schema(kd.INT32), from_dim=1)
+    assert text(lists) == "DataSlice([List[1, 2], None], schema: LIST[INT32], present: 1/2)"
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="object with unsupported type: set"):
+        kd.from_py({1, 2})
+    with pytest.raises(ValueError, match="object with unsupported type: object"):
+        kd.from_py([object()])
+    with pytest.raises(ValueError, match="dict keys cannot be FLOAT32"):
+        kd.from_py({1.5: 1})
+    with pytest.raises(ValueError, match="from_dim must be a non-negative int"):
+        kd.from_py([1], from_dim=-1)
+
+
+def test_round_trip_through_to_py():
+    value = {"a": [1, {"b": 2}], "c": None, "d": "x"}
+    assert kd.from_py(value).to_py(max_depth=-1) == value
+    assert kd.from_pytree([1, [2, 3]]).to_py() == [1, [2, 3]]
+
+
+def test_schema_items_have_attribute_schemas():
+    p = kd.named_schema("P", a=kd.INT32, b=kd.list_schema(kd.INT32))
+    assert text(p.a) == "DataItem(INT32, schema: SCHEMA)"
+    assert p.get_attr_names(intersection=True) == ["a", "b"]
+    assert kd.dir(p) == ["a", "b"]
+    with pytest.raises(AttributeError, match="the attribute .z. is missing on the schema"):
+        p.z
+    with pytest.raises(AttributeError, match="primitives do not have attributes, got SCHEMA DataItem with primitive INT32"):
+        kd.INT32.a
+    assert text(kd.schema.is_list_schema(kd.list_schema(kd.INT32))) == "DataItem(present, schema: MASK)"
+    assert text(kd.schema.is_entity_schema(p)) == "DataItem(present, schema: MASK)"
+    assert text(kd.schema.is_struct_schema(kd.dict_schema(kd.INT32, kd.INT32))) == "DataItem(present, schema: MASK)"
+    assert text(kd.schema.is_entity_schema(kd.INT32)) == "DataItem(missing, schema: MASK)"
