@@ -16,7 +16,7 @@ import builtins
 from plait import _plait
 from plait.kd import shapes, types
 from plait.kd._operators import OPERATORS
-from plait.kd.schema import OBJECT, to_object
+from plait.kd.schema import OBJECT, cast_to_implicit, to_object
 
 _PRIMITIVES = (bool, int, float, str, bytes, type(None))
 _SEQUENCES = (builtins.list, tuple)
@@ -47,6 +47,9 @@ def _outer_dims(py_obj, from_dim):
     level = [py_obj]
     sizes = []
     for depth in range(from_dim):
+        if not level:
+            # Nothing below to say the nesting goes on (Koda's rule too).
+            raise ValueError(f"could not traverse the nested list of depth {depth} up to the level {from_dim}")
         below = []
         row_sizes = []
         for x in level:
@@ -74,17 +77,20 @@ class _Converter:
     def __init__(self, dict_as_obj):
         self.dict_as_obj = dict_as_obj
 
-    def convert(self, values, schema, itemid=None):
-        """The Python `values` as a 1-D DataSlice of `schema`."""
+    def convert(self, values, schema, itemid=None, what="items"):
+        """The Python `values` as a 1-D DataSlice of `schema`; `what` names
+        them in errors (`attribute 'x'`, `keys`, ...)."""
         if _is_schema(schema, "OBJECT"):
             return self._objects(values, itemid)
         if schema.is_dict_schema():
+            if self.dict_as_obj and any(isinstance(v, builtins.dict) for v in values):
+                raise ValueError("dict_as_obj=True is not supported for dict schema")
             return self._dicts(values, schema.get_key_schema(), schema.get_value_schema(), itemid)
         if schema.is_list_schema():
             return self._lists(values, schema.get_item_schema(), itemid)
         if schema.is_entity_schema():
             return self._entities(values, schema, itemid)
-        return self._primitives(values, schema)
+        return self._primitives(values, schema, what)
 
     # --- OBJECT: each kind of value converted together, then put back in order
 
@@ -117,7 +123,7 @@ class _Converter:
             if not isinstance(v, _SEQUENCES):
                 raise ValueError(f"kd.from_py: expected a list for a list schema, got {type(v).__name__}")
         children = [x for row in rows for x in row]
-        items = self.convert(children, item_schema)
+        items = self.convert(children, item_schema, what="list items")
         lists = OPERATORS["kd.lists.implode"](
             shapes.reshape(items, _sizes_shape([len(r) for r in rows])), itemid=itemid)
         return _masked(lists, present)
@@ -128,8 +134,8 @@ class _Converter:
         for v in rows:
             if not isinstance(v, builtins.dict):
                 raise ValueError(f"kd.from_py: expected a dict for a dict schema, got {type(v).__name__}")
-        keys = self.convert([k for row in rows for k in row.keys()], key_schema)
-        vals = self.convert([x for row in rows for x in row.values()], value_schema)
+        keys = self.convert([k for row in rows for k in row.keys()], key_schema, what="keys")
+        vals = self.convert([x for row in rows for x in row.values()], value_schema, what="values")
         shape = _sizes_shape([len(r) for r in rows])
         dicts = OPERATORS["kd.dicts._shaped"](
             shapes.new(len(rows)),
@@ -164,17 +170,26 @@ class _Converter:
                 raise ValueError(f"kd.from_py: expected a dict for an entity schema, got {type(v).__name__}")
         attrs = {}
         for name in _plait.get_attr_names(schema, intersection=True):
-            attrs[name] = self.convert([row.get(name) for row in rows], schema.get_attr(name))
+            attrs[name] = self.convert([row.get(name) for row in rows], schema.get_attr(name), what=f"attribute '{name}'")
         shape = shapes.new(len(rows))
         options = {"itemid": itemid} if itemid is not None else {}
         entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **options)
         return _masked(entities, present)
 
-    def _primitives(self, values, schema):
+    def _primitives(self, values, schema, what):
+        """Primitives cast to `schema` by the implicit rules (INT32 to INT64
+        yes, INT32 to STRING no), as values assigned to a typed place are."""
         for v in values:
             if not isinstance(v, _PRIMITIVES + (types.DataSlice,)):
                 raise ValueError(f"object with unsupported type: {type(v).__name__}")
-        return _plait.slice(builtins.list(values), schema)
+        boxed = _plait.slice(builtins.list(values), None)
+        if boxed.get_present_count() == 0:
+            return boxed.with_schema(schema)
+        try:
+            return cast_to_implicit(boxed, schema)
+        except ValueError:
+            raise ValueError(f"the schema for {what} is incompatible.\n\nExpected schema for {what}: {schema}\n"
+                             f"Assigned schema for {what}: {boxed.get_schema()}") from None
 
 
 def _kind(v):

@@ -1,0 +1,80 @@
+"""plait against koladata on generated Python values given to kd.from_py:
+nested lists, tuples and dicts of primitives (ints, floats, strings, bytes,
+booleans, None), with `dict_as_obj`, `from_dim` and a `schema=` that fits
+the value or not. Results must agree in schema, shape and `to_py` (dicts and
+objects compared as Python dicts, so key order does not matter), or both
+calls must raise.
+"""
+
+import random
+
+import pytest
+
+from plait import kd
+from koda_compare import outcome, same_outcome
+
+SEEDS = range(400)
+
+PRIMITIVES = [0, 1, -7, 2.5, "a", "", b"q", True, False, None]
+KEYS = ["a", "b", "c"]
+
+
+def value(rng, depth):
+    pick = rng.random()
+    if depth >= 3 or pick < 0.4:
+        return rng.choice(PRIMITIVES)
+    if pick < 0.7:
+        items = [value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+        return tuple(items) if rng.random() < 0.1 else items
+    keys = rng.sample(KEYS + [1, 2], rng.randint(0, 3))
+    return {k: value(rng, depth + 1) for k in keys}
+
+
+def uniform_list(rng, depth):
+    """Lists of lists of one kind of leaf, for from_dim and list schemas."""
+    if depth == 0:
+        return rng.choice([0, 1, 5, None]) if rng.random() < 0.8 else rng.choice(["s", 2.5])
+    return [uniform_list(rng, depth - 1) for _ in range(rng.randint(0, 3))]
+
+
+SCHEMAS = {
+    "none": lambda k: None,
+    "object": lambda k: k.OBJECT,
+    "int64": lambda k: k.INT64,
+    "list_int": lambda k: k.list_schema(k.INT32),
+    "list_list_int": lambda k: k.list_schema(k.list_schema(k.INT64)),
+    "dict_str_int": lambda k: k.dict_schema(k.STRING, k.INT32),
+    "dict_str_obj": lambda k: k.dict_schema(k.STRING, k.OBJECT),
+    "entity": lambda k: k.named_schema("P", a=k.INT32, b=k.STRING),
+}
+
+
+def make_spec(seed):
+    rng = random.Random(seed)
+    mode = rng.choice(["free", "free", "lists", "dicts"])
+    if mode == "lists":
+        depth = rng.randint(1, 3)
+        return {"value": uniform_list(rng, depth), "from_dim": rng.randint(0, depth),
+                "dict_as_obj": False, "schema": rng.choice(["none", "object", "int64", "list_int", "list_list_int"])}
+    if mode == "dicts":
+        rows = [{k: rng.choice([1, 2, "x", None]) for k in rng.sample(KEYS, rng.randint(0, 3))} for _ in range(rng.randint(0, 3))]
+        from_dim = rng.randint(0, 1)
+        return {"value": rows if from_dim else (rows[0] if rows else {}), "from_dim": from_dim,
+                "dict_as_obj": rng.random() < 0.5, "schema": rng.choice(["none", "dict_str_int", "dict_str_obj", "entity"])}
+    return {"value": value(rng, 0), "from_dim": 0, "dict_as_obj": rng.random() < 0.3, "schema": "none"}
+
+
+def run(k, spec):
+    schema = SCHEMAS[spec["schema"]](k)
+    options = {"schema": schema} if schema is not None else {}
+    return k.from_py(spec["value"], dict_as_obj=spec["dict_as_obj"], from_dim=spec["from_dim"], **options)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_from_py_program(koda, seed):
+    spec = make_spec(seed)
+    kind, ours = outcome(lambda: run(kd, spec))
+    koda_kind, theirs = outcome(lambda: run(koda, spec))
+    if not same_outcome(kind, ours, koda_kind, theirs):
+        return
+    assert ours.to_py(max_depth=-1, obj_as_dict=True) == theirs.to_py(max_depth=-1, obj_as_dict=True), (spec, ours, theirs)
