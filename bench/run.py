@@ -14,6 +14,7 @@ import numpy as np
 
 import workloads_entities
 import workloads_lists
+import workloads_conversion
 import workloads_dicts
 import workloads_math
 import workloads_slices
@@ -97,6 +98,7 @@ def main():
         "entities": workloads_entities.workloads(args.scale, pkd, kkd),
         "lists": workloads_lists.workloads(args.scale, pkd, kkd),
         "dicts": workloads_dicts.workloads(args.scale, pkd, kkd),
+        "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

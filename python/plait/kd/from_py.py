@@ -95,6 +95,14 @@ class _Converter:
     # --- OBJECT: each kind of value converted together, then put back in order
 
     def _objects(self, values, itemid):
+        # Flat primitives (the common case) are boxed in one call; anything
+        # nested, structured or unsupported takes the general path below.
+        try:
+            flat = _plait.slice(builtins.list(values), OBJECT)
+        except (ValueError, TypeError):
+            flat = None
+        if flat is not None and flat.get_ndim() == 1 and (flat.get_present_count() == 0 or flat.get_bag() is None):
+            return flat
         groups = {"sequence": [], "dict": [], "item": [], "primitive": []}
         for i, v in enumerate(values):
             groups[_kind(v)].append(i)

@@ -1,0 +1,25 @@
+"""Benchmark workloads for Python conversion (issue "DataBag"): kd.from_py
+of nested Python data and to_py back. No target in the issue; figures are
+reported against koladata."""
+
+
+def workloads(scale, pkd, kkd):
+    n = max(int(100_000 * scale), 1)
+    records = [{"a": i, "b": f"s{i % 100}", "c": [i, i + 1]} for i in range(n)]
+    ints = list(range(10 * n))
+    state = {}
+
+    def prepare(kd, name):
+        state[name] = {"objects": kd.from_py(records, dict_as_obj=True, from_dim=1)}
+
+    def entries(make):
+        impls = {"plait": lambda: make(pkd, "plait")}
+        if kkd is not None:
+            impls["koladata"] = lambda: make(kkd, "koladata")
+        return impls
+
+    yield f"from_py {n:,} dicts of 3 keys (dicts)", entries(lambda kd, name: kd.from_py(records, from_dim=1)), prepare
+    yield f"from_py {n:,} dicts as objects", entries(lambda kd, name: kd.from_py(records, dict_as_obj=True, from_dim=1)), None
+    yield f"from_py {10 * n:,} ints, from_dim=1", entries(lambda kd, name: kd.from_py(ints, from_dim=1)), None
+    yield f"from_py one list of {10 * n:,} ints", entries(lambda kd, name: kd.from_py(ints)), None
+    yield f"to_py {n:,} objects (obj_as_dict)", entries(lambda kd, name: state[name]["objects"].to_py(obj_as_dict=True)), None
