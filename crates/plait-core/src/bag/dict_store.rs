@@ -1,8 +1,10 @@
 //! The entries of every dict of a bag, keyed by the dict's ItemId.
 //!
-//! Each dict is a hash map holding key and value together (a lookup touches
-//! one slot), with each entry's insertion rank, so that `get_keys` lists keys
-//! in the order they were first set (Koda's order is its hash order). A key set to
+//! Each dict is an open-addressing hash table whose slots (one cache line
+//! each) hold the key's hash, the key, the value and the entry's insertion
+//! rank: a lookup touches one slot, and batch lookups prefetch the slots of
+//! the next keys while probing the current ones. `get_keys` lists keys in the
+//! order they were first set (Koda's order is its hash order). A key set to
 //! missing stays in the dict (`Dict{'a'=None}`), as in Koda. A bag with
 //! fallbacks holds, per layer, only the entries written there: a read takes
 //! each key from the first layer that has it.
@@ -12,20 +14,24 @@
 //! value. Float keys are refused before they get here.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
-use hashbrown::{Equivalent, HashMap as FlatMap};
-
-use super::Stored;
 use crate::column::ScalarRef;
 use crate::itemid::ItemId;
 
 type FastHash = foldhash::fast::RandomState;
 
-/// A stored key.
-#[derive(Clone, Debug)]
-pub struct DictKey(pub Stored);
+/// The hash of dict keys: fixed, so that a batch can hash before it knows
+/// which layer's table answers.
+const KEY_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x243f_6a88_85a3_08d3);
+
+/// The hash of a key as dict slots store it (never 0, which marks an empty slot).
+pub fn key_hash(key: ScalarRef<'_>) -> u64 {
+    let mut h = KEY_HASH.build_hasher();
+    hash_scalar(key, &mut h);
+    h.finish() | 1
+}
 
 /// A key to look up, borrowed from a column.
 #[derive(Clone, Copy, Debug)]
@@ -59,20 +65,6 @@ fn same_key(a: ScalarRef<'_>, b: ScalarRef<'_>) -> bool {
     }
 }
 
-impl Hash for DictKey {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        hash_scalar(self.0.as_ref(), state)
-    }
-}
-
-impl PartialEq for DictKey {
-    fn eq(&self, other: &DictKey) -> bool {
-        same_key(self.0.as_ref(), other.0.as_ref())
-    }
-}
-
-impl Eq for DictKey {}
-
 impl Hash for KeyRef<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         hash_scalar(self.0, state)
@@ -87,109 +79,260 @@ impl PartialEq for KeyRef<'_> {
 
 impl Eq for KeyRef<'_> {}
 
-impl Equivalent<DictKey> for KeyRef<'_> {
-    fn equivalent(&self, key: &DictKey) -> bool {
-        same_key(self.0, key.0.as_ref())
+/// A key or value as a slot holds it: like [`Stored`] but 24 bytes with
+/// 8-byte alignment (ids as two words, schemas boxed), so that a slot fits
+/// one 64-byte cache line.
+#[derive(Clone, Debug)]
+enum Packed {
+    Int32(i32),
+    Int64(i64),
+    Float32(f32),
+    Float64(f64),
+    Boolean(bool),
+    Mask,
+    Bytes(Arc<[u8]>),
+    String(Arc<str>),
+    Schema(Box<crate::schema::Schema>),
+    ItemId([u64; 2]),
+}
+
+impl Packed {
+    fn from_ref(value: ScalarRef<'_>) -> Packed {
+        match value {
+            ScalarRef::Int32(v) => Packed::Int32(v),
+            ScalarRef::Int64(v) => Packed::Int64(v),
+            ScalarRef::Float32(v) => Packed::Float32(v),
+            ScalarRef::Float64(v) => Packed::Float64(v),
+            ScalarRef::Boolean(v) => Packed::Boolean(v),
+            ScalarRef::Mask => Packed::Mask,
+            ScalarRef::Bytes(v) => Packed::Bytes(Arc::from(v)),
+            ScalarRef::String(v) => Packed::String(Arc::from(v)),
+            ScalarRef::Schema(v) => Packed::Schema(Box::new(v)),
+            ScalarRef::ItemId(v) => Packed::ItemId([(v.0 >> 64) as u64, v.0 as u64]),
+        }
+    }
+
+    fn as_ref(&self) -> ScalarRef<'_> {
+        match self {
+            Packed::Int32(v) => ScalarRef::Int32(*v),
+            Packed::Int64(v) => ScalarRef::Int64(*v),
+            Packed::Float32(v) => ScalarRef::Float32(*v),
+            Packed::Float64(v) => ScalarRef::Float64(*v),
+            Packed::Boolean(v) => ScalarRef::Boolean(*v),
+            Packed::Mask => ScalarRef::Mask,
+            Packed::Bytes(v) => ScalarRef::Bytes(v),
+            Packed::String(v) => ScalarRef::String(v),
+            Packed::Schema(v) => ScalarRef::Schema(**v),
+            Packed::ItemId([high, low]) => ScalarRef::ItemId(ItemId(((*high as u128) << 64) | *low as u128)),
+        }
     }
 }
 
-/// One value of a dict and when its key was first set.
+/// One entry of a dict's table; `hash == 0` marks an empty slot.
 #[derive(Clone, Debug)]
-struct Entry {
-    value: Option<Stored>,
+#[repr(C)]
+struct Slot {
+    hash: u64,
+    key: Packed,
+    value: Option<Packed>,
     rank: u32,
 }
 
-/// The entries of one dict (in one layer).
+const EMPTY_SLOT: Slot = Slot { hash: 0, key: Packed::Mask, value: None, rank: 0 };
+
+/// The entries of one dict (in one layer): a linear-probing table kept at
+/// most half full.
 #[derive(Clone, Debug, Default)]
 pub struct DictMap {
-    entries: FlatMap<DictKey, Entry, FastHash>,
-    next_rank: u32,
+    slots: Vec<Slot>,
+    len: usize,
 }
 
 impl DictMap {
     /// `Some(value)` when the key is in the dict (the value may be missing).
-    pub fn get(&self, key: ScalarRef<'_>) -> Option<Option<&Stored>> {
-        self.entries.get(&KeyRef(key)).map(|e| e.value.as_ref())
+    pub fn get(&self, key: ScalarRef<'_>) -> Option<Option<ScalarRef<'_>>> {
+        self.get_hashed(key, key_hash(key))
+    }
+
+    /// [`Self::get`] with the key's [`key_hash`] already computed.
+    pub fn get_hashed(&self, key: ScalarRef<'_>, hash: u64) -> Option<Option<ScalarRef<'_>>> {
+        self.position(key, hash).ok().map(|i| self.slots[i].value.as_ref().map(Packed::as_ref))
+    }
+
+    /// Asks the CPU to start loading the slot where `hash` starts probing.
+    pub fn prefetch(&self, hash: u64) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let slot = &self.slots[hash as usize & (self.slots.len() - 1)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint; it reads nothing and cannot fault
+        // (even past the end of the table). The next slot is asked for too:
+        // about half the probes of a half-full linear-probing table go on to it.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let first = (slot as *const Slot).cast::<i8>();
+            _mm_prefetch::<{ _MM_HINT_T0 }>(first);
+            _mm_prefetch::<{ _MM_HINT_T0 }>(first.wrapping_add(std::mem::size_of::<Slot>()));
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// `Ok(slot)` of `key`, or `Err(slot)` where it would go.
+    fn position(&self, key: ScalarRef<'_>, hash: u64) -> Result<usize, usize> {
+        if self.slots.is_empty() {
+            return Err(0);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = hash as usize & mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.hash == 0 {
+                return Err(i);
+            }
+            if slot.hash == hash && same_key(slot.key.as_ref(), key) {
+                return Ok(i);
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// Sets `key` to `value`; a key already present keeps its place and type.
     pub fn set(&mut self, key: ScalarRef<'_>, value: Option<ScalarRef<'_>>) {
-        let value = value.map(Stored::from_ref);
-        match self.entries.get_mut(&KeyRef(key)) {
-            Some(entry) => entry.value = value,
-            None => {
-                self.entries.insert(DictKey(Stored::from_ref(key)), Entry { value, rank: self.next_rank });
-                self.next_rank += 1;
+        let value = value.map(Packed::from_ref);
+        let hash = key_hash(key);
+        match self.position(key, hash) {
+            Ok(i) => self.slots[i].value = value,
+            Err(_) => {
+                if (self.len + 1) * 2 > self.slots.len() {
+                    self.grow();
+                }
+                let i = self.position(key, hash).expect_err("the key is new");
+                self.slots[i] = Slot { hash, key: Packed::from_ref(key), value, rank: self.len as u32 };
+                self.len += 1;
             }
         }
     }
 
+    /// Makes room for `additional` more entries without growing on the way.
+    pub fn reserve(&mut self, additional: usize) {
+        let wanted = ((self.len + additional) * 2).next_power_of_two();
+        if wanted > self.slots.len() {
+            self.resize(wanted);
+        }
+    }
+
+    /// Doubles the table (at least 8 slots).
+    fn grow(&mut self) {
+        self.resize((self.slots.len() * 2).max(8));
+    }
+
+    /// A table of `capacity` slots with every entry re-placed.
+    fn resize(&mut self, capacity: usize) {
+        // Huge pages for large tables: random probes then miss the TLB far
+        // less often, and prefetches are not dropped on a page walk.
+        let mut slots = crate::alloc::output_vec(capacity);
+        slots.resize(capacity, EMPTY_SLOT);
+        let old = std::mem::replace(&mut self.slots, slots);
+        let mask = capacity - 1;
+        for slot in old.into_iter().filter(|s| s.hash != 0) {
+            let mut i = slot.hash as usize & mask;
+            while self.slots[i].hash != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len == 0
     }
 
     /// The entries in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = (&Stored, Option<&Stored>)> {
-        let mut entries: Vec<(&DictKey, &Entry)> = self.entries.iter().collect();
-        entries.sort_unstable_by_key(|(_, e)| e.rank);
-        entries.into_iter().map(|(k, e)| (&k.0, e.value.as_ref()))
+    pub fn iter(&self) -> impl Iterator<Item = (ScalarRef<'_>, Option<ScalarRef<'_>>)> {
+        let mut entries: Vec<&Slot> = self.slots.iter().filter(|s| s.hash != 0).collect();
+        entries.sort_unstable_by_key(|s| s.rank);
+        entries.into_iter().map(|s| (s.key.as_ref(), s.value.as_ref().map(Packed::as_ref)))
     }
 
     /// Whether `key` is in the dict.
     pub fn contains(&self, key: ScalarRef<'_>) -> bool {
-        self.entries.contains_key(&KeyRef(key))
+        self.position(key, key_hash(key)).is_ok()
     }
 }
 
-/// All dicts of one bag (without its fallbacks).
+/// All dicts of one bag (without its fallbacks). Dicts created together
+/// (`kd.dict_shaped`, `kd.dict` of a slice) are stored densely, one table
+/// per offset of their allocation, so finding a dict is an index, not a
+/// hash lookup; other dicts are stored by id.
 #[derive(Clone, Debug, Default)]
 pub struct DictStore {
-    dicts: HashMap<ItemId, Arc<DictMap>, FastHash>,
+    dense: HashMap<u64, Arc<Vec<DictMap>>, FastHash>,
+    sparse: HashMap<ItemId, Arc<DictMap>, FastHash>,
 }
 
 impl DictStore {
     pub fn get(&self, id: ItemId) -> Option<&DictMap> {
-        self.dicts.get(&id).map(Arc::as_ref)
+        if let Some(dense) = id.allocation().and_then(|a| self.dense.get(&a)) {
+            if let Some(dict) = dense.get(id.offset() as usize) {
+                return Some(dict);
+            }
+        }
+        self.sparse.get(&id).map(Arc::as_ref)
     }
 
     /// The dict `id`, created empty when new, ready to change (copied first
     /// when a fork still shares it).
     pub fn get_mut(&mut self, id: ItemId) -> &mut DictMap {
-        Arc::make_mut(self.dicts.entry(id).or_default())
+        if let Some(dense) = id.allocation().and_then(|a| self.dense.get_mut(&a)) {
+            let offset = id.offset() as usize;
+            if offset < dense.len() {
+                return &mut Arc::make_mut(dense)[offset];
+            }
+        }
+        Arc::make_mut(self.sparse.entry(id).or_default())
+    }
+
+    /// Stores the dicts of a whole allocation at once (replacing any).
+    pub fn set_dense(&mut self, allocation: u64, dicts: Vec<DictMap>) {
+        self.sparse.retain(|id, _| id.allocation() != Some(allocation));
+        self.dense.insert(allocation, Arc::new(dicts));
     }
 
     pub fn is_empty(&self) -> bool {
-        self.dicts.is_empty()
+        self.dense.is_empty() && self.sparse.is_empty()
     }
 
     /// Every dict of the store.
     pub fn iter(&self) -> impl Iterator<Item = (ItemId, &DictMap)> {
-        self.dicts.iter().map(|(id, d)| (*id, d.as_ref()))
+        let dense = self.dense.iter().flat_map(|(&allocation, dicts)| {
+            dicts.iter().enumerate().map(move |(offset, d)| (ItemId::in_allocation(allocation, offset as u64), d))
+        });
+        dense.chain(self.sparse.iter().map(|(id, d)| (*id, d.as_ref())))
     }
 
     /// Sets the entries of `other` that this store lacks (adoption: this
     /// store's entries win).
     pub fn merge_missing_from(&mut self, other: &DictStore) {
-        for (id, theirs) in &other.dicts {
-            match self.dicts.get(id) {
-                None => {
-                    self.dicts.insert(*id, theirs.clone());
-                }
-                Some(ours) => {
-                    if theirs.iter().all(|(k, _)| ours.contains(k.as_ref())) {
-                        continue;
-                    }
-                    let ours = self.get_mut(*id);
-                    for (k, v) in theirs.iter() {
-                        if !ours.contains(k.as_ref()) {
-                            ours.set(k.as_ref(), v.map(Stored::as_ref));
-                        }
-                    }
+        for (&allocation, theirs) in &other.dense {
+            if !self.dense.contains_key(&allocation) && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+                self.dense.insert(allocation, theirs.clone());
+            }
+        }
+        for (id, theirs) in other.iter() {
+            let ours = self.get(id);
+            if ours.is_some_and(|ours| theirs.iter().all(|(k, _)| ours.contains(k))) {
+                continue;
+            }
+            let ours = self.get_mut(id);
+            for (k, v) in theirs.iter() {
+                if !ours.contains(k) {
+                    ours.set(k, v);
                 }
             }
         }
@@ -207,9 +350,9 @@ mod tests {
         d.set(ScalarRef::Int64(1), Some(ScalarRef::Int32(20)));
         d.set(ScalarRef::Boolean(true), Some(ScalarRef::Int32(30)));
         assert_eq!(d.len(), 2);
-        assert_eq!(d.get(ScalarRef::Int64(1)), Some(Some(&Stored::Int32(20))));
-        let keys: Vec<&Stored> = d.iter().map(|(k, _)| k).collect();
-        assert_eq!(keys, vec![&Stored::Int32(1), &Stored::Boolean(true)]);
+        assert_eq!(d.get(ScalarRef::Int64(1)), Some(Some(ScalarRef::Int32(20))));
+        let keys: Vec<ScalarRef<'_>> = d.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, vec![ScalarRef::Int32(1), ScalarRef::Boolean(true)]);
         assert_eq!(d.get(ScalarRef::String("1")), None);
     }
 
@@ -222,6 +365,43 @@ mod tests {
     }
 
     #[test]
+    fn dense_dicts_are_found_by_offset_and_copied_on_write() {
+        let ids = crate::itemid::allocate(crate::itemid::ItemKind::Dict, 3).1;
+        let allocation = ids[0].allocation().unwrap();
+        let mut tables = vec![DictMap::default(), DictMap::default(), DictMap::default()];
+        tables[1].set(ScalarRef::String("a"), Some(ScalarRef::Int32(1)));
+        let mut store = DictStore::default();
+        store.set_dense(allocation, tables);
+        assert_eq!(store.get(ids[1]).unwrap().get(ScalarRef::String("a")), Some(Some(ScalarRef::Int32(1))));
+        let shared = store.clone();
+        store.get_mut(ids[1]).set(ScalarRef::String("b"), None);
+        assert_eq!((store.get(ids[1]).unwrap().len(), shared.get(ids[1]).unwrap().len()), (2, 1));
+        let listed: Vec<ItemId> = store.iter().map(|(id, _)| id).collect();
+        assert_eq!(listed, ids);
+        // An id past the allocation's dicts is stored by id.
+        let other = ItemId::in_allocation(allocation, 7);
+        store.get_mut(other).set(ScalarRef::Int32(5), None);
+        assert_eq!(store.get(other).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn large_tables_grow_and_reserve() {
+        let mut d = DictMap::default();
+        d.reserve(1000);
+        let capacity = d.slots.len();
+        for k in 0..1000i64 {
+            d.set(ScalarRef::Int64(k), Some(ScalarRef::Int64(-k)));
+        }
+        assert_eq!(d.slots.len(), capacity);
+        for k in 1000..5000i64 {
+            d.set(ScalarRef::Int64(k), Some(ScalarRef::Int64(-k)));
+        }
+        assert_eq!(d.len(), 5000);
+        assert!((0..5000i64).all(|k| d.get(ScalarRef::Int32(k as i32)) == Some(Some(ScalarRef::Int64(-k)))));
+        assert_eq!(d.iter().map(|(k, _)| k).take(2).collect::<Vec<_>>(), vec![ScalarRef::Int64(0), ScalarRef::Int64(1)]);
+    }
+
+    #[test]
     fn merging_keeps_our_entries() {
         let id = crate::itemid::allocate(crate::itemid::ItemKind::Dict, 1).1[0];
         let (mut ours, mut theirs) = (DictStore::default(), DictStore::default());
@@ -230,6 +410,14 @@ mod tests {
         theirs.get_mut(id).set(ScalarRef::Int32(2), Some(ScalarRef::Int32(3)));
         ours.merge_missing_from(&theirs);
         let d = ours.get(id).unwrap();
-        assert_eq!((d.get(ScalarRef::Int32(1)), d.len()), (Some(Some(&Stored::Int32(1))), 2));
+        assert_eq!((d.get(ScalarRef::Int32(1)), d.len()), (Some(Some(ScalarRef::Int32(1))), 2));
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    #[test]
+    fn a_slot_fits_one_cache_line() {
+        assert!(std::mem::size_of::<super::Slot>() <= 64);
     }
 }

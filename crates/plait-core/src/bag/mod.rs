@@ -22,7 +22,7 @@ pub use attr_store::{AttrStore, ItemTally, Stored};
 use dict_store::{DictMap, DictStore, KeyRef};
 use list_store::{gather, DenseLists, ListRef, ListStore};
 
-use crate::column::{SliceBuilder, SliceData, MISSING_INDEX};
+use crate::column::{ScalarRef, SliceBuilder, SliceData, MISSING_INDEX};
 use crate::shape::Edge;
 use crate::error::{Error, Result};
 use crate::itemid::{new_allocation, ItemId};
@@ -395,8 +395,8 @@ impl DataBag {
         let layers = self.layers();
         // Each lookup is a cache miss or two in a large dict: chunks of
         // lookups run in parallel, then the values found are copied out in order.
-        let found: Vec<Option<&Stored>> = if ids.len() >= PARALLEL_LOOKUPS {
-            let chunks: Vec<Vec<Option<&Stored>>> = (0..ids.len())
+        let found: Vec<Option<ScalarRef<'_>>> = if ids.len() >= PARALLEL_LOOKUPS {
+            let chunks: Vec<Vec<Option<ScalarRef<'_>>>> = (0..ids.len())
                 .into_par_iter()
                 .step_by(LOOKUP_CHUNK)
                 .map(|start| lookup_values(&layers, ids, keys, start..(start + LOOKUP_CHUNK).min(ids.len())))
@@ -407,7 +407,7 @@ impl DataBag {
         };
         let mut builder = SliceBuilder::with_capacity(ids.len());
         for value in found {
-            builder.push(value.map(Stored::as_ref));
+            builder.push(value);
         }
         builder.finish()
     }
@@ -423,8 +423,8 @@ impl DataBag {
             let dicts = id.map(|id| dict_layers(&layers, id)).unwrap_or_default();
             let mut n = 0i64;
             merged_entries(&dicts, |k, v| {
-                keys.push(Some(k.as_ref()));
-                values.push(v.map(Stored::as_ref));
+                keys.push(Some(k));
+                values.push(v);
                 n += 1;
             });
             sizes.push(n);
@@ -456,7 +456,7 @@ impl DataBag {
         let store = self.read();
         let mut out = Vec::new();
         for (id, d) in store.dicts.iter() {
-            out.extend(d.iter().map(|(k, v)| (id, k.clone(), v.cloned())));
+            out.extend(d.iter().map(|(k, v)| (id, Stored::from_ref(k), v.map(Stored::from_ref))));
         }
         out.sort_by_key(|entry| entry.0);
         out
@@ -500,6 +500,11 @@ impl BagWriter<'_> {
     pub fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
         self.store.set_dict_entries(ids, keys, values)
     }
+
+    /// New dicts `dict_ids` holding the rows of `keys` → `values` under `edge`.
+    pub fn set_dicts(&mut self, dict_ids: &[Option<ItemId>], edge: &Edge, keys: &SliceData, values: &SliceData) {
+        self.store.set_dicts(dict_ids, edge, keys, values)
+    }
 }
 
 impl Store {
@@ -521,9 +526,52 @@ impl Store {
 
     fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
         let dicts = Arc::make_mut(&mut self.dicts);
-        for (i, id) in ids.iter().enumerate() {
-            if let (Some(id), Some(key)) = (id, keys.get(i)) {
-                dicts.get_mut(*id).set(key, values.get(i));
+        let mut i = 0;
+        while i < ids.len() {
+            // A run of entries for one dict: room is made once.
+            let run = ids[i..].iter().take_while(|id| **id == ids[i]).count();
+            if let Some(id) = ids[i] {
+                let dict = dicts.get_mut(id);
+                dict.reserve(run);
+                for j in i..i + run {
+                    if let Some(key) = keys.get(j) {
+                        dict.set(key, values.get(j));
+                    }
+                }
+            }
+            i += run;
+        }
+    }
+
+    /// Dicts `dict_ids` get the entries of the rows of `keys` / `values`
+    /// under `edge`; the dicts of a whole allocation in order (new dicts) are
+    /// built in parallel and stored densely.
+    fn set_dicts(&mut self, dict_ids: &[Option<ItemId>], edge: &Edge, keys: &SliceData, values: &SliceData) {
+        use rayon::prelude::*;
+        let build = |i: usize| {
+            let mut dict = DictMap::default();
+            let rows = edge.child_range(i);
+            dict.reserve(rows.len());
+            for j in rows {
+                if let Some(key) = keys.get(j) {
+                    dict.set(key, values.get(j));
+                }
+            }
+            dict
+        };
+        match attr_store::in_order_allocation(dict_ids) {
+            Some(allocation) => {
+                let tables: Vec<DictMap> = if dict_ids.len() >= PARALLEL_LOOKUPS {
+                    (0..dict_ids.len()).into_par_iter().map(build).collect()
+                } else {
+                    (0..dict_ids.len()).map(build).collect()
+                };
+                Arc::make_mut(&mut self.dicts).set_dense(allocation, tables);
+            }
+            None => {
+                let owners: Vec<Option<ItemId>> =
+                    (0..dict_ids.len()).flat_map(|i| std::iter::repeat_n(dict_ids[i], edge.child_range(i).len())).collect();
+                self.set_dict_entries(&owners, keys, values);
             }
         }
     }
@@ -538,23 +586,64 @@ impl Store {
 const PARALLEL_LOOKUPS: usize = 1 << 15;
 const LOOKUP_CHUNK: usize = 1 << 14;
 
-/// The values of `keys[i]` in dicts `ids[i]` for `i` in `range`.
-fn lookup_values<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>], keys: &SliceData, range: std::ops::Range<usize>) -> Vec<Option<&'a Stored>> {
+/// Lookups hashed and prefetched together before any is probed.
+const LOOKUP_BATCH: usize = 32;
+
+/// One lookup of a batch: where to probe.
+enum Probe<'a, 'k> {
+    /// Nothing to find (missing id or key, or no layer holds the dict).
+    Nothing,
+    /// The one layer that holds the dict, the key and its hash.
+    One(&'a DictMap, ScalarRef<'k>, u64),
+    /// Several layers hold parts of the dict: asked in order.
+    Layers(ItemId, ScalarRef<'k>),
+}
+
+/// The values of `keys[i]` in dicts `ids[i]` for `i` in `range`, read while
+/// their slots are in cache (as `ScalarRef`s: numbers copied, text borrowed).
+fn lookup_values<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>], keys: &SliceData, range: std::ops::Range<usize>) -> Vec<Option<ScalarRef<'a>>> {
+    let mut out = Vec::with_capacity(range.len());
     // Runs of one dict (a dict item broadcast to many keys) find its layers
-    // once; the buffer of layers is reused from one dict to the next.
-    let mut current: Option<ItemId> = None;
-    let mut dicts: Vec<&DictMap> = Vec::with_capacity(layers.len());
-    range
-        .map(|i| {
-            let (Some(id), Some(key)) = (ids[i], keys.get(i)) else { return None };
-            if current != Some(id) {
-                current = Some(id);
-                dicts.clear();
-                dicts.extend(layers.iter().filter_map(|layer| layer.dicts.get(id)));
+    // once.
+    let mut current: Option<(ItemId, Option<&'a DictMap>, usize)> = None;
+    let mut batch: Vec<Probe<'a, '_>> = Vec::with_capacity(LOOKUP_BATCH);
+    let mut start = range.start;
+    while start < range.end {
+        let end = (start + LOOKUP_BATCH).min(range.end);
+        batch.clear();
+        // Pass 1: hash each key and prefetch its slot.
+        for i in start..end {
+            let (Some(id), Some(key)) = (ids[i], keys.get(i)) else {
+                batch.push(Probe::Nothing);
+                continue;
+            };
+            if current.is_none_or(|(c, _, _)| c != id) {
+                let mut holders = layers.iter().filter_map(|layer| layer.dicts.get(id));
+                let first = holders.next();
+                let count = usize::from(first.is_some()) + holders.count();
+                current = Some((id, first.filter(|_| count == 1), count));
             }
-            dicts.iter().find_map(|d| d.get(key)).flatten()
-        })
-        .collect()
+            batch.push(match current.expect("just set") {
+                (_, _, 0) => Probe::Nothing,
+                (_, Some(dict), _) => {
+                    let hash = dict_store::key_hash(key);
+                    dict.prefetch(hash);
+                    Probe::One(dict, key, hash)
+                }
+                (_, None, _) => Probe::Layers(id, key),
+            });
+        }
+        // Pass 2: probe, by now mostly from cache.
+        for probe in &batch {
+            out.push(match *probe {
+                Probe::Nothing => None,
+                Probe::One(dict, key, hash) => dict.get_hashed(key, hash).flatten(),
+                Probe::Layers(id, key) => dict_layers(layers, id).iter().find_map(|d| d.get(key)).flatten(),
+            });
+        }
+        start = end;
+    }
+    out
 }
 
 /// The parts of dict `id` held by each layer, first layer first.
@@ -565,7 +654,7 @@ fn dict_layers(layers: &[Arc<Store>], id: ItemId) -> Vec<&DictMap> {
 /// Calls `f` with each entry of a dict whose parts are `dicts` (first layer
 /// first): keys in the order the lowest layer has them, then keys added
 /// above; each value from the first layer that has the key.
-fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(&'a Stored, Option<&'a Stored>)) {
+fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(ScalarRef<'a>, Option<ScalarRef<'a>>)) {
     match dicts {
         [] => {}
         [only] => only.iter().for_each(|(k, v)| f(k, v)),
@@ -573,8 +662,8 @@ fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(&'a Stored, Optio
             let mut seen = std::collections::HashSet::new();
             for d in dicts.iter().rev() {
                 for (k, _) in d.iter() {
-                    if seen.insert(KeyRef(k.as_ref())) {
-                        let value = dicts.iter().find_map(|d| d.get(k.as_ref())).expect("the key is in this layer");
+                    if seen.insert(KeyRef(k)) {
+                        let value = dicts.iter().find_map(|d| d.get(k)).expect("the key is in this layer");
                         f(k, value);
                     }
                 }

@@ -140,8 +140,8 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
         }
         let value_rows = expand_to_shape(op, values, key_rows.shape(), 0)?.with_bag(values.bag().cloned());
         let (keys, values) = fitted(op, &dicts, (key_schema, value_schema), &key_rows, &value_rows)?;
-        let owners = expand_to_shape(op, &dicts, keys.shape(), 0)?;
-        bag.fill(|w| w.set_dict_entries(&ids_of(&owners), keys.data(), values.data()));
+        let edge = keys.shape().edges().last().expect("key rows have rank >= 1").clone();
+        bag.fill(|w| w.set_dicts(&ids, &edge, keys.data(), values.data()));
     }
     Ok(dicts.with_bag(Some(bag)))
 }
