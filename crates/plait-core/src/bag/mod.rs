@@ -612,8 +612,8 @@ fn lookup_values<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>], keys: &Sl
         let end = (start + LOOKUP_BATCH).min(range.end);
         batch.clear();
         // Pass 1: hash each key and prefetch its slot.
-        for i in start..end {
-            let (Some(id), Some(key)) = (ids[i], keys.get(i)) else {
+        for (i, id) in ids.iter().enumerate().take(end).skip(start) {
+            let (Some(id), Some(key)) = (*id, keys.get(i)) else {
                 batch.push(Probe::Nothing);
                 continue;
             };
