@@ -190,6 +190,13 @@ fn splitmix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Derived hashers are cloned per item (the prefix is hashed once).
+impl Clone for UuidHasher {
+    fn clone(&self) -> UuidHasher {
+        UuidHasher { high: self.high.clone(), low: self.low.clone() }
+    }
+}
+
 /// SipHash-2-4 with fixed keys: stable across runs and versions, so uuids
 /// computed today equal those computed by later plait versions.
 #[allow(deprecated)]
@@ -224,6 +231,33 @@ impl UuidHasher {
 
     pub fn write_str(&mut self, s: &str) {
         self.write_bytes(s.as_bytes());
+    }
+
+    /// Adds one item, tagged with its type (INT32 1 and INT64 1 differ, as in
+    /// Koda); a missing item has a tag of its own.
+    pub fn write_item(&mut self, item: Option<crate::column::ScalarRef<'_>>) {
+        use crate::column::ScalarRef;
+        match item {
+            None => self.write_bytes(&[0]),
+            Some(ScalarRef::Int32(v)) => self.write_tagged(1, &v.to_le_bytes()),
+            Some(ScalarRef::Int64(v)) => self.write_tagged(2, &v.to_le_bytes()),
+            Some(ScalarRef::Float32(v)) => self.write_tagged(3, &v.to_bits().to_le_bytes()),
+            Some(ScalarRef::Float64(v)) => self.write_tagged(4, &v.to_bits().to_le_bytes()),
+            Some(ScalarRef::Boolean(v)) => self.write_tagged(5, &[v as u8]),
+            Some(ScalarRef::Mask) => self.write_tagged(6, &[]),
+            Some(ScalarRef::Bytes(v)) => self.write_tagged(7, v),
+            Some(ScalarRef::String(v)) => self.write_tagged(8, v.as_bytes()),
+            Some(ScalarRef::Schema(v)) => match v {
+                crate::schema::Schema::Struct(id) => self.write_tagged(9, &id.0.to_le_bytes()),
+                other => self.write_tagged(10, other.name().as_bytes()),
+            },
+            Some(ScalarRef::ItemId(v)) => self.write_tagged(11, &v.0.to_le_bytes()),
+        }
+    }
+
+    fn write_tagged(&mut self, tag: u8, bytes: &[u8]) {
+        self.write_bytes(&[tag]);
+        self.write_bytes(bytes);
     }
 
     /// The 128 bits.

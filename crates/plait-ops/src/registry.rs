@@ -64,6 +64,9 @@ pub struct Operator {
     pub signature: &'static str,
     pub doc: &'static str,
     pub kernel: Kernel,
+    /// Whether a result of ids keeps the inputs' bags (false for ids derived
+    /// from content, which hold no data: `kd.uuid`).
+    pub keeps_bags: bool,
 }
 
 /// All operators, by name.
@@ -82,7 +85,13 @@ impl Registry {
         for n in std::iter::once(&name).chain(aliases) {
             assert!(self.by_name.insert(n, index).is_none(), "operator {n} registered twice");
         }
-        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel });
+        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel, keeps_bags: true });
+    }
+
+    /// Marks operator `name` as returning results without the inputs' bags.
+    pub fn without_bags(&mut self, name: &str) {
+        let index = self.by_name[name];
+        self.ops[index].keeps_bags = false;
     }
 
     /// The operator called `name` (canonical or alias).
@@ -169,7 +178,7 @@ impl Operator {
     pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<DataSlice> {
         let args = self.bind(positional, keywords)?;
         let result = (self.kernel)(&args)?;
-        Ok(attach_input_bags(result, &args))
+        Ok(if self.keeps_bags { attach_input_bags(result, &args) } else { result })
     }
 }
 

@@ -26,7 +26,7 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
-from plait.kd import comparison, core, dicts, entities, lists, masking, math, objs, slices, strings
+from plait.kd import allocation, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
@@ -40,6 +40,8 @@ export_aliases(globals())
 
 list = lists.new  # noqa: A001 - Koda's name
 dict = dicts.new  # noqa: A001 - Koda's name
+uu = entities.uu
+uuobj = objs.uuobj
 dict_shaped = dicts.shaped
 dict_shaped_as = dicts.shaped_as
 dict_like = dicts.like

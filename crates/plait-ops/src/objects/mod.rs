@@ -17,6 +17,7 @@ pub mod lists;
 pub mod model;
 pub mod schemas;
 pub mod update;
+pub mod uuids;
 
 use crate::registry::Registry;
 
@@ -28,4 +29,5 @@ pub(crate) fn register(r: &mut Registry) {
     dicts::register(r);
     update::register(r);
     schemas::register(r);
+    uuids::register(r);
 }

@@ -11,7 +11,7 @@ use super::model::{ids_of, result_bag, schemas_data};
 use crate::registry::Registry;
 
 /// A schema item `schema_id` whose attributes are `fields` (schema items).
-fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>, fields: &[(String, DataSlice)]) -> Result<DataSlice> {
+pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>, fields: &[(String, DataSlice)]) -> Result<DataSlice> {
     let inputs: Vec<&DataSlice> = fields.iter().map(|(_, v)| v).collect();
     let bag = DataBag::with_fallbacks(result_bag(&inputs));
     for (field, value) in fields {

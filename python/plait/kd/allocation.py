@@ -1,0 +1,6 @@
+"""`kd.allocation`: fresh ItemIds of entities, lists and dicts (built from the
+Rust registry)."""
+
+from plait.kd._operators import export
+
+export(globals(), "kd.allocation")
