@@ -126,7 +126,10 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
         Some(ScalarRef::String(v)) if quote_text => write_string_literal(out, v),
         Some(ScalarRef::String(v)) => out.push_str(v),
         Some(ScalarRef::Schema(v)) => write!(out, "{v}").unwrap(),
-        Some(ScalarRef::ItemId(v)) => out.push_str(&v.repr()),
+        // ITEMID items name their kind (`Entity:$…`); entities, lists and
+        // dicts printed without their bag show the bare id, as Koda does.
+        Some(ScalarRef::ItemId(v)) if schema == Schema::ItemId => out.push_str(&v.repr()),
+        Some(ScalarRef::ItemId(v)) => out.push_str(&v.short()),
     }
 }
 

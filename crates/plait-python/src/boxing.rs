@@ -282,6 +282,7 @@ fn box_leaves(
     leaves: Vec<Bound<'_, PyAny>>,
     schema: Option<Schema>,
 ) -> PyResult<DataSlice> {
+    let leaves = if schema == Some(Schema::Object) { entities_as_objects(leaves)? } else { leaves };
     let bag = leaf_bags(&leaves);
     let leaves = classify(op, leaves)?;
     let inferred = leaves.schema;
@@ -302,6 +303,24 @@ fn box_leaves(
         Some(s) if s != build_as => guard(|| plait_core::cast::cast_to(op, &built, s)),
         _ => Ok(built),
     }
+}
+
+/// Entity DataItems among `leaves` as objects (their schema stored with
+/// them, as `kd.obj` does), for a slice of schema OBJECT.
+fn entities_as_objects(leaves: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Bound<'_, PyAny>>> {
+    leaves
+        .into_iter()
+        .map(|leaf| {
+            let converted = match leaf.cast::<PyDataSlice>() {
+                Ok(item) if item.get().inner.schema().is_struct() => Some(guard(|| plait_ops::objects::create::obj_of(&item.get().inner))?),
+                _ => None,
+            };
+            match converted {
+                Some(object) => Ok(crate::py_slice::wrap(leaf.py(), object)?.into_bound(leaf.py())),
+                None => Ok(leaf),
+            }
+        })
+        .collect()
 }
 
 /// The bag of the DataItem leaves (entities, objects).

@@ -47,7 +47,7 @@ fn schema_constant(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
 
 /// `kd.present` / `kd.missing`.
 #[pyfunction]
-fn mask_item(py: Python<'_>, present: bool) -> PyResult<Py<PyAny>> {
+pub fn mask_item(py: Python<'_>, present: bool) -> PyResult<Py<PyAny>> {
     wrap(py, guard(|| DataSlice::item(present.then_some(ScalarRef::Mask), Schema::Mask))?)
 }
 

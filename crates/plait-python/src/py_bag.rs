@@ -82,8 +82,9 @@ impl PyDataBag {
         out
     }
 
-    fn is_mutable(&self) -> bool {
-        self.inner.is_mutable()
+    /// `kd.present` when the bag is mutable (a MASK item, as in Koda).
+    fn is_mutable(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        crate::functions::mask_item(py, self.inner.is_mutable())
     }
 
     /// Bytes of the values held in the bag's own dense attribute columns
@@ -101,6 +102,21 @@ impl PyDataBag {
     /// An immutable copy (O(1)).
     fn freeze(&self) -> PyDataBag {
         PyDataBag { inner: self.inner.fork(false) }
+    }
+
+    /// `a << b`: a bag reading `b` first, then `a` (`kd.updated_bag(a, b)`).
+    fn __lshift__(&self, other: PyRef<'_, PyDataBag>) -> PyDataBag {
+        PyDataBag { inner: DataBag::with_fallbacks(vec![other.inner.clone(), self.inner.clone()]) }
+    }
+
+    /// `a >> b`: a bag reading `a` first, then `b` (`kd.enriched_bag(a, b)`).
+    fn __rshift__(&self, other: PyRef<'_, PyDataBag>) -> PyDataBag {
+        PyDataBag { inner: DataBag::with_fallbacks(vec![self.inner.clone(), other.inner.clone()]) }
+    }
+
+    /// An immutable copy with the fallbacks merged in (one layer).
+    fn merged(&self) -> PyResult<PyDataBag> {
+        Ok(PyDataBag { inner: guard(|| self.inner.merged("kd.core.with_merged_bag"))? })
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -235,9 +251,9 @@ impl PyDataSlice {
         wrap(py, self.inner.clone().with_bag(bag))
     }
 
-    /// Whether the slice has a mutable bag.
-    fn is_mutable(&self) -> bool {
-        self.inner.bag().is_some_and(DataBag::is_mutable)
+    /// `kd.present` when the slice has a mutable bag.
+    fn is_mutable(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        crate::functions::mask_item(py, self.inner.bag().is_some_and(DataBag::is_mutable))
     }
 
     /// The attribute names (sorted).
@@ -271,6 +287,26 @@ fn dict_update(x: &Bound<'_, PyAny>, keys: &Bound<'_, PyAny>, values: Option<&Bo
     Ok(PyDataBag { inner: guard(|| dicts::dict_update(&x, &keys, values.as_ref()))? })
 }
 
+/// `kd.attrs(x, *, overwrite_schema=False, **attrs)`: a bag holding the
+/// update (the attributes come as a dict: one may be called `x`).
+#[pyfunction]
+fn attrs(x: PyRef<'_, PyDataSlice>, attrs: &Bound<'_, PyDict>, overwrite_schema: bool) -> PyResult<PyDataBag> {
+    let attrs = named("kd.core.attrs", Some(attrs))?;
+    Ok(PyDataBag { inner: guard(|| update::attrs(&x.inner, &attrs, overwrite_schema))? })
+}
+
+/// `kd.updated_bag(*bags)` (`last_first = true`: later bags win) and
+/// `kd.enriched_bag(*bags)` (earlier bags win): one bag reading through all.
+#[pyfunction]
+#[pyo3(signature = (bags, last_first))]
+fn layered_bag(bags: Vec<Option<PyRef<'_, PyDataBag>>>, last_first: bool) -> PyDataBag {
+    let mut bags: Vec<DataBag> = bags.into_iter().flatten().map(|b| b.inner.clone()).collect();
+    if last_first {
+        bags.reverse();
+    }
+    PyDataBag { inner: DataBag::with_fallbacks(DataBag::distinct(&bags)) }
+}
+
 /// `kd.bag()`: an empty immutable bag.
 #[pyfunction]
 fn bag() -> PyDataBag {
@@ -295,6 +331,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(get_attr_names, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(dict_update, m)?)?;
+    m.add_function(wrap_pyfunction!(attrs, m)?)?;
+    m.add_function(wrap_pyfunction!(layered_bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())
 }

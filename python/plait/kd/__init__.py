@@ -26,7 +26,7 @@ from plait.kd.schema import (
 )
 from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
-from plait.kd import allocation, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
+from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
@@ -48,6 +48,17 @@ dict_like = dicts.like
 dict_update = dicts.dict_update
 select_keys = dicts.select_keys
 select_values = dicts.select_values
+attrs = bags.attrs
+attr = bags.attr
+updated = bags.updated_slice
+enriched = bags.enriched_slice
+updated_bag = bags.updated
+enriched_bag = bags.enriched
+with_merged_bag = bags.with_merged_bag
+get_bag = bags.get_bag
+with_bag = bags.with_bag
+no_bag = bags.no_bag
+freeze_bag = bags.freeze_bag
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)

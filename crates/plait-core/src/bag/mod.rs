@@ -103,6 +103,28 @@ impl DataBag {
         DataBag::from_parts(self.read().clone(), mutable, self.0.fallbacks.clone())
     }
 
+    /// An immutable bag holding this bag's own contents, without its
+    /// fallbacks (O(1)).
+    pub fn own_layer(&self) -> DataBag {
+        DataBag::from_parts(self.read(), false, Vec::new())
+    }
+
+    /// An immutable bag holding everything this bag reads (its contents and
+    /// its fallbacks'), merged into one layer (`kd.with_merged_bag`).
+    pub fn merged(&self, op: &str) -> Result<DataBag> {
+        if self.0.fallbacks.is_empty() {
+            return Ok(self.fork(false));
+        }
+        let merged = DataBag::new_mutable();
+        // Lowest priority first: each merge keeps what is already there, so
+        // the bag's own values are merged first.
+        merged.merge_from(op, &self.own_layer())?;
+        for fallback in &self.0.fallbacks {
+            merged.merge_from(op, fallback)?;
+        }
+        Ok(merged.fork(false))
+    }
+
     /// A random id; Koda prints its last four hex digits (`$f74e`).
     pub fn id(&self) -> u64 {
         self.0.id

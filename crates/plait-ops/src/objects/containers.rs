@@ -225,7 +225,51 @@ pub fn is_schema_of_kind(x: &DataSlice, kind: Option<&str>) -> Result<DataSlice>
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
 }
 
+/// Whether item `i` of `x` is a primitive (present and not an id).
+fn is_primitive_item(x: &DataSlice, i: usize) -> bool {
+    matches!(x.get(i), Some(v) if !matches!(v, ScalarRef::ItemId(_)))
+}
+
+/// Whether item `i` of `x` is an entity or object (an id of kind Object).
+fn is_entity_item(x: &DataSlice, i: usize) -> bool {
+    matches!(x.get(i), Some(ScalarRef::ItemId(id)) if id.kind() == ItemKind::Object)
+}
+
+/// `kd.has_primitive(x)` / `kd.has_entity(x)`: per item.
+pub fn has_kind(x: &DataSlice, entity: bool) -> Result<DataSlice> {
+    let entity_schema = matches!(x.schema(), Schema::Struct(_)) && schema_kind_of(x) == Some("entity");
+    crate::masking::mask_where(x.shape(), x.size(), |i| match (entity, x.schema()) {
+        (false, Schema::Struct(_) | Schema::ItemId) => false,
+        (false, _) => is_primitive_item(x, i),
+        (true, Schema::Object) => is_entity_item(x, i),
+        (true, _) => entity_schema && x.get(i).is_some(),
+    })
+}
+
+/// `kd.is_primitive(x)` / `kd.is_entity(x)`: for the whole slice.
+pub fn is_kind(x: &DataSlice, entity: bool) -> Result<DataSlice> {
+    let yes = match (entity, x.schema()) {
+        (false, Schema::Struct(_) | Schema::ItemId) => false,
+        (false, Schema::Object) => (0..x.size()).all(|i| x.get(i).is_none() || is_primitive_item(x, i)),
+        (false, _) => true,
+        (true, Schema::Object) => (0..x.size()).all(|i| x.get(i).is_none() || is_entity_item(x, i)),
+        (true, Schema::Struct(_)) => schema_kind_of(x) == Some("entity"),
+        (true, _) => false,
+    };
+    crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
+}
+
+/// The kind of the struct schema of slice `x` (`list`, `dict`, `entity`).
+fn schema_kind_of(x: &DataSlice) -> Option<&'static str> {
+    let schema = DataSlice::item(Some(ScalarRef::Schema(x.schema())), Schema::Schema).ok()?.with_bag(x.bag().cloned());
+    schema_kind(&schema)
+}
+
 pub(crate) fn register(r: &mut Registry) {
+    r.add("kd.core.has_primitive", &["kd.has_primitive"], "x", "Returns present for each item that is a primitive.", |a| has_kind(a.slice("x")?, false));
+    r.add("kd.core.is_primitive", &["kd.is_primitive"], "x", "Returns present if x holds primitives only.", |a| is_kind(a.slice("x")?, false));
+    r.add("kd.core.has_entity", &["kd.has_entity"], "x", "Returns present for each item that is an entity.", |a| has_kind(a.slice("x")?, true));
+    r.add("kd.core.is_entity", &["kd.is_entity"], "x", "Returns present if x holds entities only.", |a| is_kind(a.slice("x")?, true));
     r.add("kd.schema.is_list_schema", &[], "x", "Returns present if x is a list schema.", |a| is_schema_of_kind(a.slice("x")?, Some("list")));
     r.add("kd.schema.is_dict_schema", &[], "x", "Returns present if x is a dict schema.", |a| is_schema_of_kind(a.slice("x")?, Some("dict")));
     r.add("kd.schema.is_entity_schema", &[], "x", "Returns present if x is an entity schema.", |a| {

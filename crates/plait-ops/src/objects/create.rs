@@ -150,6 +150,13 @@ fn schema_arg<'a>(a: &'a crate::registry::Args<'_>) -> Result<SchemaArg<'a>> {
     }
 }
 
+/// `made` (entities or objects of the shape of `from`), missing where `from`
+/// is, its bag kept.
+fn masked_like(made: DataSlice, from: &DataSlice) -> Result<DataSlice> {
+    let bag = made.bag().cloned();
+    Ok(crate::masking::apply_mask(&made, &crate::masking::has(from)?)?.with_bag(bag))
+}
+
 pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.entities.new",
@@ -191,19 +198,34 @@ pub(crate) fn register(r: &mut Registry) {
         &["kd.new_shaped"],
         "shape, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
         "Creates entities of the given shape.",
-        |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, None, Some(a.shape("shape")?)),
+        |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, a.opt_given("itemid")?, Some(a.shape("shape")?)),
     );
     r.add(
         "kd.entities.shaped_as",
         &["kd.new_shaped_as"],
         "shape_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
         "Creates entities of the shape of shape_from.",
-        |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, None, Some(a.slice("shape_from")?.shape())),
+        |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, a.opt_given("itemid")?, Some(a.slice("shape_from")?.shape())),
     );
+    r.add(
+        "kd.entities.like",
+        &["kd.new_like"],
+        "shape_and_mask_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "Creates entities of the shape of shape_and_mask_from, missing where it is.",
+        |a| {
+            let from = a.slice("shape_and_mask_from")?;
+            let made = new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, a.opt_given("itemid")?, Some(from.shape()))?;
+            masked_like(made, from)
+        },
+    );
+    r.add("kd.objs.like", &["kd.obj_like"], "shape_and_mask_from, /, *, itemid=None, **attrs", "Creates objects of the shape of shape_and_mask_from, missing where it is.", |a| {
+        let from = a.slice("shape_and_mask_from")?;
+        masked_like(obj(&a.named_slices()?, a.opt_given("itemid")?, Some(from.shape()))?, from)
+    });
     r.add("kd.objs.shaped", &["kd.obj_shaped"], "shape, /, *, itemid=None, **attrs", "Creates objects of the given shape.", |a| {
-        obj(&a.named_slices()?, None, Some(a.shape("shape")?))
+        obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.shape("shape")?))
     });
     r.add("kd.objs.shaped_as", &["kd.obj_shaped_as"], "shape_from, /, *, itemid=None, **attrs", "Creates objects of the shape of shape_from.", |a| {
-        obj(&a.named_slices()?, None, Some(a.slice("shape_from")?.shape()))
+        obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.slice("shape_from")?.shape()))
     });
 }

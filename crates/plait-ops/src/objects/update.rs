@@ -1,12 +1,14 @@
 //! Updating attributes: `kd.with_attrs` / `kd.with_attr` (a new bag that
-//! reads through to the old one) and in-place assignment on a mutable bag
-//! (`ds.x = v`, `ds.set_attrs(...)`).
+//! reads through to the old one), `kd.attrs` / `kd.attr` (a bag holding only
+//! the update) and in-place assignment on a mutable bag (`ds.x = v`,
+//! `ds.set_attrs(...)`).
 
+use plait_core::bag::SCHEMA_ATTR;
 use plait_core::broadcast::expand_to_shape;
-use plait_core::{DataBag, DataSlice, Error, Result, Schema};
+use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
-use super::access::{first_primitive, object_schema_ids};
-use super::model::{bag_of, write_attrs, Ids, Target};
+use super::access::{first_primitive, object_schema_ids, object_schemas};
+use super::model::{attr_schema, bag_of, ids_of, schemas_data, write_attrs, Ids, Target};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -46,6 +48,52 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
     let target = target_of(WITH_ATTRS, x, &ids, &old)?;
     write_attrs(WITH_ATTRS, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
     Ok(x.clone().with_bag(Some(bag)))
+}
+
+/// `kd.attrs(x, **attrs)`: a new bag holding only the given attributes of
+/// `x` (and the schema changes they need), to apply with `kd.updated`.
+pub fn attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataBag> {
+    const OP: &str = "kd.core.attrs";
+    let old = bag_of(OP, x)?.clone();
+    let attrs = expanded(OP, x, attrs)?;
+    let value_bags: Vec<DataBag> = DataBag::distinct(attrs.iter().filter_map(|(_, v)| v.bag()));
+    let bag = DataBag::with_fallbacks(DataBag::distinct(std::iter::once(&old).chain(&value_bags)));
+    let ids = Ids::of(x);
+    let target = target_of(OP, x, &ids, &old)?;
+    write_attrs(OP, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
+    copy_schemas_of(OP, x, &bag, &attrs)?;
+    // The update alone, reading through to the values' own bags (entities
+    // assigned keep their attributes).
+    let update = bag.own_layer();
+    Ok(if value_bags.is_empty() { update } else { DataBag::with_fallbacks(std::iter::once(update).chain(value_bags).collect()) })
+}
+
+/// Writes into `bag`'s own layer the schemas that the update of `attrs` on
+/// `x` relies on (the attributes' schemas, and the objects' `__schema__`), so
+/// that the update bag works on its own.
+fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> Result<()> {
+    let schema_ids: Vec<ItemId> = match x.schema() {
+        Schema::Struct(id) => vec![id],
+        Schema::Object => {
+            let ids = ids_of(x);
+            let schemas = object_schemas(bag, &ids, op)?;
+            let data = schemas_data(schemas.iter().map(|s| s.map(Schema::Struct)).collect());
+            bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &data));
+            let mut distinct: Vec<ItemId> = schemas.into_iter().flatten().collect();
+            distinct.sort();
+            distinct.dedup();
+            distinct
+        }
+        _ => Vec::new(),
+    };
+    for schema_id in schema_ids {
+        for (name, _) in attrs {
+            if let Some(schema) = attr_schema(bag, schema_id, name) {
+                bag.fill(|w| w.set_attr(name, &[Some(schema_id)], &schemas_data(vec![Some(schema)])));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Assigns attributes in place; `x`'s bag must be mutable. Values bringing

@@ -1,0 +1,106 @@
+"""Bags as values (issue 4): attribute updates as bags (kd.attrs, kd.attr),
+layering (kd.updated / kd.enriched, updated_bag / enriched_bag, << and >>),
+merging (with_merged_bag), attaching and removing bags, and the kind tests
+(is_primitive, has_entity, ...). Expected values checked against koladata 0.0.4."""
+
+import re
+
+import pytest
+
+from plait import kd
+
+
+def text(x):
+    return re.sub(r", bag_id: \$[0-9a-f]{4}", "", repr(x))
+
+
+@pytest.fixture
+def e():
+    return kd.new(x=1, y=2)
+
+
+def test_attrs_are_bags_of_updates(e):
+    update = kd.attrs(e, x=5, z="a")
+    assert repr(update).split("\n")[1:4] == [
+        "  1 Entities/Objects with 2 values in 2 attrs", "  0 non empty Lists with 0 items",
+        "  0 non empty Dicts with 0 key/value entries"]
+    assert text(e.updated(update)) == "DataItem(Entity(x=5, y=2, z='a'), schema: ENTITY(x=INT32, y=INT32, z=STRING))"
+    assert text(e) == "DataItem(Entity(x=1, y=2), schema: ENTITY(x=INT32, y=INT32))"
+    assert text(e.updated(kd.attr(e, "x", 7))) == "DataItem(Entity(x=7, y=2), schema: ENTITY(x=INT32, y=INT32))"
+    with pytest.raises(ValueError, match="the schema for attribute 'x' is incompatible"):
+        kd.attrs(e, x="s")
+    assert text(e.updated(kd.attrs(e, x="s", overwrite_schema=True))) == (
+        "DataItem(Entity(x='s', y=2), schema: ENTITY(x=STRING, y=INT32))")
+    nested = e.updated(kd.attrs(e, z=kd.new(a=1)))
+    assert nested.z.a.to_py() == 1
+
+
+def test_layering_priorities(e):
+    assert kd.updated(e, kd.attrs(e, x=5), kd.attrs(e, x=6)).x.to_py() == 6
+    assert kd.enriched(e, kd.attrs(e, x=5)).x.to_py() == 1
+    assert kd.enriched(e, kd.attrs(e, z=5)).z.to_py() == 5
+    assert e.with_bag(e.get_bag() << kd.attrs(e, x=9)).x.to_py() == 9
+    assert e.with_bag(e.get_bag() >> kd.attrs(e, x=9)).x.to_py() == 1
+    assert (e << kd.attrs(e, x=9)).x.to_py() == 9
+    assert (e >> kd.attrs(e, x=9)).x.to_py() == 1
+    bag = kd.updated_bag(kd.attrs(e, x=5), kd.attrs(e, x=6))
+    assert e.with_bag(bag).x.to_py() == 6
+    assert e.with_bag(kd.enriched_bag(kd.attrs(e, x=5), kd.attrs(e, x=6))).x.to_py() == 5
+    assert e.with_bag(kd.bags.updated(None, kd.attrs(e, x=3))).x.to_py() == 3
+
+
+def test_merged_bags_read_the_same(e):
+    layered = e.updated(kd.attrs(e, x=9), kd.attrs(e, z=kd.dict({"k": 1})))
+    merged = kd.with_merged_bag(layered)
+    assert merged.get_bag() != layered.get_bag()
+    assert (merged.x.to_py(), merged.y.to_py(), merged.z["k"].to_py()) == (9, 2, 1)
+    assert not merged.is_mutable()
+    with pytest.raises(ValueError, match="expected a DataSlice with a DataBag"):
+        kd.with_merged_bag(kd.slice([1]))
+
+
+def test_attaching_and_removing_bags(e):
+    assert kd.get_bag(kd.slice([1])) is None
+    assert kd.get_bag(e) == e.get_bag()
+    assert text(kd.core.has_bag(e)) == "DataItem(present, schema: MASK)"
+    assert text(kd.core.has_bag(kd.slice([1]))) == "DataItem(missing, schema: MASK)"
+    bare = kd.no_bag(e)
+    assert re.fullmatch(r"DataItem\(\$[0-9A-Za-z]{22}, schema: \$[0-9A-Za-z]{22}\)", repr(bare))
+    assert re.fullmatch(r"DataItem\(\$[0-9A-Za-z]{22}, schema: OBJECT\)", repr(kd.obj(x=1).no_bag()))
+    assert repr(kd.new_itemid()).startswith("DataItem(Entity:$")
+    assert kd.with_bag(bare, e.get_bag()).x.to_py() == 1
+    frozen = kd.freeze_bag(e.fork_bag())
+    assert text(frozen.is_mutable()) == "DataItem(missing, schema: MASK)"
+    assert text(e.fork_bag().is_mutable()) == "DataItem(present, schema: MASK)"
+    assert text(kd.mutable_bag().is_mutable()) == "DataItem(present, schema: MASK)"
+    assert text(kd.bags.new()).startswith("DataBag(empty, $")
+    assert text(kd.bags.is_null_bag(None)) == "DataItem(present, schema: MASK)"
+
+
+def test_kinds_of_items(e):
+    assert text(kd.is_primitive(kd.slice([1, 2]))) == "DataItem(present, schema: MASK)"
+    assert text(kd.is_primitive(e)) == "DataItem(missing, schema: MASK)"
+    assert text(kd.is_primitive(kd.slice([1, e], kd.OBJECT))) == "DataItem(missing, schema: MASK)"
+    assert text(kd.has_primitive(kd.slice([1, None, kd.obj(x=1)]))) == (
+        "DataSlice([present, missing, missing], schema: MASK, present: 1/3)")
+    assert text(kd.is_entity(e)) == "DataItem(present, schema: MASK)"
+    assert text(kd.is_entity(kd.obj(x=1))) == "DataItem(present, schema: MASK)"
+    assert text(kd.is_entity(kd.slice([1]))) == "DataItem(missing, schema: MASK)"
+    assert text(kd.is_entity(kd.list([1]))) == "DataItem(missing, schema: MASK)"
+    assert text(kd.has_entity(kd.slice([1, None, kd.obj(x=1), kd.obj(kd.new(x=2))]))) == (
+        "DataSlice([missing, missing, present, present], schema: MASK, present: 2/4)")
+
+
+def test_entities_in_an_object_slice_become_objects(e):
+    mixed = kd.slice([1, e], kd.OBJECT)
+    assert text(mixed) == "DataSlice([1, Obj(x=1, y=2)], schema: OBJECT, present: 2/2)"
+    assert text(mixed.S[1].get_obj_schema()) == "DataItem(ENTITY(x=INT32, y=INT32), schema: SCHEMA)"
+
+
+def test_like_forms(e):
+    assert text(kd.new_like(kd.slice([1, None]), x=2)) == (
+        "DataSlice([Entity(x=2), None], schema: ENTITY(x=INT32), present: 1/2)")
+    assert text(kd.obj_like(kd.slice([None, 1]), x=2)) == "DataSlice([None, Obj(x=2)], schema: OBJECT, present: 1/2)"
+    ids = kd.new_itemid_shaped(kd.shapes.new(2))
+    made = kd.new_shaped(kd.shapes.new(2), x=1, itemid=ids)
+    assert str(made.get_itemid()) == str(ids)
