@@ -13,6 +13,7 @@ pub mod access;
 pub mod containers;
 pub mod create;
 pub mod dicts;
+pub mod graph;
 pub mod lists;
 pub mod model;
 pub mod schemas;
@@ -30,4 +31,5 @@ pub(crate) fn register(r: &mut Registry) {
     update::register(r);
     schemas::register(r);
     uuids::register(r);
+    graph::register(r);
 }

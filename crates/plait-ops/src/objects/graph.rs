@@ -1,0 +1,457 @@
+//! Walking the data reachable from a slice, following its schemas:
+//! `kd.extract`, `kd.clone`, `kd.shallow_clone`, `kd.deep_clone`, `kd.stub`
+//! and `kd.deep_uuid`.
+//!
+//! A walk visits items level by level: entities by their schema's
+//! attributes, objects by their `__schema__`, lists by their items and
+//! dicts by their keys and values, each id once (so shared items stay shared
+//! and cycles end). What it copies goes into one new bag; clones give items
+//! new ids (the top level, or every item reached for a deep clone) and
+//! rewrite the references to them.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::bag::SCHEMA_ATTR;
+use plait_core::column::SliceBuilder;
+use plait_core::itemid::{allocate, UuidHasher};
+use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
+
+use super::containers::schema_item;
+use super::model::{attr_schema, ids_data, ids_of, result_bag};
+use crate::registry::{Args, Registry};
+
+/// How far a walk goes and which ids it renews.
+#[derive(Clone, Copy, PartialEq)]
+enum Depth {
+    /// Everything reachable.
+    All,
+    /// The given items' own attributes, items or entries only (their schemas
+    /// are copied; the schemas of what they refer to stay empty).
+    TopLevel,
+}
+
+struct Walk<'a> {
+    src: &'a DataBag,
+    out: DataBag,
+    depth: Depth,
+    /// Every item reached gets a new id (deep clone).
+    renew_all: bool,
+    remap: HashMap<ItemId, ItemId>,
+    seen: HashSet<ItemId>,
+    seen_schemas: HashSet<ItemId>,
+    queue: VecDeque<(Schema, Vec<ItemId>)>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(src: &'a DataBag, depth: Depth, renew_all: bool) -> Walk<'a> {
+        Walk {
+            src,
+            out: DataBag::new_immutable(),
+            depth,
+            renew_all,
+            remap: HashMap::new(),
+            seen: HashSet::new(),
+            seen_schemas: HashSet::new(),
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// The new id of `id` (itself when it keeps its id).
+    fn map(&self, id: ItemId) -> ItemId {
+        *self.remap.get(&id).unwrap_or(&id)
+    }
+
+    fn map_ids(&self, ids: &[ItemId]) -> Vec<Option<ItemId>> {
+        ids.iter().map(|&id| Some(self.map(id))).collect()
+    }
+
+    /// `data` with its ids renewed where they were.
+    fn map_data(&self, data: &SliceData) -> SliceData {
+        if self.remap.is_empty() || !data.dtypes().any(|t| t == Schema::ItemId) {
+            return data.clone();
+        }
+        let mut b = SliceBuilder::with_capacity(data.len());
+        for i in 0..data.len() {
+            b.push(match data.get(i) {
+                Some(ScalarRef::ItemId(id)) => Some(ScalarRef::ItemId(self.map(id))),
+                other => other,
+            });
+        }
+        b.finish()
+    }
+
+    /// Gives `ids` new ids of their own kinds (one allocation per kind).
+    fn renew(&mut self, ids: &[ItemId]) {
+        let mut by_kind: HashMap<ItemKind, Vec<ItemId>> = HashMap::new();
+        for &id in ids {
+            if !self.remap.contains_key(&id) {
+                by_kind.entry(id.kind()).or_default().push(id);
+            }
+        }
+        for (kind, old) in by_kind {
+            for (old, new) in old.iter().zip(allocate(kind, old.len()).1) {
+                self.remap.insert(*old, new);
+            }
+        }
+    }
+
+    /// Schedules the items of `data` (values of `schema`) not yet reached.
+    fn discover(&mut self, schema: Schema, data: &SliceData) {
+        if self.depth == Depth::TopLevel || !matches!(schema, Schema::Struct(_) | Schema::Object) {
+            return;
+        }
+        let mut fresh = Vec::new();
+        for i in 0..data.len() {
+            if let Some(ScalarRef::ItemId(id)) = data.get(i) {
+                if self.seen.insert(id) {
+                    fresh.push(id);
+                }
+            }
+        }
+        if fresh.is_empty() {
+            return;
+        }
+        if self.renew_all {
+            self.renew(&fresh);
+        }
+        self.queue.push_back((schema, fresh));
+    }
+
+    /// Copies schema `id`'s attributes (and, walking everything, the schemas
+    /// they name).
+    fn copy_schema(&mut self, id: ItemId) {
+        if !self.seen_schemas.insert(id) {
+            return;
+        }
+        for name in self.src.attr_names(id) {
+            let value = self.src.get_attr(&name, &[Some(id)]);
+            self.out.fill(|w| w.set_attr(&name, &[Some(id)], &value));
+            if let (Some(ScalarRef::Schema(Schema::Struct(nested))), Depth::All) = (value.get(0), self.depth) {
+                self.copy_schema(nested);
+            }
+        }
+    }
+
+    /// Copies what `ids` (items of `schema`) hold.
+    fn visit(&mut self, schema: Schema, ids: Vec<ItemId>) -> Result<()> {
+        match schema {
+            Schema::Object => {
+                let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
+                let schemas = self.src.get_attr(SCHEMA_ATTR, &keys);
+                self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &self.map_ids(&ids), &schemas));
+                let mut groups: HashMap<ItemId, Vec<ItemId>> = HashMap::new();
+                for (i, id) in ids.iter().enumerate() {
+                    if let Some(ScalarRef::Schema(Schema::Struct(s))) = schemas.get(i) {
+                        groups.entry(s).or_default().push(*id);
+                    }
+                }
+                for (s, group) in groups {
+                    self.visit(Schema::Struct(s), group)?;
+                }
+            }
+            Schema::Struct(schema_id) => {
+                self.copy_schema(schema_id);
+                let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
+                if let Some(item_schema) = attr_schema(self.src, schema_id, LIST_ITEMS_ATTR) {
+                    let (edge, items) = self.src.explode(&keys)?;
+                    self.discover(item_schema, &items);
+                    let items = self.map_data(&items);
+                    self.out.fill(|w| w.set_lists(&self.map_ids(&ids), &edge, &items));
+                } else if let Some(key_schema) = attr_schema(self.src, schema_id, DICT_KEYS_ATTR) {
+                    let value_schema = attr_schema(self.src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+                    let (edge, dict_keys, values) = self.src.dict_entries(&keys)?;
+                    self.discover(key_schema, &dict_keys);
+                    self.discover(value_schema, &values);
+                    let owners = owners_of(&self.map_ids(&ids), &edge);
+                    let (dict_keys, values) = (self.map_data(&dict_keys), self.map_data(&values));
+                    self.out.fill(|w| w.set_dict_entries(&owners, &dict_keys, &values));
+                } else {
+                    for name in self.src.attr_names(schema_id).into_iter().filter(|n| !n.starts_with("__")) {
+                        let values = self.src.get_attr(&name, &keys);
+                        if let Some(attr) = attr_schema(self.src, schema_id, &name) {
+                            self.discover(attr, &values);
+                        }
+                        let values = self.map_data(&values);
+                        self.out.fill(|w| w.set_attr(&name, &self.map_ids(&ids), &values));
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Walks from the items of `x` (read as `schema`).
+    fn run(&mut self, x: &DataSlice, schema: Schema) -> Result<()> {
+        let top: Vec<ItemId> = ids_of(x).into_iter().flatten().filter(|id| self.seen.insert(*id)).collect();
+        if let Schema::Struct(id) = schema {
+            self.copy_schema(id);
+        }
+        self.visit(schema, top)?;
+        while let Some((schema, ids)) = self.queue.pop_front() {
+            self.visit(schema, ids)?;
+        }
+        Ok(())
+    }
+}
+
+/// The dict of each entry: `dicts[i]` repeated for the entries of row `i`.
+fn owners_of(dicts: &[Option<ItemId>], edge: &Edge) -> Vec<Option<ItemId>> {
+    dicts.iter().enumerate().flat_map(|(i, id)| std::iter::repeat_n(*id, edge.child_range(i).len())).collect()
+}
+
+/// The bag to read `x` from (with the bag of an explicit `schema=`), or
+/// Koda's error naming what was attempted.
+fn source_bag(op: &str, x: &DataSlice, schema: Option<&DataSlice>, what: &str) -> Result<DataBag> {
+    if x.bag().is_none() {
+        return Err(Error::value(op, format!("cannot {what} without a DataBag")));
+    }
+    let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
+    Ok(DataBag::combined(result_bag(&inputs).iter()).expect("x has a bag"))
+}
+
+/// The schema to walk `x` as: `schema=` when given, else `x`'s own.
+fn walk_schema(op: &str, x: &DataSlice, schema: Option<&DataSlice>) -> Result<Schema> {
+    schema.map_or(Ok(x.schema()), |s| schema_item(op, s))
+}
+
+/// `kd.extract(ds, schema=unspecified)`: `ds` with a new bag holding only
+/// the data reachable from it (through `schema` when given).
+pub fn extract(x: &DataSlice, schema: Option<&DataSlice>) -> Result<DataSlice> {
+    let op = "kd.core.extract";
+    let src = source_bag(op, x, schema, "extract")?;
+    let as_schema = walk_schema(op, x, schema)?;
+    let mut walk = Walk::new(&src, Depth::All, false);
+    walk.run(x, as_schema)?;
+    Ok(x.with_schema(as_schema).unwrap_or_else(|_| x.clone()).with_bag(Some(walk.out)))
+}
+
+/// The clones' ids: `itemid=` when given, else new ids of the same kinds.
+fn clone_ids(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, walk: &mut Walk<'_>) -> Result<SliceData> {
+    let old = ids_of(x);
+    match itemid {
+        Some(given) => {
+            let given = plait_core::broadcast::expand_to_shape(op, given, x.shape(), 0)?;
+            for (old, new) in old.iter().zip(ids_of(&given)) {
+                if let (Some(old), Some(new)) = (old, new) {
+                    walk.remap.insert(*old, new);
+                }
+            }
+        }
+        None => walk.renew(&old.iter().flatten().copied().collect::<Vec<_>>()),
+    }
+    Ok(ids_data(&old.iter().map(|id| id.map(|id| walk.map(id))).collect::<Vec<_>>()))
+}
+
+/// `kd.clone` (`Depth::All`, top-level ids renewed), `kd.shallow_clone`
+/// (`Depth::TopLevel`) and `kd.deep_clone` (`renew_all`).
+fn clone_with(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, schema: Option<&DataSlice>, depth: Depth, renew_all: bool) -> Result<DataSlice> {
+    let src = source_bag(op, x, schema, "clone")?;
+    let as_schema = walk_schema(op, x, schema)?;
+    let mut walk = Walk::new(&src, depth, renew_all);
+    let ids = clone_ids(op, x, itemid, &mut walk)?;
+    walk.run(x, as_schema)?;
+    Ok(DataSlice::new(x.shape().clone(), ids, as_schema)?.with_bag(Some(walk.out)))
+}
+
+/// `kd.stub(x, attrs=[])`: the same items with a new bag holding only what
+/// updates to them need: objects' schemas, and the items and entries of
+/// lists and dicts (not their contents); attributes named in `attrs` are
+/// kept too, as stubs of their own.
+pub fn stub(x: &DataSlice, attrs: &[String]) -> Result<DataSlice> {
+    let op = "kd.core.stub";
+    let base = stub_items(x)?;
+    if attrs.is_empty() {
+        return Ok(base);
+    }
+    let bag = DataBag::new_mutable();
+    bag.merge_from(op, base.bag().expect("a stub has a bag"))?;
+    let target = x.clone().with_bag(Some(bag.clone()));
+    for name in attrs {
+        let values = super::access::get_attr(x, name, None)?;
+        let sub = stub(&values, &[])?;
+        bag.merge_from(op, sub.bag().expect("a stub has a bag"))?;
+        super::update::set_attrs(&target, &[(name.clone(), values.with_bag(Some(bag.clone())))], false)?;
+    }
+    Ok(x.clone().with_bag(Some(bag.fork(false))))
+}
+
+/// [`stub`] without attributes.
+fn stub_items(x: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.core.stub";
+    let src = source_bag(op, x, None, "stub")?;
+    let mut walk = Walk::new(&src, Depth::TopLevel, false);
+    let ids: Vec<ItemId> = ids_of(x).into_iter().flatten().collect();
+    match x.schema() {
+        Schema::Object => {
+            let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
+            let schemas = src.get_attr(SCHEMA_ATTR, &keys);
+            walk.out.fill(|w| w.set_attr(SCHEMA_ATTR, &keys, &schemas));
+            let lists_or_dicts: Vec<ItemId> = ids.iter().copied().filter(|id| id.is_list() || id.is_dict()).collect();
+            walk.visit(Schema::Object, lists_or_dicts)?;
+        }
+        Schema::Struct(schema_id) if attr_schema(&src, schema_id, LIST_ITEMS_ATTR).is_some() || attr_schema(&src, schema_id, DICT_KEYS_ATTR).is_some() => {
+            walk.visit(x.schema(), ids)?;
+        }
+        _ => {}
+    }
+    Ok(x.clone().with_bag(Some(walk.out)))
+}
+
+/// `kd.deep_uuid(x, schema=unspecified, seed='')`: a uuid per item from its
+/// content, followed through entities, objects, lists and dicts (dict
+/// entries in key order, so insertion order does not matter).
+pub fn deep_uuid(x: &DataSlice, schema: Option<&DataSlice>, seed: &str) -> Result<DataSlice> {
+    let op = "kd.ids.deep_uuid";
+    let src = source_bag(op, x, schema, "compute deep_uuid")?;
+    let as_schema = walk_schema(op, x, schema)?;
+    let mut memo: HashMap<ItemId, u128> = HashMap::new();
+    let mut ids = Vec::with_capacity(x.size());
+    for i in 0..x.size() {
+        let mut h = UuidHasher::new("deep_uuid");
+        h.write_str(seed);
+        content_hash(&src, as_schema, x.get(i), &mut h, &mut memo, &mut HashSet::new());
+        ids.push(x.get(i).map(|_| ItemId::uuid(ItemKind::Object, h.finish())));
+    }
+    DataSlice::new(x.shape().clone(), ids_data(&ids), Schema::ItemId)
+}
+
+/// Adds the content of one item of `schema` to `h`.
+fn content_hash(src: &DataBag, schema: Schema, item: Option<ScalarRef<'_>>, h: &mut UuidHasher, memo: &mut HashMap<ItemId, u128>, open: &mut HashSet<ItemId>) {
+    let Some(ScalarRef::ItemId(id)) = item else {
+        h.write_item(item);
+        return;
+    };
+    let schema = match schema {
+        Schema::Object => match src.get_one(SCHEMA_ATTR, id) {
+            Some(plait_core::bag::Stored::Schema(s)) => s,
+            _ => Schema::Object,
+        },
+        other => other,
+    };
+    let Schema::Struct(schema_id) = schema else {
+        h.write_item(item);
+        return;
+    };
+    if let Some(done) = memo.get(&id) {
+        h.write_bytes(&done.to_le_bytes());
+        return;
+    }
+    if !open.insert(id) {
+        h.write_str("<cycle>");
+        return;
+    }
+    let mut inner = UuidHasher::new("deep_uuid_item");
+    let keys = [Some(id)];
+    if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
+        if let Ok((_, items)) = src.explode(&keys) {
+            inner.write_str("list");
+            for i in 0..items.len() {
+                content_hash(src, item_schema, items.get(i), &mut inner, memo, open);
+            }
+        }
+    } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
+        let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+        if let Ok((_, dict_keys, values)) = src.dict_entries(&keys) {
+            inner.write_str("dict");
+            let mut entries: Vec<(u128, u128)> = (0..dict_keys.len())
+                .map(|i| {
+                    let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
+                    content_hash(src, key_schema, dict_keys.get(i), &mut k, memo, open);
+                    content_hash(src, value_schema, values.get(i), &mut v, memo, open);
+                    (k.finish(), v.finish())
+                })
+                .collect();
+            entries.sort_unstable();
+            for (k, v) in entries {
+                inner.write_bytes(&k.to_le_bytes());
+                inner.write_bytes(&v.to_le_bytes());
+            }
+        }
+    } else {
+        for name in src.attr_names(schema_id).into_iter().filter(|n| !n.starts_with("__")) {
+            inner.write_str(&name);
+            let value = src.get_attr(&name, &keys);
+            let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
+            content_hash(src, attr, value.get(0), &mut inner, memo, open);
+        }
+    }
+    open.remove(&id);
+    let done = inner.finish();
+    memo.insert(id, done);
+    h.write_bytes(&done.to_le_bytes());
+}
+
+/// The clones with `overrides` applied as attributes, in the clones' bag.
+fn with_overrides(op: &str, clone: DataSlice, overrides: &[(String, DataSlice)]) -> Result<DataSlice> {
+    if overrides.is_empty() {
+        return Ok(clone);
+    }
+    let updated = super::update::with_attrs(&clone, overrides, false)?;
+    let merged = updated.bag().expect("with_attrs gives a bag").merged(op)?;
+    Ok(updated.with_bag(Some(merged)))
+}
+
+/// The optional `itemid=` / `schema=` arguments.
+fn opt(a: &Args<'_>, name: &str) -> Result<Option<DataSlice>> {
+    Ok(a.opt_slice(name)?.cloned())
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add("kd.core.extract", &["kd.extract"], "ds, schema=unspecified", "Returns ds with a new bag holding only the data reachable from it.", |a| {
+        extract(a.slice("ds")?, opt(a, "schema")?.as_ref())
+    });
+    r.add(
+        "kd.core.clone",
+        &["kd.clone"],
+        "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
+        "Returns clones of x with new ItemIds; what they refer to is extracted as is.",
+        |a| {
+            let op = "kd.core.clone";
+            let x = a.slice("x")?;
+            let clone = clone_with(op, x, opt(a, "itemid")?.as_ref(), opt(a, "schema")?.as_ref(), Depth::All, false)?;
+            with_overrides(op, clone, &a.named_slices()?)
+        },
+    );
+    r.add(
+        "kd.core.shallow_clone",
+        &["kd.shallow_clone"],
+        "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
+        "Returns clones of x with new ItemIds holding the same top-level attributes.",
+        |a| {
+            let op = "kd.core.shallow_clone";
+            let x = a.slice("x")?;
+            let clone = clone_with(op, x, opt(a, "itemid")?.as_ref(), opt(a, "schema")?.as_ref(), Depth::TopLevel, false)?;
+            with_overrides(op, clone, &a.named_slices()?)
+        },
+    );
+    r.add(
+        "kd.core.deep_clone",
+        &["kd.deep_clone"],
+        "x, /, schema=unspecified, **overrides",
+        "Returns clones of x and of everything reachable from it, all with new ItemIds.",
+        |a| {
+            let op = "kd.core.deep_clone";
+            let clone = clone_with(op, a.slice("x")?, None, opt(a, "schema")?.as_ref(), Depth::All, true)?;
+            with_overrides(op, clone, &a.named_slices()?)
+        },
+    );
+    r.add("kd.core.stub", &["kd.stub"], "x, attrs=unspecified", "Returns x with a new bag holding only what updates to its items need.", |a| {
+        let names = match a.opt_slice("attrs")? {
+            Some(names) => (0..names.size())
+                .filter_map(|i| names.get(i))
+                .map(|v| match v {
+                    ScalarRef::String(s) => Ok(s.to_string()),
+                    _ => Err(Error::value("kd.core.stub", format!("`attrs` must hold attribute names (STRING), got {}", crate::describe(names)))),
+                })
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        stub(a.slice("x")?, &names)
+    });
+    r.add("kd.ids.deep_uuid", &["kd.deep_uuid"], "x, /, schema=unspecified, *, seed=''", "Returns a uuid per item computed from its content.", |a| {
+        deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?)
+    });
+    r.without_bags("kd.ids.deep_uuid");
+}
