@@ -104,3 +104,31 @@ def test_like_forms(e):
     ids = kd.new_itemid_shaped(kd.shapes.new(2))
     made = kd.new_shaped(kd.shapes.new(2), x=1, itemid=ids)
     assert str(made.get_itemid()) == str(ids)
+
+
+def test_threads_sharing_a_mutable_bag():
+    import threading
+
+    n = 1000
+    entities = kd.new(x=kd.slice([0] * n)).fork_bag()
+    errors = []
+
+    def write():
+        for k in range(1, 50):
+            entities.x = kd.slice([k] * n)
+
+    def read():
+        try:
+            for _ in range(50):
+                values = entities.x.to_py()
+                assert len(set(values)) == 1
+        except AssertionError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert entities.x.to_py() == [49] * n

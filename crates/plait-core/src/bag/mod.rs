@@ -802,6 +802,38 @@ mod tests {
     }
 
     #[test]
+    fn readers_on_other_threads_never_see_a_torn_write() {
+        let n = 2000;
+        let ids: Vec<Option<ItemId>> = allocate(ItemKind::Object, n).1.into_iter().map(Some).collect();
+        let dict_ids: Vec<Option<ItemId>> = vec![Some(allocate(ItemKind::Dict, 1).1[0]); n];
+        let keys = ints(&(0..n as i32).map(Some).collect::<Vec<_>>());
+        let bag = DataBag::new_mutable();
+        bag.set_attr("op", "x", &ids, &ints(&vec![Some(0); n])).unwrap();
+        bag.set_dict_entries("op", &dict_ids, &keys, &ints(&vec![Some(0); n])).unwrap();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for k in 1..100 {
+                    bag.set_attr("op", "x", &ids, &ints(&vec![Some(k); n])).unwrap();
+                    bag.set_dict_entries("op", &dict_ids, &keys, &ints(&vec![Some(k); n])).unwrap();
+                }
+            });
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    for _ in 0..100 {
+                        // Every write replaced all values at once: a read sees
+                        // one write's values throughout.
+                        let attrs = bag.get_attr("x", &ids);
+                        assert!((0..n).all(|i| attrs.get(i) == attrs.get(0)));
+                        let values = bag.dict_get(&dict_ids, &keys);
+                        assert!((0..n).all(|i| values.get(i) == values.get(0)));
+                    }
+                });
+            }
+        });
+        assert_eq!(bag.get_attr("x", &ids[..1]).get(0), Some(ScalarRef::Int32(99)));
+    }
+
+    #[test]
     fn bags_are_send_and_sync() {
         fn check<T: Send + Sync>() {}
         check::<DataBag>();

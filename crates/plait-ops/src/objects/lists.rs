@@ -17,7 +17,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 use super::containers::{has_container, is_container, 
     bag_for, container_schema_id, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items,
 };
-use super::model::{attr_schema, ids_data, ids_of, result_bag};
+use super::model::{attr_schema, ids_data, ids_of, keep_bags, result_bag};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -99,7 +99,16 @@ pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {
     let mut current = x.clone();
     let mut done = 0i64;
     while ndim < 0 || done < ndim {
-        match item_schema(EXPLODE, &current)? {
+        if ndim < 0 && current.schema() == Schema::None {
+            return Err(Error::value(EXPLODE, "cannot fully explode 'x' with NONE schema"));
+        }
+        // Exploding "all the way" stops at items that are not lists
+        // (primitives among objects included).
+        let held = match item_schema(EXPLODE, &current) {
+            Err(_) if ndim < 0 => None,
+            other => other?,
+        };
+        match held {
             Some(schema) => current = explode_once(&current, schema)?,
             None if ndim < 0 => break,
             None => {
@@ -167,7 +176,7 @@ fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<DataSlic
     let rows = explode_once(x, schema)?;
     let extra = rows_for(op, append, x.shape())?;
     let extra = fit_to(op, "list items", x, schema, &extra)?;
-    crate::slices::concat(&[&rows, &extra], 1)
+    Ok(keep_bags(crate::slices::concat(&[&rows, &extra], 1)?, &[&rows, &extra]))
 }
 
 /// `kd.appended_list(x, append)`: new lists with the items of `x` and then `append`.
@@ -196,7 +205,8 @@ pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
     let aligned = plait_core::broadcast::align(op, lists)?;
     let rows: Vec<DataSlice> = aligned.iter().map(|l| require_lists(op, l).and_then(|s| explode_once(l, s))).collect::<Result<_>>()?;
     let refs: Vec<&DataSlice> = rows.iter().collect();
-    implode(&crate::slices::concat(&refs, 1)?, 1, None)
+    // The items keep their bags (lists of lists, entities).
+    implode(&keep_bags(crate::slices::concat(&refs, 1)?, &refs), 1, None)
 }
 
 /// `kd.select_items(ds, fltr)`: the items of each list where `fltr` is present.
