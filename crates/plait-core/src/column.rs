@@ -98,8 +98,75 @@ pub enum Values {
     String(VarBinary),
     Schema(Arc<[Schema]>),
     /// ItemIds (entities, objects, lists, dicts, struct schemas as ids), as the
-    /// bits of [`ItemId`] (an Arrow-compatible 16-byte buffer).
-    ItemId(ScalarBuffer<i128>),
+    /// bits of [`ItemId`] (an Arrow-compatible 16-byte buffer), written lazily
+    /// for a fresh allocation (see [`IdBits`]).
+    ItemId(IdBits),
+}
+
+/// The ids of a column: their bits, or, for the items of a fresh allocation,
+/// the run `base, base + 1, ...` whose bits are written only when first
+/// needed. `kd.new` on a million items thus does not write 16 MB that reads
+/// by allocation (attributes, lists, dicts) never look at.
+#[derive(Clone, Debug)]
+pub struct IdBits {
+    run: Option<(u128, usize)>,
+    bits: Arc<std::sync::OnceLock<ScalarBuffer<i128>>>,
+}
+
+impl IdBits {
+    /// Ids `base + k` for `k` in `0..len`, not yet written.
+    pub fn run(base: u128, len: usize) -> IdBits {
+        IdBits { run: Some((base, len)), bits: Arc::default() }
+    }
+
+    /// `(base, len)` for a run not given as bits.
+    pub fn as_run(&self) -> Option<(u128, usize)> {
+        self.run
+    }
+
+    pub fn len(&self) -> usize {
+        match self.run {
+            Some((_, len)) => len,
+            None => self.bits().len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bits of id `i`.
+    pub fn get(&self, i: usize) -> u128 {
+        match self.run {
+            Some((base, len)) => {
+                assert!(i < len, "id index {i} out of range for {len} ids");
+                base + i as u128
+            }
+            None => self.bits()[i] as u128,
+        }
+    }
+
+    /// The bits of every id (written now for a run, once).
+    pub fn bits(&self) -> &ScalarBuffer<i128> {
+        self.bits.get_or_init(|| {
+            let (base, len) = self.run.expect("ids given as bits have them");
+            let mut out: Vec<i128> = crate::alloc::output_vec(len);
+            out.extend((0..len as u128).map(|k| (base + k) as i128));
+            ScalarBuffer::from(out)
+        })
+    }
+}
+
+impl From<ScalarBuffer<i128>> for IdBits {
+    fn from(bits: ScalarBuffer<i128>) -> IdBits {
+        IdBits { run: None, bits: Arc::new(std::sync::OnceLock::from(bits)) }
+    }
+}
+
+impl From<Vec<i128>> for IdBits {
+    fn from(bits: Vec<i128>) -> IdBits {
+        IdBits::from(ScalarBuffer::from(bits))
+    }
 }
 
 impl Values {
@@ -151,7 +218,7 @@ impl Values {
             Values::Bytes(v) => ScalarRef::Bytes(v.value(i)),
             Values::String(v) => ScalarRef::String(v.str_value(i)),
             Values::Schema(v) => ScalarRef::Schema(v[i]),
-            Values::ItemId(v) => ScalarRef::ItemId(ItemId(v[i] as u128)),
+            Values::ItemId(v) => ScalarRef::ItemId(ItemId(v.get(i))),
         }
     }
 }
@@ -233,7 +300,7 @@ impl Column {
             Values::Schema(v) => Values::Schema(
                 indices.iter().map(|&i| if missing(i) { Schema::None } else { v[i] }).collect(),
             ),
-            Values::ItemId(v) => Values::ItemId(gather::<_, MAY_MISS>(v, indices)),
+            Values::ItemId(v) => Values::ItemId(gather::<_, MAY_MISS>(v.bits(), indices).into()),
         };
         let presence = match &self.presence {
             None if !MAY_MISS => None,
@@ -286,7 +353,7 @@ impl Column {
                 for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s], count)));
                 Values::Schema(Arc::from(out))
             }
-            Values::ItemId(v) => Values::ItemId(repeat(v, parents, edge)),
+            Values::ItemId(v) => Values::ItemId(repeat(v.bits(), parents, edge).into()),
         };
         let presence = self.presence.as_ref().map(|p| NullBuffer::new(repeat_bits(&|s| p.is_valid(s))));
         Column::new(values, presence)
@@ -433,7 +500,7 @@ impl ColumnBuilder {
             ValuesBuilder::Bytes(v) => Values::Bytes(v.finish()),
             ValuesBuilder::String(v) => Values::String(v.finish()),
             ValuesBuilder::Schema(v) => Values::Schema(Arc::from(v)),
-            ValuesBuilder::ItemId(v) => Values::ItemId(ScalarBuffer::from(v)),
+            ValuesBuilder::ItemId(v) => Values::ItemId(v.into()),
         };
         let presence = (self.missing > 0).then(|| NullBuffer::new(self.presence.finish()));
         Column::new(values, presence)
@@ -620,6 +687,20 @@ mod tests {
         assert_eq!(data.get(1), Some(ScalarRef::String("a")));
         assert_eq!(data.get(2), None);
         assert_eq!(data.present_count(), 3);
+    }
+
+    #[test]
+    fn id_runs_are_written_only_when_read_as_bits() {
+        let base = 7u128 << 64;
+        let ids = IdBits::run(base, 4);
+        assert_eq!((ids.len(), ids.get(3), ids.as_run()), (4, base + 3, Some((base, 4))));
+        assert_eq!(ids.bits().iter().map(|&b| b as u128).collect::<Vec<_>>(), (0..4).map(|k| base + k).collect::<Vec<_>>());
+        let column = Column::full(Values::ItemId(ids));
+        let taken = column.take(&[2, MISSING_INDEX, 0]);
+        assert_eq!(taken.get(0), Some(ScalarRef::ItemId(ItemId(base + 2))));
+        assert_eq!(taken.get(1), None);
+        let given = IdBits::from(vec![5i128, 6]);
+        assert_eq!((given.as_run(), given.get(1)), (None, 6));
     }
 
     #[test]

@@ -8,23 +8,25 @@ use plait_core::bag::text::schema_text;
 use plait_core::bag::{Stored, SCHEMA_ATTR};
 use plait_core::cast::cast_to;
 use plait_core::itemid::new_allocation;
-use plait_core::{Column, DataBag, DataSlice, Error, ItemId, ItemKind, Result, Schema, SliceData, Values};
+use plait_core::{Column, DataBag, DataSlice, Error, IdBits, ItemId, ItemKind, Result, Schema, SliceData, Values};
 
-use crate::kernel::build_vec;
 
 /// The ItemIds of `x`'s items (`None` where missing or not an id).
 pub fn ids_of(x: &DataSlice) -> Vec<Option<ItemId>> {
     // One column of ids, all present (entities and objects as created): a
     // straight map, without the per-item presence test.
     if let Some(Column { values: Values::ItemId(v), presence: None }) = x.data().single_column() {
-        return v.iter().map(|&bits| Some(ItemId(bits as u128))).collect();
+        if let Some((base, len)) = v.as_run() {
+            return (0..len as u128).map(|k| Some(ItemId(base + k))).collect();
+        }
+        return v.bits().iter().map(|&bits| Some(ItemId(bits as u128))).collect();
     }
     let mut out = vec![None; x.size()];
     for column in x.data().columns() {
         if let Values::ItemId(v) = &column.values {
             for (i, slot) in out.iter_mut().enumerate() {
                 if column.is_present(i) {
-                    *slot = Some(ItemId(v[i] as u128));
+                    *slot = Some(ItemId(v.get(i)));
                 }
             }
         }
@@ -105,7 +107,12 @@ impl Ids {
 /// slots 0..len of one allocation in order. One pass over the raw bits, in
 /// blocks without early exit so that it vectorizes.
 pub fn whole_allocation(data: &SliceData) -> Option<(u64, usize)> {
-    let Some(Column { values: Values::ItemId(v), presence: None }) = data.single_column() else { return None };
+    let Some(Column { values: Values::ItemId(ids), presence: None }) = data.single_column() else { return None };
+    if let Some((base, len)) = ids.as_run() {
+        let first = ItemId(base);
+        return first.allocation().filter(|_| first.offset() == 0).map(|allocation| (allocation, len));
+    }
+    let v = ids.bits();
     let first = ItemId(*v.first()? as u128);
     let allocation = first.allocation().filter(|_| first.offset() == 0)?;
     // Slot k must hold the allocation in the high half and k in the low
@@ -141,18 +148,8 @@ pub fn read_attr(bag: &DataBag, name: &str, ids: &Ids) -> SliceData {
 pub fn fresh_ids(kind: ItemKind, n: usize) -> (Ids, SliceData) {
     let base = ItemId::new(kind, new_allocation(), 0);
     let allocation = (base.0 >> 64) as u64;
-    (Ids::Whole { allocation, len: n }, SliceData::from_column(Column::full(Values::ItemId(id_bits(base.0, n).into()))))
-}
-
-/// `base + k` for k in 0..n, as ItemId column bits. Writing the 16 bytes
-/// per item is the whole cost of `kd.new` on large inputs (the attributes
-/// are stored without a copy), so large outputs are written by all threads.
-fn id_bits(base: u128, n: usize) -> Vec<i128> {
-    build_vec(n, |start, out| {
-        for (slot, k) in out.iter_mut().zip(start as u128..) {
-            slot.write((base + k) as i128);
-        }
-    })
+    // The ids are a run, written only if something reads them one by one.
+    (Ids::Whole { allocation, len: n }, SliceData::from_column(Column::full(Values::ItemId(IdBits::run(base.0, n)))))
 }
 
 /// The implicit schemas of a whole allocation of objects (same allocation

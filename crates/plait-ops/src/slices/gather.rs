@@ -53,7 +53,7 @@ fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
         Values::Bytes(v) => Values::Bytes(binary(v)),
         Values::String(v) => Values::String(binary(v)),
         Values::Schema(v) => Values::Schema(keep.set_indices().map(|i| v[i]).collect()),
-        Values::ItemId(v) => Values::ItemId(runs(v, keep, n)),
+        Values::ItemId(v) => Values::ItemId(runs(v.bits(), keep, n).into()),
     };
     let presence = column.presence.as_ref().map(|p| NullBuffer::new(bits(p.inner())));
     Column::new(values, presence)

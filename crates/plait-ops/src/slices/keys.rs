@@ -104,7 +104,7 @@ pub fn keys_of<'a>(data: &'a SliceData, nans: NanKeys) -> Vec<Option<Key<'a>>> {
             Values::Bytes(v) => fill(&|i| Key::Bin(BYTES, v.value(i))),
             Values::String(v) => fill(&|i| Key::Bin(STRING, v.value(i))),
             Values::Schema(v) => fill(&|i| schema_key(v[i])),
-            Values::ItemId(v) => fill(&|i| Key::Id(ITEMID, v[i] as u128)),
+            Values::ItemId(v) => fill(&|i| Key::Id(ITEMID, v.get(i))),
         }
     }
     out
