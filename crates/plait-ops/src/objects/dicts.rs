@@ -11,11 +11,10 @@
 
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR};
 use plait_core::broadcast::{align, expand_to_shape};
-use plait_core::itemid::allocate;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{has_container, is_container, bag_for, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items};
-use super::model::{attr_schema, ids_data, ids_of, result_bag};
+use super::model::{attr_schema, ids_for, ids_of, result_bag};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -114,14 +113,11 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
     let key_schema = contents.key_schema.or(contents.keys.map(|k| k.schema())).unwrap_or(Schema::Object);
     let value_schema = contents.value_schema.or(contents.values.map(|v| v.schema())).unwrap_or(Schema::Object);
     check_key_schema(op, key_schema)?;
-    let ids: Vec<Option<ItemId>> = match contents.itemid {
-        Some(given) => ids_of(&expand_to_shape(op, given, shape, 0)?),
-        None => allocate(ItemKind::Dict, shape.size()).1.into_iter().map(Some).collect(),
-    };
+    let (ids, column) = ids_for(op, ItemKind::Dict, contents.itemid, shape)?;
     let inputs: Vec<&DataSlice> = [contents.keys, contents.values].into_iter().flatten().collect();
     let bag = DataBag::with_fallbacks(result_bag(&inputs));
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
-    let dicts = DataSlice::new(shape.clone(), ids_data(&ids), schema)?;
+    let dicts = DataSlice::new(shape.clone(), column, schema)?;
     if let Some(keys) = contents.keys {
         check_key_item(op, keys, shape.rank())?;
         let key_rows = rows_for(op, keys, shape)?;

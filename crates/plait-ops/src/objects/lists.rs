@@ -9,15 +9,13 @@
 //! printed `LIST[INT32]`.
 
 use plait_core::bag::text::LIST_ITEMS_ATTR;
-use plait_core::broadcast::expand_to_shape;
 use plait_core::cast::cast_to;
-use plait_core::itemid::allocate;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{has_container, is_container, 
     bag_for, container_schema_id, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items,
 };
-use super::model::{attr_schema, ids_data, ids_of, keep_bags, result_bag};
+use super::model::{attr_schema, ids_for, ids_of, keep_bags, result_bag};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -75,13 +73,11 @@ pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<D
         let edges = current.shape().edges();
         let edge = edges.last().expect("rank >= 1").clone();
         let outer = JaggedShape::from_edges(edges[..edges.len() - 1].to_vec())?;
-        let ids: Vec<Option<ItemId>> = match itemid {
-            Some(given) if level + 1 == ndim => ids_of(&expand_to_shape(IMPLODE, given, &outer, 0)?),
-            _ => allocate(ItemKind::List, edge.parent_size()).1.into_iter().map(Some).collect(),
-        };
+        let given = itemid.filter(|_| level + 1 == ndim);
+        let (ids, column) = ids_for(IMPLODE, ItemKind::List, given, &outer)?;
         bag.fill(|w| w.set_lists(&ids, &edge, current.data()));
         let schema = fill_list_schema(&bag, current.schema());
-        current = DataSlice::new(outer, ids_data(&ids), schema)?;
+        current = DataSlice::new(outer, column, schema)?;
     }
     Ok(current.with_bag(Some(bag)))
 }

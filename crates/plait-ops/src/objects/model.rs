@@ -152,6 +152,24 @@ pub fn fresh_ids(kind: ItemKind, n: usize) -> (Ids, SliceData) {
     (Ids::Whole { allocation, len: n }, SliceData::from_column(Column::full(Values::ItemId(IdBits::run(base.0, n)))))
 }
 
+/// The ids of new items of `kind` for `shape`: those of `itemid=` when
+/// given (broadcast to `shape`), else a fresh allocation. Returns them as a
+/// list (for writing into a bag) and as the result's column (a run for a
+/// fresh allocation).
+pub fn ids_for(op: &str, kind: ItemKind, itemid: Option<&DataSlice>, shape: &plait_core::JaggedShape) -> Result<(Vec<Option<ItemId>>, SliceData)> {
+    match itemid {
+        Some(given) => {
+            let ids = ids_of(&plait_core::broadcast::expand_to_shape(op, given, shape, 0)?);
+            let data = ids_data(&ids);
+            Ok((ids, data))
+        }
+        None => {
+            let (ids, data) = fresh_ids(kind, shape.size());
+            Ok((ids.to_list().into_owned(), data))
+        }
+    }
+}
+
 /// The implicit schemas of a whole allocation of objects (same allocation
 /// and offsets, kind ImplicitSchema), as ids and as a SCHEMA column.
 pub fn implicit_schemas_of(allocation: u64, len: usize) -> (Ids, SliceData) {
