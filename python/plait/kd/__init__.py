@@ -124,6 +124,9 @@ def expand_to(x, target, ndim=0):
     return _plait.expand_to_shape("kd.expand_to", x, get_shape(target), ndim)
 
 
+types.DataSlice.expand_to = expand_to
+
+
 def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
     """`ds` as Python values in nested lists (a scalar for a DataItem); Koda
     lists become Python lists and entities `Obj` objects (dicts with

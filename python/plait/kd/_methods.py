@@ -28,6 +28,22 @@ _METHODS = {
     "is_list_schema": "kd.schema.is_list_schema",
     "is_entity_schema": "kd.schema.is_entity_schema",
     "is_struct_schema": "kd.schema.is_struct_schema",
+    "select": "kd.slices.select",
+    "select_present": "kd.slices.select_present",
+    "take": "kd.slices.take",
+    "repeat": "kd.slices.repeat",
+    "is_empty": "kd.slices.is_empty",
+    "select_items": "kd.lists.select_items",
+    "with_list_append_update": "kd.lists.with_list_append_update",
+    "is_list": "kd.lists.is_list",
+    "is_primitive": "kd.core.is_primitive",
+    "is_entity": "kd.core.is_entity",
+    "extract": "kd.core.extract",
+    "clone": "kd.core.clone",
+    "shallow_clone": "kd.core.shallow_clone",
+    "deep_clone": "kd.core.deep_clone",
+    "stub": "kd.core.stub",
+    "deep_uuid": "kd.ids.deep_uuid",
 }
 
 
@@ -45,3 +61,19 @@ for _name, _op in _METHODS.items():
 
 types.DataSlice.select_keys = dicts.select_keys
 types.DataSlice.select_values = dicts.select_values
+
+
+def _python_methods():
+    """Methods that are Python functions of `kd` (shapes, bags, conversion)."""
+    from plait.kd import bags, schema, shapes
+
+    types.DataSlice.flatten = shapes.flatten
+    types.DataSlice.flatten_end = shapes.flatten_end
+    types.DataSlice.reshape = shapes.reshape
+    types.DataSlice.reshape_as = shapes.reshape_as
+    types.DataSlice.has_bag = bags.has_bag
+    types.DataSlice.is_primitive_schema = schema.is_primitive_schema
+    types.DataSlice.to_pytree = lambda self, *args, **kwargs: self.to_py(*args, **kwargs)
+
+
+_python_methods()

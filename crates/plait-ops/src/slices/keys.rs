@@ -210,7 +210,8 @@ fn join_and(names: &[&str]) -> String {
 pub fn sortable_dtype(op: &str, arg: &str, x: &DataSlice) -> Result<Schema> {
     let not_orderable = |got: String| Error::value(op, format!("argument `{arg}` must be a slice of orderable values, got a slice of {got}"));
     if x.schema() != Schema::Object {
-        return if sortable(x.schema()) { Ok(x.schema()) } else { Err(not_orderable(x.schema().to_string())) };
+        let schema_text = || plait_core::bag::text::schema_text(x.schema(), x.bag());
+        return if sortable(x.schema()) { Ok(x.schema()) } else { Err(not_orderable(schema_text())) };
     }
     let dtypes: Vec<Schema> = x.data().dtypes().collect();
     match dtypes.as_slice() {
