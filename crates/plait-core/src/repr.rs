@@ -106,6 +106,13 @@ pub fn write_string_literal(out: &mut String, s: &str) {
     out.push('\'');
 }
 
+/// One present value as Koda quotes it in messages (`1`, `'s'`, `$id`).
+pub fn item_text(item: ScalarRef<'_>) -> String {
+    let mut out = String::new();
+    write_item(&mut out, Some(item), Schema::Object, true);
+    out
+}
+
 /// Writes one item as it appears inside a slice of `schema`. In an OBJECT slice
 /// the wide numeric types are tagged (`int64{1}`, `float64{1.0}`) because their
 /// type cannot be told from the digits.

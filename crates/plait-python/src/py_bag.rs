@@ -116,7 +116,7 @@ impl PyDataBag {
 
     /// An immutable copy with the fallbacks merged in (one layer).
     fn merged(&self) -> PyResult<PyDataBag> {
-        Ok(PyDataBag { inner: guard(|| self.inner.merged("kd.core.with_merged_bag"))? })
+        Ok(PyDataBag { inner: self.inner.merged() })
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -150,7 +150,7 @@ impl PyDataBag {
     fn adopt(&self, py: Python<'_>, made: DataSlice) -> PyResult<Py<PyAny>> {
         guard(|| {
             if let Some(bag) = made.bag() {
-                self.inner.merge_from("kd.bag.new", bag)?;
+                self.inner.merge_from("kd.bag.new", bag, plait_core::bag::OnConflict::Raise)?;
             }
             Ok(())
         })?;

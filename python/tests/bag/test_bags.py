@@ -132,3 +132,24 @@ def test_threads_sharing_a_mutable_bag():
         t.join()
     assert not errors
     assert entities.x.to_py() == [49] * n
+
+
+def test_adoption_refuses_conflicting_data():
+    e = kd.new(x=1)
+    e2 = e.with_attrs(x=2)
+    r = kd.new(a=1).fork_bag()
+    r.c1 = e
+    with pytest.raises(ValueError, match="cannot merge DataBags due to an exception encountered when merging entities.\n\n"
+                                         "The conflicting entities in the both DataBags: Entity\\(\\):\\$.*\n\n"
+                                         "The cause is the values of attribute 'x' are different: 1 vs 2"):
+        r.c2 = e2
+    d = kd.dict({"a": 1})
+    r.d1 = d
+    with pytest.raises(ValueError, match="encountered when merging dicts.*the key 'a' is incompatible: 1 vs 2"):
+        r.d2 = kd.with_dict_update(d, "a", 2)
+    # The same data twice, or a layered bag whose own value wins over its
+    # fallback, merges without a conflict.
+    r.c3 = e
+    fresh = kd.new(a=1).fork_bag()
+    fresh.c = e2
+    assert fresh.c.x.to_py() == 2

@@ -111,18 +111,19 @@ impl DataBag {
 
     /// An immutable bag holding everything this bag reads (its contents and
     /// its fallbacks'), merged into one layer (`kd.with_merged_bag`).
-    pub fn merged(&self, op: &str) -> Result<DataBag> {
-        if self.0.fallbacks.is_empty() {
-            return Ok(self.fork(false));
-        }
-        let merged = DataBag::new_mutable();
-        // Lowest priority first: each merge keeps what is already there, so
-        // the bag's own values are merged first.
-        merged.merge_from(op, &self.own_layer())?;
+    pub fn merged(&self) -> DataBag {
+        DataBag::from_parts(self.flattened(), false, Vec::new())
+    }
+
+    /// What this bag reads, as one layer: its own contents, then each
+    /// fallback's where the layers before say nothing.
+    fn flattened(&self) -> Arc<Store> {
+        let mut acc = self.read();
         for fallback in &self.0.fallbacks {
-            merged.merge_from(op, fallback)?;
+            let below = fallback.flattened();
+            acc = Arc::new(merge_stores(&acc, &below));
         }
-        Ok(merged.fork(false))
+        acc
     }
 
     /// A random id; Koda prints its last four hex digits (`$f74e`).
@@ -163,41 +164,24 @@ impl DataBag {
         write(&mut BagWriter { store: Arc::make_mut(&mut guard) })
     }
 
-    /// Copies everything `other` holds (with its fallbacks) into this mutable
-    /// bag, keeping this bag's values where both have one (adoption).
-    pub fn merge_from(&self, op: &str, other: &DataBag) -> Result<()> {
-        // Lowest priority first, so that `other`'s own values win over its
-        // fallbacks; this bag's own values are written back last.
-        for fallback in other.0.fallbacks.iter().rev() {
-            self.merge_from(op, fallback)?;
+    /// Copies everything `other` reads (its fallbacks included) into this
+    /// mutable bag (adoption). With [`OnConflict::Raise`], an item both bags
+    /// give different values (an attribute, a dict entry, a list) is Koda's
+    /// "cannot merge DataBags" error; with [`OnConflict::KeepOurs`] this bag's
+    /// values win.
+    pub fn merge_from(&self, op: &str, other: &DataBag, on_conflict: OnConflict) -> Result<()> {
+        if self == other {
+            return Ok(());
         }
-        let theirs = other.read();
+        let theirs = other.flattened();
         let ours = self.read();
-        self.write(op, |store| {
-            merge_lists(&mut store.lists, &ours.lists, &theirs.lists);
-            if ours.dicts.is_empty() {
-                store.dicts = theirs.dicts.clone();
-            } else if !theirs.dicts.is_empty() {
-                Arc::make_mut(&mut store.dicts).merge_missing_from(&theirs.dicts);
+        if on_conflict == OnConflict::Raise {
+            if let Some(conflict) = first_conflict(&ours, &theirs) {
+                return Err(Error::value(op, conflict));
             }
-            for (name, values) in &theirs.attrs {
-                match ours.attrs.get(name) {
-                    None => {
-                        store.attrs.insert(name.clone(), values.clone());
-                    }
-                    Some(mine) => {
-                        let merged = Arc::make_mut(store.attrs.get_mut(name).expect("present in our store"));
-                        for id in values.set_items() {
-                            if mine.get_one(id).is_none() {
-                                let mut b = SliceBuilder::new();
-                                b.push(values.get_one(id).flatten());
-                                merged.set(&[Some(id)], &b.finish());
-                            }
-                        }
-                    }
-                }
-            }
-        })
+        }
+        let merged = merge_stores(&ours, &theirs);
+        self.write(op, |store| *store = merged)
     }
 
     /// Sets `attr` of `ids[i]` to `values[i]` (present ids only).
@@ -694,19 +678,117 @@ fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(ScalarRef<'a>, Op
     }
 }
 
-/// Adds the lists of `theirs` that `ours` lacks to `store` (a copy of `ours`).
-fn merge_lists(store: &mut Arc<ListStore>, ours: &Arc<ListStore>, theirs: &Arc<ListStore>) {
-    if ours.ids().is_empty() {
-        *store = theirs.clone();
-        return;
-    }
-    for id in theirs.ids() {
-        if ours.get(id).is_none() {
-            let list = theirs.get(id).expect("listed ids exist");
-            let items = list.items.take(&list.range.clone().collect::<Vec<_>>());
-            Arc::make_mut(store).set(id, items);
+/// What a merge does where both bags hold a value for the same thing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnConflict {
+    KeepOurs,
+    Raise,
+}
+
+/// `ours` with everything of `theirs` it says nothing about.
+fn merge_stores(ours: &Store, theirs: &Store) -> Store {
+    let mut store = ours.clone();
+    if ours.lists.ids().is_empty() {
+        store.lists = theirs.lists.clone();
+    } else {
+        for id in theirs.lists.ids() {
+            if ours.lists.get(id).is_none() {
+                let list = theirs.lists.get(id).expect("listed ids exist");
+                let items = list.items.take(&list.range.clone().collect::<Vec<_>>());
+                Arc::make_mut(&mut store.lists).set(id, items);
+            }
         }
     }
+    if ours.dicts.is_empty() {
+        store.dicts = theirs.dicts.clone();
+    } else if !theirs.dicts.is_empty() {
+        Arc::make_mut(&mut store.dicts).merge_missing_from(&theirs.dicts);
+    }
+    for (name, values) in &theirs.attrs {
+        match ours.attrs.get(name) {
+            None => {
+                store.attrs.insert(name.clone(), values.clone());
+            }
+            Some(mine) if Arc::ptr_eq(mine, values) => {}
+            Some(mine) => {
+                let merged = Arc::make_mut(store.attrs.get_mut(name).expect("present in our store"));
+                for id in values.set_items() {
+                    if mine.get_one(id).is_none() {
+                        let mut b = SliceBuilder::new();
+                        b.push(values.get_one(id).flatten());
+                        merged.set(&[Some(id)], &b.finish());
+                    }
+                }
+            }
+        }
+    }
+    store
+}
+
+/// Koda's text for the first item `ours` and `theirs` give different values
+/// (entities and objects before schemas, then dicts, then lists).
+fn first_conflict(ours: &Store, theirs: &Store) -> Option<String> {
+    let mut names: Vec<&Arc<str>> = theirs.attrs.keys().filter(|n| ours.attrs.contains_key(*n)).collect();
+    names.sort();
+    let mut schema_conflict = None;
+    for name in names {
+        let (mine, values) = (&ours.attrs[name], &theirs.attrs[name]);
+        if Arc::ptr_eq(mine, values) {
+            continue;
+        }
+        for id in values.set_items() {
+            let (Some(Some(a)), Some(Some(b))) = (mine.get_one(id), values.get_one(id)) else { continue };
+            if a == b {
+                continue;
+            }
+            let (a, b) = (crate::repr::item_text(a), crate::repr::item_text(b));
+            let what = if id.is_schema() { "schemas" } else { "entities" };
+            let text = format!(
+                "cannot merge DataBags due to an exception encountered when merging {what}.\n\nThe conflicting \
+                 {what} in the both DataBags: Entity():{}\n\nThe cause is the values of attribute '{name}' are \
+                 different: {a} vs {b}",
+                id.short()
+            );
+            if !id.is_schema() {
+                return Some(text);
+            }
+            schema_conflict.get_or_insert(text);
+        }
+    }
+    if schema_conflict.is_some() {
+        return schema_conflict;
+    }
+    for (id, dict) in theirs.dicts.iter() {
+        let Some(mine) = ours.dicts.get(id) else { continue };
+        for (key, value) in dict.iter() {
+            if let (Some(Some(a)), Some(b)) = (mine.get(key), value) {
+                if a != b {
+                    return Some(format!(
+                        "cannot merge DataBags due to an exception encountered when merging dicts.\n\nThe \
+                         conflicting dict in the both DataBags: Dict:{}\n\nThe cause is the value of the key {} is \
+                         incompatible: {} vs {}",
+                        id.short(),
+                        crate::repr::item_text(key),
+                        crate::repr::item_text(a),
+                        crate::repr::item_text(b)
+                    ));
+                }
+            }
+        }
+    }
+    for id in theirs.lists.ids() {
+        let (Some(mine), Some(list)) = (ours.lists.get(id), theirs.lists.get(id)) else { continue };
+        let same = mine.len() == list.len()
+            && mine.range.clone().zip(list.range.clone()).all(|(i, j)| mine.items.get(i) == list.items.get(j));
+        if !same {
+            return Some(format!(
+                "cannot merge DataBags due to an exception encountered when merging lists.\n\nThe conflicting \
+                 list in the both DataBags: List:{}\n\nThe cause is the items of the list are different",
+                id.short()
+            ));
+        }
+    }
+    None
 }
 
 /// The position of item `index` of the list stored at `range` (negative

@@ -9,6 +9,7 @@
 //! the same key and value schemas) whose `__keys__` and `__values__`
 //! attributes hold them, printed `DICT{STRING, INT32}`.
 
+use plait_core::bag::OnConflict;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR};
 use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
@@ -282,7 +283,7 @@ pub fn set_in_place(x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Resu
     }
     for other in [keys.bag(), values.bag()].into_iter().flatten() {
         if other != bag {
-            bag.merge_from(op, other)?;
+            bag.merge_from(op, other, OnConflict::Raise)?;
         }
     }
     update_with(op, x, keys, Some(values), |ids, keys, values| bag.set_dict_entries(op, ids, keys.data(), values.data()))

@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use plait_core::bag::OnConflict;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::column::SliceBuilder;
@@ -266,12 +267,12 @@ pub fn stub(x: &DataSlice, attrs: &[String]) -> Result<DataSlice> {
         return Ok(base);
     }
     let bag = DataBag::new_mutable();
-    bag.merge_from(op, base.bag().expect("a stub has a bag"))?;
+    bag.merge_from(op, base.bag().expect("a stub has a bag"), OnConflict::KeepOurs)?;
     let target = x.clone().with_bag(Some(bag.clone()));
     for name in attrs {
         let values = super::access::get_attr(x, name, None)?;
         let sub = stub(&values, &[])?;
-        bag.merge_from(op, sub.bag().expect("a stub has a bag"))?;
+        bag.merge_from(op, sub.bag().expect("a stub has a bag"), OnConflict::KeepOurs)?;
         super::update::set_attrs(&target, &[(name.clone(), values.with_bag(Some(bag.clone())))], false)?;
     }
     Ok(x.clone().with_bag(Some(bag.fork(false))))
@@ -384,12 +385,12 @@ fn content_hash(src: &DataBag, schema: Schema, item: Option<ScalarRef<'_>>, h: &
 }
 
 /// The clones with `overrides` applied as attributes, in the clones' bag.
-fn with_overrides(op: &str, clone: DataSlice, overrides: &[(String, DataSlice)]) -> Result<DataSlice> {
+fn with_overrides(clone: DataSlice, overrides: &[(String, DataSlice)]) -> Result<DataSlice> {
     if overrides.is_empty() {
         return Ok(clone);
     }
     let updated = super::update::with_attrs(&clone, overrides, false)?;
-    let merged = updated.bag().expect("with_attrs gives a bag").merged(op)?;
+    let merged = updated.bag().expect("with_attrs gives a bag").merged();
     Ok(updated.with_bag(Some(merged)))
 }
 
@@ -411,7 +412,7 @@ pub(crate) fn register(r: &mut Registry) {
             let op = "kd.core.clone";
             let x = a.slice("x")?;
             let clone = clone_with(op, x, opt(a, "itemid")?.as_ref(), opt(a, "schema")?.as_ref(), Depth::All, false)?;
-            with_overrides(op, clone, &a.named_slices()?)
+            with_overrides(clone, &a.named_slices()?)
         },
     );
     r.add(
@@ -423,7 +424,7 @@ pub(crate) fn register(r: &mut Registry) {
             let op = "kd.core.shallow_clone";
             let x = a.slice("x")?;
             let clone = clone_with(op, x, opt(a, "itemid")?.as_ref(), opt(a, "schema")?.as_ref(), Depth::TopLevel, false)?;
-            with_overrides(op, clone, &a.named_slices()?)
+            with_overrides(clone, &a.named_slices()?)
         },
     );
     r.add(
@@ -434,7 +435,7 @@ pub(crate) fn register(r: &mut Registry) {
         |a| {
             let op = "kd.core.deep_clone";
             let clone = clone_with(op, a.slice("x")?, None, opt(a, "schema")?.as_ref(), Depth::All, true)?;
-            with_overrides(op, clone, &a.named_slices()?)
+            with_overrides(clone, &a.named_slices()?)
         },
     );
     r.add("kd.core.stub", &["kd.stub"], "x, attrs=unspecified", "Returns x with a new bag holding only what updates to its items need.", |a| {

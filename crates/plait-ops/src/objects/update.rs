@@ -3,6 +3,7 @@
 //! the update) and in-place assignment on a mutable bag (`ds.x = v`,
 //! `ds.set_attrs(...)`).
 
+use plait_core::bag::OnConflict;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
@@ -108,7 +109,7 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
     for (_, v) in &attrs {
         if let Some(other) = v.bag() {
             if other != bag {
-                bag.merge_from(OP, other)?;
+                bag.merge_from(OP, other, OnConflict::Raise)?;
             }
         }
     }
