@@ -145,7 +145,7 @@ def test_adoption_refuses_conflicting_data():
         r.c2 = e2
     d = kd.dict({"a": 1})
     r.d1 = d
-    with pytest.raises(ValueError, match="encountered when merging dicts.*the key 'a' is incompatible: 1 vs 2"):
+    with pytest.raises(ValueError, match="(?s)encountered when merging dicts.*the key 'a' is incompatible: 1 vs 2"):
         r.d2 = kd.with_dict_update(d, "a", 2)
     # The same data twice, or a layered bag whose own value wins over its
     # fallback, merges without a conflict.
