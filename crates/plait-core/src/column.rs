@@ -96,11 +96,101 @@ pub enum Values {
     Mask(usize),
     Bytes(VarBinary),
     String(VarBinary),
-    Schema(Arc<[Schema]>),
+    Schema(SchemaValues),
     /// ItemIds (entities, objects, lists, dicts, struct schemas as ids), as the
     /// bits of [`ItemId`] (an Arrow-compatible 16-byte buffer), written lazily
     /// for a fresh allocation (see [`IdBits`]).
     ItemId(IdBits),
+}
+
+/// The schemas of a SCHEMA column: given, or one schema repeated (`kd.obj`
+/// stores each attribute's schema once per object), or the implicit schemas
+/// of a fresh allocation of objects (`Struct(base + k)`). The repeated forms
+/// are written out only when something reads them as a whole.
+#[derive(Clone, Debug)]
+pub struct SchemaValues {
+    run: Option<SchemaRun>,
+    values: Arc<std::sync::OnceLock<Arc<[Schema]>>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SchemaRun {
+    Same(Schema, usize),
+    Structs(u128, usize),
+}
+
+impl SchemaValues {
+    /// `schema`, `len` times.
+    pub fn same(schema: Schema, len: usize) -> SchemaValues {
+        SchemaValues { run: Some(SchemaRun::Same(schema, len)), values: Arc::default() }
+    }
+
+    /// The struct schemas with ids `base + k` for `k` in `0..len`.
+    pub fn structs(base: u128, len: usize) -> SchemaValues {
+        SchemaValues { run: Some(SchemaRun::Structs(base, len)), values: Arc::default() }
+    }
+
+    /// `(schema, len)` when every slot holds `schema`.
+    pub fn as_same(&self) -> Option<(Schema, usize)> {
+        match self.run {
+            Some(SchemaRun::Same(schema, len)) => Some((schema, len)),
+            _ => None,
+        }
+    }
+
+    /// `(base, len)` when slot `k` holds the struct schema `base + k`.
+    pub fn as_structs(&self) -> Option<(u128, usize)> {
+        match self.run {
+            Some(SchemaRun::Structs(base, len)) => Some((base, len)),
+            _ => None,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self.run {
+            Some(SchemaRun::Same(_, len) | SchemaRun::Structs(_, len)) => len,
+            None => self.values().len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The schema in slot `i`.
+    pub fn get(&self, i: usize) -> Schema {
+        match self.run {
+            Some(SchemaRun::Same(schema, len)) => {
+                assert!(i < len, "schema index {i} out of range for {len} schemas");
+                schema
+            }
+            Some(SchemaRun::Structs(base, len)) => {
+                assert!(i < len, "schema index {i} out of range for {len} schemas");
+                Schema::Struct(ItemId(base + i as u128))
+            }
+            None => self.values()[i],
+        }
+    }
+
+    /// Every schema (written now for a repeated form, once).
+    pub fn values(&self) -> &Arc<[Schema]> {
+        self.values.get_or_init(|| {
+            let n = self.len();
+            (0..n).map(|i| self.get(i)).collect()
+        })
+    }
+}
+
+impl From<Arc<[Schema]>> for SchemaValues {
+    fn from(values: Arc<[Schema]>) -> SchemaValues {
+        SchemaValues { run: None, values: Arc::new(std::sync::OnceLock::from(values)) }
+    }
+}
+
+impl From<Vec<Schema>> for SchemaValues {
+    fn from(values: Vec<Schema>) -> SchemaValues {
+        SchemaValues::from(Arc::<[Schema]>::from(values))
+    }
 }
 
 /// The ids of a column: their bits, or, for the items of a fresh allocation,
@@ -217,7 +307,7 @@ impl Values {
             Values::Mask(_) => ScalarRef::Mask,
             Values::Bytes(v) => ScalarRef::Bytes(v.value(i)),
             Values::String(v) => ScalarRef::String(v.str_value(i)),
-            Values::Schema(v) => ScalarRef::Schema(v[i]),
+            Values::Schema(v) => ScalarRef::Schema(v.get(i)),
             Values::ItemId(v) => ScalarRef::ItemId(ItemId(v.get(i))),
         }
     }
@@ -297,9 +387,10 @@ impl Column {
             Values::Mask(_) => Values::Mask(n),
             Values::Bytes(v) => Values::Bytes(take_var_binary(v, indices)),
             Values::String(v) => Values::String(take_var_binary(v, indices)),
-            Values::Schema(v) => Values::Schema(
-                indices.iter().map(|&i| if missing(i) { Schema::None } else { v[i] }).collect(),
-            ),
+            Values::Schema(v) => match v.as_same() {
+                Some((schema, _)) => Values::Schema(SchemaValues::same(schema, n)),
+                None => Values::Schema(indices.iter().map(|&i| if missing(i) { Schema::None } else { v.get(i) }).collect::<Vec<_>>().into()),
+            },
             Values::ItemId(v) => Values::ItemId(gather::<_, MAY_MISS>(v.bits(), indices).into()),
         };
         let presence = match &self.presence {
@@ -348,11 +439,14 @@ impl Column {
                 let out = out.finish();
                 if matches!(self.values, Values::String(_)) { Values::String(out) } else { Values::Bytes(out) }
             }
-            Values::Schema(v) => {
-                let mut out = Vec::with_capacity(total);
-                for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s], count)));
-                Values::Schema(Arc::from(out))
-            }
+            Values::Schema(v) => match v.as_same() {
+                Some((schema, _)) => Values::Schema(SchemaValues::same(schema, total)),
+                None => {
+                    let mut out = Vec::with_capacity(total);
+                    for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v.get(s), count)));
+                    Values::Schema(out.into())
+                }
+            },
             Values::ItemId(v) => Values::ItemId(repeat(v.bits(), parents, edge).into()),
         };
         let presence = self.presence.as_ref().map(|p| NullBuffer::new(repeat_bits(&|s| p.is_valid(s))));
@@ -499,7 +593,7 @@ impl ColumnBuilder {
             ValuesBuilder::Mask(n) => Values::Mask(n),
             ValuesBuilder::Bytes(v) => Values::Bytes(v.finish()),
             ValuesBuilder::String(v) => Values::String(v.finish()),
-            ValuesBuilder::Schema(v) => Values::Schema(Arc::from(v)),
+            ValuesBuilder::Schema(v) => Values::Schema(v.into()),
             ValuesBuilder::ItemId(v) => Values::ItemId(v.into()),
         };
         let presence = (self.missing > 0).then(|| NullBuffer::new(self.presence.finish()));
@@ -701,6 +795,21 @@ mod tests {
         assert_eq!(taken.get(1), None);
         let given = IdBits::from(vec![5i128, 6]);
         assert_eq!((given.as_run(), given.get(1)), (None, 6));
+    }
+
+    #[test]
+    fn repeated_schemas_are_written_only_when_read_whole() {
+        let same = SchemaValues::same(Schema::Int32, 3);
+        assert_eq!((same.len(), same.get(2), same.as_same()), (3, Schema::Int32, Some((Schema::Int32, 3))));
+        assert_eq!(same.values().len(), 3);
+        let base = 9u128 << 64;
+        let structs = SchemaValues::structs(base, 2);
+        assert_eq!(structs.get(1), Schema::Struct(ItemId(base + 1)));
+        assert_eq!(structs.values()[0], Schema::Struct(ItemId(base)));
+        let taken = Column::full(Values::Schema(structs)).take(&[1, MISSING_INDEX]);
+        assert_eq!((taken.get(0), taken.get(1)), (Some(ScalarRef::Schema(Schema::Struct(ItemId(base + 1)))), None));
+        let given = SchemaValues::from(vec![Schema::String]);
+        assert_eq!((given.as_same(), given.get(0)), (None, Schema::String));
     }
 
     #[test]

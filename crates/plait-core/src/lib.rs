@@ -24,7 +24,7 @@ pub mod slice;
 pub mod subslice;
 
 pub use bag::DataBag;
-pub use column::{Column, IdBits, ScalarRef, SliceData, Values};
+pub use column::{Column, IdBits, ScalarRef, SchemaValues, SliceData, Values};
 pub use error::{Error, ErrorKind, Result};
 pub use itemid::{ItemId, ItemKind};
 pub use schema::Schema;

@@ -121,10 +121,17 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
     let mut schemas: Vec<Schema> = Vec::new();
     let mut last = None;
     let mut missing_at = None;
-    if let (Ids::Whole { .. }, Some(Column { values: Values::Schema(v), presence: None })) = (&ids, attr_schemas.single_column()) {
+    if let (Ids::Whole { .. }, Some(Column { values: Values::Schema(column), presence: None })) = (&ids, attr_schemas.single_column()) {
         // Every object has the attribute: one comparison pass when they all
-        // share the first one's schema.
-        if let Some(&first) = v.first().filter(|&&first| v.iter().fold(true, |ok, s| ok & (*s == first))) {
+        // share the first one's schema (none for a repeated schema).
+        let shared = match column.as_same() {
+            Some((schema, len)) => (len > 0).then_some(schema),
+            None => {
+                let v = column.values();
+                v.first().copied().filter(|&first| v.iter().fold(true, |ok, s| ok & (*s == first)))
+            }
+        };
+        if let Some(first) = shared {
             last = Some(first);
             schemas.push(first);
         }
@@ -185,7 +192,7 @@ pub(crate) fn first_primitive(x: &DataSlice) -> Option<usize> {
 /// column.
 fn for_each_schema(data: &SliceData, mut f: impl FnMut(usize, Option<Schema>)) {
     if let Some(Column { values: Values::Schema(v), presence }) = data.single_column() {
-        for (i, &s) in v.iter().enumerate() {
+        for (i, &s) in v.values().iter().enumerate() {
             f(i, presence.as_ref().is_none_or(|p| p.is_valid(i)).then_some(s));
         }
         return;

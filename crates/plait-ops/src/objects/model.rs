@@ -8,7 +8,7 @@ use plait_core::bag::text::schema_text;
 use plait_core::bag::{Stored, SCHEMA_ATTR};
 use plait_core::cast::cast_to;
 use plait_core::itemid::new_allocation;
-use plait_core::{Column, DataBag, DataSlice, Error, IdBits, ItemId, ItemKind, Result, Schema, SliceData, Values};
+use plait_core::{Column, DataBag, DataSlice, Error, IdBits, ItemId, ItemKind, Result, Schema, SchemaValues, SliceData, Values};
 
 
 /// The ItemIds of `x`'s items (`None` where missing or not an id).
@@ -174,15 +174,19 @@ pub fn ids_for(op: &str, kind: ItemKind, itemid: Option<&DataSlice>, shape: &pla
 /// and offsets, kind ImplicitSchema), as ids and as a SCHEMA column.
 pub fn implicit_schemas_of(allocation: u64, len: usize) -> (Ids, SliceData) {
     let base = ItemId(Ids::base(allocation)).with_kind(ItemKind::ImplicitSchema).0;
-    let values = schema_values(len, |k| Schema::Struct(ItemId(base + k as u128)));
+    let values = SchemaValues::structs(base, len);
     (Ids::Whole { allocation: (base >> 64) as u64, len }, SliceData::from_column(Column::full(Values::Schema(values))))
 }
 
 /// Whether `data` is exactly the implicit schemas of slots 0..len of
 /// `allocation` (objects made together), all present.
 pub fn is_implicit_schemas_of(data: &SliceData, allocation: u64) -> Option<u64> {
-    let Some(Column { values: Values::Schema(v), presence: None }) = data.single_column() else { return None };
+    let Some(Column { values: Values::Schema(schemas), presence: None }) = data.single_column() else { return None };
     let base = ItemId(Ids::base(allocation)).with_kind(ItemKind::ImplicitSchema).0;
+    if let Some((run_base, _)) = schemas.as_structs() {
+        return (run_base == base).then_some((base >> 64) as u64);
+    }
+    let v = schemas.values();
     let ok = v.iter().zip(0u128..).fold(true, |ok, (s, k)| ok & matches!(s, Schema::Struct(id) if id.0 == base + k));
     ok.then_some((base >> 64) as u64)
 }
@@ -193,28 +197,13 @@ pub fn schemas_data(schemas: Vec<Option<Schema>>) -> SliceData {
     let all = schemas.iter().all(Option::is_some);
     let presence = (!all).then(|| NullBuffer::from(schemas.iter().map(Option::is_some).collect::<Vec<_>>()));
     let values: Arc<[Schema]> = schemas.into_iter().map(|s| s.unwrap_or(Schema::None)).collect();
-    SliceData::from_columns(n, vec![Column::new(Values::Schema(values), presence)])
+    SliceData::from_columns(n, vec![Column::new(Values::Schema(values.into()), presence)])
 }
 
 /// `n` copies of one schema as slice data (the attribute schema of objects
 /// written together).
 fn same_schema_data(schema: Schema, n: usize) -> SliceData {
-    SliceData::from_column(Column::full(Values::Schema(schema_values(n, |_| schema))))
-}
-
-/// `f(k)` for k in 0..n, written straight into the shared buffer (collecting
-/// into a Vec and converting would copy the 32 bytes per item once more).
-fn schema_values(n: usize, f: impl Fn(usize) -> Schema) -> Arc<[Schema]> {
-    let mut out = Arc::<[Schema]>::new_uninit_slice(n);
-    if let Some(slots) = Arc::get_mut(&mut out) {
-        for (k, slot) in slots.iter_mut().enumerate() {
-            slot.write(f(k));
-        }
-        // SAFETY: the Arc was just created (so get_mut succeeded) and the
-        // loop wrote every slot.
-        return unsafe { out.assume_init() };
-    }
-    (0..n).map(f).collect()
+    SliceData::from_column(Column::full(Values::Schema(SchemaValues::same(schema, n))))
 }
 
 /// The schema of attribute `name` of struct schema `schema_id`.

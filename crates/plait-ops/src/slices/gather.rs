@@ -52,7 +52,7 @@ fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
         Values::Mask(_) => Values::Mask(n),
         Values::Bytes(v) => Values::Bytes(binary(v)),
         Values::String(v) => Values::String(binary(v)),
-        Values::Schema(v) => Values::Schema(keep.set_indices().map(|i| v[i]).collect()),
+        Values::Schema(v) => Values::Schema(keep.set_indices().map(|i| v.get(i)).collect::<Vec<_>>().into()),
         Values::ItemId(v) => Values::ItemId(runs(v.bits(), keep, n).into()),
     };
     let presence = column.presence.as_ref().map(|p| NullBuffer::new(bits(p.inner())));

@@ -103,7 +103,7 @@ pub fn keys_of<'a>(data: &'a SliceData, nans: NanKeys) -> Vec<Option<Key<'a>>> {
             Values::Mask(_) => fill(&|_| Key::Num(MASK, 0)),
             Values::Bytes(v) => fill(&|i| Key::Bin(BYTES, v.value(i))),
             Values::String(v) => fill(&|i| Key::Bin(STRING, v.value(i))),
-            Values::Schema(v) => fill(&|i| schema_key(v[i])),
+            Values::Schema(v) => fill(&|i| schema_key(v.get(i))),
             Values::ItemId(v) => fill(&|i| Key::Id(ITEMID, v.get(i))),
         }
     }
