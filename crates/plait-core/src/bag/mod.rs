@@ -378,6 +378,20 @@ impl DataBag {
         gather(&found.sources, &picks)
     }
 
+    /// The lists of `len` slots of `allocation`, stored together and
+    /// unchanged since (no layer shadows one of them).
+    pub fn whole_lists(&self, allocation: u64, len: usize) -> Option<Arc<DenseLists>> {
+        for layer in self.layers() {
+            if layer.lists.has_sparse_in(allocation) {
+                return None;
+            }
+            if let Some(dense) = layer.lists.dense(allocation) {
+                return (dense.edge.parent_size() == len).then(|| dense.clone());
+            }
+        }
+        None
+    }
+
     /// The number of items of each list (`None` for a missing id; 0 for a
     /// list no layer knows).
     pub fn list_sizes(&self, ids: &[Option<ItemId>]) -> Vec<Option<usize>> {

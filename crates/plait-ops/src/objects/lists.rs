@@ -15,7 +15,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 use super::containers::{has_container, is_container, 
     bag_for, container_schema_id, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items,
 };
-use super::model::{attr_schema, ids_for, ids_of, keep_bags, result_bag};
+use super::model::{attr_schema, ids_for, ids_of, keep_bags, result_bag, whole_allocation};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -130,6 +130,27 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
     if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
         return Err(Error::value(GET_ITEM, format!("the index must be an integer, got {}", crate::describe(index))));
     }
+    let bag = list_bag(GET_ITEM, x, "get List items")?;
+    // One index into lists made together: positions straight from their
+    // stored edge, without a list of ids or of indices.
+    let one_index = match (index.is_item(), index.get(0)) {
+        (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
+        (true, Some(ScalarRef::Int64(v))) => Some(v),
+        _ => None,
+    };
+    if let Some(k) = one_index {
+        if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
+            let positions: Vec<usize> = (0..dense.edge.parent_size())
+                .map(|i| {
+                    let row = dense.edge.child_range(i);
+                    let n = row.len() as i64;
+                    let k = if k < 0 { k + n } else { k };
+                    if (0..n).contains(&k) { row.start + k as usize } else { plait_core::column::MISSING_INDEX }
+                })
+                .collect();
+            return typed_items(GET_ITEM, x.shape().clone(), dense.items.take(&positions), schema, bag);
+        }
+    }
     let aligned = plait_core::broadcast::align(GET_ITEM, &[x, index])?;
     let (lists, index) = (&aligned[0], &aligned[1]);
     let indices: Vec<Option<i64>> = (0..index.size())
@@ -140,7 +161,6 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
             Some(_) => Err(Error::value(GET_ITEM, "the index must be an integer")),
         })
         .collect::<Result<_>>()?;
-    let bag = list_bag(GET_ITEM, x, "get List items")?;
     let data = bag.list_items_at(&ids_of(lists), &indices);
     typed_items(GET_ITEM, lists.shape().clone(), data, schema, bag)
 }
@@ -149,6 +169,12 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
 pub fn size(x: &DataSlice) -> Result<DataSlice> {
     let bag = list_bag(SIZE, x, "get List size")?;
     require_lists(SIZE, x)?;
+    // Lists made together and read together: the sizes are the rows of
+    // their stored edge.
+    if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
+        let sizes: Vec<i64> = (0..dense.edge.parent_size()).map(|i| dense.edge.child_range(i).len() as i64).collect();
+        return crate::slices::int64_slice(x.shape(), sizes, None);
+    }
     let sizes = bag.list_sizes(&ids_of(x));
     let values: Vec<i64> = sizes.iter().map(|s| s.map_or(0, |n| n as i64)).collect();
     let flags: Vec<bool> = sizes.iter().map(Option::is_some).collect();
