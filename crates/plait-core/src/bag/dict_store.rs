@@ -298,6 +298,19 @@ impl DictStore {
         Arc::make_mut(self.sparse.entry(id).or_default())
     }
 
+    /// The dicts of `allocation` when they are stored together and none is
+    /// stored by id.
+    pub fn dense_of(&self, allocation: u64) -> Option<&Arc<Vec<DictMap>>> {
+        let dense = self.dense.get(&allocation)?;
+        let shadowed = !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation));
+        (!shadowed).then_some(dense)
+    }
+
+    /// Whether any dict of `allocation` is stored here.
+    pub fn holds_allocation(&self, allocation: u64) -> bool {
+        self.dense.contains_key(&allocation) || self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+    }
+
     /// Stores the dicts of a whole allocation at once (replacing any).
     pub fn set_dense(&mut self, allocation: u64, dicts: Vec<DictMap>) {
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));

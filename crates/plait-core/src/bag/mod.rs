@@ -432,6 +432,27 @@ impl DataBag {
         builder.finish()
     }
 
+    /// The value of `key` in each of the `len` dicts of `allocation`, when
+    /// one layer holds them all, stored together (`None` otherwise: ask
+    /// [`Self::dict_get`]).
+    pub fn dict_get_whole(&self, allocation: u64, len: usize, key: ScalarRef<'_>) -> Option<SliceData> {
+        let layers = self.layers();
+        let mut holders = layers.iter().filter(|layer| layer.dicts.holds_allocation(allocation));
+        let (Some(layer), None) = (holders.next(), holders.next()) else { return None };
+        let dense = layer.dicts.dense_of(allocation).filter(|d| d.len() == len)?;
+        let hash = dict_store::key_hash(key);
+        let mut builder = SliceBuilder::with_capacity(len);
+        // Each dict's table is its own allocation: the next batch's slots
+        // are prefetched while this batch is probed.
+        for batch in dense.chunks(LOOKUP_BATCH) {
+            batch.iter().for_each(|dict| dict.prefetch(hash));
+            for dict in batch {
+                builder.push(dict.get_hashed(key, hash).flatten());
+            }
+        }
+        Some(builder.finish())
+    }
+
     /// The keys and the values of dicts `ids`, as rows (the edge from dicts
     /// to entries). Keys come in the order they were first set; a missing id
     /// is an empty row.

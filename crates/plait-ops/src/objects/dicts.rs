@@ -15,7 +15,7 @@ use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{has_container, is_container, bag_for, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items};
-use super::model::{attr_schema, ids_for, ids_of, result_bag};
+use super::model::{attr_schema, ids_for, ids_of, result_bag, whole_allocation};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -159,6 +159,16 @@ pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
     let op = "kd.dicts.get_item";
     let bag = bag_for(op, x, "cannot get dict values")?;
     let schemas = require_dicts(op, x)?;
+    // One key looked up in dicts made together: no list of ids, no copies
+    // of the key.
+    if keys.is_item() {
+        let key = fit_to(op, "keys", x, schemas.0, keys)?;
+        if let (Some(k), Some((allocation, len))) = (key.get(0), whole_allocation(x.data())) {
+            if let Some(data) = bag.dict_get_whole(allocation, len, k) {
+                return typed_items(op, x.shape().clone(), data, schemas.1, bag);
+            }
+        }
+    }
     let [dicts, keys] = <[DataSlice; 2]>::try_from(align(op, &[x, keys])?).expect("two inputs");
     let keys = fit_to(op, "keys", x, schemas.0, &keys)?;
     let data = bag.dict_get(&ids_of(&dicts), keys.data());
