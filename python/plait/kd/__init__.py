@@ -137,3 +137,10 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
 def to_pylist(x):
     """The first dimension of `x` as a Python list of DataSlices (or DataItems)."""
     return builtins.list(x.L)
+
+
+# Koda also lists these under `kd.slices`.
+for _name in ("align", "bool", "bytes", "expand_to", "float32", "float64", "get_ndim", "int32", "int64", "item", "mask",
+              "slice", "str", "subslice"):
+    setattr(slices, _name, globals()[_name])
+del _name

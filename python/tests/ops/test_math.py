@@ -181,3 +181,23 @@ def test_large_inputs_use_the_parallel_path():
 def test_ndim_none_means_the_default():
     x = kd.slice([[1, 2], [3]])
     assert kd.agg_sum(x, ndim=None).to_py() == kd.agg_sum(x).to_py() == [3, 3]
+
+
+def test_t_distribution_inverse_cdf():
+    # Checked against koladata 0.0.4.
+    q = kd.math.t_distribution_inverse_cdf(kd.slice([0.5, 0.975, 0.025, 0.9, 0.0, 1.0, None]), 3)
+    assert repr(q) == "DataSlice([0.0, 3.1824474, -3.1824462, 1.6377441, -inf, inf, None], schema: FLOAT32, present: 6/7)"
+    by_dof = kd.math.t_distribution_inverse_cdf(0.975, kd.slice([1, 2, 10, 1000.0]))
+    assert repr(by_dof) == "DataSlice([12.706217, 4.3026547, 2.2281394, 1.9623395], schema: FLOAT32, present: 4/4)"
+    assert abs(kd.math.t_distribution_inverse_cdf(kd.float64(0.975), 3).to_py() - 3.1824463052837086) < 1e-12
+    assert repr(kd.math.t_distribution_inverse_cdf(0.999999, 1)) == "DataItem(314138.47, schema: FLOAT32)"
+    broadcast = kd.math.t_distribution_inverse_cdf(kd.slice([0.1, 0.2]), kd.slice([[1, 2], [3]]))
+    assert repr(broadcast) == "DataSlice([[-3.0776834, -1.8856181], [-0.9784723]], schema: FLOAT32, present: 3/3)"
+    with pytest.raises(ValueError, match="degrees_of_freedom for t-distribution must be a positive number, got: -1.000000"):
+        kd.math.t_distribution_inverse_cdf(0.9, -1)
+    with pytest.raises(ValueError, match="inverse CDF accepts only values between 0 and 1, got x: 1.500000"):
+        kd.math.t_distribution_inverse_cdf(1.5, 3)
+    with pytest.raises(ValueError, match="got x: nan"):
+        kd.math.t_distribution_inverse_cdf(float("nan"), 1)
+    with pytest.raises(ValueError, match="argument `x` must be a slice of numeric values, got a slice of STRING"):
+        kd.math.t_distribution_inverse_cdf("a", 1)

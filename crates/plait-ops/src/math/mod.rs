@@ -4,6 +4,7 @@
 mod aggregate;
 mod arithmetic;
 mod cumulative;
+mod distributions;
 mod unary;
 
 pub use aggregate::{
@@ -12,6 +13,7 @@ pub use aggregate::{
 };
 pub use arithmetic::{add, divide, floordiv, maximum, minimum, modulo, multiply, pow, subtract};
 pub use cumulative::{cdf, cum_max, cum_min, cum_sum, softmax};
+pub use distributions::t_distribution_inverse_cdf;
 pub use unary::{abs, ceil, exp, floor, is_nan, log, log10, neg, pos, round, sigmoid, sign, sqrt};
 
 use crate::registry::Registry;
@@ -37,6 +39,13 @@ pub(crate) fn register(r: &mut Registry) {
     r.add("kd.math.log10", &[], "x", "Computes the base-10 logarithm of each item.", |a| log10(a.slice("x")?));
     r.add("kd.math.exp", &[], "x", "Computes e to the power of each item.", |a| exp(a.slice("x")?));
     r.add("kd.math.sqrt", &[], "x", "Computes the square root of each item.", |a| sqrt(a.slice("x")?));
+    r.add(
+        "kd.math.t_distribution_inverse_cdf",
+        &[],
+        "x, degrees_of_freedom",
+        "Computes the quantile of Student's t distribution at probability x.",
+        |a| t_distribution_inverse_cdf(a.slice("x")?, a.slice("degrees_of_freedom")?),
+    );
     r.add("kd.math.sigmoid", &[], "x, half=0.0, slope=1.0", "Computes 1 / (1 + exp(-slope * (x - half))).", |a| {
         sigmoid(a.slice("x")?, a.slice("half")?, a.slice("slope")?)
     });
