@@ -137,7 +137,7 @@ pub fn t_distribution_inverse_cdf(x: &DataSlice, degrees_of_freedom: &DataSlice)
         // Koda checks every present pair first; the first bad one is the error.
         for i in (0..p.len()).filter(|&i| present(i)) {
             let (prob, dof) = (probs.get(i).to_f64(), dofs.get(i).to_f64());
-            if !(dof > 0.0) {
+            if dof.is_nan() || dof <= 0.0 {
                 return Err(Error::value(OP, format!("degrees_of_freedom for t-distribution must be a positive number, got: {dof:.6}")));
             }
             if !(0.0..=1.0).contains(&prob) {
