@@ -23,6 +23,10 @@ use crate::schema::Schema;
 const DENSE_MIN_WRITE: usize = 16;
 
 /// One item's value, owned (sparse storage).
+///
+/// 24 bytes with 8-byte alignment (ids as two words, schemas boxed), so that
+/// sparse maps stay small and a dict slot (hash, key, value, rank) fits one
+/// 64-byte cache line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stored {
     Int32(i32),
@@ -33,8 +37,8 @@ pub enum Stored {
     Mask,
     Bytes(Arc<[u8]>),
     String(Arc<str>),
-    Schema(Schema),
-    ItemId(ItemId),
+    Schema(Box<Schema>),
+    ItemId([u64; 2]),
 }
 
 impl Stored {
@@ -48,8 +52,8 @@ impl Stored {
             ScalarRef::Mask => Stored::Mask,
             ScalarRef::Bytes(v) => Stored::Bytes(Arc::from(v)),
             ScalarRef::String(v) => Stored::String(Arc::from(v)),
-            ScalarRef::Schema(v) => Stored::Schema(v),
-            ScalarRef::ItemId(v) => Stored::ItemId(v),
+            ScalarRef::Schema(v) => Stored::Schema(Box::new(v)),
+            ScalarRef::ItemId(v) => Stored::ItemId([(v.0 >> 64) as u64, v.0 as u64]),
         }
     }
 
@@ -63,8 +67,16 @@ impl Stored {
             Stored::Mask => ScalarRef::Mask,
             Stored::Bytes(v) => ScalarRef::Bytes(v),
             Stored::String(v) => ScalarRef::String(v),
-            Stored::Schema(v) => ScalarRef::Schema(*v),
-            Stored::ItemId(v) => ScalarRef::ItemId(*v),
+            Stored::Schema(v) => ScalarRef::Schema(**v),
+            Stored::ItemId([high, low]) => ScalarRef::ItemId(ItemId(((*high as u128) << 64) | *low as u128)),
+        }
+    }
+
+    /// The schema held, if it is one.
+    pub fn schema(&self) -> Option<Schema> {
+        match self {
+            Stored::Schema(s) => Some(**s),
+            _ => None,
         }
     }
 }

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
+use super::Stored;
 use crate::column::ScalarRef;
 use crate::itemid::ItemId;
 
@@ -79,66 +80,17 @@ impl PartialEq for KeyRef<'_> {
 
 impl Eq for KeyRef<'_> {}
 
-/// A key or value as a slot holds it: like [`Stored`] but 24 bytes with
-/// 8-byte alignment (ids as two words, schemas boxed), so that a slot fits
-/// one 64-byte cache line.
-#[derive(Clone, Debug)]
-enum Packed {
-    Int32(i32),
-    Int64(i64),
-    Float32(f32),
-    Float64(f64),
-    Boolean(bool),
-    Mask,
-    Bytes(Arc<[u8]>),
-    String(Arc<str>),
-    Schema(Box<crate::schema::Schema>),
-    ItemId([u64; 2]),
-}
-
-impl Packed {
-    fn from_ref(value: ScalarRef<'_>) -> Packed {
-        match value {
-            ScalarRef::Int32(v) => Packed::Int32(v),
-            ScalarRef::Int64(v) => Packed::Int64(v),
-            ScalarRef::Float32(v) => Packed::Float32(v),
-            ScalarRef::Float64(v) => Packed::Float64(v),
-            ScalarRef::Boolean(v) => Packed::Boolean(v),
-            ScalarRef::Mask => Packed::Mask,
-            ScalarRef::Bytes(v) => Packed::Bytes(Arc::from(v)),
-            ScalarRef::String(v) => Packed::String(Arc::from(v)),
-            ScalarRef::Schema(v) => Packed::Schema(Box::new(v)),
-            ScalarRef::ItemId(v) => Packed::ItemId([(v.0 >> 64) as u64, v.0 as u64]),
-        }
-    }
-
-    fn as_ref(&self) -> ScalarRef<'_> {
-        match self {
-            Packed::Int32(v) => ScalarRef::Int32(*v),
-            Packed::Int64(v) => ScalarRef::Int64(*v),
-            Packed::Float32(v) => ScalarRef::Float32(*v),
-            Packed::Float64(v) => ScalarRef::Float64(*v),
-            Packed::Boolean(v) => ScalarRef::Boolean(*v),
-            Packed::Mask => ScalarRef::Mask,
-            Packed::Bytes(v) => ScalarRef::Bytes(v),
-            Packed::String(v) => ScalarRef::String(v),
-            Packed::Schema(v) => ScalarRef::Schema(**v),
-            Packed::ItemId([high, low]) => ScalarRef::ItemId(ItemId(((*high as u128) << 64) | *low as u128)),
-        }
-    }
-}
-
 /// One entry of a dict's table; `hash == 0` marks an empty slot.
 #[derive(Clone, Debug)]
 #[repr(C)]
 struct Slot {
     hash: u64,
-    key: Packed,
-    value: Option<Packed>,
+    key: Stored,
+    value: Option<Stored>,
     rank: u32,
 }
 
-const EMPTY_SLOT: Slot = Slot { hash: 0, key: Packed::Mask, value: None, rank: 0 };
+const EMPTY_SLOT: Slot = Slot { hash: 0, key: Stored::Mask, value: None, rank: 0 };
 
 /// The entries of one dict (in one layer): a linear-probing table kept at
 /// most half full.
@@ -156,7 +108,7 @@ impl DictMap {
 
     /// [`Self::get`] with the key's [`key_hash`] already computed.
     pub fn get_hashed(&self, key: ScalarRef<'_>, hash: u64) -> Option<Option<ScalarRef<'_>>> {
-        self.position(key, hash).ok().map(|i| self.slots[i].value.as_ref().map(Packed::as_ref))
+        self.position(key, hash).ok().map(|i| self.slots[i].value.as_ref().map(Stored::as_ref))
     }
 
     /// Asks the CPU to start loading the slot where `hash` starts probing.
@@ -200,7 +152,7 @@ impl DictMap {
 
     /// Sets `key` to `value`; a key already present keeps its place and type.
     pub fn set(&mut self, key: ScalarRef<'_>, value: Option<ScalarRef<'_>>) {
-        let value = value.map(Packed::from_ref);
+        let value = value.map(Stored::from_ref);
         let hash = key_hash(key);
         match self.position(key, hash) {
             Ok(i) => self.slots[i].value = value,
@@ -209,7 +161,7 @@ impl DictMap {
                     self.grow();
                 }
                 let i = self.position(key, hash).expect_err("the key is new");
-                self.slots[i] = Slot { hash, key: Packed::from_ref(key), value, rank: self.len as u32 };
+                self.slots[i] = Slot { hash, key: Stored::from_ref(key), value, rank: self.len as u32 };
                 self.len += 1;
             }
         }
@@ -257,7 +209,7 @@ impl DictMap {
     pub fn iter(&self) -> impl Iterator<Item = (ScalarRef<'_>, Option<ScalarRef<'_>>)> {
         let mut entries: Vec<&Slot> = self.slots.iter().filter(|s| s.hash != 0).collect();
         entries.sort_unstable_by_key(|s| s.rank);
-        entries.into_iter().map(|s| (s.key.as_ref(), s.value.as_ref().map(Packed::as_ref)))
+        entries.into_iter().map(|s| (s.key.as_ref(), s.value.as_ref().map(Stored::as_ref)))
     }
 
     /// Whether `key` is in the dict.

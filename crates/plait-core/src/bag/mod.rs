@@ -896,14 +896,6 @@ pub fn immutable_error(op: &str) -> Error {
     )
 }
 
-/// `ScalarRef` of a stored schema value, if it is one.
-pub fn stored_schema(value: &Option<Stored>) -> Option<crate::schema::Schema> {
-    match value {
-        Some(Stored::Schema(s)) => Some(*s),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

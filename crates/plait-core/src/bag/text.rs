@@ -40,13 +40,13 @@ fn write_schema(out: &mut String, schema: Schema, bag: Option<&DataBag>, depth: 
         out.push_str(&id.short());
         return;
     }
-    if let Some(Stored::Schema(items)) = bag.get_one(LIST_ITEMS_ATTR, id) {
+    if let Some(items) = bag.get_one(LIST_ITEMS_ATTR, id).and_then(|v| v.schema()) {
         out.push_str("LIST[");
         write_schema(out, items, Some(bag), depth + 1);
         out.push(']');
         return;
     }
-    if let Some(Stored::Schema(keys)) = bag.get_one(DICT_KEYS_ATTR, id) {
+    if let Some(keys) = bag.get_one(DICT_KEYS_ATTR, id).and_then(|v| v.schema()) {
         out.push_str("DICT{");
         write_schema(out, keys, Some(bag), depth + 1);
         out.push_str(", ");
@@ -65,9 +65,9 @@ fn write_schema(out: &mut String, schema: Schema, bag: Option<&DataBag>, depth: 
             out.push_str(", ");
         }
         write!(out, "{name}=").unwrap();
-        match bag.get_one(name, id) {
-            Some(Stored::Schema(s)) => write_schema(out, s, Some(bag), depth + 1),
-            _ => out.push_str("None"),
+        match bag.get_one(name, id).and_then(|v| v.schema()) {
+            Some(s) => write_schema(out, s, Some(bag), depth + 1),
+            None => out.push_str("None"),
         }
     }
     out.push(')');
@@ -101,10 +101,7 @@ const MAX_SHOWN: usize = 20;
 
 /// The schema held in attribute `attr` of schema `schema_id` (OBJECT when unset).
 fn held_schema(bag: &DataBag, schema_id: ItemId, attr: &str) -> Schema {
-    match bag.get_one(attr, schema_id) {
-        Some(Stored::Schema(s)) => s,
-        _ => Schema::Object,
-    }
+    bag.get_one(attr, schema_id).and_then(|v| v.schema()).unwrap_or(Schema::Object)
 }
 
 /// `List[1, 2, 3]`.
@@ -149,9 +146,9 @@ fn dict_node(id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) -> Node
 fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node {
     let is_object = schema == Schema::Object;
     let item_schema = if is_object {
-        match bag.get_one(SCHEMA_ATTR, id) {
-            Some(Stored::Schema(s)) => s,
-            _ => return Node::Leaf(id.repr()),
+        match bag.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()) {
+            Some(s) => s,
+            None => return Node::Leaf(id.repr()),
         }
     } else {
         schema

@@ -325,10 +325,7 @@ fn content_hash(src: &DataBag, schema: Schema, item: Option<ScalarRef<'_>>, h: &
         return;
     };
     let schema = match schema {
-        Schema::Object => match src.get_one(SCHEMA_ATTR, id) {
-            Some(plait_core::bag::Stored::Schema(s)) => s,
-            _ => Schema::Object,
-        },
+        Schema::Object => src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()).unwrap_or(Schema::Object),
         other => other,
     };
     let Schema::Struct(schema_id) = schema else {

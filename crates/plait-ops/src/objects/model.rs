@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use arrow_buffer::NullBuffer;
 use plait_core::bag::text::schema_text;
-use plait_core::bag::{Stored, SCHEMA_ATTR};
+use plait_core::bag::SCHEMA_ATTR;
 use plait_core::cast::cast_to;
 use plait_core::itemid::new_allocation;
 use plait_core::{Column, DataBag, DataSlice, Error, IdBits, ItemId, ItemKind, Result, Schema, SchemaValues, SliceData, Values};
@@ -208,10 +208,7 @@ fn same_schema_data(schema: Schema, n: usize) -> SliceData {
 
 /// The schema of attribute `name` of struct schema `schema_id`.
 pub fn attr_schema(bag: &DataBag, schema_id: ItemId, name: &str) -> Option<Schema> {
-    match bag.get_one(name, schema_id) {
-        Some(Stored::Schema(s)) => Some(s),
-        _ => None,
-    }
+    bag.get_one(name, schema_id).and_then(|v| v.schema())
 }
 
 /// The bag of `x`, or Koda's error for a slice without one.
