@@ -287,6 +287,14 @@ fn dict_update(x: &Bound<'_, PyAny>, keys: &Bound<'_, PyAny>, values: Option<&Bo
     Ok(PyDataBag { inner: guard(|| dicts::dict_update(&x, &keys, values.as_ref()))? })
 }
 
+/// `kd.lists.list_append_update(x, append)`: a bag holding the update.
+#[pyfunction]
+fn list_append_update(x: &Bound<'_, PyAny>, append: &Bound<'_, PyAny>) -> PyResult<PyDataBag> {
+    const OP: &str = "kd.lists.list_append_update";
+    let (x, append) = (as_slice(OP, x)?, as_slice(OP, append)?);
+    Ok(PyDataBag { inner: guard(|| lists::list_append_update(&x, &append))? })
+}
+
 /// `kd.attrs(x, *, overwrite_schema=False, **attrs)`: a bag holding the
 /// update (the attributes come as a dict: one may be called `x`).
 #[pyfunction]
@@ -332,6 +340,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(dict_update, m)?)?;
     m.add_function(wrap_pyfunction!(attrs, m)?)?;
+    m.add_function(wrap_pyfunction!(list_append_update, m)?)?;
     m.add_function(wrap_pyfunction!(layered_bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())

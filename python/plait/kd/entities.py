@@ -22,3 +22,14 @@ def uu(seed=None, *, schema=None, overwrite_schema=False, **attrs):
     if schema is None:
         schema = OPERATORS["kd.schema.uu_schema"](seed=seed, **{name: v.get_schema() for name, v in attrs.items()})
     return OPERATORS["kd.entities.new"](schema=schema, overwrite_schema=overwrite_schema, itemid=itemid, **attrs)
+
+
+def strict_new(*, schema, overwrite_schema=False, itemid=None, **attrs):
+    """Entities of `schema` like `kd.new`, refusing attributes the schema
+    does not declare."""
+    declared = set(_plait.get_attr_names(schema, intersection=True))
+    for name in attrs:
+        if name not in declared:
+            raise ValueError(f"cannot create a new entity with attribute '{name}' not defined in the schema")
+    options = {"itemid": itemid} if itemid is not None else {}
+    return OPERATORS["kd.entities.new"](schema=schema, overwrite_schema=overwrite_schema, **options, **attrs)

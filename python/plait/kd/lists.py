@@ -8,6 +8,8 @@ from plait.kd.schema import OBJECT
 
 export(globals(), "kd.lists")
 
+list_append_update = _plait.list_append_update
+
 
 def new(items=None, *, item_schema=None, schema=None, itemid=None):
     """A list (a DataItem) with the given items; nested Python lists become

@@ -10,3 +10,6 @@ def uuobj(seed=None, **attrs):
     """Objects whose ids are derived from `seed` and the attribute values."""
     itemid = OPERATORS["kd.ids.uuid"](seed="" if seed is None else seed, **attrs)
     return OPERATORS["kd.objs.new"](itemid=itemid, **attrs)
+
+
+uu = uuobj

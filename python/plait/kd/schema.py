@@ -2,7 +2,7 @@
 
 from plait import _plait
 from plait._plait import agg_common_schema, cast_to_implicit, cast_to_narrow, common_schema
-from plait.kd._operators import export
+from plait.kd._operators import OPERATORS, export
 
 __all__ = [
     "agg_common_schema",
@@ -97,6 +97,81 @@ def is_primitive_schema(x):
     """`kd.present` if `x` is a primitive schema item, else `kd.missing`."""
     is_schema = isinstance(x, _plait.DataItem) and str(x.get_schema()) == "SCHEMA"
     return _plait.mask_item(is_schema and str(x) in _PRIMITIVES)
+
+
+def _item_schemas(ds):
+    """The distinct schemas of `ds`'s present items, as SCHEMA items (for
+    OBJECT, each item's own; else the slice's schema)."""
+    if str(ds.get_schema()) != "OBJECT":
+        return [ds.get_schema()]
+    flat = ds.get_obj_schema().flatten()
+    distinct = OPERATORS["kd.slices.unique"](OPERATORS["kd.slices.select_present"](flat))
+    return [distinct.S[i] for i in range(distinct.get_size().to_py())]
+
+
+def get_primitive_schema(ds):
+    """The primitive schema of `ds`'s items: its schema when primitive, the
+    one type its OBJECT items share, else a missing SCHEMA item."""
+    schemas = _item_schemas(ds)
+    if len(schemas) == 1 and str(schemas[0]) in _PRIMITIVES:
+        return schemas[0].no_bag()
+    return _plait.item(None, SCHEMA)
+
+
+get_dtype = get_primitive_schema
+
+
+def with_schema_from_obj(x):
+    """`x` (OBJECT) with the one schema its items carry as its schema:
+    primitives of one type cast to it, entities of one explicit schema given
+    that schema; mixed items stay OBJECT."""
+    if str(x.get_schema()) != "OBJECT":
+        return x
+    schemas = _item_schemas(x)
+    if len(schemas) != 1:
+        return x
+    if str(schemas[0]) in _PRIMITIVES:
+        return _plait.cast_to("kd.schema.with_schema_from_obj", x, schemas[0])
+    if str(schemas[0]).startswith("IMPLICIT_ENTITY"):
+        raise ValueError("kd.schema.with_schema_from_obj: DataSlice cannot have an implicit schema as its schema")
+    return x.with_schema(schemas[0])
+
+
+def schema_from_py(tpe):
+    """The Koda schema of a Python type: int -> INT64, float -> FLOAT32,
+    str, bytes, bool, list[T] -> LIST[T], dict[K, V] -> DICT{K, V}, a
+    dataclass -> a named schema of its fields; `T | None` is `T`."""
+    import dataclasses
+    import types as pytypes
+    import typing
+
+    origin = typing.get_origin(tpe)
+    args = typing.get_args(tpe)
+    if origin in (typing.Union, pytypes.UnionType):
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1:
+            return schema_from_py(rest[0])
+    simple = {int: INT64, float: FLOAT32, str: STRING, bytes: BYTES, bool: BOOLEAN}
+    if tpe in simple:
+        return simple[tpe]
+    if origin is list and len(args) == 1:
+        return OPERATORS["kd.schema.list_schema"](schema_from_py(args[0]))
+    if origin is dict and len(args) == 2:
+        return OPERATORS["kd.schema.dict_schema"](schema_from_py(args[0]), schema_from_py(args[1]))
+    if dataclasses.is_dataclass(tpe) and isinstance(tpe, type):
+        hints = typing.get_type_hints(tpe)
+        fields = {f.name: schema_from_py(hints[f.name]) for f in dataclasses.fields(tpe)}
+        name = f"__schema_from_py__{tpe.__module__}.{tpe.__qualname__}"
+        return OPERATORS["kd.schema.named_schema"](name, **fields)
+    raise TypeError(f"unsupported type in kd.schema_from_py: {tpe!r}.")
+
+
+def to_itemid(x):
+    """The ItemIds of `x`'s entities, objects, lists or dicts."""
+    return OPERATORS["kd.core.get_itemid"](x)
+
+
+get_itemid = to_itemid
 
 
 export(globals(), "kd.schema")

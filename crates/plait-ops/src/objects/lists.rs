@@ -218,6 +218,26 @@ pub fn with_list_append_update(x: &DataSlice, append: &DataSlice) -> Result<Data
     Ok(x.clone().with_bag(Some(bag)))
 }
 
+/// `kd.lists.list_append_update(x, append)`: a new bag holding only the
+/// lists of `x` with `append` at their ends (and their schema).
+pub fn list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataBag> {
+    let op = "kd.lists.list_append_update";
+    let rows = appended_rows(op, x, append)?;
+    let update = DataBag::new_immutable();
+    let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
+    update.fill(|w| w.set_lists(&ids_of(x), &edge, rows.data()));
+    if let Schema::Struct(_) = x.schema() {
+        if let Some(item) = item_schema(op, x)? {
+            fill_list_schema(&update, item);
+        }
+    }
+    // Appended entities keep their attributes through their own bag.
+    Ok(match append.bag() {
+        Some(values) => DataBag::with_fallbacks(vec![update, values.clone()]),
+        None => update,
+    })
+}
+
 /// `kd.concat_lists(*lists)`: new lists with the items of each argument's lists in turn.
 pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
     let op = "kd.lists.concat";
