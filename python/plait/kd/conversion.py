@@ -7,8 +7,10 @@ structured items are walked here, item by item, down to `max_depth` levels
 (deeper items stay DataItems, as in Koda; a negative depth means no limit).
 """
 
+import builtins
+
 from plait import _plait
-from plait.kd import types
+from plait.kd import shapes, types
 from plait.kd._operators import OPERATORS
 
 _native_to_py = types.DataSlice.to_py
@@ -40,34 +42,117 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
     for Koda lists, `Obj` (or dicts) for entities and objects."""
     if not _holds_ids(ds) or ds.get_bag() is None:
         return _native_to_py(ds)
-    if ds.get_ndim() > 0:
-        return [to_py(row, max_depth, obj_as_dict, include_missing_attrs) for row in ds.L]
-    return _item_to_py(ds, 0, max_depth, obj_as_dict, include_missing_attrs)
+    flat = ds.flatten() if ds.get_ndim() != 1 else ds
+    values = _Converter(max_depth, obj_as_dict, include_missing_attrs).convert(flat, 0)
+    if ds.get_ndim() == 0:
+        return values[0]
+    # The nesting of `ds` as nested lists of positions, filled with the values.
+    if ds.get_ndim() == 1:
+        return values
+    positions = _native_to_py(shapes.reshape(_plait.slice(builtins.list(range(len(values))), None), ds.get_shape()))
+    return _fill(positions, values)
 
 
-def _item_to_py(item, depth, max_depth, obj_as_dict, include_missing_attrs):
-    value = _native_to_py(item)
-    if not isinstance(value, types.DataSlice):
-        return value  # a primitive (or missing) item
-    if not _holds_ids(item) or item.get_bag() is None:
-        return value
-    if 0 <= max_depth <= depth:
-        return item
-    convert = lambda x: _item_to_py(x, depth + 1, max_depth, obj_as_dict, include_missing_attrs)  # noqa: E731
-    if OPERATORS["kd.lists.is_list"](item):
-        return [convert(x) for x in OPERATORS["kd.lists.explode"](item).L]
-    if OPERATORS["kd.dicts.is_dict"](item):
-        keys = OPERATORS["kd.dicts.get_keys"](item).L
-        values = OPERATORS["kd.dicts.get_values"](item).L
-        return {_key_to_py(k): convert(v) for k, v in zip(keys, values)}
-    names = _plait.get_attr_names(item, intersection=True)
-    attrs = {}
-    for name in names:
-        attr = OPERATORS["kd.core.get_attr"](item, name)
-        if attr.get_present_count() == 0 and not include_missing_attrs:
-            continue
-        attrs[name] = convert(attr)
-    return attrs if obj_as_dict else Obj(**attrs)
+def _fill(positions, values):
+    if isinstance(positions, builtins.list):
+        return [_fill(p, values) for p in positions]
+    return values[positions]
+
+
+class _Converter:
+    """Converts the items of 1-D slices, all items of one kind (lists,
+    dicts, entities of one schema, primitives) in one vectorised step per
+    nesting level, instead of one Koda call per item."""
+
+    def __init__(self, max_depth, obj_as_dict, include_missing_attrs):
+        self.max_depth = max_depth
+        self.obj_as_dict = obj_as_dict
+        self.include_missing_attrs = include_missing_attrs
+
+    def convert(self, flat, depth):
+        """The items of 1-D slice `flat` as a Python list."""
+        n = flat.get_size().to_py()
+        if not _holds_ids(flat) or flat.get_bag() is None:
+            return _as_list(_native_to_py(flat), n)
+        if 0 <= self.max_depth <= depth:
+            # Too deep: structured items stay DataItems (as in Koda).
+            out = _as_list(_native_to_py(flat), n)
+            return [flat.S[i] if isinstance(v, types.DataSlice) else v for i, v in enumerate(out)]
+        out = [None] * n
+        index = OPERATORS["kd.slices.index"](flat)
+        kinds = (("primitive", "kd.core.has_primitive"), ("list", "kd.lists.has_list"), ("dict", "kd.dicts.has_dict"),
+                 ("entity", "kd.core.has_entity"))
+        for kind, has in kinds:
+            mask = OPERATORS[has](flat)
+            if mask.get_present_count() == 0:
+                continue
+            positions = OPERATORS["kd.slices.select"](index, mask).to_py()
+            sub = OPERATORS["kd.slices.select"](flat, mask)
+            values = _native_to_py(sub) if kind == "primitive" else getattr(self, "_" + kind + "s")(sub, depth)
+            for p, v in zip(positions, values):
+                out[p] = v
+        return out
+
+    def _lists(self, lists, depth):
+        rows = OPERATORS["kd.lists.explode"](lists)
+        children = self.convert(rows.flatten(), depth + 1)
+        return _split(children, OPERATORS["kd.lists.size"](lists).to_py())
+
+    def _dicts(self, dicts, depth):
+        keys = OPERATORS["kd.dicts.get_keys"](dicts).flatten()
+        values = OPERATORS["kd.dicts.get_values"](dicts).flatten()
+        key_items = [_key_to_py(keys.S[i]) for i in range(keys.get_size().to_py())] if _holds_ids(keys) else \
+            _as_list(_native_to_py(keys), keys.get_size().to_py())
+        value_items = self.convert(values, depth + 1)
+        sizes = OPERATORS["kd.dicts.size"](dicts).to_py()
+        return [dict(zip(k, v)) for k, v in zip(_split(key_items, sizes), _split(value_items, sizes))]
+
+    def _entitys(self, entities, depth):
+        """Entities and objects: each attribute read once for all of them.
+        Objects each have their own schema, so an attribute counts for an
+        object when its schema declares it (read from the schemas at once)."""
+        n = entities.get_size().to_py()
+        is_object = str(entities.get_schema()) == "OBJECT"
+        names = _plait.get_attr_names(entities, intersection=not is_object)
+        schemas = OPERATORS["kd.schema.get_obj_schema"](entities) if is_object else None
+        columns = []
+        for name in names:
+            if is_object:
+                declared = _flags(OPERATORS["kd.core.maybe"](schemas, name))
+                attr = OPERATORS["kd.core.maybe"](entities, name)
+            else:
+                declared = None
+                attr = OPERATORS["kd.core.get_attr"](entities, name)
+            values = self.convert(attr, depth + 1)
+            present = None if self.include_missing_attrs else _flags(attr)
+            columns.append((name, values, declared, present))
+        out = []
+        for j in range(n):
+            attrs = {name: values[j] for name, values, declared, present in columns
+                     if (declared is None or declared[j]) and (present is None or present[j])}
+            out.append(attrs if self.obj_as_dict else Obj(**attrs))
+        return out
+
+
+def _flags(x):
+    """Whether each item of `x` is present, as Python ints (1 or 0)."""
+    return _native_to_py(OPERATORS["kd.masking.cond"](OPERATORS["kd.masking.has"](x), 1, 0))
+
+
+def _as_list(value, n):
+    """The native `to_py` result of a 1-D slice of `n` items, as a list."""
+    assert isinstance(value, builtins.list) and len(value) == n
+    return value
+
+
+def _split(values, sizes):
+    """`values` cut into consecutive rows of `sizes`."""
+    out, start = [], 0
+    for size in sizes:
+        size = size or 0
+        out.append(values[start:start + size])
+        start += size
+    return out
 
 
 def _key_to_py(key):
