@@ -3,6 +3,7 @@
 
 mod boxing;
 mod py_bag;
+mod py_expr;
 mod errors;
 mod fast_numbers;
 mod functions;
@@ -44,5 +45,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_shape::PyEdge>()?;
     py_operator::register(m)?;
     py_bag::register(m)?;
+    py_expr::register(m)?;
     functions::register(m)
 }

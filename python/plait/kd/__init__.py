@@ -32,6 +32,8 @@ from plait.kd._operators import export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
+from plait.kd import expr
+from plait.kd.expr import I, V, lazy
 
 from_pytree = from_py
 
@@ -144,3 +146,6 @@ for _name in ("align", "bool", "bytes", "expand_to", "float32", "float64", "get_
               "slice", "str", "subslice"):
     setattr(slices, _name, globals()[_name])
 del _name
+
+
+eval = expr.eval  # noqa: A001 - Koda's name

@@ -1,0 +1,198 @@
+//! Koda's text form of expressions: infix operators with Python's
+//! precedence and only the parentheses it needs (`(I.a + I.b) * I.c`),
+//! attribute access and indexing (`I.x.y`, `I.x[1]`), other operators as
+//! calls with every parameter (`kd.math.agg_sum(I.x, unspecified)`), and
+//! literals by their repr. Written with an explicit stack, so deep
+//! expressions print in linear time without recursion.
+
+use plait_core::repr::repr_slice;
+use plait_core::ScalarRef;
+use plait_ops::registry::Value;
+
+use crate::expr::{Expr, NodeKind};
+
+/// Binding strength of a printed form (Python's order; higher binds tighter).
+const ATOM: u8 = 20;
+const POWER: u8 = 14;
+const UNARY: u8 = 13;
+const PRODUCT: u8 = 12;
+const SUM: u8 = 11;
+const AND: u8 = 8;
+const OR: u8 = 6;
+const COMPARISON: u8 = 5;
+
+/// The infix form of operator `op`: its symbol, strength, and whether it is
+/// unary.
+fn infix(op: &str) -> Option<(&'static str, u8, bool)> {
+    Some(match op {
+        "kd.math.add" => (" + ", SUM, false),
+        "kd.math.subtract" => (" - ", SUM, false),
+        "kd.math.multiply" => (" * ", PRODUCT, false),
+        "kd.math.divide" => (" / ", PRODUCT, false),
+        "kd.math.floordiv" => (" // ", PRODUCT, false),
+        "kd.math.mod" => (" % ", PRODUCT, false),
+        "kd.math.pow" => (" ** ", POWER, false),
+        "kd.math.neg" => ("-", UNARY, true),
+        "kd.math.pos" => ("+", UNARY, true),
+        "kd.masking.has_not" => ("~", UNARY, true),
+        "kd.masking.apply_mask" => (" & ", AND, false),
+        "kd.masking.coalesce" => (" | ", OR, false),
+        "kd.comparison.equal" => (" == ", COMPARISON, false),
+        "kd.comparison.not_equal" => (" != ", COMPARISON, false),
+        "kd.comparison.less" => (" < ", COMPARISON, false),
+        "kd.comparison.less_equal" => (" <= ", COMPARISON, false),
+        "kd.comparison.greater" => (" > ", COMPARISON, false),
+        "kd.comparison.greater_equal" => (" >= ", COMPARISON, false),
+        _ => return None,
+    })
+}
+
+/// How strongly `expr`'s printed form binds.
+fn strength(expr: &Expr) -> u8 {
+    match expr.kind() {
+        NodeKind::Op { op, args } => match infix(op) {
+            Some((_, s, _)) => s,
+            None if attribute_name(op, args).is_some() || *op == "kd.core.get_item" => ATOM,
+            None => ATOM,
+        },
+        _ => ATOM,
+    }
+}
+
+/// The attribute name of `kd.core.get_attr(x, 'name')` without a default.
+fn attribute_name(op: &str, args: &[Option<Expr>]) -> Option<String> {
+    if op != "kd.core.get_attr" || args.get(2).is_some_and(Option::is_some) {
+        return None;
+    }
+    match args.get(1)?.as_ref()?.kind() {
+        NodeKind::Literal(Value::Slice(name)) if name.is_item() => match name.get(0) {
+            Some(ScalarRef::String(s)) if is_identifier(s) => Some(s.to_string()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+enum Piece {
+    Node(Expr),
+    Text(String),
+}
+
+/// The text of `expr`.
+pub fn expr_text(expr: &Expr) -> String {
+    let mut out = String::new();
+    let mut stack = vec![Piece::Node(expr.clone())];
+    // Pieces are pushed in reverse, so they pop in reading order.
+    let push_operand = |stack: &mut Vec<Piece>, child: &Expr, parenthesize: bool| {
+        if parenthesize {
+            stack.push(Piece::Text(")".into()));
+            stack.push(Piece::Node(child.clone()));
+            stack.push(Piece::Text("(".into()));
+        } else {
+            stack.push(Piece::Node(child.clone()));
+        }
+    };
+    while let Some(piece) = stack.pop() {
+        let node = match piece {
+            Piece::Text(text) => {
+                out.push_str(&text);
+                continue;
+            }
+            Piece::Node(node) => node,
+        };
+        match node.kind() {
+            NodeKind::Input(name) => {
+                out.push_str("I.");
+                out.push_str(name);
+            }
+            NodeKind::Variable(name) => {
+                out.push_str("V.");
+                out.push_str(name);
+            }
+            NodeKind::Literal(Value::Slice(value)) => out.push_str(&repr_slice(value)),
+            NodeKind::Literal(Value::Shape(shape)) => out.push_str(&format!("JaggedShape{shape}")),
+            NodeKind::Op { op, args } => {
+                let given: Vec<&Expr> = args.iter().flatten().collect();
+                if let (Some((symbol, s, unary)), true) = (infix(op), given.len() == if infix(op).is_some_and(|i| i.2) { 1 } else { 2 }) {
+                    if unary {
+                        push_operand(&mut stack, given[0], strength(given[0]) < s);
+                        stack.push(Piece::Text(symbol.into()));
+                    } else {
+                        // Left-associative, except `**`: the weaker side gets
+                        // parentheses, and the right side on a tie.
+                        let (left, right) = (given[0], given[1]);
+                        let (left_paren, right_paren) = if s == POWER {
+                            (strength(left) <= s, strength(right) < s)
+                        } else {
+                            (strength(left) < s, strength(right) <= s)
+                        };
+                        push_operand(&mut stack, right, right_paren);
+                        stack.push(Piece::Text(symbol.into()));
+                        push_operand(&mut stack, left, left_paren);
+                    }
+                } else if let Some(name) = attribute_name(op, args) {
+                    stack.push(Piece::Text(format!(".{name}")));
+                    push_operand(&mut stack, args[0].as_ref().expect("get_attr has x"), strength(args[0].as_ref().unwrap()) < ATOM);
+                } else if *op == "kd.core.get_item" && given.len() == 2 {
+                    stack.push(Piece::Text("]".into()));
+                    stack.push(Piece::Node(given[1].clone()));
+                    stack.push(Piece::Text("[".into()));
+                    push_operand(&mut stack, given[0], strength(given[0]) < ATOM);
+                } else {
+                    stack.push(Piece::Text(")".into()));
+                    for (k, arg) in args.iter().enumerate().rev() {
+                        match arg {
+                            Some(e) => stack.push(Piece::Node(e.clone())),
+                            None => stack.push(Piece::Text("unspecified".into())),
+                        }
+                        if k > 0 {
+                            stack.push(Piece::Text(", ".into()));
+                        }
+                    }
+                    out.push_str(op);
+                    out.push('(');
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plait_core::{DataSlice, Schema};
+
+    fn op(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::op(name, args.into_iter().map(Some).collect()).unwrap()
+    }
+
+    fn int(v: i32) -> Expr {
+        Expr::literal(Value::Slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).unwrap()))
+    }
+
+    #[test]
+    fn infix_with_the_parentheses_needed() {
+        let (a, b, c) = (Expr::input("a"), Expr::input("b"), Expr::input("c"));
+        assert_eq!(expr_text(&op("kd.math.multiply", vec![op("kd.math.add", vec![a.clone(), b.clone()]), c.clone()])), "(I.a + I.b) * I.c");
+        assert_eq!(expr_text(&op("kd.math.subtract", vec![a.clone(), op("kd.math.subtract", vec![b.clone(), c.clone()])])), "I.a - (I.b - I.c)");
+        assert_eq!(expr_text(&op("kd.math.neg", vec![a.clone()])), "-I.a");
+        assert_eq!(expr_text(&op("kd.math.add", vec![a.clone(), int(1)])), "I.a + DataItem(1, schema: INT32)");
+        let agg = Expr::op("kd.math.agg_sum", vec![Some(a.clone())]).unwrap();
+        assert_eq!(expr_text(&agg), "kd.math.agg_sum(I.a, unspecified)");
+    }
+
+    #[test]
+    fn deep_expressions_print_without_recursion() {
+        let mut e = Expr::input("x");
+        for _ in 0..50_000 {
+            e = op("kd.math.neg", vec![e]);
+        }
+        assert_eq!(expr_text(&e).len(), 50_000 + 3);
+    }
+}
