@@ -50,11 +50,8 @@ fn infix(op: &str) -> Option<(&'static str, u8, bool)> {
 /// How strongly `expr`'s printed form binds.
 fn strength(expr: &Expr) -> u8 {
     match expr.kind() {
-        NodeKind::Op { op, args } => match infix(op) {
-            Some((_, s, _)) => s,
-            None if attribute_name(op, args).is_some() || *op == "kd.core.get_item" => ATOM,
-            None => ATOM,
-        },
+        // Calls, attribute access and indexing bind like atoms.
+        NodeKind::Op { op, .. } => infix(op).map_or(ATOM, |(_, s, _)| s),
         _ => ATOM,
     }
 }

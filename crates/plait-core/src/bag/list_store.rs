@@ -100,6 +100,11 @@ impl ListStore {
         (lists, items)
     }
 
+    /// Whether no list is stored here.
+    pub fn is_empty(&self) -> bool {
+        self.dense.is_empty() && self.sparse.is_empty()
+    }
+
     /// The ids of every list stored here.
     pub fn ids(&self) -> Vec<ItemId> {
         let mut out: Vec<ItemId> = self.sparse.keys().copied().collect();

@@ -723,7 +723,7 @@ pub enum OnConflict {
 /// `ours` with everything of `theirs` it says nothing about.
 fn merge_stores(ours: &Store, theirs: &Store) -> Store {
     let mut store = ours.clone();
-    if ours.lists.ids().is_empty() {
+    if ours.lists.is_empty() {
         store.lists = theirs.lists.clone();
     } else {
         for id in theirs.lists.ids() {
@@ -811,7 +811,8 @@ fn first_conflict(ours: &Store, theirs: &Store) -> Option<String> {
             }
         }
     }
-    for id in theirs.lists.ids() {
+    let lists_to_compare = if ours.lists.is_empty() { Vec::new() } else { theirs.lists.ids() };
+    for id in lists_to_compare {
         let (Some(mine), Some(list)) = (ours.lists.get(id), theirs.lists.get(id)) else { continue };
         let same = mine.len() == list.len()
             && mine.range.clone().zip(list.range.clone()).all(|(i, j)| mine.items.get(i) == list.items.get(j));
@@ -828,7 +829,7 @@ fn first_conflict(ours: &Store, theirs: &Store) -> Option<String> {
 
 /// The position of item `index` of the list stored at `range` (negative
 /// counts from the end), or `MISSING_INDEX` when missing or out of range.
-fn position_in(range: std::ops::Range<usize>, index: Option<i64>) -> usize {
+pub fn position_in(range: std::ops::Range<usize>, index: Option<i64>) -> usize {
     let n = range.len() as i64;
     match index.map(|k| if k < 0 { k + n } else { k }) {
         Some(k) if (0..n).contains(&k) => range.start + k as usize,

@@ -250,10 +250,9 @@ fn update_with(
     write(&ids_of(&dicts), &keys, &values)
 }
 
-/// `kd.dict_update(x, keys, values)`: a new bag holding only the updated
-/// entries (and the dicts' schema).
-pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
-    let op = "kd.dicts.dict_update";
+/// A new bag holding only the entries `op` writes into dicts `x` (and the
+/// dicts' schema).
+fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
     let update = DataBag::new_immutable();
     update_with(op, x, keys, values, |ids, keys, values| {
         update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
@@ -267,19 +266,21 @@ pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) 
     Ok(update)
 }
 
+/// `kd.dict_update(x, keys, values)`: a new bag holding only the updated
+/// entries (and the dicts' schema).
+pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
+    update_bag("kd.dicts.dict_update", x, keys, values)
+}
+
 /// `kd.with_dict_update(x, keys, values)`: `x` with a bag in which its dicts
-/// hold the update.
+/// hold the update (reading through to the old bag, and to the bags of the
+/// keys and values for entities among them).
 pub fn with_dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataSlice> {
     let op = "kd.dicts.with_dict_update";
     let old = bag_for(op, x, "cannot update dicts")?.clone();
-    let update = DataBag::new_immutable();
-    let (entries_keys, entries_values) = update_entries(op, keys, values)?;
-    update_with(op, x, &entries_keys, Some(&entries_values), |ids, keys, values| {
-        update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
-        Ok(())
-    })?;
-    let value_bags = entries_values.bag().into_iter().chain(entries_keys.bag());
-    let bags = DataBag::distinct(std::iter::once(&update).chain(std::iter::once(&old)).chain(value_bags));
+    let update = update_bag(op, x, keys, values)?;
+    let inputs = values.and_then(DataSlice::bag).into_iter().chain(keys.bag());
+    let bags = DataBag::distinct(std::iter::once(&update).chain(std::iter::once(&old)).chain(inputs));
     Ok(x.clone().with_bag(Some(DataBag::with_fallbacks(bags))))
 }
 

@@ -391,6 +391,14 @@ fn with_overrides(clone: DataSlice, overrides: &[(String, DataSlice)]) -> Result
     Ok(updated.with_bag(Some(merged)))
 }
 
+/// The clone operators from their arguments: `x`, `itemid=` (where the
+/// operator has it), `schema=` and the attribute overrides.
+fn clone_op(a: &Args<'_>, op: &str, depth: Depth, renew_all: bool) -> Result<DataSlice> {
+    let itemid = if renew_all { None } else { opt(a, "itemid")? };
+    let clone = clone_with(op, a.slice("x")?, itemid.as_ref(), opt(a, "schema")?.as_ref(), depth, renew_all)?;
+    with_overrides(clone, &a.named_slices()?)
+}
+
 /// The optional `itemid=` / `schema=` arguments.
 fn opt(a: &Args<'_>, name: &str) -> Result<Option<DataSlice>> {
     Ok(a.opt_slice(name)?.cloned())
@@ -405,35 +413,21 @@ pub(crate) fn register(r: &mut Registry) {
         &["kd.clone"],
         "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
         "Returns clones of x with new ItemIds; what they refer to is extracted as is.",
-        |a| {
-            let op = "kd.core.clone";
-            let x = a.slice("x")?;
-            let clone = clone_with(op, x, opt(a, "itemid")?.as_ref(), opt(a, "schema")?.as_ref(), Depth::All, false)?;
-            with_overrides(clone, &a.named_slices()?)
-        },
+        |a| clone_op(a, "kd.core.clone", Depth::All, false),
     );
     r.add(
         "kd.core.shallow_clone",
         &["kd.shallow_clone"],
         "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
         "Returns clones of x with new ItemIds holding the same top-level attributes.",
-        |a| {
-            let op = "kd.core.shallow_clone";
-            let x = a.slice("x")?;
-            let clone = clone_with(op, x, opt(a, "itemid")?.as_ref(), opt(a, "schema")?.as_ref(), Depth::TopLevel, false)?;
-            with_overrides(clone, &a.named_slices()?)
-        },
+        |a| clone_op(a, "kd.core.shallow_clone", Depth::TopLevel, false),
     );
     r.add(
         "kd.core.deep_clone",
         &["kd.deep_clone"],
         "x, /, schema=unspecified, **overrides",
         "Returns clones of x and of everything reachable from it, all with new ItemIds.",
-        |a| {
-            let op = "kd.core.deep_clone";
-            let clone = clone_with(op, a.slice("x")?, None, opt(a, "schema")?.as_ref(), Depth::All, true)?;
-            with_overrides(clone, &a.named_slices()?)
-        },
+        |a| clone_op(a, "kd.core.deep_clone", Depth::All, true),
     );
     r.add("kd.core.stub", &["kd.stub"], "x, attrs=unspecified", "Returns x with a new bag holding only what updates to its items need.", |a| {
         let names = match a.opt_slice("attrs")? {

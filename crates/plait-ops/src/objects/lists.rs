@@ -140,14 +140,8 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
     };
     if let Some(k) = one_index {
         if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
-            let positions: Vec<usize> = (0..dense.edge.parent_size())
-                .map(|i| {
-                    let row = dense.edge.child_range(i);
-                    let n = row.len() as i64;
-                    let k = if k < 0 { k + n } else { k };
-                    if (0..n).contains(&k) { row.start + k as usize } else { plait_core::column::MISSING_INDEX }
-                })
-                .collect();
+            let positions: Vec<usize> =
+                (0..dense.edge.parent_size()).map(|i| plait_core::bag::position_in(dense.edge.child_range(i), Some(k))).collect();
             return typed_items(GET_ITEM, x.shape().clone(), dense.items.take(&positions), schema, bag);
         }
     }
