@@ -8,31 +8,39 @@
 //! overflows the stack nor takes more than linear time.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use plait_core::itemid::UuidHasher;
-use plait_core::{Error, Result};
-use plait_ops::registry::{registry, ParamKind, Value};
+use plait_core::Result;
+use plait_ops::registry::{bind_params, Value};
+
+use crate::operator::{is_variadic, lookup_or_error, OpRef};
+use crate::value::ExprValue;
 
 /// What a node is.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum NodeKind {
     /// `I.name`: a value given at evaluation.
     Input(Arc<str>),
     /// `V.name`: a variable (bound by functors).
     Variable(Arc<str>),
+    /// `P.name`: a parameter in the body of a lambda operator.
+    Placeholder(Arc<str>),
     /// A value in the expression.
-    Literal(Value),
-    /// Operator `op` (a registry name) applied to one argument per parameter
-    /// of its signature (`None`: unspecified).
-    Op { op: &'static str, args: Vec<Option<Expr>> },
+    Literal(ExprValue),
+    /// Operator `op` applied to one argument per parameter that is not
+    /// `*args`/`**kwargs` (`None`: unspecified), then the `*args`, then the
+    /// `**kwargs` (named by `kwarg_names`, in order).
+    Op { op: OpRef, args: Vec<Option<Expr>>, kwarg_names: Vec<Arc<str>> },
 }
 
 #[derive(Debug)]
 struct Node {
     kind: NodeKind,
     fingerprint: u128,
+    /// Descriptive metadata (seed 002): never part of the fingerprint, never
+    /// read by evaluation.
+    tags: Vec<ExprValue>,
 }
 
 /// A shared handle to an expression node.
@@ -53,75 +61,128 @@ impl std::hash::Hash for Expr {
     }
 }
 
+fn leaf_fingerprint(tag: &str, name: &str) -> u128 {
+    let mut h = UuidHasher::new(tag);
+    h.write_str(name);
+    h.finish()
+}
+
 impl Expr {
     fn from_kind(kind: NodeKind, fingerprint: u128) -> Expr {
-        Expr(Arc::new(Node { kind, fingerprint }))
+        Expr(Arc::new(Node { kind, fingerprint, tags: Vec::new() }))
     }
 
     /// `I.name`.
     pub fn input(name: &str) -> Expr {
-        let mut h = UuidHasher::new("expr_input");
-        h.write_str(name);
-        Expr::from_kind(NodeKind::Input(Arc::from(name)), h.finish())
+        Expr::from_kind(NodeKind::Input(Arc::from(name)), leaf_fingerprint("expr_input", name))
     }
 
     /// `V.name`.
     pub fn variable(name: &str) -> Expr {
-        let mut h = UuidHasher::new("expr_variable");
-        h.write_str(name);
-        Expr::from_kind(NodeKind::Variable(Arc::from(name)), h.finish())
+        Expr::from_kind(NodeKind::Variable(Arc::from(name)), leaf_fingerprint("expr_variable", name))
     }
 
-    /// A literal. Each literal node is its own value (its fingerprint is
-    /// unique), so no hashing of large data happens at construction.
-    pub fn literal(value: Value) -> Expr {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let mut h = UuidHasher::new("expr_literal");
-        h.write_bytes(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
-        h.write_bytes(&(std::process::id() as u64).to_le_bytes());
-        Expr::from_kind(NodeKind::Literal(value), h.finish())
+    /// `P.name`.
+    pub fn placeholder(name: &str) -> Expr {
+        Expr::from_kind(NodeKind::Placeholder(Arc::from(name)), leaf_fingerprint("expr_placeholder", name))
     }
 
-    /// Operator `op` applied to `args`, one per parameter of its signature
-    /// (missing trailing ones are unspecified). Checks that the operator
-    /// exists, takes no `*args`/`**kwargs` and is given no more arguments
-    /// than it has parameters, and that required ones are given.
-    pub fn op(op: &str, mut args: Vec<Option<Expr>>) -> Result<Expr> {
-        let operator = registry()
-            .get(op)
-            .ok_or_else(|| Error::value("kd.lazy", format!("unknown operator: {op}")))?;
-        if operator.params.iter().any(|p| matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword)) {
-            return Err(Error::value(
-                operator.name,
-                "operators with *args or **kwargs cannot be used in expressions yet",
-            ));
-        }
-        if args.len() > operator.params.len() {
-            return Err(Error::type_error(
-                operator.name,
-                format!("takes {} arguments but {} were given", operator.params.len(), args.len()),
-            ));
-        }
-        args.resize(operator.params.len(), None);
-        for (param, arg) in operator.params.iter().zip(args.iter_mut()) {
-            match (arg.is_none(), &param.default) {
-                (true, None) => {
-                    return Err(Error::type_error(operator.name, format!("missing required argument: '{}'", param.name)));
-                }
-                // A default value becomes a literal, as Koda shows it.
-                (true, Some(Some(default))) => *arg = Some(Expr::literal(Value::Slice(default.clone()))),
-                _ => {}
-            }
-        }
+    /// A literal. Small slices are fingerprinted by content, large ones by
+    /// identity (see [`ExprValue::fingerprint`]).
+    pub fn literal(value: ExprValue) -> Expr {
+        let fingerprint = value.fingerprint();
+        Expr::from_kind(NodeKind::Literal(value), fingerprint)
+    }
+
+    /// A literal DataSlice or shape.
+    pub fn data(value: Value) -> Expr {
+        Expr::literal(ExprValue::Data(value))
+    }
+
+    /// Operator `op` on `args` laid out as [`NodeKind::Op`] says, unchecked
+    /// (for rebuilding nodes of checked ones).
+    pub fn node(op: OpRef, args: Vec<Option<Expr>>, kwarg_names: Vec<Arc<str>>) -> Expr {
         let mut h = UuidHasher::new("expr_op");
-        h.write_str(operator.name);
+        h.write_bytes(&op.fingerprint.to_le_bytes());
         for arg in &args {
             match arg {
                 Some(e) => h.write_bytes(&e.0.fingerprint.to_le_bytes()),
                 None => h.write_str("unspecified"),
             }
         }
-        Ok(Expr::from_kind(NodeKind::Op { op: operator.name, args }, h.finish()))
+        for name in &kwarg_names {
+            h.write_str(name);
+        }
+        Expr::from_kind(NodeKind::Op { op, args, kwarg_names }, h.finish())
+    }
+
+    /// Operator `op` called with `positional` and `keywords`, bound to its
+    /// signature as Python binds; parameters not given take their defaults
+    /// (as literals, the way Koda shows them).
+    pub fn call(op: &OpRef, positional: Vec<Expr>, keywords: Vec<(String, Expr)>) -> Result<Expr> {
+        let bound = bind_params(&op.name, &op.params, positional, keywords)?;
+        let mut args: Vec<Option<Expr>> = op
+            .params
+            .iter()
+            .zip(bound.values)
+            .filter(|(p, _)| !is_variadic(p))
+            .map(|(p, v)| match v {
+                Some(e) if matches!(e.literal_value(), Some(ExprValue::Unspecified)) => None,
+                Some(e) => Some(e),
+                None => p.default.clone().flatten().map(|d| Expr::data(Value::Slice(d))),
+            })
+            .collect();
+        args.extend(bound.var_args.into_iter().map(Some));
+        let mut kwarg_names = Vec::with_capacity(bound.var_kwargs.len());
+        for (name, value) in bound.var_kwargs {
+            kwarg_names.push(Arc::from(name.as_str()));
+            args.push(Some(value));
+        }
+        Ok(Expr::node(op.clone(), args, kwarg_names))
+    }
+
+    /// The operator registered as `op` on positional `args` (`None`: not
+    /// given, so the default).
+    pub fn op(op: &str, args: Vec<Option<Expr>>) -> Result<Expr> {
+        let op = lookup_or_error(op)?;
+        let mut keywords = Vec::new();
+        let mut positional = Vec::new();
+        let fixed = op.params.iter().filter(|p| !is_variadic(p));
+        if args.len() > op.fixed_params() {
+            return Err(plait_core::Error::type_error(
+                &op.name,
+                format!("takes {} arguments but {} were given", op.fixed_params(), args.len()),
+            ));
+        }
+        let mut gap = false;
+        for (param, arg) in fixed.zip(args) {
+            match arg {
+                None => gap = true,
+                Some(e) if gap || param.kind == plait_ops::registry::ParamKind::KeywordOnly => keywords.push((param.name.clone(), e)),
+                Some(e) => positional.push(e),
+            }
+        }
+        Expr::call(&op, positional, keywords)
+    }
+
+    /// This node with other arguments (same operator, tags kept).
+    pub fn with_args(&self, args: Vec<Option<Expr>>) -> Expr {
+        match &self.0.kind {
+            NodeKind::Op { op, kwarg_names, .. } => {
+                let rebuilt = Expr::node(op.clone(), args, kwarg_names.clone());
+                if self.0.tags.is_empty() { rebuilt } else { rebuilt.with_tags(self.0.tags.clone()) }
+            }
+            _ => self.clone(),
+        }
+    }
+
+    /// This node with `tags` instead of its own (same fingerprint).
+    pub fn with_tags(&self, tags: Vec<ExprValue>) -> Expr {
+        Expr(Arc::new(Node { kind: self.0.kind.clone(), fingerprint: self.0.fingerprint, tags }))
+    }
+
+    pub fn tags(&self) -> &[ExprValue] {
+        &self.0.tags
     }
 
     pub fn kind(&self) -> &NodeKind {
@@ -133,13 +194,38 @@ impl Expr {
         self.0.fingerprint
     }
 
-    /// The node's arguments (none for leaves).
-    pub fn children(&self) -> impl Iterator<Item = &Expr> {
-        let args: &[Option<Expr>] = match &self.0.kind {
+    /// Whether both handles are the same node (not only equal).
+    pub fn same_node(&self, other: &Expr) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The operator of an operator node.
+    pub fn op_ref(&self) -> Option<&OpRef> {
+        match &self.0.kind {
+            NodeKind::Op { op, .. } => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The literal value of a literal node.
+    pub fn literal_value(&self) -> Option<&ExprValue> {
+        match &self.0.kind {
+            NodeKind::Literal(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The argument slots of an operator node (none for leaves).
+    pub fn args(&self) -> &[Option<Expr>] {
+        match &self.0.kind {
             NodeKind::Op { args, .. } => args,
             _ => &[],
-        };
-        args.iter().flatten()
+        }
+    }
+
+    /// The node's arguments (none for leaves).
+    pub fn children(&self) -> impl Iterator<Item = &Expr> {
+        self.args().iter().flatten()
     }
 
     /// Every distinct node, each after its children (iterative).
@@ -153,12 +239,11 @@ impl Expr {
                 out.push(node);
                 continue;
             }
-            if seen.contains(&node.fingerprint()) {
+            if !seen.insert(node.fingerprint()) {
                 continue;
             }
-            seen.insert(node.fingerprint());
             stack.push((node.clone(), true));
-            for child in node.children() {
+            for child in node.children().collect::<Vec<_>>().into_iter().rev() {
                 if !seen.contains(&child.fingerprint()) {
                     stack.push((child.clone(), false));
                 }
@@ -167,19 +252,26 @@ impl Expr {
         out
     }
 
-    /// The names of the inputs (`I.x`), sorted.
-    pub fn input_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .post_order()
-            .iter()
-            .filter_map(|n| match n.kind() {
-                NodeKind::Input(name) => Some(name.to_string()),
-                _ => None,
-            })
-            .collect();
+    fn leaf_names(&self, pick: fn(&NodeKind) -> Option<&Arc<str>>) -> Vec<String> {
+        let mut names: Vec<String> = self.post_order().iter().filter_map(|n| pick(n.kind()).map(|s| s.to_string())).collect();
         names.sort();
         names.dedup();
         names
+    }
+
+    /// The names of the inputs (`I.x`), sorted.
+    pub fn input_names(&self) -> Vec<String> {
+        self.leaf_names(|k| if let NodeKind::Input(n) = k { Some(n) } else { None })
+    }
+
+    /// The names of the variables (`V.x`), sorted.
+    pub fn variable_names(&self) -> Vec<String> {
+        self.leaf_names(|k| if let NodeKind::Variable(n) = k { Some(n) } else { None })
+    }
+
+    /// The names of the placeholders (`P.x`), sorted.
+    pub fn placeholder_names(&self) -> Vec<String> {
+        self.leaf_names(|k| if let NodeKind::Placeholder(n) = k { Some(n) } else { None })
     }
 }
 

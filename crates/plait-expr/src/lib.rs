@@ -1,14 +1,24 @@
 //! Deferred evaluation: expressions over the operator registry of
 //! `plait-ops`, and their evaluation (seed 000 "Expressions and Operators",
-//! "Expression Evaluation").
+//! "Expression Evaluation"; seed 002 for tags and passes).
 //!
 //! * [`expr`] — the immutable expression DAG with structural fingerprints.
+//! * [`value`] — what expressions compute: DataSlices, tuples, host values.
+//! * [`operator`] — backend, lambda, function and builtin operators, and
+//!   the registry by name.
+//! * [`transform`] — bottom-up passes and substitutions.
+//! * [`prepare`] — lambda lowering and literal folding.
 //! * [`eval`] — compiled plans, cached by fingerprint, and `kd.eval`.
 //! * [`text`] — Koda's text form of expressions (`(I.a + I.b) * I.c`).
 
 pub mod eval;
 pub mod expr;
+pub mod operator;
+pub mod prepare;
 pub mod text;
+pub mod transform;
+pub mod value;
 
 pub use eval::eval;
 pub use expr::{Expr, NodeKind};
+pub use value::ExprValue;

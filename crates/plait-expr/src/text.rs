@@ -5,11 +5,13 @@
 //! literals by their repr. Written with an explicit stack, so deep
 //! expressions print in linear time without recursion.
 
-use plait_core::repr::repr_slice;
 use plait_core::ScalarRef;
-use plait_ops::registry::Value;
+use plait_ops::registry::{ParamKind, Value};
 
 use crate::expr::{Expr, NodeKind};
+use crate::operator::{is_variadic, Operator, OperatorKind};
+use crate::transform::node_name;
+use crate::value::ExprValue;
 
 /// Binding strength of a printed form (Python's order; higher binds tighter).
 const ATOM: u8 = 20;
@@ -47,11 +49,19 @@ fn infix(op: &str) -> Option<(&'static str, u8, bool)> {
     })
 }
 
+/// The canonical name of `op` (an alias of `kd.math.add` prints as `+` too).
+fn canonical(op: &Operator) -> &str {
+    match &op.kind {
+        OperatorKind::Backend(b) if b.aliases.contains(&&*op.name) => b.name,
+        _ => &op.name,
+    }
+}
+
 /// How strongly `expr`'s printed form binds.
 fn strength(expr: &Expr) -> u8 {
     match expr.kind() {
         // Calls, attribute access and indexing bind like atoms.
-        NodeKind::Op { op, .. } => infix(op).map_or(ATOM, |(_, s, _)| s),
+        NodeKind::Op { op, .. } => infix(canonical(op)).map_or(ATOM, |(_, s, _)| s),
         _ => ATOM,
     }
 }
@@ -62,7 +72,7 @@ fn attribute_name(op: &str, args: &[Option<Expr>]) -> Option<String> {
         return None;
     }
     match args.get(1)?.as_ref()?.kind() {
-        NodeKind::Literal(Value::Slice(name)) if name.is_item() => match name.get(0) {
+        NodeKind::Literal(ExprValue::Data(Value::Slice(name))) if name.is_item() => match name.get(0) {
             Some(ScalarRef::String(s)) if is_identifier(s) => Some(s.to_string()),
             _ => None,
         },
@@ -80,8 +90,16 @@ enum Piece {
     Text(String),
 }
 
-/// The text of `expr`.
+/// The text of `expr`. A named expression shows `name = ...` at the top and
+/// only its name where it is an argument.
 pub fn expr_text(expr: &Expr) -> String {
+    match node_name(expr) {
+        Some(name) => format!("{name} = {}", node_text(expr.args()[0].as_ref().expect("with_name has an expression"))),
+        None => node_text(expr),
+    }
+}
+
+fn node_text(expr: &Expr) -> String {
     let mut out = String::new();
     let mut stack = vec![Piece::Node(expr.clone())];
     // Pieces are pushed in reverse, so they pop in reading order.
@@ -102,6 +120,10 @@ pub fn expr_text(expr: &Expr) -> String {
             }
             Piece::Node(node) => node,
         };
+        if let Some(name) = node_name(&node) {
+            out.push_str(&name);
+            continue;
+        }
         match node.kind() {
             NodeKind::Input(name) => {
                 out.push_str("I.");
@@ -111,11 +133,15 @@ pub fn expr_text(expr: &Expr) -> String {
                 out.push_str("V.");
                 out.push_str(name);
             }
-            NodeKind::Literal(Value::Slice(value)) => out.push_str(&repr_slice(value)),
-            NodeKind::Literal(Value::Shape(shape)) => out.push_str(&format!("JaggedShape{shape}")),
-            NodeKind::Op { op, args } => {
+            NodeKind::Placeholder(name) => {
+                out.push_str("P.");
+                out.push_str(name);
+            }
+            NodeKind::Literal(value) => out.push_str(&value.repr()),
+            NodeKind::Op { op, args, kwarg_names } => {
                 let given: Vec<&Expr> = args.iter().flatten().collect();
-                if let (Some((symbol, s, unary)), true) = (infix(op), given.len() == if infix(op).is_some_and(|i| i.2) { 1 } else { 2 }) {
+                let form = infix(canonical(op)).filter(|&(_, _, unary)| given.len() == if unary { 1 } else { 2 } && given.len() == args.len());
+                if let Some((symbol, s, unary)) = form {
                     if unary {
                         push_operand(&mut stack, given[0], strength(given[0]) < s);
                         stack.push(Piece::Text(symbol.into()));
@@ -132,26 +158,46 @@ pub fn expr_text(expr: &Expr) -> String {
                         stack.push(Piece::Text(symbol.into()));
                         push_operand(&mut stack, left, left_paren);
                     }
-                } else if let Some(name) = attribute_name(op, args) {
+                } else if let Some(name) = attribute_name(canonical(op), args) {
                     stack.push(Piece::Text(format!(".{name}")));
                     push_operand(&mut stack, args[0].as_ref().expect("get_attr has x"), strength(args[0].as_ref().unwrap()) < ATOM);
-                } else if *op == "kd.core.get_item" && given.len() == 2 {
+                } else if canonical(op) == "kd.core.get_item" && given.len() == 2 {
                     stack.push(Piece::Text("]".into()));
                     stack.push(Piece::Node(given[1].clone()));
                     stack.push(Piece::Text("[".into()));
                     push_operand(&mut stack, given[0], strength(given[0]) < ATOM);
                 } else {
+                    // Positional parameters by position, then `*args`, then
+                    // keyword-only parameters and `**kwargs` by name.
+                    let fixed = op.fixed_params();
+                    let n_var = args.len() - fixed - kwarg_names.len();
+                    let fixed_params = op.params.iter().filter(|p| !is_variadic(p));
+                    let mut positional: Vec<(Option<String>, Option<&Expr>)> = Vec::new();
+                    let mut named: Vec<(Option<String>, Option<&Expr>)> = Vec::new();
+                    for (p, arg) in fixed_params.zip(&args[..fixed]) {
+                        if p.kind == ParamKind::KeywordOnly {
+                            named.push((Some(p.name.clone()), arg.as_ref()));
+                        } else {
+                            positional.push((None, arg.as_ref()));
+                        }
+                    }
+                    positional.extend(args[fixed..fixed + n_var].iter().map(|a| (None, a.as_ref())));
+                    named.extend(kwarg_names.iter().zip(&args[fixed + n_var..]).map(|(n, a)| (Some(n.to_string()), a.as_ref())));
+                    let parts: Vec<_> = positional.into_iter().chain(named).collect();
                     stack.push(Piece::Text(")".into()));
-                    for (k, arg) in args.iter().enumerate().rev() {
+                    for (k, (name, arg)) in parts.iter().enumerate().rev() {
                         match arg {
-                            Some(e) => stack.push(Piece::Node(e.clone())),
+                            Some(e) => stack.push(Piece::Node((*e).clone())),
                             None => stack.push(Piece::Text("unspecified".into())),
+                        }
+                        if let Some(name) = name {
+                            stack.push(Piece::Text(format!("{name}=")));
                         }
                         if k > 0 {
                             stack.push(Piece::Text(", ".into()));
                         }
                     }
-                    out.push_str(op);
+                    out.push_str(&op.name);
                     out.push('(');
                 }
             }
@@ -170,7 +216,7 @@ mod tests {
     }
 
     fn int(v: i32) -> Expr {
-        Expr::literal(Value::Slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).unwrap()))
+        Expr::data(Value::Slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).unwrap()))
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub struct Operator {
     /// Whether a result of ids keeps the inputs' bags (false for ids derived
     /// from content, which hold no data: `kd.uuid`).
     pub keeps_bags: bool,
+    /// Whether equal arguments always give equal results (false for
+    /// operators that allocate fresh ids); only those are folded.
+    pub deterministic: bool,
 }
 
 /// All operators, by name.
@@ -85,13 +88,19 @@ impl Registry {
         for n in std::iter::once(&name).chain(aliases) {
             assert!(self.by_name.insert(n, index).is_none(), "operator {n} registered twice");
         }
-        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel, keeps_bags: true });
+        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel, keeps_bags: true, deterministic: true });
     }
 
     /// Marks operator `name` as returning results without the inputs' bags.
     pub fn without_bags(&mut self, name: &str) {
         let index = self.by_name[name];
         self.ops[index].keeps_bags = false;
+    }
+
+    /// Marks operator `name` as giving a new result on every call.
+    pub fn non_deterministic(&mut self, name: &str) {
+        let index = self.by_name[name];
+        self.ops[index].deterministic = false;
     }
 
     /// The operator called `name` (canonical or alias).
@@ -120,63 +129,87 @@ pub fn registry() -> &'static Registry {
     })
 }
 
+/// Arguments bound to a parameter list, before defaults are filled in.
+#[derive(Debug)]
+pub struct Bound<T> {
+    /// One entry per parameter (always `None` at `*args`/`**kwargs`):
+    /// `None` where the caller gave nothing.
+    pub values: Vec<Option<T>>,
+    pub var_args: Vec<T>,
+    pub var_kwargs: Vec<(String, T)>,
+}
+
+/// Binds positional and keyword arguments to `params` as Python does;
+/// errors name operator `op`. A parameter without a default must be given.
+/// Generic so that values (eager calls) and expressions (lazy calls) bind by
+/// the same rules.
+pub fn bind_params<T>(op: &str, params: &[Param], positional: Vec<T>, keywords: Vec<(String, T)>) -> Result<Bound<T>> {
+    let mut values: Vec<Option<T>> = params.iter().map(|_| None).collect();
+    let mut var_args = Vec::new();
+    let mut positional = positional.into_iter();
+    for (i, p) in params.iter().enumerate() {
+        match p.kind {
+            ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword => {
+                if let Some(v) = positional.next() {
+                    values[i] = Some(v);
+                }
+            }
+            ParamKind::VarPositional => var_args.extend(positional.by_ref()),
+            _ => {}
+        }
+    }
+    let extra = positional.count();
+    if extra > 0 {
+        let max = params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
+        return Err(Error::type_error(op, format!("takes {max} positional arguments but {} were given", max + extra)));
+    }
+    let mut var_kwargs = Vec::new();
+    for (name, v) in keywords {
+        let slot = params.iter().position(|p| p.name == name && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly));
+        match slot {
+            Some(i) if values[i].is_some() => {
+                return Err(Error::type_error(op, format!("got multiple values for argument '{name}'")));
+            }
+            Some(i) => values[i] = Some(v),
+            None if params.iter().any(|p| p.kind == ParamKind::VarKeyword) => var_kwargs.push((name, v)),
+            None => return Err(Error::type_error(op, format!("got an unexpected keyword argument '{name}'"))),
+        }
+    }
+    for (p, v) in params.iter().zip(&values) {
+        if v.is_none() && p.default.is_none() && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
+            return Err(Error::type_error(op, format!("missing required argument: '{}'", p.name)));
+        }
+    }
+    Ok(Bound { values, var_args, var_kwargs })
+}
+
 impl Operator {
     /// Binds positional and keyword arguments to the parameters, as Python does.
     pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Args<'_>> {
-        let op = self.name;
-        let mut values: Vec<Option<Value>> = vec![None; self.params.len()];
-        let mut given = vec![false; self.params.len()];
-        let mut var_args = Vec::new();
-        let mut positional = positional.into_iter();
-        for (i, p) in self.params.iter().enumerate() {
-            match p.kind {
-                ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword => {
-                    if let Some(v) = positional.next() {
-                        values[i] = Some(v);
-                        given[i] = true;
-                    }
-                }
-                ParamKind::VarPositional => var_args.extend(positional.by_ref()),
-                _ => {}
-            }
-        }
-        let extra = positional.count();
-        if extra > 0 {
-            let max = self.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
-            return Err(Error::type_error(op, format!("takes {max} positional arguments but {} were given", max + extra)));
-        }
-        let mut var_kwargs = Vec::new();
-        for (name, v) in keywords {
-            let slot = self.params.iter().position(|p| {
-                p.name == name && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly)
-            });
-            match slot {
-                Some(i) if given[i] => {
-                    return Err(Error::type_error(op, format!("got multiple values for argument '{name}'")));
-                }
-                Some(i) => {
-                    values[i] = Some(v);
-                    given[i] = true;
-                }
-                None if self.params.iter().any(|p| p.kind == ParamKind::VarKeyword) => var_kwargs.push((name, v)),
-                None => return Err(Error::type_error(op, format!("got an unexpected keyword argument '{name}'"))),
-            }
-        }
-        for (i, p) in self.params.iter().enumerate() {
-            if given[i] || matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
-                continue;
-            }
-            match &p.default {
-                None => return Err(Error::type_error(op, format!("missing required argument: '{}'", p.name))),
-                Some(default) => values[i] = default.clone().map(Value::Slice),
-            }
-        }
-        Ok(Args { op: self, values, var_args, var_kwargs })
+        let bound = bind_params(self.name, &self.params, positional, keywords)?;
+        let values = bound
+            .values
+            .into_iter()
+            .zip(&self.params)
+            .map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(Value::Slice)))
+            .collect();
+        Ok(Args { op: self, values, var_args: bound.var_args, var_kwargs: bound.var_kwargs })
     }
 
     /// Binds and runs.
     pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<DataSlice> {
         let args = self.bind(positional, keywords)?;
+        self.run(args)
+    }
+
+    /// Runs on arguments already bound: one value per parameter (`None`:
+    /// unspecified, no default applied), then `*args` and `**kwargs`.
+    pub fn call_bound(&self, values: Vec<Option<Value>>, var_args: Vec<Value>, var_kwargs: Vec<(String, Value)>) -> Result<DataSlice> {
+        debug_assert_eq!(values.len(), self.params.len());
+        self.run(Args { op: self, values, var_args, var_kwargs })
+    }
+
+    fn run(&self, args: Args<'_>) -> Result<DataSlice> {
         let result = (self.kernel)(&args)?;
         Ok(if self.keeps_bags { attach_input_bags(result, &args) } else { result })
     }

@@ -1,18 +1,198 @@
 //! `plait.types.Expr`: expressions from Python — `kd.I.x`, literals,
-//! operator nodes (from `kd.lazy.*` and Python operators on Exprs), Koda's
-//! text form, and `kd.eval`.
+//! operator nodes (from `kd.lazy.*`, `kd.optools` operators and Python
+//! operators on Exprs), Koda's text form, passes, and `kd.eval`.
+//!
+//! Also the bridge the other way: Python-function operators, values that
+//! only Python understands (a DataBag inside an expression), and the tracing
+//! mode in which `kd.<op>` builds expressions instead of computing.
 
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use plait_expr::{Expr, NodeKind};
-use plait_ops::registry::Value;
+use plait_core::{Error, ErrorKind};
+use plait_expr::eval::{evaluate, Bindings};
+use plait_expr::operator::{self as ops, CallArgs, Function, OpRef, Operator, OperatorKind};
+use plait_expr::value::{Foreign, Tuple};
+use plait_expr::{Expr, ExprValue, NodeKind};
+use plait_ops::registry::{self as backend, Param, ParamKind, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-use crate::errors::{guard, type_error};
-use crate::py_operator::value_arg;
+use crate::errors::{guard, to_py_err, type_error};
+use crate::py_operator::{parameter_info, value_arg, ParameterInfo};
 use crate::py_shape::PyJaggedShape;
-use crate::py_slice::wrap;
+use crate::py_slice::{wrap, PyDataSlice};
+
+// ---------------------------------------------------------------- tracing
+
+thread_local! {
+    /// How many tracing scopes are open on this thread.
+    static TRACING: Cell<u32> = const { Cell::new(0) };
+    /// The Python exception raised inside a Python-function operator (or a
+    /// pass), re-raised as it is where evaluation returns to Python.
+    static PENDING: RefCell<Option<(String, PyErr)>> = const { RefCell::new(None) };
+}
+
+/// Whether `kd.<op>` builds expressions on this thread (inside tracing).
+pub fn is_tracing() -> bool {
+    TRACING.with(|t| t.get() > 0)
+}
+
+#[pyfunction]
+fn tracing_enter() {
+    TRACING.with(|t| t.set(t.get() + 1));
+}
+
+#[pyfunction]
+fn tracing_exit() {
+    TRACING.with(|t| t.set(t.get().saturating_sub(1)));
+}
+
+#[pyfunction(name = "is_tracing")]
+fn py_is_tracing() -> bool {
+    is_tracing()
+}
+
+/// A Python exception as a plait error, kept to be re-raised as it is.
+fn park(context: &str, py: Python<'_>, err: PyErr) -> Error {
+    let message = format!("{context}: {}", err.value(py));
+    PENDING.with(|p| *p.borrow_mut() = Some((message.clone(), err)));
+    Error { kind: ErrorKind::Value, message }
+}
+
+/// The Python exception for `error`: the parked one when `error` came from
+/// Python, else a new one.
+fn unpark(error: Error) -> PyErr {
+    match PENDING.with(|p| p.borrow_mut().take()) {
+        Some((message, err)) if message == error.message => err,
+        _ => to_py_err(error),
+    }
+}
+
+// ---------------------------------------------------------------- values
+
+/// A Python object inside an expression.
+struct PyForeign(Py<PyAny>);
+
+impl std::fmt::Debug for PyForeign {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.repr())
+    }
+}
+
+impl Foreign for PyForeign {
+    fn repr(&self) -> String {
+        Python::attach(|py| self.0.bind(py).repr().map(|r| r.to_string()).unwrap_or_else(|_| "<object>".to_string()))
+    }
+
+    fn fingerprint(&self) -> u128 {
+        // The literal holds a reference, so the address is not reused while
+        // the fingerprint is in use.
+        self.0.as_ptr() as usize as u128
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// `x` as a value: DataSlices, shapes and Python scalars as data, tuples as
+/// tuples, and (unless `strict`) any other object as itself. Strict values
+/// are what eager operators accept (errors as theirs).
+fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue> {
+    if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || strict {
+        return value_arg(op, x).map(ExprValue::Data);
+    }
+    if x.is_instance_of::<PyExpr>() {
+        return Err(type_error(op, "expected a value, got an Expr"));
+    }
+    if let Ok(t) = x.cast::<PyTuple>() {
+        let items = t.iter().map(|i| to_value(op, &i, false)).collect::<PyResult<Vec<_>>>()?;
+        return Ok(ExprValue::Tuple(Arc::new(Tuple { items, names: None })));
+    }
+    let is_scalar = x.is_none() || x.is_instance_of::<pyo3::types::PyBool>() || x.is_instance_of::<pyo3::types::PyInt>()
+        || x.is_instance_of::<pyo3::types::PyFloat>() || x.is_instance_of::<PyString>() || x.is_instance_of::<pyo3::types::PyBytes>()
+        || x.is_instance_of::<PyList>();
+    if is_scalar {
+        return value_arg(op, x).map(ExprValue::Data);
+    }
+    Ok(ExprValue::Foreign(Arc::new(PyForeign(x.clone().unbind()))))
+}
+
+/// `v` as a Python object.
+fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
+    match v {
+        ExprValue::Data(Value::Slice(ds)) => wrap(py, ds),
+        ExprValue::Data(Value::Shape(shape)) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
+        ExprValue::Tuple(t) => {
+            let items = t.items.iter().map(|i| from_value(py, i.clone())).collect::<PyResult<Vec<_>>>()?;
+            match &t.names {
+                None => Ok(PyTuple::new(py, items)?.into_any().unbind()),
+                Some(names) => {
+                    let names: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
+                    let make = py.import("plait.kd.tuples")?.getattr("_namedtuple")?;
+                    Ok(make.call1((names, PyTuple::new(py, items)?))?.unbind())
+                }
+            }
+        }
+        ExprValue::Foreign(f) => match f.as_any().downcast_ref::<PyForeign>() {
+            Some(obj) => Ok(obj.0.clone_ref(py)),
+            None => Err(type_error("kd.eval", format!("cannot return {} to Python", f.repr()))),
+        },
+        ExprValue::Unspecified => Ok(py.None()),
+    }
+}
+
+/// `x` as an argument of operator `op`: an Expr as it is, anything else as
+/// a literal (checked as eager operators check their arguments, for backend
+/// operators).
+fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    if let Ok(e) = x.cast::<PyExpr>() {
+        return Ok(e.get().inner.clone());
+    }
+    if let Some(t) = tuple_of_exprs(x)? {
+        return Ok(t);
+    }
+    let strict = matches!(op.kind, OperatorKind::Backend(_));
+    Ok(Expr::literal(to_value(&op.name, x, strict)?))
+}
+
+/// `op(*args, **kwargs)` as an expression.
+fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
+    let positional = args.iter().map(|a| arg_expr(op, &a)).collect::<PyResult<Vec<_>>>()?;
+    let mut keywords = Vec::new();
+    if let Some(kwargs) = kwargs {
+        for (k, v) in kwargs.iter() {
+            keywords.push((k.extract::<String>()?, arg_expr(op, &v)?));
+        }
+    }
+    Ok(PyExpr { inner: guard(|| Expr::call(op, positional, keywords))? })
+}
+
+/// The lazy form of eager operator `name` (inside tracing).
+pub fn lazy_call(py: Python<'_>, name: &str, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    let op = guard(|| ops::lookup_or_error(name))?;
+    Ok(Py::new(py, build(&op, args, kwargs)?)?.into_any())
+}
+
+/// The error of an eager operator given an Expr (Koda's wording), or `err`.
+pub fn eager_arg_error(op: &backend::Operator, param: &str, x: &Bound<'_, PyAny>, err: PyErr) -> PyErr {
+    match x.cast::<PyExpr>() {
+        Ok(e) => type_error(
+            op.name,
+            format!(
+                "for eager evaluation, all arguments must be eager values (e.g. DataSlices), got an Expr for the argument '{param}': {}; \
+                 if it is intentional, perhaps wrap the Expr into a Koda Functor using kd.fn(expr) or use corresponding kd.lazy operator",
+                plait_expr::text::expr_text(&e.get().inner)
+            ),
+        ),
+        Err(_) => err,
+    }
+}
+
+// ---------------------------------------------------------------- Expr
 
 /// An expression: a node of a computation to evaluate later.
 #[pyclass(name = "Expr", module = "plait.types", frozen)]
@@ -20,16 +200,30 @@ pub struct PyExpr {
     pub inner: Expr,
 }
 
+fn node(op: &str, args: Vec<Option<Expr>>) -> PyResult<PyExpr> {
+    Ok(PyExpr { inner: guard(|| Expr::op(op, args))? })
+}
+
+/// A Python tuple holding expressions as a `kd.tuples.tuple` node.
+fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
+    let Ok(t) = x.cast::<PyTuple>() else { return Ok(None) };
+    if !t.iter().any(|i| i.is_instance_of::<PyExpr>()) {
+        return Ok(None);
+    }
+    let op = guard(|| ops::lookup_or_error("kd.tuples.tuple"))?;
+    let items = t.iter().map(|i| arg_expr(&op, &i)).collect::<PyResult<Vec<_>>>()?;
+    Ok(Some(guard(|| Expr::call(&op, items, vec![]))?))
+}
+
 /// `x` as an expression: an Expr as it is, anything else as a literal.
 fn as_expr(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Ok(e) = x.cast::<PyExpr>() {
         return Ok(e.get().inner.clone());
     }
-    Ok(Expr::literal(value_arg(op, x)?))
-}
-
-fn node(op: &str, args: Vec<Option<Expr>>) -> PyResult<PyExpr> {
-    Ok(PyExpr { inner: guard(|| Expr::op(op, args))? })
+    if let Some(t) = tuple_of_exprs(x)? {
+        return Ok(t);
+    }
+    Ok(Expr::literal(to_value(op, x, true)?))
 }
 
 impl PyExpr {
@@ -64,17 +258,69 @@ impl PyExpr {
     /// Evaluates with the inputs given by name (`expr.eval(x=...)`).
     #[pyo3(signature = (**inputs))]
     fn eval(&self, py: Python<'_>, inputs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        eval_expr(py, self, inputs)
+        eval_expr(py, self, inputs, None)
     }
 
-    /// What the node is: "input", "variable", "literal" or "operator".
+    /// What the node is: "input", "variable", "placeholder", "literal" or
+    /// "operator".
     fn _kind(&self) -> &'static str {
         match self.inner.kind() {
             NodeKind::Input(_) => "input",
             NodeKind::Variable(_) => "variable",
+            NodeKind::Placeholder(_) => "placeholder",
             NodeKind::Literal(_) => "literal",
             NodeKind::Op { .. } => "operator",
         }
+    }
+
+    /// The name of an input, variable or placeholder leaf (else None).
+    #[getter]
+    fn leaf_name(&self) -> Option<String> {
+        match self.inner.kind() {
+            NodeKind::Input(n) | NodeKind::Variable(n) | NodeKind::Placeholder(n) => Some(n.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The arguments of an operator node (unspecified ones left out).
+    #[getter]
+    fn node_deps(&self) -> Vec<PyExpr> {
+        self.inner.children().map(|c| PyExpr { inner: c.clone() }).collect()
+    }
+
+    /// The operator of an operator node, else None.
+    #[getter]
+    fn op(&self) -> Option<PyExprOperator> {
+        self.inner.op_ref().map(|op| PyExprOperator { op: op.clone() })
+    }
+
+    /// The value of a literal node, else None.
+    #[getter]
+    fn qvalue(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        self.inner.literal_value().map(|v| from_value(py, v.clone())).transpose()
+    }
+
+    /// The tags of this node (descriptive metadata; see `kd.expr.tagged`).
+    #[getter]
+    fn tags(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        self.inner.tags().iter().map(|t| from_value(py, t.clone())).collect()
+    }
+
+    /// This node with `tags` in place of its own (same fingerprint).
+    fn _with_tags(&self, tags: &Bound<'_, PyTuple>) -> PyResult<PyExpr> {
+        let tags = tags.iter().map(|t| to_value("kd.expr.tagged", &t, false)).collect::<PyResult<Vec<_>>>()?;
+        Ok(PyExpr { inner: self.inner.with_tags(tags) })
+    }
+
+    /// This operator node with other arguments (same operator, tags kept).
+    fn _with_node_deps(&self, deps: Vec<PyRef<'_, PyExpr>>) -> PyResult<PyExpr> {
+        let slots = self.inner.args();
+        if deps.len() != self.inner.children().count() {
+            return Err(crate::errors::value_error("kd.expr", format!("expected {} node deps, got {}", self.inner.children().count(), deps.len())));
+        }
+        let mut deps = deps.into_iter();
+        let args = slots.iter().map(|s| s.as_ref().map(|_| deps.next().expect("counted").inner.clone())).collect();
+        Ok(PyExpr { inner: self.inner.with_args(args) })
     }
 
     fn __bool__(&self) -> PyResult<bool> {
@@ -171,7 +417,7 @@ impl PyExpr {
         if name.starts_with("__") {
             return Err(pyo3::exceptions::PyAttributeError::new_err(name.to_string()));
         }
-        let name_item = Expr::literal(value_arg("kd.core.get_attr", &pyo3::types::PyString::new(py, name).into_any())?);
+        let name_item = Expr::literal(to_value("kd.core.get_attr", &PyString::new(py, name).into_any(), true)?);
         node("kd.core.get_attr", vec![Some(self.inner.clone()), Some(name_item)])
     }
 
@@ -180,6 +426,204 @@ impl PyExpr {
         node("kd.core.get_item", vec![Some(self.inner.clone()), Some(as_expr("kd.core.get_item", key)?)])
     }
 }
+
+// ---------------------------------------------------------------- operators
+
+/// An operator of expressions (`kd.optools`): calling it builds a node.
+#[pyclass(name = "ExprOperator", module = "plait.types", frozen, dict)]
+#[derive(Clone)]
+pub struct PyExprOperator {
+    op: OpRef,
+}
+
+#[pymethods]
+impl PyExprOperator {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
+        build(&self.op, args, kwargs)
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.op.name.to_string()
+    }
+
+    #[getter]
+    fn doc(&self) -> String {
+        self.op.doc.clone()
+    }
+
+    /// "backend", "lambda", "py_function" or "builtin".
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.op.kind {
+            OperatorKind::Backend(_) => "backend",
+            OperatorKind::Lambda(_) => "lambda",
+            OperatorKind::Function { .. } => "py_function",
+            OperatorKind::Builtin(_) => "builtin",
+        }
+    }
+
+    /// The body of a lambda operator (over placeholders `P.<param>`).
+    #[getter]
+    fn lambda_body(&self) -> Option<PyExpr> {
+        match &self.op.kind {
+            OperatorKind::Lambda(body) => Some(PyExpr { inner: body.clone() }),
+            _ => None,
+        }
+    }
+
+    #[getter]
+    fn fingerprint(&self) -> u128 {
+        self.op.fingerprint
+    }
+
+    fn parameters(&self, py: Python<'_>) -> PyResult<Vec<ParameterInfo>> {
+        parameter_info(py, &self.op.params)
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyExprOperator>().is_ok_and(|o| o.get().op.fingerprint == self.op.fingerprint)
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.op.fingerprint as u64
+    }
+
+    fn __repr__(&self) -> String {
+        let kind = match &self.op.kind {
+            OperatorKind::Lambda(_) => "LambdaOperator",
+            OperatorKind::Function { .. } => "PyFunctionOperator",
+            OperatorKind::Backend(_) => "BackendOperator",
+            OperatorKind::Builtin(_) => "Operator",
+        };
+        let body = match &self.op.kind {
+            OperatorKind::Lambda(body) => format!(": {}", plait_expr::text::expr_text(body)),
+            _ => String::new(),
+        };
+        format!("<{kind} '{}'({}){body}>", self.op.name, self.op.signature())
+    }
+}
+
+/// A Python function called by a function operator.
+struct PyFunction(Py<PyAny>);
+
+impl Function for PyFunction {
+    fn call(&self, op: &Operator, args: CallArgs) -> plait_core::Result<ExprValue> {
+        // The function computes: `kd.<op>` inside it is eager even when the
+        // evaluation was started inside tracing.
+        let tracing = TRACING.with(|t| t.replace(0));
+        let result = self.call_python(op, args);
+        TRACING.with(|t| t.set(tracing));
+        result
+    }
+}
+
+impl PyFunction {
+    fn call_python(&self, op: &Operator, args: CallArgs) -> plait_core::Result<ExprValue> {
+        Python::attach(|py| {
+            let result = (|| -> PyResult<ExprValue> {
+                let mut positional: Vec<Py<PyAny>> = Vec::new();
+                let kwargs = PyDict::new(py);
+                // Positional while the arguments come in order; by keyword
+                // after an unspecified one (so the function's default applies).
+                let mut gap = false;
+                for (p, v) in op.params.iter().zip(args.values) {
+                    match (p.kind, v) {
+                        (ParamKind::VarPositional, _) => {
+                            for a in &args.var_args {
+                                positional.push(from_value(py, a.clone())?);
+                            }
+                        }
+                        (ParamKind::VarKeyword, _) => {}
+                        (_, None) => gap = true,
+                        (ParamKind::KeywordOnly, Some(v)) => kwargs.set_item(&p.name, from_value(py, v)?)?,
+                        (_, Some(v)) if gap => kwargs.set_item(&p.name, from_value(py, v)?)?,
+                        (_, Some(v)) => positional.push(from_value(py, v)?),
+                    }
+                }
+                for (k, v) in args.var_kwargs {
+                    kwargs.set_item(k, from_value(py, v)?)?;
+                }
+                let out = self.0.bind(py).call(PyTuple::new(py, positional)?, Some(&kwargs))?;
+                to_value(&op.name, &out, false)
+            })();
+            result.map_err(|e| park(&op.name, py, e))
+        })
+    }
+}
+
+/// Parameters from `(name, kind, default_kind, default)` tuples, where
+/// `default_kind` is "required", "unspecified" or "value".
+fn params_from_py(op: &str, spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>) -> PyResult<Vec<Param>> {
+    spec.into_iter()
+        .map(|(name, kind, default_kind, default)| {
+            let kind = match kind.as_str() {
+                "POSITIONAL_ONLY" => ParamKind::PositionalOnly,
+                "POSITIONAL_OR_KEYWORD" => ParamKind::PositionalOrKeyword,
+                "VAR_POSITIONAL" => ParamKind::VarPositional,
+                "KEYWORD_ONLY" => ParamKind::KeywordOnly,
+                "VAR_KEYWORD" => ParamKind::VarKeyword,
+                other => return Err(type_error(op, format!("unknown parameter kind {other}"))),
+            };
+            let default = match default_kind.as_str() {
+                "required" => None,
+                "unspecified" => Some(None),
+                _ => match value_arg(op, default.bind(py)) {
+                    Ok(Value::Slice(item)) => Some(Some(item)),
+                    _ => {
+                        return Err(type_error(
+                            op,
+                            format!("the default of parameter '{name}' must be a DataItem or a Python scalar, got {}", default.bind(py).repr()?),
+                        ))
+                    }
+                },
+            };
+            Ok(Param { name, kind, default })
+        })
+        .collect()
+}
+
+type ParamSpec = Vec<(String, String, String, Py<PyAny>)>;
+
+/// `kd.optools.as_lambda_operator`: an operator whose body is `body`.
+#[pyfunction]
+fn make_lambda_operator(py: Python<'_>, name: &str, params: ParamSpec, doc: &str, body: &Bound<'_, PyAny>) -> PyResult<PyExprOperator> {
+    let params = params_from_py("kd.optools.as_lambda_operator", params, py)?;
+    let body = as_expr("kd.optools.as_lambda_operator", body)?;
+    Ok(PyExprOperator { op: guard(|| Operator::lambda(name, params, doc, body))? })
+}
+
+/// `kd.optools.as_py_function_operator`: an operator calling `function`.
+#[pyfunction]
+fn make_py_function_operator(py: Python<'_>, name: &str, params: ParamSpec, doc: &str, function: Py<PyAny>, deterministic: bool) -> PyResult<PyExprOperator> {
+    let params = params_from_py("kd.optools.as_py_function_operator", params, py)?;
+    Ok(PyExprOperator { op: Operator::function(name, params, doc, Arc::new(PyFunction(function)), deterministic) })
+}
+
+/// `kd.optools.as_backend_operator`: the Rust kernel `kernel` under `name`.
+#[pyfunction]
+fn make_backend_operator(py: Python<'_>, name: &str, kernel: &str, params: ParamSpec, doc: &str) -> PyResult<PyExprOperator> {
+    let params = params_from_py("kd.optools.as_backend_operator", params, py)?;
+    Ok(PyExprOperator { op: guard(|| Operator::backend(name, kernel, params, doc))? })
+}
+
+/// `kd.optools.add_to_registry`: registers `op` under `name` (returns the
+/// registered operator, which shows `name`).
+#[pyfunction]
+fn registry_add(name: &str, op: PyRef<'_, PyExprOperator>, replace: bool) -> PyResult<PyExprOperator> {
+    let named = if &*op.op.name == name { op.op.clone() } else { op.op.renamed(name) };
+    guard(|| ops::add_to_registry(name, named.clone(), replace))?;
+    Ok(PyExprOperator { op: named })
+}
+
+/// The operator registered as `name`, or None.
+#[pyfunction]
+fn registry_lookup(name: &str) -> Option<PyExprOperator> {
+    ops::lookup(name).map(|op| PyExprOperator { op })
+}
+
+// ---------------------------------------------------------------- functions
 
 /// `kd.I.name`.
 #[pyfunction]
@@ -193,10 +637,16 @@ fn expr_variable(name: &str) -> PyExpr {
     PyExpr { inner: Expr::variable(name) }
 }
 
+/// `P.name` (lambda bodies).
+#[pyfunction]
+fn expr_placeholder(name: &str) -> PyExpr {
+    PyExpr { inner: Expr::placeholder(name) }
+}
+
 /// `kd.expr.literal(value)`.
 #[pyfunction]
 fn expr_literal(value: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
-    Ok(PyExpr { inner: Expr::literal(value_arg("kd.expr.literal", value)?) })
+    Ok(PyExpr { inner: Expr::literal(to_value("kd.expr.literal", value, false)?) })
 }
 
 /// Operator `name` applied to `args` (one per parameter; None: unspecified).
@@ -209,36 +659,138 @@ fn expr_op(name: &str, args: &Bound<'_, PyList>) -> PyResult<PyExpr> {
     node(name, args)
 }
 
+/// Operator `name` called with `*args, **kwargs` (lazily).
+#[pyfunction]
+#[pyo3(signature = (name, *args, **kwargs))]
+fn expr_call(name: &str, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
+    let op = guard(|| ops::lookup_or_error(name))?;
+    build(&op, args, kwargs)
+}
+
 /// The names of the inputs of `expr`, sorted.
 #[pyfunction]
 fn expr_input_names(expr: PyRef<'_, PyExpr>) -> Vec<String> {
     expr.inner.input_names()
 }
 
-/// `kd.eval(expr, **inputs)`.
+/// The name of a named expression (`kd.with_name`), else None.
 #[pyfunction]
-#[pyo3(signature = (expr, inputs = None))]
-fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-    let mut values: HashMap<String, Value> = HashMap::new();
-    if let Some(inputs) = inputs {
-        for (name, value) in inputs.iter() {
-            let name: String = name.extract()?;
-            values.insert(name, value_arg("kd.eval", &value)?);
+fn expr_get_name(expr: PyRef<'_, PyExpr>) -> Option<String> {
+    plait_expr::transform::node_name(&expr.inner)
+}
+
+/// `expr` prepared for evaluation (names dropped, lambdas lowered,
+/// literals folded).
+#[pyfunction]
+fn expr_prepare(expr: PyRef<'_, PyExpr>) -> PyResult<PyExpr> {
+    Ok(PyExpr { inner: guard(|| plait_expr::prepare::prepare(&expr.inner))? })
+}
+
+/// Every distinct node of `expr`, each after its arguments.
+#[pyfunction]
+fn expr_post_order(expr: PyRef<'_, PyExpr>) -> Vec<PyExpr> {
+    expr.inner.post_order().into_iter().map(|inner| PyExpr { inner }).collect()
+}
+
+/// `kd.expr.transform(expr, fn)`: a bottom-up pass calling `fn(node)` on
+/// each distinct node (with its arguments already transformed).
+#[pyfunction]
+fn expr_transform(py: Python<'_>, expr: PyRef<'_, PyExpr>, function: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+    let result = plait_expr::transform::transform(&expr.inner, &mut |_: &Expr, node: Expr| {
+        let out = function.call1((PyExpr { inner: node },)).map_err(|e| park("kd.expr.transform", py, e))?;
+        match out.cast::<PyExpr>() {
+            Ok(e) => Ok(e.get().inner.clone()),
+            Err(_) => Ok(Expr::literal(to_value("kd.expr.transform", &out, false).map_err(|e| park("kd.expr.transform", py, e))?)),
+        }
+    });
+    Ok(PyExpr { inner: result.map_err(unpark)? })
+}
+
+/// Substitutions by fingerprint: `kd.expr.sub`.
+#[pyfunction]
+fn expr_sub(expr: PyRef<'_, PyExpr>, pairs: Vec<(PyRef<'_, PyExpr>, Bound<'_, PyAny>)>) -> PyResult<PyExpr> {
+    let mut subs = HashMap::new();
+    for (old, new) in pairs {
+        subs.insert(old.inner.fingerprint(), as_expr("kd.expr.sub", &new)?);
+    }
+    Ok(PyExpr { inner: plait_expr::transform::substitute(&expr.inner, &subs) })
+}
+
+fn named_subs(op: &str, subs: &Bound<'_, PyDict>) -> PyResult<HashMap<String, Expr>> {
+    subs.iter().map(|(k, v)| Ok((k.extract::<String>()?, as_expr(op, &v)?))).collect()
+}
+
+/// `kd.expr.sub_by_name`.
+#[pyfunction]
+fn expr_sub_by_name(expr: PyRef<'_, PyExpr>, subs: &Bound<'_, PyDict>) -> PyResult<PyExpr> {
+    let subs = named_subs("kd.expr.sub_by_name", subs)?;
+    Ok(PyExpr { inner: plait_expr::transform::substitute_by_name(&expr.inner, &subs) })
+}
+
+/// `kd.expr.sub_inputs`.
+#[pyfunction]
+fn expr_sub_inputs(expr: PyRef<'_, PyExpr>, subs: &Bound<'_, PyDict>) -> PyResult<PyExpr> {
+    let subs = named_subs("kd.expr.sub_inputs", subs)?;
+    Ok(PyExpr { inner: plait_expr::transform::substitute_inputs(&expr.inner, &subs) })
+}
+
+fn value_map(op: &str, values: Option<&Bound<'_, PyDict>>) -> PyResult<HashMap<String, ExprValue>> {
+    let mut out = HashMap::new();
+    if let Some(values) = values {
+        for (name, value) in values.iter() {
+            out.insert(name.extract::<String>()?, to_value(op, &value, false)?);
         }
     }
-    match guard(|| plait_expr::eval(&expr.inner, &values))? {
-        Value::Slice(ds) => wrap(py, ds),
-        Value::Shape(shape) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
+    Ok(out)
+}
+
+/// `kd.eval(expr, **inputs)` (and variables, for functors). An error
+/// raised by an operator carries a note naming the node.
+#[pyfunction]
+#[pyo3(signature = (expr, inputs = None, variables = None))]
+fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, variables: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    let inputs = value_map("kd.eval", inputs)?;
+    let variables = variables.map(|v| value_map("kd.eval", Some(v))).transpose()?;
+    let bindings = Bindings { inputs: Some(&inputs), variables: variables.as_ref() };
+    let result = guard(|| Ok(evaluate(&expr.inner, &bindings)))?;
+    match result {
+        Ok(value) => from_value(py, value),
+        Err(failure) => {
+            let err = unpark(failure.error);
+            if let Some(node) = failure.node {
+                let note = format!("while evaluating {}", plait_expr::text::expr_text(&node));
+                let _ = err.value(py).call_method1("add_note", (note,));
+            }
+            Err(err)
+        }
     }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyExpr>()?;
+    m.add_class::<PyExprOperator>()?;
+    m.add_function(wrap_pyfunction!(tracing_enter, m)?)?;
+    m.add_function(wrap_pyfunction!(tracing_exit, m)?)?;
+    m.add_function(wrap_pyfunction!(py_is_tracing, m)?)?;
+    m.add_function(wrap_pyfunction!(make_lambda_operator, m)?)?;
+    m.add_function(wrap_pyfunction!(make_py_function_operator, m)?)?;
+    m.add_function(wrap_pyfunction!(make_backend_operator, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_add, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_lookup, m)?)?;
     m.add_function(wrap_pyfunction!(expr_input, m)?)?;
     m.add_function(wrap_pyfunction!(expr_variable, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_placeholder, m)?)?;
     m.add_function(wrap_pyfunction!(expr_literal, m)?)?;
     m.add_function(wrap_pyfunction!(expr_op, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_call, m)?)?;
     m.add_function(wrap_pyfunction!(expr_input_names, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_get_name, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_prepare, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_post_order, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_sub, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_sub_by_name, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_sub_inputs, m)?)?;
     m.add_function(wrap_pyfunction!(eval_expr, m)?)?;
     Ok(())
 }

@@ -15,12 +15,14 @@ use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// `(name, kind, has_default, default)` of one parameter, for `inspect.Signature`.
-type ParameterInfo = (String, &'static str, bool, Option<Py<PyAny>>);
+pub type ParameterInfo = (String, &'static str, bool, Option<Py<PyAny>>);
 
 /// A Koda operator (e.g. `kd.math.add`), callable eagerly.
 #[pyclass(module = "plait.types", frozen, dict)]
 pub struct Operator {
     op: &'static registry::Operator,
+    /// Computes even inside tracing (the `kd.eager` form).
+    eager: bool,
 }
 
 /// An argument of operator `op` as a value: DataSlices and shapes pass as
@@ -41,14 +43,33 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     Ok(Value::Slice(box_item(op, x, None)?))
 }
 
-/// A DataSlice operand of a Python operator (`x + 1`): boxed like [`value_arg`].
-fn operand(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
+/// A DataSlice operand of a Python operator (`x + 1`): boxed like
+/// [`value_arg`]; `None` for an expression, which computes the operator
+/// itself (`kd.item(1) + I.a` is an expression).
+fn operand(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
     if let Ok(ds) = x.cast::<PyDataSlice>() {
-        return Ok(ds.get().inner.clone());
+        return Ok(Some(ds.get().inner.clone()));
+    }
+    if x.is_instance_of::<crate::py_expr::PyExpr>() {
+        return Ok(None);
     }
     match value_arg(op, x)? {
-        Value::Slice(ds) => Ok(ds),
+        Value::Slice(ds) => Ok(Some(ds)),
         Value::Shape(_) => Err(crate::errors::type_error(op, "expected a DataSlice, got a JaggedShape")),
+    }
+}
+
+/// The name of the parameter the `i`-th positional argument binds to
+/// (`args[k]` inside `*args`).
+fn positional_name(op: &registry::Operator, i: usize) -> String {
+    let positional: Vec<&registry::Param> =
+        op.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).collect();
+    match positional.get(i) {
+        Some(p) => p.name.clone(),
+        None => match op.params.iter().find(|p| p.kind == ParamKind::VarPositional) {
+            Some(p) => format!("{}[{}]", p.name, i - positional.len()),
+            None => format!("#{i}"),
+        },
     }
 }
 
@@ -57,14 +78,28 @@ impl Operator {
     #[pyo3(signature = (*args, **kwargs))]
     fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let name = self.op.name;
-        let positional = args.iter().map(|a| value_arg(name, &a)).collect::<PyResult<Vec<_>>>()?;
+        if !self.eager && crate::py_expr::is_tracing() {
+            return crate::py_expr::lazy_call(py, name, args, kwargs);
+        }
+        let positional = args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| value_arg(name, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(self.op, i), &a, e)))
+            .collect::<PyResult<Vec<_>>>()?;
         let mut keywords = Vec::new();
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
-                keywords.push((k.extract::<String>()?, value_arg(name, &v)?));
+                let k = k.extract::<String>()?;
+                let value = value_arg(name, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?;
+                keywords.push((k, value));
             }
         }
         wrap(py, guard(|| self.op.call(positional, keywords))?)
+    }
+
+    /// The form that computes even inside tracing (for `kd.eager`).
+    fn _eager(&self) -> Operator {
+        Operator { op: self.op, eager: true }
     }
 
     /// The canonical name, e.g. `kd.math.add`.
@@ -85,28 +120,9 @@ impl Operator {
         self.op.doc
     }
 
-    /// The parameters as `(name, kind, default)`; `kind` is the name of the
-    /// `inspect.Parameter` kind, `default` a DataItem, or None when required or
-    /// unspecified (with `has_default` telling which).
+    /// The parameters, for `inspect.Signature` (see [`parameter_info`]).
     fn parameters(&self, py: Python<'_>) -> PyResult<Vec<ParameterInfo>> {
-        self.op
-            .params
-            .iter()
-            .map(|p| {
-                let kind = match p.kind {
-                    ParamKind::PositionalOnly => "POSITIONAL_ONLY",
-                    ParamKind::PositionalOrKeyword => "POSITIONAL_OR_KEYWORD",
-                    ParamKind::VarPositional => "VAR_POSITIONAL",
-                    ParamKind::KeywordOnly => "KEYWORD_ONLY",
-                    ParamKind::VarKeyword => "VAR_KEYWORD",
-                };
-                let default = match &p.default {
-                    Some(Some(item)) => Some(wrap(py, item.clone())?),
-                    _ => None,
-                };
-                Ok((p.name.clone(), kind, p.default.is_some(), default))
-            })
-            .collect()
+        parameter_info(py, &self.op.params)
     }
 
     fn __repr__(&self) -> String {
@@ -114,84 +130,107 @@ impl Operator {
     }
 }
 
+/// The parameters as `(name, kind, has_default, default)`; `kind` is the
+/// name of the `inspect.Parameter` kind, `default` a DataItem, or None when
+/// required or unspecified (with `has_default` telling which).
+pub fn parameter_info(py: Python<'_>, params: &[registry::Param]) -> PyResult<Vec<ParameterInfo>> {
+    params
+        .iter()
+        .map(|p| {
+            let kind = match p.kind {
+                ParamKind::PositionalOnly => "POSITIONAL_ONLY",
+                ParamKind::PositionalOrKeyword => "POSITIONAL_OR_KEYWORD",
+                ParamKind::VarPositional => "VAR_POSITIONAL",
+                ParamKind::KeywordOnly => "KEYWORD_ONLY",
+                ParamKind::VarKeyword => "VAR_KEYWORD",
+            };
+            let default = match &p.default {
+                Some(Some(item)) => Some(wrap(py, item.clone())?),
+                _ => None,
+            };
+            Ok((p.name.clone(), kind, p.default.is_some(), default))
+        })
+        .collect()
+}
+
 /// Every registered operator.
 #[pyfunction]
 fn operators(py: Python<'_>) -> PyResult<Vec<Py<Operator>>> {
-    registry::registry().operators().iter().map(|op| Py::new(py, Operator { op })).collect()
+    registry::registry().operators().iter().map(|op| Py::new(py, Operator { op, eager: false })).collect()
 }
 
 /// The Python operators of DataSlice, computed by the `kd` operators.
 #[pymethods]
 impl PyDataSlice {
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.math.add", other)?;
+        let Some(y) = operand("kd.math.add", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::add(&self.inner, &y))?)
     }
 
     fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.math.add", other)?;
+        let Some(x) = operand("kd.math.add", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::add(&x, &self.inner))?)
     }
 
     fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.math.subtract", other)?;
+        let Some(y) = operand("kd.math.subtract", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::subtract(&self.inner, &y))?)
     }
 
     fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.math.subtract", other)?;
+        let Some(x) = operand("kd.math.subtract", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::subtract(&x, &self.inner))?)
     }
 
     fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.math.multiply", other)?;
+        let Some(y) = operand("kd.math.multiply", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::multiply(&self.inner, &y))?)
     }
 
     fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.math.multiply", other)?;
+        let Some(x) = operand("kd.math.multiply", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::multiply(&x, &self.inner))?)
     }
 
     fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.math.divide", other)?;
+        let Some(y) = operand("kd.math.divide", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::divide(&self.inner, &y))?)
     }
 
     fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.math.divide", other)?;
+        let Some(x) = operand("kd.math.divide", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::divide(&x, &self.inner))?)
     }
 
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.math.floordiv", other)?;
+        let Some(y) = operand("kd.math.floordiv", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::floordiv(&self.inner, &y))?)
     }
 
     fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.math.floordiv", other)?;
+        let Some(x) = operand("kd.math.floordiv", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::floordiv(&x, &self.inner))?)
     }
 
     fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.math.mod", other)?;
+        let Some(y) = operand("kd.math.mod", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::modulo(&self.inner, &y))?)
     }
 
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.math.mod", other)?;
+        let Some(x) = operand("kd.math.mod", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::modulo(&x, &self.inner))?)
     }
 
     fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        let y = operand("kd.math.pow", other)?;
+        let Some(y) = operand("kd.math.pow", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::pow(&self.inner, &y))?)
     }
 
     fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = modulo;
-        let x = operand("kd.math.pow", other)?;
+        let Some(x) = operand("kd.math.pow", other)? else { return Ok(py.NotImplemented()) };
         wrap(py, guard(|| plait_ops::math::pow(&x, &self.inner))?)
     }
 
@@ -210,26 +249,26 @@ impl PyDataSlice {
 
     /// `x & mask` is `kd.apply_mask(x, mask)`.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.masking.apply_mask", other)?;
+        let Some(y) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
         let result = guard(|| plait_ops::masking::apply_mask(&self.inner, &y))?;
         wrap(py, plait_ops::objects::model::keep_bags(result, &[&self.inner, &y]))
     }
 
     fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.masking.apply_mask", other)?;
+        let Some(x) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
         let result = guard(|| plait_ops::masking::apply_mask(&x, &self.inner))?;
         wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
     }
 
     /// `x | y` is `kd.coalesce(x, y)`.
     fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let y = operand("kd.masking.coalesce", other)?;
+        let Some(y) = operand("kd.masking.coalesce", other)? else { return Ok(py.NotImplemented()) };
         let result = guard(|| plait_ops::masking::coalesce(&self.inner, &y))?;
         wrap(py, plait_ops::objects::model::keep_bags(result, &[&self.inner, &y]))
     }
 
     fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let x = operand("kd.masking.coalesce", other)?;
+        let Some(x) = operand("kd.masking.coalesce", other)? else { return Ok(py.NotImplemented()) };
         let result = guard(|| plait_ops::masking::coalesce(&x, &self.inner))?;
         wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
     }
@@ -245,7 +284,7 @@ impl PyDataSlice {
             CompareOp::Gt => "kd.comparison.greater",
             CompareOp::Ge => "kd.comparison.greater_equal",
         };
-        let y = operand(name, other)?;
+        let Some(y) = operand(name, other)? else { return Ok(py.NotImplemented()) };
         let x = &self.inner;
         wrap(
             py,

@@ -33,7 +33,8 @@ from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
 from plait.kd import expr
-from plait.kd.expr import I, V, lazy
+from plait.kd.expr import I, V
+from plait.kd import optools, tuples
 
 from_pytree = from_py
 
@@ -149,3 +150,18 @@ del _name
 
 
 eval = expr.eval  # noqa: A001 - Koda's name
+
+
+def with_name(obj, name):
+    """`obj`, unchanged (eagerly); in an expression (`kd.lazy.with_name`),
+    names the node: `kd.expr.get_name`, `sub_by_name` find it by that name."""
+    if isinstance(obj, expr.Expr):
+        return _plait.expr_call("kd.annotation.with_name", obj, name)
+    return obj
+
+
+# `kd.lazy`, `kd.eager`, and `kd.<op>` following tracing (built last: they
+# cover every operator above).
+from plait.kd import _lazy  # noqa: E402
+
+lazy, eager = _lazy.build(__import__("sys").modules[__name__])

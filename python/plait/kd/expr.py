@@ -1,19 +1,18 @@
-"""`kd.expr`, `kd.I`, `kd.V`, `kd.lazy` and `kd.eval`: building expressions
-and evaluating them (seed 000, "Expressions and Operators").
+"""`kd.expr`, `kd.I`, `kd.V` and `kd.eval`: building, inspecting,
+transforming and evaluating expressions (seed 000, "Expressions and
+Operators"; seed 002 for tags and passes).
 
-`kd.lazy.<ns>.<op>(...)` builds an operator node instead of computing: its
-arguments are bound to the operator's signature (defaults filled in, as Koda
-shows them) and non-expression arguments become literals. Evaluation runs in
-Rust (`plait-expr`): a plan per expression, cached by fingerprint.
+Expressions are immutable DAGs built in Rust (`plait-expr`); evaluation
+prepares them (names dropped, lambda operators inlined, literal subtrees
+folded) and runs a plan cached by fingerprint.
 """
 
-import inspect
-import types as pytypes
+import contextlib
 
 from plait import _plait
-from plait.kd._operators import OPERATORS, unspecified
 
 Expr = _plait.Expr
+ExprOperator = _plait.ExprOperator
 
 
 class _Leaves:
@@ -37,11 +36,38 @@ class _Leaves:
 
 I = _Leaves(_plait.expr_input, "I")
 V = _Leaves(_plait.expr_variable, "V")
+# Placeholders of lambda operator bodies (`P.x`).
+P = _Leaves(_plait.expr_placeholder, "P")
+
+
+@contextlib.contextmanager
+def tracing():
+    """Inside, `kd.<op>(...)` builds an expression instead of computing
+    (used to trace lambda operator bodies and functors)."""
+    _plait.tracing_enter()
+    try:
+        yield
+    finally:
+        _plait.tracing_exit()
 
 
 def literal(value):
-    """An expression holding `value`."""
+    """An expression holding `value`.
+
+    >>> kd.expr.literal(1)
+    DataItem(1, schema: INT32)
+    """
     return _plait.expr_literal(value)
+
+
+def as_expr(arg):
+    """`arg` if it is an expression, else a literal holding it."""
+    return arg if isinstance(arg, Expr) else literal(arg)
+
+
+def _check_expr(fn_name, expr):
+    if not isinstance(expr, Expr):
+        raise TypeError(f"kd.expr.{fn_name}: expected an Expr, got {type(expr).__name__}")
 
 
 def is_literal(expr):
@@ -49,57 +75,105 @@ def is_literal(expr):
     return isinstance(expr, Expr) and expr._kind() == "literal"
 
 
+def is_input(expr):
+    """Whether `expr` is an input (`I.x`)."""
+    return isinstance(expr, Expr) and expr._kind() == "input"
+
+
+def is_variable(expr):
+    """Whether `expr` is a variable (`V.x`)."""
+    return isinstance(expr, Expr) and expr._kind() == "variable"
+
+
 def get_input_names(expr):
     """The names of the inputs (`I.x`) of `expr`, sorted."""
+    _check_expr("get_input_names", expr)
     return _plait.expr_input_names(expr)
 
 
+def get_name(expr):
+    """The name given to `expr` by `kd.with_name`, or None."""
+    _check_expr("get_name", expr)
+    return _plait.expr_get_name(expr)
+
+
+def unwrap_named(expr):
+    """The expression a name was given to (`kd.with_name`)."""
+    _check_expr("unwrap_named", expr)
+    if get_name(expr) is None:
+        raise ValueError("trying to remove the name from a non-named Expr")
+    return expr.node_deps[0]
+
+
+def sub(expr, *subs):
+    """`expr` with subexpressions replaced: `sub(expr, (old, new), ...)` or
+    `sub(expr, old, new)`. Nodes are matched by fingerprint."""
+    _check_expr("sub", expr)
+    if len(subs) == 2 and isinstance(subs[0], Expr):
+        subs = (subs,)
+    pairs = []
+    for pair in subs:
+        old, new = pair
+        _check_expr("sub", old)
+        pairs.append((old, new))
+    return _plait.expr_sub(expr, pairs)
+
+
+def sub_by_name(expr, /, **subs):
+    """`expr` with the subexpressions named by `kd.with_name` replaced."""
+    _check_expr("sub_by_name", expr)
+    return _plait.expr_sub_by_name(expr, subs)
+
+
+def sub_inputs(expr, /, **subs):
+    """`expr` with inputs replaced (`sub_inputs(e, a=I.b, c=1)`)."""
+    _check_expr("sub_inputs", expr)
+    return _plait.expr_sub_inputs(expr, subs)
+
+
+def tagged(expr, *tags):
+    """`expr` with `tags` added: descriptive metadata that no evaluation
+    reads and that stays out of the fingerprint (seed 002)."""
+    _check_expr("tagged", expr)
+    return expr._with_tags(tuple(expr.tags) + tags)
+
+
+def get_tags(expr):
+    """The tags of the node `expr` (see `tagged`)."""
+    _check_expr("get_tags", expr)
+    return tuple(expr.tags)
+
+
+def transform(expr, fn):
+    """A bottom-up pass: `fn(node)` is called once for each distinct node,
+    after its arguments, with the arguments already transformed; what it
+    returns replaces the node. Subgraphs `fn` leaves alone stay the same
+    nodes, so a pass that changes nothing returns `expr` itself.
+
+    >>> kd.expr.transform(I.a + I.b, lambda n: I[n.leaf_name + '2'] if kd.expr.is_input(n) else n)
+    I.a2 + I.b2
+    """
+    _check_expr("transform", expr)
+    return _plait.expr_transform(expr, fn)
+
+
+def post_order(expr):
+    """Every distinct node of `expr`, each after its arguments."""
+    _check_expr("post_order", expr)
+    return _plait.expr_post_order(expr)
+
+
+def prepare(expr):
+    """`expr` as evaluation runs it: names dropped, lambda operators
+    inlined, deterministic operators on literals folded into literals."""
+    _check_expr("prepare", expr)
+    return _plait.expr_prepare(expr)
+
+
 def eval(expr, /, **inputs):  # noqa: A001 - Koda's name
-    """The value of `expr` with the inputs given by name; a DataSlice (or
-    a value that is not an expression) evaluates to itself."""
+    """The value of `expr` with the inputs given by name; a value that is
+    not an expression evaluates to itself."""
     if not isinstance(expr, Expr):
         return expr
     return _plait.eval_expr(expr, inputs)
 
-
-def _lazy(op):
-    """The lazy form of operator `op`: builds an operator node."""
-    signature = op.__signature__
-    names = list(signature.parameters)
-
-    def build(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        values = [bound.arguments.get(name, unspecified) for name in names]
-        return _plait.expr_op(op.name, [None if v is unspecified else v for v in values])
-
-    build.__name__ = op.__name__
-    build.__qualname__ = op.__name__
-    build.__doc__ = f"Lazy `{op.name}`: builds an expression. " + (op.__doc__ or "")
-    build.__signature__ = signature
-    return build
-
-
-def _namespaces():
-    """`kd.lazy`: one namespace per `kd.<ns>`, plus the top-level aliases."""
-    lazy = pytypes.SimpleNamespace()
-    for name, op in OPERATORS.items():
-        kinds = {p.kind for p in op.__signature__.parameters.values()}
-        if inspect.Parameter.VAR_POSITIONAL in kinds or inspect.Parameter.VAR_KEYWORD in kinds:
-            continue  # not available in expressions yet
-        head, _, short = name.rpartition(".")
-        parts = head.split(".")[1:]
-        target = lazy
-        for part in parts:
-            if not hasattr(target, part):
-                setattr(target, part, pytypes.SimpleNamespace())
-            target = getattr(target, part)
-        fn = _lazy(op)
-        setattr(target, short, fn)
-        for alias in op.aliases:
-            alias_head, _, alias_short = alias.rpartition(".")
-            if alias_head == "kd":
-                setattr(lazy, alias_short, fn)
-    return lazy
-
-
-lazy = _namespaces()

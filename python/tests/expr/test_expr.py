@@ -72,11 +72,11 @@ def test_long_chains():
 def test_errors_name_what_went_wrong():
     with pytest.raises(ValueError, match=r"kd.eval\(\) has missing inputs for: \[I.b\]"):
         kd.eval(I.a + I.b, a=1)
-    with pytest.raises(TypeError, match="missing a required argument: 'y'"):
+    with pytest.raises(TypeError, match="kd.math.add: missing required argument: 'y'"):
         kd.lazy.math.add(I.x)
     with pytest.raises(TypeError):
         kd.lazy.math.neg(I.x, I.y)
-    with pytest.raises(ValueError, match="variable V.v has no value"):
+    with pytest.raises(ValueError, match=r"missing inputs for: \[V.v\]"):
         kd.eval(kd.V.v + 1)
     with pytest.raises(TypeError, match="__bool__ is disabled for an Expr"):
         bool(I.a == 1)

@@ -32,4 +32,20 @@ pub(crate) fn register(r: &mut Registry) {
     schemas::register(r);
     uuids::register(r);
     graph::register(r);
+    // Operators that allocate fresh ids give a different result on every
+    // call: expression preparation must not fold them into literals.
+    for name in [
+        "kd.entities.new", "kd.entities.shaped", "kd.entities.shaped_as", "kd.entities.like",
+        "kd.objs.new", "kd.objs.shaped", "kd.objs.shaped_as", "kd.objs.like",
+        "kd.lists.implode", "kd.lists.appended_list", "kd.lists.concat", "kd.lists.select_items",
+        "kd.lists.shaped", "kd.lists.shaped_as", "kd.lists.like", "kd.lists.with_list_append_update",
+        "kd.dicts._new", "kd.dicts._shaped", "kd.schema.new_schema",
+        "kd.allocation.new_itemid", "kd.allocation.new_itemid_shaped", "kd.allocation.new_itemid_shaped_as",
+        "kd.allocation.new_itemid_like", "kd.allocation.new_listid", "kd.allocation.new_listid_shaped",
+        "kd.allocation.new_listid_shaped_as", "kd.allocation.new_listid_like", "kd.allocation.new_dictid",
+        "kd.allocation.new_dictid_shaped", "kd.allocation.new_dictid_shaped_as", "kd.allocation.new_dictid_like",
+        "kd.core.clone", "kd.core.shallow_clone", "kd.core.deep_clone",
+    ] {
+        r.non_deterministic(name);
+    }
 }

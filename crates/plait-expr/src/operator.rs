@@ -1,0 +1,350 @@
+//! Operators of expressions, and the registry that finds them by name.
+//!
+//! Four kinds:
+//! * backend — an eager operator of `plait-ops` (a Rust kernel);
+//! * lambda — an expression over placeholders `P.<param>`, inlined into the
+//!   expression that uses it when the expression is prepared;
+//! * function — a host function (Python) called at evaluation;
+//! * builtin — the few operators that work on expressions' own values:
+//!   names, tuples.
+//!
+//! Every eager operator is found under its canonical name and each alias
+//! (an expression shows the name it was built with, as Koda does); operators
+//! added at run time (`kd.optools.add_to_registry`) live beside them.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use plait_core::itemid::UuidHasher;
+use plait_core::{Error, Result, ScalarRef};
+use plait_ops::registry::{self as backend, parse_signature, Param, ParamKind, Value};
+
+use crate::expr::Expr;
+use crate::value::{ExprValue, Tuple};
+
+/// Arguments of one call, bound to an operator's parameters.
+#[derive(Debug, Default)]
+pub struct CallArgs {
+    /// One entry per parameter (`None` at `*args`/`**kwargs`, and where unspecified).
+    pub values: Vec<Option<ExprValue>>,
+    pub var_args: Vec<ExprValue>,
+    pub var_kwargs: Vec<(String, ExprValue)>,
+}
+
+/// A host function called by a function operator.
+pub trait Function: Send + Sync {
+    fn call(&self, op: &Operator, args: CallArgs) -> Result<ExprValue>;
+}
+
+/// Operators evaluated by this crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// `kd.annotation.with_name(expr, name)`: `expr`, named.
+    WithName,
+    Tuple,
+    NamedTuple,
+    GetNth,
+    GetNamedTupleField,
+}
+
+#[derive(Clone)]
+pub enum OperatorKind {
+    Backend(&'static backend::Operator),
+    /// The body, over placeholders named after the parameters.
+    Lambda(Expr),
+    Function { function: Arc<dyn Function>, deterministic: bool },
+    Builtin(Builtin),
+}
+
+/// An operator.
+pub struct Operator {
+    /// The name expressions show (for eager operators: the name used).
+    pub name: Arc<str>,
+    pub params: Vec<Param>,
+    pub doc: String,
+    pub kind: OperatorKind,
+    pub fingerprint: u128,
+}
+
+impl std::fmt::Debug for Operator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Operator({})", self.name)
+    }
+}
+
+/// A shared handle to an operator.
+pub type OpRef = Arc<Operator>;
+
+impl Operator {
+    fn new(name: &str, params: Vec<Param>, doc: String, kind: OperatorKind) -> OpRef {
+        let mut h = UuidHasher::new("expr_operator");
+        h.write_str(name);
+        match &kind {
+            OperatorKind::Backend(op) => h.write_str(op.name),
+            OperatorKind::Lambda(body) => {
+                h.write_str(&signature_text(&params));
+                h.write_bytes(&body.fingerprint().to_le_bytes());
+            }
+            // Each host function is its own operator.
+            OperatorKind::Function { .. } => {
+                static COUNTER: AtomicU64 = AtomicU64::new(0);
+                h.write_bytes(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+                h.write_bytes(&(std::process::id() as u64).to_le_bytes());
+            }
+            OperatorKind::Builtin(b) => h.write_str(&format!("{b:?}")),
+        }
+        let fingerprint = h.finish();
+        Arc::new(Operator { name: Arc::from(name), params, doc, kind, fingerprint })
+    }
+
+    /// The same operator under another name (an alias).
+    pub fn renamed(&self, name: &str) -> OpRef {
+        Operator::new(name, self.params.clone(), self.doc.clone(), self.kind.clone())
+    }
+
+    /// A lambda operator: `body` over placeholders `P.<param>`. Its
+    /// placeholders must be parameters.
+    pub fn lambda(name: &str, params: Vec<Param>, doc: &str, body: Expr) -> Result<OpRef> {
+        for placeholder in body.placeholder_names() {
+            if !params.iter().any(|p| p.name == placeholder) {
+                return Err(Error::value(
+                    "kd.optools.as_lambda_operator",
+                    format!("the body of {name} uses P.{placeholder}, which is not a parameter"),
+                ));
+            }
+        }
+        Ok(Operator::new(name, params, doc.to_string(), OperatorKind::Lambda(body)))
+    }
+
+    /// A function operator calling `function`.
+    pub fn function(name: &str, params: Vec<Param>, doc: &str, function: Arc<dyn Function>, deterministic: bool) -> OpRef {
+        Operator::new(name, params, doc.to_string(), OperatorKind::Function { function, deterministic })
+    }
+
+    /// A backend operator: the eager operator registered as `kernel`, under
+    /// `name` with `params` (a signature of the caller's, as
+    /// `kd.optools.as_backend_operator` declares it).
+    pub fn backend(name: &str, kernel: &str, params: Vec<Param>, doc: &str) -> Result<OpRef> {
+        let op = backend::registry().get(kernel).ok_or_else(|| {
+            Error::value("kd.optools.as_backend_operator", format!("no backend operator is registered as {kernel}"))
+        })?;
+        let fixed = |ps: &[Param]| ps.iter().filter(|p| !is_variadic(p)).count();
+        if fixed(&params) != fixed(&op.params) || params.iter().filter(|p| is_variadic(p)).count() != op.params.iter().filter(|p| is_variadic(p)).count() {
+            return Err(Error::value(
+                "kd.optools.as_backend_operator",
+                format!("the signature ({}) does not match the backend operator {kernel}({})", signature_text(&params), op.signature),
+            ));
+        }
+        Ok(Operator::new(name, params, doc.to_string(), OperatorKind::Backend(op)))
+    }
+
+    /// Whether equal arguments always give equal results (only those are
+    /// folded into literals).
+    pub fn deterministic(&self) -> bool {
+        match &self.kind {
+            OperatorKind::Backend(op) => op.deterministic,
+            OperatorKind::Function { deterministic, .. } => *deterministic,
+            OperatorKind::Lambda(_) | OperatorKind::Builtin(_) => true,
+        }
+    }
+
+    /// The number of parameters that are not `*args`/`**kwargs`: an
+    /// operator node holds one argument for each, then the variadic ones.
+    pub fn fixed_params(&self) -> usize {
+        self.params.iter().filter(|p| !is_variadic(p)).count()
+    }
+
+    /// The signature as Python writes it.
+    pub fn signature(&self) -> String {
+        signature_text(&self.params)
+    }
+
+    /// Calls a backend, function or builtin operator (lambdas are inlined
+    /// before evaluation and never called).
+    pub fn call(&self, args: CallArgs) -> Result<ExprValue> {
+        match &self.kind {
+            OperatorKind::Backend(op) => {
+                let data = |v: ExprValue| v.into_data(&self.name);
+                let values = args.values.into_iter().map(|v| v.map(data).transpose()).collect::<Result<Vec<_>>>()?;
+                let var_args = args.var_args.into_iter().map(data).collect::<Result<Vec<_>>>()?;
+                let var_kwargs = args.var_kwargs.into_iter().map(|(k, v)| Ok((k, data(v)?))).collect::<Result<Vec<_>>>()?;
+                op.call_bound(values, var_args, var_kwargs).map(ExprValue::slice)
+            }
+            OperatorKind::Function { function, .. } => function.call(self, args),
+            OperatorKind::Builtin(b) => call_builtin(&self.name, *b, args),
+            OperatorKind::Lambda(_) => Err(Error::value(&self.name, "a lambda operator is inlined, not called")),
+        }
+    }
+}
+
+pub fn is_variadic(p: &Param) -> bool {
+    matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
+}
+
+/// A parameter list as Python writes it (`x, /, y=..., *args, z, **kwargs`).
+pub fn signature_text(params: &[Param]) -> String {
+    let mut parts = Vec::new();
+    let mut star_written = false;
+    for (i, p) in params.iter().enumerate() {
+        let default = match &p.default {
+            None => String::new(),
+            Some(None) => "=unspecified".to_string(),
+            Some(Some(v)) => format!("={}", plait_core::repr::repr_slice(v)),
+        };
+        match p.kind {
+            ParamKind::VarPositional => {
+                star_written = true;
+                parts.push(format!("*{}", p.name));
+            }
+            ParamKind::VarKeyword => parts.push(format!("**{}", p.name)),
+            ParamKind::KeywordOnly => {
+                if !star_written {
+                    parts.push("*".to_string());
+                    star_written = true;
+                }
+                parts.push(format!("{}{default}", p.name));
+            }
+            _ => parts.push(format!("{}{default}", p.name)),
+        }
+        let next_not_positional_only = params.get(i + 1).is_none_or(|n| n.kind != ParamKind::PositionalOnly);
+        if p.kind == ParamKind::PositionalOnly && next_not_positional_only {
+            parts.push("/".to_string());
+        }
+    }
+    parts.join(", ")
+}
+
+fn builtin_signature(b: Builtin) -> &'static str {
+    match b {
+        Builtin::WithName => "expr, name",
+        Builtin::Tuple => "*args",
+        Builtin::NamedTuple => "**kwargs",
+        Builtin::GetNth => "x, n",
+        Builtin::GetNamedTupleField => "namedtuple, field_name",
+    }
+}
+
+/// The name string of a `with_name` / `get_namedtuple_field` argument.
+pub fn text_item(op: &str, what: &str, v: &ExprValue) -> Result<String> {
+    if let ExprValue::Data(Value::Slice(x)) = v {
+        if let (true, Some(ScalarRef::String(s))) = (x.is_item(), x.get(0)) {
+            return Ok(s.to_string());
+        }
+    }
+    Err(Error::type_error(op, format!("`{what}` must be a STRING item, got {}", v.kind_name())))
+}
+
+fn call_builtin(op: &str, b: Builtin, mut args: CallArgs) -> Result<ExprValue> {
+    let mut take = |i: usize| args.values.get_mut(i).and_then(Option::take).expect("required arguments are bound");
+    match b {
+        Builtin::WithName => Ok(take(0)),
+        Builtin::Tuple => Ok(ExprValue::Tuple(Arc::new(Tuple { items: args.var_args, names: None }))),
+        Builtin::NamedTuple => {
+            let (names, items): (Vec<Arc<str>>, Vec<ExprValue>) = args.var_kwargs.into_iter().map(|(k, v)| (Arc::from(k.as_str()), v)).unzip();
+            Ok(ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) })))
+        }
+        Builtin::GetNth => {
+            let (x, n) = (take(0), take(1));
+            let ExprValue::Tuple(t) = &x else {
+                return Err(Error::value(op, format!("expected a tuple, got {}", x.kind_name())));
+            };
+            let n = match &n {
+                ExprValue::Data(Value::Slice(s)) if s.is_item() => match s.get(0) {
+                    Some(ScalarRef::Int32(v)) => Some(v as i64),
+                    Some(ScalarRef::Int64(v)) => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            }
+            .ok_or_else(|| Error::type_error(op, format!("`n` must be an integer item, got {}", n.kind_name())))?;
+            usize::try_from(n)
+                .ok()
+                .and_then(|i| t.items.get(i))
+                .cloned()
+                .ok_or_else(|| Error::value(op, format!("index out of range: n={n}, value.field_count={}", t.items.len())))
+        }
+        Builtin::GetNamedTupleField => {
+            let (x, field) = (take(0), take(1));
+            let field = text_item(op, "field_name", &field)?;
+            let ExprValue::Tuple(t) = &x else {
+                return Err(Error::value(op, format!("expected a named tuple, got {}", x.kind_name())));
+            };
+            let names = t.names.as_ref().ok_or_else(|| Error::value(op, "expected a named tuple, got a tuple"))?;
+            let i = names.iter().position(|n| **n == *field).ok_or_else(|| {
+                let known: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
+                Error::value(op, format!("the named tuple has no field '{field}'; its fields are {known:?}"))
+            })?;
+            Ok(t.items[i].clone())
+        }
+    }
+}
+
+const BUILTINS: [(&str, Builtin); 5] = [
+    ("kd.annotation.with_name", Builtin::WithName),
+    ("kd.tuples.tuple", Builtin::Tuple),
+    ("kd.tuples.namedtuple", Builtin::NamedTuple),
+    ("kd.tuples.get_nth", Builtin::GetNth),
+    ("kd.tuples.get_namedtuple_field", Builtin::GetNamedTupleField),
+];
+
+/// The operators every process has: each eager operator under each of its
+/// names, and the builtins.
+fn standard() -> &'static HashMap<String, OpRef> {
+    static STANDARD: OnceLock<HashMap<String, OpRef>> = OnceLock::new();
+    STANDARD.get_or_init(|| {
+        let mut ops = HashMap::new();
+        for op in backend::registry().operators() {
+            for name in std::iter::once(&op.name).chain(&op.aliases) {
+                let wrapped = Operator::new(name, op.params.clone(), op.doc.to_string(), OperatorKind::Backend(op));
+                ops.insert(name.to_string(), wrapped);
+            }
+        }
+        for (name, b) in BUILTINS {
+            let params = parse_signature(builtin_signature(b)).expect("builtin signatures parse");
+            ops.insert(name.to_string(), Operator::new(name, params, String::new(), OperatorKind::Builtin(b)));
+        }
+        ops
+    })
+}
+
+/// Operators added at run time, by name.
+fn added() -> &'static RwLock<HashMap<String, OpRef>> {
+    static ADDED: OnceLock<RwLock<HashMap<String, OpRef>>> = OnceLock::new();
+    ADDED.get_or_init(Default::default)
+}
+
+/// The operator called `name`.
+pub fn lookup(name: &str) -> Option<OpRef> {
+    if let Some(op) = standard().get(name) {
+        return Some(op.clone());
+    }
+    added().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+}
+
+/// The operator called `name`, or an error naming it.
+pub fn lookup_or_error(name: &str) -> Result<OpRef> {
+    lookup(name).ok_or_else(|| Error::value("kd.lazy", format!("unknown operator: {name}")))
+}
+
+/// Adds `op` to the registry under `name`. A name taken by a standard
+/// operator is refused; one taken by an added operator needs `replace`.
+pub fn add_to_registry(name: &str, op: OpRef, replace: bool) -> Result<()> {
+    if standard().contains_key(name) {
+        return Err(Error::value("kd.optools.add_to_registry", format!("operator '{name}' already exists and cannot be replaced")));
+    }
+    let mut added = added().write().unwrap_or_else(|e| e.into_inner());
+    if added.contains_key(name) && !replace {
+        return Err(Error::value(
+            "kd.optools.add_to_registry",
+            format!("operator '{name}' already exists; pass unsafe_override=True to replace it"),
+        ));
+    }
+    added.insert(name.to_string(), op);
+    Ok(())
+}
+
+/// The name an operator is registered under, if it is (for reprs).
+pub fn is_registered(op: &Operator) -> bool {
+    lookup(&op.name).is_some_and(|r| r.fingerprint == op.fingerprint)
+}

@@ -1,0 +1,139 @@
+//! What an expression computes and holds as literals: DataSlices and shapes
+//! (the values of eager operators), tuples (several results, named or not),
+//! and foreign values that only Python-function operators understand (a
+//! DataBag, a Python object), carried through evaluation untouched.
+
+use std::any::Any;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use plait_core::itemid::UuidHasher;
+use plait_core::repr::repr_slice;
+use plait_core::{Error, Result};
+use plait_ops::registry::Value;
+
+/// A value held by a foreign host (Python): opaque to Rust.
+pub trait Foreign: Send + Sync + fmt::Debug {
+    /// How the value prints inside an expression.
+    fn repr(&self) -> String;
+    /// A fingerprint: equal for the same host object.
+    fn fingerprint(&self) -> u128;
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// A tuple of values; `names` makes it a named tuple.
+#[derive(Debug)]
+pub struct Tuple {
+    pub items: Vec<ExprValue>,
+    pub names: Option<Vec<Arc<str>>>,
+}
+
+/// A value in an expression.
+#[derive(Clone, Debug)]
+pub enum ExprValue {
+    Data(Value),
+    Tuple(Arc<Tuple>),
+    Foreign(Arc<dyn Foreign>),
+    /// An optional argument without a value (inside lambda lowering).
+    Unspecified,
+}
+
+/// Literal slices up to this size get a fingerprint of their content, so
+/// that the same expression written twice has one fingerprint (and one cached
+/// plan); larger ones are fingerprinted by identity, which costs nothing.
+const CONTENT_FINGERPRINT_MAX_ITEMS: usize = 64;
+
+impl ExprValue {
+    pub fn slice(x: plait_core::DataSlice) -> ExprValue {
+        ExprValue::Data(Value::Slice(x))
+    }
+
+    /// The value as an argument of an eager operator; `op` names the
+    /// operator in the error for tuples and foreign values.
+    pub fn into_data(self, op: &str) -> Result<Value> {
+        match self {
+            ExprValue::Data(v) => Ok(v),
+            other => Err(Error::type_error(op, format!("expected a DataSlice or a JaggedShape, got {}", other.kind_name()))),
+        }
+    }
+
+    /// A short name of the kind of value, for errors.
+    pub fn kind_name(&self) -> String {
+        match self {
+            ExprValue::Data(Value::Slice(x)) => if x.is_item() { "a DataItem" } else { "a DataSlice" }.to_string(),
+            ExprValue::Data(Value::Shape(_)) => "a JaggedShape".to_string(),
+            ExprValue::Tuple(t) if t.names.is_some() => "a named tuple".to_string(),
+            ExprValue::Tuple(_) => "a tuple".to_string(),
+            ExprValue::Foreign(f) => f.repr(),
+            ExprValue::Unspecified => "unspecified".to_string(),
+        }
+    }
+
+    /// The fingerprint of a literal holding this value.
+    pub fn fingerprint(&self) -> u128 {
+        let mut h = UuidHasher::new("expr_value");
+        match self {
+            ExprValue::Data(Value::Slice(x)) if x.size() <= CONTENT_FINGERPRINT_MAX_ITEMS && x.bag().is_none() => {
+                h.write_str("slice");
+                h.write_str(&x.schema().to_string());
+                h.write_str(&x.shape().to_string());
+                for i in 0..x.size() {
+                    h.write_item(x.get(i));
+                }
+            }
+            ExprValue::Data(Value::Shape(shape)) if shape.size() <= CONTENT_FINGERPRINT_MAX_ITEMS => {
+                h.write_str("shape");
+                h.write_str(&shape.to_string());
+            }
+            ExprValue::Data(_) => {
+                static COUNTER: AtomicU64 = AtomicU64::new(0);
+                h.write_str("unique");
+                h.write_bytes(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+                h.write_bytes(&(std::process::id() as u64).to_le_bytes());
+            }
+            ExprValue::Tuple(t) => {
+                h.write_str("tuple");
+                for (i, item) in t.items.iter().enumerate() {
+                    if let Some(names) = &t.names {
+                        h.write_str(&names[i]);
+                    }
+                    h.write_bytes(&item.fingerprint().to_le_bytes());
+                }
+            }
+            ExprValue::Foreign(f) => {
+                h.write_str("foreign");
+                h.write_bytes(&f.fingerprint().to_le_bytes());
+            }
+            ExprValue::Unspecified => h.write_str("unspecified"),
+        }
+        h.finish()
+    }
+
+    /// How the value prints inside an expression (Koda's reprs).
+    pub fn repr(&self) -> String {
+        match self {
+            ExprValue::Data(Value::Slice(x)) => repr_slice(x),
+            ExprValue::Data(Value::Shape(shape)) => format!("JaggedShape{shape}"),
+            ExprValue::Tuple(t) => {
+                let items: Vec<String> = t.items.iter().map(ExprValue::repr).collect();
+                match &t.names {
+                    None if items.len() == 1 => format!("({},)", items[0]),
+                    None => format!("({})", items.join(", ")),
+                    Some(names) => {
+                        let fields: Vec<String> = names.iter().map(|n| format!("{n}=DATA_SLICE")).collect();
+                        format!("namedtuple<{}>{{({})}}", fields.join(","), items.join(", "))
+                    }
+                }
+            }
+            ExprValue::Foreign(f) => f.repr(),
+            ExprValue::Unspecified => "unspecified".to_string(),
+        }
+    }
+}
+
+impl From<Value> for ExprValue {
+    fn from(v: Value) -> ExprValue {
+        ExprValue::Data(v)
+    }
+}

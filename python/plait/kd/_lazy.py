@@ -1,0 +1,144 @@
+"""`kd.lazy` and `kd.eager`, and the choice between them by context.
+
+Every operator of `kd` has three forms:
+* `kd.lazy.<ns>.<op>` builds an expression node;
+* `kd.eager.<ns>.<op>` computes, always;
+* `kd.<ns>.<op>` computes, except inside tracing (`kd.expr.tracing()`,
+  used by `kd.optools.as_lambda_operator` and functors), where it builds.
+
+Rust operators decide in Rust (one thread-local flag read per call). The
+operators written in Python (`kd.attrs`, `kd.from_py`, ...) become
+Python-function operators for their lazy form, and their `kd.` names get a
+small wrapper that checks the flag.
+"""
+
+import functools
+import inspect
+import types as pytypes
+
+from plait import _plait
+from plait.kd import optools
+
+# The `kd` namespaces whose operators get lazy and eager forms.
+NAMESPACES = ("allocation", "bags", "comparison", "core", "dicts", "entities", "ids", "lists", "masking", "math", "objs",
+              "schema", "shapes", "slices", "strings", "tuples")
+
+# Top-level names that are not operators.
+_NOT_OPERATORS = {"eval", "I", "V", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
+                  "is_slice", "dir", "get_attr_names"}
+# Helpers of the namespace modules that are not operators.
+_HELPERS = {"export", "export_aliases", "make_caster"}
+
+
+def _is_python_function(x):
+    return isinstance(x, (pytypes.FunctionType, pytypes.BuiltinFunctionType))
+
+
+def _param_spec(fn):
+    """Parameters of a Python-defined operator; optional ones are left
+    unspecified, so that the function applies its own (Python) defaults."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return [("args", "VAR_POSITIONAL", "required", None), ("kwargs", "VAR_KEYWORD", "required", None)]
+    spec = []
+    for p in params:
+        if p.default is inspect.Parameter.empty:
+            spec.append((p.name, p.kind.name, "required", None))
+        else:
+            spec.append((p.name, p.kind.name, "unspecified", None))
+    return spec
+
+
+def _python_operator(name, fn):
+    """The lazy form of Python-defined operator `fn`, registered as `name`."""
+    op = _plait.registry_lookup(name)
+    if op is None:
+        op = _plait.make_py_function_operator(name, _param_spec(fn), fn.__doc__ or "", fn, False)
+        op = _plait.registry_add(name, op, False)
+    return optools._with_python_face(op, fn)
+
+
+def _backend_operator(name, op):
+    """The lazy form of Rust operator `op`, as it is called by `name`."""
+    return optools._with_python_face(_plait.registry_lookup(name) or _plait.registry_lookup(op.name))
+
+
+def _dispatching(fn, lazy_op):
+    """`fn`, building `lazy_op` nodes instead inside tracing."""
+    is_tracing = _plait.is_tracing
+
+    @functools.wraps(fn)
+    def dispatch(*args, **kwargs):
+        if is_tracing():
+            return lazy_op(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    dispatch.__wrapped_eager__ = fn
+    return dispatch
+
+
+def _forms(name, value, operator_type):
+    """(lazy, eager, kd) forms of `value` called `name`, or None when it is
+    not an operator."""
+    if isinstance(value, operator_type):
+        return _backend_operator(name, value), _eager_copy(value), value
+    if _is_python_function(value) and name.rsplit(".", 1)[-1] not in _HELPERS:
+        fn = getattr(value, "__wrapped_eager__", value)
+        lazy = _python_operator(name, fn)
+        return lazy, fn, _dispatching(fn, lazy)
+    return None
+
+
+def _eager_copy(op):
+    eager = op._eager()
+    eager.__signature__ = op.__signature__
+    eager.__doc__ = op.__doc__
+    eager.__name__ = op.__name__
+    eager.__qualname__ = op.__qualname__
+    return eager
+
+
+def build(kd):
+    """Builds `kd.lazy` and `kd.eager`, and makes the Python-defined `kd`
+    operators follow tracing."""
+    operator_type = type(kd.math.add)
+    lazy = pytypes.ModuleType("plait.kd.lazy", "Lazy forms of the kd operators: each builds an expression.")
+    eager = pytypes.ModuleType("plait.kd.eager", "Eager forms of the kd operators: each computes, even in tracing.")
+    for ns in NAMESPACES:
+        module = getattr(kd, ns)
+        lazy_ns = pytypes.ModuleType(f"plait.kd.lazy.{ns}")
+        eager_ns = pytypes.ModuleType(f"plait.kd.eager.{ns}")
+        for short, value in list(vars(module).items()):
+            if short.startswith("_"):
+                continue
+            forms = _forms(f"kd.{ns}.{short}", value, operator_type)
+            if forms is None:
+                continue
+            setattr(lazy_ns, short, forms[0])
+            setattr(eager_ns, short, forms[1])
+            setattr(module, short, forms[2])
+        setattr(lazy, ns, lazy_ns)
+        setattr(eager, ns, eager_ns)
+    for short, value in list(vars(kd).items()):
+        if short.startswith("_") or short in _NOT_OPERATORS or short in NAMESPACES:
+            continue
+        forms = _forms(f"kd.{short}", value, operator_type)
+        if forms is None:
+            continue
+        setattr(lazy, short, forms[0])
+        setattr(eager, short, forms[1])
+        setattr(kd, short, forms[2])
+    # The tuple operators are builtins of the expression engine.
+    for short in ("tuple", "namedtuple", "get_nth", "get_namedtuple_field"):
+        op = optools._with_python_face(_plait.registry_lookup(f"kd.tuples.{short}"))
+        setattr(lazy.tuples, short, op)
+        setattr(kd.tuples, short, _dispatching(getattr(eager.tuples, short), op))
+    with_name = optools._with_python_face(_plait.registry_lookup("kd.annotation.with_name"))
+    lazy.with_name = with_name
+    lazy.annotation = pytypes.ModuleType("plait.kd.lazy.annotation")
+    lazy.annotation.with_name = with_name
+    for name in ("I", "V", "S"):
+        if hasattr(kd, name):
+            setattr(eager, name, getattr(kd, name))
+    return lazy, eager
