@@ -5,6 +5,8 @@
 //! literals by their repr. Written with an explicit stack, so deep
 //! expressions print in linear time without recursion.
 
+use std::collections::HashMap;
+
 use plait_core::ScalarRef;
 use plait_ops::registry::{ParamKind, Value};
 
@@ -57,8 +59,11 @@ fn canonical(op: &Operator) -> &str {
     }
 }
 
-/// How strongly `expr`'s printed form binds.
-fn strength(expr: &Expr) -> u8 {
+/// How strongly `expr`'s printed form binds (a label binds like an atom).
+fn strength(expr: &Expr, labels: &HashMap<u128, String>) -> u8 {
+    if labels.contains_key(&expr.fingerprint()) || node_name(expr).is_some() {
+        return ATOM;
+    }
     match expr.kind() {
         // Calls, attribute access and indexing bind like atoms.
         NodeKind::Op { op, .. } => infix(canonical(op)).map_or(ATOM, |(_, s, _)| s),
@@ -86,22 +91,73 @@ fn is_identifier(s: &str) -> bool {
 }
 
 enum Piece {
+    /// The expression being printed: expanded even when labelled.
+    Top(Expr),
     Node(Expr),
     Text(String),
 }
 
 /// The text of `expr`. A named expression shows `name = ...` at the top and
 /// only its name where it is an argument.
+///
+/// As in Koda, a subexpression used more than once is printed once, as a
+/// statement `_1 = ...` (or `name = ...` for a named one) before the
+/// expression, which then refers to it by its label. A shared node is
+/// labelled only when it brings something new: an input, or an operator
+/// that is not itself labelled (`_1 * 2` is printed again where used).
 pub fn expr_text(expr: &Expr) -> String {
-    match node_name(expr) {
-        Some(name) => format!("{name} = {}", node_text(expr.args()[0].as_ref().expect("with_name has an expression"))),
-        None => node_text(expr),
+    let nodes = expr.post_order();
+    let mut uses: HashMap<u128, usize> = HashMap::new();
+    for node in &nodes {
+        for child in node.children() {
+            *uses.entry(child.fingerprint()).or_default() += 1;
+        }
+    }
+    let mut labels: HashMap<u128, String> = HashMap::new();
+    let mut statements = Vec::new();
+    for node in &nodes {
+        if uses.get(&node.fingerprint()).copied().unwrap_or(0) < 2 || !matches!(node.kind(), NodeKind::Op { .. }) {
+            continue;
+        }
+        let label = match node_name(node) {
+            Some(name) => name,
+            None => {
+                let brings_something_new = node.children().any(|d| match d.kind() {
+                    NodeKind::Literal(_) => false,
+                    NodeKind::Op { .. } => !labels.contains_key(&d.fingerprint()) && node_name(d).is_none(),
+                    _ => true,
+                });
+                if !brings_something_new {
+                    continue;
+                }
+                format!("_{}", statements.len() + 1)
+            }
+        };
+        statements.push(format!("{label} = {}", definition_text(node, &labels)));
+        labels.insert(node.fingerprint(), label);
+    }
+    let root = match node_name(expr) {
+        Some(name) if !labels.contains_key(&expr.fingerprint()) => format!("{name} = {}", definition_text(expr, &labels)),
+        _ => node_text(expr, &labels),
+    };
+    statements.push(root);
+    statements.join("\n")
+}
+
+/// The text defining `node`: a named node's expression, else the node.
+fn definition_text(node: &Expr, labels: &HashMap<u128, String>) -> String {
+    match node_name(node) {
+        Some(_) => node_text(node.args()[0].as_ref().expect("with_name has an expression"), labels),
+        None => node_text(node, labels),
     }
 }
 
-fn node_text(expr: &Expr) -> String {
+/// The text of `expr` itself (even when it has a label), with labels for
+/// the labelled nodes inside it.
+fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
+    let strength = |e: &Expr| strength(e, labels);
     let mut out = String::new();
-    let mut stack = vec![Piece::Node(expr.clone())];
+    let mut stack = vec![Piece::Top(expr.clone())];
     // Pieces are pushed in reverse, so they pop in reading order.
     let push_operand = |stack: &mut Vec<Piece>, child: &Expr, parenthesize: bool| {
         if parenthesize {
@@ -118,12 +174,19 @@ fn node_text(expr: &Expr) -> String {
                 out.push_str(&text);
                 continue;
             }
-            Piece::Node(node) => node,
+            Piece::Top(node) => node,
+            Piece::Node(node) => {
+                if let Some(label) = labels.get(&node.fingerprint()) {
+                    out.push_str(label);
+                    continue;
+                }
+                if let Some(name) = node_name(&node) {
+                    out.push_str(&name);
+                    continue;
+                }
+                node
+            }
         };
-        if let Some(name) = node_name(&node) {
-            out.push_str(&name);
-            continue;
-        }
         match node.kind() {
             NodeKind::Input(name) => {
                 out.push_str("I.");
@@ -143,7 +206,8 @@ fn node_text(expr: &Expr) -> String {
                 let form = infix(canonical(op)).filter(|&(_, _, unary)| given.len() == if unary { 1 } else { 2 } && given.len() == args.len());
                 if let Some((symbol, s, unary)) = form {
                     if unary {
-                        push_operand(&mut stack, given[0], strength(given[0]) < s);
+                        // Koda parenthesizes a unary operand of a unary operator: `-(-I.a)`.
+                        push_operand(&mut stack, given[0], strength(given[0]) <= s);
                         stack.push(Piece::Text(symbol.into()));
                     } else {
                         // Left-associative, except `**`: the weaker side gets
