@@ -289,6 +289,9 @@ mod tests {
         assert_eq!(expr_text(&op("kd.math.multiply", vec![op("kd.math.add", vec![a.clone(), b.clone()]), c.clone()])), "(I.a + I.b) * I.c");
         assert_eq!(expr_text(&op("kd.math.subtract", vec![a.clone(), op("kd.math.subtract", vec![b.clone(), c.clone()])])), "I.a - (I.b - I.c)");
         assert_eq!(expr_text(&op("kd.math.neg", vec![a.clone()])), "-I.a");
+        assert_eq!(expr_text(&op("kd.math.neg", vec![op("kd.math.neg", vec![a.clone()])])), "-(-I.a)");
+        let shared = op("kd.math.add", vec![a.clone(), b.clone()]);
+        assert_eq!(expr_text(&op("kd.math.multiply", vec![shared.clone(), shared])), "_1 = I.a + I.b\n_1 * _1");
         assert_eq!(expr_text(&op("kd.math.add", vec![a.clone(), int(1)])), "I.a + DataItem(1, schema: INT32)");
         let agg = Expr::op("kd.math.agg_sum", vec![Some(a.clone())]).unwrap();
         assert_eq!(expr_text(&agg), "kd.math.agg_sum(I.a, unspecified)");
@@ -300,6 +303,7 @@ mod tests {
         for _ in 0..50_000 {
             e = op("kd.math.neg", vec![e]);
         }
-        assert_eq!(expr_text(&e).len(), 50_000 + 3);
+        // `-(-(...-I.x))`: three characters per operator but the innermost.
+        assert_eq!(expr_text(&e).len(), 49_999 * 3 + 1 + 3);
     }
 }
