@@ -16,6 +16,7 @@ import workloads_entities
 import workloads_lists
 import workloads_conversion
 import workloads_dicts
+import workloads_expr
 import workloads_math
 import workloads_slices
 import workloads_strings
@@ -99,6 +100,7 @@ def main():
         "lists": workloads_lists.workloads(args.scale, pkd, kkd),
         "dicts": workloads_dicts.workloads(args.scale, pkd, kkd),
         "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),
+        "expr": workloads_expr.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -606,13 +606,15 @@ impl ColumnBuilder {
 #[derive(Clone, Debug)]
 pub struct SliceData {
     len: usize,
-    columns: Vec<Column>,
+    /// Shared: cloning a slice (every argument an expression reads twice)
+    /// costs a reference count, not an allocation.
+    columns: Arc<[Column]>,
 }
 
 impl SliceData {
     /// `len` missing items.
     pub fn missing(len: usize) -> SliceData {
-        SliceData { len, columns: Vec::new() }
+        SliceData { len, columns: Arc::from([]) }
     }
 
     /// The items of one column.
@@ -625,8 +627,8 @@ impl SliceData {
     /// columns without a present item are dropped.
     pub fn from_columns(len: usize, columns: Vec<Column>) -> SliceData {
         debug_assert!(columns.iter().all(|c| c.len() == len));
-        let columns = columns.into_iter().filter(|c| c.present_count() > 0).collect();
-        SliceData { len, columns }
+        let columns: Vec<Column> = columns.into_iter().filter(|c| c.present_count() > 0).collect();
+        SliceData { len, columns: columns.into() }
     }
 
     /// Number of items (present or missing).
@@ -646,7 +648,7 @@ impl SliceData {
 
     /// The only column, when all present items share one type.
     pub fn single_column(&self) -> Option<&Column> {
-        match self.columns.as_slice() {
+        match &self.columns[..] {
             [c] => Some(c),
             _ => None,
         }
@@ -669,7 +671,7 @@ impl SliceData {
 
     /// Which items are present, as a bitmap.
     pub fn present_bits(&self) -> BooleanBuffer {
-        match self.columns.as_slice() {
+        match &self.columns[..] {
             [] => BooleanBuffer::new_unset(self.len),
             [c] => c.presence.as_ref().map_or_else(|| BooleanBuffer::new_set(self.len), |p| p.inner().clone()),
             many => many

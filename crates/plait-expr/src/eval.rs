@@ -10,8 +10,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use plait_core::{Error, ErrorKind, Result};
 
 use crate::expr::{Expr, NodeKind};
-use crate::operator::OpRef;
-use crate::prepare::{call_args, prepare};
+use plait_ops::math::items::{self, ItemOp, Number};
+use plait_ops::registry::Value;
+
+use crate::operator::{OpRef, OperatorKind};
+use crate::prepare::prepare;
 use crate::value::ExprValue;
 
 /// One step of a plan.
@@ -19,8 +22,56 @@ enum Step {
     Input(Arc<str>),
     Variable(Arc<str>),
     Literal(ExprValue),
-    /// Operator `op` on the slots of its arguments (`None`: unspecified).
-    Op { op: OpRef, args: Vec<Option<usize>>, kwarg_names: Vec<Arc<str>> },
+    /// Operator `op` on the slots of its arguments (`None`: unspecified);
+    /// a slot read for the last time is moved out rather than cloned.
+    Op { op: OpRef, args: Vec<Option<Read>>, kwarg_names: Vec<Arc<str>>, on_numbers: Option<ItemOp> },
+}
+
+/// The operator of a node that can compute on numbers when its arguments
+/// are numeric items (see `plait_ops::math::items`).
+fn numbers_op(op: &OpRef, args: &[Option<Expr>]) -> Option<ItemOp> {
+    let OperatorKind::Backend(backend) = op.kind else { return None };
+    let item_op = ItemOp::of(backend.name)?;
+    (args.len() == item_op.arity() && args.iter().all(Option::is_some)).then_some(item_op)
+}
+
+/// A slot's value during a run: a number stays a number until an operator
+/// that is not arithmetic (or the result) needs it as a DataItem.
+enum Slot {
+    Value(ExprValue),
+    Number(Number),
+}
+
+impl Slot {
+    fn number(&self) -> Option<Number> {
+        match self {
+            Slot::Number(n) => Some(*n),
+            Slot::Value(ExprValue::Data(Value::Slice(x))) => Number::of(x),
+            Slot::Value(_) => None,
+        }
+    }
+
+    fn into_value(self) -> ExprValue {
+        match self {
+            Slot::Value(v) => v,
+            Slot::Number(n) => ExprValue::slice(n.to_item()),
+        }
+    }
+
+    fn to_value(&self) -> ExprValue {
+        match self {
+            Slot::Value(v) => v.clone(),
+            Slot::Number(n) => ExprValue::slice(n.to_item()),
+        }
+    }
+}
+
+/// A read of a slot by an operator step.
+#[derive(Clone, Copy)]
+struct Read {
+    slot: usize,
+    /// The last read of the slot: its value is moved, not cloned.
+    last: bool,
 }
 
 /// A compiled expression: step `i` writes slot `i`; the last is the result.
@@ -28,6 +79,7 @@ pub struct Plan {
     steps: Vec<Step>,
     /// The node of each step, to name it in errors.
     nodes: Vec<Expr>,
+
     input_names: Vec<String>,
     variable_names: Vec<String>,
 }
@@ -60,7 +112,7 @@ impl Plan {
             return Err(Error::value("kd.eval", format!("P.{p} is a placeholder of a lambda operator body and has no value here")));
         }
         let slot_of: HashMap<u128, usize> = nodes.iter().enumerate().map(|(i, n)| (n.fingerprint(), i)).collect();
-        let steps = nodes
+        let mut steps = nodes
             .iter()
             .map(|node| match node.kind() {
                 NodeKind::Input(name) => Step::Input(name.clone()),
@@ -68,12 +120,34 @@ impl Plan {
                 NodeKind::Literal(value) => Step::Literal(value.clone()),
                 NodeKind::Placeholder(_) => unreachable!("refused above"),
                 NodeKind::Op { op, args, kwarg_names } => Step::Op {
+                    on_numbers: numbers_op(op, args),
                     op: op.clone(),
-                    args: args.iter().map(|a| a.as_ref().map(|e| slot_of[&e.fingerprint()])).collect(),
+                    args: args.iter().map(|a| a.as_ref().map(|e| Read { slot: slot_of[&e.fingerprint()], last: false })).collect(),
                     kwarg_names: kwarg_names.clone(),
                 },
             })
-            .collect();
+            .collect::<Vec<Step>>();
+        // Each slot's last read moves its value out, so a long chain over
+        // large slices keeps two or three buffers alive (and reuses freed
+        // ones) instead of one per step, and items are not cloned.
+        let mut read_last: Vec<Option<(usize, usize)>> = vec![None; steps.len()];
+        for (i, step) in steps.iter().enumerate() {
+            if let Step::Op { args, .. } = step {
+                for (j, read) in args.iter().enumerate() {
+                    if let Some(read) = read {
+                        read_last[read.slot] = Some((i, j));
+                    }
+                }
+            }
+        }
+        let root = steps.len() - 1;
+        for (slot, last) in read_last.into_iter().enumerate() {
+            if let (Some((i, j)), true) = (last, slot != root) {
+                if let Step::Op { args, .. } = &mut steps[i] {
+                    args[j].as_mut().expect("a read").last = true;
+                }
+            }
+        }
         Ok(Plan { steps, input_names: prepared.input_names(), variable_names: prepared.variable_names(), nodes })
     }
 
@@ -92,20 +166,40 @@ impl Plan {
         if !missing.is_empty() {
             return Err(Error { kind: ErrorKind::Value, message: format!("kd.eval() has missing inputs for: [{}]", missing.join(", ")) }.into());
         }
-        let mut slots: Vec<ExprValue> = Vec::with_capacity(self.steps.len());
+        let mut slots: Vec<Slot> = Vec::with_capacity(self.steps.len());
         for (i, step) in self.steps.iter().enumerate() {
             let value = match step {
-                Step::Input(name) => inputs[name.as_ref()].clone(),
-                Step::Variable(name) => variables[name.as_ref()].clone(),
-                Step::Literal(value) => value.clone(),
-                Step::Op { op, args, kwarg_names } => {
-                    let values = args.iter().map(|a| a.map(|slot| slots[slot].clone())).collect();
-                    op.call(call_args(op, values, kwarg_names)).map_err(|error| EvalError { error, node: Some(self.nodes[i].clone()) })?
+                Step::Input(name) => Slot::Value(inputs[name.as_ref()].clone()),
+                Step::Variable(name) => Slot::Value(variables[name.as_ref()].clone()),
+                Step::Literal(value) => Slot::Value(value.clone()),
+                Step::Op { op, args, kwarg_names, on_numbers } => {
+                    if let Some(number) = on_numbers.and_then(|item_op| numbers(item_op, args, &slots)) {
+                        for read in args.iter().flatten().filter(|r| r.last) {
+                            slots[read.slot] = Slot::Value(ExprValue::Unspecified);
+                        }
+                        slots.push(Slot::Number(number));
+                        continue;
+                    }
+                    let values = args
+                        .iter()
+                        .map(|a| {
+                            a.map(|read| {
+                                if read.last {
+                                    std::mem::replace(&mut slots[read.slot], Slot::Value(ExprValue::Unspecified)).into_value()
+                                } else {
+                                    slots[read.slot].to_value()
+                                }
+                            })
+                        })
+                        .collect();
+                    Slot::Value(
+                        op.call_slots(values, kwarg_names).map_err(|error| EvalError { error, node: Some(self.nodes[i].clone()) })?,
+                    )
                 }
             };
             slots.push(value);
         }
-        Ok(slots.pop().expect("a plan has at least one step"))
+        Ok(slots.pop().expect("a plan has at least one step").into_value())
     }
 
     /// The number of steps (distinct nodes after preparation).
@@ -116,6 +210,15 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
+}
+
+/// `item_op` on the numbers in the slots of `args`, if they all hold numbers.
+fn numbers(item_op: ItemOp, args: &[Option<Read>], slots: &[Slot]) -> Option<Number> {
+    let mut numbers = [Number::Int32(0); 2];
+    for (k, read) in args.iter().enumerate() {
+        numbers[k] = slots[read.as_ref()?.slot].number()?;
+    }
+    Some(items::apply(item_op, &numbers[..args.len()]))
 }
 
 /// Plans by expression fingerprint (bounded: cleared when full).

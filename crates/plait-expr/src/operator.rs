@@ -160,6 +160,24 @@ impl Operator {
         signature_text(&self.params)
     }
 
+    /// Calls the operator on the values of a node's argument slots (laid
+    /// out as [`crate::NodeKind::Op`] says).
+    pub fn call_slots(&self, mut slots: Vec<Option<ExprValue>>, kwarg_names: &[Arc<str>]) -> Result<ExprValue> {
+        let fixed = self.fixed_params();
+        // The common case, an eager operator without `*args`/`**kwargs`:
+        // the slots are its arguments as they are.
+        if let (OperatorKind::Backend(op), true) = (&self.kind, fixed == self.params.len()) {
+            let values = slots.into_iter().map(|v| v.map(|v| v.into_data(&self.name)).transpose()).collect::<Result<Vec<_>>>()?;
+            return op.call_bound(values, Vec::new(), Vec::new()).map(ExprValue::slice);
+        }
+        let kwargs = slots.split_off(slots.len() - kwarg_names.len());
+        let var_args: Vec<ExprValue> = slots.split_off(fixed).into_iter().flatten().collect();
+        let mut fixed_values = slots.into_iter();
+        let values = self.params.iter().map(|p| if is_variadic(p) { None } else { fixed_values.next().flatten() }).collect();
+        let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, v)| Some((n.to_string(), v?))).collect();
+        self.call(CallArgs { values, var_args, var_kwargs })
+    }
+
     /// Calls a backend, function or builtin operator (lambdas are inlined
     /// before evaluation and never called).
     pub fn call(&self, args: CallArgs) -> Result<ExprValue> {

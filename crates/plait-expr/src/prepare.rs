@@ -11,7 +11,7 @@ use std::sync::Arc;
 use plait_core::{Error, Result};
 
 use crate::expr::{Expr, NodeKind};
-use crate::operator::{is_variadic, Builtin, CallArgs, OpRef, Operator, OperatorKind};
+use crate::operator::{Builtin, Operator, OperatorKind};
 use crate::transform::{substitute_placeholders, transform};
 use crate::value::ExprValue;
 
@@ -30,7 +30,7 @@ fn prepare_node(node: Expr) -> Result<Expr> {
     if op.deterministic() && node.children().all(|c| matches!(c.kind(), NodeKind::Literal(_))) {
         let values: Vec<Option<ExprValue>> = args.iter().map(|a| a.as_ref().and_then(|e| e.literal_value().cloned())).collect();
         // A folding error is left for evaluation to raise, where it names the node.
-        if let Ok(value) = op.call(call_args(op, values, kwarg_names)) {
+        if let Ok(value) = op.call_slots(values, kwarg_names) {
             return Ok(Expr::literal(value));
         }
     }
@@ -71,17 +71,6 @@ fn lower(op: &Operator, body: &Expr, args: &[Option<Expr>], kwarg_names: &[Arc<s
         Ok(node)
     })
     .map_err(|e: Error| e)
-}
-
-/// Arguments of `op` from the values of a node's argument slots.
-pub fn call_args(op: &OpRef, mut slots: Vec<Option<ExprValue>>, kwarg_names: &[Arc<str>]) -> CallArgs {
-    let fixed = op.fixed_params();
-    let kwargs = slots.split_off(slots.len() - kwarg_names.len());
-    let var_args: Vec<ExprValue> = slots.split_off(fixed).into_iter().flatten().collect();
-    let mut fixed_values = slots.into_iter();
-    let values = op.params.iter().map(|p| if is_variadic(p) { None } else { fixed_values.next().flatten() }).collect();
-    let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, v)| Some((n.to_string(), v?))).collect();
-    CallArgs { values, var_args, var_kwargs }
 }
 
 #[cfg(test)]

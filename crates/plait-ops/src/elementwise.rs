@@ -174,6 +174,22 @@ pub fn numeric_binary<K: NumBinary>(p: &Prepared) -> Result<DataSlice> {
     })
 }
 
+/// `K` on two present numeric DataItems, computed on the values alone: the
+/// common case of expressions over items, where building columns would cost
+/// more than the arithmetic. `None` sends the call down the general path
+/// (slices, missing items, other kinds of values).
+pub fn numeric_items<K: NumBinary>(x: &DataSlice, y: &DataSlice, promotion: &Promotion) -> Option<DataSlice> {
+    if !x.is_item() || !y.is_item() || !matches!(promotion.dtype, Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64) {
+        return None;
+    }
+    let (a, b) = (x.get(0)?, y.get(0)?);
+    crate::with_num_type!(promotion.dtype, T => {
+        let out = K::apply(T::from_scalar(a)?, T::from_scalar(b)?);
+        let column = Column::new(T::into_values(vec![out]), None);
+        Some(DataSlice::new(JaggedShape::scalar(), SliceData::from_column(column), promotion.schema(T::SCHEMA)).ok()?)
+    })
+}
+
 /// Runs `K` over one prepared numeric argument; the result has its type.
 pub fn numeric_unary<K: NumUnary>(p: &Prepared) -> Result<DataSlice> {
     if p.all_missing() {

@@ -2,7 +2,7 @@
 //! numeric kernel is written once and monomorphised per type.
 
 use arrow_buffer::ScalarBuffer;
-use plait_core::{Schema, Values};
+use plait_core::{ScalarRef, Schema, Values};
 
 /// A numeric value type of a column.
 pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'static {
@@ -15,6 +15,10 @@ pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'st
     fn slice_of(values: &Values) -> Option<&[Self]>;
     /// Values of this type as a column payload.
     fn into_values(values: Vec<Self>) -> Values;
+    /// A numeric scalar converted to this type as casts convert it (`None`
+    /// for other kinds of values).
+    fn from_scalar(v: ScalarRef<'_>) -> Option<Self>;
+    fn to_scalar(self) -> ScalarRef<'static>;
     fn to_f64(self) -> f64;
     fn from_f64(v: f64) -> Self;
     /// Addition as Koda does it: wrapping for integers.
@@ -54,6 +58,18 @@ macro_rules! int_num {
             }
             fn into_values(values: Vec<Self>) -> Values {
                 Values::$variant(ScalarBuffer::from(values))
+            }
+            fn to_scalar(self) -> ScalarRef<'static> {
+                ScalarRef::$variant(self)
+            }
+            fn from_scalar(v: ScalarRef<'_>) -> Option<Self> {
+                match v {
+                    ScalarRef::Int32(v) => Some(v as $t),
+                    ScalarRef::Int64(v) => Some(v as $t),
+                    ScalarRef::Float32(v) if Self::IS_FLOAT => Some(v as $t),
+                    ScalarRef::Float64(v) if Self::IS_FLOAT => Some(v as $t),
+                    _ => None,
+                }
             }
             fn to_f64(self) -> f64 {
                 self as f64
@@ -118,6 +134,19 @@ macro_rules! float_num {
             }
             fn into_values(values: Vec<Self>) -> Values {
                 Values::$variant(ScalarBuffer::from(values))
+            }
+            fn to_scalar(self) -> ScalarRef<'static> {
+                ScalarRef::$variant(self)
+            }
+            fn from_scalar(v: ScalarRef<'_>) -> Option<Self> {
+                match v {
+                    ScalarRef::Int32(v) => Some(v as $t),
+                    // Through f64, as casts of columns go.
+                    ScalarRef::Int64(v) => Some((v as f64) as $t),
+                    ScalarRef::Float32(v) if Self::IS_FLOAT => Some(v as $t),
+                    ScalarRef::Float64(v) if Self::IS_FLOAT => Some(v as $t),
+                    _ => None,
+                }
             }
             fn to_f64(self) -> f64 {
                 self as f64

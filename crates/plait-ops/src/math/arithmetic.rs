@@ -4,12 +4,12 @@
 use plait_core::{DataSlice, Error, Result, Schema, Values};
 use plait_core::column::VarBinaryBuilder;
 
-use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, prepare, prepare_as};
+use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, numeric_items, prepare, prepare_as};
 use crate::kernel::{Side, is_present};
 use crate::num::{Float, Num};
 use crate::promote::{Promotion, TypeClass, promote};
 
-struct Add;
+pub(super) struct Add;
 impl NumBinary for Add {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -17,7 +17,7 @@ impl NumBinary for Add {
     }
 }
 
-struct Subtract;
+pub(super) struct Subtract;
 impl NumBinary for Subtract {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -25,7 +25,7 @@ impl NumBinary for Subtract {
     }
 }
 
-struct Multiply;
+pub(super) struct Multiply;
 impl NumBinary for Multiply {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -65,7 +65,7 @@ impl FloatBinary for Pow {
     }
 }
 
-struct Maximum;
+pub(super) struct Maximum;
 impl NumBinary for Maximum {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -73,7 +73,7 @@ impl NumBinary for Maximum {
     }
 }
 
-struct Minimum;
+pub(super) struct Minimum;
 impl NumBinary for Minimum {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -82,7 +82,12 @@ impl NumBinary for Minimum {
 }
 
 fn numeric<K: NumBinary>(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
-    numeric_binary::<K>(&prepare(op, &[("x", x), ("y", y)], TypeClass::Numeric)?)
+    let args = [("x", x), ("y", y)];
+    let promotion = promote(op, &args, TypeClass::Numeric)?;
+    if let Some(item) = numeric_items::<K>(x, y, &promotion) {
+        return Ok(item);
+    }
+    numeric_binary::<K>(&prepare_as(op, &args, promotion)?)
 }
 
 /// Prepares `x` and `y` computing in floats (FLOAT32 unless FLOAT64 is involved).
@@ -95,7 +100,12 @@ fn prepare_float(op: &str, x: &DataSlice, y: &DataSlice) -> Result<Prepared> {
 /// `x + y`: sums of numbers, or concatenations of STRING or BYTES.
 pub fn add(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     let op = "kd.math.add";
-    let p = prepare(op, &[("x", x), ("y", y)], TypeClass::NumericOrText)?;
+    let args = [("x", x), ("y", y)];
+    let promotion = promote(op, &args, TypeClass::NumericOrText)?;
+    if let Some(item) = numeric_items::<Add>(x, y, &promotion) {
+        return Ok(item);
+    }
+    let p = prepare_as(op, &args, promotion)?;
     match p.dtype() {
         Schema::String | Schema::Bytes => concat_text(&p),
         _ => numeric_binary::<Add>(&p),

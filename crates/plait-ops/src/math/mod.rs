@@ -5,6 +5,7 @@ mod aggregate;
 mod arithmetic;
 mod cumulative;
 mod distributions;
+pub mod items;
 mod unary;
 
 pub use aggregate::{

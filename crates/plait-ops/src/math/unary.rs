@@ -18,7 +18,7 @@ fn float(op: &str, x: &DataSlice) -> Result<Prepared> {
     prepare_as(op, &[("x", x)], Promotion { dtype: float_type(promotion.dtype), ..promotion })
 }
 
-struct Neg;
+pub(super) struct Neg;
 impl NumUnary for Neg {
     #[inline(always)]
     fn apply<T: Num>(a: T) -> T {
@@ -26,7 +26,7 @@ impl NumUnary for Neg {
     }
 }
 
-struct Abs;
+pub(super) struct Abs;
 impl NumUnary for Abs {
     #[inline(always)]
     fn apply<T: Num>(a: T) -> T {
