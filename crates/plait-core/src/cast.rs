@@ -144,7 +144,7 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
                         ScalarRef::Mask => text.push_str("present"),
                         ScalarRef::Bytes(v) => write_bytes_literal(&mut text, v),
                         ScalarRef::String(v) => text.push_str(v),
-                        ScalarRef::Schema(_) | ScalarRef::ItemId(_) => return Err(unsupported_data(op, source, target)),
+                        ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => return Err(unsupported_data(op, source, target)),
                     }
                 }
                 out.push(text.as_bytes());
@@ -194,7 +194,7 @@ fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<
                 let text = std::str::from_utf8(v).map_err(|_| parse_error(op, target, v, false))?;
                 Some(parse_int::<T>(op, text, target, false)?)
             }
-            ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) => None,
+            ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => None,
         };
         out.push(value.ok_or_else(|| unsupported_data(op, source, target))?);
     }
@@ -254,7 +254,7 @@ fn to_f64s(op: &str, column: &Column, target: Schema) -> Result<Vec<f64>> {
                 .ok()
                 .and_then(|t| t.parse::<f64>().ok())
                 .ok_or_else(|| parse_error(op, target, v, false))?,
-            ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) => {
+            ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => {
                 return Err(unsupported_data(op, source, target))
             }
         };

@@ -15,6 +15,7 @@ use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, Offs
 use std::sync::Arc;
 
 use crate::itemid::ItemId;
+use crate::quoted::Quoted;
 use crate::schema::Schema;
 use crate::shape::Edge;
 
@@ -31,6 +32,8 @@ pub enum ScalarRef<'a> {
     String(&'a str),
     Schema(Schema),
     ItemId(ItemId),
+    /// A quoted expression (EXPR).
+    Expr(&'a Quoted),
 }
 
 impl ScalarRef<'_> {
@@ -47,6 +50,7 @@ impl ScalarRef<'_> {
             ScalarRef::String(_) => Schema::String,
             ScalarRef::Schema(_) => Schema::Schema,
             ScalarRef::ItemId(_) => Schema::ItemId,
+            ScalarRef::Expr(_) => Schema::Expr,
         }
     }
 }
@@ -101,6 +105,8 @@ pub enum Values {
     /// bits of [`ItemId`] (an Arrow-compatible 16-byte buffer), written lazily
     /// for a fresh allocation (see [`IdBits`]).
     ItemId(IdBits),
+    /// Quoted expressions (EXPR); missing slots hold [`crate::quoted::filler`].
+    Expr(Arc<[Quoted]>),
 }
 
 /// The schemas of a SCHEMA column: given, or one schema repeated (`kd.obj`
@@ -272,6 +278,7 @@ impl Values {
             Values::Bytes(v) | Values::String(v) => v.len(),
             Values::Schema(v) => v.len(),
             Values::ItemId(v) => v.len(),
+            Values::Expr(v) => v.len(),
         }
     }
 
@@ -293,6 +300,7 @@ impl Values {
             Values::String(_) => Schema::String,
             Values::Schema(_) => Schema::Schema,
             Values::ItemId(_) => Schema::ItemId,
+            Values::Expr(_) => Schema::Expr,
         }
     }
 
@@ -309,6 +317,7 @@ impl Values {
             Values::String(v) => ScalarRef::String(v.str_value(i)),
             Values::Schema(v) => ScalarRef::Schema(v.get(i)),
             Values::ItemId(v) => ScalarRef::ItemId(ItemId(v.get(i))),
+            Values::Expr(v) => ScalarRef::Expr(&v[i]),
         }
     }
 }
@@ -392,6 +401,7 @@ impl Column {
                 None => Values::Schema(indices.iter().map(|&i| if missing(i) { Schema::None } else { v.get(i) }).collect::<Vec<_>>().into()),
             },
             Values::ItemId(v) => Values::ItemId(gather::<_, MAY_MISS>(v.bits(), indices).into()),
+            Values::Expr(v) => Values::Expr(indices.iter().map(|&i| if missing(i) { crate::quoted::filler() } else { v[i].clone() }).collect()),
         };
         let presence = match &self.presence {
             None if !MAY_MISS => None,
@@ -448,6 +458,11 @@ impl Column {
                 }
             },
             Values::ItemId(v) => Values::ItemId(repeat(v.bits(), parents, edge).into()),
+            Values::Expr(v) => {
+                let mut out = Vec::with_capacity(total);
+                for_each_run(parents, edge, |s, count| out.extend(std::iter::repeat_n(v[s].clone(), count)));
+                Values::Expr(out.into())
+            }
         };
         let presence = self.presence.as_ref().map(|p| NullBuffer::new(repeat_bits(&|s| p.is_valid(s))));
         Column::new(values, presence)
@@ -526,6 +541,7 @@ enum ValuesBuilder {
     String(VarBinaryBuilder),
     Schema(Vec<Schema>),
     ItemId(Vec<i128>),
+    Expr(Vec<Quoted>),
 }
 
 impl ColumnBuilder {
@@ -542,6 +558,7 @@ impl ColumnBuilder {
             Schema::String => ValuesBuilder::String(VarBinaryBuilder::with_capacity(capacity)),
             Schema::Schema => ValuesBuilder::Schema(Vec::with_capacity(capacity)),
             Schema::ItemId => ValuesBuilder::ItemId(Vec::with_capacity(capacity)),
+            Schema::Expr => ValuesBuilder::Expr(Vec::with_capacity(capacity)),
             other => panic!("no column type for schema {other}"),
         };
         ColumnBuilder { values, presence: BooleanBufferBuilder::new(capacity), missing: 0 }
@@ -560,6 +577,7 @@ impl ColumnBuilder {
             (ValuesBuilder::String(v), ScalarRef::String(x)) => v.push(x.as_bytes()),
             (ValuesBuilder::Schema(v), ScalarRef::Schema(x)) => v.push(x),
             (ValuesBuilder::ItemId(v), ScalarRef::ItemId(x)) => v.push(x.0 as i128),
+            (ValuesBuilder::Expr(v), ScalarRef::Expr(x)) => v.push(x.clone()),
             (_, value) => panic!("ColumnBuilder: value of type {} pushed to another type", value.dtype()),
         }
         self.presence.append(true);
@@ -577,6 +595,7 @@ impl ColumnBuilder {
             ValuesBuilder::Bytes(v) | ValuesBuilder::String(v) => v.push(b""),
             ValuesBuilder::Schema(v) => v.push(Schema::None),
             ValuesBuilder::ItemId(v) => v.push(0),
+            ValuesBuilder::Expr(v) => v.push(crate::quoted::filler()),
         }
         self.presence.append(false);
         self.missing += 1;
@@ -595,6 +614,7 @@ impl ColumnBuilder {
             ValuesBuilder::String(v) => Values::String(v.finish()),
             ValuesBuilder::Schema(v) => Values::Schema(v.into()),
             ValuesBuilder::ItemId(v) => Values::ItemId(v.into()),
+            ValuesBuilder::Expr(v) => Values::Expr(v.into()),
         };
         let presence = (self.missing > 0).then(|| NullBuffer::new(self.presence.finish()));
         Column::new(values, presence)

@@ -252,6 +252,7 @@ impl UuidHasher {
                 other => self.write_tagged(10, other.name().as_bytes()),
             },
             Some(ScalarRef::ItemId(v)) => self.write_tagged(11, &v.0.to_le_bytes()),
+            Some(ScalarRef::Expr(v)) => self.write_tagged(12, &v.fingerprint().to_le_bytes()),
         }
     }
 

@@ -5,6 +5,7 @@
 //! * [`column`] — typed columns with presence bitmaps ([`SliceData`]).
 //! * [`slice`] — [`DataSlice`]: shape + items + schema.
 //! * [`cast`], [`broadcast`], [`subslice`] — the mechanisms operators share.
+//! * [`quoted`] — expressions as values (EXPR items).
 //! * [`repr`] — Koda's text forms.
 //! * [`alloc`], [`buffer_cache`] — large output buffers and their reuse.
 
@@ -16,6 +17,7 @@ pub mod cast;
 pub mod column;
 pub mod error;
 pub mod itemid;
+pub mod quoted;
 pub mod repr;
 pub mod schema;
 pub mod schema_ops;
@@ -27,6 +29,7 @@ pub use bag::DataBag;
 pub use column::{Column, IdBits, ScalarRef, SchemaValues, SliceData, Values};
 pub use error::{Error, ErrorKind, Result};
 pub use itemid::{ItemId, ItemKind};
+pub use quoted::{Quoted, QuotedExpr};
 pub use schema::Schema;
 pub use shape::{Edge, JaggedShape};
 pub use slice::DataSlice;

@@ -137,6 +137,7 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
         // dicts printed without their bag show the bare id, as Koda does.
         Some(ScalarRef::ItemId(v)) if schema == Schema::ItemId => out.push_str(&v.repr()),
         Some(ScalarRef::ItemId(v)) => out.push_str(&v.short()),
+        Some(ScalarRef::Expr(v)) => out.push_str(&v.text()),
     }
 }
 

@@ -7,6 +7,7 @@
 //! * [`operator`] — backend, lambda, function and builtin operators, and
 //!   the registry by name.
 //! * [`transform`] — bottom-up passes and substitutions.
+//! * [`packed`] — expressions as EXPR items (`pack_expr` / `unpack_expr`).
 //! * [`prepare`] — lambda lowering and literal folding.
 //! * [`eval`] — compiled plans, cached by fingerprint, and `kd.eval`.
 //! * [`text`] — Koda's text form of expressions (`(I.a + I.b) * I.c`).
@@ -14,6 +15,7 @@
 pub mod eval;
 pub mod expr;
 pub mod operator;
+pub mod packed;
 pub mod prepare;
 pub mod text;
 pub mod transform;

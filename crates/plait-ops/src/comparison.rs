@@ -84,6 +84,8 @@ pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
         (S::Schema(x), S::Schema(y)) => (x == y).then_some(Ordering::Equal),
         // Ids (entities, lists, ...) are equal or not; they have no order.
         (S::ItemId(x), S::ItemId(y)) => (x == y).then_some(Ordering::Equal),
+        // Expressions are equal when structurally equal.
+        (S::Expr(x), S::Expr(y)) => (x == y).then_some(Ordering::Equal),
         _ => match (number(a), number(b)) {
             (Some(x), Some(y)) => x.partial_cmp(&y),
             _ => None,

@@ -667,6 +667,18 @@ fn expr_call(name: &str, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, Py
     build(&op, args, kwargs)
 }
 
+/// `kd.expr.pack_expr`: `expr` as an EXPR DataItem.
+#[pyfunction]
+fn expr_pack(py: Python<'_>, expr: PyRef<'_, PyExpr>) -> PyResult<Py<PyAny>> {
+    wrap(py, plait_expr::packed::pack(&expr.inner))
+}
+
+/// `kd.expr.unpack_expr`: the expression in an EXPR DataItem.
+#[pyfunction]
+fn expr_unpack(ds: PyRef<'_, PyDataSlice>) -> PyResult<PyExpr> {
+    Ok(PyExpr { inner: guard(|| plait_expr::packed::unpack(&ds.inner))? })
+}
+
 /// The names of the inputs of `expr`, sorted.
 #[pyfunction]
 fn expr_input_names(expr: PyRef<'_, PyExpr>) -> Vec<String> {
@@ -784,6 +796,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr_op, m)?)?;
     m.add_function(wrap_pyfunction!(expr_call, m)?)?;
     m.add_function(wrap_pyfunction!(expr_input_names, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_pack, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_unpack, m)?)?;
     m.add_function(wrap_pyfunction!(expr_get_name, m)?)?;
     m.add_function(wrap_pyfunction!(expr_prepare, m)?)?;
     m.add_function(wrap_pyfunction!(expr_post_order, m)?)?;

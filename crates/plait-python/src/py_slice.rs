@@ -151,6 +151,7 @@ impl PyDataSlice {
             Some(ScalarRef::String(v)) => v.hash(&mut h),
             Some(ScalarRef::Schema(v)) => v.hash(&mut h),
             Some(ScalarRef::ItemId(v)) => v.hash(&mut h),
+            Some(ScalarRef::Expr(v)) => v.fingerprint().hash(&mut h),
         }
         // Python reserves -1 (u64::MAX) as an error marker.
         Ok(h.finish() >> 1)

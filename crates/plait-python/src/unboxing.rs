@@ -20,7 +20,7 @@ pub fn item_to_py(py: Python<'_>, item: Option<ScalarRef<'_>>) -> PyResult<Py<Py
         Some(ScalarRef::Boolean(v)) => v.into_py_any(py)?,
         Some(ScalarRef::Bytes(v)) => PyBytes::new(py, v).into_any().unbind(),
         Some(ScalarRef::String(v)) => v.into_py_any(py)?,
-        Some(value @ (ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_))) => {
+        Some(value @ (ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_))) => {
             wrap(py, guard(|| DataSlice::item(Some(value), value.dtype()))?)?
         }
     })

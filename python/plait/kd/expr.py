@@ -131,6 +131,27 @@ def sub_inputs(expr, /, **subs):
     return _plait.expr_sub_inputs(expr, subs)
 
 
+def pack_expr(expr):
+    """`expr` as an EXPR DataItem (how functors keep expressions)."""
+    _check_expr("pack_expr", expr)
+    return _plait.expr_pack(expr)
+
+
+def unpack_expr(ds):
+    """The expression in an EXPR DataItem."""
+    if not isinstance(ds, _plait.DataSlice):
+        raise TypeError(f"kd.expr.unpack_expr: expected an EXPR DataItem, got {type(ds).__name__}")
+    return _plait.expr_unpack(ds)
+
+
+def is_packed_expr(ds):
+    """`kd.present` if `ds` is an EXPR DataItem holding an expression."""
+    from plait import kd
+
+    ok = isinstance(ds, _plait.DataSlice) and ds.is_item() and str(ds.get_schema()) == "EXPR" and ds.get_present_count() == 1
+    return kd.present if ok else kd.missing
+
+
 def tagged(expr, *tags):
     """`expr` with `tags` added: descriptive metadata that no evaluation
     reads and that stays out of the fingerprint (seed 002)."""

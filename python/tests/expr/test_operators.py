@@ -253,3 +253,32 @@ def test_bad_input_names_the_problem():
     with pytest.raises(TypeError, match="kd.math.add: expected a DataSlice or a JaggedShape, got DataBag") as info:
         kd.eval(I.a + kd.expr.literal(kd.bag()), a=1)
     assert info.value.__notes__[0].startswith("while evaluating I.a + DataBag(")
+
+
+def test_packed_expressions_are_items():
+    e = (I.a + I.b) * I.c
+    packed = kd.expr.pack_expr(e)
+    assert repr(packed) == "DataItem((I.a + I.b) * I.c, schema: EXPR)"
+    assert kd.expr.unpack_expr(packed).fingerprint == e.fingerprint
+    assert kd.expr.is_packed_expr(packed)
+    assert not kd.expr.is_packed_expr(kd.item(1))
+    assert not kd.expr.is_packed_expr(e)
+    # Stored as an attribute and read back (how functors keep their bodies).
+    obj = kd.obj(f=packed)
+    assert repr(obj) == f"DataItem(Obj(f=(I.a + I.b) * I.c), schema: OBJECT, bag_id: {repr(obj).rsplit('bag_id: ', 1)[1][:-1]})"
+    assert kd.eval(kd.expr.unpack_expr(obj.f), a=1, b=2, c=3).to_py() == 9
+    # EXPR items compare by structure.
+    assert packed == kd.expr.pack_expr((I.a + I.b) * I.c)
+    assert not packed == kd.expr.pack_expr(I.a)
+    s = kd.slice([packed, None, kd.expr.pack_expr(I.b)])
+    assert repr(s) == "DataSlice([(I.a + I.b) * I.c, None, I.b], schema: EXPR, present: 2/3)"
+    assert kd.unique(kd.slice([packed, packed])).get_size() == 1
+    for bad in (kd.item(1), kd.slice([packed]), kd.item(None, kd.EXPR)):
+        with pytest.raises(ValueError, match="^only present EXPR DataItems can be unpacked$"):
+            kd.expr.unpack_expr(bad)
+    with pytest.raises(TypeError, match="kd.expr.pack_expr: expected an Expr, got DataItem"):
+        kd.expr.pack_expr(kd.item(1))
+    with pytest.raises(ValueError, match="dict keys cannot be EXPR"):
+        kd.dict({packed: 1})
+    with pytest.raises(ValueError, match="must be a slice of consistent numeric, bytes or string values, got a slice of EXPR"):
+        kd.eval(I.x + 1, x=packed)

@@ -17,6 +17,7 @@ use super::{BagWriter, DataBag, Store};
 use crate::column::{ScalarRef, SliceBuilder, SliceData, Values, MISSING_INDEX};
 use crate::error::Result;
 use crate::itemid::ItemId;
+use crate::quoted::Quoted;
 use crate::schema::Schema;
 
 /// Writes of at least this many items of one allocation go to a dense column.
@@ -39,6 +40,7 @@ pub enum Stored {
     String(Arc<str>),
     Schema(Box<Schema>),
     ItemId([u64; 2]),
+    Expr(Box<Quoted>),
 }
 
 impl Stored {
@@ -54,6 +56,7 @@ impl Stored {
             ScalarRef::String(v) => Stored::String(Arc::from(v)),
             ScalarRef::Schema(v) => Stored::Schema(Box::new(v)),
             ScalarRef::ItemId(v) => Stored::ItemId([(v.0 >> 64) as u64, v.0 as u64]),
+            ScalarRef::Expr(v) => Stored::Expr(Box::new(v.clone())),
         }
     }
 
@@ -69,6 +72,7 @@ impl Stored {
             Stored::String(v) => ScalarRef::String(v),
             Stored::Schema(v) => ScalarRef::Schema(**v),
             Stored::ItemId([high, low]) => ScalarRef::ItemId(ItemId(((*high as u128) << 64) | *low as u128)),
+            Stored::Expr(v) => ScalarRef::Expr(v),
         }
     }
 
@@ -465,6 +469,7 @@ fn values_bytes(values: &Values) -> usize {
         Values::Bytes(v) | Values::String(v) => v.data.len() + v.offsets.len() * 8,
         Values::Schema(v) => v.len() * std::mem::size_of::<Schema>(),
         Values::ItemId(v) => v.len() * 16,
+        Values::Expr(v) => v.len() * std::mem::size_of::<Quoted>(),
     }
 }
 

@@ -51,6 +51,7 @@ fn hash_scalar<H: Hasher>(key: ScalarRef<'_>, state: &mut H) {
         ScalarRef::ItemId(v) => (6u8, v.0).hash(state),
         ScalarRef::Float32(v) => (7u8, v.to_bits()).hash(state),
         ScalarRef::Float64(v) => (8u8, v.to_bits()).hash(state),
+        ScalarRef::Expr(v) => (9u8, v.fingerprint()).hash(state),
     }
 }
 

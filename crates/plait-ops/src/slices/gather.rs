@@ -54,6 +54,7 @@ fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
         Values::String(v) => Values::String(binary(v)),
         Values::Schema(v) => Values::Schema(keep.set_indices().map(|i| v.get(i)).collect::<Vec<_>>().into()),
         Values::ItemId(v) => Values::ItemId(runs(v.bits(), keep, n).into()),
+        Values::Expr(v) => Values::Expr(keep.set_indices().map(|i| v[i].clone()).collect()),
     };
     let presence = column.presence.as_ref().map(|p| NullBuffer::new(bits(p.inner())));
     Column::new(values, presence)

@@ -26,6 +26,7 @@ const BYTES: u8 = 4;
 const STRING: u8 = 5;
 const SCHEMA: u8 = 6;
 const ITEMID: u8 = 7;
+const EXPR: u8 = 8;
 
 /// One item as a key. Variants are ordered so that NaN keys sort last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -105,6 +106,8 @@ pub fn keys_of<'a>(data: &'a SliceData, nans: NanKeys) -> Vec<Option<Key<'a>>> {
             Values::String(v) => fill(&|i| Key::Bin(STRING, v.value(i))),
             Values::Schema(v) => fill(&|i| schema_key(v.get(i))),
             Values::ItemId(v) => fill(&|i| Key::Id(ITEMID, v.get(i))),
+            // Expressions compare by fingerprint (equal when structurally equal).
+            Values::Expr(v) => fill(&|i| Key::Id(EXPR, v[i].fingerprint())),
         }
     }
     out
@@ -123,7 +126,7 @@ pub fn fixed_keys(values: &Values) -> Option<Vec<u64>> {
         Values::Float64(v) => map1(v, float),
         Values::Boolean(v) => v.iter().map(u64::from).collect(),
         Values::Mask(n) => vec![0; *n],
-        Values::Bytes(_) | Values::String(_) | Values::Schema(_) | Values::ItemId(_) => return None,
+        Values::Bytes(_) | Values::String(_) | Values::Schema(_) | Values::ItemId(_) | Values::Expr(_) => return None,
     })
 }
 
