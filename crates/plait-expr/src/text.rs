@@ -225,6 +225,17 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                 } else if let Some(name) = attribute_name(canonical(op), args) {
                     stack.push(Piece::Text(format!(".{name}")));
                     push_operand(&mut stack, args[0].as_ref().expect("get_attr has x"), strength(args[0].as_ref().unwrap()) < ATOM);
+                } else if matches!(canonical(op), "kd.subslice" | "kd.slices.subslice") && !given.is_empty() {
+                    // `x.S[a, b:c]`: the subslice keys, as Python writes them.
+                    stack.push(Piece::Text("]".into()));
+                    for (k, key) in given[1..].iter().enumerate().rev() {
+                        stack.push(Piece::Node((*key).clone()));
+                        if k > 0 {
+                            stack.push(Piece::Text(", ".into()));
+                        }
+                    }
+                    stack.push(Piece::Text(".S[".into()));
+                    push_operand(&mut stack, given[0], strength(given[0]) < ATOM);
                 } else if canonical(op) == "kd.core.get_item" && given.len() == 2 {
                     stack.push(Piece::Text("]".into()));
                     stack.push(Piece::Node(given[1].clone()));

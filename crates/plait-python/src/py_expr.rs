@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::errors::{guard, to_py_err, type_error};
-use crate::py_operator::{parameter_info, value_arg, ParameterInfo};
+use crate::py_operator::{parameter_info, positional_name, value_arg, ParameterInfo};
 use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{wrap, PyDataSlice};
 
@@ -84,7 +84,16 @@ impl std::fmt::Debug for PyForeign {
 
 impl Foreign for PyForeign {
     fn repr(&self) -> String {
-        Python::attach(|py| self.0.bind(py).repr().map(|r| r.to_string()).unwrap_or_else(|_| "<object>".to_string()))
+        Python::attach(|py| {
+            let obj = self.0.bind(py);
+            if let Ok(slice) = obj.cast::<pyo3::types::PySlice>() {
+                return slice_text(slice);
+            }
+            if obj.is(py.Ellipsis()) {
+                return "...".to_string();
+            }
+            obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "<object>".to_string())
+        })
     }
 
     fn fingerprint(&self) -> u128 {
@@ -96,6 +105,21 @@ impl Foreign for PyForeign {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// A Python slice as Koda prints a subslice key: `DataItem(1, schema: INT32):`.
+fn slice_text(slice: &Bound<'_, pyo3::types::PySlice>) -> String {
+    let bound = |name: &str| -> String {
+        match slice.getattr(name) {
+            Ok(v) if !v.is_none() => match value_arg("kd.subslice", &v) {
+                Ok(Value::Slice(item)) => plait_core::repr::repr_slice(&item),
+                _ => v.repr().map(|r| r.to_string()).unwrap_or_default(),
+            },
+            _ => String::new(),
+        }
+    };
+    let (start, stop, step) = (bound("start"), bound("stop"), bound("step"));
+    if step.is_empty() { format!("{start}:{stop}") } else { format!("{start}:{stop}:{step}") }
 }
 
 /// `x` as a value: DataSlices, shapes and Python scalars as data, tuples as
@@ -161,11 +185,22 @@ fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
 
 /// `op(*args, **kwargs)` as an expression.
 fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
-    let positional = args.iter().map(|a| arg_expr(op, &a)).collect::<PyResult<Vec<_>>>()?;
+    // A value that cannot be an argument: the error says which argument (as Koda's note does).
+    let noted = |name: &str, err: PyErr| {
+        let _ = err.value(args.py()).call_method1("add_note", (format!("Error occurred while processing argument: `{name}`"),));
+        err
+    };
+    let positional = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| arg_expr(op, &a).map_err(|e| noted(&positional_name(&op.params, i), e)))
+        .collect::<PyResult<Vec<_>>>()?;
     let mut keywords = Vec::new();
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
-            keywords.push((k.extract::<String>()?, arg_expr(op, &v)?));
+            let k = k.extract::<String>()?;
+            let value = arg_expr(op, &v).map_err(|e| noted(&k, e))?;
+            keywords.push((k, value));
         }
     }
     Ok(PyExpr { inner: guard(|| Expr::call(op, positional, keywords))? })

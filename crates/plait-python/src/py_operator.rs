@@ -61,12 +61,12 @@ fn operand(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
 
 /// The name of the parameter the `i`-th positional argument binds to
 /// (`args[k]` inside `*args`).
-fn positional_name(op: &registry::Operator, i: usize) -> String {
+pub fn positional_name(params: &[registry::Param], i: usize) -> String {
     let positional: Vec<&registry::Param> =
-        op.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).collect();
+        params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).collect();
     match positional.get(i) {
         Some(p) => p.name.clone(),
-        None => match op.params.iter().find(|p| p.kind == ParamKind::VarPositional) {
+        None => match params.iter().find(|p| p.kind == ParamKind::VarPositional) {
             Some(p) => format!("{}[{}]", p.name, i - positional.len()),
             None => format!("#{i}"),
         },
@@ -84,7 +84,7 @@ impl Operator {
         let positional = args
             .iter()
             .enumerate()
-            .map(|(i, a)| value_arg(name, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(self.op, i), &a, e)))
+            .map(|(i, a)| value_arg(name, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e)))
             .collect::<PyResult<Vec<_>>>()?;
         let mut keywords = Vec::new();
         if let Some(kwargs) = kwargs {

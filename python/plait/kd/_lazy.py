@@ -141,4 +141,45 @@ def build(kd):
     for name in ("I", "V", "S"):
         if hasattr(kd, name):
             setattr(eager, name, getattr(kd, name))
+    _expr_methods(kd, lazy)
     return lazy, eager
+
+
+# Names of Expr's own API, which DataSlice methods must not replace.
+_EXPR_OWN = {"eval", "fingerprint", "node_deps", "op", "qvalue", "tags", "leaf_name"}
+
+
+def _method(op):
+    def method(self, *args, **kwargs):
+        return op(self, *args, **kwargs)
+
+    method.__name__ = op.__name__
+    method.__doc__ = f"`{op.name}(self, ...)` as an expression."
+    return method
+
+
+class _Subslicer:
+    """`expr.S[...]`: `kd.subslice` of the expression."""
+
+    def __init__(self, expr, subslice):
+        self._expr = expr
+        self._subslice = subslice
+
+    def __getitem__(self, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        return self._subslice(self._expr, *keys)
+
+
+def _expr_methods(kd, lazy):
+    """Expressions get the methods of DataSlices (`I.x.flatten()` is
+    `kd.lazy.flatten(I.x)`), `.S[...]` and `.with_name(...)`, as in Koda."""
+    expr_type = kd.expr.Expr
+    for name in dir(kd.types.DataSlice):
+        if name.startswith("_") or name in _EXPR_OWN:
+            continue
+        op = getattr(lazy, name, None)
+        if op is None or isinstance(op, pytypes.ModuleType):
+            continue
+        setattr(expr_type, name, _method(op))
+    expr_type.with_name = lambda self, name: lazy.with_name(self, name)
+    expr_type.S = property(lambda self: _Subslicer(self, lazy.subslice), doc="`kd.subslice` of the expression.")

@@ -248,8 +248,9 @@ def test_bad_input_names_the_problem():
         kd.lazy.math.neg(I.x, I.y)
     with pytest.raises(ValueError, match=r"missing inputs for: \[I.b, I.c\]"):
         kd.eval(I.a + I.b + I.c, a=1)
-    with pytest.raises(ValueError, match="kd.math.add: object with unsupported type"):
+    with pytest.raises(ValueError, match="kd.math.add: object with unsupported type") as info:
         kd.lazy.math.add(I.a, object())
+    assert info.value.__notes__ == ["Error occurred while processing argument: `y`"]
     with pytest.raises(TypeError, match="kd.math.add: expected a DataSlice or a JaggedShape, got DataBag") as info:
         kd.eval(I.a + kd.expr.literal(kd.bag()), a=1)
     assert info.value.__notes__[0].startswith("while evaluating I.a + DataBag(")
@@ -282,3 +283,15 @@ def test_packed_expressions_are_items():
         kd.dict({packed: 1})
     with pytest.raises(ValueError, match="must be a slice of consistent numeric, bytes or string values, got a slice of EXPR"):
         kd.eval(I.x + 1, x=packed)
+
+
+def test_expressions_have_dataslice_methods():
+    x = I.x
+    assert repr(x.S[1:]) == "I.x.S[DataItem(1, schema: INT32):]"
+    assert repr(x.S[:, 0]) == "I.x.S[:, DataItem(0, schema: INT32)]"
+    assert kd.eval(x.S[1:], x=kd.slice([[1, 2, 3], [4]])).to_py() == [[2, 3], []]
+    assert repr(x.get_schema()) == "kd.get_schema(I.x)"
+    assert kd.eval(x.flatten(), x=kd.slice([[1, 2], [3]])).to_py() == [1, 2, 3]
+    assert repr(x.get_attr("a")) == "I.x.a"
+    assert repr(x.with_name("n")) == "n = I.x"
+    assert kd.eval(x.select(x > 1), x=kd.slice([1, 2, 3])).to_py() == [2, 3]
