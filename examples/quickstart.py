@@ -66,3 +66,19 @@ try:
     kd.slice([1, 2]) + "a"
 except ValueError as error:
     print(f"{'kd.slice([1, 2]) + a fails:':<44} {error}")
+
+print("\n== Expressions: build once, evaluate many times ==")
+I = kd.I
+total = kd.lazy.math.agg_sum(I.prices * (1 + I.tax))
+show("expression", total)
+show("kd.eval(expression, ...)", kd.eval(total, prices=prices, tax=0.2))
+
+
+@kd.optools.as_lambda_operator("discounted")
+def discounted(x, rate=0.1):
+    return x * (1 - rate)
+
+
+show("discounted(I.p)", discounted(I.p))
+show("prepared (inlined, folded)", kd.expr.prepare(discounted(I.p)))
+show("kd.eval(discounted(I.p), p=prices)", kd.eval(discounted(I.p), p=prices))

@@ -361,8 +361,3 @@ pub fn add_to_registry(name: &str, op: OpRef, replace: bool) -> Result<()> {
     added.insert(name.to_string(), op);
     Ok(())
 }
-
-/// The name an operator is registered under, if it is (for reprs).
-pub fn is_registered(op: &Operator) -> bool {
-    lookup(&op.name).is_some_and(|r| r.fingerprint == op.fingerprint)
-}

@@ -8,10 +8,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use plait_core::{Error, Result};
+use plait_core::Result;
+use plait_ops::registry::ParamKind;
 
 use crate::expr::{Expr, NodeKind};
-use crate::operator::{Builtin, Operator, OperatorKind};
+use crate::operator::{lookup_or_error, Builtin, Operator, OperatorKind};
 use crate::transform::{substitute_placeholders, transform};
 use crate::value::ExprValue;
 
@@ -45,13 +46,14 @@ fn lower(op: &Operator, body: &Expr, args: &[Option<Expr>], kwarg_names: &[Arc<s
     let mut fixed_args = args[..fixed].iter();
     for p in &op.params {
         let value = match p.kind {
-            plait_ops::registry::ParamKind::VarPositional => {
-                let items = args[fixed..fixed + n_var].iter().cloned().collect::<Option<Vec<Expr>>>().unwrap_or_default();
-                Expr::call(&crate::operator::lookup_or_error("kd.tuples.tuple")?, items, vec![])?
+            // `*args` and `**kwargs` arrive as a tuple and a named tuple.
+            ParamKind::VarPositional => {
+                let items = args[fixed..fixed + n_var].iter().flatten().cloned().collect();
+                Expr::call(&lookup_or_error("kd.tuples.tuple")?, items, vec![])?
             }
-            plait_ops::registry::ParamKind::VarKeyword => {
+            ParamKind::VarKeyword => {
                 let named = kwarg_names.iter().zip(&args[fixed + n_var..]).filter_map(|(n, a)| Some((n.to_string(), a.clone()?))).collect();
-                Expr::call(&crate::operator::lookup_or_error("kd.tuples.namedtuple")?, vec![], named)?
+                Expr::call(&lookup_or_error("kd.tuples.namedtuple")?, vec![], named)?
             }
             _ => match fixed_args.next().expect("one argument per fixed parameter") {
                 Some(arg) => arg.clone(),
@@ -70,7 +72,6 @@ fn lower(op: &Operator, body: &Expr, args: &[Option<Expr>], kwarg_names: &[Arc<s
         }
         Ok(node)
     })
-    .map_err(|e: Error| e)
 }
 
 #[cfg(test)]

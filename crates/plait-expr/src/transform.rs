@@ -49,7 +49,7 @@ pub fn transform(expr: &Expr, pass: &mut impl Pass) -> Result<Expr> {
 }
 
 /// `expr` with each node whose fingerprint is a key of `subs` replaced by
-/// its value (nodes inside a replaced one are not visited again).
+/// its value (what was inside a replaced node goes with it).
 pub fn substitute(expr: &Expr, subs: &HashMap<u128, Expr>) -> Expr {
     let result: Result<Expr> = transform(expr, &mut |original: &Expr, node: Expr| Ok(subs.get(&original.fingerprint()).cloned().unwrap_or(node)));
     result.expect("substitution does not fail")

@@ -99,6 +99,21 @@ def _eager_copy(op):
     return eager
 
 
+def _add_forms(module, prefix, lazy, eager, operator_type, skip):
+    """Puts the lazy and eager forms of the operators of `module` (named
+    `prefix.<name>`) into `lazy` and `eager`, and the form that follows
+    tracing back into `module`."""
+    for short, value in list(vars(module).items()):
+        if short.startswith("_") or short in skip:
+            continue
+        forms = _forms(f"{prefix}.{short}", value, operator_type)
+        if forms is None:
+            continue
+        setattr(lazy, short, forms[0])
+        setattr(eager, short, forms[1])
+        setattr(module, short, forms[2])
+
+
 def build(kd):
     """Builds `kd.lazy` and `kd.eager`, and makes the Python-defined `kd`
     operators follow tracing."""
@@ -106,29 +121,12 @@ def build(kd):
     lazy = pytypes.ModuleType("plait.kd.lazy", "Lazy forms of the kd operators: each builds an expression.")
     eager = pytypes.ModuleType("plait.kd.eager", "Eager forms of the kd operators: each computes, even in tracing.")
     for ns in NAMESPACES:
-        module = getattr(kd, ns)
         lazy_ns = pytypes.ModuleType(f"plait.kd.lazy.{ns}")
         eager_ns = pytypes.ModuleType(f"plait.kd.eager.{ns}")
-        for short, value in list(vars(module).items()):
-            if short.startswith("_"):
-                continue
-            forms = _forms(f"kd.{ns}.{short}", value, operator_type)
-            if forms is None:
-                continue
-            setattr(lazy_ns, short, forms[0])
-            setattr(eager_ns, short, forms[1])
-            setattr(module, short, forms[2])
+        _add_forms(getattr(kd, ns), f"kd.{ns}", lazy_ns, eager_ns, operator_type, skip=())
         setattr(lazy, ns, lazy_ns)
         setattr(eager, ns, eager_ns)
-    for short, value in list(vars(kd).items()):
-        if short.startswith("_") or short in _NOT_OPERATORS or short in NAMESPACES:
-            continue
-        forms = _forms(f"kd.{short}", value, operator_type)
-        if forms is None:
-            continue
-        setattr(lazy, short, forms[0])
-        setattr(eager, short, forms[1])
-        setattr(kd, short, forms[2])
+    _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES))
     # The tuple operators are builtins of the expression engine.
     for short in ("tuple", "namedtuple", "get_nth", "get_namedtuple_field"):
         op = optools._with_python_face(_plait.registry_lookup(f"kd.tuples.{short}"))
