@@ -10,10 +10,12 @@
 //! * [`packed`] — expressions as EXPR items (`pack_expr` / `unpack_expr`).
 //! * [`prepare`] — lambda lowering and literal folding.
 //! * [`eval`] — compiled plans, cached by fingerprint, and `kd.eval`.
+//! * [`functor`] — functors: compiled (variables inlined) and called.
 //! * [`text`] — Koda's text form of expressions (`(I.a + I.b) * I.c`).
 
 pub mod eval;
 pub mod expr;
+pub mod functor;
 pub mod operator;
 pub mod packed;
 pub mod prepare;

@@ -46,6 +46,8 @@ pub enum Builtin {
     NamedTuple,
     GetNth,
     GetNamedTupleField,
+    /// `kd.functor.call(fn, *args, return_type_as=None, **kwargs)`.
+    Call,
 }
 
 #[derive(Clone)]
@@ -145,6 +147,8 @@ impl Operator {
         match &self.kind {
             OperatorKind::Backend(op) => op.deterministic,
             OperatorKind::Function { deterministic, .. } => *deterministic,
+            // A functor may allocate: its calls are never folded.
+            OperatorKind::Builtin(Builtin::Call) => false,
             OperatorKind::Lambda(_) | OperatorKind::Builtin(_) => true,
         }
     }
@@ -240,6 +244,7 @@ fn builtin_signature(b: Builtin) -> &'static str {
         Builtin::NamedTuple => "**kwargs",
         Builtin::GetNth => "x, n",
         Builtin::GetNamedTupleField => "namedtuple, field_name",
+        Builtin::Call => "fn, *args, return_type_as=None, **kwargs",
     }
 }
 
@@ -254,6 +259,9 @@ pub fn text_item(op: &str, what: &str, v: &ExprValue) -> Result<String> {
 }
 
 fn call_builtin(op: &str, b: Builtin, mut args: CallArgs) -> Result<ExprValue> {
+    if b == Builtin::Call {
+        return crate::functor::call_builtin(args);
+    }
     let mut take = |i: usize| args.values.get_mut(i).and_then(Option::take).expect("required arguments are bound");
     match b {
         Builtin::WithName => Ok(take(0)),
@@ -282,6 +290,7 @@ fn call_builtin(op: &str, b: Builtin, mut args: CallArgs) -> Result<ExprValue> {
                 .cloned()
                 .ok_or_else(|| Error::value(op, format!("index out of range: n={n}, value.field_count={}", t.items.len())))
         }
+        Builtin::Call => unreachable!("handled above"),
         Builtin::GetNamedTupleField => {
             let (x, field) = (take(0), take(1));
             let field = text_item(op, "field_name", &field)?;
@@ -298,12 +307,14 @@ fn call_builtin(op: &str, b: Builtin, mut args: CallArgs) -> Result<ExprValue> {
     }
 }
 
-const BUILTINS: [(&str, Builtin); 5] = [
+const BUILTINS: [(&str, Builtin); 7] = [
     ("kd.annotation.with_name", Builtin::WithName),
     ("kd.tuples.tuple", Builtin::Tuple),
     ("kd.tuples.namedtuple", Builtin::NamedTuple),
     ("kd.tuples.get_nth", Builtin::GetNth),
     ("kd.tuples.get_namedtuple_field", Builtin::GetNamedTupleField),
+    ("kd.functor.call", Builtin::Call),
+    ("kd.call", Builtin::Call),
 ];
 
 /// The operators every process has: each eager operator under each of its

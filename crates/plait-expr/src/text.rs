@@ -59,6 +59,24 @@ fn canonical(op: &Operator) -> &str {
     }
 }
 
+/// The arguments of a `kd.call` node that prints as a call of its functor
+/// (`return_type_as` left at its default): positional, then named.
+fn call_form<'a>(op: &Operator, args: &'a [Option<Expr>], kwarg_names: &'a [std::sync::Arc<str>]) -> Option<Vec<(Option<String>, &'a Expr)>> {
+    if !matches!(op.kind, OperatorKind::Builtin(crate::operator::Builtin::Call)) {
+        return None;
+    }
+    // Parameters: fn, return_type_as, then *args and **kwargs.
+    let return_type_as = args.get(1)?.as_ref()?;
+    let default = matches!(return_type_as.literal_value(), Some(ExprValue::Data(Value::Slice(x))) if x.schema() == plait_core::Schema::None && x.is_item());
+    if !default {
+        return None;
+    }
+    let n_var = args.len() - 2 - kwarg_names.len();
+    let mut parts: Vec<(Option<String>, &Expr)> = args[2..2 + n_var].iter().flatten().map(|a| (None, a)).collect();
+    parts.extend(kwarg_names.iter().zip(&args[2 + n_var..]).filter_map(|(n, a)| Some((Some(n.to_string()), a.as_ref()?))));
+    Some(parts)
+}
+
 /// How strongly `expr`'s printed form binds (a label binds like an atom).
 fn strength(expr: &Expr, labels: &HashMap<u128, String>) -> u8 {
     if labels.contains_key(&expr.fingerprint()) || node_name(expr).is_some() {
@@ -225,6 +243,21 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                 } else if let Some(name) = attribute_name(canonical(op), args) {
                     stack.push(Piece::Text(format!(".{name}")));
                     push_operand(&mut stack, args[0].as_ref().expect("get_attr has x"), strength(args[0].as_ref().unwrap()) < ATOM);
+                } else if let Some(parts) = call_form(op, args, kwarg_names) {
+                    // `V.f(x, y=z)`: a functor call as Koda prints it.
+                    stack.push(Piece::Text(")".into()));
+                    for (k, (name, arg)) in parts.iter().enumerate().rev() {
+                        stack.push(Piece::Node((*arg).clone()));
+                        if let Some(name) = name {
+                            stack.push(Piece::Text(format!("{name}=")));
+                        }
+                        if k > 0 {
+                            stack.push(Piece::Text(", ".into()));
+                        }
+                    }
+                    stack.push(Piece::Text("(".into()));
+                    let f = args[0].as_ref().expect("kd.call has a functor");
+                    push_operand(&mut stack, f, strength(f) < ATOM);
                 } else if matches!(canonical(op), "kd.subslice" | "kd.slices.subslice") && !given.is_empty() {
                     // `x.S[a, b:c]`: the subslice keys, as Python writes them.
                     stack.push(Piece::Text("]".into()));

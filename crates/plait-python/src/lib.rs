@@ -4,6 +4,7 @@
 mod boxing;
 mod py_bag;
 mod py_expr;
+mod py_functor;
 mod errors;
 mod fast_numbers;
 mod functions;
@@ -46,5 +47,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_operator::register(m)?;
     py_bag::register(m)?;
     py_expr::register(m)?;
+    py_functor::register(m)?;
     functions::register(m)
 }

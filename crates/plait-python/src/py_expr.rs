@@ -50,6 +50,17 @@ fn tracing_exit() {
     TRACING.with(|t| t.set(t.get().saturating_sub(1)));
 }
 
+/// Leaves tracing until [`tracing_resume`] (returns the depth to restore).
+#[pyfunction]
+fn tracing_suspend() -> u32 {
+    TRACING.with(|t| t.replace(0))
+}
+
+#[pyfunction]
+fn tracing_resume(depth: u32) {
+    TRACING.with(|t| t.set(depth));
+}
+
 #[pyfunction(name = "is_tracing")]
 fn py_is_tracing() -> bool {
     is_tracing()
@@ -125,7 +136,7 @@ fn slice_text(slice: &Bound<'_, pyo3::types::PySlice>) -> String {
 /// `x` as a value: DataSlices, shapes and Python scalars as data, tuples as
 /// tuples, and (unless `strict`) any other object as itself. Strict values
 /// are what eager operators accept (errors as theirs).
-fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue> {
+pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue> {
     if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || strict {
         return value_arg(op, x).map(ExprValue::Data);
     }
@@ -146,7 +157,7 @@ fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue>
 }
 
 /// `v` as a Python object.
-fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
+pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
     match v {
         ExprValue::Data(Value::Slice(ds)) => wrap(py, ds),
         ExprValue::Data(Value::Shape(shape)) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
@@ -802,15 +813,19 @@ fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, 
     let result = guard(|| Ok(evaluate(&expr.inner, &bindings)))?;
     match result {
         Ok(value) => from_value(py, value),
-        Err(failure) => {
-            let err = unpark(failure.error);
-            if let Some(node) = failure.node {
-                let note = format!("while evaluating {}", plait_expr::text::expr_text(&node));
-                let _ = err.value(py).call_method1("add_note", (note,));
-            }
-            Err(err)
-        }
+        Err(failure) => Err(eval_failure(py, failure)),
     }
+}
+
+/// The Python exception for a failed evaluation: the error (or the Python
+/// exception behind it) with a note naming the failing node.
+pub fn eval_failure(py: Python<'_>, failure: plait_expr::eval::EvalError) -> PyErr {
+    let err = unpark(failure.error);
+    if let Some(node) = failure.node {
+        let note = format!("while evaluating {}", plait_expr::text::expr_text(&node));
+        let _ = err.value(py).call_method1("add_note", (note,));
+    }
+    err
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -819,6 +834,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tracing_enter, m)?)?;
     m.add_function(wrap_pyfunction!(tracing_exit, m)?)?;
     m.add_function(wrap_pyfunction!(py_is_tracing, m)?)?;
+    m.add_function(wrap_pyfunction!(tracing_suspend, m)?)?;
+    m.add_function(wrap_pyfunction!(tracing_resume, m)?)?;
     m.add_function(wrap_pyfunction!(make_lambda_operator, m)?)?;
     m.add_function(wrap_pyfunction!(make_py_function_operator, m)?)?;
     m.add_function(wrap_pyfunction!(make_backend_operator, m)?)?;

@@ -25,7 +25,9 @@ NAMESPACES = ("allocation", "bags", "comparison", "core", "dicts", "entities", "
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
-                  "is_slice", "dir", "get_attr_names"}
+                  "is_slice", "dir", "get_attr_names",
+                  # Functor construction runs now, even inside tracing; kd.call decides in Rust.
+                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "call", "is_fn"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"export", "export_aliases", "make_caster"}
 

@@ -86,10 +86,19 @@ def like(shape_and_mask_from, /, items_or_keys=None, values=None, *, key_schema=
 def select_keys(ds, fltr):
     """The keys of each dict where `fltr` (a mask, or a function of the keys) is present."""
     keys = OPERATORS["kd.dicts.get_keys"](ds)
-    return OPERATORS["kd.slices.select"](keys, fltr(keys) if callable(fltr) else fltr)
+    return OPERATORS["kd.slices.select"](keys, _apply_filter(fltr, keys))
 
 
 def select_values(ds, fltr):
     """The values of each dict where `fltr` (a mask, or a function of the values) is present."""
     values = OPERATORS["kd.dicts.get_values"](ds)
-    return OPERATORS["kd.slices.select"](values, fltr(values) if callable(fltr) else fltr)
+    return OPERATORS["kd.slices.select"](values, _apply_filter(fltr, values))
+
+
+def _apply_filter(fltr, x):
+    """`fltr(x)` for a Python function or a functor; a mask as it is."""
+    from plait.kd.functor import is_fn
+
+    if is_fn(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):
+        return fltr(x)
+    return fltr

@@ -51,6 +51,17 @@ def tracing():
         _plait.tracing_exit()
 
 
+@contextlib.contextmanager
+def eager():
+    """Inside, `kd.<op>(...)` computes even when tracing is on (building a
+    functor while tracing another)."""
+    depth = _plait.tracing_suspend()
+    try:
+        yield
+    finally:
+        _plait.tracing_resume(depth)
+
+
 def literal(value):
     """An expression holding `value`.
 

@@ -30,6 +30,14 @@ use crate::itemid::{new_allocation, ItemId};
 /// The name of the attribute holding an object's schema.
 pub const SCHEMA_ATTR: &str = "__schema__";
 
+/// Whether attribute `name` is bookkeeping of the bag (an object's schema, a
+/// named schema's name) rather than data: attribute listings and copies of
+/// data skip it. Other names, dunder ones included (a functor's
+/// `__signature__`), are data.
+pub fn is_internal_attr(name: &str) -> bool {
+    name == SCHEMA_ATTR || name == text::SCHEMA_NAME_ATTR
+}
+
 /// The contents of one bag (without its fallbacks).
 #[derive(Clone, Debug, Default)]
 struct Store {

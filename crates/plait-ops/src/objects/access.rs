@@ -304,7 +304,7 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
     distinct.dedup();
     let mut result: Option<Vec<String>> = None;
     for s in distinct {
-        let names: Vec<String> = bag.attr_names(s).into_iter().filter(|n| !n.starts_with("__")).collect();
+        let names: Vec<String> = bag.attr_names(s).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect();
         result = Some(match result {
             None => names,
             Some(acc) if intersection => acc.into_iter().filter(|n| names.contains(n)).collect(),

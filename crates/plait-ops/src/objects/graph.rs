@@ -168,7 +168,7 @@ impl<'a> Walk<'a> {
                     let (dict_keys, values) = (self.map_data(&dict_keys), self.map_data(&values));
                     self.out.fill(|w| w.set_dict_entries(&owners, &dict_keys, &values));
                 } else {
-                    for name in self.src.attr_names(schema_id).into_iter().filter(|n| !n.starts_with("__")) {
+                    for name in self.src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
                         let values = self.src.get_attr(&name, &keys);
                         if let Some(attr) = attr_schema(self.src, schema_id, &name) {
                             self.discover(attr, &values);
@@ -368,7 +368,7 @@ fn content_hash(src: &DataBag, schema: Schema, item: Option<ScalarRef<'_>>, h: &
             }
         }
     } else {
-        for name in src.attr_names(schema_id).into_iter().filter(|n| !n.starts_with("__")) {
+        for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
             inner.write_str(&name);
             let value = src.get_attr(&name, &keys);
             let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);

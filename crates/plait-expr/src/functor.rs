@@ -1,0 +1,201 @@
+//! Functors (seed 000, "Functors", "Functor Evaluation"): items whose
+//! `returns` attribute is an expression, with variables (`V.x`) as other
+//! attributes — expressions, values or nested functors — and the parameters
+//! in `__signature__`.
+//!
+//! A call compiles the functor once into one expression: every variable
+//! reached from `returns` is inlined, so a variable used twice is one shared
+//! subexpression (computed once per call, by the plan), and a functor value
+//! becomes a literal that `kd.call` nodes call. The compiled form is cached
+//! for functors in immutable bags, by item id and bag.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use plait_core::{DataSlice, Error, ItemId, Result, ScalarRef, Schema};
+use plait_ops::registry::{bind_params, Param, ParamKind, Value};
+
+use crate::eval::{evaluate, Bindings, EvalError};
+use crate::expr::{Expr, NodeKind};
+use crate::packed;
+use crate::transform::transform;
+use crate::value::{ExprValue, Tuple};
+
+const CALL: &str = "kd.functor.call";
+
+/// The attribute names of a signature (as Koda lays them out).
+pub const SIGNATURE_ATTR: &str = "__signature__";
+pub const RETURNS_ATTR: &str = "returns";
+
+/// A functor ready to call: its parameters and its body with every
+/// variable inlined.
+#[derive(Debug)]
+pub struct Compiled {
+    pub params: Vec<Param>,
+    pub body: Expr,
+}
+
+/// Whether `x` is a functor: a present item with a bag whose `returns`
+/// attribute is present.
+pub fn is_functor(x: &DataSlice) -> bool {
+    if !x.is_item() || x.bag().is_none() || !matches!(x.get(0), Some(ScalarRef::ItemId(_))) {
+        return false;
+    }
+    plait_ops::objects::access::has_attr(x, RETURNS_ATTR).is_ok_and(|h| h.present_count() == 1)
+}
+
+fn not_a_functor(x: &DataSlice) -> Error {
+    Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", plait_core::repr::repr_slice(x)))
+}
+
+/// The compiled form of functor `f` (cached when its bag is immutable).
+pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
+    let key = match (f.bag(), f.get(0)) {
+        (Some(bag), Some(ScalarRef::ItemId(id))) if !bag.is_mutable() => Some((id, bag.id())),
+        _ => None,
+    };
+    if let Some(key) = key {
+        if let Some(compiled) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return Ok(compiled.clone());
+        }
+    }
+    if !is_functor(f) {
+        return Err(not_a_functor(f));
+    }
+    let compiled = Arc::new(Compiled { params: read_signature(f)?, body: inline_variables(f)? });
+    if let Some(key) = key {
+        let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= MAX_CACHED {
+            cache.clear();
+        }
+        cache.insert(key, compiled.clone());
+    }
+    Ok(compiled)
+}
+
+const MAX_CACHED: usize = 4096;
+
+fn cache() -> &'static Mutex<HashMap<(ItemId, u64), Arc<Compiled>>> {
+    static CACHE: OnceLock<Mutex<HashMap<(ItemId, u64), Arc<Compiled>>>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// Attribute `name` of functor `f` as an expression: an EXPR item unpacked,
+/// any other value as a literal.
+fn attribute_expr(f: &DataSlice, name: &str) -> Result<Expr> {
+    let value = plait_ops::objects::access::get_attr(f, name, None)
+        .map_err(|e| Error::value(CALL, format!("the functor has no variable V.{name}: {}", e.message)))?;
+    if value.schema() == Schema::Expr || matches!(value.get(0), Some(ScalarRef::Expr(_))) {
+        return packed::unpack(&value);
+    }
+    Ok(Expr::literal(ExprValue::slice(value)))
+}
+
+/// `returns` with every variable replaced by its (inlined) definition.
+fn inline_variables(f: &DataSlice) -> Result<Expr> {
+    let mut done: HashMap<String, Expr> = HashMap::new();
+    let mut open: HashSet<String> = HashSet::new();
+    let returns = attribute_expr(f, RETURNS_ATTR)?;
+    inline(f, &returns, &mut done, &mut open)
+}
+
+fn inline(f: &DataSlice, expr: &Expr, done: &mut HashMap<String, Expr>, open: &mut HashSet<String>) -> Result<Expr> {
+    for name in expr.variable_names() {
+        if done.contains_key(&name) {
+            continue;
+        }
+        if !open.insert(name.clone()) {
+            return Err(Error::value(CALL, format!("variable V.{name} is defined in terms of itself")));
+        }
+        let definition = attribute_expr(f, &name)?;
+        let inlined = inline(f, &definition, done, open)?;
+        open.remove(&name);
+        done.insert(name, inlined);
+    }
+    transform(expr, &mut |_: &Expr, node: Expr| {
+        Ok(match node.kind() {
+            NodeKind::Variable(name) => done[name.as_ref()].clone(),
+            _ => node,
+        })
+    })
+}
+
+/// The parameters in `__signature__` (Koda's layout: a list of objects
+/// with `name`, `kind.kind` and `default_value`, where an entity with
+/// `no_default_value` marks a required parameter).
+fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
+    use plait_ops::objects::access::{get_attr, has_attr};
+    let context = |e: Error| Error::value(CALL, format!("the functor has no valid {SIGNATURE_ATTR}: {}", e.message));
+    let signature = get_attr(f, SIGNATURE_ATTR, None).map_err(context)?;
+    let parameters = plait_ops::objects::lists::explode(&get_attr(&signature, "parameters", None).map_err(context)?, 1).map_err(context)?;
+    let names = get_attr(&parameters, "name", None).map_err(context)?;
+    let kinds = get_attr(&get_attr(&parameters, "kind", None).map_err(context)?, "kind", None).map_err(context)?;
+    let defaults = get_attr(&parameters, "default_value", None).map_err(context)?;
+    let mut params = Vec::with_capacity(names.size());
+    for i in 0..names.size() {
+        let text = |x: &DataSlice| match x.get(i) {
+            Some(ScalarRef::String(s)) => Ok(s.to_string()),
+            _ => Err(Error::value(CALL, format!("the functor has no valid {SIGNATURE_ATTR}: parameter {i} has no name or kind"))),
+        };
+        let (name, kind) = (text(&names)?, text(&kinds)?);
+        let kind = match kind.as_str() {
+            "positional_only" => ParamKind::PositionalOnly,
+            "positional_or_keyword" => ParamKind::PositionalOrKeyword,
+            "var_positional" => ParamKind::VarPositional,
+            "keyword_only" => ParamKind::KeywordOnly,
+            "var_keyword" => ParamKind::VarKeyword,
+            other => return Err(Error::value(CALL, format!("unknown parameter kind '{other}' in {SIGNATURE_ATTR}"))),
+        };
+        let default = item_at(&defaults, i)?;
+        let required = default.get(0).is_none()
+            || (matches!(default.get(0), Some(ScalarRef::ItemId(_)))
+                && has_attr(&default, "no_default_value").is_ok_and(|h| h.present_count() == 1));
+        let default = if required || matches!(kind, ParamKind::VarPositional | ParamKind::VarKeyword) { None } else { Some(Some(default)) };
+        params.push(Param { name, kind, default });
+    }
+    Ok(params)
+}
+
+/// Item `i` of a one-dimensional slice, as a DataItem with the slice's bag.
+fn item_at(x: &DataSlice, i: usize) -> Result<DataSlice> {
+    // A primitive among objects is an item of its own type.
+    let schema = match x.get(i) {
+        Some(ScalarRef::ItemId(_)) | None => x.schema(),
+        Some(v) if x.schema() == Schema::Object => v.dtype(),
+        Some(_) => x.schema(),
+    };
+    let item = DataSlice::item(x.get(i), schema)?;
+    Ok(item.with_bag(x.bag().cloned()))
+}
+
+/// Calls functor `f` with arguments bound to its signature as Python binds.
+pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
+    let compiled = compile(f)?;
+    let name = CALL;
+    let bound = bind_params(name, &compiled.params, positional, keywords)?;
+    let mut inputs: HashMap<String, ExprValue> = HashMap::with_capacity(compiled.params.len());
+    for (param, value) in compiled.params.iter().zip(bound.values) {
+        let value = match param.kind {
+            ParamKind::VarPositional => Some(ExprValue::Tuple(Arc::new(Tuple { items: bound.var_args.clone(), names: None }))),
+            ParamKind::VarKeyword => {
+                let (names, items) = bound.var_kwargs.iter().map(|(k, v)| (Arc::from(k.as_str()), v.clone())).unzip();
+                Some(ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) })))
+            }
+            _ => value.or_else(|| param.default.clone().flatten().map(|d| ExprValue::Data(Value::Slice(d)))),
+        };
+        if let Some(value) = value {
+            inputs.insert(param.name.clone(), value);
+        }
+    }
+    evaluate(&compiled.body, &Bindings { inputs: Some(&inputs), variables: None })
+}
+
+/// `kd.call(fn, *args, **kwargs)` inside an expression.
+pub fn call_builtin(args: crate::operator::CallArgs) -> Result<ExprValue> {
+    let f = match args.values.first() {
+        Some(Some(ExprValue::Data(Value::Slice(f)))) => f.clone(),
+        Some(Some(other)) => return Err(Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", other.kind_name()))),
+        _ => return Err(Error::value(CALL, "the first argument of kd.call must be a functor")),
+    };
+    call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
+}

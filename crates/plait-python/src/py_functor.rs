@@ -1,0 +1,77 @@
+//! Functors from Python: `kd.call(fn, ...)`, `fn(...)` on a functor item, and
+//! `kd.is_fn`. Compiling and evaluating are `plait_expr::functor`'s.
+
+use plait_expr::functor;
+use plait_expr::ExprValue;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::errors::{guard, type_error};
+use crate::py_expr::{eval_failure, from_value, is_tracing, lazy_call, to_value};
+use crate::py_slice::{PyDataItem, PyDataSlice};
+
+/// Calls functor `f` with Python arguments (`kd.call`).
+pub fn call_functor(py: Python<'_>, f: &PyDataSlice, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    let op = "kd.functor.call";
+    let positional = args.iter().map(|a| to_value(op, &a, false)).collect::<PyResult<Vec<ExprValue>>>()?;
+    let mut keywords = Vec::new();
+    if let Some(kwargs) = kwargs {
+        for (k, v) in kwargs.iter() {
+            keywords.push((k.extract::<String>()?, to_value(op, &v, false)?));
+        }
+    }
+    match guard(|| Ok(functor::call(&f.inner, positional, keywords)))? {
+        Ok(value) => from_value(py, value),
+        Err(failure) => Err(eval_failure(py, failure)),
+    }
+}
+
+/// `kd.call(fn, *args, return_type_as=None, **kwargs)`: builds the call
+/// inside tracing.
+#[pyfunction]
+#[pyo3(signature = (f, *args, **kwargs))]
+fn functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    if is_tracing() || f.is_instance_of::<crate::py_expr::PyExpr>() {
+        let all = PyTuple::new(py, std::iter::once(f.clone()).chain(args.iter()).collect::<Vec<_>>())?;
+        return lazy_call(py, "kd.functor.call", &all, kwargs);
+    }
+    let kwargs = match kwargs {
+        Some(k) if k.contains("return_type_as")? => {
+            let k = k.copy()?;
+            k.del_item("return_type_as")?;
+            Some(k)
+        }
+        Some(k) => Some(k.clone()),
+        None => None,
+    };
+    match f.cast::<PyDataSlice>() {
+        Ok(f) => call_functor(py, f.get(), args, kwargs.as_ref()),
+        Err(_) => Err(type_error("kd.functor.call", format!("the first argument of kd.call must be a functor, got {}", f.get_type().name()?))),
+    }
+}
+
+/// Whether `x` is a functor.
+#[pyfunction]
+fn is_functor(x: &Bound<'_, PyAny>) -> bool {
+    x.cast::<PyDataSlice>().is_ok_and(|ds| functor::is_functor(&ds.get().inner))
+}
+
+/// Functor items are callable: `fn(*args, **kwargs)` is `kd.call(fn, ...)`.
+#[pymethods]
+impl PyDataItem {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        if is_tracing() {
+            let all = PyTuple::new(py, std::iter::once(slf.clone().into_any()).chain(args.iter()).collect::<Vec<_>>())?;
+            return lazy_call(py, "kd.functor.call", &all, kwargs);
+        }
+        call_functor(py, slf.as_super().get(), args, kwargs)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(functor_call, m)?)?;
+    m.add_function(wrap_pyfunction!(is_functor, m)?)?;
+    Ok(())
+}
