@@ -75,8 +75,11 @@ pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
 
 const MAX_CACHED: usize = 4096;
 
-fn cache() -> &'static Mutex<HashMap<(ItemId, u64), Arc<Compiled>>> {
-    static CACHE: OnceLock<Mutex<HashMap<(ItemId, u64), Arc<Compiled>>>> = OnceLock::new();
+/// Compiled functors by (item id, bag id).
+type Cache = Mutex<HashMap<(ItemId, u64), Arc<Compiled>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(Default::default)
 }
 
