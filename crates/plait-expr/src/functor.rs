@@ -133,7 +133,6 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
     let parameters = plait_ops::objects::lists::explode(&get_attr(&signature, "parameters", None).map_err(context)?, 1).map_err(context)?;
     let names = get_attr(&parameters, "name", None).map_err(context)?;
     let kinds = get_attr(&get_attr(&parameters, "kind", None).map_err(context)?, "kind", None).map_err(context)?;
-    let defaults = get_attr(&parameters, "default_value", None).map_err(context)?;
     let mut params = Vec::with_capacity(names.size());
     for i in 0..names.size() {
         let text = |x: &DataSlice| match x.get(i) {
@@ -149,7 +148,9 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
             "var_keyword" => ParamKind::VarKeyword,
             other => return Err(Error::value(CALL, format!("unknown parameter kind '{other}' in {SIGNATURE_ATTR}"))),
         };
-        let default = item_at(&defaults, i)?;
+        // Read one by one: the defaults of different parameters have
+        // different schemas (values, and Koda's marker entities).
+        let default = get_attr(&item_at(&parameters, i)?, "default_value", None).map_err(context)?;
         let required = default.get(0).is_none()
             || (matches!(default.get(0), Some(ScalarRef::ItemId(_)))
                 && has_attr(&default, "no_default_value").is_ok_and(|h| h.present_count() == 1));

@@ -250,8 +250,21 @@ fn node(op: &str, args: Vec<Option<Expr>>) -> PyResult<PyExpr> {
     Ok(PyExpr { inner: guard(|| Expr::op(op, args))? })
 }
 
-/// A Python tuple holding expressions as a `kd.tuples.tuple` node.
+/// A Python tuple holding expressions as a `kd.tuples.tuple` node, a dict
+/// of them (by name) as a `kd.tuples.namedtuple` node: what Python's `*args`
+/// and `**kwargs` make of expressions.
 fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
+    if let Ok(d) = x.cast::<PyDict>() {
+        if !d.values().iter().any(|v| v.is_instance_of::<PyExpr>()) {
+            return Ok(None);
+        }
+        let op = guard(|| ops::lookup_or_error("kd.tuples.namedtuple"))?;
+        let mut named = Vec::new();
+        for (k, v) in d.iter() {
+            named.push((k.extract::<String>()?, arg_expr(&op, &v)?));
+        }
+        return Ok(Some(guard(|| Expr::call(&op, vec![], named))?));
+    }
     let Ok(t) = x.cast::<PyTuple>() else { return Ok(None) };
     if !t.iter().any(|i| i.is_instance_of::<PyExpr>()) {
         return Ok(None);
@@ -465,6 +478,15 @@ impl PyExpr {
         }
         let name_item = Expr::literal(to_value("kd.core.get_attr", &PyString::new(py, name).into_any(), true)?);
         node("kd.core.get_attr", vec![Some(self.inner.clone()), Some(name_item)])
+    }
+
+    /// `f(*args, **kwargs)`: a call of the functor `f` evaluates to.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
+        let op = guard(|| ops::lookup_or_error("kd.functor.call"))?;
+        let me = Py::new(py, PyExpr { inner: self.inner.clone() })?.into_any();
+        let all = PyTuple::new(py, std::iter::once(me.bind(py).clone()).chain(args.iter()).collect::<Vec<_>>())?;
+        build(&op, &all, kwargs)
     }
 
     /// `e[k]`: items of lists or values of dicts.

@@ -36,7 +36,7 @@ from plait.kd import expr
 from plait.kd.expr import I, V
 from plait.kd import optools, tuples
 from plait.kd import functor
-from plait.kd.functor import bind, call, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
+from plait.kd.functor import apply_py, bind, call, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
 
 from_pytree = from_py
 

@@ -160,9 +160,13 @@ def trace_py_fn(f, *, auto_variables=True, **defaults):
     `@kd.trace_as_fn()` become variables (with `auto_variables`)."""
     params = inspect.signature(f).parameters
     args, kwargs = [], {}
+    var_args = None
     for name, p in params.items():
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL):
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             args.append(_expr.I[name])
+        elif p.kind == p.VAR_POSITIONAL:
+            var_args = _expr.I[name]
+            args.append(var_args)
         elif p.kind == p.KEYWORD_ONLY:
             kwargs[name] = _expr.I[name]
     var_keyword = [n for n, p in params.items() if p.kind == p.VAR_KEYWORD]
@@ -172,11 +176,23 @@ def trace_py_fn(f, *, auto_variables=True, **defaults):
         else:
             result = f(*args, **kwargs)
     returns = _expr.as_expr(result)
+    if var_args is not None:
+        returns = _unpack_var_args(returns, var_args)
+    if var_keyword:
+        # Likewise `**kwargs` arrives as `{'kwargs': I.kwargs}`.
+        name = var_keyword[0]
+        returns = _expr.sub(returns, _plait.expr_call("kd.tuples.namedtuple", **{name: _expr.I[name]}), _expr.I[name])
     variables = {}
     if auto_variables:
         returns, variables = _extract_variables(returns)
     signature = _signature(_python_signature_params(f, defaults))
     return _make(returns, signature, variables, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
+
+
+def _unpack_var_args(body, var_args):
+    """Python packs `*args` into `(I.args,)`, which becomes the node
+    `kd.tuples.tuple(I.args)`; the parameter itself is the tuple."""
+    return _expr.sub(body, _plait.expr_call("kd.tuples.tuple", var_args), var_args)
 
 
 def _call_with_kwargs_tuple(f, args, kwargs, name):
@@ -297,6 +313,15 @@ def allow_arbitrary_unused_inputs(fn_def):
     extra = kd.obj(name="__extra_inputs__", kind=_marker("var_keyword"), default_value=_marker("no_default_value"))
     items = list(params.L) + [extra]
     return fn_def.with_attrs(__signature__=kd.obj(parameters=kd.list(items)))
+
+
+def apply_py(fn, *args, return_type_as=unspecified, **kwargs):
+    """Calls Python function `fn` on the arguments (in an expression: when
+    it is evaluated)."""
+    del return_type_as
+    if not callable(fn):
+        raise TypeError(f"kd.apply_py: expected a Python function, got {type(fn).__name__}")
+    return fn(*args, **kwargs)
 
 
 def _apply_py(fn, args, kwargs):

@@ -82,9 +82,9 @@ def as_lambda_operator(name, *, doc=None, **_options):
         with _expr.tracing():
             body = fn(*args, **kwargs)
         if var_args is not None:
-            # Python packs `*args` into `(P.args,)`, which becomes the node
-            # `kd.tuples.tuple(P.args)`; the parameter itself is the tuple.
-            body = _expr.sub(_expr.as_expr(body), _plait.expr_call("kd.tuples.tuple", var_args), var_args)
+            from plait.kd.functor import _unpack_var_args
+
+            body = _unpack_var_args(_expr.as_expr(body), var_args)
         op = _plait.make_lambda_operator(_name_of(name, fn), _param_spec(fn), doc or fn.__doc__ or "", body)
         return _with_python_face(op, fn)
 

@@ -166,19 +166,99 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node 
         return dict_node(id, schema_id, bag, depth);
     }
     let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR).collect();
+    if let Some(open) = functor_open(id, &names, bag, depth) {
+        let children = names
+            .iter()
+            .filter(|n| !FUNCTOR_METADATA.contains(&n.as_str()))
+            .map(|name| attribute_node(name, id, schema_id, bag, depth))
+            .collect();
+        return Node::group(open, ")", children);
+    }
     if names.is_empty() {
         return Node::Leaf(format!("{}():{}", if is_object { "Obj" } else { "Entity" }, id.short()));
     }
-    let children = names
-        .iter()
-        .map(|name| {
-            let attr_schema = held_schema(bag, schema_id, name);
-            let value = bag.get_one(name, id);
-            match value_node(value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1) {
-                Node::Leaf(text) => Node::Leaf(format!("{name}={text}")),
-                Node::Group { open, close, children, .. } => Node::group(format!("{name}={open}"), close, children),
-            }
-        })
-        .collect();
+    let children = names.iter().map(|name| attribute_node(name, id, schema_id, bag, depth)).collect();
     Node::group(if is_object { "Obj(" } else { "Entity(" }, ")", children)
+}
+
+/// `name=value` for attribute `name` of entity `id`.
+fn attribute_node(name: &str, id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) -> Node {
+    let attr_schema = held_schema(bag, schema_id, name);
+    let value = bag.get_one(name, id);
+    match value_node(value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1) {
+        Node::Leaf(text) => Node::Leaf(format!("{name}={text}")),
+        Node::Group { open, close, children, .. } => Node::group(format!("{name}={open}"), close, children),
+    }
+}
+
+/// Attributes of a functor that its header shows instead.
+const FUNCTOR_METADATA: [&str; 3] = ["__signature__", "__qualname__", "__module__"];
+
+/// `Functor name[a, b=2, *, c](` for a functor (an item with an EXPR
+/// `returns` and a `__signature__`), as Koda prints it.
+fn functor_open(id: ItemId, names: &[String], bag: &DataBag, depth: usize) -> Option<String> {
+    if !names.iter().any(|n| n == "returns") || !names.iter().any(|n| n == "__signature__") {
+        return None;
+    }
+    if !matches!(bag.get_one("returns", id)?.as_ref(), ScalarRef::Expr(_)) {
+        return None;
+    }
+    let text = |owner: ItemId, attr: &str| match bag.get_one(attr, owner).as_ref().map(Stored::as_ref) {
+        Some(ScalarRef::String(s)) => Some(s.to_string()),
+        _ => None,
+    };
+    let id_of = |owner: ItemId, attr: &str| match bag.get_one(attr, owner).as_ref().map(Stored::as_ref) {
+        Some(ScalarRef::ItemId(v)) => Some(v),
+        _ => None,
+    };
+    let signature = id_of(id, "__signature__")?;
+    let (_, params) = bag.explode(&[Some(id_of(signature, "parameters")?)]).ok()?;
+    let mut parts: Vec<String> = Vec::new();
+    let mut star_written = false;
+    let mut previous_kind = String::new();
+    for i in 0..params.len() {
+        let Some(ScalarRef::ItemId(param)) = params.get(i) else { return None };
+        let name = text(param, "name")?;
+        let kind = text(id_of(param, "kind")?, "kind")?;
+        if previous_kind == "positional_only" && kind != "positional_only" {
+            parts.push("/".to_string());
+        }
+        let default = match bag.get_one("default_value", param) {
+            Some(v) => match v.as_ref() {
+                ScalarRef::ItemId(d) if bag.get_one("no_default_value", d).is_some() => None,
+                other => {
+                    // The schema the parameter object declares for its default.
+                    let schema = match bag.get_one(SCHEMA_ATTR, param).and_then(|v| v.schema()) {
+                        Some(Schema::Struct(param_schema)) => held_schema(bag, param_schema, "default_value"),
+                        _ => Schema::Object,
+                    };
+                    Some(value_node(Some(other), schema, Some(bag), true, depth + 1).one_line().to_string())
+                }
+            },
+            None => None,
+        };
+        match kind.as_str() {
+            "var_positional" => {
+                star_written = true;
+                parts.push(format!("*{name}"));
+            }
+            "var_keyword" => parts.push(format!("**{name}")),
+            _ => {
+                if kind == "keyword_only" && !star_written {
+                    parts.push("*".to_string());
+                    star_written = true;
+                }
+                parts.push(match default {
+                    Some(d) => format!("{name}={d}"),
+                    None => name,
+                });
+            }
+        }
+        previous_kind = kind;
+    }
+    if previous_kind == "positional_only" {
+        parts.push("/".to_string());
+    }
+    let name = text(id, "__qualname__").map(|n| format!(" {n}")).unwrap_or_default();
+    Some(format!("Functor{name}[{}](", parts.join(", ")))
 }

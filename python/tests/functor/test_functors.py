@@ -1,0 +1,168 @@
+"""Functors (issue 6, first part): kd.fn and tracing, nested functors,
+variables, signatures, kd.call / fn(...), kd.bind, py_fn, reprs as Koda's."""
+
+import re
+
+import pytest
+
+from plait import kd
+
+I, V = kd.I, kd.V
+
+
+def bagless(text):
+    return re.sub(r", bag_id: \$[0-9a-f]+", "", text)
+
+
+@kd.trace_as_fn()
+def my_inner_functor(x):
+    return x + 1
+
+
+@kd.fn
+def my_outer_functor(a, b, c):
+    sum_ab = kd.with_name(a + b, "sum_ab")
+    inner_res = my_inner_functor(sum_ab)
+    return inner_res * c
+
+
+def test_the_seed_example():
+    f = my_outer_functor
+    assert bagless(repr(f)) == (
+        "DataItem(Functor my_outer_functor[a, b, c](\n"
+        "  _my_inner_functor_result=V.my_inner_functor(V.sum_ab),\n"
+        "  my_inner_functor=Functor my_inner_functor[x](returns=I.x + DataItem(1, schema: INT32)),\n"
+        "  returns=V._my_inner_functor_result * I.c,\n"
+        "  sum_ab=I.a + I.b,\n"
+        "), schema: OBJECT)")
+    assert repr(f.returns).startswith("DataItem(V._my_inner_functor_result * I.c, schema: EXPR")
+    assert repr(kd.expr.unpack_expr(f.sum_ab)) == "I.a + I.b"
+    assert f(a=kd.int32(2), b=kd.int32(3), c=kd.int32(4)).to_py() == 24
+    assert f(2, 3, 4).to_py() == 24
+    assert kd.call(f, 2, 3, c=4).to_py() == 24
+    assert kd.dir(f) == ["__module__", "__qualname__", "__signature__", "_my_inner_functor_result",
+                         "my_inner_functor", "returns", "sum_ab"]
+    # Outside tracing, the decorated function runs as Python.
+    assert my_inner_functor(kd.item(1)).to_py() == 2
+
+
+def test_functors_work_on_slices_and_entities():
+    @kd.fn
+    def total(orders):
+        return kd.agg_sum(orders.price * orders.qty)
+
+    orders = kd.new(price=kd.slice([[1.0, 2.0], [3.0]]), qty=kd.slice([[1, 2], [3]]))
+    assert total(orders).to_py() == [5.0, 9.0]
+
+
+def test_signatures():
+    @kd.fn
+    def f(a, b=2, *, c, d=5):
+        return a + b + c + d
+
+    assert "f[a, b=2, *, c, d=5](returns=I.a + I.b + I.c + I.d)" in repr(f)
+    assert f(1, c=3).to_py() == 11
+    assert f(1, 1, c=1, d=1).to_py() == 4
+    assert kd.functor.get_signature(f).parameters[:].name.to_py() == ["a", "b", "c", "d"]
+    with pytest.raises(TypeError, match="missing required argument: 'c'"):
+        f(1)
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'e'"):
+        f(1, c=1, e=2)
+
+
+def test_varargs_and_kwargs_arrive_as_tuples():
+    @kd.fn
+    def f(x, *args, **kwargs):
+        return x + kd.tuples.get_nth(args, 0) + kd.tuples.get_namedtuple_field(kwargs, "y")
+
+    assert f(1, 10, y=100).to_py() == 111
+
+
+def test_expr_fn():
+    g = kd.fn(I.x + I.y)
+    assert bagless(repr(g)) == (
+        "DataItem(Functor[self=Entity(self_not_specified=present), /, *, x, y, **__extra_inputs__]"
+        "(returns=I.x + I.y), schema: OBJECT)")
+    assert g(x=1, y=2).to_py() == 3
+    assert kd.functor.expr_fn(I.x * V.k, k=10)(x=2).to_py() == 20
+    # Extra keyword arguments are accepted and ignored.
+    assert g(x=1, y=2, z=3).to_py() == 3
+    named = kd.functor.expr_fn(kd.lazy.with_name(I.x + 1, "inc") * 2, auto_variables=True)
+    assert repr(kd.expr.unpack_expr(named.inc)) == "I.x + DataItem(1, schema: INT32)"
+    assert named(x=1).to_py() == 4
+
+
+def test_variables_are_computed_once_per_call():
+    calls = []
+
+    def record(x):
+        calls.append(1)
+        return x
+
+    @kd.fn
+    def f(x):
+        y = kd.with_name(kd.apply_py(record, x), "y")
+        return y + y * y
+
+    assert f(2).to_py() == 6
+    assert len(calls) == 1
+
+
+def test_py_fn_and_bind():
+    h = kd.py_fn(lambda x, y: x + y)
+    assert h(1, 2).to_py() == 3
+    assert kd.is_fn(h) and not kd.is_fn(kd.item(1)) and not kd.is_fn(I.x)
+    g = kd.fn(I.x + I.y)
+    b = kd.bind(g, x=10)
+    assert b(y=1).to_py() == 11
+    assert b(x=1, y=1).to_py() == 2  # bound arguments can be re-bound
+    p = kd.py_fn(lambda x, y=0: x * 10 + y, y=5)
+    assert p(1).to_py() == 15
+
+
+def test_functors_are_data():
+    g = kd.fn(I.x * 2)
+    holder = kd.obj(fn=g, name="doubler")
+    assert holder.fn(x=4).to_py() == 8
+    assert kd.call(holder.fn, x=5).to_py() == 10
+    # Stored in a list and called after reading it back.
+    assert kd.list([g])[0](x=1).to_py() == 2
+    # A functor can call a functor it gets as an argument.
+    apply_twice = kd.fn(lambda f, x: f(f(x)))
+    inc = kd.fn(lambda x: x + 1)
+    assert apply_twice(inc, 1).to_py() == 3
+
+
+def test_tracing_runs_python_control_flow_once():
+    @kd.fn
+    def f(x):
+        total = x
+        for k in range(3):
+            total = total + k
+        return total
+
+    assert repr(kd.expr.unpack_expr(f.returns)) == (
+        "I.x + DataItem(0, schema: INT32) + DataItem(1, schema: INT32) + DataItem(2, schema: INT32)")
+    assert f(10).to_py() == 13
+
+
+def test_bad_calls_are_clear():
+    with pytest.raises(ValueError, match="the first argument of kd.call must be a functor"):
+        kd.call(kd.new(a=1), 1)
+    with pytest.raises(TypeError, match="the first argument of kd.call must be a functor"):
+        kd.call(lambda x: x, 1)
+    with pytest.raises(TypeError, match="kd.fn: expected a function, an Expr or a functor"):
+        kd.fn(1)
+
+    @kd.fn
+    def fails(x):
+        return x + "a"
+
+    with pytest.raises(ValueError, match="kd.math.add") as info:
+        fails(1)
+    assert info.value.__notes__ == ["while evaluating I.x + DataItem('a', schema: STRING)"]
+
+
+def test_calling_an_expression_calls_its_functor():
+    assert repr(I.f(I.x, y=1)) == "I.f(I.x, y=DataItem(1, schema: INT32))"
+    assert kd.eval(I.f(x=I.x), f=kd.fn(I.x * 2), x=3).to_py() == 6
