@@ -17,6 +17,7 @@ import workloads_lists
 import workloads_conversion
 import workloads_dicts
 import workloads_expr
+import workloads_functor
 import workloads_math
 import workloads_slices
 import workloads_strings
@@ -101,6 +102,7 @@ def main():
         "dicts": workloads_dicts.workloads(args.scale, pkd, kkd),
         "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),
         "expr": workloads_expr.workloads(args.scale, pkd, kkd),
+        "functor": workloads_functor.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -1,0 +1,50 @@
+"""Benchmark workloads of functors (issue 6): calling a traced functor on
+DataItems, and tracing a 200-operation Python function."""
+
+N_TRACE_OPS = 200
+
+
+def small(kd):
+    """The seed's example: a nested functor and a named variable."""
+
+    @kd.trace_as_fn()
+    def inner(x):
+        return x + 1
+
+    def outer(a, b, c):
+        sum_ab = kd.with_name(a + b, "sum_ab")
+        return inner(sum_ab) * c
+
+    return kd.fn(outer)
+
+
+def long_function(kd):
+    def f(x, y):
+        e = x
+        for i in range(N_TRACE_OPS // 2):
+            e = e * y + i if i % 2 else kd.math.maximum(e - y, x)
+        return e
+
+    return f
+
+
+def workloads(scale, pkd, kkd):
+    del scale  # the workloads are per call
+    state = {}
+
+    def prepare(kd, name):
+        state[name] = {"fn": small(kd), "a": kd.int32(2), "b": kd.int32(3), "c": kd.int32(4), "f": long_function(kd)}
+
+    def both(fn):
+        impls = {"plait": lambda: fn(pkd, state["plait"])}
+        if kkd is not None:
+            impls["koladata"] = lambda: fn(kkd, state["koladata"])
+        return impls
+
+    def call_many(kd, s):
+        f, a, b, c = s["fn"], s["a"], s["b"], s["c"]
+        for _ in range(1000):
+            f(a, b, c)
+
+    yield "call a traced functor x1000 (ms = us/call)", both(call_many), prepare
+    yield f"trace a {N_TRACE_OPS}-operation function", both(lambda kd, s: kd.fn(s["f"])), None
