@@ -1,5 +1,6 @@
 """Benchmark workloads of functors (issue 6): calling a traced functor on
-DataItems, and tracing a 200-operation Python function."""
+DataItems, tracing a 200-operation Python function, and kd.map_py over 1M
+items."""
 
 N_TRACE_OPS = 200
 
@@ -29,11 +30,12 @@ def long_function(kd):
 
 
 def workloads(scale, pkd, kkd):
-    del scale  # the workloads are per call
+    n = int(1_000_000 * scale)
     state = {}
 
     def prepare(kd, name):
-        state[name] = {"fn": small(kd), "a": kd.int32(2), "b": kd.int32(3), "c": kd.int32(4), "f": long_function(kd)}
+        state[name] = {"fn": small(kd), "a": kd.int32(2), "b": kd.int32(3), "c": kd.int32(4), "f": long_function(kd),
+                       "items": kd.slice(list(range(n)))}
 
     def both(fn):
         impls = {"plait": lambda: fn(pkd, state["plait"])}
@@ -48,3 +50,4 @@ def workloads(scale, pkd, kkd):
 
     yield "call a traced functor x1000 (ms = us/call)", both(call_many), prepare
     yield f"trace a {N_TRACE_OPS}-operation function", both(lambda kd, s: kd.fn(s["f"])), None
+    yield f"kd.map_py(lambda v: v + 1) over {n:,} items", both(lambda kd, s: kd.map_py(lambda v: v + 1, s["items"])), None

@@ -37,6 +37,8 @@ from plait.kd.expr import I, V
 from plait.kd import optools, tuples
 from plait.kd import functor
 from plait.kd.functor import apply_py, bind, call, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
+from plait.kd import py
+from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected
 
 from_pytree = from_py
 

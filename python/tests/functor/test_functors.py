@@ -166,3 +166,35 @@ def test_bad_calls_are_clear():
 def test_calling_an_expression_calls_its_functor():
     assert repr(I.f(I.x, y=1)) == "I.f(I.x, y=DataItem(1, schema: INT32))"
     assert kd.eval(I.f(x=I.x), f=kd.fn(I.x * 2), x=3).to_py() == 6
+
+
+def test_map_py():
+    assert kd.map_py(lambda x: type(x).__name__, kd.slice([1, None, 3])).to_py() == ["int", None, "int"]
+    assert kd.map_py(lambda x: x, kd.slice([1, None, 3]), include_missing=True).to_py() == [1, None, 3]
+    assert kd.map_py(lambda x, y: x + y, kd.slice([[1, 2], [3]]), kd.slice([10, 20])).to_py() == [[11, 12], [23]]
+    assert kd.map_py(lambda x, y: x + y, kd.slice([1, 2]), y=kd.slice([3, 4])).to_py() == [4, 6]
+    assert kd.map_py(lambda x: type(x).__name__, kd.new(a=kd.slice([1, 2]))).to_py() == ["DataItem", "DataItem"]
+    assert kd.map_py(lambda x: len(x), kd.slice([[1, 2], [3]]), ndim=1).to_py() == [2, 1]
+    assert repr(kd.map_py(lambda x: x * 2, kd.slice([1, 2]), schema=kd.FLOAT64)) == (
+        "DataSlice([2.0, 4.0], schema: FLOAT64, present: 2/2)")
+    assert repr(kd.map_py(lambda x: [x], kd.slice([1, 2]))).startswith("DataSlice([List[1], List[2]]")
+    assert repr(kd.map_py(lambda x: x, kd.item(None))) == "DataItem(None, schema: NONE)"
+    assert kd.map_py(lambda x: x * 2, kd.item(3)).to_py() == 6
+    done = []
+    assert kd.map_py(lambda x: x * 2, kd.slice([1, None, 3]), item_completed_callback=done.append).to_py() == [2, None, 6]
+    assert done == [2, 6]
+    assert kd.map_py(lambda x: x + 1, kd.slice([1, 2, 3]), max_threads=4).to_py() == [2, 3, 4]
+    assert kd.map_py_on_cond(lambda x: x + 1, lambda x: x - 1, kd.slice([1, 2, 3]) > 1, kd.slice([1, 2, 3])).to_py() == [0, 3, 4]
+    assert kd.map_py_on_selected(lambda x: x + 1, kd.slice([1, 2, 3]) > 1, kd.slice([1, 2, 3])).to_py() == [None, 3, 4]
+    with pytest.raises(ValueError, match="`include_missing=False` can only be used with `ndim=0`"):
+        kd.map_py(lambda x: x, kd.slice([[1]]), ndim=1, include_missing=False)
+    with pytest.raises(ValueError, match="expected a python callable, got fn: int"):
+        kd.map_py(1, kd.slice([1]))
+    with pytest.raises(ZeroDivisionError) as info:
+        kd.map_py(lambda x: 1 / 0, kd.slice([1]))
+    assert info.value.__notes__[0].startswith("Error occurred during evaluation of kd.map_py with fn=")
+
+
+def test_map_py_in_a_functor():
+    f = kd.fn(lambda x: kd.map_py(lambda v: v * 10, x) + 1)
+    assert f(kd.slice([1, 2])).to_py() == [11, 21]

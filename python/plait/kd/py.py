@@ -1,0 +1,179 @@
+"""`kd.py`: running Python functions over the items of DataSlices —
+`map_py`, `map_py_on_cond`, `map_py_on_selected`, `apply_py`.
+
+Arguments are aligned to one shape; primitive items reach the function as
+Python values (converted a whole column at a time), entities, objects,
+lists and dicts as DataItems, MASK items as `kd.present`. With `ndim=k` the
+function gets the last `k` dimensions of each group as nested Python lists.
+The results are assembled like `kd.from_py(..., from_dim=1)`: primitives in
+one pass, Python lists as Koda lists, DataItems as they are.
+"""
+
+import concurrent.futures
+
+from plait import _plait
+from plait.kd.functor import apply_py
+
+__all__ = ["apply_py", "map_py", "map_py_on_cond", "map_py_on_selected"]
+
+_PRIMITIVES = (bool, int, float, str, bytes, type(None))
+
+
+def _kd():
+    from plait import kd
+
+    return kd
+
+
+def _check_fn(fn, name="fn"):
+    if not callable(fn) or isinstance(fn, _plait.DataSlice):
+        raise ValueError(f"kd.map_py: expected a python callable, got {name}: {type(fn).__name__}")
+
+
+def _as_slice(x):
+    kd = _kd()
+    return x if isinstance(x, kd.types.DataSlice) else kd.item(x)
+
+
+_PRIMITIVE_SCHEMAS = {"INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES", "MASK", "NONE"}
+
+
+def _python_values(flat):
+    """The items of a flat slice as Python values for the function: a whole
+    column at a time for primitives; DataItems for entities, objects, lists
+    and dicts."""
+    kd = _kd()
+    schema = str(flat.get_schema())
+    primitive = schema in _PRIMITIVE_SCHEMAS or (
+        schema == "OBJECT" and kd.agg_count(kd.has_primitive(flat)).to_py() == kd.agg_count(flat).to_py())
+    return flat.to_py() if primitive else list(flat.L)
+
+
+def _groups(x, ndim):
+    """`x`'s last `ndim` dimensions as nested Python lists, one per item of
+    the leading dimensions, in order."""
+    nested = x.to_py()
+    leading = x.get_ndim().to_py() - ndim
+    if leading == 0:
+        return [nested]
+    for _ in range(leading - 1):
+        nested = [item for group in nested for item in group]
+    return nested
+
+
+def _results_slice(results, schema):
+    """The results as a one-dimensional slice (`from_py` with `from_dim=1`)."""
+    kd = _kd()
+    if all(isinstance(r, _PRIMITIVES) for r in results):
+        return kd.slice(results, schema) if schema is not None else kd.slice(results)
+    return kd.from_py(results, from_dim=1, schema=schema)
+
+
+def _run(fn, rows, n_args, names, max_threads, item_completed_callback):
+    """`fn` on each row of arguments (`None` rows are skipped: missing), in
+    threads when `max_threads > 1`; `item_completed_callback(result)` is
+    called in this thread for each computed result."""
+    if names:
+        def call(row):
+            return None if row is None else fn(*row[:n_args], **dict(zip(names, row[n_args:])))
+    elif n_args == 1:
+        def call(row):
+            return None if row is None else fn(row[0])
+    else:
+        def call(row):
+            return None if row is None else fn(*row)
+    if max_threads is not None and _int(max_threads) > 1:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=_int(max_threads)) as pool:
+            results = list(pool.map(call, rows))
+    elif item_completed_callback is None:
+        results = [call(row) for row in rows]
+    else:
+        results = []
+        for row in rows:
+            results.append(call(row))
+    if item_completed_callback is not None:
+        for row, result in zip(rows, results):
+            if row is not None:
+                item_completed_callback(result)
+    return results
+
+
+def _int(x):
+    return x.to_py() if isinstance(x, _plait.DataSlice) else x
+
+
+def _none(x):
+    """Koda's `None` defaults arrive as DataItems in expressions."""
+    if isinstance(x, _plait.DataSlice) and x.is_item() and x.to_py() is None:
+        return None
+    return x
+
+
+def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, item_completed_callback=None,
+           **kwargs):
+    """`fn` applied to the items of `args` / `kwargs` (aligned); missing
+    where an argument is missing unless `include_missing`.
+
+    >>> kd.map_py(lambda x, y: x + y, kd.slice([[1, 2], [3]]), kd.slice([10, 20]))
+    DataSlice([[11, 12], [23]], schema: INT32, present: 3/3)
+    """
+    kd = _kd()
+    _check_fn(fn)
+    schema, include_missing, item_completed_callback = _none(schema), _none(include_missing), _none(item_completed_callback)
+    ndim = _int(ndim)
+    if include_missing is not None and not _int(include_missing) and ndim != 0:
+        raise ValueError("`include_missing=False` can only be used with `ndim=0`")
+    include_missing = bool(_int(include_missing)) if include_missing is not None else ndim != 0
+    names = list(kwargs)
+    values = [_as_slice(a) for a in args] + [_as_slice(kwargs[k]) for k in names]
+    if not values:
+        raise TypeError("kd.map_py: expected at least one argument to map over")
+    aligned = kd.align(*values) if len(values) > 1 else values
+    rank = aligned[0].get_ndim().to_py()
+    if not 0 <= ndim <= rank:
+        raise ValueError(f"kd.map_py: ndim must be between 0 and the rank of the arguments ({rank}), got {ndim}")
+    if ndim == 0:
+        columns = [_python_values(a.flatten()) for a in aligned]
+        if include_missing:
+            rows = list(zip(*columns))
+        else:
+            everywhere = kd.has(aligned[0])
+            for a in aligned[1:]:
+                everywhere = everywhere & kd.has(a)
+            # As BOOLEAN (True or None): to_py of a MASK makes a DataItem per item.
+            present = (kd.item(True) & everywhere).flatten().to_py()
+            rows = [row if p is not None else None for row, p in zip(zip(*columns), present)]
+    else:
+        rows = list(zip(*[_groups(a, ndim) for a in aligned]))
+    try:
+        results = _run(fn, rows, len(args), names, max_threads, item_completed_callback)
+    except Exception as error:
+        error.add_note(f"Error occurred during evaluation of kd.map_py with fn={fn!r}")
+        raise
+    # The shape of the leading dimensions (the groups, for `ndim > 0`).
+    shape = aligned[0].get_shape() if ndim == 0 else kd.agg_size(aligned[0], ndim=ndim).get_shape()
+    return _results_slice(results, schema).reshape(shape)
+
+
+def map_py_on_selected(fn, cond, *args, schema=None, max_threads=1, item_completed_callback=None, **kwargs):
+    """`map_py` on the items where `cond` is present (missing elsewhere)."""
+    kd = _kd()
+    _check_fn(fn)
+    args = [kd.apply_mask(_as_slice(a), cond) for a in args]
+    kwargs = {k: kd.apply_mask(_as_slice(v), cond) for k, v in kwargs.items()}
+    return map_py(fn, *args, schema=schema, max_threads=max_threads, item_completed_callback=item_completed_callback,
+                  **kwargs)
+
+
+def map_py_on_cond(true_fn, false_fn, cond, *args, schema=None, max_threads=1, item_completed_callback=None,
+                   **kwargs):
+    """`map_py` with `true_fn` where `cond` is present and `false_fn`
+    elsewhere (`false_fn=None`: missing there)."""
+    kd = _kd()
+    yes = map_py_on_selected(true_fn, cond, *args, schema=schema, max_threads=max_threads,
+                             item_completed_callback=item_completed_callback, **kwargs)
+    if _none(false_fn) is None:
+        return yes
+    no = map_py_on_selected(false_fn, kd.has_not(cond), *args, schema=schema,
+                            max_threads=max_threads, item_completed_callback=item_completed_callback, **kwargs)
+    return kd.coalesce(yes, no)
