@@ -16,7 +16,7 @@ from plait.kd.functor import apply_py
 
 __all__ = ["apply_py", "map_py", "map_py_on_cond", "map_py_on_selected"]
 
-_PRIMITIVES = (bool, int, float, str, bytes, type(None))
+_PRIMITIVE_TYPES = {bool, int, float, str, bytes, type(None)}
 
 
 def _kd():
@@ -64,7 +64,7 @@ def _groups(x, ndim):
 def _results_slice(results, schema):
     """The results as a one-dimensional slice (`from_py` with `from_dim=1`)."""
     kd = _kd()
-    if all(isinstance(r, _PRIMITIVES) for r in results):
+    if set(map(type, results)) <= _PRIMITIVE_TYPES:
         return kd.slice(results, schema) if schema is not None else kd.slice(results)
     return kd.from_py(results, from_dim=1, schema=schema)
 
@@ -132,21 +132,27 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
     rank = aligned[0].get_ndim().to_py()
     if not 0 <= ndim <= rank:
         raise ValueError(f"kd.map_py: ndim must be between 0 and the rank of the arguments ({rank}), got {ndim}")
+    present = None
     if ndim == 0:
         columns = [_python_values(a.flatten()) for a in aligned]
-        if include_missing:
-            rows = list(zip(*columns))
-        else:
+        if not include_missing and any(a.get_present_count().to_py() < a.get_size().to_py() for a in aligned):
             everywhere = kd.has(aligned[0])
             for a in aligned[1:]:
                 everywhere = everywhere & kd.has(a)
             # As BOOLEAN (True or None): to_py of a MASK makes a DataItem per item.
             present = (kd.item(True) & everywhere).flatten().to_py()
-            rows = [row if p is not None else None for row, p in zip(zip(*columns), present)]
     else:
-        rows = list(zip(*[_groups(a, ndim) for a in aligned]))
+        columns = [_groups(a, ndim) for a in aligned]
     try:
-        results = _run(fn, rows, len(args), names, max_threads, item_completed_callback)
+        if len(columns) == 1 and not names and _int(max_threads) in (None, 1) and item_completed_callback is None:
+            # The common case, one argument: no row tuples, no wrapper frame.
+            column = columns[0]
+            results = list(map(fn, column)) if present is None else [fn(v) if p else None for v, p in zip(column, present)]
+        else:
+            rows = list(zip(*columns))
+            if present is not None:
+                rows = [row if p else None for row, p in zip(rows, present)]
+            results = _run(fn, rows, len(args), names, max_threads, item_completed_callback)
     except Exception as error:
         error.add_note(f"Error occurred during evaluation of kd.map_py with fn={fn!r}")
         raise
