@@ -39,6 +39,8 @@ from plait.kd import functor
 from plait.kd.functor import apply_py, bind, call, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
 from plait.kd import py
 from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected
+from plait.kd import iterables
+from plait.kd.control_flow import for_, if_, map, while_  # noqa: A004 - Koda's names
 
 from_pytree = from_py
 
@@ -169,3 +171,7 @@ def with_name(obj, name):
 from plait.kd import _lazy  # noqa: E402
 
 lazy, eager = _lazy.build(__import__("sys").modules[__name__])
+namedtuple = tuples.namedtuple
+tuple = tuples.tuple  # noqa: A001 - Koda's name
+# kd.functor's control flow is kd's (which follows tracing).
+functor.if_, functor.map, functor.while_, functor.for_ = if_, map, while_, for_

@@ -20,8 +20,8 @@ from plait import _plait
 from plait.kd import optools
 
 # The `kd` namespaces whose operators get lazy and eager forms.
-NAMESPACES = ("allocation", "bags", "comparison", "core", "dicts", "entities", "ids", "lists", "masking", "math", "objs",
-              "schema", "shapes", "slices", "strings", "tuples")
+NAMESPACES = ("allocation", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
+              "math", "objs", "py", "schema", "shapes", "slices", "strings", "tuples")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",

@@ -345,3 +345,6 @@ def _register():
 
 
 _register()
+
+
+from plait.kd.control_flow import flat_map_chain, flat_map_interleaved, reduce  # noqa: E402,F401,A004 - Koda's names

@@ -198,3 +198,42 @@ def test_map_py():
 def test_map_py_in_a_functor():
     f = kd.fn(lambda x: kd.map_py(lambda v: v * 10, x) + 1)
     assert f(kd.slice([1, 2])).to_py() == [11, 21]
+
+
+def test_if_map_while_for_reduce():
+    yes, no = kd.fn(lambda x: x + 1), kd.fn(lambda x: x - 1)
+    assert kd.if_(kd.present, yes, no, 10).to_py() == 11
+    assert kd.if_(kd.missing, yes, no, 10).to_py() == 9
+    with pytest.raises(ValueError, match="the condition in kd.if_ must be a MASK scalar"):
+        kd.if_(kd.slice([kd.present]), yes, no, 10)
+    # Inside a functor the condition is decided at each call.
+    f = kd.fn(lambda c, x: kd.if_(c, yes, no, x))
+    assert f(kd.present, 10).to_py() == 11 and f(kd.missing, 10).to_py() == 9
+
+    double = kd.fn(lambda x: x * 2)
+    assert kd.map(double, kd.slice([1, 2, None])).to_py() == [2, 4, None]
+    assert kd.map(kd.slice([double, None, double]), kd.slice([1, 2, 3])).to_py() == [2, None, 6]
+
+    cond = kd.fn(lambda n, returns: n > 0)
+    body = kd.fn(lambda n, returns: kd.namedtuple(n=n - 1, returns=returns * n))
+    assert kd.while_(cond, body, n=5, returns=1).to_py() == 120
+    factorial = kd.fn(lambda n: kd.while_(cond, body, n=n, returns=1))
+    assert factorial(6).to_py() == 720
+
+    add_item = kd.fn(lambda item, returns: kd.namedtuple(returns=returns + item))
+    assert kd.for_(kd.iterables.make(1, 2, 3), add_item, returns=0).to_py() == 6
+    stop_at_3 = kd.fn(lambda returns: returns < 3)
+    assert kd.for_(kd.iterables.make(1, 2, 3), add_item, condition_fn=stop_at_3, returns=0).to_py() == 3
+    yield_double = kd.fn(lambda item, yields: kd.namedtuple(yields=kd.iterables.make(item * 2)))
+    assert [v.to_py() for v in kd.for_(kd.iterables.make(1, 2), yield_double, yields=kd.iterables.make())] == [2, 4]
+    assert kd.functor.reduce(kd.fn(lambda x, y: x + y), kd.iterables.make(1, 2, 3), 0).to_py() == 6
+    with pytest.raises(ValueError, match="exactly one of `returns`, `yields`, `yields_interleaved`"):
+        kd.while_(cond, body, n=1)
+
+
+def test_iterables():
+    it = kd.iterables.chain(kd.iterables.make(1, 2), kd.iterables.make(3))
+    assert [v.to_py() for v in it] == [1, 2, 3]
+    assert [v.to_py() for v in kd.iterables.from_1d_slice(kd.slice([4, 5]))] == [4, 5]
+    assert kd.iterables.reduce_concat(kd.iterables.make(kd.slice([1]), kd.slice([2, 3])), kd.slice([0])).to_py() == [0, 1, 2, 3]
+    assert sorted(v.to_py() for v in kd.iterables.interleave(kd.iterables.make(1, 2), kd.iterables.make(3))) == [1, 2, 3]
