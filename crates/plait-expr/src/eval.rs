@@ -91,6 +91,32 @@ pub struct EvalError {
     pub node: Option<Expr>,
 }
 
+impl EvalError {
+    /// The note naming the failing node (and where tracing created it).
+    pub fn node_note(node: &Expr) -> String {
+        match crate::expr::source_location(node) {
+            Some(location) => format!("while evaluating {} (created at {location})", crate::text::expr_text(node)),
+            None => format!("while evaluating {}", crate::text::expr_text(node)),
+        }
+    }
+}
+
+thread_local! {
+    /// Notes gathered while an error travels out of nested functor calls
+    /// (innermost first), for the host to attach to the exception.
+    static NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Adds a note to the error being raised on this thread.
+pub fn add_note(note: String) {
+    NOTES.with(|n| n.borrow_mut().push(note));
+}
+
+/// The notes added since the last call (innermost first).
+pub fn take_notes() -> Vec<String> {
+    NOTES.with(|n| std::mem::take(&mut *n.borrow_mut()))
+}
+
 impl From<Error> for EvalError {
     fn from(error: Error) -> EvalError {
         EvalError { error, node: None }
@@ -246,7 +272,16 @@ pub fn plan(expr: &Expr) -> Result<Arc<Plan>> {
 
 /// Evaluates `expr` with `bindings`; errors say which node failed.
 pub fn evaluate(expr: &Expr, bindings: &Bindings<'_>) -> std::result::Result<ExprValue, EvalError> {
-    plan(expr)?.run(bindings)
+    plan(expr)?.run(bindings).map_err(|failure| own_node(expr, failure))
+}
+
+/// The failure with its node taken from `expr` itself: a cached plan may
+/// come from an equal expression built elsewhere, whose nodes carry other
+/// tags (another source location).
+fn own_node(expr: &Expr, failure: EvalError) -> EvalError {
+    let Some(node) = &failure.node else { return failure };
+    let own = prepare(expr).ok().and_then(|p| p.post_order().into_iter().find(|n| n.fingerprint() == node.fingerprint()));
+    EvalError { node: own.or(failure.node), error: failure.error }
 }
 
 /// `kd.eval(expr, **inputs)`.

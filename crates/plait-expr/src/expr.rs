@@ -275,6 +275,20 @@ impl Expr {
     }
 }
 
+/// The prefix of the tag recording where tracing created a node.
+pub const SOURCE_TAG_PREFIX: &str = "📍 ";
+
+/// Where tracing created `node` (`path:line`), from its source tag.
+pub fn source_location(node: &Expr) -> Option<String> {
+    node.tags().iter().find_map(|tag| match tag {
+        ExprValue::Data(Value::Slice(x)) if x.is_item() => match x.get(0) {
+            Some(plait_core::ScalarRef::String(s)) => s.strip_prefix(SOURCE_TAG_PREFIX).map(str::to_string),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// Expressions that are long chains (`x + 1 + 1 + ...`) must drop without
 /// recursing through every node: children are taken out iteratively.
 impl Drop for Node {

@@ -33,6 +33,10 @@ pub const RETURNS_ATTR: &str = "returns";
 pub struct Compiled {
     pub params: Vec<Param>,
     pub body: Expr,
+    /// The variables, inlined (to say which one failed).
+    pub variables: Vec<(String, Expr)>,
+    /// `__qualname__`, when the functor has one.
+    pub name: Option<String>,
 }
 
 /// Whether `x` is a functor: a present item with a bag whose `returns`
@@ -62,7 +66,15 @@ pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
     if !is_functor(f) {
         return Err(not_a_functor(f));
     }
-    let compiled = Arc::new(Compiled { params: read_signature(f)?, body: inline_variables(f)? });
+    let (body, variables) = inline_variables(f)?;
+    let name = match plait_ops::objects::access::get_attr(f, "__qualname__", None) {
+        Ok(q) => match q.get(0) {
+            Some(ScalarRef::String(s)) => Some(s.to_string()),
+            _ => None,
+        },
+        Err(_) => None,
+    };
+    let compiled = Arc::new(Compiled { params: read_signature(f)?, body, variables: variables.into_iter().collect(), name });
     if let Some(key) = key {
         let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
         if cache.len() >= MAX_CACHED {
@@ -94,12 +106,14 @@ fn attribute_expr(f: &DataSlice, name: &str) -> Result<Expr> {
     Ok(Expr::literal(ExprValue::slice(value)))
 }
 
-/// `returns` with every variable replaced by its (inlined) definition.
-fn inline_variables(f: &DataSlice) -> Result<Expr> {
+/// `returns` with every variable replaced by its (inlined) definition, and
+/// those definitions.
+fn inline_variables(f: &DataSlice) -> Result<(Expr, HashMap<String, Expr>)> {
     let mut done: HashMap<String, Expr> = HashMap::new();
     let mut open: HashSet<String> = HashSet::new();
     let returns = attribute_expr(f, RETURNS_ATTR)?;
-    inline(f, &returns, &mut done, &mut open)
+    let body = inline(f, &returns, &mut done, &mut open)?;
+    Ok((body, done))
 }
 
 fn inline(f: &DataSlice, expr: &Expr, done: &mut HashMap<String, Expr>, open: &mut HashSet<String>) -> Result<Expr> {
@@ -191,7 +205,35 @@ pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, Ex
             inputs.insert(param.name.clone(), value);
         }
     }
-    evaluate(&compiled.body, &Bindings { inputs: Some(&inputs), variables: None })
+    evaluate(&compiled.body, &Bindings { inputs: Some(&inputs), variables: None }).map_err(|e| with_context(&compiled, e))
+}
+
+/// The failure of a call, its context moved into notes: the failing node
+/// (and where it was traced), then the functor and the variable it belongs
+/// to. Nested calls add theirs first, so the notes read innermost first.
+fn with_context(compiled: &Compiled, failure: EvalError) -> EvalError {
+    let mut context = format!("in functor {}", compiled.name.as_deref().unwrap_or("<unnamed>"));
+    if let Some(node) = &failure.node {
+        crate::eval::add_note(EvalError::node_note(node));
+        if let Some(variable) = variable_of(compiled, node) {
+            context.push_str(&format!(", variable {variable}"));
+        }
+    }
+    crate::eval::add_note(context);
+    EvalError { error: failure.error, node: None }
+}
+
+/// The smallest variable whose (prepared) expression holds `node`.
+fn variable_of(compiled: &Compiled, node: &Expr) -> Option<String> {
+    compiled
+        .variables
+        .iter()
+        .filter_map(|(name, expr)| {
+            let nodes = crate::prepare::prepare(expr).ok()?.post_order();
+            nodes.iter().any(|n| n.fingerprint() == node.fingerprint()).then(|| (nodes.len(), name.clone()))
+        })
+        .min()
+        .map(|(_, name)| name)
 }
 
 /// `kd.call(fn, *args, **kwargs)` inside an expression.

@@ -214,7 +214,7 @@ fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict
             keywords.push((k, value));
         }
     }
-    Ok(PyExpr { inner: guard(|| Expr::call(op, positional, keywords))? })
+    located(guard(|| Expr::call(op, positional, keywords))?)
 }
 
 /// The lazy form of eager operator `name` (inside tracing).
@@ -247,7 +247,27 @@ pub struct PyExpr {
 }
 
 fn node(op: &str, args: Vec<Option<Expr>>) -> PyResult<PyExpr> {
-    Ok(PyExpr { inner: guard(|| Expr::op(op, args))? })
+    located(guard(|| Expr::op(op, args))?)
+}
+
+/// `expr`, with a tag saying where the user's code built it when tracing
+/// (errors at evaluation then name the line).
+fn located(expr: Expr) -> PyResult<PyExpr> {
+    if !is_tracing() {
+        return Ok(PyExpr { inner: expr });
+    }
+    static LOCATION: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    Python::attach(|py| {
+        let location = LOCATION.get_or_try_init(py, || py.import("plait.kd._source")?.getattr("location").map(Bound::unbind))?;
+        let found = location.bind(py).call0()?;
+        if found.is_none() {
+            return Ok(PyExpr { inner: expr });
+        }
+        let text = format!("{}{}", plait_expr::expr::SOURCE_TAG_PREFIX, found.extract::<String>()?);
+        let mut tags = expr.tags().to_vec();
+        tags.push(to_value("kd.expr", &PyString::new(py, &text).into_any(), true)?);
+        Ok(PyExpr { inner: expr.with_tags(tags) })
+    })
 }
 
 /// A Python tuple holding expressions as a `kd.tuples.tuple` node, a dict
@@ -829,6 +849,7 @@ fn value_map(op: &str, values: Option<&Bound<'_, PyDict>>) -> PyResult<HashMap<S
 #[pyfunction]
 #[pyo3(signature = (expr, inputs = None, variables = None))]
 fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, variables: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    plait_expr::eval::take_notes(); // none left from an error handled elsewhere
     let inputs = value_map("kd.eval", inputs)?;
     let variables = variables.map(|v| value_map("kd.eval", Some(v))).transpose()?;
     let bindings = Bindings { inputs: Some(&inputs), variables: variables.as_ref() };
@@ -843,8 +864,11 @@ fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, 
 /// exception behind it) with a note naming the failing node.
 pub fn eval_failure(py: Python<'_>, failure: plait_expr::eval::EvalError) -> PyErr {
     let err = unpark(failure.error);
+    let mut notes = plait_expr::eval::take_notes();
     if let Some(node) = failure.node {
-        let note = format!("while evaluating {}", plait_expr::text::expr_text(&node));
+        notes.push(plait_expr::eval::EvalError::node_note(&node));
+    }
+    for note in notes {
         let _ = err.value(py).call_method1("add_note", (note,));
     }
     err

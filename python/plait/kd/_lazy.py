@@ -20,16 +20,17 @@ from plait import _plait
 from plait.kd import optools
 
 # The `kd` namespaces whose operators get lazy and eager forms.
-NAMESPACES = ("allocation", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
+NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
               "math", "objs", "py", "schema", "shapes", "slices", "strings", "tuples")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing; kd.call decides in Rust.
-                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "call", "is_fn"}
+                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "call", "is_fn",
+                  "check_inputs", "check_output"}
 # Helpers of the namespace modules that are not operators.
-_HELPERS = {"export", "export_aliases", "make_caster"}
+_HELPERS = {"export", "export_aliases", "make_caster", "check_inputs", "check_output"}
 
 
 def _is_python_function(x):

@@ -17,3 +17,4 @@ from plait.kd.bags import (  # noqa: E402 - Koda's names in kd.core
     with_bag,
     with_merged_bag,
 )
+from plait.kd.assertion import with_print  # noqa: E402,F401 - Koda's name in kd.core
