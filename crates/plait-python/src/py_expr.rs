@@ -403,7 +403,19 @@ impl PyExpr {
     }
 
     fn __bool__(&self) -> PyResult<bool> {
-        Err(type_error("kd.expr", "__bool__ is disabled for an Expr: it has no value until it is evaluated"))
+        Err(type_error(
+            "kd.expr",
+            "__bool__ is disabled for an Expr: it has no value until it is evaluated (in a traced function, Python `if` \
+             runs once, at tracing; use kd.if_ or kd.cond to decide at evaluation)",
+        ))
+    }
+
+    /// Expressions are immutable: `e.x = v` is refused with what to use.
+    fn __setattr__(&self, name: &str, _value: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(crate::errors::value_error(
+            "kd.expr",
+            format!("setting attribute '{name}' on a DataSlice is not supported in expr/tracing mode; use .with_attrs({name}=...) instead"),
+        ))
     }
 
     fn __add__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyExpr> {

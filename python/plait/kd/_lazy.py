@@ -129,7 +129,10 @@ def build(kd):
         _add_forms(getattr(kd, ns), f"kd.{ns}", lazy_ns, eager_ns, operator_type, skip=())
         setattr(lazy, ns, lazy_ns)
         setattr(eager, ns, eager_ns)
-    _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES))
+    _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES) | set(_EAGER_ONLY))
+    for name in _EAGER_ONLY:
+        setattr(eager, name, getattr(kd, name))
+        setattr(kd, name, _eager_only(kd, name))
     # The tuple operators are builtins of the expression engine.
     for short in ("tuple", "namedtuple", "get_nth", "get_namedtuple_field"):
         op = optools._with_python_face(_plait.registry_lookup(f"kd.tuples.{short}"))
@@ -144,6 +147,40 @@ def build(kd):
             setattr(eager, name, getattr(kd, name))
     _expr_methods(kd, lazy)
     return lazy, eager
+
+
+# DataSlice methods that change data or leave Koda: refused on expressions,
+# with the immutable alternative where there is one.
+_EAGER_METHODS = {
+    "to_py": None, "to_pytree": None, "internal_as_py": None, "fork_bag": None,
+    "set_attr": "with_attr", "set_attrs": "with_attrs", "append": "with_list_append_update", "clear": None,
+    "pop": None, "set_schema": "with_schema",
+}
+
+# `kd` functions that only work eagerly (mutable bags, Python values out).
+_EAGER_ONLY = ("bag", "mutable_bag", "to_py", "to_pylist")
+
+
+def _refused_method(name, instead):
+    def method(self, *args, **kwargs):
+        hint = f"; use .{instead}() instead." if instead else ""
+        raise ValueError(f"calling .{name}() on a DataSlice is not supported in expr/tracing mode{hint}")
+
+    method.__name__ = name
+    return method
+
+
+def _eager_only(kd, name):
+    fn = getattr(kd, name)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _plait.is_tracing():
+            raise AttributeError(f"attribute '{name}' is not available in tracing mode on 'plait.kd': kd.{name} only "
+                                 "works eagerly")
+        return fn(*args, **kwargs)
+
+    return call
 
 
 # Names of Expr's own API, which DataSlice methods must not replace.
@@ -182,5 +219,7 @@ def _expr_methods(kd, lazy):
         if op is None or isinstance(op, pytypes.ModuleType):
             continue
         setattr(expr_type, name, _method(op))
+    for name, instead in _EAGER_METHODS.items():
+        setattr(expr_type, name, _refused_method(name, instead))
     expr_type.with_name = lambda self, name: lazy.with_name(self, name)
     expr_type.S = property(lambda self: _Subslicer(self, lazy.subslice), doc="`kd.subslice` of the expression.")

@@ -297,3 +297,31 @@ def test_check_inputs_and_output():
 
     with pytest.raises(TypeError, match="kd.check_output: type mismatch for output; expected type STRING, got INT32"):
         g(kd.item(1))
+
+
+def test_tracing_refuses_mutation_and_eager_only_functions():
+    with pytest.raises(AttributeError, match="'mutable_bag' is not available in tracing mode"):
+        kd.fn(lambda x: kd.mutable_bag())
+    with pytest.raises(ValueError, match=r"calling .to_py\(\) on a DataSlice is not supported in expr/tracing mode"):
+        kd.fn(lambda x: x.to_py())
+    with pytest.raises(ValueError, match=r"use .with_attr\(\) instead"):
+        kd.fn(lambda x: x.set_attr("a", 1))
+
+    def assign(x):
+        x.a = 1
+        return x
+
+    with pytest.raises(ValueError, match=r"setting attribute 'a' .* use .with_attrs\(a=...\) instead"):
+        kd.fn(assign)
+    with pytest.raises(TypeError, match="use kd.if_ or kd.cond"):
+        kd.fn(lambda x: 1 if x else 2)
+    assert kd.mutable_bag() is not None  # eager again
+
+
+def test_bags_as_arguments():
+    def attach(x, bag: kd.types.DataBag):
+        return x.with_bag(bag).a
+
+    f = kd.fn(attach)
+    e = kd.new(a=5)
+    assert f(e.no_bag(), e.get_bag()).to_py() == 5
