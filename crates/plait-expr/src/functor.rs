@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use plait_core::{DataSlice, Error, ItemId, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema};
 use plait_ops::registry::{bind_params, Param, ParamKind, Value};
 
 use crate::eval::{evaluate, Bindings, EvalError};
@@ -244,4 +244,111 @@ pub fn call_builtin(args: crate::operator::CallArgs) -> Result<ExprValue> {
         _ => return Err(Error::value(CALL, "the first argument of kd.call must be a functor")),
     };
     call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
+}
+
+// ---------------------------------------------------------------- creation
+
+/// The default of a parameter, as a signature stores it.
+#[derive(Clone, Debug)]
+pub enum DefaultValue {
+    /// No default: the caller must give the argument.
+    Required,
+    /// Koda's `self` parameter of expression functors: bound to a marker
+    /// when not given.
+    SelfNotSpecified,
+    Value(DataSlice),
+}
+
+/// One parameter of a signature being made.
+#[derive(Clone, Debug)]
+pub struct Parameter {
+    pub name: String,
+    pub kind: ParamKind,
+    pub default: DefaultValue,
+}
+
+impl Parameter {
+    /// A required positional-or-keyword parameter.
+    pub fn positional(name: &str) -> Parameter {
+        Parameter { name: name.to_string(), kind: ParamKind::PositionalOrKeyword, default: DefaultValue::Required }
+    }
+}
+
+fn kind_name(kind: ParamKind) -> &'static str {
+    match kind {
+        ParamKind::PositionalOnly => "positional_only",
+        ParamKind::PositionalOrKeyword => "positional_or_keyword",
+        ParamKind::VarPositional => "var_positional",
+        ParamKind::KeywordOnly => "keyword_only",
+        ParamKind::VarKeyword => "var_keyword",
+    }
+}
+
+fn text_item(s: &str) -> DataSlice {
+    DataSlice::item(Some(ScalarRef::String(s)), Schema::String).expect("a STRING item")
+}
+
+/// The marker entities signatures use (Koda's layout): `Entity(kind=...)`
+/// for the kinds, `Entity(no_default_value=present)` and
+/// `Entity(self_not_specified=present)` for the defaults. Made once.
+fn marker(attr: &str, value: Option<&str>) -> Result<DataSlice> {
+    static MARKERS: OnceLock<Mutex<HashMap<String, DataSlice>>> = OnceLock::new();
+    let key = format!("{attr}={}", value.unwrap_or(""));
+    let mut markers = MARKERS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = markers.get(&key) {
+        return Ok(m.clone());
+    }
+    let value = match value {
+        Some(text) => text_item(text),
+        None => DataSlice::item(Some(ScalarRef::Mask), Schema::Mask)?,
+    };
+    // One named schema per marker attribute: the kinds of all parameters
+    // share a schema, so `parameters[:].kind.kind` reads them together.
+    let schema = format!("kd.functor.{attr}");
+    let m = plait_ops::objects::create::new(&[(attr.to_string(), value)], plait_ops::objects::create::SchemaArg::Named(&schema), false, None, None)?;
+    markers.insert(key, m.clone());
+    Ok(m)
+}
+
+/// A `__signature__` item for `params`.
+pub fn make_signature(params: &[Parameter]) -> Result<DataSlice> {
+    use plait_ops::objects::create::obj;
+    let mut items = Vec::with_capacity(params.len());
+    for p in params {
+        let default = match &p.default {
+            DefaultValue::Required => marker("no_default_value", None)?,
+            DefaultValue::SelfNotSpecified => marker("self_not_specified", None)?,
+            DefaultValue::Value(v) => v.clone(),
+        };
+        let attrs = [
+            ("name".to_string(), text_item(&p.name)),
+            ("kind".to_string(), marker("kind", Some(kind_name(p.kind)))?),
+            ("default_value".to_string(), default),
+        ];
+        items.push(obj(&attrs, None, None)?);
+    }
+    let refs: Vec<&DataSlice> = items.iter().collect();
+    let parameters = if refs.is_empty() {
+        DataSlice::missing(plait_core::JaggedShape::flat(0), Schema::Object)
+    } else {
+        let bag = DataBag::combined(items.iter().filter_map(DataSlice::bag));
+        plait_ops::slices::stack(&refs, 0)?.with_bag(bag)
+    };
+    let list = plait_ops::objects::lists::implode(&parameters, 1, None)?;
+    obj(&[("parameters".to_string(), list)], None, None)
+}
+
+/// A functor: `returns` (an EXPR item, or a value), `signature`, variables
+/// (EXPR items, values, functors) and, when given, `__qualname__` and
+/// `__module__`. Its bag is merged into one immutable layer.
+pub fn make_functor(returns: &DataSlice, signature: &DataSlice, variables: &[(String, DataSlice)], qualname: Option<&str>, module: Option<&str>) -> Result<DataSlice> {
+    let mut attrs = vec![(RETURNS_ATTR.to_string(), returns.clone()), (SIGNATURE_ATTR.to_string(), signature.clone())];
+    if let Some(q) = qualname {
+        attrs.push(("__qualname__".to_string(), text_item(q)));
+        attrs.push(("__module__".to_string(), text_item(module.unwrap_or(""))));
+    }
+    attrs.extend(variables.iter().cloned());
+    let f = plait_ops::objects::create::obj(&attrs, None, None)?;
+    let merged = f.bag().map(DataBag::merged);
+    Ok(f.with_bag(merged))
 }

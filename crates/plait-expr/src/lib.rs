@@ -12,6 +12,7 @@
 //! * [`eval`] — compiled plans, cached by fingerprint, and `kd.eval`.
 //! * [`functor`] — functors: compiled (variables inlined) and called.
 //! * [`text`] — Koda's text form of expressions (`(I.a + I.b) * I.c`).
+//! * [`tracing`] — functors traced from Rust closures, and called.
 
 pub mod eval;
 pub mod expr;
@@ -20,6 +21,7 @@ pub mod operator;
 pub mod packed;
 pub mod prepare;
 pub mod text;
+pub mod tracing;
 pub mod transform;
 pub mod value;
 

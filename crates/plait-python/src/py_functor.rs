@@ -71,7 +71,56 @@ impl PyDataItem {
     }
 }
 
+/// A `__signature__` item from `(name, kind, default_kind, default)`
+/// tuples: `kind` an `inspect.Parameter` kind name, `default_kind`
+/// "required", "self" (Koda's `self_not_specified`) or "value".
+#[pyfunction]
+fn make_signature(spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>) -> PyResult<Py<PyAny>> {
+    use plait_expr::functor::{DefaultValue, Parameter};
+    use plait_ops::registry::ParamKind;
+    let op = "kd.functor";
+    let mut params = Vec::with_capacity(spec.len());
+    for (name, kind, default_kind, default) in spec {
+        let kind = match kind.as_str() {
+            "POSITIONAL_ONLY" => ParamKind::PositionalOnly,
+            "POSITIONAL_OR_KEYWORD" => ParamKind::PositionalOrKeyword,
+            "VAR_POSITIONAL" => ParamKind::VarPositional,
+            "KEYWORD_ONLY" => ParamKind::KeywordOnly,
+            "VAR_KEYWORD" => ParamKind::VarKeyword,
+            other => return Err(type_error(op, format!("unknown parameter kind {other}"))),
+        };
+        let default = match default_kind.as_str() {
+            "required" => DefaultValue::Required,
+            "self" => DefaultValue::SelfNotSpecified,
+            _ => match crate::py_operator::value_arg(op, default.bind(py))? {
+                plait_ops::registry::Value::Slice(v) => DefaultValue::Value(v),
+                plait_ops::registry::Value::Shape(_) => return Err(type_error(op, format!("the default of '{name}' cannot be a JaggedShape"))),
+            },
+        };
+        params.push(Parameter { name, kind, default });
+    }
+    crate::py_slice::wrap(py, guard(|| functor::make_signature(&params))?)
+}
+
+/// A functor item from its `returns`, `signature` and variables (DataSlices:
+/// EXPR items, values or functors).
+#[pyfunction]
+#[pyo3(signature = (returns, signature, variables, qualname = None, module = None))]
+fn make_functor(
+    py: Python<'_>,
+    returns: PyRef<'_, PyDataSlice>,
+    signature: PyRef<'_, PyDataSlice>,
+    variables: Vec<(String, PyRef<'_, PyDataSlice>)>,
+    qualname: Option<&str>,
+    module: Option<&str>,
+) -> PyResult<Py<PyAny>> {
+    let variables: Vec<(String, plait_core::DataSlice)> = variables.into_iter().map(|(k, v)| (k, v.inner.clone())).collect();
+    crate::py_slice::wrap(py, guard(|| functor::make_functor(&returns.inner, &signature.inner, &variables, qualname, module))?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(make_signature, m)?)?;
+    m.add_function(wrap_pyfunction!(make_functor, m)?)?;
     m.add_function(wrap_pyfunction!(functor_call, m)?)?;
     m.add_function(wrap_pyfunction!(is_functor, m)?)?;
     Ok(())

@@ -15,16 +15,6 @@ from plait import _plait
 from plait.kd import expr as _expr
 from plait.kd._operators import unspecified
 
-_KINDS = {
-    inspect.Parameter.POSITIONAL_ONLY: "positional_only",
-    inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional_or_keyword",
-    inspect.Parameter.VAR_POSITIONAL: "var_positional",
-    inspect.Parameter.KEYWORD_ONLY: "keyword_only",
-    inspect.Parameter.VAR_KEYWORD: "var_keyword",
-}
-
-_markers = {}
-
 
 def _kd():
     from plait import kd
@@ -32,42 +22,19 @@ def _kd():
     return kd
 
 
-def _marker(name):
-    """The entities Koda's signatures use: parameter kinds and the
-    `no_default_value` / `self_not_specified` defaults."""
-    if name not in _markers:
-        kd = _kd()
-        with _expr.eager():
-            _markers[name] = _new_marker(kd, name)
-    return _markers[name]
-
-
-def _new_marker(kd, name):
-    if name in ("no_default_value", "self_not_specified"):
-        return kd.uu(**{name: kd.present})
-    return kd.uu(kind=name)
-
-
-def _default_item(value):
-    kd = _kd()
-    if value is inspect.Parameter.empty or value is unspecified:
-        return _marker("no_default_value")
-    if isinstance(value, kd.types.DataSlice):
-        return value
-    return kd.item(value)
-
-
 def _signature(params):
     """A signature item from `(name, kind, default)` triples (`kind` an
-    `inspect.Parameter` kind, `default` a value or `inspect.Parameter.empty`;
-    a parameter named `self` with no default gets Koda's `self_not_specified`)."""
-    kd = _kd()
-    with _expr.eager():
-        items = []
-        for name, kind, default in params:
-            value = _marker("self_not_specified") if default is _SELF else _default_item(default)
-            items.append(kd.obj(name=name, kind=_marker(_KINDS[kind]), default_value=value))
-        return kd.obj(parameters=kd.list(items))
+    `inspect.Parameter` kind, `default` a value, `inspect.Parameter.empty`,
+    or `_SELF` for Koda's `self` parameter)."""
+    spec = []
+    for name, kind, default in params:
+        if default is _SELF:
+            spec.append((name, kind.name, "self", None))
+        elif default is inspect.Parameter.empty or default is unspecified:
+            spec.append((name, kind.name, "required", None))
+        else:
+            spec.append((name, kind.name, "value", default))
+    return _plait.make_signature(spec)
 
 
 # The default of the `self` parameter of `expr_fn` functors.
@@ -83,20 +50,9 @@ def _python_signature_params(f, defaults):
 
 
 def _make(returns, signature, variables, qualname=None, module=None):
-    """The functor item."""
-    with _expr.eager():
-        return _make_now(returns, signature, variables, qualname, module)
-
-
-def _make_now(returns, signature, variables, qualname, module):
-    kd = _kd()
-    attrs = {"returns": _as_attribute(returns), "__signature__": signature}
-    if qualname is not None:
-        attrs["__qualname__"] = qualname
-        attrs["__module__"] = module or ""
-    for name, value in variables.items():
-        attrs[name] = _as_attribute(value)
-    return kd.obj(**attrs)
+    """The functor item (made in Rust: `plait_expr::functor::make_functor`)."""
+    variables = [(name, _as_value(_as_attribute(value))) for name, value in variables.items()]
+    return _plait.make_functor(_as_value(_as_attribute(returns)), signature, variables, qualname, module)
 
 
 def _as_attribute(value):
@@ -273,7 +229,7 @@ def bind(fn_def, /, *args, return_type_as=None, **kwargs):
         _expr.I.args, _expr.I.kwargs)
     params = [("args", inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.empty),
               ("kwargs", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty)]
-    return _make(body, _signature(params), {k: _as_value(v) for k, v in variables.items()})
+    return _make(body, _signature(params), variables)
 
 
 def _as_value(v):
@@ -310,9 +266,9 @@ def allow_arbitrary_unused_inputs(fn_def):
     kinds = params.kind.kind.to_py()
     if "var_keyword" in kinds:
         return fn_def
-    extra = kd.obj(name="__extra_inputs__", kind=_marker("var_keyword"), default_value=_marker("no_default_value"))
-    items = list(params.L) + [extra]
-    return fn_def.with_attrs(__signature__=kd.obj(parameters=kd.list(items)))
+    extra = _plait.make_signature([("__extra_inputs__", "VAR_KEYWORD", "required", None)]).parameters[:]
+    items = kd.concat(params, extra)
+    return fn_def.with_attrs(__signature__=kd.obj(parameters=kd.implode(items)))
 
 
 def apply_py(fn, *args, return_type_as=unspecified, **kwargs):
