@@ -250,7 +250,8 @@ def has_fn(x):
     kd = _kd()
     if x.is_item():
         return is_fn(x)
-    return kd.slice([bool(_plait.is_functor(item)) or None for item in x.flatten().L]).reshape(x.get_shape()) & kd.present
+    flags = [True if _plait.is_functor(item) else None for item in x.flatten().L]
+    return kd.has(kd.slice(flags, kd.BOOLEAN)).reshape(x.get_shape())
 
 
 def get_signature(fn_def):

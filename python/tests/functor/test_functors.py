@@ -325,3 +325,30 @@ def test_bags_as_arguments():
     f = kd.fn(attach)
     e = kd.new(a=5)
     assert f(e.no_bag(), e.get_bag()).to_py() == 5
+
+
+def test_trace_as_fn_options():
+    @kd.trace_as_fn(name="helper")
+    def renamed(x):
+        return x * 3
+
+    @kd.trace_as_fn(py_fn=True)
+    def in_python(x):
+        return kd.item(x.to_py() + 100)  # runs as Python at evaluation
+
+    f = kd.fn(lambda x: in_python(renamed(x)))
+    assert "helper" in kd.dir(f) and "in_python" in kd.dir(f)
+    assert f(2).to_py() == 106
+
+
+def test_functor_helpers():
+    g = kd.fn(I.x + 1)
+    assert repr(kd.functor.has_fn(kd.slice([g, None, kd.item(1)]))) == (
+        "DataSlice([present, missing, missing], schema: MASK, present: 1/3)")
+    strict = kd.fn(lambda x: x + 1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):
+        strict(x=1, y=2)
+    relaxed = kd.functor.allow_arbitrary_unused_inputs(strict)
+    assert relaxed(x=1, y=2).to_py() == 2
+    chained = kd.functor.flat_map_chain(kd.iterables.make(1, 2), kd.fn(lambda x: kd.iterables.make(x, x * 10)))
+    assert [v.to_py() for v in chained] == [1, 10, 2, 20]
