@@ -154,14 +154,11 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
             _ => Err(Error::value(CALL, format!("the functor has no valid {SIGNATURE_ATTR}: parameter {i} has no name or kind"))),
         };
         let (name, kind) = (text(&names)?, text(&kinds)?);
-        let kind = match kind.as_str() {
-            "positional_only" => ParamKind::PositionalOnly,
-            "positional_or_keyword" => ParamKind::PositionalOrKeyword,
-            "var_positional" => ParamKind::VarPositional,
-            "keyword_only" => ParamKind::KeywordOnly,
-            "var_keyword" => ParamKind::VarKeyword,
-            other => return Err(Error::value(CALL, format!("unknown parameter kind '{other}' in {SIGNATURE_ATTR}"))),
-        };
+        let kind = KINDS
+            .iter()
+            .find(|(_, n)| *n == kind)
+            .map(|(k, _)| *k)
+            .ok_or_else(|| Error::value(CALL, format!("unknown parameter kind '{kind}' in {SIGNATURE_ATTR}")))?;
         // Read one by one: the defaults of different parameters have
         // different schemas (values, and Koda's marker entities).
         let default = get_attr(&item_at(&parameters, i)?, "default_value", None).map_err(context)?;
@@ -274,14 +271,17 @@ impl Parameter {
     }
 }
 
+/// The parameter kinds by the names signatures store (Koda's).
+const KINDS: [(ParamKind, &str); 5] = [
+    (ParamKind::PositionalOnly, "positional_only"),
+    (ParamKind::PositionalOrKeyword, "positional_or_keyword"),
+    (ParamKind::VarPositional, "var_positional"),
+    (ParamKind::KeywordOnly, "keyword_only"),
+    (ParamKind::VarKeyword, "var_keyword"),
+];
+
 fn kind_name(kind: ParamKind) -> &'static str {
-    match kind {
-        ParamKind::PositionalOnly => "positional_only",
-        ParamKind::PositionalOrKeyword => "positional_or_keyword",
-        ParamKind::VarPositional => "var_positional",
-        ParamKind::KeywordOnly => "keyword_only",
-        ParamKind::VarKeyword => "var_keyword",
-    }
+    KINDS.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n).expect("every kind has a name")
 }
 
 fn text_item(s: &str) -> DataSlice {

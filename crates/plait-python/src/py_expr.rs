@@ -658,14 +658,7 @@ impl PyFunction {
 fn params_from_py(op: &str, spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>) -> PyResult<Vec<Param>> {
     spec.into_iter()
         .map(|(name, kind, default_kind, default)| {
-            let kind = match kind.as_str() {
-                "POSITIONAL_ONLY" => ParamKind::PositionalOnly,
-                "POSITIONAL_OR_KEYWORD" => ParamKind::PositionalOrKeyword,
-                "VAR_POSITIONAL" => ParamKind::VarPositional,
-                "KEYWORD_ONLY" => ParamKind::KeywordOnly,
-                "VAR_KEYWORD" => ParamKind::VarKeyword,
-                other => return Err(type_error(op, format!("unknown parameter kind {other}"))),
-            };
+            let kind = crate::py_operator::param_kind(op, &kind)?;
             let default = match default_kind.as_str() {
                 "required" => None,
                 "unspecified" => Some(None),

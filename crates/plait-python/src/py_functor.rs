@@ -77,18 +77,10 @@ impl PyDataItem {
 #[pyfunction]
 fn make_signature(spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>) -> PyResult<Py<PyAny>> {
     use plait_expr::functor::{DefaultValue, Parameter};
-    use plait_ops::registry::ParamKind;
     let op = "kd.functor";
     let mut params = Vec::with_capacity(spec.len());
     for (name, kind, default_kind, default) in spec {
-        let kind = match kind.as_str() {
-            "POSITIONAL_ONLY" => ParamKind::PositionalOnly,
-            "POSITIONAL_OR_KEYWORD" => ParamKind::PositionalOrKeyword,
-            "VAR_POSITIONAL" => ParamKind::VarPositional,
-            "KEYWORD_ONLY" => ParamKind::KeywordOnly,
-            "VAR_KEYWORD" => ParamKind::VarKeyword,
-            other => return Err(type_error(op, format!("unknown parameter kind {other}"))),
-        };
+        let kind = crate::py_operator::param_kind(op, &kind)?;
         let default = match default_kind.as_str() {
             "required" => DefaultValue::Required,
             "self" => DefaultValue::SelfNotSpecified,

@@ -137,13 +137,7 @@ pub fn parameter_info(py: Python<'_>, params: &[registry::Param]) -> PyResult<Ve
     params
         .iter()
         .map(|p| {
-            let kind = match p.kind {
-                ParamKind::PositionalOnly => "POSITIONAL_ONLY",
-                ParamKind::PositionalOrKeyword => "POSITIONAL_OR_KEYWORD",
-                ParamKind::VarPositional => "VAR_POSITIONAL",
-                ParamKind::KeywordOnly => "KEYWORD_ONLY",
-                ParamKind::VarKeyword => "VAR_KEYWORD",
-            };
+            let kind = INSPECT_KINDS.iter().find(|(k, _)| *k == p.kind).map(|(_, n)| *n).expect("every kind has a name");
             let default = match &p.default {
                 Some(Some(item)) => Some(wrap(py, item.clone())?),
                 _ => None,
@@ -151,6 +145,24 @@ pub fn parameter_info(py: Python<'_>, params: &[registry::Param]) -> PyResult<Ve
             Ok((p.name.clone(), kind, p.default.is_some(), default))
         })
         .collect()
+}
+
+/// The parameter kinds by their `inspect.Parameter` names.
+const INSPECT_KINDS: [(ParamKind, &str); 5] = [
+    (ParamKind::PositionalOnly, "POSITIONAL_ONLY"),
+    (ParamKind::PositionalOrKeyword, "POSITIONAL_OR_KEYWORD"),
+    (ParamKind::VarPositional, "VAR_POSITIONAL"),
+    (ParamKind::KeywordOnly, "KEYWORD_ONLY"),
+    (ParamKind::VarKeyword, "VAR_KEYWORD"),
+];
+
+/// The parameter kind named `name` (an `inspect.Parameter` kind name).
+pub fn param_kind(op: &str, name: &str) -> PyResult<ParamKind> {
+    INSPECT_KINDS
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(k, _)| *k)
+        .ok_or_else(|| crate::errors::type_error(op, format!("unknown parameter kind {name}")))
 }
 
 /// Every registered operator.
