@@ -27,9 +27,19 @@ impl QuotedExpr for Packed {
     }
 }
 
+/// `expr` as a quoted value (what an EXPR column holds).
+pub fn quote(expr: &Expr) -> Quoted {
+    Quoted(Arc::new(Packed(expr.clone())))
+}
+
+/// The expression a quoted value holds (`None` for a missing slot's filler).
+pub fn expr_of(quoted: &Quoted) -> Option<Expr> {
+    quoted.0.as_any().downcast_ref::<Packed>().map(|p| p.0.clone())
+}
+
 /// `expr` as an EXPR DataItem.
 pub fn pack(expr: &Expr) -> DataSlice {
-    let quoted = Quoted(Arc::new(Packed(expr.clone())));
+    let quoted = quote(expr);
     DataSlice::item(Some(ScalarRef::Expr(&quoted)), Schema::Expr).expect("an EXPR item")
 }
 

@@ -5,6 +5,7 @@ mod boxing;
 mod py_bag;
 mod py_expr;
 mod py_functor;
+mod py_persist;
 mod errors;
 mod fast_numbers;
 mod functions;
@@ -48,5 +49,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_bag::register(m)?;
     py_expr::register(m)?;
     py_functor::register(m)?;
+    py_persist::register(m)?;
     functions::register(m)
 }

@@ -322,6 +322,13 @@ impl DataBag {
         out
     }
 
+    /// The ids of the lists in the bag's own contents.
+    pub fn own_list_ids(&self) -> Vec<ItemId> {
+        let mut ids = self.read().lists.ids();
+        ids.sort();
+        ids
+    }
+
     /// This bag's own contents, then each fallback's (depth first): the order
     /// in which reads consult them.
     fn layers(&self) -> Vec<Arc<Store>> {

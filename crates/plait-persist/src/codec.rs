@@ -1,0 +1,575 @@
+//! Encoding and decoding of the format's values (see docs/format.md):
+//! schemas, shapes, columns (contiguous buffers), slices, bags (flattened:
+//! attributes, lists, dicts), expressions (a node table in topological
+//! order) and the values expressions hold.
+//!
+//! Decoding validates everything it builds from: counts against the bytes
+//! left, offsets, UTF-8, node references (only to earlier nodes), operator
+//! names and arities, and nesting depth.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use plait_core::column::VarBinary;
+use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Quoted, Result, Schema, SchemaValues, SliceData, Values};
+use plait_expr::operator::{is_variadic, lookup, OperatorKind};
+use plait_expr::value::Tuple;
+use plait_expr::{packed, Expr, ExprValue, NodeKind};
+use plait_ops::registry::{ParamKind, Value};
+
+use crate::wire::{corrupt, Reader, Writer};
+
+fn unsupported(message: impl std::fmt::Display) -> Error {
+    Error::value("kd.dumps", message)
+}
+
+// ------------------------------------------------------------------ schemas
+
+const STRUCT_TAG: u8 = Schema::ALL.len() as u8;
+
+fn put_schema(w: &mut Writer, s: Schema) {
+    match s {
+        Schema::Struct(id) => {
+            w.u8(STRUCT_TAG);
+            w.u128(id.0);
+        }
+        other => w.u8(Schema::ALL.iter().position(|&a| a == other).expect("every non-struct schema is listed") as u8),
+    }
+}
+
+fn get_schema(r: &mut Reader<'_>) -> Result<Schema> {
+    let tag = r.u8()?;
+    if tag == STRUCT_TAG {
+        return Ok(Schema::Struct(ItemId(r.u128()?)));
+    }
+    Schema::ALL.get(tag as usize).copied().ok_or_else(|| corrupt(format!("unknown schema tag {tag}")))
+}
+
+// ------------------------------------------------------------------ shapes
+
+fn put_shape(w: &mut Writer, shape: &JaggedShape) {
+    w.u32(shape.rank() as u32);
+    for edge in shape.edges() {
+        match edge.uniform_size() {
+            Some(size) => {
+                w.u8(0);
+                w.len(edge.parent_size());
+                w.len(size);
+            }
+            None => {
+                w.u8(1);
+                let sizes = edge.sizes();
+                w.len(sizes.len());
+                for s in sizes {
+                    w.u64(s as u64);
+                }
+            }
+        }
+    }
+}
+
+/// The most items a shape may declare (uniform edges cost no bytes).
+const MAX_ITEMS: u64 = 1 << 40;
+
+fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
+    let rank = r.u32()? as usize;
+    if rank > crate::wire::MAX_DEPTH {
+        return Err(corrupt(format!("a shape of rank {rank}")));
+    }
+    let mut edges = Vec::with_capacity(rank);
+    for _ in 0..rank {
+        let edge = match r.u8()? {
+            0 => {
+                let (parents, size) = (r.u64()?, r.u64()?);
+                if parents.checked_mul(size).is_none_or(|n| n > MAX_ITEMS) {
+                    return Err(corrupt(format!("a dimension of {parents} x {size} items")));
+                }
+                Edge::uniform(parents as usize, size as usize)
+            }
+            1 => {
+                let n = r.count(8, "dimension sizes")?;
+                let mut sizes = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let s = r.u64()?;
+                    if s > MAX_ITEMS {
+                        return Err(corrupt(format!("a row of {s} items")));
+                    }
+                    sizes.push(s as i64);
+                }
+                Edge::from_sizes(&sizes).map_err(|e| corrupt(e.message))?
+            }
+            tag => return Err(corrupt(format!("unknown dimension tag {tag}"))),
+        };
+        edges.push(edge);
+    }
+    JaggedShape::from_edges(edges).map_err(|e| corrupt(e.message))
+}
+
+// ------------------------------------------------------------------ columns
+
+fn put_bits(w: &mut Writer, bits: &BooleanBuffer) {
+    let mut bytes = vec![0u8; bits.len().div_ceil(8)];
+    for i in bits.set_indices() {
+        bytes[i / 8] |= 1 << (i % 8);
+    }
+    w.raw(&bytes);
+}
+
+fn get_bits(r: &mut Reader<'_>, n: usize) -> Result<BooleanBuffer> {
+    let bytes = r.take(n.div_ceil(8))?;
+    Ok(BooleanBuffer::new(Buffer::from(bytes.to_vec()), 0, n))
+}
+
+fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder) -> Result<()> {
+    put_schema(w, values.dtype());
+    w.len(values.len());
+    match values {
+        Values::Int32(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        Values::Int64(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        Values::Float32(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        Values::Float64(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        Values::Boolean(v) => put_bits(w, v),
+        Values::Mask(_) => {}
+        Values::Bytes(v) | Values::String(v) => {
+            let offsets = &v.offsets;
+            let start = offsets[0];
+            for o in offsets.iter() {
+                w.u64((o - start) as u64);
+            }
+            w.blob(&v.data.as_slice()[start as usize..offsets[offsets.len() - 1] as usize]);
+        }
+        Values::Schema(v) => (0..v.len()).for_each(|i| put_schema(w, v.get(i))),
+        Values::ItemId(v) => (0..v.len()).for_each(|i| w.u128(v.get(i))),
+        Values::Expr(v) => {
+            for q in v.iter() {
+                match packed::expr_of(q) {
+                    Some(e) => {
+                        w.u8(1);
+                        put_expr(w, &e, ctx)?;
+                    }
+                    None => w.u8(0),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn get_fixed<T: Copy, const N: usize>(r: &mut Reader<'_>, n: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>> {
+    let bytes = r.take(n.checked_mul(N).ok_or_else(|| corrupt("a column too long"))?)?;
+    Ok(bytes.chunks_exact(N).map(|c| from(c.try_into().expect("N bytes"))).collect())
+}
+
+fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Values> {
+    let dtype = get_schema(r)?;
+    // The smallest encoding of one item of this type (MASK items take none).
+    let min = match dtype {
+        Schema::Mask => 0,
+        Schema::Boolean | Schema::Schema | Schema::Expr => 1,
+        _ => 4,
+    };
+    let n = r.count(if dtype == Schema::Boolean { 0 } else { min }, "column")?;
+    Ok(match dtype {
+        Schema::Int32 => Values::Int32(ScalarBuffer::from(get_fixed(r, n, i32::from_le_bytes)?)),
+        Schema::Int64 => Values::Int64(ScalarBuffer::from(get_fixed(r, n, i64::from_le_bytes)?)),
+        Schema::Float32 => Values::Float32(ScalarBuffer::from(get_fixed(r, n, f32::from_le_bytes)?)),
+        Schema::Float64 => Values::Float64(ScalarBuffer::from(get_fixed(r, n, f64::from_le_bytes)?)),
+        Schema::Boolean => Values::Boolean(get_bits(r, n)?),
+        Schema::Mask => Values::Mask(n),
+        Schema::Bytes | Schema::String => {
+            let offsets = get_fixed(r, n.checked_add(1).ok_or_else(|| corrupt("a column too long"))?, u64::from_le_bytes)?;
+            let data = r.blob()?;
+            if offsets[0] != 0 || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[n] != data.len() as u64 {
+                return Err(corrupt("text offsets out of order or past the data"));
+            }
+            if dtype == Schema::String {
+                for w in offsets.windows(2) {
+                    std::str::from_utf8(&data[w[0] as usize..w[1] as usize]).map_err(|_| corrupt("a STRING value is not valid UTF-8"))?;
+                }
+            }
+            let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
+            let binary = VarBinary { offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)), data: Buffer::from(data.to_vec()) };
+            if dtype == Schema::String { Values::String(binary) } else { Values::Bytes(binary) }
+        }
+        Schema::Schema => {
+            let schemas = (0..n).map(|_| get_schema(r)).collect::<Result<Vec<_>>>()?;
+            Values::Schema(SchemaValues::from(schemas))
+        }
+        Schema::ItemId => Values::ItemId(get_fixed(r, n, i128::from_le_bytes)?.into()),
+        Schema::Expr => {
+            let mut quoted: Vec<Quoted> = Vec::with_capacity(n);
+            for _ in 0..n {
+                quoted.push(match r.u8()? {
+                    0 => plait_core::quoted::filler(),
+                    1 => packed::quote(&get_expr(r, ctx)?),
+                    tag => return Err(corrupt(format!("unknown EXPR slot tag {tag}"))),
+                });
+            }
+            Values::Expr(quoted.into())
+        }
+        other => return Err(corrupt(format!("no column holds values of type {other}"))),
+    })
+}
+
+fn put_data(w: &mut Writer, data: &SliceData, ctx: &mut Encoder) -> Result<()> {
+    w.len(data.len());
+    w.u8(data.columns().len() as u8);
+    for column in data.columns() {
+        put_values(w, &column.values, ctx)?;
+        match &column.presence {
+            None => w.u8(0),
+            Some(p) => {
+                w.u8(1);
+                put_bits(w, p.inner());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn get_data(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<SliceData> {
+    let len = r.count(0, "items")?;
+    let n_columns = r.u8()? as usize;
+    if n_columns > Schema::ALL.len() {
+        return Err(corrupt(format!("{n_columns} columns in one slice")));
+    }
+    let mut columns = Vec::with_capacity(n_columns);
+    for _ in 0..n_columns {
+        let values = get_values(r, ctx)?;
+        if values.len() != len {
+            return Err(corrupt(format!("a column of {} values in a slice of {len} items", values.len())));
+        }
+        let presence = match r.u8()? {
+            0 => None,
+            1 => Some(NullBuffer::new(get_bits(r, len)?)),
+            tag => return Err(corrupt(format!("unknown presence tag {tag}"))),
+        };
+        columns.push(Column::new(values, presence));
+    }
+    Ok(SliceData::from_columns(len, columns))
+}
+
+// ------------------------------------------------------------------ slices and bags
+
+/// What encoding remembers: the bags already written (written once, then
+/// referred to by index).
+#[derive(Default)]
+pub struct Encoder {
+    bags: HashMap<u64, usize>,
+    depth: usize,
+}
+
+/// What decoding has read: the bags, by index.
+#[derive(Default)]
+pub struct Decoder {
+    bags: Vec<DataBag>,
+}
+
+pub fn put_slice(w: &mut Writer, x: &DataSlice, ctx: &mut Encoder) -> Result<()> {
+    ctx.depth += 1;
+    if ctx.depth > crate::wire::MAX_DEPTH {
+        return Err(unsupported(format!("values nested deeper than {} levels (a cycle through expressions?)", crate::wire::MAX_DEPTH)));
+    }
+    put_shape(w, x.shape());
+    put_schema(w, x.schema());
+    put_data(w, x.data(), ctx)?;
+    match x.bag() {
+        None => w.u8(0),
+        Some(bag) => match ctx.bags.get(&bag.id()) {
+            Some(&index) => {
+                w.u8(2);
+                w.len(index);
+            }
+            None => {
+                w.u8(1);
+                put_bag(w, bag, ctx)?;
+                let index = ctx.bags.len();
+                ctx.bags.insert(bag.id(), index);
+            }
+        },
+    }
+    ctx.depth -= 1;
+    Ok(())
+}
+
+pub fn get_slice(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataSlice> {
+    r.enter()?;
+    let shape = get_shape(r)?;
+    let schema = get_schema(r)?;
+    let data = get_data(r, ctx)?;
+    if data.len() != shape.size() {
+        return Err(corrupt(format!("{} items for a shape of {}", data.len(), shape.size())));
+    }
+    let bag = match r.u8()? {
+        0 => None,
+        1 => {
+            let bag = get_bag(r, ctx)?;
+            ctx.bags.push(bag.clone());
+            Some(bag)
+        }
+        2 => {
+            let index = r.u64()? as usize;
+            Some(ctx.bags.get(index).cloned().ok_or_else(|| corrupt(format!("a reference to bag {index} before it is read")))?)
+        }
+        tag => return Err(corrupt(format!("unknown bag tag {tag}"))),
+    };
+    r.leave();
+    Ok(DataSlice::new(shape, data, schema).map_err(|e| corrupt(e.message))?.with_bag(bag))
+}
+
+fn stored_data(values: &[Option<plait_core::bag::Stored>]) -> SliceData {
+    let mut builder = plait_core::column::SliceBuilder::with_capacity(values.len());
+    for v in values {
+        builder.push(v.as_ref().map(|s| s.as_ref()));
+    }
+    builder.finish()
+}
+
+fn put_ids(w: &mut Writer, ids: &[ItemId]) {
+    w.len(ids.len());
+    for id in ids {
+        w.u128(id.0);
+    }
+}
+
+fn get_ids(r: &mut Reader<'_>) -> Result<Vec<Option<ItemId>>> {
+    let n = r.count(16, "ids")?;
+    (0..n).map(|_| Ok(Some(ItemId(r.u128()?)))).collect()
+}
+
+/// A bag, flattened (its fallbacks merged in): attributes, lists, dicts.
+pub fn put_bag(w: &mut Writer, bag: &DataBag, ctx: &mut Encoder) -> Result<()> {
+    let flat = bag.merged();
+    let mut by_attr: std::collections::BTreeMap<String, (Vec<ItemId>, Vec<Option<plait_core::bag::Stored>>)> = Default::default();
+    for (id, attr, value) in flat.own_triples() {
+        let entry = by_attr.entry(attr).or_default();
+        entry.0.push(id);
+        entry.1.push(value);
+    }
+    w.len(by_attr.len());
+    for (attr, (ids, values)) in &by_attr {
+        w.str(attr);
+        put_ids(w, ids);
+        put_data(w, &stored_data(values), ctx)?;
+    }
+    let list_ids = flat.own_list_ids();
+    let wrapped: Vec<Option<ItemId>> = list_ids.iter().copied().map(Some).collect();
+    let (edge, items) = flat.explode(&wrapped)?;
+    put_ids(w, &list_ids);
+    for size in edge.sizes() {
+        w.u64(size as u64);
+    }
+    put_data(w, &items, ctx)?;
+    let entries = flat.own_dict_entries();
+    let owners: Vec<ItemId> = entries.iter().map(|e| e.0).collect();
+    put_ids(w, &owners);
+    put_data(w, &stored_data(&entries.iter().map(|e| Some(e.1.clone())).collect::<Vec<_>>()), ctx)?;
+    put_data(w, &stored_data(&entries.iter().map(|e| e.2.clone()).collect::<Vec<_>>()), ctx)?;
+    Ok(())
+}
+
+/// A bag saved on its own (`kd.dumps(bag)`).
+pub fn get_bag_payload(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
+    get_bag(r, ctx)
+}
+
+fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
+    let bag = DataBag::new_immutable();
+    let n_attrs = r.count(9, "attributes")?;
+    for _ in 0..n_attrs {
+        let attr = r.str()?.to_string();
+        let ids = get_ids(r)?;
+        let values = get_data(r, ctx)?;
+        if values.len() != ids.len() {
+            return Err(corrupt(format!("attribute '{attr}': {} values for {} items", values.len(), ids.len())));
+        }
+        bag.fill(|w| w.set_attr(&attr, &ids, &values));
+    }
+    let list_ids = get_ids(r)?;
+    let mut sizes = Vec::with_capacity(list_ids.len());
+    for _ in 0..list_ids.len() {
+        let s = r.u64()?;
+        if s > MAX_ITEMS {
+            return Err(corrupt(format!("a list of {s} items")));
+        }
+        sizes.push(s as i64);
+    }
+    let edge = Edge::from_sizes(&sizes).map_err(|e| corrupt(e.message))?;
+    let items = get_data(r, ctx)?;
+    if items.len() != edge.child_size() {
+        return Err(corrupt(format!("{} list items for lists of {} items", items.len(), edge.child_size())));
+    }
+    if !list_ids.is_empty() {
+        bag.fill(|w| w.set_lists(&list_ids, &edge, &items));
+    }
+    let owners = get_ids(r)?;
+    let keys = get_data(r, ctx)?;
+    let values = get_data(r, ctx)?;
+    if keys.len() != owners.len() || values.len() != owners.len() {
+        return Err(corrupt("dict entries with keys or values missing"));
+    }
+    if owners.iter().zip(0..).any(|(_, i)| keys.get(i).is_none()) {
+        return Err(corrupt("a dict entry without a key"));
+    }
+    if !owners.is_empty() {
+        bag.fill(|w| w.set_dict_entries(&owners, &keys, &values));
+    }
+    Ok(bag)
+}
+
+// ------------------------------------------------------------------ expressions
+
+pub fn put_expr(w: &mut Writer, expr: &Expr, ctx: &mut Encoder) -> Result<()> {
+    let nodes = expr.post_order();
+    let index: HashMap<u128, usize> = nodes.iter().enumerate().map(|(i, n)| (n.fingerprint(), i)).collect();
+    w.len(nodes.len());
+    for node in &nodes {
+        match node.kind() {
+            NodeKind::Input(name) => {
+                w.u8(0);
+                w.str(name);
+            }
+            NodeKind::Variable(name) => {
+                w.u8(1);
+                w.str(name);
+            }
+            NodeKind::Placeholder(name) => {
+                w.u8(2);
+                w.str(name);
+            }
+            NodeKind::Literal(value) => {
+                w.u8(3);
+                put_expr_value(w, value, ctx)?;
+            }
+            NodeKind::Op { op, args, kwarg_names } => {
+                match &op.kind {
+                    OperatorKind::Function { .. } => {
+                        return Err(unsupported(format!(
+                            "cannot serialize the Python-function operator {}: Python code is not saved (no pickles)",
+                            op.name
+                        )))
+                    }
+                    OperatorKind::Lambda(_) if lookup(&op.name).is_none_or(|r| r.fingerprint != op.fingerprint) => {
+                        return Err(unsupported(format!("cannot serialize the lambda operator {}: it is not registered by that name", op.name)))
+                    }
+                    _ => {}
+                }
+                w.u8(4);
+                w.str(&op.name);
+                w.len(args.len());
+                for arg in args {
+                    w.u64(arg.as_ref().map_or(0, |a| index[&a.fingerprint()] as u64 + 1));
+                }
+                w.len(kwarg_names.len());
+                for name in kwarg_names {
+                    w.str(name);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Result<()> {
+    match value {
+        ExprValue::Data(Value::Slice(x)) => {
+            w.u8(0);
+            put_slice(w, x, ctx)
+        }
+        ExprValue::Data(Value::Shape(shape)) => {
+            w.u8(1);
+            put_shape(w, shape);
+            Ok(())
+        }
+        ExprValue::Tuple(t) => {
+            w.u8(2);
+            w.len(t.items.len());
+            for item in &t.items {
+                put_expr_value(w, item, ctx)?;
+            }
+            match &t.names {
+                None => w.u8(0),
+                Some(names) => {
+                    w.u8(1);
+                    names.iter().for_each(|n| w.str(n));
+                }
+            }
+            Ok(())
+        }
+        ExprValue::Unspecified => {
+            w.u8(3);
+            Ok(())
+        }
+        ExprValue::Foreign(f) => Err(unsupported(format!(
+            "cannot serialize {} in an expression: Python objects (py_fn functors, Python-function operators) are not saved (no pickles)",
+            f.repr()
+        ))),
+    }
+}
+
+pub fn get_expr(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Expr> {
+    r.enter()?;
+    let n = r.count(1, "expression nodes")?;
+    if n == 0 {
+        return Err(corrupt("an expression without nodes"));
+    }
+    let mut nodes: Vec<Expr> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let node = match r.u8()? {
+            0 => Expr::input(r.str()?),
+            1 => Expr::variable(r.str()?),
+            2 => Expr::placeholder(r.str()?),
+            3 => Expr::literal(get_expr_value(r, ctx)?),
+            4 => {
+                let name = r.str()?;
+                let op = lookup(name).ok_or_else(|| corrupt(format!("unknown operator {name}")))?;
+                let n_args = r.count(8, "arguments")?;
+                let mut args = Vec::with_capacity(n_args);
+                for _ in 0..n_args {
+                    let k = r.u64()? as usize;
+                    args.push(match k {
+                        0 => None,
+                        k => Some(nodes.get(k - 1).cloned().ok_or_else(|| corrupt("an argument that is not an earlier node"))?),
+                    });
+                }
+                let n_kw = r.count(8, "keyword names")?;
+                let kwarg_names: Vec<Arc<str>> = (0..n_kw).map(|_| r.str().map(Arc::from)).collect::<Result<_>>()?;
+                // The layout of the node must fit the operator's signature.
+                let fixed = op.fixed_params();
+                let n_var = n_args.checked_sub(fixed + n_kw).ok_or_else(|| corrupt(format!("too few arguments for {name}")))?;
+                let has = |kind| op.params.iter().any(|p| is_variadic(p) && p.kind == kind);
+                if (n_var > 0 && !has(ParamKind::VarPositional)) || (n_kw > 0 && !has(ParamKind::VarKeyword)) {
+                    return Err(corrupt(format!("arguments that {name} does not take")));
+                }
+                Expr::node(op, args, kwarg_names)
+            }
+            tag => return Err(corrupt(format!("unknown expression node tag {tag}"))),
+        };
+        nodes.push(node);
+    }
+    r.leave();
+    Ok(nodes.pop().expect("n > 0"))
+}
+
+fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
+    r.enter()?;
+    let value = match r.u8()? {
+        0 => ExprValue::slice(get_slice(r, ctx)?),
+        1 => ExprValue::Data(Value::Shape(get_shape(r)?)),
+        2 => {
+            let n = r.count(1, "tuple items")?;
+            let items = (0..n).map(|_| get_expr_value(r, ctx)).collect::<Result<Vec<_>>>()?;
+            let names = match r.u8()? {
+                0 => None,
+                1 => Some((0..n).map(|_| r.str().map(Arc::from)).collect::<Result<Vec<_>>>()?),
+                tag => return Err(corrupt(format!("unknown tuple tag {tag}"))),
+            };
+            ExprValue::Tuple(Arc::new(Tuple { items, names }))
+        }
+        3 => ExprValue::Unspecified,
+        tag => return Err(corrupt(format!("unknown value tag {tag}"))),
+    };
+    r.leave();
+    Ok(value)
+}

@@ -1,0 +1,104 @@
+//! plait's binary format (docs/format.md): DataSlices with their bags,
+//! DataBags, expressions and functors (which are DataSlices) to bytes and
+//! back.
+//!
+//! A file is a header (magic, version, what it holds, payload length), the
+//! payload, and a CRC-32 of the payload. Loading checks all three before
+//! decoding, and decoding validates every count, offset, reference and
+//! operator: truncated, corrupted or hostile bytes give an error, never a
+//! panic or an allocation larger than the input. Python code is never
+//! saved: py_fn functors and Python-function operators are refused.
+//!
+//! * [`wire`] — bounds-checked primitives.
+//! * [`codec`] — the values.
+
+pub mod codec;
+pub mod wire;
+
+use plait_core::{DataBag, DataSlice, Error, Result};
+use plait_expr::Expr;
+
+use crate::codec::{Decoder, Encoder};
+use crate::wire::{corrupt, Reader, Writer};
+
+/// The first bytes of every file.
+pub const MAGIC: [u8; 8] = *b"\x89PLAIT\r\n";
+
+/// The version this plait writes (and the newest it reads).
+pub const VERSION: u32 = 1;
+
+/// What a file holds.
+#[derive(Clone, Debug)]
+pub enum Saved {
+    Slice(DataSlice),
+    Bag(DataBag),
+    Expr(Expr),
+}
+
+impl Saved {
+    fn tag(&self) -> u8 {
+        match self {
+            Saved::Slice(_) => 1,
+            Saved::Bag(_) => 2,
+            Saved::Expr(_) => 3,
+        }
+    }
+}
+
+/// The bytes of `value`.
+pub fn dumps(value: &Saved) -> Result<Vec<u8>> {
+    let mut payload = Writer::default();
+    let mut ctx = Encoder::default();
+    match value {
+        Saved::Slice(x) => codec::put_slice(&mut payload, x, &mut ctx)?,
+        Saved::Bag(bag) => codec::put_bag(&mut payload, bag, &mut ctx)?,
+        Saved::Expr(e) => codec::put_expr(&mut payload, e, &mut ctx)?,
+    }
+    let mut out = Writer::default();
+    out.raw(&MAGIC);
+    out.u32(VERSION);
+    out.u8(value.tag());
+    out.u8(0); // flags: none defined (compression is reserved)
+    out.len(payload.bytes.len());
+    out.raw(&payload.bytes);
+    out.u32(crc32fast::hash(&payload.bytes));
+    Ok(out.bytes)
+}
+
+/// The value `bytes` hold.
+pub fn loads(bytes: &[u8]) -> Result<Saved> {
+    let mut r = Reader::new(bytes);
+    if r.take(MAGIC.len()).ok() != Some(&MAGIC[..]) {
+        return Err(corrupt("not a plait file (wrong magic bytes)"));
+    }
+    let version = r.u32()?;
+    if version == 0 || version > VERSION {
+        return Err(Error::value("kd.loads", format!("unsupported format version {version} (this plait reads versions 1 to {VERSION})")));
+    }
+    let tag = r.u8()?;
+    let flags = r.u8()?;
+    if flags != 0 {
+        return Err(corrupt(format!("unknown flags {flags:#x}")));
+    }
+    let len = r.u64()?;
+    if len != r.remaining().saturating_sub(4) as u64 || r.remaining() < 4 {
+        return Err(corrupt(format!("a payload of {len} bytes in a file of {} bytes", bytes.len())));
+    }
+    let payload = r.take(len as usize)?;
+    let crc = r.u32()?;
+    if crc != crc32fast::hash(payload) {
+        return Err(corrupt("checksum mismatch (the bytes were changed or cut)"));
+    }
+    let mut p = Reader::new(payload);
+    let mut ctx = Decoder::default();
+    let value = match tag {
+        1 => Saved::Slice(codec::get_slice(&mut p, &mut ctx)?),
+        2 => Saved::Bag(codec::get_bag_payload(&mut p, &mut ctx)?),
+        3 => Saved::Expr(codec::get_expr(&mut p, &mut ctx)?),
+        other => return Err(corrupt(format!("unknown content tag {other}"))),
+    };
+    if p.remaining() != 0 {
+        return Err(corrupt(format!("{} bytes left after the value", p.remaining())));
+    }
+    Ok(value)
+}
