@@ -18,6 +18,7 @@ import workloads_conversion
 import workloads_dicts
 import workloads_expr
 import workloads_functor
+import workloads_persist
 import workloads_math
 import workloads_slices
 import workloads_strings
@@ -103,6 +104,7 @@ def main():
         "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),
         "expr": workloads_expr.workloads(args.scale, pkd, kkd),
         "functor": workloads_functor.workloads(args.scale, pkd, kkd),
+        "persist": workloads_persist.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
@@ -110,6 +112,8 @@ def main():
         if args.only not in group:
             continue
         run_group(generator, args.repeat)
+        if group == "persist":
+            print("bytes written:", workloads_persist.size_report())
         if group == "entities":
             n = int(10_000_000 * args.scale)
             dense, rss = workloads_entities.memory_report(pkd, n)

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use plait_core::bag::AttrBlock;
 use plait_core::column::VarBinary;
 use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Quoted, Result, Schema, SchemaValues, SliceData, Values};
 use plait_expr::operator::{is_variadic, lookup, OperatorKind};
@@ -109,7 +110,13 @@ fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
 // ------------------------------------------------------------------ columns
 
 fn put_bits(w: &mut Writer, bits: &BooleanBuffer) {
-    let mut bytes = vec![0u8; bits.len().div_ceil(8)];
+    let n = bits.len().div_ceil(8);
+    if bits.offset() == 0 {
+        // The bitmap as stored (bits past the end are ignored on load).
+        w.raw(&bits.inner().as_slice()[..n]);
+        return;
+    }
+    let mut bytes = vec![0u8; n];
     for i in bits.set_indices() {
         bytes[i / 8] |= 1 << (i % 8);
     }
@@ -125,10 +132,10 @@ fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder) -> Result<()> 
     put_schema(w, values.dtype());
     w.len(values.len());
     match values {
-        Values::Int32(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
-        Values::Int64(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
-        Values::Float32(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
-        Values::Float64(v) => v.iter().for_each(|x| w.raw(&x.to_le_bytes())),
+        Values::Int32(v) => put_numbers(w, v),
+        Values::Int64(v) => put_numbers(w, v),
+        Values::Float32(v) => put_numbers(w, v),
+        Values::Float64(v) => put_numbers(w, v),
         Values::Boolean(v) => put_bits(w, v),
         Values::Mask(_) => {}
         Values::Bytes(v) | Values::String(v) => {
@@ -140,7 +147,7 @@ fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder) -> Result<()> 
             w.blob(&v.data.as_slice()[start as usize..offsets[offsets.len() - 1] as usize]);
         }
         Values::Schema(v) => (0..v.len()).for_each(|i| put_schema(w, v.get(i))),
-        Values::ItemId(v) => (0..v.len()).for_each(|i| w.u128(v.get(i))),
+        Values::ItemId(v) => put_numbers(w, v.bits()),
         Values::Expr(v) => {
             for q in v.iter() {
                 match packed::expr_of(q) {
@@ -154,6 +161,16 @@ fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder) -> Result<()> 
         }
     }
     Ok(())
+}
+
+// The format is little-endian, and numeric columns are written as they sit
+// in memory.
+#[cfg(target_endian = "big")]
+compile_error!("plait-persist writes numeric columns as in memory: it needs a little-endian target");
+
+/// A numeric buffer as its little-endian bytes, in one copy.
+fn put_numbers<T: arrow_buffer::ArrowNativeType>(w: &mut Writer, v: &ScalarBuffer<T>) {
+    w.raw(v.inner().as_slice());
 }
 
 fn get_fixed<T: Copy, const N: usize>(r: &mut Reader<'_>, n: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>> {
@@ -338,20 +355,37 @@ fn get_ids(r: &mut Reader<'_>) -> Result<Vec<Option<ItemId>>> {
     (0..n).map(|_| Ok(Some(ItemId(r.u128()?)))).collect()
 }
 
-/// A bag, flattened (its fallbacks merged in): attributes, lists, dicts.
+/// A bag, flattened (its fallbacks merged in): attributes (block by
+/// block: dense allocations as columns, sparse items with their ids),
+/// lists, dicts.
 pub fn put_bag(w: &mut Writer, bag: &DataBag, ctx: &mut Encoder) -> Result<()> {
     let flat = bag.merged();
-    let mut by_attr: std::collections::BTreeMap<String, (Vec<ItemId>, Vec<Option<plait_core::bag::Stored>>)> = Default::default();
-    for (id, attr, value) in flat.own_triples() {
-        let entry = by_attr.entry(attr).or_default();
-        entry.0.push(id);
-        entry.1.push(value);
-    }
-    w.len(by_attr.len());
-    for (attr, (ids, values)) in &by_attr {
+    let attrs = flat.own_attr_blocks();
+    w.len(attrs.len());
+    for (attr, blocks) in &attrs {
         w.str(attr);
-        put_ids(w, ids);
-        put_data(w, &stored_data(values), ctx)?;
+        w.len(blocks.len());
+        for block in blocks {
+            match block {
+                AttrBlock::Dense { allocation, data, set } => {
+                    w.u8(0);
+                    w.u64(*allocation);
+                    put_data(w, data, ctx)?;
+                    match set {
+                        None => w.u8(0),
+                        Some(bits) => {
+                            w.u8(1);
+                            put_bits(w, bits);
+                        }
+                    }
+                }
+                AttrBlock::Sparse { ids, values } => {
+                    w.u8(1);
+                    put_ids(w, ids);
+                    put_data(w, values, ctx)?;
+                }
+            }
+        }
     }
     let list_ids = flat.own_list_ids();
     let wrapped: Vec<Option<ItemId>> = list_ids.iter().copied().map(Some).collect();
@@ -379,12 +413,34 @@ fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
     let n_attrs = r.count(9, "attributes")?;
     for _ in 0..n_attrs {
         let attr = r.str()?.to_string();
-        let ids = get_ids(r)?;
-        let values = get_data(r, ctx)?;
-        if values.len() != ids.len() {
-            return Err(corrupt(format!("attribute '{attr}': {} values for {} items", values.len(), ids.len())));
+        let n_blocks = r.count(1, "attribute blocks")?;
+        for _ in 0..n_blocks {
+            match r.u8()? {
+                0 => {
+                    let allocation = r.u64()?;
+                    let values = get_data(r, ctx)?;
+                    match r.u8()? {
+                        0 => bag.fill(|w| w.set_attr_of_allocation(&attr, allocation, &values)),
+                        1 => {
+                            let set = get_bits(r, values.len())?;
+                            let ids: Vec<Option<ItemId>> = set.set_indices().map(|k| Some(ItemId::in_allocation(allocation, k as u64))).collect();
+                            let picked = values.take(&set.set_indices().collect::<Vec<_>>());
+                            bag.fill(|w| w.set_attr(&attr, &ids, &picked));
+                        }
+                        tag => return Err(corrupt(format!("unknown set-bitmap tag {tag}"))),
+                    }
+                }
+                1 => {
+                    let ids = get_ids(r)?;
+                    let values = get_data(r, ctx)?;
+                    if values.len() != ids.len() {
+                        return Err(corrupt(format!("attribute '{attr}': {} values for {} items", values.len(), ids.len())));
+                    }
+                    bag.fill(|w| w.set_attr(&attr, &ids, &values));
+                }
+                tag => return Err(corrupt(format!("unknown attribute block tag {tag}"))),
+            }
         }
-        bag.fill(|w| w.set_attr(&attr, &ids, &values));
     }
     let list_ids = get_ids(r)?;
     let mut sizes = Vec::with_capacity(list_ids.len());

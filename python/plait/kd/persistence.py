@@ -8,7 +8,7 @@ from plait import _plait
 __all__ = ["dump", "dumps", "load", "loads"]
 
 
-def dumps(x, /, riegeli_options=None):
+def dumps(x, /, *, riegeli_options=None):
     """The bytes of `x`: a DataSlice (with the data reachable from it, as
     `kd.extract` finds it), a DataBag, an Expr, or a functor.
 

@@ -135,7 +135,36 @@ pub struct AttrStore {
     sparse: HashMap<ItemId, Option<Stored>>,
 }
 
+/// The values of one attribute, a block at a time, for copying a bag out
+/// (persistence) without a value per item.
+#[derive(Clone, Debug)]
+pub enum AttrBlock {
+    /// Slots `0..data.len()` of `allocation`; `set` says which are set
+    /// (`None`: all).
+    Dense { allocation: u64, data: SliceData, set: Option<BooleanBuffer> },
+    /// Items stored one by one (sorted by id).
+    Sparse { ids: Vec<ItemId>, values: SliceData },
+}
+
 impl AttrStore {
+    /// The stored values, block by block (dense allocations by allocation).
+    pub fn blocks(&self) -> Vec<AttrBlock> {
+        let mut dense: Vec<(&u64, &Dense)> = self.dense.iter().collect();
+        dense.sort_by_key(|(a, _)| **a);
+        let mut out: Vec<AttrBlock> =
+            dense.into_iter().map(|(&allocation, d)| AttrBlock::Dense { allocation, data: d.data.clone(), set: d.set.clone() }).collect();
+        if !self.sparse.is_empty() {
+            let mut ids: Vec<ItemId> = self.sparse.keys().copied().collect();
+            ids.sort();
+            let mut builder = SliceBuilder::with_capacity(ids.len());
+            for id in &ids {
+                builder.push(self.sparse[id].as_ref().map(Stored::as_ref));
+            }
+            out.push(AttrBlock::Sparse { ids, values: builder.finish() });
+        }
+        out
+    }
+
     /// Number of present values (for bag statistics).
     pub fn value_count(&self) -> usize {
         self.dense.values().map(|d| d.data.present_count()).sum::<usize>()

@@ -18,7 +18,7 @@ pub mod text;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-pub use attr_store::{AttrStore, ItemTally, Stored};
+pub use attr_store::{AttrBlock, AttrStore, ItemTally, Stored};
 use dict_store::{DictMap, DictStore, KeyRef};
 use list_store::{gather, DenseLists, ListRef, ListStore};
 
@@ -319,6 +319,15 @@ impl DataBag {
             }
         }
         out.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        out
+    }
+
+    /// The bag's own attributes (not its fallbacks'), by name, block by
+    /// block (see [`AttrBlock`]).
+    pub fn own_attr_blocks(&self) -> Vec<(String, Vec<AttrBlock>)> {
+        let store = self.read();
+        let mut out: Vec<(String, Vec<AttrBlock>)> = store.attrs.iter().map(|(name, a)| (name.to_string(), a.blocks())).collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 
