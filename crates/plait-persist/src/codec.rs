@@ -178,15 +178,14 @@ fn get_fixed<T: Copy, const N: usize>(r: &mut Reader<'_>, n: usize, from: fn([u8
     Ok(bytes.chunks_exact(N).map(|c| from(c.try_into().expect("N bytes"))).collect())
 }
 
-fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Values> {
+/// A column of `n` values (`n` is the slice's item count, read and
+/// checked by the caller).
+fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize) -> Result<Values> {
     let dtype = get_schema(r)?;
-    // The smallest encoding of one item of this type (MASK items take none).
-    let min = match dtype {
-        Schema::Mask => 0,
-        Schema::Boolean | Schema::Schema | Schema::Expr => 1,
-        _ => 4,
-    };
-    let n = r.count(if dtype == Schema::Boolean { 0 } else { min }, "column")?;
+    let declared = r.u64()?;
+    if declared != n as u64 {
+        return Err(corrupt(format!("a column of {declared} values in a slice of {n} items")));
+    }
     Ok(match dtype {
         Schema::Int32 => Values::Int32(ScalarBuffer::from(get_fixed(r, n, i32::from_le_bytes)?)),
         Schema::Int64 => Values::Int64(ScalarBuffer::from(get_fixed(r, n, i64::from_le_bytes)?)),
@@ -253,10 +252,7 @@ fn get_data(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<SliceData> {
     }
     let mut columns = Vec::with_capacity(n_columns);
     for _ in 0..n_columns {
-        let values = get_values(r, ctx)?;
-        if values.len() != len {
-            return Err(corrupt(format!("a column of {} values in a slice of {len} items", values.len())));
-        }
+        let values = get_values(r, ctx, len)?;
         let presence = match r.u8()? {
             0 => None,
             1 => Some(NullBuffer::new(get_bits(r, len)?)),

@@ -45,8 +45,28 @@ impl Saved {
     }
 }
 
-/// The bytes of `value`.
+/// How a payload is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    /// LZ4 (block format, the uncompressed size first).
+    Lz4,
+}
+
+/// Header flag: the payload is LZ4-compressed.
+const FLAG_LZ4: u8 = 1;
+
+/// The largest expansion LZ4 can give (a bound on what a hostile header
+/// may make the reader allocate).
+const LZ4_MAX_RATIO: u64 = 255;
+
+/// The bytes of `value`, uncompressed.
 pub fn dumps(value: &Saved) -> Result<Vec<u8>> {
+    dumps_with(value, Compression::None)
+}
+
+/// The bytes of `value`, compressed as asked.
+pub fn dumps_with(value: &Saved, compression: Compression) -> Result<Vec<u8>> {
     let mut payload = Writer::default();
     let mut ctx = Encoder::default();
     match value {
@@ -54,14 +74,18 @@ pub fn dumps(value: &Saved) -> Result<Vec<u8>> {
         Saved::Bag(bag) => codec::put_bag(&mut payload, bag, &mut ctx)?,
         Saved::Expr(e) => codec::put_expr(&mut payload, e, &mut ctx)?,
     }
+    let (flags, stored) = match compression {
+        Compression::None => (0, payload.bytes),
+        Compression::Lz4 => (FLAG_LZ4, lz4_flex::compress_prepend_size(&payload.bytes)),
+    };
     let mut out = Writer::default();
     out.raw(&MAGIC);
     out.u32(VERSION);
     out.u8(value.tag());
-    out.u8(0); // flags: none defined (compression is reserved)
-    out.len(payload.bytes.len());
-    out.raw(&payload.bytes);
-    out.u32(crc32fast::hash(&payload.bytes));
+    out.u8(flags);
+    out.len(stored.len());
+    out.raw(&stored);
+    out.u32(crc32fast::hash(&stored));
     Ok(out.bytes)
 }
 
@@ -77,7 +101,7 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     }
     let tag = r.u8()?;
     let flags = r.u8()?;
-    if flags != 0 {
+    if flags & !FLAG_LZ4 != 0 {
         return Err(corrupt(format!("unknown flags {flags:#x}")));
     }
     let len = r.u64()?;
@@ -89,6 +113,23 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     if crc != crc32fast::hash(payload) {
         return Err(corrupt("checksum mismatch (the bytes were changed or cut)"));
     }
+    if flags & FLAG_LZ4 == 0 {
+        return loads_payload(tag, payload);
+    }
+    // The uncompressed size comes first; it must be one LZ4 can reach.
+    let declared = payload.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64);
+    match declared {
+        Some(size) if size <= (payload.len() as u64).saturating_mul(LZ4_MAX_RATIO) => {}
+        _ => return Err(corrupt("a compressed payload with an impossible size")),
+    }
+    let decompressed = lz4_flex::decompress_size_prepended(payload).map_err(|e| corrupt(format!("the compressed payload: {e}")))?;
+    loads_payload(tag, &decompressed)
+}
+
+/// The value of a payload whose content tag is `tag` (the part of
+/// [`loads`] after the header and checksum checks; the fuzz target drives
+/// it directly, so that mutations reach the decoder).
+pub fn loads_payload(tag: u8, payload: &[u8]) -> Result<Saved> {
     let mut p = Reader::new(payload);
     let mut ctx = Decoder::default();
     let value = match tag {

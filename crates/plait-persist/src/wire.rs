@@ -56,6 +56,11 @@ impl Writer {
 /// Bytes being read, front to back.
 pub struct Reader<'a> {
     bytes: &'a [u8],
+    /// How many more payload-free elements (MASK items, all-missing
+    /// columns, bitmap bits) the input may still declare: eight per input
+    /// byte plus [`FREE_ITEMS`], for the whole input, so what they make the
+    /// reader build stays proportional to the input's size.
+    free_budget: u64,
     /// Nesting of slices in bags in expressions, bounded (no cycles or
     /// stack exhaustion from hostile input).
     pub depth: usize,
@@ -66,7 +71,7 @@ pub const MAX_DEPTH: usize = 64;
 
 impl<'a> Reader<'a> {
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader { bytes, depth: 0 }
+        Reader { bytes, depth: 0, free_budget: (bytes.len() as u64).saturating_mul(8).saturating_add(FREE_ITEMS) }
     }
 
     pub fn remaining(&self) -> usize {
@@ -99,10 +104,19 @@ impl<'a> Reader<'a> {
     }
 
     /// A count of elements each at least `min_size` bytes long, checked
-    /// against the bytes left (`min_size` 0: bounded by `limit`).
+    /// against the bytes left; elements without a payload (`min_size` 0)
+    /// are charged to the input's budget of them instead.
     pub fn count(&mut self, min_size: usize, what: &str) -> Result<usize> {
         let n = self.u64()?;
-        let fits = if min_size == 0 { n <= LIMIT_WITHOUT_PAYLOAD } else { n.checked_mul(min_size as u64).is_some_and(|b| b <= self.remaining() as u64) };
+        let fits = if min_size == 0 {
+            let fits = n <= self.free_budget;
+            if fits {
+                self.free_budget -= n;
+            }
+            fits
+        } else {
+            n.checked_mul(min_size as u64).is_some_and(|b| b <= self.remaining() as u64)
+        };
         if !fits {
             return Err(corrupt(format!("{what}: a count of {n} does not fit in the {} bytes left", self.remaining())));
         }
@@ -132,6 +146,6 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The most items a column without a payload (MASK, or all missing) may
-/// declare: such counts cost no input bytes, so they are bounded outright.
-const LIMIT_WITHOUT_PAYLOAD: u64 = 1 << 32;
+/// Payload-free elements accepted beyond eight per input byte (a slice of
+/// a million present MASK items is a few bytes).
+pub const FREE_ITEMS: u64 = 1 << 20;

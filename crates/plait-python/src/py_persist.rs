@@ -10,9 +10,16 @@ use crate::py_bag::PyDataBag;
 use crate::py_expr::PyExpr;
 use crate::py_slice::{wrap, PyDataSlice};
 
-/// The bytes of a DataSlice (with its bag), a DataBag or an Expr.
+/// The bytes of a DataSlice (with its bag), a DataBag or an Expr;
+/// `compression` is None or "lz4".
 #[pyfunction]
-fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (x, compression = None))]
+fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, compression: Option<&str>) -> PyResult<Bound<'py, PyBytes>> {
+    let compression = match compression {
+        None => plait_persist::Compression::None,
+        Some("lz4") => plait_persist::Compression::Lz4,
+        Some(other) => return Err(crate::errors::value_error("kd.dumps", format!("unknown compression '{other}' (expected None or 'lz4')"))),
+    };
     let value = if let Ok(ds) = x.cast::<PyDataSlice>() {
         Saved::Slice(ds.get().inner.clone())
     } else if let Ok(bag) = x.cast::<PyDataBag>() {
@@ -22,7 +29,7 @@ fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyB
     } else {
         return Err(type_error("kd.dumps", format!("expected a DataSlice, a DataBag or an Expr, got {}", x.get_type().name()?)));
     };
-    let bytes = guard(|| plait_persist::dumps(&value))?;
+    let bytes = guard(|| plait_persist::dumps_with(&value, compression))?;
     Ok(PyBytes::new(py, &bytes))
 }
 

@@ -8,19 +8,20 @@ from plait import _plait
 __all__ = ["dump", "dumps", "load", "loads"]
 
 
-def dumps(x, /, *, riegeli_options=None):
+def dumps(x, /, *, riegeli_options=None, compression=None):
     """The bytes of `x`: a DataSlice (with the data reachable from it, as
     `kd.extract` finds it), a DataBag, an Expr, or a functor.
 
-    `riegeli_options` is accepted for Koda compatibility and ignored (the
-    format has no compression options yet).
+    `compression='lz4'` compresses the payload. `riegeli_options` is
+    accepted for Koda compatibility and ignored (plait does not write riegeli
+    files).
     """
     from plait import kd
 
     del riegeli_options
     if isinstance(x, kd.types.DataSlice) and x.get_bag() is not None and x.get_schema() != kd.SCHEMA:
         x = kd.extract(x)
-    return _plait.dumps(x)
+    return _plait.dumps(x, compression)
 
 
 def loads(x, /):
@@ -30,9 +31,9 @@ def loads(x, /):
     return _plait.loads(bytes(x))
 
 
-def dump(x, path, /):
+def dump(x, path, /, *, compression=None):
     """Saves `x` (see `dumps`) to the file `path`."""
-    data = dumps(x)
+    data = dumps(x, compression=compression)
     with open(path, "wb") as f:
         f.write(data)
 

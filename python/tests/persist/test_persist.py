@@ -137,6 +137,24 @@ def test_bad_bytes_are_clear_errors():
         kd.dumps(1)
 
 
+def test_compression():
+    x = kd.slice(["repeated text"] * 1000)
+    plain_bytes, packed = kd.dumps(x), kd.dumps(x, compression="lz4")
+    assert len(packed) < len(plain_bytes) / 4
+    assert repr(kd.loads(packed)) == repr(x)
+    f = kd.fn(lambda a: a * 2)
+    assert kd.loads(kd.dumps(f, compression="lz4"))(3).to_py() == 6
+    with pytest.raises(ValueError, match="unknown compression 'zip'"):
+        kd.dumps(x, compression="zip")
+    # A compressed header claiming an impossible size is refused before allocating.
+    hostile = bytearray(packed)
+    hostile[22:26] = (2**32 - 1).to_bytes(4, "little")
+    import zlib
+    hostile[-4:] = zlib.crc32(bytes(hostile[22:-4])).to_bytes(4, "little")
+    with pytest.raises(ValueError, match="impossible size"):
+        kd.loads(bytes(hostile))
+
+
 def test_files(tmp_path):
     path = tmp_path / "x.plait"
     kd.dump(kd.slice([1, 2]), str(path))
