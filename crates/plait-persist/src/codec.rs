@@ -594,6 +594,10 @@ pub fn get_expr(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Expr> {
                 if (n_var > 0 && !has(ParamKind::VarPositional)) || (n_kw > 0 && !has(ParamKind::VarKeyword)) {
                     return Err(corrupt(format!("arguments that {name} does not take")));
                 }
+                let fixed_params = op.params.iter().filter(|p| !is_variadic(p));
+                if fixed_params.zip(&args).any(|(p, a)| p.default.is_none() && a.is_none()) {
+                    return Err(corrupt(format!("a required argument of {name} is missing")));
+                }
                 Expr::node(op, args, kwarg_names)
             }
             tag => return Err(corrupt(format!("unknown expression node tag {tag}"))),

@@ -215,3 +215,14 @@ def test_fixes_found_by_the_differential_tests():
     # with_attrs on a NONE slice with a bag leaves it as is.
     none = kd.slice([None, None]).with_bag(kd.bag())
     assert none.with_attrs(x=1).get_schema() == kd.NONE
+
+
+def test_partial_writes_keep_earlier_values_of_the_allocation():
+    # A value set alone (stored sparsely) survives a later write of 16 items
+    # of the same allocation (stored as a column) that does not reach it.
+    ds = kd.new(a=kd.slice(list(range(200)))).fork_bag()
+    ds.S[100].set_attr("x", 5)
+    ds.S[0:16].set_attr("x", kd.slice(list(range(16))))
+    assert ds.S[100].x.to_py() == 5
+    assert ds.S[3].x.to_py() == 3
+

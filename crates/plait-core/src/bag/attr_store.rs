@@ -23,6 +23,12 @@ use crate::schema::Schema;
 /// Writes of at least this many items of one allocation go to a dense column.
 const DENSE_MIN_WRITE: usize = 16;
 
+/// The longest dense column for `items` set items: a column may have gaps,
+/// but not so many that a few ids with far offsets allocate gigabytes.
+fn dense_span_limit(items: usize) -> usize {
+    items.saturating_mul(64).saturating_add(1 << 20)
+}
+
 /// One item's value, owned (sparse storage).
 ///
 /// 24 bytes with 8-byte alignment (ids as two words, schemas boxed), so that
@@ -347,19 +353,29 @@ impl AttrStore {
             self.dense.insert(allocation, Dense { data: values.clone(), set: None });
             return;
         }
+        let sparse_keys: Vec<ItemId> = self.sparse.keys().filter(|id| id.allocation() == Some(allocation)).copied().collect();
+        let old_len = self.dense.get(&allocation).map_or(0, |d| d.data.len());
+        // The column must reach every slot written and every sparse item it
+        // takes over.
+        let len = sparse_keys.iter().map(|id| id.offset() as usize + 1).fold(old_len.max(max_offset + 1), usize::max);
+        if len > dense_span_limit(old_len + present.len() + sparse_keys.len()) {
+            // Offsets this spread out (ids decoded from untrusted input can
+            // have any offset) would make a huge column: keep the
+            // allocation sparse instead.
+            self.make_sparse(allocation);
+            for &(i, id) in present {
+                self.sparse.insert(id, values.get(i).map(Stored::from_ref));
+            }
+            return;
+        }
         let old = self.dense.remove(&allocation);
-        let old_len = old.as_ref().map_or(0, |d| d.data.len());
-        let len = old_len.max(max_offset + 1);
         // Which new value (position in `values`) goes to each slot.
         let mut source = vec![MISSING_INDEX; len];
         for &(i, id) in present {
             source[id.offset() as usize] = i;
         }
-        let moved: Vec<(usize, Option<Stored>)> = {
-            let keys: Vec<ItemId> = self.sparse.keys().filter(|id| id.allocation() == Some(allocation)).copied().collect();
-            keys.into_iter().map(|id| (id.offset() as usize, self.sparse.remove(&id).flatten())).collect()
-        };
-        let moved_at: HashMap<usize, Option<Stored>> = moved.into_iter().filter(|(o, _)| *o < len).collect();
+        let moved_at: HashMap<usize, Option<Stored>> =
+            sparse_keys.into_iter().map(|id| (id.offset() as usize, self.sparse.remove(&id).flatten())).collect();
         let mut builder = SliceBuilder::new();
         let mut set = BooleanBufferBuilder::new(len);
         for (offset, &src) in source.iter().enumerate() {
@@ -380,6 +396,16 @@ impl AttrStore {
         let set = set.finish();
         let set = (set.count_set_bits() < len).then_some(set);
         self.dense.insert(allocation, Dense { data: builder.finish(), set });
+    }
+
+    /// Moves the allocation's dense column, if any, into the sparse map.
+    fn make_sparse(&mut self, allocation: u64) {
+        let Some(dense) = self.dense.remove(&allocation) else { return };
+        for offset in 0..dense.data.len() {
+            if dense.is_set(offset) {
+                self.sparse.insert(ItemId::in_allocation(allocation, offset as u64), dense.data.get(offset).map(Stored::from_ref));
+            }
+        }
     }
 
     /// Bytes held by dense columns (for the memory report).
@@ -571,5 +597,33 @@ mod tests {
         assert!(bag.get_attr_of_allocation("x", allocation, 3).is_none());
         let got = bag.get_attr("x", &as_ids(&ids));
         assert_eq!((got.get(0), got.get(1), got.get(2)), (Some(ScalarRef::Int32(1)), None, Some(ScalarRef::Int32(3))));
+    }
+}
+
+#[cfg(test)]
+mod far_offset_tests {
+    use super::*;
+
+    fn ints(n: usize) -> SliceData {
+        let mut b = SliceBuilder::new();
+        for i in 0..n {
+            b.push(Some(ScalarRef::Int32(i as i32)));
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn far_offsets_stay_sparse_and_keep_the_column_values() {
+        let allocation = 7u64;
+        let mut store = AttrStore::default();
+        let ids: Vec<Option<ItemId>> = (0..32).map(|k| Some(ItemId::in_allocation(allocation, k))).collect();
+        store.set(&ids, &ints(32));
+        // 16 ids, one at offset 2^50: no 2^50-slot column.
+        let mut far: Vec<Option<ItemId>> = (40..55).map(|k| Some(ItemId::in_allocation(allocation, k))).collect();
+        far.push(Some(ItemId::in_allocation(allocation, 1 << 50)));
+        store.set(&far, &ints(16));
+        assert!(store.dense.is_empty());
+        assert_eq!(store.get_one(ItemId::in_allocation(allocation, 3)), Some(Some(ScalarRef::Int32(3))));
+        assert_eq!(store.get_one(ItemId::in_allocation(allocation, 1 << 50)), Some(Some(ScalarRef::Int32(15))));
     }
 }
