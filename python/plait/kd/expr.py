@@ -8,6 +8,7 @@ folded) and runs a plan cached by fingerprint.
 """
 
 import contextlib
+import inspect
 
 from plait import _plait
 
@@ -60,6 +61,34 @@ def eager():
         yield
     finally:
         _plait.tracing_resume(depth)
+
+
+def trace_function(fn, leaf):
+    """The expression `fn` builds when called once, in tracing mode, with
+    `leaf(name)` for each parameter (`kd.I[name]` for functors, `P[name]`
+    for lambda operators). Python packs `*args` into `(leaf,)` and
+    `**kwargs` into `{name: leaf}`; those become the leaf itself (a tuple,
+    a named tuple at evaluation)."""
+    args, kwargs, var_args, var_kwargs = [], {}, None, None
+    for name, p in inspect.signature(fn).parameters.items():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            args.append(leaf(name))
+        elif p.kind == p.VAR_POSITIONAL:
+            var_args = leaf(name)
+            args.append(var_args)
+        elif p.kind == p.KEYWORD_ONLY:
+            kwargs[name] = leaf(name)
+        else:
+            var_kwargs = (name, leaf(name))
+            kwargs[name] = var_kwargs[1]
+    with tracing():
+        body = as_expr(fn(*args, **kwargs))
+    if var_args is not None:
+        body = sub(body, _plait.expr_call("kd.tuples.tuple", var_args), var_args)
+    if var_kwargs is not None:
+        name, value = var_kwargs
+        body = sub(body, _plait.expr_call("kd.tuples.namedtuple", **{name: value}), value)
+    return body
 
 
 def literal(value):

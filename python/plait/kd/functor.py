@@ -114,47 +114,12 @@ def trace_py_fn(f, *, auto_variables=True, **defaults):
     operators build expressions, Python control flow runs now. Subexpressions
     named with `kd.with_name` and functions decorated with
     `@kd.trace_as_fn()` become variables (with `auto_variables`)."""
-    params = inspect.signature(f).parameters
-    args, kwargs = [], {}
-    var_args = None
-    for name, p in params.items():
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            args.append(_expr.I[name])
-        elif p.kind == p.VAR_POSITIONAL:
-            var_args = _expr.I[name]
-            args.append(var_args)
-        elif p.kind == p.KEYWORD_ONLY:
-            kwargs[name] = _expr.I[name]
-    var_keyword = [n for n, p in params.items() if p.kind == p.VAR_KEYWORD]
-    with _expr.tracing():
-        if var_keyword:
-            result = _call_with_kwargs_tuple(f, args, kwargs, var_keyword[0])
-        else:
-            result = f(*args, **kwargs)
-    returns = _expr.as_expr(result)
-    if var_args is not None:
-        returns = _unpack_var_args(returns, var_args)
-    if var_keyword:
-        # Likewise `**kwargs` arrives as `{'kwargs': I.kwargs}`.
-        name = var_keyword[0]
-        returns = _expr.sub(returns, _plait.expr_call("kd.tuples.namedtuple", **{name: _expr.I[name]}), _expr.I[name])
+    returns = _expr.trace_function(f, lambda name: _expr.I[name])
     variables = {}
     if auto_variables:
         returns, variables = _extract_variables(returns)
     signature = _signature(_python_signature_params(f, defaults))
     return _make(returns, signature, variables, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
-
-
-def _unpack_var_args(body, var_args):
-    """Python packs `*args` into `(I.args,)`, which becomes the node
-    `kd.tuples.tuple(I.args)`; the parameter itself is the tuple."""
-    return _expr.sub(body, _plait.expr_call("kd.tuples.tuple", var_args), var_args)
-
-
-def _call_with_kwargs_tuple(f, args, kwargs, name):
-    """Calls `f` with its `**kwargs` parameter bound to the named tuple
-    `I.<name>` (Python spreads `**`, so the function sees it as a key)."""
-    return f(*args, **kwargs, **{name: _expr.I[name]})
 
 
 def py_fn(f, *, return_type_as=None, **defaults):

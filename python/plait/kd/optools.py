@@ -68,23 +68,7 @@ def as_lambda_operator(name, *, doc=None, **_options):
     """
 
     def decorate(fn):
-        params = inspect.signature(fn).parameters
-        args, kwargs = [], {}
-        var_args = None
-        for n, p in params.items():
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-                args.append(_expr.P[n])
-            elif p.kind == p.VAR_POSITIONAL:
-                var_args = _expr.P[n]
-                args.append(var_args)
-            else:
-                kwargs[n] = _expr.P[n]
-        with _expr.tracing():
-            body = fn(*args, **kwargs)
-        if var_args is not None:
-            from plait.kd.functor import _unpack_var_args
-
-            body = _unpack_var_args(_expr.as_expr(body), var_args)
+        body = _expr.trace_function(fn, lambda name: _expr.P[name])
         op = _plait.make_lambda_operator(_name_of(name, fn), _param_spec(fn), doc or fn.__doc__ or "", body)
         return _with_python_face(op, fn)
 
