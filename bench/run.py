@@ -19,6 +19,7 @@ import workloads_dicts
 import workloads_expr
 import workloads_functor
 import workloads_persist
+import workloads_interop
 import workloads_math
 import workloads_slices
 import workloads_strings
@@ -105,6 +106,7 @@ def main():
         "expr": workloads_expr.workloads(args.scale, pkd, kkd),
         "functor": workloads_functor.workloads(args.scale, pkd, kkd),
         "persist": workloads_persist.workloads(args.scale, pkd, kkd),
+        "interop": workloads_interop.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -6,6 +6,7 @@ mod py_bag;
 mod py_expr;
 mod py_functor;
 mod py_persist;
+mod py_numpy;
 mod errors;
 mod fast_numbers;
 mod functions;
@@ -50,5 +51,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_expr::register(m)?;
     py_functor::register(m)?;
     py_persist::register(m)?;
+    py_numpy::register(m)?;
     functions::register(m)
 }
