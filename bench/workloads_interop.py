@@ -29,3 +29,29 @@ def workloads(scale, pkd, kkd):
     yield f"npkd.to_array of {n:,} FLOAT32 (view)", both(lambda s: s["npkd"].to_array(s["x"])), prepare
     yield f"npkd.from_array of {n:,} FLOAT32", both(lambda s: s["npkd"].from_array(arr)), None
     yield f"npkd.to_array of {n // 10:,} items, half missing", both(lambda s: s["npkd"].to_array(s["holes"])), None
+    yield from arrow_workloads(n, pkd)
+
+
+def arrow_workloads(n, pkd):
+    """Arrow conversions of ~10M jagged items: plait against Awkward Array
+    (ak.to_arrow / ak.from_arrow) in the same run; the koladata column is
+    Awkward's time."""
+    try:
+        import awkward as ak
+        import pyarrow as pa
+    except ImportError:
+        return
+    from plait.kd_ext import arrow
+
+    sizes = np.random.default_rng(3).integers(0, 20, n // 10)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    values = np.arange(offsets[-1], dtype=np.float32)
+    jagged = pa.LargeListArray.from_arrays(pa.array(offsets), pa.array(values))
+    ds = arrow.from_arrow(jagged)
+    layout = ak.from_arrow(jagged)
+
+    def pair(ours, theirs):
+        return {"plait": ours, "koladata": theirs}
+
+    yield f"to_arrow of {len(values):,} jagged FLOAT32 (vs ak)", pair(lambda: arrow.to_arrow(ds), lambda: ak.to_arrow(layout)), None
+    yield f"from_arrow of {len(values):,} jagged FLOAT32 (vs ak)", pair(lambda: arrow.from_arrow(jagged), lambda: ak.from_arrow(jagged)), None

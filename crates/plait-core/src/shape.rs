@@ -83,8 +83,10 @@ impl Edge {
         Ok(Edge::Split(OffsetBuffer::new(ScalarBuffer::from(points))))
     }
 
-    /// An edge from split points (must start at 0 and not decrease).
-    pub fn from_split_points(points: Vec<i64>) -> Result<Edge> {
+    /// An edge over existing split points (e.g. an Arrow list array's
+    /// offsets), without copying them: checked to start at 0 and not
+    /// decrease.
+    pub fn from_offsets(points: ScalarBuffer<i64>) -> Result<Edge> {
         let op = "kd.shapes.new";
         match points.first() {
             None => return Err(Error::value(op, "split points must not be empty")),
@@ -93,18 +95,26 @@ impl Edge {
             }
             _ => {}
         }
-        if points.windows(2).any(|w| w[1] < w[0]) {
-            return Err(Error::value(op, "split points must be non-decreasing"));
-        }
         let parent_size = points.len() - 1;
         if parent_size == 0 {
             return Ok(Edge::uniform(0, 0));
         }
+        if points.windows(2).any(|w| w[1] < w[0]) {
+            return Err(Error::value(op, "split points must be non-decreasing"));
+        }
+        // Equal steps make a uniform edge (a jagged one differs early).
         let first_size = points[1] - points[0];
         if points.windows(2).all(|w| w[1] - w[0] == first_size) {
             return Ok(Edge::uniform(parent_size, first_size as usize));
         }
-        Ok(Edge::Split(OffsetBuffer::new(ScalarBuffer::from(points))))
+        // Safety: checked above to start at 0 and not decrease (what
+        // `OffsetBuffer::new` would check again).
+        Ok(Edge::Split(unsafe { OffsetBuffer::new_unchecked(points) }))
+    }
+
+    /// An edge from split points (must start at 0 and not decrease).
+    pub fn from_split_points(points: Vec<i64>) -> Result<Edge> {
+        Edge::from_offsets(ScalarBuffer::from(points))
     }
 
     /// Number of parents (items of the previous dimension).

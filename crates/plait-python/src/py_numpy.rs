@@ -110,7 +110,94 @@ fn slice_from_buffer(py: Python<'_>, obj: &Bound<'_, PyAny>, shape: Vec<usize>, 
     wrap(py, guard(|| DataSlice::new(shape, data, schema))?)
 }
 
+/// Numpy views of the split points of each dimension of `ds`'s shape
+/// (int64; uniform dimensions are written out, split points are shared).
+#[pyfunction]
+fn shape_offsets(ds: PyRef<'_, PyDataSlice>) -> Vec<ArrayView> {
+    ds.inner.shape().edges().iter().map(|e| ArrayView { values: Values::Int64(e.split_points().into_inner()) }).collect()
+}
+
+/// Keeps a Python buffer object (a pyarrow Buffer, which is immutable)
+/// alive while plait reads its memory.
+struct PythonOwner {
+    _buffer: std::panic::AssertUnwindSafe<Py<PyAny>>,
+}
+
+/// A buffer over the memory of pyarrow Buffer `buf`, without copying.
+fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<arrow_buffer::Buffer> {
+    let address: usize = buf.getattr("address")?.extract()?;
+    let size: usize = buf.getattr("size")?.extract()?;
+    let ptr = std::ptr::NonNull::new(address as *mut u8).unwrap_or(std::ptr::NonNull::dangling());
+    let owner = std::sync::Arc::new(PythonOwner { _buffer: std::panic::AssertUnwindSafe(buf.clone().unbind()) });
+    // Safety: a pyarrow Buffer's memory is valid for `size` bytes and never
+    // changes while the Buffer object lives, which `owner` ensures.
+    Ok(unsafe { arrow_buffer::Buffer::from_custom_allocation(ptr, size, owner) })
+}
+
+fn typed<T: arrow_buffer::ArrowNativeType>(op: &str, buffer: arrow_buffer::Buffer, offset: usize, len: usize) -> PyResult<ScalarBuffer<T>> {
+    let size = std::mem::size_of::<T>();
+    if (offset + len) * size > buffer.len() || buffer.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
+        return Err(value_error(op, "an Arrow buffer shorter than its array, or misaligned"));
+    }
+    Ok(ScalarBuffer::new(buffer, offset, len))
+}
+
+/// A DataSlice over Arrow buffers, without copying values or offsets:
+/// `values` (a pyarrow Buffer of `dtype` "int32" / "int64" / "float32" /
+/// "float64", `len` values from `offset`), the validity bitmap bytes (or
+/// None), and one int64 offsets Buffer per list level, outermost first.
+#[pyfunction]
+#[pyo3(signature = (values, dtype, offset, len, validity, levels))]
+fn slice_from_arrow(
+    py: Python<'_>,
+    values: &Bound<'_, PyAny>,
+    dtype: &str,
+    offset: usize,
+    len: usize,
+    validity: Option<Vec<u8>>,
+    levels: Vec<(Bound<'_, PyAny>, usize, usize)>,
+) -> PyResult<Py<PyAny>> {
+    let op = "kd_ext.arrow.from_arrow";
+    let buffer = foreign_buffer(values)?;
+    let (values, schema) = match dtype {
+        "int32" => (Values::Int32(typed(op, buffer, offset, len)?), Schema::Int32),
+        "int64" => (Values::Int64(typed(op, buffer, offset, len)?), Schema::Int64),
+        "float" => (Values::Float32(typed(op, buffer, offset, len)?), Schema::Float32),
+        "double" => (Values::Float64(typed(op, buffer, offset, len)?), Schema::Float64),
+        other => return Err(value_error(op, format!("values of Arrow type {other} are not supported yet"))),
+    };
+    let presence = match validity {
+        None => None,
+        Some(bytes) => {
+            if bytes.len() * 8 < offset + len {
+                return Err(value_error(op, "a validity bitmap shorter than its array"));
+            }
+            let bits = arrow_buffer::BooleanBuffer::new(arrow_buffer::Buffer::from(bytes), offset, len);
+            Some(arrow_buffer::NullBuffer::new(bits))
+        }
+    };
+    let mut edges = vec![Edge::uniform(1, levels.first().map_or(len, |(_, _, n)| *n))];
+    for (buf, level_offset, parents) in &levels {
+        let points = typed::<i64>(op, foreign_buffer(buf)?, *level_offset, parents + 1)?;
+        // Offsets of a sliced array start past 0: rebase (a copy, only then).
+        let points = if points.first() == Some(&0) { points } else {
+            let base = points[0];
+            ScalarBuffer::from(points.iter().map(|p| p - base).collect::<Vec<i64>>())
+        };
+        edges.push(guard(|| Edge::from_offsets(points))?);
+    }
+    let shape = guard(|| JaggedShape::from_edges(if levels.is_empty() { vec![Edge::uniform(1, len)] } else { edges }))?;
+    if shape.size() != len {
+        return Err(value_error(op, format!("the list offsets reach {} values, the array has {len}", shape.size())));
+    }
+    let column = Column::new(values, presence);
+    let data = if column.present_count() == 0 { SliceData::missing(len) } else { SliceData::from_column(column) };
+    wrap(py, guard(|| DataSlice::new(shape, data, schema))?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shape_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(slice_from_arrow, m)?)?;
     m.add_class::<ArrayView>()?;
     m.add_function(wrap_pyfunction!(numpy_view, m)?)?;
     m.add_function(wrap_pyfunction!(slice_from_buffer, m)?)?;

@@ -77,3 +77,14 @@ def _python_methods():
 
 
 _python_methods()
+
+
+def _arrow_c_array(self, requested_schema=None):
+    """The Arrow PyCapsule interface (needs pyarrow): the slice as
+    `kd_ext.arrow.to_arrow` exports it, without copying values."""
+    from plait.kd_ext.arrow import _arrow_c_array as export
+
+    return export(self, requested_schema)
+
+
+types.DataSlice.__arrow_c_array__ = _arrow_c_array
