@@ -206,6 +206,8 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
             }
         };
         match node.kind() {
+            // `I.self` is Koda's `S`: the item a functor or `kd.eval(expr, x)` is about.
+            NodeKind::Input(name) if name.as_ref() == "self" => out.push('S'),
             NodeKind::Input(name) => {
                 out.push_str("I.");
                 out.push_str(name);

@@ -33,7 +33,7 @@ from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
 from plait.kd import expr
-from plait.kd.expr import I, V
+from plait.kd.expr import I, S, V
 from plait.kd import optools, tuples
 from plait.kd import functor
 from plait.kd.functor import apply_py, bind, call, fn, is_fn, py_fn, trace_as_fn, trace_py_fn

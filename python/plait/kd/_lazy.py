@@ -24,7 +24,7 @@ NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", 
               "math", "objs", "py", "schema", "shapes", "slices", "strings", "tuples")
 
 # Top-level names that are not operators.
-_NOT_OPERATORS = {"eval", "I", "V", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
+_NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing; kd.call decides in Rust.
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "call", "is_fn",

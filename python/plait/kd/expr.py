@@ -37,6 +37,8 @@ class _Leaves:
 
 I = _Leaves(_plait.expr_input, "I")
 V = _Leaves(_plait.expr_variable, "V")
+# `kd.S` is `I.self`: the value `kd.eval(expr, value)` is given positionally.
+S = _plait.expr_input("self")
 # Placeholders of lambda operator bodies (`P.x`).
 P = _Leaves(_plait.expr_placeholder, "P")
 
@@ -231,10 +233,13 @@ def prepare(expr):
     return _plait.expr_prepare(expr)
 
 
-def eval(expr, /, **inputs):  # noqa: A001 - Koda's name
-    """The value of `expr` with the inputs given by name; a value that is
-    not an expression evaluates to itself."""
+def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
+    """The value of `expr` with the inputs given by name (and `S`, that is
+    `I.self`, given positionally); a value that is not an expression
+    evaluates to itself."""
     if not isinstance(expr, Expr):
         return expr
+    if self_input is not None:
+        inputs = {"self": self_input, **inputs}
     return _plait.eval_expr(expr, inputs)
 

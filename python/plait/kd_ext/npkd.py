@@ -129,6 +129,6 @@ def reshape_based_on_indices(ds, indices):
         parents = starts[parents] + level
         n_parents = int(counts.sum())
     order = np.argsort(parents, kind="stable")
-    flat = kd.slice(ds.to_py()).S[kd.slice(order.tolist())] if len(order) else ds
+    flat = kd.take(ds, from_array(order)) if len(order) else ds
     shape = kd.shapes.new(*[kd.slice(s.tolist()) for s in sizes])
     return flat.reshape(shape)
