@@ -42,6 +42,7 @@ from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected
 from plait.kd import iterables
 from plait.kd import assertion
 from plait.kd.persistence import dump, dumps, load, loads
+from plait.kd import vis
 from plait.kd.assertion import check_inputs, check_output, with_print
 from plait.kd.control_flow import for_, if_, map, while_  # noqa: A004 - Koda's names
 
