@@ -43,6 +43,7 @@ from plait.kd import iterables
 from plait.kd import assertion
 from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
+from plait.kd import progress
 from plait.kd.assertion import check_inputs, check_output, with_print
 from plait.kd.control_flow import for_, if_, map, while_  # noqa: A004 - Koda's names
 

@@ -12,6 +12,7 @@ one pass, Python lists as Koda lists, DataItems as they are.
 import concurrent.futures
 
 from plait import _plait
+from plait.kd import progress
 from plait.kd.functor import apply_py
 
 __all__ = ["apply_py", "map_py", "map_py_on_cond", "map_py_on_selected"]
@@ -69,10 +70,11 @@ def _results_slice(results, schema):
     return kd.from_py(results, from_dim=1, schema=schema)
 
 
-def _run(fn, rows, n_args, names, max_threads, item_completed_callback):
+def _run(fn, rows, n_args, names, max_threads, item_completed_callback, bar=None):
     """`fn` on each row of arguments (`None` rows are skipped: missing), in
     threads when `max_threads > 1`; `item_completed_callback(result)` is
-    called in this thread for each computed result."""
+    called in this thread for each computed result, and `bar` (a progress
+    bar) advanced for each row."""
     if names:
         def call(row):
             return None if row is None else fn(*row[:n_args], **dict(zip(names, row[n_args:])))
@@ -82,6 +84,14 @@ def _run(fn, rows, n_args, names, max_threads, item_completed_callback):
     else:
         def call(row):
             return None if row is None else fn(*row)
+    if bar is not None:
+        inner = call
+
+        def call(row):  # noqa: F811 - the same call, counted
+            result = inner(row)
+            bar.update()
+            return result
+
     if max_threads is not None and _int(max_threads) > 1:
         with concurrent.futures.ThreadPoolExecutor(max_workers=_int(max_threads)) as pool:
             results = list(pool.map(call, rows))
@@ -143,8 +153,16 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
             present = (kd.item(True) & everywhere).flatten().to_py()
     else:
         columns = [_groups(a, ndim) for a in aligned]
+    n_items = len(columns[0]) if columns else 0
+    show_progress = progress.enabled(n_items)
     try:
-        if len(columns) == 1 and not names and _int(max_threads) in (None, 1) and item_completed_callback is None:
+        if show_progress:
+            rows = list(zip(*columns))
+            if present is not None:
+                rows = [row if p else None for row, p in zip(rows, present)]
+            with progress.Bar(n_items, "kd.map_py") as bar:
+                results = _run(fn, rows, len(args), names, max_threads, item_completed_callback, bar)
+        elif len(columns) == 1 and not names and _int(max_threads) in (None, 1) and item_completed_callback is None:
             # The common case, one argument: no row tuples, no wrapper frame.
             column = columns[0]
             results = list(map(fn, column)) if present is None else [fn(v) if p else None for v, p in zip(column, present)]
