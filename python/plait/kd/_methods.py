@@ -88,3 +88,20 @@ def _arrow_c_array(self, requested_schema=None):
 
 
 types.DataSlice.__arrow_c_array__ = _arrow_c_array
+
+
+def _repr_html_(self):
+    """Notebook display (see `plait.kd.html`)."""
+    from plait.kd import html
+
+    return html.slice_html(self)
+
+
+def _bag_repr_html_(self):
+    from plait.kd import html
+
+    return html.bag_html(self)
+
+
+types.DataSlice._repr_html_ = _repr_html_
+types.DataBag._repr_html_ = _bag_repr_html_
