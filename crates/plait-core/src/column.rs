@@ -12,12 +12,28 @@
 //! column at all. Buffers are reference counted, so sharing a column is O(1).
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::itemid::ItemId;
 use crate::quoted::Quoted;
 use crate::schema::Schema;
 use crate::shape::Edge;
+
+/// The bytes of `bits` packed least significant bit first from bit 0: the
+/// stored bytes when the bitmap starts at bit 0 (bits past the end are left
+/// as stored; readers ignore them), else a copy with the bits moved down.
+pub fn packed_bits(bits: &BooleanBuffer) -> Cow<'_, [u8]> {
+    let n = bits.len().div_ceil(8);
+    if bits.offset() == 0 {
+        return Cow::Borrowed(&bits.inner().as_slice()[..n]);
+    }
+    let mut bytes = vec![0u8; n];
+    for i in bits.set_indices() {
+        bytes[i / 8] |= 1 << (i % 8);
+    }
+    Cow::Owned(bytes)
+}
 
 /// One item's value, borrowed from a column (or built by the caller).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -788,6 +804,16 @@ impl SliceBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_bits_moves_an_offset_bitmap_down_to_bit_zero() {
+        let bits = BooleanBuffer::from(vec![true, false, true, true, false, false, false, false, false, true, true]);
+        assert_eq!(&packed_bits(&bits)[..], &[0b0000_1101, 0b0000_0110]);
+        assert!(matches!(packed_bits(&bits), Cow::Borrowed(_)));
+        let sliced = bits.slice(2, 9);
+        assert_eq!(&packed_bits(&sliced)[..], &[0b1000_0011, 0b0000_0001]);
+        assert!(matches!(packed_bits(&sliced), Cow::Owned(_)));
+    }
 
     #[test]
     fn builder_splits_types_into_disjoint_columns() {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use plait_core::bag::AttrBlock;
-use plait_core::column::VarBinary;
+use plait_core::column::{packed_bits, VarBinary};
 use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Quoted, Result, Schema, SchemaValues, SliceData, Values};
 use plait_expr::operator::{is_variadic, lookup, OperatorKind};
 use plait_expr::value::Tuple;
@@ -110,17 +110,7 @@ fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
 // ------------------------------------------------------------------ columns
 
 fn put_bits(w: &mut Writer, bits: &BooleanBuffer) {
-    let n = bits.len().div_ceil(8);
-    if bits.offset() == 0 {
-        // The bitmap as stored (bits past the end are ignored on load).
-        w.raw(&bits.inner().as_slice()[..n]);
-        return;
-    }
-    let mut bytes = vec![0u8; n];
-    for i in bits.set_indices() {
-        bytes[i / 8] |= 1 << (i % 8);
-    }
-    w.raw(&bytes);
+    w.raw(&packed_bits(bits));
 }
 
 fn get_bits(r: &mut Reader<'_>, n: usize) -> Result<BooleanBuffer> {

@@ -5,6 +5,7 @@
 //! so loading always copies.
 
 use arrow_buffer::ScalarBuffer;
+use plait_core::column::packed_bits;
 use plait_core::{Column, DataSlice, Edge, JaggedShape, Schema, SliceData, Values};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::prelude::*;
@@ -49,19 +50,7 @@ fn numpy_view<'py>(py: Python<'py>, ds: PyRef<'_, PyDataSlice>) -> Option<(Array
         [Column { values: v @ (Values::Int32(_) | Values::Int64(_) | Values::Float32(_) | Values::Float64(_)), presence }]
             if ds.inner.schema().is_numeric() =>
         {
-            let bits = presence.as_ref().map(|p| {
-                let bits = p.inner();
-                let n = bits.len().div_ceil(8);
-                if bits.offset() == 0 {
-                    // The bitmap as stored (bits past the end are ignored).
-                    return pyo3::types::PyBytes::new(py, &bits.inner().as_slice()[..n]);
-                }
-                let mut bytes = vec![0u8; n];
-                for i in bits.set_indices() {
-                    bytes[i / 8] |= 1 << (i % 8);
-                }
-                pyo3::types::PyBytes::new(py, &bytes)
-            });
+            let bits = presence.as_ref().map(|p| pyo3::types::PyBytes::new(py, &packed_bits(p.inner())));
             Some((ArrayView { values: v.clone() }, bits))
         }
         _ => None,
