@@ -292,29 +292,14 @@ pub fn eval(expr: &Expr, inputs: &HashMap<String, ExprValue>) -> Result<ExprValu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plait_core::{DataSlice, ScalarRef, Schema};
-    use plait_ops::registry::Value;
-
-    fn int(v: i32) -> ExprValue {
-        ExprValue::slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).unwrap())
-    }
-
-    fn as_int(v: &ExprValue) -> Option<i32> {
-        match v {
-            ExprValue::Data(Value::Slice(s)) => match s.get(0) {
-                Some(ScalarRef::Int32(v)) => Some(v),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
+    use crate::tracing::{as_i32, int32_value};
 
     #[test]
     fn the_seed_example_evaluates_to_20() {
         let sum = Expr::op("kd.math.add", vec![Some(Expr::input("a")), Some(Expr::input("b"))]).unwrap();
         let product = Expr::op("kd.math.multiply", vec![Some(sum), Some(Expr::input("c"))]).unwrap();
-        let inputs: HashMap<String, ExprValue> = [("a", 2), ("b", 3), ("c", 4)].into_iter().map(|(k, v)| (k.to_string(), int(v))).collect();
-        assert_eq!(as_int(&eval(&product, &inputs).unwrap()), Some(20));
+        let inputs: HashMap<String, ExprValue> = [("a", 2), ("b", 3), ("c", 4)].into_iter().map(|(k, v)| (k.to_string(), int32_value(v))).collect();
+        assert_eq!(as_i32(&eval(&product, &inputs).unwrap()), Some(20));
         // A second evaluation reuses the plan.
         assert!(Arc::ptr_eq(&plan(&product).unwrap(), &plan(&product).unwrap()));
     }
@@ -322,7 +307,7 @@ mod tests {
     #[test]
     fn missing_inputs_are_named() {
         let sum = Expr::op("kd.math.add", vec![Some(Expr::input("a")), Some(Expr::input("b"))]).unwrap();
-        let inputs: HashMap<String, ExprValue> = [("a".to_string(), int(1))].into_iter().collect();
+        let inputs: HashMap<String, ExprValue> = [("a".to_string(), int32_value(1))].into_iter().collect();
         let err = eval(&sum, &inputs).unwrap_err();
         assert!(err.message.contains("kd.eval() has missing inputs for: [I.b]"), "{}", err.message);
     }
@@ -333,7 +318,7 @@ mod tests {
         for _ in 0..10_000 {
             e = Expr::op("kd.math.neg", vec![Some(e)]).unwrap();
         }
-        let inputs: HashMap<String, ExprValue> = [("x".to_string(), int(7))].into_iter().collect();
-        assert_eq!(as_int(&eval(&e, &inputs).unwrap()), Some(7));
+        let inputs: HashMap<String, ExprValue> = [("x".to_string(), int32_value(7))].into_iter().collect();
+        assert_eq!(as_i32(&eval(&e, &inputs).unwrap()), Some(7));
     }
 }

@@ -77,12 +77,8 @@ fn lower(op: &Operator, body: &Expr, args: &[Option<Expr>], kwarg_names: &[Arc<s
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plait_core::{DataSlice, ScalarRef, Schema};
-    use plait_ops::registry::{parse_signature, Value};
-
-    fn int(v: i32) -> Expr {
-        Expr::data(Value::Slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).unwrap()))
-    }
+    use crate::tracing::int32;
+    use plait_ops::registry::parse_signature;
 
     fn add(a: Expr, b: Expr) -> Expr {
         Expr::op("kd.math.add", vec![Some(a), Some(b)]).unwrap()
@@ -91,7 +87,7 @@ mod tests {
     #[test]
     fn literal_subtrees_fold_to_one_literal() {
         // I.x + ((1 + 2) * 3): five operator and literal nodes fold into one.
-        let folded_part = Expr::op("kd.math.multiply", vec![Some(add(int(1), int(2))), Some(int(3))]).unwrap();
+        let folded_part = Expr::op("kd.math.multiply", vec![Some(add(int32(1), int32(2))), Some(int32(3))]).unwrap();
         let e = add(Expr::input("x"), folded_part);
         assert_eq!(e.post_order().len(), 7);
         let prepared = prepare(&e).unwrap();
@@ -102,7 +98,7 @@ mod tests {
     #[test]
     fn lambdas_are_inlined() {
         // my_op(x, y) = x + y * 2
-        let body = add(Expr::placeholder("x"), Expr::op("kd.math.multiply", vec![Some(Expr::placeholder("y")), Some(int(2))]).unwrap());
+        let body = add(Expr::placeholder("x"), Expr::op("kd.math.multiply", vec![Some(Expr::placeholder("y")), Some(int32(2))]).unwrap());
         let op = Operator::lambda("my_op", parse_signature("x, y").unwrap(), "", body).unwrap();
         let e = Expr::call(&op, vec![Expr::input("a"), Expr::input("b")], vec![]).unwrap();
         assert_eq!(crate::text::expr_text(&e), "my_op(I.a, I.b)");

@@ -319,14 +319,10 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use plait_core::{DataSlice, Schema};
+    use crate::tracing::int32;
 
     fn op(name: &str, args: Vec<Expr>) -> Expr {
         Expr::op(name, args.into_iter().map(Some).collect()).unwrap()
-    }
-
-    fn int(v: i32) -> Expr {
-        Expr::data(Value::Slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).unwrap()))
     }
 
     #[test]
@@ -338,7 +334,7 @@ mod tests {
         assert_eq!(expr_text(&op("kd.math.neg", vec![op("kd.math.neg", vec![a.clone()])])), "-(-I.a)");
         let shared = op("kd.math.add", vec![a.clone(), b.clone()]);
         assert_eq!(expr_text(&op("kd.math.multiply", vec![shared.clone(), shared])), "_1 = I.a + I.b\n_1 * _1");
-        assert_eq!(expr_text(&op("kd.math.add", vec![a.clone(), int(1)])), "I.a + DataItem(1, schema: INT32)");
+        assert_eq!(expr_text(&op("kd.math.add", vec![a.clone(), int32(1)])), "I.a + DataItem(1, schema: INT32)");
         let agg = Expr::op("kd.math.agg_sum", vec![Some(a.clone())]).unwrap();
         assert_eq!(expr_text(&agg), "kd.math.agg_sum(I.a, unspecified)");
     }

@@ -58,6 +58,18 @@ pub fn int32_value(v: i32) -> ExprValue {
     ExprValue::Data(Value::Slice(DataSlice::item(Some(ScalarRef::Int32(v)), Schema::Int32).expect("an INT32 item")))
 }
 
+/// The INT32 in an item value, for tests that read results.
+#[cfg(test)]
+pub(crate) fn as_i32(v: &ExprValue) -> Option<i32> {
+    match v {
+        ExprValue::Data(Value::Slice(x)) => match x.get(0) {
+            Some(ScalarRef::Int32(v)) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A FLOAT32 literal.
 pub fn float32(v: f32) -> Expr {
     Expr::literal(ExprValue::Data(Value::Slice(DataSlice::item(Some(ScalarRef::Float32(v)), Schema::Float32).expect("a FLOAT32 item"))))
@@ -114,16 +126,6 @@ impl Neg for Expr {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn as_i32(v: &ExprValue) -> Option<i32> {
-        match v {
-            ExprValue::Data(Value::Slice(x)) => match x.get(0) {
-                Some(ScalarRef::Int32(v)) => Some(v),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
 
     #[test]
     fn a_traced_closure_is_a_functor() {
