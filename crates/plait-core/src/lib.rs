@@ -22,6 +22,7 @@ pub mod repr;
 pub mod schema;
 pub mod schema_ops;
 pub mod shape;
+pub mod signature;
 pub mod slice;
 pub mod subslice;
 

@@ -154,11 +154,7 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
             _ => Err(Error::value(CALL, format!("the functor has no valid {SIGNATURE_ATTR}: parameter {i} has no name or kind"))),
         };
         let (name, kind) = (text(&names)?, text(&kinds)?);
-        let kind = KINDS
-            .iter()
-            .find(|(_, n)| *n == kind)
-            .map(|(k, _)| *k)
-            .ok_or_else(|| Error::value(CALL, format!("unknown parameter kind '{kind}' in {SIGNATURE_ATTR}")))?;
+        let kind = ParamKind::from_name(&kind).ok_or_else(|| Error::value(CALL, format!("unknown parameter kind '{kind}' in {SIGNATURE_ATTR}")))?;
         // Read one by one: the defaults of different parameters have
         // different schemas (values, and Koda's marker entities).
         let default = get_attr(&item_at(&parameters, i)?, "default_value", None).map_err(context)?;
@@ -271,19 +267,6 @@ impl Parameter {
     }
 }
 
-/// The parameter kinds by the names signatures store (Koda's).
-const KINDS: [(ParamKind, &str); 5] = [
-    (ParamKind::PositionalOnly, "positional_only"),
-    (ParamKind::PositionalOrKeyword, "positional_or_keyword"),
-    (ParamKind::VarPositional, "var_positional"),
-    (ParamKind::KeywordOnly, "keyword_only"),
-    (ParamKind::VarKeyword, "var_keyword"),
-];
-
-fn kind_name(kind: ParamKind) -> &'static str {
-    KINDS.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n).expect("every kind has a name")
-}
-
 fn text_item(s: &str) -> DataSlice {
     DataSlice::item(Some(ScalarRef::String(s)), Schema::String).expect("a STRING item")
 }
@@ -322,7 +305,7 @@ pub fn make_signature(params: &[Parameter]) -> Result<DataSlice> {
         };
         let attrs = [
             ("name".to_string(), text_item(&p.name)),
-            ("kind".to_string(), marker("kind", Some(kind_name(p.kind)))?),
+            ("kind".to_string(), marker("kind", Some(p.kind.name()))?),
             ("default_value".to_string(), default),
         ];
         items.push(obj(&attrs, None, None)?);

@@ -206,35 +206,14 @@ pub fn is_variadic(p: &Param) -> bool {
 
 /// A parameter list as Python writes it (`x, /, y=..., *args, z, **kwargs`).
 pub fn signature_text(params: &[Param]) -> String {
-    let mut parts = Vec::new();
-    let mut star_written = false;
-    for (i, p) in params.iter().enumerate() {
+    plait_core::signature::parameter_list(params.iter().map(|p| {
         let default = match &p.default {
-            None => String::new(),
-            Some(None) => "=unspecified".to_string(),
-            Some(Some(v)) => format!("={}", plait_core::repr::repr_slice(v)),
+            None => None,
+            Some(None) => Some("unspecified".to_string()),
+            Some(Some(v)) => Some(plait_core::repr::repr_slice(v)),
         };
-        match p.kind {
-            ParamKind::VarPositional => {
-                star_written = true;
-                parts.push(format!("*{}", p.name));
-            }
-            ParamKind::VarKeyword => parts.push(format!("**{}", p.name)),
-            ParamKind::KeywordOnly => {
-                if !star_written {
-                    parts.push("*".to_string());
-                    star_written = true;
-                }
-                parts.push(format!("{}{default}", p.name));
-            }
-            _ => parts.push(format!("{}{default}", p.name)),
-        }
-        let next_not_positional_only = params.get(i + 1).is_none_or(|n| n.kind != ParamKind::PositionalOnly);
-        if p.kind == ParamKind::PositionalOnly && next_not_positional_only {
-            parts.push("/".to_string());
-        }
-    }
-    parts.join(", ")
+        (p.name.as_str(), p.kind, default)
+    }))
 }
 
 fn builtin_signature(b: Builtin) -> &'static str {

@@ -20,15 +20,7 @@ pub enum Value {
     Shape(JaggedShape),
 }
 
-/// How a parameter is passed, as in Python.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ParamKind {
-    PositionalOnly,
-    PositionalOrKeyword,
-    VarPositional,
-    KeywordOnly,
-    VarKeyword,
-}
+pub use plait_core::signature::ParamKind;
 
 /// One parameter of an operator.
 #[derive(Clone, Debug)]

@@ -15,7 +15,7 @@ use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// `(name, kind, has_default, default)` of one parameter, for `inspect.Signature`.
-pub type ParameterInfo = (String, &'static str, bool, Option<Py<PyAny>>);
+pub type ParameterInfo = (String, String, bool, Option<Py<PyAny>>);
 
 /// A Koda operator (e.g. `kd.math.add`), callable eagerly.
 #[pyclass(module = "plait.types", frozen, dict)]
@@ -137,7 +137,7 @@ pub fn parameter_info(py: Python<'_>, params: &[registry::Param]) -> PyResult<Ve
     params
         .iter()
         .map(|p| {
-            let kind = INSPECT_KINDS.iter().find(|(k, _)| *k == p.kind).map(|(_, n)| *n).expect("every kind has a name");
+            let kind = p.kind.name().to_ascii_uppercase();
             let default = match &p.default {
                 Some(Some(item)) => Some(wrap(py, item.clone())?),
                 _ => None,
@@ -147,21 +147,11 @@ pub fn parameter_info(py: Python<'_>, params: &[registry::Param]) -> PyResult<Ve
         .collect()
 }
 
-/// The parameter kinds by their `inspect.Parameter` names.
-const INSPECT_KINDS: [(ParamKind, &str); 5] = [
-    (ParamKind::PositionalOnly, "POSITIONAL_ONLY"),
-    (ParamKind::PositionalOrKeyword, "POSITIONAL_OR_KEYWORD"),
-    (ParamKind::VarPositional, "VAR_POSITIONAL"),
-    (ParamKind::KeywordOnly, "KEYWORD_ONLY"),
-    (ParamKind::VarKeyword, "VAR_KEYWORD"),
-];
-
 /// The parameter kind named `name` (an `inspect.Parameter` kind name).
 pub fn param_kind(op: &str, name: &str) -> PyResult<ParamKind> {
-    INSPECT_KINDS
-        .iter()
-        .find(|(_, n)| *n == name)
-        .map(|(k, _)| *k)
+    ParamKind::ALL
+        .into_iter()
+        .find(|k| k.name().to_ascii_uppercase() == name)
         .ok_or_else(|| crate::errors::type_error(op, format!("unknown parameter kind {name}")))
 }
 

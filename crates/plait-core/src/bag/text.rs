@@ -9,6 +9,7 @@ use crate::column::ScalarRef;
 use crate::itemid::{ItemId, ItemKind};
 use crate::repr::{write_item, Node};
 use crate::schema::Schema;
+use crate::signature::{parameter_list, ParamKind};
 
 /// The attribute of a list schema holding the item schema (`LIST[INT32]`).
 pub const LIST_ITEMS_ATTR: &str = "__items__";
@@ -213,16 +214,12 @@ fn functor_open(id: ItemId, names: &[String], bag: &DataBag, depth: usize) -> Op
     };
     let signature = id_of(id, "__signature__")?;
     let (_, params) = bag.explode(&[Some(id_of(signature, "parameters")?)]).ok()?;
-    let mut parts: Vec<String> = Vec::new();
-    let mut star_written = false;
-    let mut previous_kind = String::new();
+    let mut parts: Vec<(String, ParamKind, Option<String>)> = Vec::new();
     for i in 0..params.len() {
         let Some(ScalarRef::ItemId(param)) = params.get(i) else { return None };
         let name = text(param, "name")?;
-        let kind = text(id_of(param, "kind")?, "kind")?;
-        if previous_kind == "positional_only" && kind != "positional_only" {
-            parts.push("/".to_string());
-        }
+        // A kind name this version does not know prints as a plain parameter.
+        let kind = ParamKind::from_name(&text(id_of(param, "kind")?, "kind")?).unwrap_or(ParamKind::PositionalOrKeyword);
         let default = match bag.get_one("default_value", param) {
             Some(v) => match v.as_ref() {
                 ScalarRef::ItemId(d) if bag.get_one("no_default_value", d).is_some() => None,
@@ -237,28 +234,9 @@ fn functor_open(id: ItemId, names: &[String], bag: &DataBag, depth: usize) -> Op
             },
             None => None,
         };
-        match kind.as_str() {
-            "var_positional" => {
-                star_written = true;
-                parts.push(format!("*{name}"));
-            }
-            "var_keyword" => parts.push(format!("**{name}")),
-            _ => {
-                if kind == "keyword_only" && !star_written {
-                    parts.push("*".to_string());
-                    star_written = true;
-                }
-                parts.push(match default {
-                    Some(d) => format!("{name}={d}"),
-                    None => name,
-                });
-            }
-        }
-        previous_kind = kind;
+        parts.push((name, kind, default));
     }
-    if previous_kind == "positional_only" {
-        parts.push("/".to_string());
-    }
+    let parts = parameter_list(parts);
     let name = text(id, "__qualname__").map(|n| format!(" {n}")).unwrap_or_default();
-    Some(format!("Functor{name}[{}](", parts.join(", ")))
+    Some(format!("Functor{name}[{parts}]("))
 }
