@@ -60,21 +60,25 @@ def to_array(ds):
         view, presence = parts
         values = np.asarray(view)
         if presence is not None:
-            # Missing items as Koda fills them: 0 for integers, NaN for floats.
             present = np.unpackbits(np.frombuffer(presence, np.uint8), bitorder="little")[:len(values)].astype(bool)
             values = values.copy()
-            values[~present] = np.nan if values.dtype.kind == "f" else 0
+            values[~present] = _missing_fill(values.dtype)
         return values.reshape(dims)
     schema = str(flat.get_schema())
     if schema in ("INT32", "INT64", "FLOAT32", "FLOAT64"):  # empty, or all missing
         dtype = {"INT32": np.int32, "INT64": np.int64, "FLOAT32": np.float32, "FLOAT64": np.float64}[schema]
-        return np.full(flat.get_size().to_py(), np.nan if dtype in (np.float32, np.float64) else 0, dtype=dtype).reshape(dims)
+        return np.full(flat.get_size().to_py(), _missing_fill(dtype), dtype=dtype).reshape(dims)
     if schema == "MASK":
         return np.array([v is not None for v in kd.has(flat).to_py()], dtype=bool).reshape(dims)
     values = flat.to_py() if schema != "NONE" else [None] * flat.get_size().to_py()
     out = np.empty(len(values), dtype=object)
     out[:] = values
     return out.reshape(dims)
+
+
+def _missing_fill(dtype):
+    """What a missing item becomes, as Koda fills it: NaN for floats, 0 for integers."""
+    return np.nan if np.dtype(dtype).kind == "f" else 0
 
 
 def _dims(ds):
