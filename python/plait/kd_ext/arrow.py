@@ -14,11 +14,11 @@ import numpy as np
 import pyarrow as pa
 
 from plait import _plait
+from plait.kd_ext.npkd import NUMPY_DTYPES
 
 __all__ = ["from_arrow", "to_arrow"]
 
 _TYPES = {"INT32": pa.int32(), "INT64": pa.int64(), "FLOAT32": pa.float32(), "FLOAT64": pa.float64()}
-_NUMPY = {"INT32": np.int32, "INT64": np.int64, "FLOAT32": np.float32, "FLOAT64": np.float64}
 
 
 def to_arrow(ds):
@@ -37,7 +37,7 @@ def to_arrow(ds):
     n = flat.get_size().to_py()
     parts = _plait.numpy_view(flat) if n else None
     if parts is None:  # empty, or every item missing
-        values, validity = pa.py_buffer(np.zeros(n, dtype=_NUMPY[schema])), (pa.py_buffer(bytes((n + 7) // 8)) if n else None)
+        values, validity = pa.py_buffer(np.zeros(n, dtype=NUMPY_DTYPES[schema])), (pa.py_buffer(bytes((n + 7) // 8)) if n else None)
     else:
         view, presence = parts
         values, validity = pa.py_buffer(np.asarray(view)), (pa.py_buffer(presence) if presence is not None else None)

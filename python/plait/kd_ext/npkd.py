@@ -13,7 +13,9 @@ from plait import _plait
 
 __all__ = ["from_array", "get_elements_indices_from_ds", "reshape_based_on_indices", "to_array"]
 
-_NUMERIC = {np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.float32), np.dtype(np.float64)}
+# The numpy dtype of each numeric schema (kd_ext.arrow uses it too).
+NUMPY_DTYPES = {"INT32": np.int32, "INT64": np.int64, "FLOAT32": np.float32, "FLOAT64": np.float64}
+_NUMERIC = {np.dtype(t) for t in NUMPY_DTYPES.values()}
 
 
 def _kd():
@@ -65,8 +67,8 @@ def to_array(ds):
             values[~present] = _missing_fill(values.dtype)
         return values.reshape(dims)
     schema = str(flat.get_schema())
-    if schema in ("INT32", "INT64", "FLOAT32", "FLOAT64"):  # empty, or all missing
-        dtype = {"INT32": np.int32, "INT64": np.int64, "FLOAT32": np.float32, "FLOAT64": np.float64}[schema]
+    if schema in NUMPY_DTYPES:  # empty, or all missing
+        dtype = NUMPY_DTYPES[schema]
         return np.full(flat.get_size().to_py(), _missing_fill(dtype), dtype=dtype).reshape(dims)
     if schema == "MASK":
         return np.array([v is not None for v in kd.has(flat).to_py()], dtype=bool).reshape(dims)
