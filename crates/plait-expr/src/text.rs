@@ -51,6 +51,12 @@ fn infix(op: &str) -> Option<(&'static str, u8, bool)> {
     })
 }
 
+/// The Python symbol `op` prints as (`+`, `~`, `>=`), for operators
+/// written infix or prefix.
+pub fn operator_symbol(op: &Operator) -> Option<&'static str> {
+    infix(canonical(op)).map(|(symbol, _, _)| symbol.trim())
+}
+
 /// The canonical name of `op` (an alias of `kd.math.add` prints as `+` too).
 fn canonical(op: &Operator) -> &str {
     match &op.kind {

@@ -553,6 +553,12 @@ impl PyExprOperator {
         self.op.doc.clone()
     }
 
+    /// The Python symbol the operator prints as (`+`, `~`, ...), if any.
+    #[getter(_symbol)]
+    fn symbol(&self) -> Option<&'static str> {
+        plait_expr::text::operator_symbol(&self.op)
+    }
+
     /// "backend", "lambda", "py_function" or "builtin".
     #[getter]
     fn kind(&self) -> &'static str {

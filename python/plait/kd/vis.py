@@ -23,17 +23,9 @@ def _quote(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
-# Operators drawn by their Python symbol, as in the seed's diagrams.
-_SYMBOLS = {"kd.math.add": "+", "kd.math.subtract": "-", "kd.math.multiply": "*", "kd.math.divide": "/",
-            "kd.math.floordiv": "//", "kd.math.mod": "%", "kd.math.pow": "**", "kd.math.neg": "-",
-            "kd.masking.apply_mask": "&", "kd.masking.coalesce": "|", "kd.masking.has_not": "~",
-            "kd.comparison.equal": "==", "kd.comparison.not_equal": "!=", "kd.comparison.less": "<",
-            "kd.comparison.less_equal": "<=", "kd.comparison.greater": ">", "kd.comparison.greater_equal": ">="}
-
-
 def _node_label(node):
-    if node._kind() == "operator":
-        return _SYMBOLS.get(node.op.name, node.op.name)
+    if node._kind() == "operator":  # the Python symbol when it has one, as in the seed's diagrams
+        return node.op._symbol or node.op.name
     return repr(node)
 
 
