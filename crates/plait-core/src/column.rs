@@ -653,7 +653,7 @@ impl SliceData {
         SliceData { len, columns: Arc::from([]) }
     }
 
-    /// The items of one column.
+    /// The items of one column (all missing when none is present).
     pub fn from_column(column: Column) -> SliceData {
         let len = column.len();
         SliceData::from_columns(len, vec![column])

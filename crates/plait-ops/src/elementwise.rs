@@ -97,7 +97,7 @@ impl Prepared {
     pub fn finish(&self, values: Values, presence: Option<NullBuffer>) -> Result<DataSlice> {
         let out = values.dtype();
         let column = Column::new(values, presence);
-        let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+        let data = SliceData::from_column(column);
         DataSlice::new(self.shape.clone(), data, self.promotion.schema(out))
     }
 }

@@ -15,7 +15,7 @@ use crate::promote::{TypeClass, data_type};
 /// A MASK slice of `shape` present where `bits` is set.
 pub fn mask_from_bits(shape: &JaggedShape, bits: BooleanBuffer) -> Result<DataSlice> {
     let column = Column::new(Values::Mask(bits.len()), Some(NullBuffer::new(bits)));
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(shape.clone(), data, Schema::Mask)
 }
 

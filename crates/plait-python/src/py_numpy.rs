@@ -95,7 +95,7 @@ fn slice_from_buffer(py: Python<'_>, obj: &Bound<'_, PyAny>, shape: Vec<usize>, 
         return Err(value_error(op, format!("a shape of {parents} items for {} values", values.len())));
     }
     let shape = guard(|| JaggedShape::from_edges(edges))?;
-    let data = if values.is_empty() { SliceData::missing(0) } else { SliceData::from_column(Column::new(values, None)) };
+    let data = SliceData::from_column(Column::new(values, None));
     wrap(py, guard(|| DataSlice::new(shape, data, schema))?)
 }
 
@@ -180,7 +180,7 @@ fn slice_from_arrow(
         return Err(value_error(op, format!("the list offsets reach {} values, the array has {len}", shape.size())));
     }
     let column = Column::new(values, presence);
-    let data = if column.present_count() == 0 { SliceData::missing(len) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     wrap(py, guard(|| DataSlice::new(shape, data, schema))?)
 }
 

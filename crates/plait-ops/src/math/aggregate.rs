@@ -49,7 +49,7 @@ impl Input {
         let presence = NullBuffer::new(bits_of(&out, |v| v.is_some()));
         let values = map1(&out, |v| v.unwrap_or(R::ZERO));
         let column = plait_core::Column::new(R::into_values(values), (presence.null_count() > 0).then_some(presence));
-        let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+        let data = SliceData::from_column(column);
         DataSlice::new(self.groups.shape.clone(), data, schema)
     }
 

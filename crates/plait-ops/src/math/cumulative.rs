@@ -30,7 +30,7 @@ fn per_item<R: Num>(
     let flags: Vec<bool> = out.iter().map(Option::is_some).collect();
     let values: Vec<R> = out.into_iter().map(|v| v.unwrap_or(R::ZERO)).collect();
     let column = Column::new(R::into_values(values), presence_from_flags(&flags));
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(x.shape().clone(), data, p.promotion.schema(R::SCHEMA))
 }
 

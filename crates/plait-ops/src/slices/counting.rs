@@ -12,7 +12,7 @@ use crate::masking::mask_where;
 
 pub(crate) fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, presence: Option<arrow_buffer::NullBuffer>) -> Result<DataSlice> {
     let column = Column::new(Values::Int64(values.into()), presence);
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(shape.clone(), data, Schema::Int64)
 }
 

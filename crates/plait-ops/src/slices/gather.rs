@@ -92,7 +92,7 @@ pub fn replace_last_edge(shape: &JaggedShape, sizes: &[i64]) -> Result<JaggedSha
 /// An INT64 slice from values and presence.
 pub fn int64_slice(shape: &JaggedShape, values: Vec<i64>, presence: Option<NullBuffer>) -> Result<DataSlice> {
     let column = Column::new(Values::Int64(values.into()), presence);
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(shape.clone(), data, Schema::Int64)
 }
 

@@ -142,7 +142,7 @@ pub fn decode_base64(x: &DataSlice, on_invalid: Option<&DataSlice>) -> Result<Da
     let decoded = Column::new(Values::Bytes(values), presence);
     let invalid: Vec<usize> =
         (0..p.len()).filter(|&i| p.operands[0].is_present(i) && !decoded.is_present(i)).collect();
-    let data = if decoded.present_count() == 0 { SliceData::missing(p.len()) } else { SliceData::from_column(decoded) };
+    let data = SliceData::from_column(decoded);
     let result = DataSlice::new(p.shape.clone(), data, Schema::Bytes)?;
     match on_invalid {
         None => match invalid.first() {

@@ -259,7 +259,7 @@ pub(crate) fn finish_text(p: &Prepared, dtype: Schema, out: (VarBinary, Option<N
 /// The result of an INT64 kernel (schema INT64 whatever the inputs).
 pub(crate) fn finish_int64(p: &Prepared, out: (Vec<i64>, Option<NullBuffer>)) -> Result<DataSlice> {
     let column = Column::new(Values::Int64(ScalarBuffer::from(out.0)), out.1);
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(p.shape.clone(), data, Schema::Int64)
 }
 

@@ -112,7 +112,6 @@ pub fn regex_find_all(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> 
     let mut matches = Vec::with_capacity(n);
     let mut group_sizes = Vec::new();
     let mut out = VarBinaryBuilder::with_capacity(0);
-    let mut count = 0usize;
     if let Some(v) = text_of(&p.operands[0]) {
         for i in 0..n {
             let mut m = 0i64;
@@ -122,7 +121,6 @@ pub fn regex_find_all(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> 
                     group_sizes.push(groups as i64);
                     for g in 1..=groups {
                         out.push(c.get(g).map_or("", |m| m.as_str()).as_bytes());
-                        count += 1;
                     }
                 }
             }
@@ -132,7 +130,7 @@ pub fn regex_find_all(text: &DataSlice, regex: &DataSlice) -> Result<DataSlice> 
         matches.resize(n, 0);
     }
     let shape = p.shape.with_edge(Edge::from_sizes(&matches)?)?.with_edge(Edge::from_sizes(&group_sizes)?)?;
-    let data = if count == 0 { SliceData::missing(0) } else { SliceData::from_column(Column::full(Values::String(out.finish()))) };
+    let data = SliceData::from_column(Column::full(Values::String(out.finish())));
     DataSlice::new(shape, data, schema)
 }
 

@@ -109,7 +109,7 @@ pub fn split(x: &DataSlice, sep: &DataSlice) -> Result<DataSlice> {
     let parts = out.finish();
     let values = if is_string { Values::String(parts) } else { Values::Bytes(parts) };
     let column = Column::full(values);
-    let data = if count == 0 { SliceData::missing(0) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(shape, data, schema)
 }
 
@@ -144,6 +144,6 @@ pub fn agg_join(x: &DataSlice, sep: &DataSlice, ndim: Option<i64>) -> Result<Dat
     let (values, presence) = out;
     let values = if promotion.dtype == Schema::Bytes { Values::Bytes(values) } else { Values::String(values) };
     let column = Column::new(values, presence);
-    let data = if column.present_count() == 0 { SliceData::missing(column.len()) } else { SliceData::from_column(column) };
+    let data = SliceData::from_column(column);
     DataSlice::new(g.shape, data, schema)
 }
