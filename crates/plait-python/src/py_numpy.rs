@@ -125,7 +125,8 @@ fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<arrow_buffer::Buffer> {
 
 fn typed<T: arrow_buffer::ArrowNativeType>(op: &str, buffer: arrow_buffer::Buffer, offset: usize, len: usize) -> PyResult<ScalarBuffer<T>> {
     let size = std::mem::size_of::<T>();
-    if (offset + len) * size > buffer.len() || buffer.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
+    let end = offset.checked_add(len).and_then(|n| n.checked_mul(size));
+    if end.is_none_or(|end| end > buffer.len()) || buffer.as_ptr().align_offset(std::mem::align_of::<T>()) != 0 {
         return Err(value_error(op, "an Arrow buffer shorter than its array, or misaligned"));
     }
     Ok(ScalarBuffer::new(buffer, offset, len))
@@ -175,7 +176,7 @@ fn slice_from_arrow(
         };
         edges.push(guard(|| Edge::from_offsets(points))?);
     }
-    let shape = guard(|| JaggedShape::from_edges(if levels.is_empty() { vec![Edge::uniform(1, len)] } else { edges }))?;
+    let shape = guard(|| JaggedShape::from_edges(edges))?;
     if shape.size() != len {
         return Err(value_error(op, format!("the list offsets reach {} values, the array has {len}", shape.size())));
     }
