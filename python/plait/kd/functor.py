@@ -40,6 +40,10 @@ def _signature(params):
 # The default of the `self` parameter of `expr_fn` functors.
 _SELF = object()
 
+# The parameters `(*args, **kwargs)` of `py_fn` and `bind` functors.
+_ARGS_KWARGS = [("args", inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.empty),
+                ("kwargs", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty)]
+
 
 def _python_signature_params(f, defaults):
     params = []
@@ -126,9 +130,7 @@ def py_fn(f, *, return_type_as=None, **defaults):
     """A functor calling Python function `f` at evaluation (no tracing)."""
     del return_type_as  # results are whatever `f` returns
     body = _plait.expr_call("kd.functor._apply_py", _expr.literal(f), _expr.I.args, _expr.I.kwargs)
-    params = [("args", inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.empty),
-              ("kwargs", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty)]
-    functor = _make(body, _signature(params), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
+    functor = _make(body, _signature(_ARGS_KWARGS), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
     return bind(functor, **defaults) if defaults else functor
 
 
@@ -192,9 +194,7 @@ def bind(fn_def, /, *args, return_type_as=None, **kwargs):
         _plait.expr_call("kd.tuples.tuple", *bound_args),
         _plait.expr_call("kd.tuples.namedtuple", **{k: _expr.V[k] for k in kwargs}),
         _expr.I.args, _expr.I.kwargs)
-    params = [("args", inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.empty),
-              ("kwargs", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty)]
-    return _make(body, _signature(params), variables)
+    return _make(body, _signature(_ARGS_KWARGS), variables)
 
 
 def _as_value(v):
