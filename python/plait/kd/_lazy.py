@@ -13,7 +13,6 @@ small wrapper that checks the flag.
 """
 
 import functools
-import inspect
 import types as pytypes
 
 from plait import _plait
@@ -41,16 +40,9 @@ def _param_spec(fn):
     """Parameters of a Python-defined operator; optional ones are left
     unspecified, so that the function applies its own (Python) defaults."""
     try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
+        return optools._param_spec(fn, python_defaults=True)
+    except (TypeError, ValueError):  # no signature (a builtin): anything goes
         return [("args", "VAR_POSITIONAL", "required", None), ("kwargs", "VAR_KEYWORD", "required", None)]
-    spec = []
-    for p in params:
-        if p.default is inspect.Parameter.empty:
-            spec.append((p.name, p.kind.name, "required", None))
-        else:
-            spec.append((p.name, p.kind.name, "unspecified", None))
-    return spec
 
 
 def _python_operator(name, fn):

@@ -13,6 +13,7 @@ import inspect
 
 from plait import _plait
 from plait.kd import expr as _expr
+from plait.kd import optools as _optools
 from plait.kd._operators import unspecified
 
 
@@ -261,8 +262,7 @@ def _call_bound(fn, bound_args, bound_kwargs, args, kwargs):
 
 def _register():
     for name, f in (("kd.functor._apply_py", _apply_py), ("kd.functor._call_bound", _call_bound)):
-        params = [(p.name, p.kind.name, "required", None) for p in inspect.signature(f).parameters.values()]
-        op = _plait.make_py_function_operator(name, params, f.__doc__ or "", f, False)
+        op = _plait.make_py_function_operator(name, _optools._param_spec(f), f.__doc__ or "", f, False)
         _plait.registry_add(name, op, True)
 
 

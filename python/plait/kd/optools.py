@@ -19,13 +19,15 @@ from plait.kd import expr as _expr
 from plait.kd._operators import unspecified
 
 
-def _param_spec(fn):
-    """`(name, kind, default_kind, default)` for each parameter of `fn`."""
+def _param_spec(fn, python_defaults=False):
+    """`(name, kind, default_kind, default)` for each parameter of `fn`.
+    With `python_defaults`, parameters with a default are left unspecified,
+    so that calling `fn` applies its own (Python) defaults."""
     spec = []
     for p in inspect.signature(fn).parameters.values():
         if p.default is inspect.Parameter.empty:
             spec.append((p.name, p.kind.name, "required", None))
-        elif p.default is unspecified:
+        elif p.default is unspecified or python_defaults:
             spec.append((p.name, p.kind.name, "unspecified", None))
         else:
             spec.append((p.name, p.kind.name, "value", p.default))
