@@ -95,12 +95,8 @@ def _run(fn, rows, n_args, names, max_threads, item_completed_callback, bar=None
     if max_threads is not None and _int(max_threads) > 1:
         with concurrent.futures.ThreadPoolExecutor(max_workers=_int(max_threads)) as pool:
             results = list(pool.map(call, rows))
-    elif item_completed_callback is None:
-        results = [call(row) for row in rows]
     else:
-        results = []
-        for row in rows:
-            results.append(call(row))
+        results = [call(row) for row in rows]
     if item_completed_callback is not None:
         for row, result in zip(rows, results):
             if row is not None:
@@ -156,13 +152,7 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
     n_items = len(columns[0]) if columns else 0
     show_progress = progress.enabled(n_items)
     try:
-        if show_progress:
-            rows = list(zip(*columns))
-            if present is not None:
-                rows = [row if p else None for row, p in zip(rows, present)]
-            with progress.Bar(n_items, "kd.map_py") as bar:
-                results = _run(fn, rows, len(args), names, max_threads, item_completed_callback, bar)
-        elif len(columns) == 1 and not names and _int(max_threads) in (None, 1) and item_completed_callback is None:
+        if not show_progress and len(columns) == 1 and not names and _int(max_threads) in (None, 1) and item_completed_callback is None:
             # The common case, one argument: no row tuples, no wrapper frame.
             column = columns[0]
             results = list(map(fn, column)) if present is None else [fn(v) if p else None for v, p in zip(column, present)]
@@ -170,7 +160,11 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
             rows = list(zip(*columns))
             if present is not None:
                 rows = [row if p else None for row, p in zip(rows, present)]
-            results = _run(fn, rows, len(args), names, max_threads, item_completed_callback)
+            if show_progress:
+                with progress.Bar(n_items, "kd.map_py") as bar:
+                    results = _run(fn, rows, len(args), names, max_threads, item_completed_callback, bar)
+            else:
+                results = _run(fn, rows, len(args), names, max_threads, item_completed_callback)
     except Exception as error:
         error.add_note(f"Error occurred during evaluation of kd.map_py with fn={fn!r}")
         raise
