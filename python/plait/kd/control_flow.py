@@ -61,17 +61,14 @@ def map(fn, *args, include_missing=False, **kwargs):  # noqa: A001 - Koda's name
     presence = [[p is not None for p in (kd.item(True) & kd.has(f)).to_py()] for f in flat]
     n_args = len(args)
     results = []
-    bar = progress.Bar(len(fns), "kd.map") if progress.enabled(len(fns)) else None
-    for i, f in enumerate(fns):
-        if bar is not None:
+    with progress.bar(len(fns), "kd.map") as bar:
+        for i, f in enumerate(fns):
             bar.update()
-        if not presence[0][i] or (not include_missing and not all(p[i] for p in presence[1:])):
-            results.append(None)
-            continue
-        row = [c[i] for c in columns]
-        results.append(_call(f, *row[:n_args], **dict(zip(names, row[n_args:]))))
-    if bar is not None:
-        bar.__exit__(None, None, None)
+            if not presence[0][i] or (not include_missing and not all(p[i] for p in presence[1:])):
+                results.append(None)
+                continue
+            row = [c[i] for c in columns]
+            results.append(_call(f, *row[:n_args], **dict(zip(names, row[n_args:]))))
     return _results_slice(results, None).reshape(aligned[0].get_shape())
 
 

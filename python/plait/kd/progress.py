@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-__all__ = ["MIN_ITEMS", "Bar", "enabled", "set_enabled"]
+__all__ = ["MIN_ITEMS", "Bar", "bar", "enabled", "set_enabled"]
 
 # Fewer items than this finish too fast to need a bar.
 MIN_ITEMS = 10_000
@@ -77,3 +77,22 @@ class Bar:
         bar = "#" * filled + "-" * (self.WIDTH - filled)
         self.stream.write(f"\r{self.desc}: {fraction:4.0%} |{bar}| {self.done}/{self.total} [{elapsed:.1f}s<{eta:.1f}s]")
         self.stream.flush()
+
+
+class _NoBar:
+    """What `bar` gives when no bar is shown: updates do nothing."""
+
+    def __enter__(self):
+        return self
+
+    def update(self, k=1):
+        pass
+
+    def __exit__(self, *exc):
+        return False
+
+
+def bar(total, desc):
+    """`with bar(total, desc) as b: ... b.update()`: a `Bar` when one would
+    be shown (see `enabled`), else one that does nothing."""
+    return Bar(total, desc) if enabled(total) else _NoBar()

@@ -4,6 +4,9 @@ from typing import Any
 
 Bar: Any
 MIN_ITEMS: Any
+def bar(total, desc) -> Any:
+    """`with bar(total, desc) as b: ... b.update()`: a `Bar` when one would"""
+
 def enabled(total, stream = ...) -> Any:
     """Whether a bar for `total` items would be shown on `stream`."""
 
