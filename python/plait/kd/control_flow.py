@@ -48,13 +48,12 @@ def map(fn, *args, include_missing=False, **kwargs):  # noqa: A001 - Koda's name
     """Calls the functors in `fn` (a functor, or a slice of functors
     aligned with the arguments) on each item of the arguments; missing where
     the functor is, or an argument is (unless `include_missing`)."""
-    from plait.kd.py import _results_slice
+    from plait.kd.py import _as_slice, _int, _results_slice
 
     kd = _kd()
-    include_missing = bool(include_missing.to_py() if isinstance(include_missing, kd.types.DataSlice) else include_missing)
+    include_missing = bool(_int(include_missing))
     names = list(kwargs)
-    values = [fn] + [a if isinstance(a, kd.types.DataSlice) else kd.item(a) for a in args]
-    values += [kwargs[k] if isinstance(kwargs[k], kd.types.DataSlice) else kd.item(kwargs[k]) for k in names]
+    values = [fn] + [_as_slice(a) for a in args] + [_as_slice(kwargs[k]) for k in names]
     aligned = kd.align(*values)
     flat = [a.flatten() for a in aligned]
     fns, columns = list(flat[0].L), [list(f.L) for f in flat[1:]]
