@@ -6,6 +6,7 @@ values); in expressions it travels as a value of the evaluation.
 """
 
 import builtins as _builtins
+import itertools
 
 __all__ = ["Iterable", "chain", "from_1d_slice", "interleave", "make", "make_unordered", "reduce_concat",
            "reduce_updated_bag"]
@@ -82,12 +83,9 @@ def interleave(*iterables, value_type_as=None):
     """The items of all iterables, in some interleaving (plait: round robin)."""
     del value_type_as
     _check("interleave", iterables)
-    out, pending = [], [list(it) for it in iterables]
-    while any(pending):
-        for items in pending:
-            if items:
-                out.append(items.pop(0))
-    return Iterable(out, ordered=False)
+    gap = object()
+    rounds = itertools.zip_longest(*iterables, fillvalue=gap)
+    return Iterable((v for round_ in rounds for v in round_ if v is not gap), ordered=False)
 
 
 def from_1d_slice(slice_):
