@@ -167,7 +167,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
                 None => Ok(PyTuple::new(py, items)?.into_any().unbind()),
                 Some(names) => {
                     let names: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
-                    let make = py.import("plait.kd.tuples")?.getattr("_namedtuple")?;
+                    let make = py.import("plait.kd.tuples")?.getattr("NamedTuple")?;
                     Ok(make.call1((names, PyTuple::new(py, items)?))?.unbind())
                 }
             }

@@ -7,11 +7,10 @@ the builtin operators `kd.tuples.tuple` / `namedtuple` / `get_nth` /
 
 import builtins
 
-from plait import _plait
-
 
 class NamedTuple:
-    """Values by field name, in order; `nt['x']` or `nt.x`."""
+    """Values by field name, in order; `nt['x']` or `nt.x`. (Named tuples
+    an evaluation returns come to Python as these: see py_expr.rs.)"""
 
     __slots__ = ("_names", "_values")
 
@@ -64,11 +63,6 @@ class NamedTuple:
         return f"namedtuple<{fields}>{{({values})}}"
 
 
-def _namedtuple(names, values):
-    """Rust's named tuples become this (see `plait-python`'s py_expr)."""
-    return NamedTuple(names, values)
-
-
 def tuple(*args):  # noqa: A001 - Koda's name
     """The arguments as a tuple."""
     return builtins.tuple(args)
@@ -107,6 +101,3 @@ def get_namedtuple_field(namedtuple, field_name):
         raise ValueError(f"kd.tuples.get_namedtuple_field: the named tuple has no field '{field_name}'; "
                          f"its fields are {builtins.list(namedtuple.keys())}")
     return namedtuple[field_name]
-
-
-_plait  # noqa: B018 - the Rust side imports this module by name
