@@ -60,11 +60,8 @@ fn put_shape(w: &mut Writer, shape: &JaggedShape) {
             }
             None => {
                 w.u8(1);
-                let sizes = edge.sizes();
-                w.len(sizes.len());
-                for s in sizes {
-                    w.u64(s as u64);
-                }
+                w.len(edge.parent_size());
+                put_sizes(w, edge);
             }
         }
     }
@@ -72,6 +69,27 @@ fn put_shape(w: &mut Writer, shape: &JaggedShape) {
 
 /// The most items a shape may declare (uniform edges cost no bytes).
 const MAX_ITEMS: u64 = 1 << 40;
+
+/// The size of each parent of `edge` (its count is written by the caller).
+fn put_sizes(w: &mut Writer, edge: &Edge) {
+    for size in edge.sizes() {
+        w.u64(size as u64);
+    }
+}
+
+/// An edge from `n` sizes, each at most `MAX_ITEMS` (`what` names one
+/// parent in the error: "a row", "a list").
+fn get_sizes(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Edge> {
+    let mut sizes = Vec::with_capacity(n);
+    for _ in 0..n {
+        let s = r.u64()?;
+        if s > MAX_ITEMS {
+            return Err(corrupt(format!("{what} of {s} items")));
+        }
+        sizes.push(s as i64);
+    }
+    Edge::from_sizes(&sizes).map_err(|e| corrupt(e.message))
+}
 
 fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
     let rank = r.u32()? as usize;
@@ -90,15 +108,7 @@ fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
             }
             1 => {
                 let n = r.count(8, "dimension sizes")?;
-                let mut sizes = Vec::with_capacity(n);
-                for _ in 0..n {
-                    let s = r.u64()?;
-                    if s > MAX_ITEMS {
-                        return Err(corrupt(format!("a row of {s} items")));
-                    }
-                    sizes.push(s as i64);
-                }
-                Edge::from_sizes(&sizes).map_err(|e| corrupt(e.message))?
+                get_sizes(r, n, "a row")?
             }
             tag => return Err(corrupt(format!("unknown dimension tag {tag}"))),
         };
@@ -184,9 +194,11 @@ fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize) -> Result<Values>
         Schema::Boolean => Values::Boolean(get_bits(r, n)?),
         Schema::Mask => Values::Mask(n),
         Schema::Bytes | Schema::String => {
-            let offsets = get_fixed(r, n.checked_add(1).ok_or_else(|| corrupt("a column too long"))?, u64::from_le_bytes)?;
+            // Read as i64 (Arrow's offsets): starting at 0 and never
+            // decreasing, none is negative.
+            let offsets = get_fixed(r, n.checked_add(1).ok_or_else(|| corrupt("a column too long"))?, i64::from_le_bytes)?;
             let data = r.blob()?;
-            if offsets[0] != 0 || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[n] != data.len() as u64 {
+            if offsets[0] != 0 || offsets.windows(2).any(|w| w[0] > w[1]) || offsets[n] != data.len() as i64 {
                 return Err(corrupt("text offsets out of order or past the data"));
             }
             if dtype == Schema::String {
@@ -194,7 +206,6 @@ fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize) -> Result<Values>
                     std::str::from_utf8(&data[w[0] as usize..w[1] as usize]).map_err(|_| corrupt("a STRING value is not valid UTF-8"))?;
                 }
             }
-            let offsets: Vec<i64> = offsets.into_iter().map(|o| o as i64).collect();
             let binary = VarBinary { offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)), data: Buffer::from(data.to_vec()) };
             if dtype == Schema::String { Values::String(binary) } else { Values::Bytes(binary) }
         }
@@ -321,10 +332,10 @@ pub fn get_slice(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataSlice> {
     Ok(DataSlice::new(shape, data, schema).map_err(|e| corrupt(e.message))?.with_bag(bag))
 }
 
-fn stored_data(values: &[Option<plait_core::bag::Stored>]) -> SliceData {
+fn stored_data<'a>(values: impl ExactSizeIterator<Item = Option<&'a plait_core::bag::Stored>>) -> SliceData {
     let mut builder = plait_core::column::SliceBuilder::with_capacity(values.len());
     for v in values {
-        builder.push(v.as_ref().map(|s| s.as_ref()));
+        builder.push(v.map(|s| s.as_ref()));
     }
     builder.finish()
 }
@@ -377,24 +388,18 @@ pub fn put_bag(w: &mut Writer, bag: &DataBag, ctx: &mut Encoder) -> Result<()> {
     let wrapped: Vec<Option<ItemId>> = list_ids.iter().copied().map(Some).collect();
     let (edge, items) = flat.explode(&wrapped)?;
     put_ids(w, &list_ids);
-    for size in edge.sizes() {
-        w.u64(size as u64);
-    }
+    put_sizes(w, &edge);
     put_data(w, &items, ctx)?;
     let entries = flat.own_dict_entries();
     let owners: Vec<ItemId> = entries.iter().map(|e| e.0).collect();
     put_ids(w, &owners);
-    put_data(w, &stored_data(&entries.iter().map(|e| Some(e.1.clone())).collect::<Vec<_>>()), ctx)?;
-    put_data(w, &stored_data(&entries.iter().map(|e| e.2.clone()).collect::<Vec<_>>()), ctx)?;
+    put_data(w, &stored_data(entries.iter().map(|e| Some(&e.1))), ctx)?;
+    put_data(w, &stored_data(entries.iter().map(|e| e.2.as_ref())), ctx)?;
     Ok(())
 }
 
-/// A bag saved on its own (`kd.dumps(bag)`).
-pub fn get_bag_payload(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
-    get_bag(r, ctx)
-}
-
-fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
+/// A bag (saved on its own by `kd.dumps(bag)`, or with a slice).
+pub fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
     let bag = DataBag::new_immutable();
     let n_attrs = r.count(9, "attributes")?;
     for _ in 0..n_attrs {
@@ -409,8 +414,9 @@ fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
                         0 => bag.fill(|w| w.set_attr_of_allocation(&attr, allocation, &values)),
                         1 => {
                             let set = get_bits(r, values.len())?;
-                            let ids: Vec<Option<ItemId>> = set.set_indices().map(|k| Some(ItemId::in_allocation(allocation, k as u64))).collect();
-                            let picked = values.take(&set.set_indices().collect::<Vec<_>>());
+                            let indices: Vec<usize> = set.set_indices().collect();
+                            let ids: Vec<Option<ItemId>> = indices.iter().map(|&k| Some(ItemId::in_allocation(allocation, k as u64))).collect();
+                            let picked = values.take(&indices);
                             bag.fill(|w| w.set_attr(&attr, &ids, &picked));
                         }
                         tag => return Err(corrupt(format!("unknown set-bitmap tag {tag}"))),
@@ -429,15 +435,7 @@ fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
         }
     }
     let list_ids = get_ids(r)?;
-    let mut sizes = Vec::with_capacity(list_ids.len());
-    for _ in 0..list_ids.len() {
-        let s = r.u64()?;
-        if s > MAX_ITEMS {
-            return Err(corrupt(format!("a list of {s} items")));
-        }
-        sizes.push(s as i64);
-    }
-    let edge = Edge::from_sizes(&sizes).map_err(|e| corrupt(e.message))?;
+    let edge = get_sizes(r, list_ids.len(), "a list")?;
     let items = get_data(r, ctx)?;
     if items.len() != edge.child_size() {
         return Err(corrupt(format!("{} list items for lists of {} items", items.len(), edge.child_size())));
@@ -451,7 +449,7 @@ fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
     if keys.len() != owners.len() || values.len() != owners.len() {
         return Err(corrupt("dict entries with keys or values missing"));
     }
-    if owners.iter().zip(0..).any(|(_, i)| keys.get(i).is_none()) {
+    if keys.present_count() != keys.len() {
         return Err(corrupt("a dict entry without a key"));
     }
     if !owners.is_empty() {

@@ -134,7 +134,7 @@ pub fn loads_payload(tag: u8, payload: &[u8]) -> Result<Saved> {
     let mut ctx = Decoder::default();
     let value = match tag {
         1 => Saved::Slice(codec::get_slice(&mut p, &mut ctx)?),
-        2 => Saved::Bag(codec::get_bag_payload(&mut p, &mut ctx)?),
+        2 => Saved::Bag(codec::get_bag(&mut p, &mut ctx)?),
         3 => Saved::Expr(codec::get_expr(&mut p, &mut ctx)?),
         other => return Err(corrupt(format!("unknown content tag {other}"))),
     };
