@@ -84,6 +84,12 @@ pub struct Plan {
     variable_names: Vec<String>,
 }
 
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Plan({} steps)", self.steps.len())
+    }
+}
+
 /// An evaluation error and the node whose operator raised it.
 #[derive(Debug)]
 pub struct EvalError {
@@ -227,15 +233,6 @@ impl Plan {
         }
         Ok(slots.pop().expect("a plan has at least one step").into_value())
     }
-
-    /// The number of steps (distinct nodes after preparation).
-    pub fn len(&self) -> usize {
-        self.steps.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.steps.is_empty()
-    }
 }
 
 /// `item_op` on the numbers in the slots of `args`, if they all hold numbers.
@@ -278,7 +275,7 @@ pub fn evaluate(expr: &Expr, bindings: &Bindings<'_>) -> std::result::Result<Exp
 /// The failure with its node taken from `expr` itself: a cached plan may
 /// come from an equal expression built elsewhere, whose nodes carry other
 /// tags (another source location).
-fn own_node(expr: &Expr, failure: EvalError) -> EvalError {
+pub(crate) fn own_node(expr: &Expr, failure: EvalError) -> EvalError {
     let Some(node) = &failure.node else { return failure };
     let own = prepare(expr).ok().and_then(|p| p.post_order().into_iter().find(|n| n.fingerprint() == node.fingerprint()));
     EvalError { node: own.or(failure.node), error: failure.error }

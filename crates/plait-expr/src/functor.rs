@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema};
 use plait_ops::registry::{bind_params, Param, ParamKind, Value};
 
-use crate::eval::{evaluate, Bindings, EvalError};
+use crate::eval::{own_node, Bindings, EvalError, Plan};
 use crate::expr::{Expr, NodeKind};
 use crate::packed;
 use crate::transform::transform;
@@ -33,6 +33,9 @@ pub const RETURNS_ATTR: &str = "returns";
 pub struct Compiled {
     pub params: Vec<Param>,
     pub body: Expr,
+    /// The body's evaluation plan, made at the first call (its errors
+    /// belong to the call) and held so that later calls skip the plan cache.
+    plan: OnceLock<Arc<Plan>>,
     /// The variables, inlined (to say which one failed).
     pub variables: Vec<(String, Expr)>,
     /// `__qualname__`, when the functor has one.
@@ -74,7 +77,7 @@ pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
         },
         Err(_) => None,
     };
-    let compiled = Arc::new(Compiled { params: read_signature(f)?, body, variables: variables.into_iter().collect(), name });
+    let compiled = Arc::new(Compiled { params: read_signature(f)?, body, plan: OnceLock::new(), variables: variables.into_iter().collect(), name });
     if let Some(key) = key {
         let mut cache = cache().lock().unwrap_or_else(|e| e.into_inner());
         if cache.len() >= MAX_CACHED {
@@ -183,13 +186,13 @@ fn item_at(x: &DataSlice, i: usize) -> Result<DataSlice> {
 pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
     let compiled = compile(f)?;
     let name = CALL;
-    let bound = bind_params(name, &compiled.params, positional, keywords)?;
+    let mut bound = bind_params(name, &compiled.params, positional, keywords)?;
     let mut inputs: HashMap<String, ExprValue> = HashMap::with_capacity(compiled.params.len());
     for (param, value) in compiled.params.iter().zip(bound.values) {
         let value = match param.kind {
-            ParamKind::VarPositional => Some(ExprValue::Tuple(Arc::new(Tuple { items: bound.var_args.clone(), names: None }))),
+            ParamKind::VarPositional => Some(ExprValue::Tuple(Arc::new(Tuple { items: std::mem::take(&mut bound.var_args), names: None }))),
             ParamKind::VarKeyword => {
-                let (names, items) = bound.var_kwargs.iter().map(|(k, v)| (Arc::from(k.as_str()), v.clone())).unzip();
+                let (names, items) = std::mem::take(&mut bound.var_kwargs).into_iter().map(|(k, v)| (Arc::from(k.as_str()), v)).unzip();
                 Some(ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) })))
             }
             _ => value.or_else(|| param.default.clone().flatten().map(|d| ExprValue::Data(Value::Slice(d)))),
@@ -198,7 +201,15 @@ pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, Ex
             inputs.insert(param.name.clone(), value);
         }
     }
-    evaluate(&compiled.body, &Bindings { inputs: Some(&inputs), variables: None }).map_err(|e| with_context(&compiled, e))
+    let plan = match compiled.plan.get() {
+        Some(plan) => plan,
+        None => {
+            let plan = crate::eval::plan(&compiled.body).map_err(|e| with_context(&compiled, e.into()))?;
+            compiled.plan.get_or_init(|| plan)
+        }
+    };
+    let bindings = Bindings { inputs: Some(&inputs), variables: None };
+    plan.run(&bindings).map_err(|failure| with_context(&compiled, own_node(&compiled.body, failure)))
 }
 
 /// The failure of a call, its context moved into notes: the failing node
