@@ -125,11 +125,7 @@ class _Converter:
     # --- lists, dicts and entities: the children of all values at once
 
     def _lists(self, values, item_schema, itemid):
-        present = [v is not None for v in values]
-        rows = [v if v is not None else () for v in values]
-        for v in rows:
-            if not isinstance(v, _SEQUENCES):
-                raise ValueError(f"kd.from_py: expected a list for a list schema, got {type(v).__name__}")
+        present, rows = _rows(values, (), _SEQUENCES, "a list for a list schema")
         children = [x for row in rows for x in row]
         items = self.convert(children, item_schema, what="list items")
         lists = OPERATORS["kd.lists.implode"](
@@ -137,11 +133,7 @@ class _Converter:
         return _masked(lists, present)
 
     def _dicts(self, values, key_schema, value_schema, itemid):
-        present = [v is not None for v in values]
-        rows = [v if v is not None else {} for v in values]
-        for v in rows:
-            if not isinstance(v, builtins.dict):
-                raise ValueError(f"kd.from_py: expected a dict for a dict schema, got {type(v).__name__}")
+        present, rows = _rows(values, {}, builtins.dict, "a dict for a dict schema")
         keys = self.convert([k for row in rows for k in row.keys()], key_schema, what="keys")
         vals = self.convert([x for row in rows for x in row.values()], value_schema, what="values")
         shape = _sizes_shape([len(r) for r in rows])
@@ -150,7 +142,7 @@ class _Converter:
             keys=shapes.reshape(keys, shape),
             values=shapes.reshape(vals, shape),
             key_schema=key_schema, value_schema=value_schema,
-            **({"itemid": itemid} if itemid is not None else {}))
+            **_itemid_option(itemid))
         return _masked(dicts, present)
 
     def _dicts_as_objects(self, dicts, itemid):
@@ -166,22 +158,16 @@ class _Converter:
         for names, positions in by_keys.items():
             attrs = {name: self.convert([dicts[i][name] for i in positions], OBJECT) for name in names}
             shape = shapes.new(len(positions))
-            options = {"itemid": itemid} if itemid is not None else {}
-            parts.append((positions, OPERATORS["kd.objs.shaped"](shape, **attrs, **options)))
+            parts.append((positions, OPERATORS["kd.objs.shaped"](shape, **attrs, **_itemid_option(itemid))))
         return _in_order(parts, len(dicts))
 
     def _entities(self, values, schema, itemid):
-        present = [v is not None for v in values]
-        rows = [v if v is not None else {} for v in values]
-        for v in rows:
-            if not isinstance(v, builtins.dict):
-                raise ValueError(f"kd.from_py: expected a dict for an entity schema, got {type(v).__name__}")
+        present, rows = _rows(values, {}, builtins.dict, "a dict for an entity schema")
         attrs = {}
         for name in _plait.get_attr_names(schema, intersection=True):
             attrs[name] = self.convert([row.get(name) for row in rows], schema.get_attr(name), what=f"attribute '{name}'")
         shape = shapes.new(len(rows))
-        options = {"itemid": itemid} if itemid is not None else {}
-        entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **options)
+        entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **_itemid_option(itemid))
         return _masked(entities, present)
 
     def _primitives(self, values, schema, what):
@@ -229,6 +215,22 @@ def _masked(x, present):
         return x
     mask = _plait.slice([True if p else None for p in present], None)
     return OPERATORS["kd.masking.apply_mask"](x, OPERATORS["kd.masking.has"](mask)).with_bag(x.get_bag())
+
+
+def _rows(values, empty, types, expected):
+    """Which of `values` are present, and the values with `empty` for the
+    missing ones, each checked to be one of `types`."""
+    present = [v is not None for v in values]
+    rows = [v if v is not None else empty for v in values]
+    for v in rows:
+        if not isinstance(v, types):
+            raise ValueError(f"kd.from_py: expected {expected}, got {type(v).__name__}")
+    return present, rows
+
+
+def _itemid_option(itemid):
+    """The `itemid=` keyword for the creating operators, when one is given."""
+    return {"itemid": itemid} if itemid is not None else {}
 
 
 def _in_order(parts, n):
