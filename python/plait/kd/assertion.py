@@ -27,7 +27,8 @@ def with_assertion(x, condition, message_or_fn, *args):
     kd = _kd()
     if not isinstance(condition, kd.types.DataSlice) or str(condition.get_schema()) not in ("MASK", "NONE"):
         raise ValueError("kd.assertion.with_assertion: `condition` must be a MASK item")
-    if condition.get_present_count().to_py() == condition.get_size().to_py() and condition.get_size().to_py() > 0:
+    n = condition.get_size().to_py()
+    if n > 0 and condition.get_present_count().to_py() == n:
         return x
     message = message_or_fn(*args) if callable(message_or_fn) and not isinstance(message_or_fn, kd.types.DataSlice) else message_or_fn
     if isinstance(message, kd.types.DataSlice):

@@ -54,9 +54,10 @@ def _header(ds):
 
 
 def _row(items, limit):
-    cells = "".join(_cell(items.S[i]) for i in range(min(limit, items.get_size().to_py())))
-    if items.get_size().to_py() > limit:
-        cells += f'<td class="more">… {items.get_size().to_py() - limit} more</td>'
+    n = items.get_size().to_py()
+    cells = "".join(_cell(items.S[i]) for i in range(min(limit, n)))
+    if n > limit:
+        cells += f'<td class="more">… {n - limit} more</td>'
     return cells
 
 
