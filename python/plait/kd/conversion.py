@@ -42,12 +42,13 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
     for Koda lists, `Obj` (or dicts) for entities and objects."""
     if not _holds_ids(ds) or ds.get_bag() is None:
         return _native_to_py(ds)
-    flat = ds.flatten() if ds.get_ndim() != 1 else ds
+    ndim = ds.get_ndim().to_py()
+    flat = ds.flatten() if ndim != 1 else ds
     values = _Converter(max_depth, obj_as_dict, include_missing_attrs).convert(flat, 0)
-    if ds.get_ndim() == 0:
+    if ndim == 0:
         return values[0]
     # The nesting of `ds` as nested lists of positions, filled with the values.
-    if ds.get_ndim() == 1:
+    if ndim == 1:
         return values
     positions = _native_to_py(shapes.reshape(_plait.slice(builtins.list(range(len(values))), None), ds.get_shape()))
     return _fill(positions, values)
@@ -75,9 +76,7 @@ class _Converter:
         if not _holds_ids(flat) or flat.get_bag() is None:
             return _as_list(_native_to_py(flat), n)
         if 0 <= self.max_depth <= depth:
-            # Too deep: structured items stay DataItems (as in Koda).
-            out = _as_list(_native_to_py(flat), n)
-            return [flat.S[i] if isinstance(v, types.DataSlice) else v for i, v in enumerate(out)]
+            return _leaves(flat)  # too deep: structured items stay DataItems (as in Koda)
         out = [None] * n
         index = OPERATORS["kd.slices.index"](flat)
         kinds = (("primitive", "kd.core.has_primitive"), ("list", "kd.lists.has_list"), ("dict", "kd.dicts.has_dict"),
@@ -101,8 +100,8 @@ class _Converter:
     def _dicts(self, dicts, depth):
         keys = OPERATORS["kd.dicts.get_keys"](dicts).flatten()
         values = OPERATORS["kd.dicts.get_values"](dicts).flatten()
-        key_items = [_key_to_py(keys.S[i]) for i in range(keys.get_size().to_py())] if _holds_ids(keys) else \
-            _as_list(_native_to_py(keys), keys.get_size().to_py())
+        # Entity, list and dict keys stay DataItems: their Python forms could not be keys.
+        key_items = _leaves(keys)
         value_items = self.convert(values, depth + 1)
         sizes = OPERATORS["kd.dicts.size"](dicts).to_py()
         return [dict(zip(k, v)) for k, v in zip(_split(key_items, sizes), _split(value_items, sizes))]
@@ -155,11 +154,11 @@ def _split(values, sizes):
     return out
 
 
-def _key_to_py(key):
-    """A dict key as a Python value; entities, lists and dicts stay DataItems
-    (their Python forms could not be keys)."""
-    value = _native_to_py(key)
-    return key if isinstance(value, types.DataSlice) else value
+def _leaves(flat):
+    """The items of 1-D slice `flat` as Python values, with entities, lists
+    and dicts left as DataItems."""
+    out = _as_list(_native_to_py(flat), flat.get_size().to_py())
+    return [flat.S[i] if isinstance(v, types.DataSlice) else v for i, v in enumerate(out)]
 
 
 def _method(self, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
