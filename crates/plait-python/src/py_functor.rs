@@ -33,8 +33,7 @@ pub fn call_functor(py: Python<'_>, f: &PyDataSlice, args: &Bound<'_, PyTuple>, 
 #[pyo3(signature = (f, *args, **kwargs))]
 fn functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
     if is_tracing() || f.is_instance_of::<crate::py_expr::PyExpr>() {
-        let all = PyTuple::new(py, std::iter::once(f.clone()).chain(args.iter()).collect::<Vec<_>>())?;
-        return lazy_call(py, "kd.functor.call", &all, kwargs);
+        return lazy_functor_call(py, f, args, kwargs);
     }
     let kwargs = match kwargs {
         Some(k) if k.contains("return_type_as")? => {
@@ -51,6 +50,12 @@ fn functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>,
     }
 }
 
+/// A `kd.functor.call` node calling `f` (a functor, or an expression of one).
+fn lazy_functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    let all = PyTuple::new(py, std::iter::once(f.clone()).chain(args.iter()).collect::<Vec<_>>())?;
+    lazy_call(py, "kd.functor.call", &all, kwargs)
+}
+
 /// Whether `x` is a functor.
 #[pyfunction]
 fn is_functor(x: &Bound<'_, PyAny>) -> bool {
@@ -64,8 +69,7 @@ impl PyDataItem {
     fn __call__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         if is_tracing() {
-            let all = PyTuple::new(py, std::iter::once(slf.clone().into_any()).chain(args.iter()).collect::<Vec<_>>())?;
-            return lazy_call(py, "kd.functor.call", &all, kwargs);
+            return lazy_functor_call(py, slf.as_any(), args, kwargs);
         }
         call_functor(py, slf.as_super().get(), args, kwargs)
     }
