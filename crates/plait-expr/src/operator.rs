@@ -23,14 +23,9 @@ use plait_ops::registry::{self as backend, parse_signature, Param, ParamKind, Va
 use crate::expr::Expr;
 use crate::value::{ExprValue, Tuple};
 
-/// Arguments of one call, bound to an operator's parameters.
-#[derive(Debug, Default)]
-pub struct CallArgs {
-    /// One entry per parameter (`None` at `*args`/`**kwargs`, and where unspecified).
-    pub values: Vec<Option<ExprValue>>,
-    pub var_args: Vec<ExprValue>,
-    pub var_kwargs: Vec<(String, ExprValue)>,
-}
+/// Arguments of one call, bound to an operator's parameters (`None` at
+/// `*args`/`**kwargs`, and where unspecified).
+pub type CallArgs = backend::Bound<ExprValue>;
 
 /// A host function called by a function operator.
 pub trait Function: Send + Sync {
