@@ -162,21 +162,14 @@ impl Plan {
         // Each slot's last read moves its value out, so a long chain over
         // large slices keeps two or three buffers alive (and reuses freed
         // ones) instead of one per step, and items are not cloned.
-        let mut read_last: Vec<Option<(usize, usize)>> = vec![None; steps.len()];
-        for (i, step) in steps.iter().enumerate() {
+        // Walking backwards, the first read of a slot is its last; the
+        // root's value is the result and is never moved out.
+        let mut read_later = vec![false; steps.len()];
+        read_later[steps.len() - 1] = true;
+        for step in steps.iter_mut().rev() {
             if let Step::Op { args, .. } = step {
-                for (j, read) in args.iter().enumerate() {
-                    if let Some(read) = read {
-                        read_last[read.slot] = Some((i, j));
-                    }
-                }
-            }
-        }
-        let root = steps.len() - 1;
-        for (slot, last) in read_last.into_iter().enumerate() {
-            if let (Some((i, j)), true) = (last, slot != root) {
-                if let Step::Op { args, .. } = &mut steps[i] {
-                    args[j].as_mut().expect("a read").last = true;
+                for read in args.iter_mut().rev().flatten() {
+                    read.last = !std::mem::replace(&mut read_later[read.slot], true);
                 }
             }
         }
