@@ -19,7 +19,7 @@ use crate::eval::{own_node, Bindings, EvalError, Plan};
 use crate::expr::{Expr, NodeKind};
 use crate::packed;
 use crate::transform::transform;
-use crate::value::{ExprValue, Tuple};
+use crate::value::ExprValue;
 
 const CALL: &str = "kd.functor.call";
 
@@ -190,11 +190,8 @@ pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, Ex
     let mut inputs: HashMap<String, ExprValue> = HashMap::with_capacity(compiled.params.len());
     for (param, value) in compiled.params.iter().zip(bound.values) {
         let value = match param.kind {
-            ParamKind::VarPositional => Some(ExprValue::Tuple(Arc::new(Tuple { items: std::mem::take(&mut bound.var_args), names: None }))),
-            ParamKind::VarKeyword => {
-                let (names, items) = std::mem::take(&mut bound.var_kwargs).into_iter().map(|(k, v)| (Arc::from(k.as_str()), v)).unzip();
-                Some(ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) })))
-            }
+            ParamKind::VarPositional => Some(ExprValue::tuple(std::mem::take(&mut bound.var_args))),
+            ParamKind::VarKeyword => Some(ExprValue::named_tuple(std::mem::take(&mut bound.var_kwargs))),
             _ => value.or_else(|| param.default.clone().flatten().map(|d| ExprValue::Data(Value::Slice(d)))),
         };
         if let Some(value) = value {

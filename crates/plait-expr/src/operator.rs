@@ -21,7 +21,7 @@ use plait_core::{Error, Result, ScalarRef};
 use plait_ops::registry::{self as backend, parse_signature, Param, ParamKind, Value};
 
 use crate::expr::Expr;
-use crate::value::{ExprValue, Tuple};
+use crate::value::ExprValue;
 
 /// Arguments of one call, bound to an operator's parameters (`None` at
 /// `*args`/`**kwargs`, and where unspecified).
@@ -239,11 +239,8 @@ fn call_builtin(op: &str, b: Builtin, mut args: CallArgs) -> Result<ExprValue> {
     let mut take = |i: usize| args.values.get_mut(i).and_then(Option::take).expect("required arguments are bound");
     match b {
         Builtin::WithName => Ok(take(0)),
-        Builtin::Tuple => Ok(ExprValue::Tuple(Arc::new(Tuple { items: args.var_args, names: None }))),
-        Builtin::NamedTuple => {
-            let (names, items): (Vec<Arc<str>>, Vec<ExprValue>) = args.var_kwargs.into_iter().map(|(k, v)| (Arc::from(k.as_str()), v)).unzip();
-            Ok(ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) })))
-        }
+        Builtin::Tuple => Ok(ExprValue::tuple(args.var_args)),
+        Builtin::NamedTuple => Ok(ExprValue::named_tuple(args.var_kwargs)),
         Builtin::GetNth => {
             let (x, n) = (take(0), take(1));
             let ExprValue::Tuple(t) = &x else {

@@ -49,6 +49,17 @@ impl ExprValue {
         ExprValue::Data(Value::Slice(x))
     }
 
+    /// A tuple of `items` (what `*args` collects).
+    pub fn tuple(items: Vec<ExprValue>) -> ExprValue {
+        ExprValue::Tuple(Arc::new(Tuple { items, names: None }))
+    }
+
+    /// A named tuple of `fields`, in order (what `**kwargs` collects).
+    pub fn named_tuple(fields: Vec<(String, ExprValue)>) -> ExprValue {
+        let (names, items) = fields.into_iter().map(|(k, v)| (Arc::from(k.as_str()), v)).unzip();
+        ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) }))
+    }
+
     /// The value as an argument of an eager operator; `op` names the
     /// operator in the error for tuples and foreign values.
     pub fn into_data(self, op: &str) -> Result<Value> {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use plait_core::{Error, ErrorKind};
 use plait_expr::eval::{evaluate, Bindings};
 use plait_expr::operator::{self as ops, CallArgs, Function, OpRef, Operator, OperatorKind};
-use plait_expr::value::{Foreign, Tuple};
+use plait_expr::value::Foreign;
 use plait_expr::{Expr, ExprValue, NodeKind};
 use plait_ops::registry::{self as backend, Param, ParamKind, Value};
 use pyo3::prelude::*;
@@ -145,7 +145,7 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
     }
     if let Ok(t) = x.cast::<PyTuple>() {
         let items = t.iter().map(|i| to_value(op, &i, false)).collect::<PyResult<Vec<_>>>()?;
-        return Ok(ExprValue::Tuple(Arc::new(Tuple { items, names: None })));
+        return Ok(ExprValue::tuple(items));
     }
     let is_scalar = x.is_none() || x.is_instance_of::<pyo3::types::PyBool>() || x.is_instance_of::<pyo3::types::PyInt>()
         || x.is_instance_of::<pyo3::types::PyFloat>() || x.is_instance_of::<PyString>() || x.is_instance_of::<pyo3::types::PyBytes>()
