@@ -154,6 +154,15 @@ impl Operator {
         self.params.iter().filter(|p| !is_variadic(p)).count()
     }
 
+    /// A node's argument slots split as [`crate::NodeKind::Op`] lays them
+    /// out: the fixed parameters' arguments, `*args`, and the `**kwargs`
+    /// values (`n_kwargs` of them, last).
+    pub fn split_args<'a, T>(&self, args: &'a [T], n_kwargs: usize) -> (&'a [T], &'a [T], &'a [T]) {
+        let (fixed, rest) = args.split_at(self.fixed_params());
+        let (var_args, kwargs) = rest.split_at(rest.len() - n_kwargs);
+        (fixed, var_args, kwargs)
+    }
+
     /// The signature as Python writes it.
     pub fn signature(&self) -> String {
         signature_text(&self.params)

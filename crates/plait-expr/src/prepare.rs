@@ -40,19 +40,18 @@ fn prepare_node(node: Expr) -> Result<Expr> {
 
 /// The body of lambda `op` with its placeholders bound to `args`.
 fn lower(op: &Operator, body: &Expr, args: &[Option<Expr>], kwarg_names: &[Arc<str>]) -> Result<Expr> {
-    let fixed = op.fixed_params();
-    let n_var = args.len() - fixed - kwarg_names.len();
+    let (fixed_args, var_args, kwargs) = op.split_args(args, kwarg_names.len());
     let mut subs: HashMap<String, Expr> = HashMap::new();
-    let mut fixed_args = args[..fixed].iter();
+    let mut fixed_args = fixed_args.iter();
     for p in &op.params {
         let value = match p.kind {
             // `*args` and `**kwargs` arrive as a tuple and a named tuple.
             ParamKind::VarPositional => {
-                let items = args[fixed..fixed + n_var].iter().flatten().cloned().collect();
+                let items = var_args.iter().flatten().cloned().collect();
                 Expr::call(&lookup_or_error("kd.tuples.tuple")?, items, vec![])?
             }
             ParamKind::VarKeyword => {
-                let named = kwarg_names.iter().zip(&args[fixed + n_var..]).filter_map(|(n, a)| Some((n.to_string(), a.clone()?))).collect();
+                let named = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), a.clone()?))).collect();
                 Expr::call(&lookup_or_error("kd.tuples.namedtuple")?, vec![], named)?
             }
             _ => match fixed_args.next().expect("one argument per fixed parameter") {

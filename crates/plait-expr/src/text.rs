@@ -77,9 +77,9 @@ fn call_form<'a>(op: &Operator, args: &'a [Option<Expr>], kwarg_names: &'a [std:
     if !default {
         return None;
     }
-    let n_var = args.len() - 2 - kwarg_names.len();
-    let mut parts: Vec<(Option<String>, &Expr)> = args[2..2 + n_var].iter().flatten().map(|a| (None, a)).collect();
-    parts.extend(kwarg_names.iter().zip(&args[2 + n_var..]).filter_map(|(n, a)| Some((Some(n.to_string()), a.as_ref()?))));
+    let (_, var_args, kwargs) = op.split_args(args, kwarg_names.len());
+    let mut parts: Vec<(Option<String>, &Expr)> = var_args.iter().flatten().map(|a| (None, a)).collect();
+    parts.extend(kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((Some(n.to_string()), a.as_ref()?))));
     Some(parts)
 }
 
@@ -285,20 +285,19 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                 } else {
                     // Positional parameters by position, then `*args`, then
                     // keyword-only parameters and `**kwargs` by name.
-                    let fixed = op.fixed_params();
-                    let n_var = args.len() - fixed - kwarg_names.len();
+                    let (fixed_args, var_args, kwargs) = op.split_args(args, kwarg_names.len());
                     let fixed_params = op.params.iter().filter(|p| !is_variadic(p));
                     let mut positional: Vec<(Option<String>, Option<&Expr>)> = Vec::new();
                     let mut named: Vec<(Option<String>, Option<&Expr>)> = Vec::new();
-                    for (p, arg) in fixed_params.zip(&args[..fixed]) {
+                    for (p, arg) in fixed_params.zip(fixed_args) {
                         if p.kind == ParamKind::KeywordOnly {
                             named.push((Some(p.name.clone()), arg.as_ref()));
                         } else {
                             positional.push((None, arg.as_ref()));
                         }
                     }
-                    positional.extend(args[fixed..fixed + n_var].iter().map(|a| (None, a.as_ref())));
-                    named.extend(kwarg_names.iter().zip(&args[fixed + n_var..]).map(|(n, a)| (Some(n.to_string()), a.as_ref())));
+                    positional.extend(var_args.iter().map(|a| (None, a.as_ref())));
+                    named.extend(kwarg_names.iter().zip(kwargs).map(|(n, a)| (Some(n.to_string()), a.as_ref())));
                     let parts: Vec<_> = positional.into_iter().chain(named).collect();
                     stack.push(Piece::Text(")".into()));
                     for (k, (name, arg)) in parts.iter().enumerate().rev() {
