@@ -55,3 +55,14 @@ def arrow_workloads(n, pkd):
 
     yield f"to_arrow of {len(values):,} jagged FLOAT32 (vs ak)", pair(lambda: arrow.to_arrow(ds), lambda: ak.to_arrow(layout)), None
     yield f"from_arrow of {len(values):,} jagged FLOAT32 (vs ak)", pair(lambda: arrow.from_arrow(jagged), lambda: ak.from_arrow(jagged)), None
+
+    # Text: 1M strings (Arrow large_string), and records of a number and a
+    # string (a struct array: entities).
+    words = pa.array([f"word{i % 1000}" for i in range(n // 10)], type=pa.large_string())
+    text, text_layout = arrow.from_arrow(words), ak.from_arrow(words)
+    yield f"to_arrow of {len(words):,} STRING (vs ak)", pair(lambda: arrow.to_arrow(text), lambda: ak.to_arrow(text_layout)), None
+    yield f"from_arrow of {len(words):,} STRING (vs ak)", pair(lambda: arrow.from_arrow(words), lambda: ak.from_arrow(words)), None
+    records = pa.StructArray.from_arrays([pa.array(values[: n // 10]), words], names=["x", "word"])
+    entities, record_layout = arrow.from_arrow(records), ak.from_arrow(records)
+    yield f"to_arrow of {len(records):,} entities (vs ak)", pair(lambda: arrow.to_arrow(entities), lambda: ak.to_arrow(record_layout)), None
+    yield f"from_arrow of {len(records):,} entities (vs ak)", pair(lambda: arrow.from_arrow(records), lambda: ak.from_arrow(records)), None

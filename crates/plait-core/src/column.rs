@@ -80,6 +80,27 @@ pub struct VarBinary {
 }
 
 impl VarBinary {
+    /// Values over foreign `offsets` and `data` (a loaded file, an Arrow
+    /// array), checked: the offsets never decrease and stay inside `data`,
+    /// and with `utf8` every value is valid UTF-8 (STRING's promise).
+    pub fn checked(offsets: ScalarBuffer<i64>, data: Buffer, utf8: bool) -> Result<VarBinary, &'static str> {
+        let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else {
+            return Err("text offsets are empty");
+        };
+        if first < 0 || last as u64 > data.len() as u64 || offsets.windows(2).any(|w| w[0] > w[1]) {
+            return Err("text offsets out of order or past the data");
+        }
+        if utf8 {
+            // The whole range is UTF-8 and every offset falls on a character
+            // boundary: then so is every value.
+            let text = std::str::from_utf8(&data.as_slice()[first as usize..last as usize]).map_err(|_| "a STRING value is not valid UTF-8")?;
+            if !offsets.iter().all(|&o| text.is_char_boundary((o - first) as usize)) {
+                return Err("a STRING value is not valid UTF-8");
+            }
+        }
+        Ok(VarBinary { offsets: OffsetBuffer::new(offsets), data })
+    }
+
     /// Number of values.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
@@ -804,6 +825,21 @@ impl SliceBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_text_refuses_bad_offsets_and_bad_utf8() {
+        let text = |offsets: Vec<i64>, data: &[u8], utf8| VarBinary::checked(ScalarBuffer::from(offsets), Buffer::from(data.to_vec()), utf8);
+        let ok = text(vec![1, 3, 3], b"xabc", true).unwrap();
+        assert_eq!((ok.len(), ok.str_value(0), ok.str_value(1)), (2, "ab", ""));
+        assert_eq!(text(vec![0, 9], b"ab", false).unwrap_err(), "text offsets out of order or past the data");
+        assert_eq!(text(vec![0, 2, 1], b"ab", false).unwrap_err(), "text offsets out of order or past the data");
+        assert_eq!(text(vec![-1, 1], b"ab", false).unwrap_err(), "text offsets out of order or past the data");
+        assert_eq!(text(vec![], b"", false).unwrap_err(), "text offsets are empty");
+        assert_eq!(text(vec![0, 2], &[0xff, 0xfe], true).unwrap_err(), "a STRING value is not valid UTF-8");
+        assert!(text(vec![0, 2], &[0xff, 0xfe], false).is_ok());
+        // Valid as a whole, but an offset splits a character.
+        assert_eq!(text(vec![0, 1, 2], "é".as_bytes(), true).unwrap_err(), "a STRING value is not valid UTF-8");
+    }
 
     #[test]
     fn packed_bits_moves_an_offset_bitmap_down_to_bit_zero() {

@@ -160,13 +160,128 @@ pub fn full_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut crate::registry::Registry) {
-    r.add("kd.comparison.equal", &["kd.equal"], "x, y", "Returns present where x == y.", |a| equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.not_equal", &["kd.not_equal"], "x, y", "Returns present where x != y.", |a| not_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.less", &["kd.less"], "x, y", "Returns present where x < y.", |a| less(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.less_equal", &["kd.less_equal"], "x, y", "Returns present where x <= y.", |a| less_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.greater", &["kd.greater"], "x, y", "Returns present where x > y.", |a| greater(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.greater_equal", &["kd.greater_equal"], "x, y", "Returns present where x >= y.", |a| greater_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.full_equal", &["kd.full_equal"], "x, y", "Returns present if x and y have the same items, missing ones included.", |a| {
+    r.add("kd.comparison.equal", &["kd.equal"], "x, y", r#"Returns present where x and y are equal, item by item (`x == y`).
+
+The arguments are broadcast to a common shape, and a position where either
+item is missing is missing in the result. Numbers compare by value whatever
+their types; items of unrelated types (a number and a string in OBJECT data,
+say) are not equal, and neither is NaN to itself.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.equal(kd.slice([1, 2, None]), 2)
+  DataSlice([missing, present, missing], schema: MASK, present: 1/3)
+  >>> kd.equal(kd.slice([[1, 2], [3]]), kd.slice([1.0, 3.0]))
+  DataSlice([[present, missing], [present]], schema: MASK, present: 2/3)
+  >>> kd.equal(kd.slice([1, 'a']), 'a')
+  DataSlice([missing, present], schema: MASK, present: 1/2)"#, |a| equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.not_equal", &["kd.not_equal"], "x, y", r#"Returns present where x and y are both present and differ, item by item (`x != y`).
+
+The arguments are broadcast to a common shape, and a position where either
+item is missing is missing in the result (so this is not the same as
+`~kd.equal(x, y)`). Items of unrelated types differ, and NaN differs from
+itself.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.not_equal(kd.slice([1, 2, None]), 2)
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)
+  >>> kd.not_equal(kd.slice([1, 'a', None]), 'a')
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| not_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.less", &["kd.less"], "x, y", r#"Returns present where x is less than y, item by item (`x < y`).
+
+The arguments are broadcast to a common shape, and a position where either
+item is missing is missing in the result. Both must be of one orderable kind:
+numbers (of any numeric types), strings, bytes, booleans or masks. Comparing
+with NaN is never true. Arguments with no common primitive schema raise a
+ValueError.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.less(kd.slice([1, 2, 3, None]), 2)
+  DataSlice([present, missing, missing, missing], schema: MASK, present: 1/4)
+  >>> kd.less(kd.slice(['apple', 'pear']), 'banana')
+  DataSlice([present, missing], schema: MASK, present: 1/2)
+  >>> kd.less(kd.item(1), 'a')
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.comparison.less: arguments do not contain values castable to a common primitive schema, but have the common non-primitive schema OBJECT. (`x`: INT32, `y`: STRING)"#, |a| less(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.less_equal", &["kd.less_equal"], "x, y", r#"Returns present where x is less than or equal to y, item by item (`x <= y`).
+
+The arguments are broadcast to a common shape, and a position where either
+item is missing is missing in the result. Both must be of one orderable kind:
+numbers (of any numeric types), strings, bytes, booleans or masks. Comparing
+with NaN is never true.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.less_equal(kd.slice([1, 2, 3, None]), 2)
+  DataSlice([present, present, missing, missing], schema: MASK, present: 2/4)
+  >>> kd.less_equal(kd.slice([1, 2.5]), kd.int64(2))
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| less_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.greater", &["kd.greater"], "x, y", r#"Returns present where x is greater than y, item by item (`x > y`).
+
+The arguments are broadcast to a common shape, and a position where either
+item is missing is missing in the result. Both must be of one orderable kind:
+numbers (of any numeric types), strings, bytes, booleans or masks. Comparing
+with NaN is never true. Arguments with no common primitive schema raise a
+ValueError.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.greater(kd.slice([1, 2, 3, None]), 2)
+  DataSlice([missing, missing, present, missing], schema: MASK, present: 1/4)
+  >>> kd.greater(kd.slice(['b', 'a']), 'a')
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| greater(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.greater_equal", &["kd.greater_equal"], "x, y", r#"Returns present where x is greater than or equal to y, item by item (`x >= y`).
+
+The arguments are broadcast to a common shape, and a position where either
+item is missing is missing in the result. Both must be of one orderable kind:
+numbers (of any numeric types), strings, bytes, booleans or masks. Comparing
+with NaN is never true.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.greater_equal(kd.slice([1, 2, 3, None]), 2)
+  DataSlice([missing, present, present, missing], schema: MASK, present: 2/4)
+  >>> kd.greater_equal(kd.slice([[1, 5], [3]]), kd.slice([2, 3]))
+  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#, |a| greater_equal(a.slice("x")?, a.slice("y")?));
+    r.add("kd.comparison.full_equal", &["kd.full_equal"], "x, y", r#"Returns present if x and y hold the same items in the same places, missing ones included.
+
+Unlike `kd.equal`, the result is a single MASK item for the whole slices: two
+missing items count as equal, a missing item and a present one do not. The
+arguments are broadcast to a common shape first, and numbers compare by value
+whatever their types.
+
+Args:
+  x: a DataSlice.
+  y: a DataSlice or Python value to compare x with.
+
+Examples:
+  >>> kd.full_equal(kd.slice([1, None, 3]), kd.slice([1, None, 3]))
+  DataItem(present, schema: MASK)
+  >>> kd.full_equal(kd.slice([1, None, 3]), kd.slice([1, 2, 3]))
+  DataItem(missing, schema: MASK)
+  >>> kd.full_equal(kd.slice([[2, 2], [2]]), 2)
+  DataItem(present, schema: MASK)"#, |a| {
         full_equal(a.slice("x")?, a.slice("y")?)
     });
 }

@@ -66,7 +66,25 @@ fn cast_to(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, schema: &Bound<'_, Py
     wrap(py, guard(|| cast(op, &boxed, target))?)
 }
 
-/// `kd.schema.cast_to_implicit`.
+/// Returns x cast to schema, allowing only implicit (widening) casts.
+///
+/// An implicit cast never loses information: INT32 to INT64 or FLOAT32, any
+/// primitive to OBJECT, and so on; other casts raise ValueError (see kd.cast_to
+/// for explicit ones). x must be a DataSlice.
+///
+/// Args:
+///   x: the DataSlice to cast.
+///   schema: the schema to cast to (a schema DataItem).
+///
+/// Examples:
+///   >>> kd.schema.cast_to_implicit(kd.slice([1, 2]), kd.INT64)
+///   DataSlice([1, 2], schema: INT64, present: 2/2)
+///   >>> kd.schema.cast_to_implicit(kd.slice([1, None]), kd.FLOAT32)
+///   DataSlice([1.0, None], schema: FLOAT32, present: 1/2)
+///   >>> kd.schema.cast_to_implicit(kd.int64(1), kd.INT32)
+///   Traceback (most recent call last):
+///   ...
+///   ValueError: kd.schema.cast_to_implicit: unsupported implicit cast from INT64 to INT32
 #[pyfunction]
 fn cast_to_implicit(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.schema.cast_to_implicit";
@@ -74,7 +92,26 @@ fn cast_to_implicit(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyA
     wrap(py, guard(|| cast_implicit(op, slice_arg(op, "x", x).map_err(|_| plait_core::Error::type_error(op, "expected `x` to be a DataSlice"))?, target))?)
 }
 
-/// `kd.schema.cast_to_narrow`.
+/// Returns x cast to schema, where OBJECT data may be narrowed to a primitive schema.
+///
+/// OBJECT items can be cast to a primitive schema when each of them can be
+/// implicitly cast to it; otherwise the rules of kd.schema.cast_to_implicit
+/// apply, and a cast they do not allow raises ValueError. x must be a
+/// DataSlice.
+///
+/// Args:
+///   x: the DataSlice to cast.
+///   schema: the schema to cast to (a schema DataItem).
+///
+/// Examples:
+///   >>> kd.schema.cast_to_narrow(kd.slice([1, None, 2], kd.OBJECT), kd.INT64)
+///   DataSlice([1, None, 2], schema: INT64, present: 2/3)
+///   >>> kd.schema.cast_to_narrow(kd.slice([1, 2.5], kd.OBJECT), kd.FLOAT32)
+///   DataSlice([1.0, 2.5], schema: FLOAT32, present: 2/2)
+///   >>> kd.schema.cast_to_narrow(kd.slice([1, 'a'], kd.OBJECT), kd.INT32)
+///   Traceback (most recent call last):
+///   ...
+///   ValueError: kd.schema.cast_to_narrow: unsupported narrowing cast to INT32 for the given OBJECT DataSlice
 #[pyfunction]
 fn cast_to_narrow(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.schema.cast_to_narrow";
@@ -98,7 +135,22 @@ fn expand_to_shape(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, shape: &Bound
     wrap(py, guard(|| expand(op, &x, &shape, ndim as usize))?)
 }
 
-/// `kd.align(*args)`.
+/// Expands the given DataSlices to one common shape.
+///
+/// Every argument is expanded to the shape of the argument with the most
+/// dimensions, so each shape must be a prefix of that one (a DataItem fits any
+/// shape); otherwise ValueError is raised. Python values are boxed first. The
+/// result is a tuple with one DataSlice per argument, in order.
+///
+/// Args:
+///   *args: DataSlices (or Python values) to align.
+///
+/// Examples:
+///   >>> x, y = kd.align(kd.slice([[1, 2], [3]]), kd.slice([10, 20]))
+///   >>> y
+///   DataSlice([[10, 10], [20]], schema: INT32, present: 3/3)
+///   >>> kd.align(kd.item('a'), kd.slice([1, 2]))
+///   (DataSlice(['a', 'a'], schema: STRING, present: 2/2), DataSlice([1, 2], schema: INT32, present: 2/2))
 #[pyfunction]
 #[pyo3(signature = (*args))]
 fn align(py: Python<'_>, args: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
@@ -146,7 +198,28 @@ fn reshape(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyA
     wrap(py, guard(|| x.with_shape(op, shape))?)
 }
 
-/// `kd.subslice(x, *slices)`.
+/// Returns the items of x chosen by one slicing argument per dimension.
+///
+/// Each argument applies to one dimension of x: an integer takes one item (and
+/// removes the dimension; negative counts from the end, out of range gives
+/// missing), a DataSlice of integers takes several, and a Python slice takes a
+/// range. An Ellipsis (`...`) stands for all the dimensions not given; without
+/// one, the arguments apply to the last dimensions. `x.S[...]` is the same.
+///
+/// Args:
+///   x: the DataSlice to slice.
+///   *slices: the slicing arguments, at most one per dimension of x.
+///
+/// Examples:
+///   >>> x = kd.slice([[1, 2, 3], [4, 5]])
+///   >>> kd.subslice(x, -1)
+///   DataSlice([3, 5], schema: INT32, present: 2/2)
+///   >>> kd.subslice(x, 1, ...)
+///   DataSlice([4, 5], schema: INT32, present: 2/2)
+///   >>> kd.subslice(x, slice(1, None))
+///   DataSlice([[2, 3], [5]], schema: INT32, present: 3/3)
+///   >>> kd.subslice(x, kd.slice([[0, 2], [1]]))
+///   DataSlice([[1, 3], [5]], schema: INT32, present: 3/3)
 #[pyfunction]
 #[pyo3(signature = (x, *slices))]
 fn subslice(py: Python<'_>, x: &Bound<'_, PyAny>, slices: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
@@ -221,7 +294,21 @@ fn get_shape(x: &Bound<'_, PyAny>) -> PyResult<PyJaggedShape> {
     Ok(PyJaggedShape { inner: shape_of("kd.get_shape", x)? })
 }
 
-/// `kd.shapes.get_sizes(x)`: the sizes of every dimension as a 2-D slice.
+/// Returns the row sizes of every dimension of a shape, as a 2-dimensional DataSlice.
+///
+/// Row i holds the sizes of dimension i. The result is INT64; for a DataItem
+/// (rank 0) it is empty.
+///
+/// Args:
+///   x: a JaggedShape, or a DataSlice whose shape is used.
+///
+/// Examples:
+///   >>> kd.shapes.get_sizes(kd.slice([['a', 'b'], ['c']]))
+///   DataSlice([[2], [2, 1]], schema: INT64, present: 3/3)
+///   >>> kd.shapes.get_sizes(kd.shapes.new(2, [3, 1]))
+///   DataSlice([[2], [3, 1]], schema: INT64, present: 3/3)
+///   >>> kd.shapes.get_sizes(kd.item(1))
+///   DataSlice([], schema: INT64, present: 0/0)
 #[pyfunction]
 fn get_sizes(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let shape = shape_of("kd.shapes.get_sizes", x)?;
@@ -238,8 +325,25 @@ fn dim_arg(op: &str, shape: &JaggedShape, dim: &Bound<'_, PyAny>) -> PyResult<us
     Ok(resolved as usize)
 }
 
-/// `kd.shapes.dim_sizes(shape, dim)`: the sizes of dimension `dim`, shaped like
-/// the dimensions before it.
+/// Returns the row sizes of dimension dim of shape.
+///
+/// Each item of dimension dim - 1 has one size: the number of its items in
+/// dimension dim. The result is INT64 and has the shape of the first dim
+/// dimensions (a DataItem for dim 0). A negative dim counts from the end.
+/// shape may also be a DataSlice (its shape is used).
+///
+/// Args:
+///   shape: a JaggedShape or a DataSlice.
+///   dim: the dimension.
+///
+/// Examples:
+///   >>> shape = kd.shapes.new(2, [3, 1], [1, 2, 0, 2])
+///   >>> kd.shapes.dim_sizes(shape, 1)
+///   DataSlice([3, 1], schema: INT64, present: 2/2)
+///   >>> kd.shapes.dim_sizes(shape, 2)
+///   DataSlice([[1, 2, 0], [2]], schema: INT64, present: 4/4)
+///   >>> kd.shapes.dim_sizes(shape, 0)
+///   DataItem(2, schema: INT64)
 #[pyfunction]
 fn dim_sizes(py: Python<'_>, shape: &Bound<'_, PyAny>, dim: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.shapes.dim_sizes";
@@ -250,8 +354,23 @@ fn dim_sizes(py: Python<'_>, shape: &Bound<'_, PyAny>, dim: &Bound<'_, PyAny>) -
     wrap(py, guard(|| DataSlice::new(shape.prefix(d), plait_core::SliceData::from_column(column), Schema::Int64))?)
 }
 
-/// `kd.shapes.dim_mapping(shape, dim)`: for each item of dimension `dim`, the
-/// index of its parent.
+/// Returns, for each item of dimension dim of shape, the index of its parent.
+///
+/// The parent is the item of dimension dim - 1 the item belongs to (for
+/// dimension 0, always 0), counted across that whole dimension. The result is
+/// INT64 and has the shape of the first dim + 1 dimensions. A negative dim
+/// counts from the end. shape may also be a DataSlice (its shape is used).
+///
+/// Args:
+///   shape: a JaggedShape or a DataSlice.
+///   dim: the dimension.
+///
+/// Examples:
+///   >>> shape = kd.shapes.new(2, [3, 1], [1, 2, 0, 2])
+///   >>> kd.shapes.dim_mapping(shape, 1)
+///   DataSlice([[0, 0, 0], [1]], schema: INT64, present: 4/4)
+///   >>> kd.shapes.dim_mapping(shape, -1)
+///   DataSlice([[[0], [1, 1], []], [[3, 3]]], schema: INT64, present: 5/5)
 #[pyfunction]
 fn dim_mapping(py: Python<'_>, shape: &Bound<'_, PyAny>, dim: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.shapes.dim_mapping";
@@ -262,7 +381,25 @@ fn dim_mapping(py: Python<'_>, shape: &Bound<'_, PyAny>, dim: &Bound<'_, PyAny>)
     wrap(py, guard(|| DataSlice::new(shape.prefix(d + 1), plait_core::SliceData::from_column(column), Schema::Int64))?)
 }
 
-/// `kd.schema.agg_common_schema(x, ndim=1)`.
+/// Returns the common schema of the schemas in x along its last ndim dimensions.
+///
+/// Missing schemas are skipped; a group with no present schema gives a missing
+/// schema. Primitive schemas with no common primitive schema give OBJECT; an
+/// entity schema with any other schema raises ValueError. The result has ndim
+/// fewer dimensions than x.
+///
+/// Args:
+///   x: a DataSlice of schemas.
+///   ndim: how many trailing dimensions to aggregate over (1 when unspecified).
+///
+/// Examples:
+///   >>> x = kd.slice([[kd.INT32, None], [kd.FLOAT32, kd.INT64], [None]])
+///   >>> kd.schema.agg_common_schema(x)
+///   DataSlice([INT32, FLOAT32, None], schema: SCHEMA, present: 2/3)
+///   >>> kd.schema.agg_common_schema(x, ndim=2)
+///   DataItem(FLOAT32, schema: SCHEMA)
+///   >>> kd.schema.agg_common_schema(kd.slice([[kd.INT32, kd.STRING]]))
+///   DataSlice([OBJECT], schema: SCHEMA, present: 1/1)
 #[pyfunction]
 #[pyo3(signature = (x, ndim=1))]
 fn agg_common_schema(py: Python<'_>, x: &Bound<'_, PyAny>, ndim: i64) -> PyResult<Py<PyAny>> {
@@ -274,7 +411,20 @@ fn agg_common_schema(py: Python<'_>, x: &Bound<'_, PyAny>, ndim: i64) -> PyResul
     wrap(py, guard(|| agg_common(op, &x, ndim as usize))?)
 }
 
-/// `kd.schema.common_schema(x)`: the common schema of all schemas in `x`.
+/// Returns the common schema of all the schemas in x, as a DataItem.
+///
+/// Missing schemas are skipped (with none present, the result is missing).
+/// Primitive schemas with no common primitive schema give OBJECT; an entity
+/// schema with any other schema raises ValueError. x must have schema SCHEMA.
+///
+/// Args:
+///   x: a DataSlice of schemas.
+///
+/// Examples:
+///   >>> kd.schema.common_schema(kd.slice([kd.INT32, kd.FLOAT32, None]))
+///   DataItem(FLOAT32, schema: SCHEMA)
+///   >>> kd.schema.common_schema(kd.slice([[kd.INT32], [kd.INT64, kd.STRING]]))
+///   DataItem(OBJECT, schema: SCHEMA)
 #[pyfunction]
 fn common_schema(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.schema.common_schema";

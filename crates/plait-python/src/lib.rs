@@ -6,6 +6,7 @@ mod py_bag;
 mod py_expr;
 mod py_functor;
 mod py_persist;
+mod py_arrow;
 mod py_numpy;
 mod errors;
 mod fast_numbers;
@@ -52,5 +53,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_functor::register(m)?;
     py_persist::register(m)?;
     py_numpy::register(m)?;
+    py_arrow::register(m)?;
     functions::register(m)
 }

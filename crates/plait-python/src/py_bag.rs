@@ -263,13 +263,44 @@ impl PyDataSlice {
     }
 }
 
-/// `kd.dir(x)`: the attribute names common to all items.
+/// Returns the sorted names of the attributes that all items of x have.
+///
+/// For entities the names come from their schema; for objects, from each
+/// object's own schema, keeping only the names common to all of them. Primitives
+/// in OBJECT data are skipped. The result is a Python list of str; x must have a
+/// DataBag. The same as kd.get_attr_names(x, intersection=True).
+///
+/// Args:
+///   x: a DataSlice with a DataBag.
+///
+/// Examples:
+///   >>> kd.dir(kd.new(b=1, a='x'))
+///   ['a', 'b']
+///   >>> kd.dir(kd.slice([kd.obj(a=1, b=2), kd.obj(a=3, c=4)]))
+///   ['a']
 #[pyfunction]
 fn dir(x: PyRef<'_, PyDataSlice>) -> PyResult<Vec<String>> {
     guard(|| access::attr_names(&x.inner, true))
 }
 
-/// `kd.get_attr_names(x, *, intersection)`.
+/// Returns the sorted attribute names of the items of x.
+///
+/// For entities the names come from their schema; for objects, from each
+/// object's own schema, and `intersection` chooses between the names all
+/// objects share and the names any object has. Primitives in OBJECT data are
+/// skipped. The result is a Python list of str; x must have a DataBag.
+///
+/// Args:
+///   x: a DataSlice with a DataBag.
+///   intersection: True for the names common to all items, False for the names
+///     of any item (keyword only, required).
+///
+/// Examples:
+///   >>> x = kd.slice([kd.obj(a=1, b=2), kd.obj(a=3, c=4)])
+///   >>> kd.get_attr_names(x, intersection=True)
+///   ['a']
+///   >>> kd.get_attr_names(x, intersection=False)
+///   ['a', 'b', 'c']
 #[pyfunction]
 #[pyo3(signature = (x, *, intersection))]
 fn get_attr_names(x: PyRef<'_, PyDataSlice>, intersection: bool) -> PyResult<Vec<String>> {
@@ -287,7 +318,24 @@ fn dict_update(x: &Bound<'_, PyAny>, keys: &Bound<'_, PyAny>, values: Option<&Bo
     Ok(PyDataBag { inner: guard(|| dicts::dict_update(&x, &keys, values.as_ref()))? })
 }
 
-/// `kd.lists.list_append_update(x, append)`: a bag holding the update.
+/// Returns a new DataBag holding the lists of x with the items of append at their ends.
+///
+/// The bag holds only that update (with the lists' schema), to be applied with
+/// `x.updated(bag)` or kd.updated_bag. append is broadcast to x, or has one more
+/// dimension holding several items for each list; the items must fit the lists'
+/// item schema.
+///
+/// Args:
+///   x: a DataSlice of lists.
+///   append: the items to add at the end of each list.
+///
+/// Examples:
+///   >>> l = kd.list([1, 2])
+///   >>> update = kd.lists.list_append_update(l, kd.slice([3, 4]))
+///   >>> l.updated(update)
+///   DataItem(List[1, 2, 3, 4], schema: LIST[INT32], bag_id: $...)
+///   >>> l
+///   DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)
 #[pyfunction]
 fn list_append_update(x: &Bound<'_, PyAny>, append: &Bound<'_, PyAny>) -> PyResult<PyDataBag> {
     const OP: &str = "kd.lists.list_append_update";
@@ -315,13 +363,36 @@ fn layered_bag(bags: Vec<Option<PyRef<'_, PyDataBag>>>, last_first: bool) -> PyD
     PyDataBag { inner: DataBag::with_fallbacks(DataBag::distinct(&bags)) }
 }
 
-/// `kd.bag()`: an empty immutable bag.
+/// Returns a new empty immutable DataBag.
+///
+/// Nothing can be created in it; `bag.fork()` gives a mutable copy, and
+/// kd.mutable_bag() an empty mutable bag.
+///
+/// Examples:
+///   >>> kd.bag()
+///   DataBag(empty, $...)
+///   >>> kd.bag().is_mutable()
+///   DataItem(missing, schema: MASK)
+///   >>> kd.slice([1, 2]).with_bag(kd.bag())
+///   DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
 #[pyfunction]
 fn bag() -> PyDataBag {
     PyDataBag { inner: DataBag::new_immutable() }
 }
 
-/// `kd.mutable_bag()`: an empty mutable bag.
+/// Returns a new empty mutable DataBag.
+///
+/// Entities and objects created in it (`bag.new`, `bag.obj`) can be changed in
+/// place afterwards.
+///
+/// Examples:
+///   >>> bag = kd.mutable_bag()
+///   >>> bag.is_mutable()
+///   DataItem(present, schema: MASK)
+///   >>> e = bag.new(x=1)
+///   >>> e.x = 2
+///   >>> e
+///   DataItem(Entity(x=2), schema: ENTITY(x=INT32), bag_id: $...)
 #[pyfunction]
 fn mutable_bag() -> PyDataBag {
     PyDataBag { inner: DataBag::new_mutable() }

@@ -28,7 +28,7 @@ from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
 from plait._plait import align, subslice
 from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
-from plait.kd._operators import export_aliases
+from plait.kd._operators import export_aliases as _export_aliases
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
@@ -50,7 +50,7 @@ from plait.kd.control_flow import for_, if_, map, while_  # noqa: A004 - Koda's 
 from_pytree = from_py
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
-export_aliases(globals())
+_export_aliases(globals())
 
 list = lists.new  # noqa: A001 - Koda's name
 dict = dicts.new  # noqa: A001 - Koda's name
@@ -100,32 +100,73 @@ def item(x, /, schema=None):
     return _plait.item(x, schema)
 
 
-int32 = schema.make_caster("kd.int32", INT32)
-int64 = schema.make_caster("kd.int64", INT64)
-float32 = schema.make_caster("kd.float32", FLOAT32)
-float64 = schema.make_caster("kd.float64", FLOAT64)
-bool = schema.make_caster("kd.bool", BOOLEAN)  # noqa: A001 - Koda's name
-mask = schema.make_caster("kd.mask", MASK)
-bytes = schema.make_caster("kd.bytes", BYTES)  # noqa: A001 - Koda's name
-str = schema.make_caster("kd.str", STRING)  # noqa: A001 - Koda's name
-to_object = schema.make_caster("kd.to_object", OBJECT)
+int32 = schema._make_caster("kd.int32", INT32)
+int64 = schema._make_caster("kd.int64", INT64)
+float32 = schema._make_caster("kd.float32", FLOAT32)
+float64 = schema._make_caster("kd.float64", FLOAT64)
+bool = schema._make_caster("kd.bool", BOOLEAN)  # noqa: A001 - Koda's name
+mask = schema._make_caster("kd.mask", MASK)
+bytes = schema._make_caster("kd.bytes", BYTES)  # noqa: A001 - Koda's name
+str = schema._make_caster("kd.str", STRING)  # noqa: A001 - Koda's name
+to_object = schema._make_caster("kd.to_object", OBJECT)
 with_schema = schema.with_schema
 get_schema = schema.get_schema
 get_shape = shapes.get_shape
 
 
 def get_ndim(x):
-    """The number of dimensions of `x` (an INT64 DataItem)."""
+    """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem.
+
+    A DataItem has 0 dimensions.
+
+    Args:
+      x: a DataSlice.
+
+    Examples:
+      >>> kd.get_ndim(kd.slice([[1, 2], [3]]))
+      DataItem(2, schema: INT64)
+      >>> kd.get_ndim(kd.item('a'))
+      DataItem(0, schema: INT64)
+    """
     return x.get_ndim()
 
 
 def is_item(obj):
-    """`kd.present` if `obj` is a DataItem, else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a DataItem, else `kd.missing`.
+
+    A DataSlice with dimensions (even of one item) and non-Koda values give
+    `kd.missing`.
+
+    Args:
+      obj: any value.
+
+    Examples:
+      >>> kd.is_item(kd.item(1))
+      DataItem(present, schema: MASK)
+      >>> kd.is_item(kd.slice([1]))
+      DataItem(missing, schema: MASK)
+      >>> kd.is_item(1)
+      DataItem(missing, schema: MASK)
+    """
     return present if isinstance(obj, types.DataItem) else missing
 
 
 def is_slice(obj):
-    """`kd.present` if `obj` is a DataSlice (including DataItems), else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a DataSlice, else `kd.missing`.
+
+    DataItems are DataSlices too; Python values (even lists) are not.
+
+    Args:
+      obj: any value.
+
+    Examples:
+      >>> kd.is_slice(kd.slice([1, 2]))
+      DataItem(present, schema: MASK)
+      >>> kd.is_slice(kd.item(1))
+      DataItem(present, schema: MASK)
+      >>> kd.is_slice([1, 2])
+      DataItem(missing, schema: MASK)
+    """
     return present if isinstance(obj, types.DataSlice) else missing
 
 
@@ -142,14 +183,47 @@ types.DataSlice.expand_to = expand_to
 
 
 def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
-    """`ds` as Python values in nested lists (a scalar for a DataItem); Koda
-    lists become Python lists and entities `Obj` objects (dicts with
-    `obj_as_dict=True`), down to `max_depth` levels."""
+    """Returns the contents of `ds` as Python values.
+
+    The dimensions of `ds` become nested Python lists (a DataItem gives a
+    single value), missing items None. Koda lists become Python lists, dicts
+    Python dicts, and entities and objects `Obj` instances (Python dicts with
+    `obj_as_dict=True`). Each attribute, list item or dict value read counts
+    one level; items deeper than `max_depth` levels stay DataItems.
+
+    Args:
+      ds: a DataSlice.
+      max_depth: how many levels to convert (2 by default; -1 for no limit).
+      obj_as_dict: whether to give entities and objects as Python dicts.
+      include_missing_attrs: whether to include attributes whose value is
+        missing (as None).
+
+    Examples:
+      >>> kd.to_py(kd.slice([[1, 2], [None]]))
+      [[1, 2], [None]]
+      >>> kd.to_py(kd.new(a=1, b=kd.list([1, 2])))
+      Obj(a=1, b=[1, 2])
+      >>> kd.to_py(kd.obj(a=kd.obj(b=kd.obj(c=1))), max_depth=-1, obj_as_dict=True)
+      {'a': {'b': {'c': 1}}}
+    """
     return conversion.to_py(ds, max_depth, obj_as_dict, include_missing_attrs)
 
 
 def to_pylist(x):
-    """The first dimension of `x` as a Python list of DataSlices (or DataItems)."""
+    """Returns the first dimension of `x` as a Python list of DataSlices.
+
+    Each element has one dimension fewer than `x` (DataItems when `x` has one
+    dimension). A DataItem has no dimension to split and raises.
+
+    Args:
+      x: a DataSlice with at least one dimension.
+
+    Examples:
+      >>> kd.to_pylist(kd.slice([[1, 2], [3]]))
+      [DataSlice([1, 2], schema: INT32, present: 2/2), DataSlice([3], schema: INT32, present: 1/1)]
+      >>> kd.to_pylist(kd.slice([1, None]))
+      [DataItem(1, schema: INT32), DataItem(None, schema: INT32)]
+    """
     return builtins.list(x.L)
 
 
@@ -164,8 +238,22 @@ eval = expr.eval  # noqa: A001 - Koda's name
 
 
 def with_name(obj, name):
-    """`obj`, unchanged (eagerly); in an expression (`kd.lazy.with_name`),
-    names the node: `kd.expr.get_name`, `sub_by_name` find it by that name."""
+    """Returns `obj` with the name `name` (unchanged for a DataSlice).
+
+    Eagerly it does nothing to values. On an expression (as with
+    `kd.lazy.with_name`, or while tracing) it names the node, so that
+    `kd.expr.get_name` and `kd.expr.sub_by_name` find it.
+
+    Args:
+      obj: a value or an expression.
+      name: the name, a string.
+
+    Examples:
+      >>> kd.with_name(kd.slice([1, 2]), 'x')
+      DataSlice([1, 2], schema: INT32, present: 2/2)
+      >>> kd.expr.get_name(kd.lazy.with_name(I.x + 1, 'y'))
+      'y'
+    """
     if isinstance(obj, expr.Expr):
         return _plait.expr_call("kd.annotation.with_name", obj, name)
     return obj

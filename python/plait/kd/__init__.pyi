@@ -50,94 +50,94 @@ SCHEMA: Any
 STRING: Any
 V: Any
 def add(x, y) -> Any:
-    """Computes pointwise x + y (sums numbers, concatenates text)."""
+    """Computes x + y item by item: sums numbers, concatenates strings or bytes."""
 
 def agg_all(x, ndim = ...) -> Any:
-    """Returns present for groups of a mask whose items are all present."""
+    """Returns present for each group of the last ndim dimensions whose items are all present."""
 
 def agg_any(x, ndim = ...) -> Any:
-    """Returns present for groups of a mask with a present item."""
+    """Returns present for each group of the last ndim dimensions with at least one present item."""
 
 def agg_count(x, ndim = ...) -> Any:
     """Returns the number of present items along the last ndim dimensions."""
 
 def agg_has(x, ndim = ...) -> Any:
-    """Returns present for groups with a present item."""
+    """Returns present for each group of the last ndim dimensions with at least one present item."""
 
 def agg_max(x, ndim = ...) -> Any:
-    """Returns the maxima along the last ndim dimensions."""
+    """Returns the maximum of each group of the last ndim dimensions."""
 
 def agg_min(x, ndim = ...) -> Any:
-    """Returns the minima along the last ndim dimensions."""
+    """Returns the minimum of each group of the last ndim dimensions."""
 
 def agg_size(x, ndim = ...) -> Any:
     """Returns the number of items along the last ndim dimensions."""
 
 def agg_sum(x, ndim = ...) -> Any:
-    """Returns the sums along the last ndim dimensions."""
+    """Returns the sum of each group of the last ndim dimensions."""
 
 def align(*args) -> Any:
-    """`kd.align(*args)`."""
+    """Expands the given DataSlices to one common shape."""
 
 def all(x) -> Any:
-    """Returns present if every item of the mask is present."""
+    """Returns present if every item of the MASK slice x is present."""
 
 def any(x) -> Any:
-    """Returns present if any item of the mask is present."""
+    """Returns present if any item of the MASK slice x is present."""
 
 def appended_list(x, append) -> Any:
-    """Returns new lists with append added to the items of x."""
+    """Returns new lists with the items of x followed by append."""
 
 def apply_mask(x, y) -> Any:
-    """Keeps x where the mask y is present."""
+    """Keeps the items of x where the mask y is present and makes the others missing (`x & y`)."""
 
 def apply_py(fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls Python function `fn` on the arguments (in an expression: when"""
+    """Calls the Python function `fn` on the arguments and returns its result."""
 
 def argmax(x, ndim = ...) -> Any:
-    """Returns the position of the first maximum along the last ndim dimensions."""
+    """Returns the position of the largest item in each group of the last ndim dimensions."""
 
 def argmin(x, ndim = ...) -> Any:
-    """Returns the position of the first minimum along the last ndim dimensions."""
+    """Returns the position of the smallest item in each group of the last ndim dimensions."""
 
 def at(x, indices) -> Any:
     """Returns a new DataSlice with items at provided indices."""
 
 def attr(x, attr_name, value, overwrite_schema = ...) -> Any:
-    """A bag holding attribute `attr_name` of `x`."""
+    """Returns a new bag holding the attribute `attr_name` of `x`."""
 
 def attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
-    """A bag holding attributes `attrs` of `x` (apply with `kd.updated`)."""
+    """Returns a new bag holding the attributes `attrs` of `x`."""
 
 def bag() -> Any:
-    """`kd.bag()`: an empty immutable bag."""
+    """Returns a new empty immutable DataBag."""
 
 def bind(fn_def, /, *args, return_type_as = ..., **kwargs) -> Any:
-    """A functor calling `fn_def` with `args` first and `kwargs` as defaults"""
+    """Returns a functor that calls `fn_def` with some arguments already given."""
 
 def bool(x) -> Any:
-    """`x` boxed and cast to BOOLEAN with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to BOOLEAN with explicit casting rules."""
 
 def bytes(x) -> Any:
-    """`x` boxed and cast to BYTES with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to BYTES with explicit casting rules."""
 
 def call(fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls functor `fn` with the arguments (bound to its signature)."""
+    """Calls the functor `fn` with the given arguments and returns its result."""
 
 def cast_to(x, schema) -> Any:
     """`x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
 
 def check_inputs(**kw_constraints) -> Any:
-    """A decorator checking the schemas of the named arguments at each call"""
+    """Returns a decorator that checks the schemas of a function's arguments at each call."""
 
 def check_output(constraint) -> Any:
-    """A decorator checking the schema of the function's result."""
+    """Returns a decorator that checks the schema of a function's result."""
 
 def clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds; what they refer to is extracted as is."""
 
 def coalesce(x, y) -> Any:
-    """Returns x where present, else y."""
+    """Returns x where it is present, and y elsewhere (`x | y`)."""
 
 def collapse(x, ndim = ...) -> Any:
     """Returns the common value of each group, or missing when the items differ."""
@@ -146,10 +146,10 @@ def concat(*args, ndim = ...) -> Any:
     """Returns the concatenation of the given DataSlices on dimension `rank-ndim`."""
 
 def concat_lists(*lists) -> Any:
-    """Returns new lists with the items of the given lists in turn."""
+    """Returns new lists holding the items of the given lists one after another."""
 
 def cond(condition, yes, no = ...) -> Any:
-    """Returns yes where condition is present, else no."""
+    """Returns yes where condition is present, and no elsewhere."""
 
 def count(x) -> Any:
     """Returns the number of present items."""
@@ -158,7 +158,7 @@ def cum_count(x, ndim = ...) -> Any:
     """Returns running counts of present items along the last ndim dimensions."""
 
 def cum_max(x, ndim = ...) -> Any:
-    """Returns running maxima along the last ndim dimensions."""
+    """Returns the running maximum within each group of the last ndim dimensions."""
 
 def decode_itemid(ds) -> Any:
     """Returns the ItemIds of base-62 texts."""
@@ -176,37 +176,37 @@ def dict(items_or_keys = ..., values = ..., *, key_schema = ..., value_schema = 
     """A dict from a Python dict, or dicts from keys and values: one dict per"""
 
 def dict_like(shape_and_mask_from, /, items_or_keys = ..., values = ..., *, key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Dicts of the shape of `shape_and_mask_from`, missing where it is."""
+    """Returns new dicts of the shape and sparsity of `shape_and_mask_from`."""
 
 def dict_schema(key_schema, value_schema) -> Any:
     """Returns the schema of dicts with the given key and value schemas."""
 
 def dict_shaped(shape, /, items_or_keys = ..., values = ..., key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Dicts of `shape`, each holding the given entries (keys with one more"""
+    """Returns new dicts of the given shape, in a new immutable bag."""
 
 def dict_shaped_as(shape_from, /, items_or_keys = ..., values = ..., key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Dicts of the shape of `shape_from`."""
+    """Returns new dicts of the shape of `shape_from`, in a new immutable bag."""
 
 def dict_size(dict_slice) -> Any:
     """Returns the number of entries of each dict."""
 
 def dict_update(x, keys, values = ...) -> Any:
-    """A new bag holding the update of dicts `x`: `keys` set to `values`, or"""
+    """Returns a new DataBag with updates to the dicts of `x`; `x` is unchanged."""
 
 def dir(x) -> Any:
-    """`kd.dir(x)`: the attribute names common to all items."""
+    """Returns the sorted names of the attributes that all items of x have."""
 
 def disjoint_coalesce(x, y) -> Any:
-    """Like coalesce, but x and y must not overlap."""
+    """Returns x where it is present and y elsewhere, requiring that x and y never both be present."""
 
 def divide(x, y) -> Any:
-    """Computes pointwise x / y in floats."""
+    """Computes x / y item by item, always in floats."""
 
 def dump(x, path, /, *, compression = ...) -> Any:
-    """Saves `x` (see `dumps`) to the file `path`."""
+    """Saves `x` to the file `path` (in the format of `kd.dumps`)."""
 
 def dumps(x, /, *, riegeli_options = ..., compression = ...) -> Any:
-    """The bytes of `x`: a DataSlice (with the data reachable from it, as"""
+    """Returns `x` serialized to bytes in plait's binary format."""
 
 eager: Any
 def empty_shaped(shape, schema = ...) -> Any:
@@ -219,16 +219,16 @@ def encode_itemid(ds) -> Any:
     """Returns the base-62 text of each ItemId."""
 
 def enriched(ds, *bags) -> Any:
-    """`ds` with its bag enriched by `bags` (its own values win) (`kd.enriched`)."""
+    """Returns `ds` with `bags` added behind its bag, so its own values win."""
 
 def enriched_bag(*bags) -> Any:
-    """One bag reading `bags` with the first one first (`kd.enriched_bag`)."""
+    """Returns one immutable bag that reads `bags`, the first one first."""
 
 def equal(x, y) -> Any:
-    """Returns present where x == y."""
+    """Returns present where x and y are equal, item by item (`x == y`)."""
 
 def eval(expr, self_input = ..., /, **inputs) -> Any:
-    """The value of `expr` with the inputs given by name (and `S`, that is"""
+    """Returns the value of `expr`, with its inputs given by name."""
 
 def expand_to(x, target, ndim = ...) -> Any:
     """Expands `x` to the shape of `target` (prefix broadcasting)."""
@@ -237,10 +237,7 @@ def expand_to_shape(x, shape, ndim = ...) -> Any:
     """Expands `x` to `shape` by prefix broadcasting (seed 000, "Broadcasting")."""
 
 def explode(x, ndim = ...) -> Any:
-    """Unfolds lists into ndim new dimensions (all for ndim=-1)."""
-
-def export_aliases(namespace, prefix = ...) -> Any:
-    """Puts the operators with an alias `prefix.<name>` into `namespace`."""
+    """Returns the items of the lists in x as ndim new dimensions."""
 
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
@@ -249,25 +246,25 @@ def flatten(x, from_dim = ..., to_dim = ...) -> Any:
     """`x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
 
 def float32(x) -> Any:
-    """`x` boxed and cast to FLOAT32 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to FLOAT32 with explicit casting rules."""
 
 def float64(x) -> Any:
-    """`x` boxed and cast to FLOAT64 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to FLOAT64 with explicit casting rules."""
 
 def floordiv(x, y) -> Any:
-    """Computes pointwise x // y."""
+    """Computes x // y item by item, rounding the quotient down (toward negative infinity)."""
 
 def fn(f, *, use_tracing = ..., **kwargs) -> Any:
-    """A functor from an expression (`expr_fn`), a functor (itself) or a"""
+    """Returns a functor made from an expression, a Python function or a functor."""
 
 def for_(iterable, body_fn, *, finalize_fn = ..., condition_fn = ..., returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
-    """For each item of `iterable` (while `condition_fn(**state)` is"""
+    """Runs `body_fn` on each item of an iterable, and returns the loop's result."""
 
 def format(fmt, /, **kwargs) -> Any:
     """Formats strings according to python str.format style."""
 
 def freeze_bag(ds) -> Any:
-    """`ds` with an immutable copy of its bag."""
+    """Returns `ds` with an immutable copy of its bag."""
 
 def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
     """`py_obj` as a DataSlice (see the module docstring)."""
@@ -279,16 +276,16 @@ def fstr(x) -> Any:
     """Transforms Koda f-string into an expression."""
 
 def full_equal(x, y) -> Any:
-    """Returns present if x and y have the same items, missing ones included."""
+    """Returns present if x and y hold the same items in the same places, missing ones included."""
 
 def get_attr(x, attr_name, default = ...) -> Any:
-    """Returns attribute attr_name of every item."""
+    """Returns attribute attr_name of every item of x."""
 
 def get_attr_names(x, *, intersection) -> Any:
-    """`kd.get_attr_names(x, *, intersection)`."""
+    """Returns the sorted attribute names of the items of x."""
 
 def get_bag(ds) -> Any:
-    """The bag of `ds` (None without one)."""
+    """Returns the bag of `ds`, or None when it has none."""
 
 def get_item(x, key_or_index) -> Any:
     """Returns the items of lists at the given indices, or the values of dicts at the given keys."""
@@ -303,31 +300,31 @@ def get_key_schema(dict_schema) -> Any:
     """Returns the key schema of a dict schema."""
 
 def get_keys(dict_ds) -> Any:
-    """Returns the keys of each dict as a new dimension."""
+    """Returns the keys of each dict, as a new last dimension."""
 
 def get_ndim(x) -> Any:
-    """The number of dimensions of `x` (an INT64 DataItem)."""
+    """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem."""
 
 def get_obj_schema(x) -> Any:
     """Returns the schema of every item."""
 
 def get_schema(x) -> Any:
-    """The schema of DataSlice `x`."""
+    """Returns the schema of DataSlice `x`, as a SCHEMA DataItem."""
 
 def get_shape(x) -> Any:
-    """The shape of DataSlice `x`."""
+    """Returns the JaggedShape of DataSlice `x`."""
 
 def get_value_schema(dict_schema) -> Any:
     """Returns the value schema of a dict schema."""
 
 def get_values(dict_ds, key_ds = ...) -> Any:
-    """Returns the values of each dict, or of the given keys."""
+    """Returns the values of each dict as a new last dimension, or the values at key_ds."""
 
 def greater(x, y) -> Any:
-    """Returns present where x > y."""
+    """Returns present where x is greater than y, item by item (`x > y`)."""
 
 def greater_equal(x, y) -> Any:
-    """Returns present where x >= y."""
+    """Returns present where x is greater than or equal to y, item by item (`x >= y`)."""
 
 def group_by(x, *keys, sort = ...) -> Any:
     """Returns `x` with values in last dimension grouped using a new dimension."""
@@ -336,43 +333,43 @@ def group_by_indices(*keys, sort = ...) -> Any:
     """Returns an indices DataSlice that describes the order of `group_by` result."""
 
 def has(x) -> Any:
-    """Returns present where x is present."""
+    """Returns present where x is present, as a MASK slice of the shape of x."""
 
 def has_attr(x, attr_name) -> Any:
-    """Returns present where an item has attribute attr_name."""
+    """Returns present for each item of x that has attribute attr_name."""
 
 def has_dict(x) -> Any:
-    """Returns present where the item is a dict."""
+    """Returns present for each item of x that is a dict."""
 
 def has_entity(x) -> Any:
-    """Returns present for each item that is an entity."""
+    """Returns present for each item of x that is an entity."""
 
 def has_list(x) -> Any:
-    """Returns present where the item is a list."""
+    """Returns present for each item of x that is a list."""
 
 def has_not(x) -> Any:
-    """Returns present where x is missing."""
+    """Returns present where x is missing, as a MASK slice of the shape of x (`~kd.has(x)`)."""
 
 def has_primitive(x) -> Any:
-    """Returns present for each item that is a primitive."""
+    """Returns present for each item of x that is a primitive value."""
 
 def hash_itemid(x) -> Any:
     """Returns a 64-bit hash of each ItemId."""
 
 def if_(cond, yes_fn, no_fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls `yes_fn` when `cond` (a MASK DataItem) is present, else `no_fn`,"""
+    """Calls `yes_fn` if `cond` is present and `no_fn` otherwise."""
 
 def implode(x, /, ndim = ..., itemid = ...) -> Any:
-    """Folds the last ndim dimensions of x into lists."""
+    """Folds the last ndim dimensions of x into new lists."""
 
 def index(x, dim = ...) -> Any:
     """Returns the index of each present item along dimension dim."""
 
 def int32(x) -> Any:
-    """`x` boxed and cast to INT32 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to INT32 with explicit casting rules."""
 
 def int64(x) -> Any:
-    """`x` boxed and cast to INT64 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to INT64 with explicit casting rules."""
 
 def inverse_mapping(x, ndim = ...) -> Any:
     """Returns inverse permutations of indices over the last `ndim` dimension."""
@@ -393,16 +390,16 @@ def is_expandable_to(x, target, ndim = ...) -> Any:
     """Returns true if `x` is expandable to `target`."""
 
 def is_fn(obj) -> Any:
-    """`kd.present` if `obj` is a functor item, else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`."""
 
 def is_item(obj) -> Any:
-    """`kd.present` if `obj` is a DataItem, else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a DataItem, else `kd.missing`."""
 
 def is_list(x) -> Any:
     """Returns present if x holds lists only."""
 
 def is_nan(x) -> Any:
-    """Returns present where x is NaN."""
+    """Returns present where an item is NaN."""
 
 def is_primitive(x) -> Any:
     """Returns present if x holds primitives only."""
@@ -411,7 +408,7 @@ def is_shape_compatible(x, y) -> Any:
     """Returns present if the shapes of `x` and `y` are compatible."""
 
 def is_slice(obj) -> Any:
-    """`kd.present` if `obj` is a DataSlice (including DataItems), else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a DataSlice, else `kd.missing`."""
 
 def isin(x, y) -> Any:
     """Returns a DataItem indicating whether DataItem x is present in y."""
@@ -421,110 +418,110 @@ def item(x, /, schema = ...) -> Any:
 
 lazy: Any
 def less(x, y) -> Any:
-    """Returns present where x < y."""
+    """Returns present where x is less than y, item by item (`x < y`)."""
 
 def less_equal(x, y) -> Any:
-    """Returns present where x <= y."""
+    """Returns present where x is less than or equal to y, item by item (`x <= y`)."""
 
 def list(items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """A list (a DataItem) with the given items; nested Python lists become"""
 
 def list_like(shape_and_mask_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Creates lists of the shape of shape_and_mask_from, missing where it is."""
+    """Creates new lists with the shape and the missing items of shape_and_mask_from."""
 
 def list_schema(item_schema) -> Any:
     """Returns the schema of lists with items of item_schema."""
 
 def list_shaped(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Creates lists of the given shape."""
+    """Creates new lists of the given shape."""
 
 def list_shaped_as(shape_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Creates lists of the shape of shape_from."""
+    """Creates new lists of the shape of shape_from."""
 
 def list_size(list_slice) -> Any:
     """Returns the number of items of each list."""
 
 def load(path, /) -> Any:
-    """The value saved in the file `path` (see `loads`)."""
+    """Returns the value saved in the file `path` (by `kd.dump`)."""
 
 def loads(x, /) -> Any:
-    """The DataSlice, DataBag or Expr saved in `x` (bytes)."""
+    """Returns the DataSlice, DataBag, expression or functor serialized in the bytes `x`."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
-    """Calls the functors in `fn` (a functor, or a slice of functors"""
+    """Calls the functor `fn` on each item of the arguments and returns the results."""
 
 def map_py(fn, *args, schema = ..., max_threads = ..., ndim = ..., include_missing = ..., item_completed_callback = ..., **kwargs) -> Any:
     """`fn` applied to the items of `args` / `kwargs` (aligned); missing"""
 
 def map_py_on_cond(true_fn, false_fn, cond, *args, schema = ..., max_threads = ..., item_completed_callback = ..., **kwargs) -> Any:
-    """`map_py` with `true_fn` where `cond` is present and `false_fn`"""
+    """Applies `true_fn` to the items where `cond` is present and `false_fn` to the others."""
 
 def map_py_on_selected(fn, cond, *args, schema = ..., max_threads = ..., item_completed_callback = ..., **kwargs) -> Any:
-    """`map_py` on the items where `cond` is present (missing elsewhere)."""
+    """Applies the Python function `fn` to the items where `cond` is present."""
 
 def mask(x) -> Any:
-    """`x` boxed and cast to MASK with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to MASK with explicit casting rules."""
 
 def mask_and(x, y) -> Any:
-    """Returns present where both masks are present."""
+    """Returns present where both masks x and y are present."""
 
 def mask_equal(x, y) -> Any:
-    """Returns present where the masks agree."""
+    """Returns present where the masks x and y agree: both present or both missing."""
 
 def mask_not_equal(x, y) -> Any:
-    """Returns present where the masks differ."""
+    """Returns present where the masks x and y differ: one present and the other missing."""
 
 def mask_or(x, y) -> Any:
-    """Returns present where either mask is present."""
+    """Returns present where at least one of the masks x and y is present."""
 
 def max(x) -> Any:
-    """Returns the maximum of all items."""
+    """Returns the maximum of all items of x, as a DataItem."""
 
 def maximum(x, y) -> Any:
-    """Computes pointwise max(x, y)."""
+    """Computes the larger of x and y item by item."""
 
 def maybe(x, attr_name) -> Any:
-    """Returns attribute attr_name of every item, missing where it is absent."""
+    """Returns attribute attr_name of every item of x, missing where an item lacks it."""
 
 def min(x) -> Any:
-    """Returns the minimum of all items."""
+    """Returns the minimum of all items of x, as a DataItem."""
 
 def minimum(x, y) -> Any:
-    """Computes pointwise min(x, y)."""
+    """Computes the smaller of x and y item by item."""
 
 missing: Any
 def mod(x, y) -> Any:
-    """Computes pointwise x % y."""
+    """Computes the remainder x % y item by item, with the sign of y as in Python."""
 
 def multiply(x, y) -> Any:
-    """Computes pointwise x * y."""
+    """Computes x * y item by item."""
 
 def mutable_bag() -> Any:
-    """`kd.mutable_bag()`: an empty mutable bag."""
+    """Returns a new empty mutable DataBag."""
 
 def named_schema(name, /, **kwargs) -> Any:
     """Returns the schema named name (the same for the same name)."""
 
 def namedtuple(**kwargs) -> Any:
-    """The keyword arguments as a named tuple."""
+    """Returns the keyword arguments as a named tuple, in the order given."""
 
 def neg(x) -> Any:
-    """Computes pointwise -x."""
+    """Computes -x item by item."""
 
 def new(arg = ..., /, *, schema = ..., overwrite_schema = ..., itemid = ..., **attrs) -> Any:
     """Creates entities with the given attributes and an explicit schema."""
 
 def new_dictid() -> Any:
-    """Allocates a new ItemId."""
+    """Allocates a new dict ItemId."""
 
 def new_dictid_like(shape_and_mask_from) -> Any:
-    """Allocates new ItemIds with the shape and sparsity of shape_and_mask_from."""
+    """Allocates new dict ItemIds with the shape and sparsity of shape_and_mask_from."""
 
 def new_dictid_shaped(shape) -> Any:
-    """Allocates new ItemIds of the given shape."""
+    """Allocates new dict ItemIds of the given shape."""
 
 def new_dictid_shaped_as(shape_from) -> Any:
-    """Allocates new ItemIds of the shape of shape_from."""
+    """Allocates new dict ItemIds of the shape of shape_from."""
 
 def new_itemid() -> Any:
     """Allocates a new ItemId."""
@@ -542,16 +539,16 @@ def new_like(shape_and_mask_from, /, *, schema = ..., overwrite_schema = ..., it
     """Creates entities of the shape of shape_and_mask_from, missing where it is."""
 
 def new_listid() -> Any:
-    """Allocates a new ItemId."""
+    """Allocates a new list ItemId."""
 
 def new_listid_like(shape_and_mask_from) -> Any:
-    """Allocates new ItemIds with the shape and sparsity of shape_and_mask_from."""
+    """Allocates new list ItemIds with the shape and sparsity of shape_and_mask_from."""
 
 def new_listid_shaped(shape) -> Any:
-    """Allocates new ItemIds of the given shape."""
+    """Allocates new list ItemIds of the given shape."""
 
 def new_listid_shaped_as(shape_from) -> Any:
-    """Allocates new ItemIds of the shape of shape_from."""
+    """Allocates new list ItemIds of the shape of shape_from."""
 
 def new_shaped(shape, /, *, schema = ..., overwrite_schema = ..., itemid = ..., **attrs) -> Any:
     """Creates entities of the given shape."""
@@ -560,10 +557,10 @@ def new_shaped_as(shape_from, /, *, schema = ..., overwrite_schema = ..., itemid
     """Creates entities of the shape of shape_from."""
 
 def no_bag(ds) -> Any:
-    """`ds` without a bag."""
+    """Returns `ds` without a bag."""
 
 def not_equal(x, y) -> Any:
-    """Returns present where x != y."""
+    """Returns present where x and y are both present and differ, item by item (`x != y`)."""
 
 def obj(arg = ..., /, *, itemid = ..., **attrs) -> Any:
     """Creates objects with the given attributes, each with its own implicit schema."""
@@ -581,23 +578,23 @@ def ordinal_rank(x, tie_breaker = ..., descending = ..., ndim = ...) -> Any:
     """Returns ordinal ranks of items in `x` over the last `ndim` dimensions."""
 
 def pos(x) -> Any:
-    """Computes pointwise +x."""
+    """Returns x unchanged (+x), after checking that it holds numbers."""
 
 def pow(x, y) -> Any:
-    """Computes pointwise x ** y in floats."""
+    """Computes x raised to the power y item by item, always in floats."""
 
 present: Any
 def present_like(x) -> Any:
-    """Returns present where x is present."""
+    """Returns present where x is present, as a MASK slice of the shape of x."""
 
 def present_shaped(shape) -> Any:
-    """Returns an all-present mask of the given shape."""
+    """Returns a MASK slice of the given shape with every item present."""
 
 def present_shaped_as(x) -> Any:
-    """Returns an all-present mask of the shape of x."""
+    """Returns a MASK slice of the shape of x with every item present."""
 
 def py_fn(f, *, return_type_as = ..., **defaults) -> Any:
-    """A functor calling Python function `f` at evaluation (no tracing)."""
+    """Returns a functor that calls the Python function `f` each time it is evaluated."""
 
 def range(start, end = ...) -> Any:
     """Returns a DataSlice of INT64s with range [start, end)."""
@@ -609,10 +606,10 @@ def repeat_present(x, sizes) -> Any:
     """Returns `x` with present values repeated according to `sizes`."""
 
 def reshape(x, shape) -> Any:
-    """`x` with the same items under `shape` (which must have the same size)."""
+    """Returns `x` with the same items, in the same order, under `shape`."""
 
 def reshape_as(x, shape_from) -> Any:
-    """`x` reshaped to the shape of DataSlice `shape_from`."""
+    """Returns `x` with the same items, in the same order, in the shape of `shape_from`."""
 
 def reverse(ds) -> Any:
     """Returns a DataSlice with items reversed on the last dimension."""
@@ -624,16 +621,16 @@ def select(ds, fltr, expand_filter = ...) -> Any:
     """Creates a new DataSlice by filtering out missing items in fltr."""
 
 def select_items(ds, fltr) -> Any:
-    """Returns the items of the lists where fltr is present."""
+    """Returns the items of each list of ds where fltr is present, as a new last dimension."""
 
 def select_keys(ds, fltr) -> Any:
-    """The keys of each dict where `fltr` (a mask, or a function of the keys) is present."""
+    """Returns the keys of each dict of `ds` where `fltr` is present."""
 
 def select_present(ds) -> Any:
     """Creates a new DataSlice by removing missing items."""
 
 def select_values(ds, fltr) -> Any:
-    """The values of each dict where `fltr` (a mask, or a function of the values) is present."""
+    """Returns the values of each dict of `ds` where `fltr` is present."""
 
 def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds holding the same top-level attributes."""
@@ -651,19 +648,19 @@ def stack(*args, ndim = ...) -> Any:
     """Stacks the given DataSlices, creating a new dimension at index `rank-ndim`."""
 
 def str(x) -> Any:
-    """`x` boxed and cast to STRING with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to STRING with explicit casting rules."""
 
 def stub(x, attrs = ...) -> Any:
     """Returns x with a new bag holding only what updates to its items need."""
 
 def subslice(x, *slices) -> Any:
-    """`kd.subslice(x, *slices)`."""
+    """Returns the items of x chosen by one slicing argument per dimension."""
 
 def subtract(x, y) -> Any:
-    """Computes pointwise x - y."""
+    """Computes x - y item by item."""
 
 def sum(x) -> Any:
-    """Returns the sum of all items."""
+    """Returns the sum of all items of x, as a DataItem."""
 
 def take(x, indices) -> Any:
     """Returns a new DataSlice with items at provided indices."""
@@ -672,19 +669,19 @@ def tile(x, shape) -> Any:
     """Nests the whole `x` under `shape`."""
 
 def to_object(x) -> Any:
-    """`x` boxed and cast to OBJECT with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to OBJECT with explicit casting rules."""
 
 def to_py(ds, max_depth = ..., obj_as_dict = ..., include_missing_attrs = ...) -> Any:
-    """`ds` as Python values in nested lists (a scalar for a DataItem); Koda"""
+    """Returns the contents of `ds` as Python values."""
 
 def to_pylist(x) -> Any:
-    """The first dimension of `x` as a Python list of DataSlices (or DataItems)."""
+    """Returns the first dimension of `x` as a Python list of DataSlices."""
 
 def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
-    """A decorator: inside tracing, the function becomes a functor of its"""
+    """Returns a decorator that makes a function its own functor when traced."""
 
 def trace_py_fn(f, *, auto_variables = ..., **defaults) -> Any:
-    """A functor made by tracing Python function `f` once: each parameter"""
+    """Returns a functor made by tracing the Python function `f`."""
 
 def translate(keys_to, keys_from, values_from) -> Any:
     """Translates `keys_to` based on `keys_from`->`values_from` mapping."""
@@ -693,16 +690,16 @@ def translate_group(keys_to, keys_from, values_from) -> Any:
     """Translates `keys_to` based on `keys_from`->`values_from` mapping."""
 
 def tuple(*args) -> Any:
-    """The arguments as a tuple."""
+    """Returns the arguments as a tuple."""
 
 def unique(x, sort = ...) -> Any:
     """Returns a DataSlice with unique values within each dimension."""
 
 def updated(ds, *bags) -> Any:
-    """`ds` with its bag updated by `bags` (later bags win) (`kd.updated`)."""
+    """Returns `ds` with its bag updated by `bags`, whose values win."""
 
 def updated_bag(*bags) -> Any:
-    """One bag reading `bags` with the last one first (`kd.updated_bag`)."""
+    """Returns one immutable bag that reads `bags`, the last one first."""
 
 def uu(seed = ..., *, schema = ..., overwrite_schema = ..., **attrs) -> Any:
     """Entities whose ids are derived from `seed` and the attribute values"""
@@ -723,7 +720,7 @@ def uuids_with_allocation_size(seed = ..., *, size) -> Any:
     """Returns size uuids with consecutive offsets."""
 
 def uuobj(seed = ..., **attrs) -> Any:
-    """Objects whose ids are derived from `seed` and the attribute values."""
+    """Returns objects whose ItemIds are computed from `seed` and the attributes."""
 
 def val_like(x, val) -> Any:
     """Returns val where x is present."""
@@ -735,37 +732,37 @@ def val_shaped_as(x, val) -> Any:
     """Returns val expanded to the shape of x."""
 
 def while_(condition_fn, body_fn, *, returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
-    """While `condition_fn(**state)` is present, `body_fn(**state)` returns"""
+    """Runs `body_fn` while `condition_fn` is present, and returns the loop's result."""
 
 def with_attr(x, attr_name, value, overwrite_schema = ...) -> Any:
-    """Returns x with a new bag holding attribute attr_name."""
+    """Returns x with a new DataBag in which its items have attribute attr_name set to value."""
 
 def with_attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
-    """Returns x with a new bag holding the given attributes."""
+    """Returns x with a new DataBag in which its items have the given attributes."""
 
 def with_bag(ds, bag) -> Any:
-    """`ds` with `bag`."""
+    """Returns `ds` with `bag` attached in place of its own."""
 
 def with_dict_update(x, keys, values = ...) -> Any:
-    """Returns x with a bag in which its dicts hold the update."""
+    """Returns x with a new DataBag in which its dicts hold the given entries."""
 
 def with_list_append_update(x, append) -> Any:
-    """Returns x with a bag in which its lists end with append."""
+    """Returns x with a new DataBag in which its lists end with the items of append."""
 
 def with_merged_bag(ds) -> Any:
-    """`ds` with its bag and fallbacks merged into one new immutable bag."""
+    """Returns `ds` with its bag and all its fallbacks merged into one new bag."""
 
 def with_name(obj, name) -> Any:
-    """`obj`, unchanged (eagerly); in an expression (`kd.lazy.with_name`),"""
+    """Returns `obj` with the name `name` (unchanged for a DataSlice)."""
 
 def with_print(x, *args, sep = ..., end = ...) -> Any:
-    """Prints `args` (separated by `sep`, ended by `end`) and returns `x`."""
+    """Prints `args` and returns `x` unchanged."""
 
 def with_schema(x, schema) -> Any:
-    """`x` reinterpreted as `schema` without converting its items."""
+    """Returns `x` with its schema replaced by `schema`, items unchanged."""
 
 def xor(x, y) -> Any:
-    """Returns present where exactly one mask is present."""
+    """Returns present where exactly one of the masks x and y is present."""
 
 def zip(*args) -> Any:
     """Zips the given DataSlices into a new DataSlice with a new last dimension."""

@@ -29,7 +29,7 @@ _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "ty
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "call", "is_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
 # Helpers of the namespace modules that are not operators.
-_HELPERS = {"export", "export_aliases", "make_caster", "check_inputs", "check_output"}
+_HELPERS = {"check_inputs", "check_output"}
 
 
 def _is_python_function(x):

@@ -52,7 +52,11 @@ OPERATORS = {op.name: _prepare(op) for op in _plait.operators()}
 
 
 def export(namespace, prefix):
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Puts the operators named `prefix.<name>` into `namespace` as `<name>`.
+
+    This is how plait fills its `kd.<namespace>` modules from the operator
+    registry; `namespace` is a dict such as a module's `globals()`.
+    """
     for name, op in OPERATORS.items():
         head, _, short = name.rpartition(".")
         if head == prefix:
@@ -60,7 +64,11 @@ def export(namespace, prefix):
 
 
 def export_aliases(namespace, prefix="kd"):
-    """Puts the operators with an alias `prefix.<name>` into `namespace`."""
+    """Puts the operators having an alias `prefix.<name>` into `namespace` as `<name>`.
+
+    This is how plait gives operators their short names (`kd.add` for
+    `kd.math.add`); `namespace` is a dict such as a module's `globals()`.
+    """
     for op in OPERATORS.values():
         for alias in op.aliases:
             head, _, short = alias.rpartition(".")

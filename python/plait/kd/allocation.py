@@ -1,6 +1,6 @@
 """`kd.allocation`: fresh ItemIds of entities, lists and dicts (built from the
 Rust registry)."""
 
-from plait.kd._operators import export
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.allocation")
+_export(globals(), "kd.allocation")

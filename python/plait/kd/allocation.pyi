@@ -2,20 +2,17 @@
 
 from typing import Any
 
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
 def new_dictid() -> Any:
-    """Allocates a new ItemId."""
+    """Allocates a new dict ItemId."""
 
 def new_dictid_like(shape_and_mask_from) -> Any:
-    """Allocates new ItemIds with the shape and sparsity of shape_and_mask_from."""
+    """Allocates new dict ItemIds with the shape and sparsity of shape_and_mask_from."""
 
 def new_dictid_shaped(shape) -> Any:
-    """Allocates new ItemIds of the given shape."""
+    """Allocates new dict ItemIds of the given shape."""
 
 def new_dictid_shaped_as(shape_from) -> Any:
-    """Allocates new ItemIds of the shape of shape_from."""
+    """Allocates new dict ItemIds of the shape of shape_from."""
 
 def new_itemid() -> Any:
     """Allocates a new ItemId."""
@@ -30,14 +27,14 @@ def new_itemid_shaped_as(shape_from) -> Any:
     """Allocates new ItemIds of the shape of shape_from."""
 
 def new_listid() -> Any:
-    """Allocates a new ItemId."""
+    """Allocates a new list ItemId."""
 
 def new_listid_like(shape_and_mask_from) -> Any:
-    """Allocates new ItemIds with the shape and sparsity of shape_and_mask_from."""
+    """Allocates new list ItemIds with the shape and sparsity of shape_and_mask_from."""
 
 def new_listid_shaped(shape) -> Any:
-    """Allocates new ItemIds of the given shape."""
+    """Allocates new list ItemIds of the given shape."""
 
 def new_listid_shaped_as(shape_from) -> Any:
-    """Allocates new ItemIds of the shape of shape_from."""
+    """Allocates new list ItemIds of the shape of shape_from."""
 

@@ -3,20 +3,20 @@
 from typing import Any
 
 def assert_present_scalar(arg_name, ds, primitive_schema) -> Any:
-    """`ds` if it is a present item castable to `primitive_schema`."""
+    """Returns `ds` if it is a present DataItem castable to `primitive_schema`, and raises a ValueError otherwise."""
 
 def assert_primitive(arg_name, ds, primitive_schema) -> Any:
-    """`ds` if its items can be implicitly cast to `primitive_schema`."""
+    """Returns `ds` if its items can be implicitly cast to `primitive_schema`, and raises a ValueError otherwise."""
 
 def check_inputs(**kw_constraints) -> Any:
-    """A decorator checking the schemas of the named arguments at each call"""
+    """Returns a decorator that checks the schemas of a function's arguments at each call."""
 
 def check_output(constraint) -> Any:
-    """A decorator checking the schema of the function's result."""
+    """Returns a decorator that checks the schema of a function's result."""
 
 def with_assertion(x, condition, message_or_fn, *args) -> Any:
-    """`x` if `condition` (a MASK item) is present, else a ValueError with"""
+    """Returns `x` if `condition` is present, and raises a ValueError otherwise."""
 
 def with_print(x, *args, sep = ..., end = ...) -> Any:
-    """Prints `args` (separated by `sep`, ended by `end`) and returns `x`."""
+    """Prints `args` and returns `x` unchanged."""
 

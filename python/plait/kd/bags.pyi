@@ -3,45 +3,45 @@
 from typing import Any
 
 def attr(x, attr_name, value, overwrite_schema = ...) -> Any:
-    """A bag holding attribute `attr_name` of `x`."""
+    """Returns a new bag holding the attribute `attr_name` of `x`."""
 
 def attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
-    """A bag holding attributes `attrs` of `x` (apply with `kd.updated`)."""
+    """Returns a new bag holding the attributes `attrs` of `x`."""
 
 def enriched(*bags) -> Any:
-    """One bag reading `bags` with the first one first (`kd.enriched_bag`)."""
+    """Returns one immutable bag that reads `bags`, the first one first."""
 
 def enriched_slice(ds, *bags) -> Any:
-    """`ds` with its bag enriched by `bags` (its own values win) (`kd.enriched`)."""
+    """Returns `ds` with `bags` added behind its bag, so its own values win."""
 
 def freeze_bag(ds) -> Any:
-    """`ds` with an immutable copy of its bag."""
+    """Returns `ds` with an immutable copy of its bag."""
 
 def get_bag(ds) -> Any:
-    """The bag of `ds` (None without one)."""
+    """Returns the bag of `ds`, or None when it has none."""
 
 def has_bag(ds) -> Any:
-    """`kd.present` when `ds` has a bag."""
+    """Returns `kd.present` when `ds` has a bag attached, else `kd.missing`."""
 
 def is_null_bag(bag) -> Any:
-    """`kd.present` when `bag` is no bag (None)."""
+    """Returns `kd.present` when `bag` is no bag at all."""
 
 def new() -> Any:
-    """`kd.bag()`: an empty immutable bag."""
+    """Returns a new empty immutable DataBag."""
 
 def no_bag(ds) -> Any:
-    """`ds` without a bag."""
+    """Returns `ds` without a bag."""
 
 types: Any
 def updated(*bags) -> Any:
-    """One bag reading `bags` with the last one first (`kd.updated_bag`)."""
+    """Returns one immutable bag that reads `bags`, the last one first."""
 
 def updated_slice(ds, *bags) -> Any:
-    """`ds` with its bag updated by `bags` (later bags win) (`kd.updated`)."""
+    """Returns `ds` with its bag updated by `bags`, whose values win."""
 
 def with_bag(ds, bag) -> Any:
-    """`ds` with `bag`."""
+    """Returns `ds` with `bag` attached in place of its own."""
 
 def with_merged_bag(ds) -> Any:
-    """`ds` with its bag and fallbacks merged into one new immutable bag."""
+    """Returns `ds` with its bag and all its fallbacks merged into one new bag."""
 

@@ -1,5 +1,5 @@
 """`kd.comparison`: Koda's comparison operators (built from the Rust registry)."""
 
-from plait.kd._operators import export
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.comparison")
+_export(globals(), "kd.comparison")

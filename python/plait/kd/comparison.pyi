@@ -3,26 +3,23 @@
 from typing import Any
 
 def equal(x, y) -> Any:
-    """Returns present where x == y."""
-
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Returns present where x and y are equal, item by item (`x == y`)."""
 
 def full_equal(x, y) -> Any:
-    """Returns present if x and y have the same items, missing ones included."""
+    """Returns present if x and y hold the same items in the same places, missing ones included."""
 
 def greater(x, y) -> Any:
-    """Returns present where x > y."""
+    """Returns present where x is greater than y, item by item (`x > y`)."""
 
 def greater_equal(x, y) -> Any:
-    """Returns present where x >= y."""
+    """Returns present where x is greater than or equal to y, item by item (`x >= y`)."""
 
 def less(x, y) -> Any:
-    """Returns present where x < y."""
+    """Returns present where x is less than y, item by item (`x < y`)."""
 
 def less_equal(x, y) -> Any:
-    """Returns present where x <= y."""
+    """Returns present where x is less than or equal to y, item by item (`x <= y`)."""
 
 def not_equal(x, y) -> Any:
-    """Returns present where x != y."""
+    """Returns present where x and y are both present and differ, item by item (`x != y`)."""
 

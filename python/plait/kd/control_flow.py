@@ -38,16 +38,55 @@ def _is_present_mask_item(op, cond):
 
 
 def if_(cond, yes_fn, no_fn, *args, return_type_as=None, **kwargs):
-    """Calls `yes_fn` when `cond` (a MASK DataItem) is present, else `no_fn`,
-    with the remaining arguments."""
+    """Calls `yes_fn` if `cond` is present and `no_fn` otherwise.
+
+    `cond` must be a MASK DataItem (a ValueError is raised otherwise); the
+    other arguments are passed to the chosen functor and its result is
+    returned. Only the chosen functor is called.
+
+    Args:
+      cond: a MASK DataItem.
+      yes_fn: the functor to call when `cond` is present.
+      no_fn: the functor to call when `cond` is missing.
+      *args: positional arguments for the functor.
+      return_type_as: accepted for compatibility with Koda; not used by plait.
+      **kwargs: keyword arguments for the functor.
+
+    Examples:
+      >>> kd.if_(kd.present, kd.fn(I.x + 1), kd.fn(I.x - 1), x=5)
+      DataItem(6, schema: INT32)
+      >>> x = kd.item(1)
+      >>> kd.if_(x > 2, kd.fn(lambda x: x + 1), kd.fn(lambda x: x - 1), x)
+      DataItem(0, schema: INT32)
+    """
     del return_type_as
     return _call(yes_fn if _is_present_mask_item("kd.if_", cond) else no_fn, *args, **kwargs)
 
 
 def map(fn, *args, include_missing=False, **kwargs):  # noqa: A001 - Koda's name
-    """Calls the functors in `fn` (a functor, or a slice of functors
-    aligned with the arguments) on each item of the arguments; missing where
-    the functor is, or an argument is (unless `include_missing`)."""
+    """Calls the functor `fn` on each item of the arguments and returns the results.
+
+    The arguments (and `fn`, which may be a DataSlice of functors) are aligned
+    to a common shape, and the result has that shape. An item is missing where
+    the functor is missing, or where an argument is missing unless
+    `include_missing` is true (then the functor receives the missing item).
+
+    Args:
+      fn: a functor, or a DataSlice of functors.
+      *args: positional arguments, one item of each per call.
+      include_missing: whether to call the functor for missing items of the
+        arguments.
+      **kwargs: keyword arguments, one item of each per call.
+
+    Examples:
+      >>> kd.map(kd.fn(lambda x: x * 2), kd.slice([1, 2, None]))
+      DataSlice([2, 4, None], schema: OBJECT, present: 2/3)
+      >>> fns = kd.slice([kd.fn(I.x + 1), kd.fn(I.x * 10)])
+      >>> kd.map(fns, x=kd.slice([5, 6]))
+      DataSlice([6, 60], schema: OBJECT, present: 2/2)
+      >>> kd.map(kd.fn(lambda x: x | 0), kd.slice([1, None]), include_missing=True)
+      DataSlice([1, 0], schema: OBJECT, present: 2/2)
+    """
     from plait.kd.py import _as_slice, _int, _results_slice
 
     kd = _kd()
@@ -119,9 +158,30 @@ def _visible(state):
 
 def while_(condition_fn, body_fn, *, returns=unspecified, yields=unspecified, yields_interleaved=unspecified,
            **initial_state):
-    """While `condition_fn(**state)` is present, `body_fn(**state)` returns
-    a named tuple of updated variables; the result is `returns` (or the
-    chained `yields`)."""
+    """Runs `body_fn` while `condition_fn` is present, and returns the loop's result.
+
+    The loop variables are `initial_state` and `returns`. Each round,
+    `condition_fn` is called with the state as keyword arguments and must
+    return a MASK DataItem; while it is present, `body_fn` (called the same way)
+    returns a `kd.namedtuple` of the variables it changes. Exactly one of
+    `returns`, `yields` and `yields_interleaved` must be given; with `returns`
+    its final value is the result, with `yields` the result is its initial
+    iterable followed by every iterable the body returned as `yields`.
+
+    Args:
+      condition_fn: a functor of the state returning a MASK DataItem.
+      body_fn: a functor of the state returning a named tuple of updates.
+      returns: the initial value of the result variable.
+      yields: an initial iterable, chained with the ones the body yields.
+      yields_interleaved: as `yields`, but the iterables may be interleaved.
+      **initial_state: the other loop variables and their initial values.
+
+    Examples:
+      >>> cond = kd.fn(lambda n, returns: n > 0)
+      >>> body = kd.fn(lambda n, returns: kd.namedtuple(n=n - 1, returns=returns * n))
+      >>> kd.while_(cond, body, n=5, returns=1)
+      DataItem(120, schema: INT32)
+    """
     op = "kd.functor.while_"
     result_name, result_value = _result_var(op, returns, yields, yields_interleaved)
     state = _loop_state(initial_state, result_name, result_value)
@@ -132,9 +192,39 @@ def while_(condition_fn, body_fn, *, returns=unspecified, yields=unspecified, yi
 
 def for_(iterable, body_fn, *, finalize_fn=unspecified, condition_fn=unspecified, returns=unspecified,
          yields=unspecified, yields_interleaved=unspecified, **initial_state):
-    """For each item of `iterable` (while `condition_fn(**state)` is
-    present), `body_fn(item, **state)` returns a named tuple of updated
-    variables; `finalize_fn(**state)` runs after the last item."""
+    """Runs `body_fn` on each item of an iterable, and returns the loop's result.
+
+    `body_fn` is called with the item (positionally) and the loop variables
+    (`initial_state` and `returns`) as keyword arguments, and returns a
+    `kd.namedtuple` of the variables it changes. When
+    `condition_fn` is given, the loop stops before the first item for which it
+    is missing. `finalize_fn` (if given) runs once after the loop and may update
+    the state too. Exactly one of `returns`, `yields` and `yields_interleaved`
+    must be given, as in `kd.while_`.
+
+    Args:
+      iterable: the items to loop over (`kd.iterables.make(...)`).
+      body_fn: a functor of the item and the state returning a named tuple of
+        updates.
+      finalize_fn: an optional functor of the state run after the last item.
+      condition_fn: an optional functor of the state returning a MASK DataItem;
+        the loop continues while it is present.
+      returns: the initial value of the result variable.
+      yields: an initial iterable, chained with the ones the body yields.
+      yields_interleaved: as `yields`, but the iterables may be interleaved.
+      **initial_state: the other loop variables and their initial values.
+
+    Examples:
+      >>> body = kd.fn(lambda x, returns: kd.namedtuple(returns=returns + x))
+      >>> kd.for_(kd.iterables.make(1, 2, 3), body, returns=0)
+      DataItem(6, schema: INT32)
+      >>> kd.for_(kd.iterables.make(1, 2, 3, 4), body, returns=0,
+      ...         condition_fn=kd.fn(lambda returns: returns < 3))
+      DataItem(3, schema: INT32)
+      >>> kd.for_(kd.iterables.make(1, 2, 3), body, returns=0,
+      ...         finalize_fn=kd.fn(lambda returns: kd.namedtuple(returns=returns * 100)))
+      DataItem(600, schema: INT32)
+    """
     op = "kd.functor.for_"
     if not isinstance(iterable, Iterable):
         raise TypeError(f"{op}: expected an iterable (kd.iterables.make(...)), got {type(iterable).__name__}")
@@ -150,7 +240,21 @@ def for_(iterable, body_fn, *, finalize_fn=unspecified, condition_fn=unspecified
 
 
 def reduce(fn, items, initial_value):  # noqa: A001 - Koda's name
-    """`fn(...fn(fn(initial_value, items[0]), items[1])...)`."""
+    """Folds the items of an iterable with `fn`, starting from `initial_value`.
+
+    The result is `fn(...fn(fn(initial_value, items[0]), items[1])..., items[-1])`;
+    `fn` is called with the accumulated value and the next item as positional
+    arguments.
+
+    Args:
+      fn: a functor of two positional arguments.
+      items: an iterable (`kd.iterables.make(...)`).
+      initial_value: the starting value.
+
+    Examples:
+      >>> kd.functor.reduce(kd.fn(lambda acc, x: acc * 10 + x), kd.iterables.make(1, 2, 3), 0)
+      DataItem(123, schema: INT32)
+    """
     if not isinstance(items, Iterable):
         raise TypeError(f"kd.functor.reduce: expected an iterable, got {type(items).__name__}")
     out = initial_value
@@ -160,7 +264,19 @@ def reduce(fn, items, initial_value):  # noqa: A001 - Koda's name
 
 
 def flat_map_chain(iterable, fn, value_type_as=None):
-    """The iterables `fn(item)` returns, chained in order."""
+    """Calls `fn` on each item of an iterable and chains the iterables it returns, in order.
+
+    Args:
+      iterable: the input iterable.
+      fn: a functor that takes one item and returns an iterable.
+      value_type_as: accepted for compatibility with Koda; not used by plait.
+
+    Examples:
+      >>> res = kd.functor.flat_map_chain(kd.iterables.make(1, 2),
+      ...                                 kd.fn(lambda x: kd.iterables.make(x, x * 10)))
+      >>> [x.to_py() for x in res]
+      [1, 10, 2, 20]
+    """
     from plait.kd.iterables import chain
 
     del value_type_as
@@ -168,7 +284,22 @@ def flat_map_chain(iterable, fn, value_type_as=None):
 
 
 def flat_map_interleaved(iterable, fn, value_type_as=None):
-    """The iterables `fn(item)` returns, interleaved."""
+    """Calls `fn` on each item of an iterable and interleaves the iterables it returns.
+
+    The order of the result is not specified (plait takes one item of each
+    iterable in turn), but the items of one returned iterable keep their order.
+
+    Args:
+      iterable: the input iterable.
+      fn: a functor that takes one item and returns an iterable.
+      value_type_as: accepted for compatibility with Koda; not used by plait.
+
+    Examples:
+      >>> res = kd.functor.flat_map_interleaved(kd.iterables.make(1, 2),
+      ...                                       kd.fn(lambda x: kd.iterables.make(x, x * 10)))
+      >>> sorted(x.to_py() for x in res)
+      [1, 2, 10, 20]
+    """
     from plait.kd.iterables import interleave
 
     del value_type_as

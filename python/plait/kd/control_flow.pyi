@@ -5,25 +5,25 @@ from typing import Any
 Iterable: Any
 NamedTuple: Any
 def flat_map_chain(iterable, fn, value_type_as = ...) -> Any:
-    """The iterables `fn(item)` returns, chained in order."""
+    """Calls `fn` on each item of an iterable and chains the iterables it returns, in order."""
 
 def flat_map_interleaved(iterable, fn, value_type_as = ...) -> Any:
-    """The iterables `fn(item)` returns, interleaved."""
+    """Calls `fn` on each item of an iterable and interleaves the iterables it returns."""
 
 def for_(iterable, body_fn, *, finalize_fn = ..., condition_fn = ..., returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
-    """For each item of `iterable` (while `condition_fn(**state)` is"""
+    """Runs `body_fn` on each item of an iterable, and returns the loop's result."""
 
 def if_(cond, yes_fn, no_fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls `yes_fn` when `cond` (a MASK DataItem) is present, else `no_fn`,"""
+    """Calls `yes_fn` if `cond` is present and `no_fn` otherwise."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
-    """Calls the functors in `fn` (a functor, or a slice of functors"""
+    """Calls the functor `fn` on each item of the arguments and returns the results."""
 
 progress: Any
 def reduce(fn, items, initial_value) -> Any:
-    """`fn(...fn(fn(initial_value, items[0]), items[1])...)`."""
+    """Folds the items of an iterable with `fn`, starting from `initial_value`."""
 
 unspecified: Any
 def while_(condition_fn, body_fn, *, returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
-    """While `condition_fn(**state)` is present, `body_fn(**state)` returns"""
+    """Runs `body_fn` while `condition_fn` is present, and returns the loop's result."""
 

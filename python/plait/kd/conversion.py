@@ -38,8 +38,27 @@ _PRIMITIVE_NAMES = {"INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "MASK", "
 
 
 def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
-    """`ds` as Python values: nested lists for the dimensions, Python lists
-    for Koda lists, `Obj` (or dicts) for entities and objects."""
+    """Returns the contents of `ds` as Python values (as `kd.to_py`).
+
+    Dimensions become nested Python lists and missing items None; Koda lists
+    become Python lists, dicts Python dicts, and entities and objects `Obj`
+    instances (Python dicts with `obj_as_dict=True`). Items more than
+    `max_depth` levels deep stay DataItems.
+
+    Args:
+      ds: a DataSlice.
+      max_depth: how many levels to convert (2 by default; -1 for no limit).
+      obj_as_dict: whether to give entities and objects as Python dicts.
+      include_missing_attrs: whether to include attributes whose value is
+        missing (as None).
+
+    Examples:
+      >>> kd.conversion.to_py(kd.dict({'a': kd.list([1, 2])}))
+      {'a': [1, 2]}
+      >>> x = kd.slice([kd.obj(a=1), kd.obj(a=None)])
+      >>> kd.conversion.to_py(x, obj_as_dict=True, include_missing_attrs=False)
+      [{'a': 1}, {}]
+    """
     if not _holds_ids(ds) or ds.get_bag() is None:
         return _native_to_py(ds)
     ndim = ds.get_ndim().to_py()

@@ -6,6 +6,6 @@ OPERATORS: Any
 Obj: Any
 shapes: Any
 def to_py(ds, max_depth = ..., obj_as_dict = ..., include_missing_attrs = ...) -> Any:
-    """`ds` as Python values: nested lists for the dimensions, Python lists"""
+    """Returns the contents of `ds` as Python values (as `kd.to_py`)."""
 
 types: Any

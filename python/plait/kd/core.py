@@ -1,8 +1,8 @@
 """`kd.core`: Koda's core operators (built from the Rust registry)."""
 
-from plait.kd._operators import export
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.core")
+_export(globals(), "kd.core")
 
 from plait._plait import dir, get_attr_names  # noqa: E402,A004 - Koda's names
 from plait.kd.bags import (  # noqa: E402 - Koda's names in kd.core

@@ -3,10 +3,10 @@
 from typing import Any
 
 def attr(x, attr_name, value, overwrite_schema = ...) -> Any:
-    """A bag holding attribute `attr_name` of `x`."""
+    """Returns a new bag holding the attribute `attr_name` of `x`."""
 
 def attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
-    """A bag holding attributes `attrs` of `x` (apply with `kd.updated`)."""
+    """Returns a new bag holding the attributes `attrs` of `x`."""
 
 def clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds; what they refer to is extracted as is."""
@@ -15,28 +15,25 @@ def deep_clone(x, /, schema = ..., **overrides) -> Any:
     """Returns clones of x and of everything reachable from it, all with new ItemIds."""
 
 def dir(x) -> Any:
-    """`kd.dir(x)`: the attribute names common to all items."""
+    """Returns the sorted names of the attributes that all items of x have."""
 
 def enriched(ds, *bags) -> Any:
-    """`ds` with its bag enriched by `bags` (its own values win) (`kd.enriched`)."""
-
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Returns `ds` with `bags` added behind its bag, so its own values win."""
 
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
 
 def freeze_bag(ds) -> Any:
-    """`ds` with an immutable copy of its bag."""
+    """Returns `ds` with an immutable copy of its bag."""
 
 def get_attr(x, attr_name, default = ...) -> Any:
-    """Returns attribute attr_name of every item."""
+    """Returns attribute attr_name of every item of x."""
 
 def get_attr_names(x, *, intersection) -> Any:
-    """`kd.get_attr_names(x, *, intersection)`."""
+    """Returns the sorted attribute names of the items of x."""
 
 def get_bag(ds) -> Any:
-    """The bag of `ds` (None without one)."""
+    """Returns the bag of `ds`, or None when it has none."""
 
 def get_item(x, key_or_index) -> Any:
     """Returns the items of lists at the given indices, or the values of dicts at the given keys."""
@@ -45,16 +42,16 @@ def get_itemid(x) -> Any:
     """Returns the ItemIds of entities and objects."""
 
 def has_attr(x, attr_name) -> Any:
-    """Returns present where an item has attribute attr_name."""
+    """Returns present for each item of x that has attribute attr_name."""
 
 def has_bag(ds) -> Any:
-    """`kd.present` when `ds` has a bag."""
+    """Returns `kd.present` when `ds` has a bag attached, else `kd.missing`."""
 
 def has_entity(x) -> Any:
-    """Returns present for each item that is an entity."""
+    """Returns present for each item of x that is an entity."""
 
 def has_primitive(x) -> Any:
-    """Returns present for each item that is a primitive."""
+    """Returns present for each item of x that is a primitive value."""
 
 def is_entity(x) -> Any:
     """Returns present if x holds entities only."""
@@ -63,10 +60,10 @@ def is_primitive(x) -> Any:
     """Returns present if x holds primitives only."""
 
 def maybe(x, attr_name) -> Any:
-    """Returns attribute attr_name of every item, missing where it is absent."""
+    """Returns attribute attr_name of every item of x, missing where an item lacks it."""
 
 def no_bag(ds) -> Any:
-    """`ds` without a bag."""
+    """Returns `ds` without a bag."""
 
 def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds holding the same top-level attributes."""
@@ -75,20 +72,20 @@ def stub(x, attrs = ...) -> Any:
     """Returns x with a new bag holding only what updates to its items need."""
 
 def updated(ds, *bags) -> Any:
-    """`ds` with its bag updated by `bags` (later bags win) (`kd.updated`)."""
+    """Returns `ds` with its bag updated by `bags`, whose values win."""
 
 def with_attr(x, attr_name, value, overwrite_schema = ...) -> Any:
-    """Returns x with a new bag holding attribute attr_name."""
+    """Returns x with a new DataBag in which its items have attribute attr_name set to value."""
 
 def with_attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
-    """Returns x with a new bag holding the given attributes."""
+    """Returns x with a new DataBag in which its items have the given attributes."""
 
 def with_bag(ds, bag) -> Any:
-    """`ds` with `bag`."""
+    """Returns `ds` with `bag` attached in place of its own."""
 
 def with_merged_bag(ds) -> Any:
-    """`ds` with its bag and fallbacks merged into one new immutable bag."""
+    """Returns `ds` with its bag and all its fallbacks merged into one new bag."""
 
 def with_print(x, *args, sep = ..., end = ...) -> Any:
-    """Prints `args` (separated by `sep`, ended by `end`) and returns `x`."""
+    """Prints `args` and returns `x` unchanged."""
 

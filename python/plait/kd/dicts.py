@@ -6,15 +6,35 @@ a function as the filter."""
 import builtins
 
 from plait import _plait
-from plait.kd._operators import OPERATORS, export, unspecified
+from plait.kd._operators import OPERATORS as _OPERATORS, unspecified
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.dicts")
+_export(globals(), "kd.dicts")
 
 
 def dict_update(x, keys, values=unspecified):
-    """A new bag holding the update of dicts `x`: `keys` set to `values`, or
-    the entries of the dicts `keys` when `values` is not given (None sets
-    missing values)."""
+    """Returns a new DataBag with updates to the dicts of `x`; `x` is unchanged.
+
+    With `values`, `keys` are set to `values` in each dict (both broadcast to
+    the shape of `x`, or one dimension more for several entries per dict);
+    a missing value (or None) removes the entry's value. Without `values`,
+    `keys` is a DataSlice of dicts whose entries are copied into the dicts
+    of `x`. Apply the bag with `x.updated(bag)` or `kd.updated`.
+
+    Args:
+      x: a DataSlice of dicts.
+      keys: the keys to set, or a DataSlice of dicts holding the updates.
+      values: the values for `keys` (not given when `keys` holds dicts).
+
+    Examples:
+      >>> d = kd.dict({'a': 1})
+      >>> d.updated(kd.dict_update(d, 'a', 5))
+      DataItem(Dict{'a'=5}, schema: DICT{STRING, INT32}, bag_id: $...)
+      >>> d.updated(kd.dict_update(d, 'b', 2))['b']
+      DataItem(2, schema: INT32, bag_id: $...)
+      >>> d.updated(kd.dict_update(d, kd.dict({'a': 7})))
+      DataItem(Dict{'a'=7}, schema: DICT{STRING, INT32}, bag_id: $...)
+    """
     if values is unspecified:
         return _plait.dict_update(x, keys)
     return _plait.dict_update(x, keys, _plait.item(None, None) if values is None else values)
@@ -56,43 +76,142 @@ def new(items_or_keys=None, values=None, *, key_schema=None, value_schema=None, 
     DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}, bag_id: $...)
     """
     keys, values = _entries(items_or_keys, values)
-    return OPERATORS["kd.dicts._new"](**_options(keys, values, key_schema, value_schema, schema, itemid))
+    return _OPERATORS["kd.dicts._new"](**_options(keys, values, key_schema, value_schema, schema, itemid))
 
 
 def shaped(shape, /, items_or_keys=None, values=None, key_schema=None, value_schema=None, schema=None, itemid=None):
-    """Dicts of `shape`, each holding the given entries (keys with one more
-    dimension than `shape` give several entries per dict)."""
+    """Returns new dicts of the given shape, in a new immutable bag.
+
+    Without keys the dicts are empty. Keys and values broadcast to `shape`
+    (one entry per dict), or have one dimension more (several entries per
+    dict). A Python dict gives the entries only when `shape` has no
+    dimensions. Key and value schemas are inferred unless given (OBJECT for
+    empty dicts).
+
+    Args:
+      shape: the JaggedShape of the result.
+      items_or_keys: a Python dict (when `values` is not given), or the keys.
+      values: the values, when `items_or_keys` holds the keys.
+      key_schema: the schema of the keys.
+      value_schema: the schema of the values.
+      schema: a DICT schema for the dicts (instead of key_schema and
+        value_schema).
+      itemid: ITEMIDs to use for the dicts.
+
+    Examples:
+      >>> kd.dict_shaped(kd.shapes.new(2), 'a', kd.slice([1, 2]))
+      DataSlice([Dict{'a'=1}, Dict{'a'=2}], schema: DICT{STRING, INT32}, present: 2/2, bag_id: $...)
+      >>> kd.dict_shaped(kd.shapes.new(2), key_schema=kd.STRING, value_schema=kd.INT64)
+      DataSlice([Dict{}, Dict{}], schema: DICT{STRING, INT64}, present: 2/2, bag_id: $...)
+      >>> kd.dict_shaped(kd.shapes.new(), {'x': 1.5})
+      DataItem(Dict{'x'=1.5}, schema: DICT{STRING, FLOAT32}, bag_id: $...)
+    """
     if isinstance(items_or_keys, builtins.dict) and shape.rank() > 0:
         raise ValueError("cannot create a DataSlice of dicts from a Python dictionary, only DataItem can be created "
                          "directly from Python dictionary")
     keys, values = _entries(items_or_keys, values)
-    return OPERATORS["kd.dicts._shaped"](shape, **_options(keys, values, key_schema, value_schema, schema, itemid))
+    return _OPERATORS["kd.dicts._shaped"](shape, **_options(keys, values, key_schema, value_schema, schema, itemid))
 
 
 def shaped_as(shape_from, /, items_or_keys=None, values=None, key_schema=None, value_schema=None, schema=None,
               itemid=None):
-    """Dicts of the shape of `shape_from`."""
+    """Returns new dicts of the shape of `shape_from`, in a new immutable bag.
+
+    Like `kd.dict_shaped(shape_from.get_shape(), ...)`: every position gets a
+    dict, even where `shape_from` is missing (see `kd.dict_like` to keep the
+    missing items).
+
+    Args:
+      shape_from: a DataSlice whose shape to use.
+      items_or_keys: a Python dict (when `values` is not given), or the keys.
+      values: the values, when `items_or_keys` holds the keys.
+      key_schema: the schema of the keys.
+      value_schema: the schema of the values.
+      schema: a DICT schema for the dicts (instead of key_schema and
+        value_schema).
+      itemid: ITEMIDs to use for the dicts.
+
+    Examples:
+      >>> kd.dict_shaped_as(kd.slice([None, 'x']), 'k', kd.slice([1, 2]))
+      DataSlice([Dict{'k'=1}, Dict{'k'=2}], schema: DICT{STRING, INT32}, present: 2/2, bag_id: $...)
+    """
     return shaped(shape_from.get_shape(), items_or_keys, values, key_schema, value_schema, schema, itemid)
 
 
 def like(shape_and_mask_from, /, items_or_keys=None, values=None, *, key_schema=None, value_schema=None, schema=None,
          itemid=None):
-    """Dicts of the shape of `shape_and_mask_from`, missing where it is."""
+    """Returns new dicts of the shape and sparsity of `shape_and_mask_from`.
+
+    Like `kd.dict_shaped_as`, but the result is missing where
+    `shape_and_mask_from` is missing. The dicts are in a new immutable bag.
+
+    Args:
+      shape_and_mask_from: a DataSlice whose shape and present items to use.
+      items_or_keys: a Python dict (when `values` is not given), or the keys.
+      values: the values, when `items_or_keys` holds the keys.
+      key_schema: the schema of the keys.
+      value_schema: the schema of the values.
+      schema: a DICT schema for the dicts (instead of key_schema and
+        value_schema).
+      itemid: ITEMIDs to use for the dicts.
+
+    Examples:
+      >>> kd.dict_like(kd.slice([[1, None], [2]]), 'k', 1)
+      DataSlice([[Dict{'k'=1}, None], [Dict{'k'=1}]], schema: DICT{STRING, INT32}, present: 2/3, bag_id: $...)
+      >>> kd.dict_like(kd.item(1), {'a': 1})
+      DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}, bag_id: $...)
+    """
     dicts = shaped_as(shape_and_mask_from, items_or_keys, values, key_schema, value_schema, schema, itemid)
-    mask = OPERATORS["kd.masking.has"](shape_and_mask_from)
-    return OPERATORS["kd.masking.apply_mask"](dicts, mask).with_bag(dicts.get_bag())
+    mask = _OPERATORS["kd.masking.has"](shape_and_mask_from)
+    return _OPERATORS["kd.masking.apply_mask"](dicts, mask).with_bag(dicts.get_bag())
 
 
 def select_keys(ds, fltr):
-    """The keys of each dict where `fltr` (a mask, or a function of the keys) is present."""
-    keys = OPERATORS["kd.dicts.get_keys"](ds)
-    return OPERATORS["kd.slices.select"](keys, _apply_filter(fltr, keys))
+    """Returns the keys of each dict of `ds` where `fltr` is present.
+
+    `fltr` is a MASK DataSlice aligned with `kd.get_keys(ds)`, or a function
+    (Python function or functor) that gets the keys and returns such a mask.
+    The result has one more dimension than `ds`, like `kd.get_keys`.
+
+    Args:
+      ds: a DataSlice of dicts.
+      fltr: a mask over the keys, or a function computing it from the keys.
+
+    Examples:
+      >>> d = kd.dict({'a': 1, 'b': 2, 'c': 3})
+      >>> kd.sort(kd.select_keys(d, lambda k: k != 'b'))
+      DataSlice(['a', 'c'], schema: STRING, present: 2/2)
+      >>> ds = kd.dict_shaped(kd.shapes.new(2), kd.slice([['a', 'b'], ['c']]), 1)
+      >>> kd.select_keys(ds, lambda k: k == 'a')
+      DataSlice([['a'], []], schema: STRING, present: 1/1)
+    """
+    keys = _OPERATORS["kd.dicts.get_keys"](ds)
+    return _OPERATORS["kd.slices.select"](keys, _apply_filter(fltr, keys))
 
 
 def select_values(ds, fltr):
-    """The values of each dict where `fltr` (a mask, or a function of the values) is present."""
-    values = OPERATORS["kd.dicts.get_values"](ds)
-    return OPERATORS["kd.slices.select"](values, _apply_filter(fltr, values))
+    """Returns the values of each dict of `ds` where `fltr` is present.
+
+    `fltr` is a MASK DataSlice aligned with `kd.get_values(ds)`, or a
+    function (Python function or functor) that gets the values and returns
+    such a mask. The result has one more dimension than `ds`, like
+    `kd.get_values`.
+
+    Args:
+      ds: a DataSlice of dicts.
+      fltr: a mask over the values, or a function computing it from the
+        values.
+
+    Examples:
+      >>> d = kd.dict({'a': 1, 'b': 2, 'c': 3})
+      >>> kd.sort(kd.select_values(d, lambda v: v >= 2))
+      DataSlice([2, 3], schema: INT32, present: 2/2)
+      >>> ds = kd.dict_shaped(kd.shapes.new(2), 'k', kd.slice([1, 5]))
+      >>> kd.select_values(ds, lambda v: v > 2)
+      DataSlice([[], [5]], schema: INT32, present: 1/1)
+    """
+    values = _OPERATORS["kd.dicts.get_values"](ds)
+    return _OPERATORS["kd.slices.select"](values, _apply_filter(fltr, values))
 
 
 def _apply_filter(fltr, x):

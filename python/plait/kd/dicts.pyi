@@ -2,50 +2,46 @@
 
 from typing import Any
 
-OPERATORS: Any
 def dict_update(x, keys, values = ...) -> Any:
-    """A new bag holding the update of dicts `x`: `keys` set to `values`, or"""
-
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Returns a new DataBag with updates to the dicts of `x`; `x` is unchanged."""
 
 def get_item(x, key_or_index) -> Any:
-    """Returns the items of lists at the given indices, or the values of dicts at the given keys."""
+    """Returns the values of dicts at the given keys."""
 
 def get_keys(dict_ds) -> Any:
-    """Returns the keys of each dict as a new dimension."""
+    """Returns the keys of each dict, as a new last dimension."""
 
 def get_values(dict_ds, key_ds = ...) -> Any:
-    """Returns the values of each dict, or of the given keys."""
+    """Returns the values of each dict as a new last dimension, or the values at key_ds."""
 
 def has_dict(x) -> Any:
-    """Returns present where the item is a dict."""
+    """Returns present for each item of x that is a dict."""
 
 def is_dict(x) -> Any:
     """Returns present if x holds dicts only."""
 
 def like(shape_and_mask_from, /, items_or_keys = ..., values = ..., *, key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Dicts of the shape of `shape_and_mask_from`, missing where it is."""
+    """Returns new dicts of the shape and sparsity of `shape_and_mask_from`."""
 
 def new(items_or_keys = ..., values = ..., *, key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
     """A dict from a Python dict, or dicts from keys and values: one dict per"""
 
 def select_keys(ds, fltr) -> Any:
-    """The keys of each dict where `fltr` (a mask, or a function of the keys) is present."""
+    """Returns the keys of each dict of `ds` where `fltr` is present."""
 
 def select_values(ds, fltr) -> Any:
-    """The values of each dict where `fltr` (a mask, or a function of the values) is present."""
+    """Returns the values of each dict of `ds` where `fltr` is present."""
 
 def shaped(shape, /, items_or_keys = ..., values = ..., key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Dicts of `shape`, each holding the given entries (keys with one more"""
+    """Returns new dicts of the given shape, in a new immutable bag."""
 
 def shaped_as(shape_from, /, items_or_keys = ..., values = ..., key_schema = ..., value_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Dicts of the shape of `shape_from`."""
+    """Returns new dicts of the shape of `shape_from`, in a new immutable bag."""
 
 def size(dict_slice) -> Any:
     """Returns the number of entries of each dict."""
 
 unspecified: Any
 def with_dict_update(x, keys, values = ...) -> Any:
-    """Returns x with a bag in which its dicts hold the update."""
+    """Returns x with a new DataBag in which its dicts hold the given entries."""
 

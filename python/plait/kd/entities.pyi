@@ -2,10 +2,6 @@
 
 from typing import Any
 
-OPERATORS: Any
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
 def like(shape_and_mask_from, /, *, schema = ..., overwrite_schema = ..., itemid = ..., **attrs) -> Any:
     """Creates entities of the shape of shape_and_mask_from, missing where it is."""
 
@@ -19,7 +15,7 @@ def shaped_as(shape_from, /, *, schema = ..., overwrite_schema = ..., itemid = .
     """Creates entities of the shape of shape_from."""
 
 def strict_new(*, schema, overwrite_schema = ..., itemid = ..., **attrs) -> Any:
-    """Entities of `schema` like `kd.new`, refusing attributes the schema"""
+    """Returns new entities of `schema`, refusing attributes it does not declare."""
 
 types: Any
 def uu(seed = ..., *, schema = ..., overwrite_schema = ..., **attrs) -> Any:

@@ -45,8 +45,21 @@ P = _Leaves(_plait.expr_placeholder, "P")
 
 @contextlib.contextmanager
 def tracing():
-    """Inside, `kd.<op>(...)` builds an expression instead of computing
-    (used to trace lambda operator bodies and functors)."""
+    """Returns a context manager inside which `kd` operators build expressions.
+
+    Inside `with kd.expr.tracing():` a call such as `kd.add(I.x, 1)` returns
+    an expression node instead of computing; lambda operators and functors
+    are traced this way. `kd.expr.eager()` computes again inside it. The
+    contexts nest.
+
+    Examples:
+      >>> with kd.expr.tracing():
+      ...   e = kd.add(I.x, 1)
+      >>> e
+      I.x + DataItem(1, schema: INT32)
+      >>> kd.eval(e, x=2)
+      DataItem(3, schema: INT32)
+    """
     _plait.tracing_enter()
     try:
         yield
@@ -56,8 +69,22 @@ def tracing():
 
 @contextlib.contextmanager
 def eager():
-    """Inside, `kd.<op>(...)` computes even when tracing is on (building a
-    functor while tracing another)."""
+    """Returns a context manager inside which `kd` operators compute, even when tracing.
+
+    It undoes `kd.expr.tracing()` for the nested block (for example to build
+    a functor or a constant while another function is being traced);
+    tracing resumes when the block ends.
+
+    Examples:
+      >>> with kd.expr.tracing():
+      ...   with kd.expr.eager():
+      ...     three = kd.add(1, 2)
+      ...   e = kd.add(I.x, three)
+      >>> three
+      DataItem(3, schema: INT32)
+      >>> e
+      I.x + DataItem(3, schema: INT32)
+    """
     depth = _plait.tracing_suspend()
     try:
         yield
@@ -66,11 +93,25 @@ def eager():
 
 
 def trace_function(fn, leaf):
-    """The expression `fn` builds when called once, in tracing mode, with
-    `leaf(name)` for each parameter (`kd.I[name]` for functors, `P[name]`
-    for lambda operators). Python packs `*args` into `(leaf,)` and
-    `**kwargs` into `{name: leaf}`; those become the leaf itself (a tuple,
-    a named tuple at evaluation)."""
+    """Returns the expression `fn` builds when called with a leaf per parameter.
+
+    `fn` is called once, inside `kd.expr.tracing()`, with `leaf(name)` for
+    each of its parameters (`kd.I[name]` for functors, `P[name]` for lambda
+    operators). A `*args` parameter gets one leaf that stands for a tuple and
+    `**kwargs` one that stands for a named tuple. A result that is not an
+    expression becomes a literal.
+
+    Args:
+      fn: a Python function.
+      leaf: makes the expression that stands for a parameter, from its name.
+
+    Examples:
+      >>> kd.expr.trace_function(lambda x, y: kd.agg_sum(x) + y, lambda name: I[name])
+      kd.math.agg_sum(I.x, unspecified) + I.y
+      >>> e = kd.expr.trace_function(lambda *args: kd.tuples.get_nth(args, 1), lambda name: I[name])
+      >>> kd.eval(e, args=(kd.item(1), kd.item(2)))
+      DataItem(2, schema: INT32)
+    """
     args, kwargs, var_args, var_kwargs = [], {}, None, None
     for name, p in inspect.signature(fn).parameters.items():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
@@ -103,7 +144,19 @@ def literal(value):
 
 
 def as_expr(arg):
-    """`arg` if it is an expression, else a literal holding it."""
+    """Returns `arg` if it is an expression, else a literal expression holding it.
+
+    Args:
+      arg: an expression or a value (DataSlice, Python scalar, ...).
+
+    Examples:
+      >>> kd.expr.as_expr(I.x + 1)
+      I.x + DataItem(1, schema: INT32)
+      >>> kd.expr.as_expr(5)
+      DataItem(5, schema: INT32)
+      >>> kd.expr.is_literal(kd.expr.as_expr(5))
+      True
+    """
     return arg if isinstance(arg, Expr) else literal(arg)
 
 
@@ -113,34 +166,107 @@ def _check_expr(fn_name, expr):
 
 
 def is_literal(expr):
-    """Whether `expr` is a literal node."""
+    """Returns True when `expr` is a literal node (a value inside an expression).
+
+    Anything else, including a value that is not an expression, gives False.
+
+    Args:
+      expr: the expression to test.
+
+    Examples:
+      >>> kd.expr.is_literal(kd.expr.as_expr(1))
+      True
+      >>> kd.expr.is_literal(I.x + 1)
+      False
+    """
     return isinstance(expr, Expr) and expr._kind() == "literal"
 
 
 def is_input(expr):
-    """Whether `expr` is an input (`I.x`)."""
+    """Returns True when `expr` is an input leaf such as `I.x`.
+
+    Args:
+      expr: the expression to test.
+
+    Examples:
+      >>> kd.expr.is_input(I.x)
+      True
+      >>> kd.expr.is_input(V.x)
+      False
+      >>> kd.expr.is_input(I.x + 1)
+      False
+    """
     return isinstance(expr, Expr) and expr._kind() == "input"
 
 
 def is_variable(expr):
-    """Whether `expr` is a variable (`V.x`)."""
+    """Returns True when `expr` is a variable leaf such as `V.x`.
+
+    Args:
+      expr: the expression to test.
+
+    Examples:
+      >>> kd.expr.is_variable(V.x)
+      True
+      >>> kd.expr.is_variable(I.x)
+      False
+    """
     return isinstance(expr, Expr) and expr._kind() == "variable"
 
 
 def get_input_names(expr):
-    """The names of the inputs (`I.x`) of `expr`, sorted."""
+    """Returns the names of the inputs (`I.<name>`) used in `expr`, sorted.
+
+    Variables (`V.<name>`) are not inputs; `S` is the input named 'self'.
+
+    Args:
+      expr: an expression.
+
+    Examples:
+      >>> kd.expr.get_input_names(I.b + I.a * V.c)
+      ['a', 'b']
+      >>> kd.expr.get_input_names(S.x + I.y)
+      ['self', 'y']
+    """
     _check_expr("get_input_names", expr)
     return _plait.expr_input_names(expr)
 
 
 def get_name(expr):
-    """The name given to `expr` by `kd.with_name`, or None."""
+    """Returns the name given to `expr` with `with_name`, or None.
+
+    Only the outermost node counts: an expression that merely contains a
+    named part has no name.
+
+    Args:
+      expr: an expression.
+
+    Examples:
+      >>> kd.expr.get_name((I.x + 1).with_name('y'))
+      'y'
+      >>> print(kd.expr.get_name((I.x + 1).with_name('y') * 2))
+      None
+    """
     _check_expr("get_name", expr)
     return _plait.expr_get_name(expr)
 
 
 def unwrap_named(expr):
-    """The expression a name was given to (`kd.with_name`)."""
+    """Returns the expression inside a named one, without its name.
+
+    Raises ValueError when `expr` has no name.
+
+    Args:
+      expr: an expression named with `with_name`.
+
+    Examples:
+      >>> kd.expr.unwrap_named((I.x + 1).with_name('y'))
+      I.x + DataItem(1, schema: INT32)
+      >>> kd.expr.unwrap_named(I.x + 1)
+      Traceback (most recent call last):
+      ...
+      ValueError: trying to remove the name from a non-named Expr
+    """
     _check_expr("unwrap_named", expr)
     if get_name(expr) is None:
         raise ValueError("trying to remove the name from a non-named Expr")
@@ -148,8 +274,23 @@ def unwrap_named(expr):
 
 
 def sub(expr, *subs):
-    """`expr` with subexpressions replaced: `sub(expr, (old, new), ...)` or
-    `sub(expr, old, new)`. Nodes are matched by fingerprint."""
+    """Returns `expr` with subexpressions replaced.
+
+    Call it as `sub(expr, old, new)` or `sub(expr, (old1, new1), (old2, new2),
+    ...)`. Nodes are matched by fingerprint (equal structure), all pairs at
+    once, from the root down: a replaced node is not searched further.
+    Values that are not expressions become literals.
+
+    Args:
+      expr: an expression.
+      *subs: one `old, new` pair, or several `(old, new)` tuples.
+
+    Examples:
+      >>> kd.expr.sub(I.x + I.y, I.x, I.z)
+      I.z + I.y
+      >>> kd.expr.sub((I.x + 1) * I.x, (I.x + 1, V.a), (I.x, 2))
+      V.a * DataItem(2, schema: INT32)
+    """
     _check_expr("sub", expr)
     if len(subs) == 2 and isinstance(subs[0], Expr):
         subs = (subs,)
@@ -162,32 +303,98 @@ def sub(expr, *subs):
 
 
 def sub_by_name(expr, /, **subs):
-    """`expr` with the subexpressions named by `kd.with_name` replaced."""
+    """Returns `expr` with its named subexpressions replaced, by name.
+
+    Names unknown to `expr` are ignored; values that are not expressions
+    become literals.
+
+    Args:
+      expr: an expression.
+      **subs: the replacement for each name given with `with_name`.
+
+    Examples:
+      >>> e = (I.x + 1).with_name('a') * 2
+      >>> kd.expr.sub_by_name(e, a=I.y)
+      I.y * DataItem(2, schema: INT32)
+      >>> kd.expr.sub_by_name(e, a=3)
+      DataItem(3, schema: INT32) * DataItem(2, schema: INT32)
+    """
     _check_expr("sub_by_name", expr)
     return _plait.expr_sub_by_name(expr, subs)
 
 
 def sub_inputs(expr, /, **subs):
-    """`expr` with inputs replaced (`sub_inputs(e, a=I.b, c=1)`)."""
+    """Returns `expr` with its inputs replaced, by name.
+
+    Inputs not named keep their place; values that are not expressions
+    become literals. `S` is the input named 'self'.
+
+    Args:
+      expr: an expression.
+      **subs: the replacement for each input name.
+
+    Examples:
+      >>> kd.expr.sub_inputs(I.x + I.y, x=I.z, y=1)
+      I.z + DataItem(1, schema: INT32)
+      >>> kd.expr.sub_inputs(I.x + I.y, x=V.v)
+      V.v + I.y
+    """
     _check_expr("sub_inputs", expr)
     return _plait.expr_sub_inputs(expr, subs)
 
 
 def pack_expr(expr):
-    """`expr` as an EXPR DataItem (how functors keep expressions)."""
+    """Returns `expr` packed into a DataItem with schema EXPR.
+
+    This is how functors keep their expressions as attributes;
+    `kd.expr.unpack_expr` gives the expression back.
+
+    Args:
+      expr: an expression.
+
+    Examples:
+      >>> kd.expr.pack_expr(I.x + 1)
+      DataItem(I.x + DataItem(1, schema: INT32), schema: EXPR)
+    """
     _check_expr("pack_expr", expr)
     return _plait.expr_pack(expr)
 
 
 def unpack_expr(ds):
-    """The expression in an EXPR DataItem."""
+    """Returns the expression held by an EXPR DataItem.
+
+    Raises ValueError for anything but a present EXPR DataItem.
+
+    Args:
+      ds: a DataItem with schema EXPR (see `kd.expr.pack_expr`).
+
+    Examples:
+      >>> kd.expr.unpack_expr(kd.expr.pack_expr(I.x + 1))
+      I.x + DataItem(1, schema: INT32)
+      >>> kd.expr.unpack_expr(kd.item(1))
+      Traceback (most recent call last):
+      ...
+      ValueError: only present EXPR DataItems can be unpacked
+    """
     if not isinstance(ds, _plait.DataSlice):
         raise TypeError(f"kd.expr.unpack_expr: expected an EXPR DataItem, got {type(ds).__name__}")
     return _plait.expr_unpack(ds)
 
 
 def is_packed_expr(ds):
-    """`kd.present` if `ds` is an EXPR DataItem holding an expression."""
+    """Returns `kd.present` when `ds` is a present EXPR DataItem, else `kd.missing`.
+
+    Args:
+      ds: any value.
+
+    Examples:
+      >>> kd.expr.is_packed_expr(kd.expr.pack_expr(I.x + 1))
+      DataItem(present, schema: MASK)
+      >>> kd.expr.is_packed_expr(kd.item(1))
+      DataItem(missing, schema: MASK)
+      >>> kd.expr.is_packed_expr(I.x)
+      DataItem(missing, schema: MASK)
+    """
     from plait import kd
 
     ok = isinstance(ds, _plait.DataSlice) and ds.is_item() and str(ds.get_schema()) == "EXPR" and ds.get_present_count() == 1
@@ -195,14 +402,42 @@ def is_packed_expr(ds):
 
 
 def tagged(expr, *tags):
-    """`expr` with `tags` added: descriptive metadata that no evaluation
-    reads and that stays out of the fingerprint (seed 002)."""
+    """Returns `expr` with `tags` added to its root node.
+
+    Tags are descriptive metadata: evaluation never reads them, and they are
+    not part of the fingerprint, so a tagged expression still equals the
+    untagged one. Tags already on the node are kept. Read them with
+    `kd.expr.get_tags`.
+
+    Args:
+      expr: an expression.
+      *tags: the tags to add (strings, for example).
+
+    Examples:
+      >>> e = kd.expr.tagged(I.x + 1, 'source: user')
+      >>> kd.expr.get_tags(e)
+      (DataItem('source: user', schema: STRING),)
+      >>> e.fingerprint == (I.x + 1).fingerprint
+      True
+    """
     _check_expr("tagged", expr)
     return expr._with_tags(tuple(expr.tags) + tags)
 
 
 def get_tags(expr):
-    """The tags of the node `expr` (see `tagged`)."""
+    """Returns the tags of the root node of `expr`, as a tuple.
+
+    Only the node itself counts, not its arguments (see `kd.expr.tagged`).
+
+    Args:
+      expr: an expression.
+
+    Examples:
+      >>> kd.expr.get_tags(kd.expr.tagged(kd.expr.tagged(I.x, 'a'), 'b'))
+      (DataItem('a', schema: STRING), DataItem('b', schema: STRING))
+      >>> kd.expr.get_tags(kd.expr.tagged(I.x, 'a') + 1)
+      ()
+    """
     _check_expr("get_tags", expr)
     return tuple(expr.tags)
 
@@ -221,22 +456,63 @@ def transform(expr, fn):
 
 
 def post_order(expr):
-    """Every distinct node of `expr`, each after its arguments."""
+    """Returns every distinct node of `expr`, each one after its arguments.
+
+    A node used several times is listed once; `expr` itself comes last.
+
+    Args:
+      expr: an expression.
+
+    Examples:
+      >>> kd.expr.post_order(I.x + I.y * 2)
+      [I.x, I.y, DataItem(2, schema: INT32), I.y * DataItem(2, schema: INT32), I.x + I.y * DataItem(2, schema: INT32)]
+      >>> kd.expr.post_order(I.x * I.x)
+      [I.x, I.x * I.x]
+    """
     _check_expr("post_order", expr)
     return _plait.expr_post_order(expr)
 
 
 def prepare(expr):
-    """`expr` as evaluation runs it: names dropped, lambda operators
-    inlined, deterministic operators on literals folded into literals."""
+    """Returns `expr` as evaluation runs it.
+
+    Names are dropped, lambda operators are replaced by their bodies, and
+    deterministic operators whose arguments are all literals are computed
+    into literals. `kd.eval` does this itself; call it to see the result.
+
+    Args:
+      expr: an expression.
+
+    Examples:
+      >>> kd.expr.prepare((I.x + (kd.expr.as_expr(1) + 2)).with_name('y'))
+      I.x + DataItem(3, schema: INT32)
+    """
     _check_expr("prepare", expr)
     return _plait.expr_prepare(expr)
 
 
 def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
-    """The value of `expr` with the inputs given by name (and `S`, that is
-    `I.self`, given positionally); a value that is not an expression
-    evaluates to itself."""
+    """Returns the value of `expr`, with its inputs given by name.
+
+    `S` (the input named 'self') is given positionally; every other input
+    `I.<name>` by keyword. Raises ValueError when an input is missing. A
+    value that is not an expression is returned as it is.
+
+    Args:
+      expr: an expression.
+      self_input: the value of `S` (optional).
+      **inputs: the value of each input, by name.
+
+    Examples:
+      >>> kd.eval(I.x + I.y, x=1, y=kd.slice([10, None]))
+      DataSlice([11, None], schema: INT32, present: 1/2)
+      >>> kd.eval(S.a * 2 + I.b, kd.new(a=3), b=1)
+      DataItem(7, schema: INT32)
+      >>> kd.eval(I.x + 1)
+      Traceback (most recent call last):
+      ...
+      ValueError: kd.eval() has missing inputs for: [I.x]
+    """
     if not isinstance(expr, Expr):
         return expr
     if self_input is not None:

@@ -11,71 +11,71 @@ def S(*args: Any, **kwargs: Any) -> Any:
 
 V: Any
 def as_expr(arg) -> Any:
-    """`arg` if it is an expression, else a literal holding it."""
+    """Returns `arg` if it is an expression, else a literal expression holding it."""
 
 def eager() -> Any:
-    """Inside, `kd.<op>(...)` computes even when tracing is on (building a"""
+    """Returns a context manager inside which `kd` operators compute, even when tracing."""
 
 def eval(expr, self_input = ..., /, **inputs) -> Any:
-    """The value of `expr` with the inputs given by name (and `S`, that is"""
+    """Returns the value of `expr`, with its inputs given by name."""
 
 def get_input_names(expr) -> Any:
-    """The names of the inputs (`I.x`) of `expr`, sorted."""
+    """Returns the names of the inputs (`I.<name>`) used in `expr`, sorted."""
 
 def get_name(expr) -> Any:
-    """The name given to `expr` by `kd.with_name`, or None."""
+    """Returns the name given to `expr` with `with_name`, or None."""
 
 def get_tags(expr) -> Any:
-    """The tags of the node `expr` (see `tagged`)."""
+    """Returns the tags of the root node of `expr`, as a tuple."""
 
 def is_input(expr) -> Any:
-    """Whether `expr` is an input (`I.x`)."""
+    """Returns True when `expr` is an input leaf such as `I.x`."""
 
 def is_literal(expr) -> Any:
-    """Whether `expr` is a literal node."""
+    """Returns True when `expr` is a literal node (a value inside an expression)."""
 
 def is_packed_expr(ds) -> Any:
-    """`kd.present` if `ds` is an EXPR DataItem holding an expression."""
+    """Returns `kd.present` when `ds` is a present EXPR DataItem, else `kd.missing`."""
 
 def is_variable(expr) -> Any:
-    """Whether `expr` is a variable (`V.x`)."""
+    """Returns True when `expr` is a variable leaf such as `V.x`."""
 
 def literal(value) -> Any:
     """An expression holding `value`."""
 
 def pack_expr(expr) -> Any:
-    """`expr` as an EXPR DataItem (how functors keep expressions)."""
+    """Returns `expr` packed into a DataItem with schema EXPR."""
 
 def post_order(expr) -> Any:
-    """Every distinct node of `expr`, each after its arguments."""
+    """Returns every distinct node of `expr`, each one after its arguments."""
 
 def prepare(expr) -> Any:
-    """`expr` as evaluation runs it: names dropped, lambda operators"""
+    """Returns `expr` as evaluation runs it."""
 
 def sub(expr, *subs) -> Any:
-    """`expr` with subexpressions replaced: `sub(expr, (old, new), ...)` or"""
+    """Returns `expr` with subexpressions replaced."""
 
 def sub_by_name(expr, /, **subs) -> Any:
-    """`expr` with the subexpressions named by `kd.with_name` replaced."""
+    """Returns `expr` with its named subexpressions replaced, by name."""
 
 def sub_inputs(expr, /, **subs) -> Any:
-    """`expr` with inputs replaced (`sub_inputs(e, a=I.b, c=1)`)."""
+    """Returns `expr` with its inputs replaced, by name."""
 
 def tagged(expr, *tags) -> Any:
-    """`expr` with `tags` added: descriptive metadata that no evaluation"""
+    """Returns `expr` with `tags` added to its root node."""
 
 def trace_function(fn, leaf) -> Any:
-    """The expression `fn` builds when called once, in tracing mode, with"""
+    """Returns the expression `fn` builds when called with a leaf per parameter."""
 
 def tracing() -> Any:
-    """Inside, `kd.<op>(...)` builds an expression instead of computing"""
+    """Returns a context manager inside which `kd` operators build expressions."""
 
 def transform(expr, fn) -> Any:
     """A bottom-up pass: `fn(node)` is called once for each distinct node,"""
 
 def unpack_expr(ds) -> Any:
-    """The expression in an EXPR DataItem."""
+    """Returns the expression held by an EXPR DataItem."""
 
 def unwrap_named(expr) -> Any:
-    """The expression a name was given to (`kd.with_name`)."""
+    """Returns the expression inside a named one, without its name."""
 

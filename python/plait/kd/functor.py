@@ -93,9 +93,31 @@ def _extract_variables(returns):
 
 
 def expr_fn(returns, *, signature=None, auto_variables=False, **variables):
-    """A functor computing `returns` (an expression or a value) with
-    `variables` (`V.<name>`). Without `signature`, its inputs are
-    keyword-only parameters (as Koda's)."""
+    """Returns a functor that computes the expression `returns`.
+
+    The inputs (`I.<name>`) used by `returns` and by the expression variables
+    become keyword-only parameters of the functor, and keyword arguments it does
+    not use are accepted and ignored. Each variable is reachable as `V.<name>`
+    and is computed at most once per call.
+
+    Args:
+      returns: the expression to compute (a value is turned into a literal).
+      signature: the functor's signature (as `kd.functor.get_signature` returns
+        it); by default one is built from the inputs of the expressions.
+      auto_variables: when true, subexpressions named with `kd.with_name` are
+        moved into variables of the functor.
+      **variables: the functor's variables: expressions, values or functors.
+
+    Examples:
+      >>> f = kd.functor.expr_fn(I.x + V.a, a=I.y * 2)
+      >>> f(x=1, y=3)
+      DataItem(7, schema: INT32)
+      >>> f
+      DataItem(Functor[self=Entity(self_not_specified=present), /, *, x, y, **__extra_inputs__](a=I.y * DataItem(2, schema: INT32), returns=I.x + V.a), schema: OBJECT, bag_id: $...)
+      >>> g = kd.functor.expr_fn(kd.lazy.with_name(I.x + 1, 'a') * 2, auto_variables=True)
+      >>> kd.dir(g)
+      ['__signature__', 'a', 'returns']
+    """
     returns = _expr.as_expr(returns)
     if auto_variables:
         returns, extracted = _extract_variables(returns)
@@ -114,11 +136,31 @@ def expr_fn(returns, *, signature=None, auto_variables=False, **variables):
 
 
 def trace_py_fn(f, *, auto_variables=True, **defaults):
-    """A functor made by tracing Python function `f` once: each parameter
-    is an input (`I.<name>`; `*args` a tuple, `**kwargs` a named tuple), `kd`
-    operators build expressions, Python control flow runs now. Subexpressions
-    named with `kd.with_name` and functions decorated with
-    `@kd.trace_as_fn()` become variables (with `auto_variables`)."""
+    """Returns a functor made by tracing the Python function `f`.
+
+    `f` runs once, with an input expression (`I.<name>`) for each parameter, so
+    the `kd` operations it performs build the functor's expression; Python
+    control flow (`if`, loops) is decided during that single run. The functor
+    keeps the parameters of `f`.
+
+    Args:
+      f: the Python function to trace.
+      auto_variables: when true (the default), subexpressions named with
+        `kd.with_name` and calls of functions decorated with `@kd.trace_as_fn()`
+        become variables of the functor.
+      **defaults: default values for parameters of `f` (they replace the
+        defaults of `f` itself).
+
+    Examples:
+      >>> f = kd.trace_py_fn(lambda x, y: x + y, y=5)
+      >>> f(kd.slice([1, 2]))
+      DataSlice([6, 7], schema: INT32, present: 2/2)
+      >>> f(1, y=10)
+      DataItem(11, schema: INT32)
+      >>> g = kd.trace_py_fn(lambda x: kd.with_name(x + 1, 'a') * 2)
+      >>> 'a' in kd.dir(g)
+      True
+    """
     returns = _expr.trace_function(f, lambda name: _expr.I[name])
     variables = {}
     if auto_variables:
@@ -128,7 +170,26 @@ def trace_py_fn(f, *, auto_variables=True, **defaults):
 
 
 def py_fn(f, *, return_type_as=None, **defaults):
-    """A functor calling Python function `f` at evaluation (no tracing)."""
+    """Returns a functor that calls the Python function `f` each time it is evaluated.
+
+    Unlike `kd.trace_py_fn`, `f` is not traced: it receives the actual
+    arguments (DataItems and DataSlices) at every call, and may run any Python
+    code. Its result is returned as it is (Python values are boxed).
+
+    Args:
+      f: the Python function to call.
+      return_type_as: accepted for compatibility with Koda; plait returns
+        whatever `f` returns.
+      **defaults: values bound to parameters of `f` (as with `kd.bind`); callers
+        may override them.
+
+    Examples:
+      >>> f = kd.py_fn(lambda x, y: x * y, y=3)
+      >>> f(2)
+      DataItem(6, schema: INT32)
+      >>> kd.py_fn(lambda x: x.get_size())(kd.slice([[1, 2], [3]]))
+      DataItem(3, schema: INT64)
+    """
     del return_type_as  # results are whatever `f` returns
     body = _plait.expr_call("kd.functor._apply_py", _expr.literal(f), _expr.I.args, _expr.I.kwargs)
     functor = _make(body, _signature(_ARGS_KWARGS), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
@@ -136,8 +197,28 @@ def py_fn(f, *, return_type_as=None, **defaults):
 
 
 def fn(f, *, use_tracing=True, **kwargs):
-    """A functor from an expression (`expr_fn`), a functor (itself) or a
-    Python function (`trace_py_fn`, or `py_fn` with `use_tracing=False`)."""
+    """Returns a functor made from an expression, a Python function or a functor.
+
+    An expression becomes a functor through `kd.functor.expr_fn`, a Python
+    function through `kd.trace_py_fn` (or `kd.py_fn` with `use_tracing=False`);
+    a functor is returned unchanged.
+
+    Args:
+      f: an expression, a Python function or a functor.
+      use_tracing: whether a Python function is traced once (True, the default)
+        or called at every evaluation (False).
+      **kwargs: passed on to `expr_fn`, `trace_py_fn` or `py_fn` (for example the
+        variables of an expression functor).
+
+    Examples:
+      >>> kd.fn(I.x + I.y)(x=1, y=2)
+      DataItem(3, schema: INT32)
+      >>> f = kd.fn(lambda x, y=2: x + y)
+      >>> f(kd.slice([1, 2]))
+      DataSlice([3, 4], schema: INT32, present: 2/2)
+      >>> kd.fn(lambda x: x + 1, use_tracing=False)(kd.item(5))
+      DataItem(6, schema: INT32)
+    """
     if isinstance(f, _expr.Expr):
         return expr_fn(f, **kwargs)
     if is_fn(f):
@@ -148,10 +229,34 @@ def fn(f, *, use_tracing=True, **kwargs):
 
 
 def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=None):  # noqa: A002 - Koda's name
-    """A decorator: inside tracing, the function becomes a functor of its
-    own, stored as the variable `name` (default: the function's name) of the
-    functor being traced, and its call a `kd.call` whose result is the
-    variable `_<name>_result`. Outside tracing it runs as it is."""
+    """Returns a decorator that makes a function its own functor when traced.
+
+    When a function decorated this way is called while another function is
+    being traced (by `kd.fn` or `kd.trace_py_fn`), it is traced into a functor
+    of its own, stored as variable `name` of the outer functor, and the call
+    becomes `kd.call` of it, stored as variable `_<name>_result`. Outside
+    tracing the function runs as usual.
+
+    Args:
+      name: the variable name of the inner functor (by default, the name of the
+        decorated function).
+      py_fn: when true, the inner functor is made with `kd.py_fn` (not traced).
+      return_type_as: accepted for compatibility with Koda; not used by plait.
+      functor_factory: the function that makes the inner functor (instead of
+        `kd.trace_py_fn` or `kd.py_fn`).
+
+    Examples:
+      >>> @kd.trace_as_fn()
+      ... def double(x):
+      ...   return x * 2
+      >>> f = kd.fn(lambda x: double(x) + 1)
+      >>> f(3)
+      DataItem(7, schema: INT32)
+      >>> f.double(4)
+      DataItem(8, schema: INT32)
+      >>> double(kd.item(3))
+      DataItem(6, schema: INT32)
+    """
     del return_type_as
 
     def decorate(f):
@@ -175,14 +280,48 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
 
 
 def call(fn, *args, return_type_as=None, **kwargs):  # noqa: A002 - Koda's name
-    """Calls functor `fn` with the arguments (bound to its signature)."""
+    """Calls the functor `fn` with the given arguments and returns its result.
+
+    The arguments are bound to the functor's signature like a Python call's;
+    calling the functor directly (`fn(...)`) is the same.
+
+    Args:
+      fn: the functor to call.
+      *args: positional arguments.
+      return_type_as: accepted for compatibility with Koda; not used by plait.
+      **kwargs: keyword arguments.
+
+    Examples:
+      >>> kd.call(kd.fn(I.x + 1), x=2)
+      DataItem(3, schema: INT32)
+      >>> kd.call(kd.fn(lambda x, y: x - y), kd.slice([10, 20]), y=3)
+      DataSlice([7, 17], schema: INT32, present: 2/2)
+    """
     del return_type_as
     return _plait.functor_call(fn, *args, **kwargs)
 
 
 def bind(fn_def, /, *args, return_type_as=None, **kwargs):
-    """A functor calling `fn_def` with `args` first and `kwargs` as defaults
-    that callers may override (like `functools.partial`)."""
+    """Returns a functor that calls `fn_def` with some arguments already given.
+
+    As with `functools.partial`, `args` are passed first, ahead of the caller's
+    positional arguments; `kwargs` act as defaults that the caller may override.
+
+    Args:
+      fn_def: the functor to bind.
+      *args: positional arguments passed before the caller's.
+      return_type_as: accepted for compatibility with Koda; not used by plait.
+      **kwargs: keyword arguments, overridable by the caller.
+
+    Examples:
+      >>> f = kd.bind(kd.fn(I.x + I.y), y=10)
+      >>> f(x=1)
+      DataItem(11, schema: INT32)
+      >>> f(x=1, y=2)
+      DataItem(3, schema: INT32)
+      >>> kd.bind(kd.fn(lambda x, y: x - y), 10)(3)
+      DataItem(7, schema: INT32)
+    """
     del return_type_as
     if not is_fn(fn_def):
         raise TypeError(f"kd.functor.bind: expected a functor, got {fn_def!r}")
@@ -206,13 +345,41 @@ def _as_value(v):
 
 
 def is_fn(obj):
-    """`kd.present` if `obj` is a functor item, else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`.
+
+    A DataSlice (even of one functor) is not a functor; use
+    `kd.functor.has_fn` to test each item.
+
+    Args:
+      obj: the value to test.
+
+    Examples:
+      >>> kd.is_fn(kd.fn(I.x))
+      DataItem(present, schema: MASK)
+      >>> kd.is_fn(kd.item(1))
+      DataItem(missing, schema: MASK)
+      >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
+      DataItem(missing, schema: MASK)
+    """
     kd = _kd()
     return kd.present if _plait.is_functor(obj) else kd.missing
 
 
 def has_fn(x):
-    """`kd.present` for each item of `x` that is a functor."""
+    """Returns a MASK that is present where the item of `x` is a functor.
+
+    The result has the shape of `x`; missing items and items that are not
+    functors give missing.
+
+    Args:
+      x: a DataSlice.
+
+    Examples:
+      >>> kd.functor.has_fn(kd.slice([kd.fn(I.x), None, 1]))
+      DataSlice([present, missing, missing], schema: MASK, present: 1/3)
+      >>> kd.functor.has_fn(kd.fn(I.x))
+      DataItem(present, schema: MASK)
+    """
     kd = _kd()
     if x.is_item():
         return is_fn(x)
@@ -221,13 +388,42 @@ def has_fn(x):
 
 
 def get_signature(fn_def):
-    """The `__signature__` of a functor."""
+    """Returns the signature of the functor `fn_def` (its `__signature__` attribute).
+
+    The signature is an object whose `parameters` list has, for each
+    parameter, its `name`, `kind` and `default_value`.
+
+    Args:
+      fn_def: a functor.
+
+    Examples:
+      >>> sig = kd.functor.get_signature(kd.fn(lambda x, y=1: x))
+      >>> sig.parameters[:].name
+      DataSlice(['x', 'y'], schema: STRING, present: 2/2, bag_id: $...)
+      >>> sig.parameters[1].default_value
+      DataItem(1, schema: INT32, bag_id: $...)
+    """
     return fn_def.get_attr("__signature__")
 
 
 def allow_arbitrary_unused_inputs(fn_def):
-    """The functor, accepting (and ignoring) keyword arguments it has no
-    parameter for."""
+    """Returns the functor changed to accept and ignore unknown keyword arguments.
+
+    A functor traced from a Python function rejects keyword arguments it has no
+    parameter for; the returned functor gets a `**__extra_inputs__` parameter
+    that takes them. A functor that already has a `**` parameter is returned
+    unchanged.
+
+    Args:
+      fn_def: a functor.
+
+    Examples:
+      >>> g = kd.functor.allow_arbitrary_unused_inputs(kd.fn(lambda x: x))
+      >>> g(x=1, z=2)
+      DataItem(1, schema: INT32)
+      >>> g
+      DataItem(Functor <lambda>[x, **__extra_inputs__](returns=I.x), schema: OBJECT, bag_id: $...)
+    """
     kd = _kd()
     params = get_signature(fn_def).parameters[:]
     kinds = params.kind.kind.to_py()
@@ -239,8 +435,25 @@ def allow_arbitrary_unused_inputs(fn_def):
 
 
 def apply_py(fn, *args, return_type_as=unspecified, **kwargs):
-    """Calls Python function `fn` on the arguments (in an expression: when
-    it is evaluated)."""
+    """Calls the Python function `fn` on the arguments and returns its result.
+
+    Unlike `kd.map_py`, `fn` is called once, with the whole DataSlices. In an
+    expression (`kd.lazy.apply_py`) the call happens when the expression is
+    evaluated.
+
+    Args:
+      fn: a Python function.
+      *args: positional arguments for `fn`.
+      return_type_as: accepted for compatibility with Koda; not used by plait.
+      **kwargs: keyword arguments for `fn`.
+
+    Examples:
+      >>> kd.apply_py(lambda x, y: x + y, kd.slice([1, 2]), y=kd.item(10))
+      DataSlice([11, 12], schema: INT32, present: 2/2)
+      >>> f = kd.fn(kd.lazy.apply_py(lambda x: x.get_size(), I.x))
+      >>> f(x=kd.slice([1, 2, 3]))
+      DataItem(3, schema: INT64)
+    """
     del return_type_as
     if not callable(fn):
         raise TypeError(f"kd.apply_py: expected a Python function, got {type(fn).__name__}")

@@ -3,60 +3,60 @@
 from typing import Any
 
 def allow_arbitrary_unused_inputs(fn_def) -> Any:
-    """The functor, accepting (and ignoring) keyword arguments it has no"""
+    """Returns the functor changed to accept and ignore unknown keyword arguments."""
 
 def apply_py(fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls Python function `fn` on the arguments (in an expression: when"""
+    """Calls the Python function `fn` on the arguments and returns its result."""
 
 def bind(fn_def, /, *args, return_type_as = ..., **kwargs) -> Any:
-    """A functor calling `fn_def` with `args` first and `kwargs` as defaults"""
+    """Returns a functor that calls `fn_def` with some arguments already given."""
 
 def call(fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls functor `fn` with the arguments (bound to its signature)."""
+    """Calls the functor `fn` with the given arguments and returns its result."""
 
 def expr_fn(returns, *, signature = ..., auto_variables = ..., **variables) -> Any:
-    """A functor computing `returns` (an expression or a value) with"""
+    """Returns a functor that computes the expression `returns`."""
 
 def flat_map_chain(iterable, fn, value_type_as = ...) -> Any:
-    """The iterables `fn(item)` returns, chained in order."""
+    """Calls `fn` on each item of an iterable and chains the iterables it returns, in order."""
 
 def flat_map_interleaved(iterable, fn, value_type_as = ...) -> Any:
-    """The iterables `fn(item)` returns, interleaved."""
+    """Calls `fn` on each item of an iterable and interleaves the iterables it returns."""
 
 def fn(f, *, use_tracing = ..., **kwargs) -> Any:
-    """A functor from an expression (`expr_fn`), a functor (itself) or a"""
+    """Returns a functor made from an expression, a Python function or a functor."""
 
 def for_(iterable, body_fn, *, finalize_fn = ..., condition_fn = ..., returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
-    """For each item of `iterable` (while `condition_fn(**state)` is"""
+    """Runs `body_fn` on each item of an iterable, and returns the loop's result."""
 
 def get_signature(fn_def) -> Any:
-    """The `__signature__` of a functor."""
+    """Returns the signature of the functor `fn_def` (its `__signature__` attribute)."""
 
 def has_fn(x) -> Any:
-    """`kd.present` for each item of `x` that is a functor."""
+    """Returns a MASK that is present where the item of `x` is a functor."""
 
 def if_(cond, yes_fn, no_fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls `yes_fn` when `cond` (a MASK DataItem) is present, else `no_fn`,"""
+    """Calls `yes_fn` if `cond` is present and `no_fn` otherwise."""
 
 def is_fn(obj) -> Any:
-    """`kd.present` if `obj` is a functor item, else `kd.missing`."""
+    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
-    """Calls the functors in `fn` (a functor, or a slice of functors"""
+    """Calls the functor `fn` on each item of the arguments and returns the results."""
 
 def py_fn(f, *, return_type_as = ..., **defaults) -> Any:
-    """A functor calling Python function `f` at evaluation (no tracing)."""
+    """Returns a functor that calls the Python function `f` each time it is evaluated."""
 
 def reduce(fn, items, initial_value) -> Any:
-    """`fn(...fn(fn(initial_value, items[0]), items[1])...)`."""
+    """Folds the items of an iterable with `fn`, starting from `initial_value`."""
 
 def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
-    """A decorator: inside tracing, the function becomes a functor of its"""
+    """Returns a decorator that makes a function its own functor when traced."""
 
 def trace_py_fn(f, *, auto_variables = ..., **defaults) -> Any:
-    """A functor made by tracing Python function `f` once: each parameter"""
+    """Returns a functor made by tracing the Python function `f`."""
 
 unspecified: Any
 def while_(condition_fn, body_fn, *, returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
-    """While `condition_fn(**state)` is present, `body_fn(**state)` returns"""
+    """Runs `body_fn` while `condition_fn` is present, and returns the loop's result."""
 

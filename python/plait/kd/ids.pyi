@@ -14,9 +14,6 @@ def deep_uuid(x, /, schema = ..., *, seed = ...) -> Any:
 def encode_itemid(ds) -> Any:
     """Returns the base-62 text of each ItemId."""
 
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
 def has_uuid(x) -> Any:
     """Returns present where the item is a uuid."""
 

@@ -55,13 +55,41 @@ def _boxed(value):
 
 
 def make(*items, value_type_as=None):
-    """An iterable of `items`."""
+    """Returns an iterable of the given items, in order.
+
+    Python values are boxed into DataItems; DataSlices (of any shape) and
+    DataBags are kept as they are.
+
+    Args:
+      *items: the items.
+      value_type_as: accepted for compatibility with Koda; not used by plait.
+
+    Examples:
+      >>> it = kd.iterables.make(1, kd.slice([2, 3]))
+      >>> list(it)
+      [DataItem(1, schema: INT32), DataSlice([2, 3], schema: INT32, present: 2/2)]
+      >>> list(kd.iterables.make())
+      []
+    """
     del value_type_as
     return Iterable(_boxed(v) for v in items)
 
 
 def make_unordered(*items, value_type_as=None):
-    """An iterable of `items`, in no particular order."""
+    """Returns an iterable of the given items, in no particular order.
+
+    Code must not depend on the order of the items (plait keeps the given
+    order, Koda may not).
+
+    Args:
+      *items: the items.
+      value_type_as: accepted for compatibility with Koda; not used by plait.
+
+    Examples:
+      >>> it = kd.iterables.make_unordered(1, 2, 3)
+      >>> sorted(x.to_py() for x in it)
+      [1, 2, 3]
+    """
     del value_type_as
     return Iterable((_boxed(v) for v in items), ordered=False)
 
@@ -73,14 +101,37 @@ def _check(name, iterables):
 
 
 def chain(*iterables, value_type_as=None):
-    """The items of each iterable, one iterable after the other."""
+    """Returns the items of all the iterables, one iterable after another.
+
+    Args:
+      *iterables: the iterables to chain.
+      value_type_as: accepted for compatibility with Koda; not used by plait.
+
+    Examples:
+      >>> it = kd.iterables.chain(kd.iterables.make(1, 2), kd.iterables.make(3))
+      >>> [x.to_py() for x in it]
+      [1, 2, 3]
+    """
     del value_type_as
     _check("chain", iterables)
     return Iterable(v for it in iterables for v in it)
 
 
 def interleave(*iterables, value_type_as=None):
-    """The items of all iterables, in some interleaving (plait: round robin)."""
+    """Returns the items of all the iterables, interleaved in an unspecified order.
+
+    The items of each input iterable keep their relative order; plait takes one
+    item of each iterable in turn.
+
+    Args:
+      *iterables: the iterables to interleave.
+      value_type_as: accepted for compatibility with Koda; not used by plait.
+
+    Examples:
+      >>> it = kd.iterables.interleave(kd.iterables.make(1, 2), kd.iterables.make(3))
+      >>> sorted(x.to_py() for x in it)
+      [1, 2, 3]
+    """
     del value_type_as
     _check("interleave", iterables)
     gap = object()
@@ -89,7 +140,18 @@ def interleave(*iterables, value_type_as=None):
 
 
 def from_1d_slice(slice_):
-    """The items of a one-dimensional slice, as DataItems."""
+    """Returns an iterable of the items of a one-dimensional DataSlice, as DataItems.
+
+    Missing items are kept (as missing DataItems). A DataSlice of another rank
+    raises a ValueError.
+
+    Args:
+      slice_: a one-dimensional DataSlice.
+
+    Examples:
+      >>> list(kd.iterables.from_1d_slice(kd.slice([1, None, 3])))
+      [DataItem(1, schema: INT32), DataItem(None, schema: INT32), DataItem(3, schema: INT32)]
+    """
     kd = _kd()
     if slice_.get_ndim().to_py() != 1:
         raise ValueError(f"kd.iterables.from_1d_slice: expected a 1-dimensional DataSlice, got rank {slice_.get_ndim().to_py()}")
@@ -97,7 +159,24 @@ def from_1d_slice(slice_):
 
 
 def reduce_concat(items, initial_value, ndim=1):
-    """`initial_value` concatenated with each item (`kd.concat(..., ndim=)`)."""
+    """Returns `initial_value` concatenated with each item of `items` in turn.
+
+    Each step is `kd.concat(result, item, ndim=ndim)`, so the items must have
+    the rank of `initial_value`.
+
+    Args:
+      items: an iterable of DataSlices.
+      initial_value: the DataSlice to start from.
+      ndim: how many trailing dimensions are concatenated (1 by default).
+
+    Examples:
+      >>> items = kd.iterables.make(kd.slice([2, 3]), kd.slice([4]))
+      >>> kd.iterables.reduce_concat(items, kd.slice([1]))
+      DataSlice([1, 2, 3, 4], schema: INT32, present: 4/4)
+      >>> items = kd.iterables.make(kd.slice([[3]]), kd.slice([[4, 5]]))
+      >>> kd.iterables.reduce_concat(items, kd.slice([[1], [2]]), ndim=2)
+      DataSlice([[1], [2], [3], [4, 5]], schema: INT32, present: 5/5)
+    """
     kd = _kd()
     _check("reduce_concat", [items])
     out = initial_value
@@ -107,7 +186,21 @@ def reduce_concat(items, initial_value, ndim=1):
 
 
 def reduce_updated_bag(items, initial_value):
-    """`initial_value` (a bag) updated by each bag of `items` in order."""
+    """Returns the DataBag `initial_value` updated by each DataBag of `items`, in order.
+
+    Where two bags set the same attribute, the later bag wins.
+
+    Args:
+      items: an iterable of DataBags.
+      initial_value: the DataBag to start from.
+
+    Examples:
+      >>> e = kd.new(a=0)
+      >>> updates = kd.iterables.make(kd.attrs(e, a=1), kd.attrs(e, b=2), kd.attrs(e, a=3))
+      >>> bag = kd.iterables.reduce_updated_bag(updates, kd.bag())
+      >>> e.updated(bag)
+      DataItem(Entity(a=3, b=2), schema: ENTITY(a=INT32, b=INT32), bag_id: $...)
+    """
     kd = _kd()
     _check("reduce_updated_bag", [items])
     return kd.updated_bag(initial_value, *items)

@@ -4,23 +4,23 @@ from typing import Any
 
 Iterable: Any
 def chain(*iterables, value_type_as = ...) -> Any:
-    """The items of each iterable, one iterable after the other."""
+    """Returns the items of all the iterables, one iterable after another."""
 
 def from_1d_slice(slice_) -> Any:
-    """The items of a one-dimensional slice, as DataItems."""
+    """Returns an iterable of the items of a one-dimensional DataSlice, as DataItems."""
 
 def interleave(*iterables, value_type_as = ...) -> Any:
-    """The items of all iterables, in some interleaving (plait: round robin)."""
+    """Returns the items of all the iterables, interleaved in an unspecified order."""
 
 def make(*items, value_type_as = ...) -> Any:
-    """An iterable of `items`."""
+    """Returns an iterable of the given items, in order."""
 
 def make_unordered(*items, value_type_as = ...) -> Any:
-    """An iterable of `items`, in no particular order."""
+    """Returns an iterable of the given items, in no particular order."""
 
 def reduce_concat(items, initial_value, ndim = ...) -> Any:
-    """`initial_value` concatenated with each item (`kd.concat(..., ndim=)`)."""
+    """Returns `initial_value` concatenated with each item of `items` in turn."""
 
 def reduce_updated_bag(items, initial_value) -> Any:
-    """`initial_value` (a bag) updated by each bag of `items` in order."""
+    """Returns the DataBag `initial_value` updated by each DataBag of `items`, in order."""
 

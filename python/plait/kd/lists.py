@@ -3,10 +3,11 @@
 
 from plait import _plait
 from plait.kd import types
-from plait.kd._operators import OPERATORS, export
+from plait.kd._operators import OPERATORS as _OPERATORS
+from plait.kd._operators import export as _export
 from plait.kd.schema import OBJECT
 
-export(globals(), "kd.lists")
+_export(globals(), "kd.lists")
 
 list_append_update = _plait.list_append_update
 
@@ -21,11 +22,11 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     if isinstance(items, types.DataSlice):
         raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
     if schema is not None:
-        item_schema = OPERATORS["kd.schema.get_item_schema"](schema)
+        item_schema = _OPERATORS["kd.schema.get_item_schema"](schema)
     if items is None:
         scalar = _plait.item(0, None).get_shape()
-        return OPERATORS["kd.lists.shaped"](scalar, item_schema=OBJECT if item_schema is None else item_schema)
+        return _OPERATORS["kd.lists.shaped"](scalar, item_schema=OBJECT if item_schema is None else item_schema)
     values = _plait.slice(items, None)
     if item_schema is not None and values.get_ndim() == 1:
         values = _plait.slice(items, item_schema)
-    return OPERATORS["kd.lists.implode"](values, ndim=-1, itemid=itemid)
+    return _OPERATORS["kd.lists.implode"](values, ndim=-1, itemid=itemid)

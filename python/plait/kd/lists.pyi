@@ -3,53 +3,49 @@
 from typing import Any
 
 OBJECT: Any
-OPERATORS: Any
 def appended_list(x, append) -> Any:
-    """Returns new lists with append added to the items of x."""
+    """Returns new lists with the items of x followed by append."""
 
 def concat(*lists) -> Any:
-    """Returns new lists with the items of the given lists in turn."""
+    """Returns new lists holding the items of the given lists one after another."""
 
 def explode(x, ndim = ...) -> Any:
-    """Unfolds lists into ndim new dimensions (all for ndim=-1)."""
-
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Returns the items of the lists in x as ndim new dimensions."""
 
 def get_item(x, key_or_index) -> Any:
-    """Returns the items of lists at the given indices, or the values of dicts at the given keys."""
+    """Returns the items of lists at the given indices."""
 
 def has_list(x) -> Any:
-    """Returns present where the item is a list."""
+    """Returns present for each item of x that is a list."""
 
 def implode(x, /, ndim = ..., itemid = ...) -> Any:
-    """Folds the last ndim dimensions of x into lists."""
+    """Folds the last ndim dimensions of x into new lists."""
 
 def is_list(x) -> Any:
     """Returns present if x holds lists only."""
 
 def like(shape_and_mask_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Creates lists of the shape of shape_and_mask_from, missing where it is."""
+    """Creates new lists with the shape and the missing items of shape_and_mask_from."""
 
 def list_append_update(x, append) -> Any:
-    """`kd.lists.list_append_update(x, append)`: a bag holding the update."""
+    """Returns a new DataBag holding the lists of x with the items of append at their ends."""
 
 def new(items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """A list (a DataItem) with the given items; nested Python lists become"""
 
 def select_items(ds, fltr) -> Any:
-    """Returns the items of the lists where fltr is present."""
+    """Returns the items of each list of ds where fltr is present, as a new last dimension."""
 
 def shaped(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Creates lists of the given shape."""
+    """Creates new lists of the given shape."""
 
 def shaped_as(shape_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """Creates lists of the shape of shape_from."""
+    """Creates new lists of the shape of shape_from."""
 
 def size(list_slice) -> Any:
     """Returns the number of items of each list."""
 
 types: Any
 def with_list_append_update(x, append) -> Any:
-    """Returns x with a bag in which its lists end with append."""
+    """Returns x with a new DataBag in which its lists end with the items of append."""
 

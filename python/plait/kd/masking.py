@@ -1,5 +1,5 @@
 """`kd.masking`: Koda's masking operators (built from the Rust registry)."""
 
-from plait.kd._operators import export
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.masking")
+_export(globals(), "kd.masking")

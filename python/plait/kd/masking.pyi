@@ -3,62 +3,59 @@
 from typing import Any
 
 def agg_all(x, ndim = ...) -> Any:
-    """Returns present for groups of a mask whose items are all present."""
+    """Returns present for each group of the last ndim dimensions whose items are all present."""
 
 def agg_any(x, ndim = ...) -> Any:
-    """Returns present for groups of a mask with a present item."""
+    """Returns present for each group of the last ndim dimensions with at least one present item."""
 
 def agg_has(x, ndim = ...) -> Any:
-    """Returns present for groups with a present item."""
+    """Returns present for each group of the last ndim dimensions with at least one present item."""
 
 def all(x) -> Any:
-    """Returns present if every item of the mask is present."""
+    """Returns present if every item of the MASK slice x is present."""
 
 def any(x) -> Any:
-    """Returns present if any item of the mask is present."""
+    """Returns present if any item of the MASK slice x is present."""
 
 def apply_mask(x, y) -> Any:
-    """Keeps x where the mask y is present."""
+    """Keeps the items of x where the mask y is present and makes the others missing (`x & y`)."""
 
 def coalesce(x, y) -> Any:
-    """Returns x where present, else y."""
+    """Returns x where it is present, and y elsewhere (`x | y`)."""
 
 def cond(condition, yes, no = ...) -> Any:
-    """Returns yes where condition is present, else no."""
+    """Returns yes where condition is present, and no elsewhere."""
 
 def disjoint_coalesce(x, y) -> Any:
-    """Like coalesce, but x and y must not overlap."""
-
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Returns x where it is present and y elsewhere, requiring that x and y never both be present."""
 
 def has(x) -> Any:
-    """Returns present where x is present."""
+    """Returns present where x is present, as a MASK slice of the shape of x."""
 
 def has_not(x) -> Any:
-    """Returns present where x is missing."""
+    """Returns present where x is missing, as a MASK slice of the shape of x (`~kd.has(x)`)."""
 
 def mask_and(x, y) -> Any:
-    """Returns present where both masks are present."""
+    """Returns present where both masks x and y are present."""
 
 def mask_equal(x, y) -> Any:
-    """Returns present where the masks agree."""
+    """Returns present where the masks x and y agree: both present or both missing."""
 
 def mask_not_equal(x, y) -> Any:
-    """Returns present where the masks differ."""
+    """Returns present where the masks x and y differ: one present and the other missing."""
 
 def mask_or(x, y) -> Any:
-    """Returns present where either mask is present."""
+    """Returns present where at least one of the masks x and y is present."""
 
 def present_like(x) -> Any:
-    """Returns present where x is present."""
+    """Returns present where x is present, as a MASK slice of the shape of x."""
 
 def present_shaped(shape) -> Any:
-    """Returns an all-present mask of the given shape."""
+    """Returns a MASK slice of the given shape with every item present."""
 
 def present_shaped_as(x) -> Any:
-    """Returns an all-present mask of the shape of x."""
+    """Returns a MASK slice of the shape of x with every item present."""
 
 def xor(x, y) -> Any:
-    """Returns present where exactly one mask is present."""
+    """Returns present where exactly one of the masks x and y is present."""
 

@@ -1,5 +1,5 @@
 """`kd.math`: Koda's math operators (built from the Rust registry)."""
 
-from plait.kd._operators import export
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.math")
+_export(globals(), "kd.math")

@@ -3,76 +3,73 @@
 from typing import Any
 
 def abs(x) -> Any:
-    """Computes pointwise absolute values."""
+    """Computes the absolute value of each item."""
 
 def add(x, y) -> Any:
-    """Computes pointwise x + y (sums numbers, concatenates text)."""
+    """Computes x + y item by item: sums numbers, concatenates strings or bytes."""
 
 def agg_inverse_cdf(x, cdf_arg, ndim = ...) -> Any:
-    """Returns the value at quantile cdf_arg along the last ndim dimensions."""
+    """Returns, for each group of the last ndim dimensions, the value at quantile cdf_arg."""
 
 def agg_max(x, ndim = ...) -> Any:
-    """Returns the maxima along the last ndim dimensions."""
+    """Returns the maximum of each group of the last ndim dimensions."""
 
 def agg_mean(x, ndim = ...) -> Any:
-    """Returns the means along the last ndim dimensions."""
+    """Returns the mean of each group of the last ndim dimensions."""
 
 def agg_median(x, ndim = ...) -> Any:
-    """Returns the medians along the last ndim dimensions (lower middle for even counts)."""
+    """Returns the median of each group of the last ndim dimensions."""
 
 def agg_min(x, ndim = ...) -> Any:
-    """Returns the minima along the last ndim dimensions."""
+    """Returns the minimum of each group of the last ndim dimensions."""
 
 def agg_std(x, unbiased = ..., ndim = ...) -> Any:
-    """Returns the standard deviations along the last ndim dimensions."""
+    """Returns the standard deviation of each group of the last ndim dimensions."""
 
 def agg_sum(x, ndim = ...) -> Any:
-    """Returns the sums along the last ndim dimensions."""
+    """Returns the sum of each group of the last ndim dimensions."""
 
 def agg_var(x, unbiased = ..., ndim = ...) -> Any:
-    """Returns the variances along the last ndim dimensions."""
+    """Returns the variance of each group of the last ndim dimensions."""
 
 def argmax(x, ndim = ...) -> Any:
-    """Returns the position of the first maximum along the last ndim dimensions."""
+    """Returns the position of the largest item in each group of the last ndim dimensions."""
 
 def argmin(x, ndim = ...) -> Any:
-    """Returns the position of the first minimum along the last ndim dimensions."""
+    """Returns the position of the smallest item in each group of the last ndim dimensions."""
 
 def cdf(x, weights = ..., ndim = ...) -> Any:
-    """Returns the weighted CDF of each item within the last ndim dimensions."""
+    """Returns, for each item, the fraction of its group that is less than or equal to it."""
 
 def ceil(x) -> Any:
-    """Rounds each item up."""
+    """Rounds each item up to the nearest integer value."""
 
 def cum_max(x, ndim = ...) -> Any:
-    """Returns running maxima along the last ndim dimensions."""
+    """Returns the running maximum within each group of the last ndim dimensions."""
 
 def cum_min(x, ndim = ...) -> Any:
-    """Returns running minima along the last ndim dimensions."""
+    """Returns the running minimum within each group of the last ndim dimensions."""
 
 def cum_sum(x, ndim = ...) -> Any:
-    """Returns running sums along the last ndim dimensions."""
+    """Returns the running sum within each group of the last ndim dimensions."""
 
 def divide(x, y) -> Any:
-    """Computes pointwise x / y in floats."""
+    """Computes x / y item by item, always in floats."""
 
 def exp(x) -> Any:
-    """Computes e to the power of each item."""
-
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
+    """Computes e raised to the power of each item."""
 
 def floor(x) -> Any:
-    """Rounds each item down."""
+    """Rounds each item down to the nearest integer value."""
 
 def floordiv(x, y) -> Any:
-    """Computes pointwise x // y."""
+    """Computes x // y item by item, rounding the quotient down (toward negative infinity)."""
 
 def inverse_cdf(x, cdf_arg) -> Any:
-    """Returns the value at quantile cdf_arg over all items."""
+    """Returns the value at quantile cdf_arg over all items of x."""
 
 def is_nan(x) -> Any:
-    """Returns present where x is NaN."""
+    """Returns present where an item is NaN."""
 
 def log(x) -> Any:
     """Computes the natural logarithm of each item."""
@@ -81,59 +78,59 @@ def log10(x) -> Any:
     """Computes the base-10 logarithm of each item."""
 
 def max(x) -> Any:
-    """Returns the maximum of all items."""
+    """Returns the maximum of all items of x, as a DataItem."""
 
 def maximum(x, y) -> Any:
-    """Computes pointwise max(x, y)."""
+    """Computes the larger of x and y item by item."""
 
 def mean(x) -> Any:
-    """Returns the mean of all items."""
+    """Returns the mean of all items of x, as a DataItem."""
 
 def median(x) -> Any:
-    """Returns the median of all items."""
+    """Returns the median of all items of x, as a DataItem."""
 
 def min(x) -> Any:
-    """Returns the minimum of all items."""
+    """Returns the minimum of all items of x, as a DataItem."""
 
 def minimum(x, y) -> Any:
-    """Computes pointwise min(x, y)."""
+    """Computes the smaller of x and y item by item."""
 
 def mod(x, y) -> Any:
-    """Computes pointwise x % y."""
+    """Computes the remainder x % y item by item, with the sign of y as in Python."""
 
 def multiply(x, y) -> Any:
-    """Computes pointwise x * y."""
+    """Computes x * y item by item."""
 
 def neg(x) -> Any:
-    """Computes pointwise -x."""
+    """Computes -x item by item."""
 
 def pos(x) -> Any:
-    """Computes pointwise +x."""
+    """Returns x unchanged (+x), after checking that it holds numbers."""
 
 def pow(x, y) -> Any:
-    """Computes pointwise x ** y in floats."""
+    """Computes x raised to the power y item by item, always in floats."""
 
 def round(x) -> Any:
-    """Rounds each item to the nearest integer, halves away from zero."""
+    """Rounds each item to the nearest integer value, halves away from zero."""
 
 def sigmoid(x, half = ..., slope = ...) -> Any:
-    """Computes 1 / (1 + exp(-slope * (x - half)))."""
+    """Computes the logistic function 1 / (1 + exp(-slope * (x - half))) of each item."""
 
 def sign(x) -> Any:
-    """Computes the sign of each item: -1, 0 or 1."""
+    """Returns the sign of each item: -1, 0 or 1, in the schema of x."""
 
 def softmax(x, beta = ..., ndim = ...) -> Any:
-    """Returns the softmax of x along the last ndim dimensions."""
+    """Returns the softmax of x within each group of the last ndim dimensions."""
 
 def sqrt(x) -> Any:
     """Computes the square root of each item."""
 
 def subtract(x, y) -> Any:
-    """Computes pointwise x - y."""
+    """Computes x - y item by item."""
 
 def sum(x) -> Any:
-    """Returns the sum of all items."""
+    """Returns the sum of all items of x, as a DataItem."""
 
 def t_distribution_inverse_cdf(x, degrees_of_freedom) -> Any:
-    """Computes the quantile of Student's t distribution at probability x."""
+    """Returns the quantile of Student's t distribution at probability x."""
 

@@ -2,10 +2,6 @@
 
 from typing import Any
 
-OPERATORS: Any
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
 def like(shape_and_mask_from, /, *, itemid = ..., **attrs) -> Any:
     """Creates objects of the shape of shape_and_mask_from, missing where it is."""
 
@@ -19,8 +15,8 @@ def shaped_as(shape_from, /, *, itemid = ..., **attrs) -> Any:
     """Creates objects of the shape of shape_from."""
 
 def uu(seed = ..., **attrs) -> Any:
-    """Objects whose ids are derived from `seed` and the attribute values."""
+    """Returns objects whose ItemIds are computed from `seed` and the attributes."""
 
 def uuobj(seed = ..., **attrs) -> Any:
-    """Objects whose ids are derived from `seed` and the attribute values."""
+    """Returns objects whose ItemIds are computed from `seed` and the attributes."""
 

@@ -78,10 +78,28 @@ def as_lambda_operator(name, *, doc=None, **_options):
 
 
 def as_py_function_operator(name, *, deterministic=True, doc=None, **_options):
-    """A decorator making an operator that calls the Python function at
-    evaluation, with the values of its arguments (DataSlices, or whatever
-    the expression computed). `deterministic=False` keeps it from being
-    folded into a literal.
+    """Returns a decorator making an operator that calls a Python function.
+
+    The operator builds expression nodes; at evaluation the decorated
+    function is called with the values of the arguments (DataSlices, or
+    whatever the argument expressions compute) and its result is the value.
+    The operator is not registered (see `kd.optools.add_to_registry`). Other
+    Koda options are accepted and ignored.
+
+    Args:
+      name: the operator's name, shown in expressions.
+      deterministic: False keeps calls on literal arguments from being
+        computed ahead of evaluation, so the function runs at each evaluation.
+      doc: the operator's docstring (the function's own when unspecified).
+
+    Examples:
+      >>> @kd.optools.as_py_function_operator('doc_example.py_double')
+      ... def double(x):
+      ...   return x * 2
+      >>> double(I.a)
+      doc_example.py_double(I.a)
+      >>> kd.eval(double(I.a), a=kd.slice([1, 2]))
+      DataSlice([2, 4], schema: INT32, present: 2/2)
     """
 
     def decorate(fn):
@@ -92,9 +110,25 @@ def as_py_function_operator(name, *, deterministic=True, doc=None, **_options):
 
 
 def as_backend_operator(name, *, kernel=None, doc=None, **_options):
-    """A decorator declaring an operator over the Rust kernel registered as
-    `kernel` (default: `name`); the decorated function gives the signature
-    and the doc, its body is never run."""
+    """Returns a decorator declaring an operator over a kernel of plait's registry.
+
+    The decorated function only gives the parameters and the docstring; its
+    body never runs. At evaluation the Rust kernel registered as `kernel`
+    (by default `name`) computes the result. Raises ValueError when no such
+    kernel exists. Other Koda options are accepted and ignored.
+
+    Args:
+      name: the operator's name.
+      kernel: the name of the Rust kernel, when it differs from `name`.
+      doc: the operator's docstring (the function's own when unspecified).
+
+    Examples:
+      >>> @kd.optools.as_backend_operator('kd.math.subtract')
+      ... def minus(x, y):
+      ...   '''Returns x minus y.'''
+      >>> kd.eval(minus(I.a, 1), a=5)
+      DataItem(4, schema: INT32)
+    """
 
     def decorate(fn):
         op = _plait.make_backend_operator(_name_of(name, fn), kernel or name, _param_spec(fn), doc or fn.__doc__ or "")
@@ -104,8 +138,30 @@ def as_backend_operator(name, *, kernel=None, doc=None, **_options):
 
 
 def add_to_registry(name=None, *, aliases=(), unsafe_override=False, **_options):
-    """A decorator registering an operator (under its own name, or `name`)
-    and each of `aliases`; returns the registered operator."""
+    """Returns a decorator that registers an operator by name.
+
+    The operator is registered under `name` (its own name when unspecified)
+    and under each of `aliases`, so that `kd.optools.make_operators_container`
+    finds it; the decorator returns the registered operator. Registering a
+    name that is taken raises ValueError unless `unsafe_override` is True.
+    Other Koda options are accepted and ignored.
+
+    Args:
+      name: the name to register (the operator's own name when None).
+      aliases: more names for the same operator.
+      unsafe_override: whether to replace an operator already registered.
+
+    Examples:
+      >>> @kd.optools.add_to_registry(aliases=['doc_example.thrice'])
+      ... @kd.optools.as_lambda_operator('doc_example.triple')
+      ... def triple(x):
+      ...   return x * 3
+      >>> kd.eval(triple(I.a), a=2)
+      DataItem(6, schema: INT32)
+      >>> ops = kd.optools.make_operators_container('doc_example')
+      >>> kd.eval(ops.doc_example.thrice(I.a), a=2)
+      DataItem(6, schema: INT32)
+    """
 
     def decorate(op):
         if not isinstance(op, _expr.ExprOperator):
@@ -119,7 +175,20 @@ def add_to_registry(name=None, *, aliases=(), unsafe_override=False, **_options)
 
 
 def add_alias(name, alias):
-    """Registers the operator called `name` under `alias` too."""
+    """Registers the operator registered as `name` under `alias` as well.
+
+    Raises LookupError when no operator is registered as `name`.
+
+    Args:
+      name: the full name of a registered operator.
+      alias: the additional name.
+
+    Examples:
+      >>> kd.optools.add_alias('kd.math.add', 'doc_example.plus')
+      >>> ops = kd.optools.make_operators_container('doc_example')
+      >>> kd.eval(ops.doc_example.plus(I.a, 1), a=2)
+      DataItem(3, schema: INT32)
+    """
     op = _plait.registry_lookup(name)
     if op is None:
         raise LookupError(f"kd.optools.add_alias: unknown operator: {name}")
@@ -146,6 +215,19 @@ class _Container:
 
 
 def make_operators_container(*namespaces):
-    """A container to reach registered operators by name (`.kd.math.add`)."""
+    """Returns a container to reach registered operators by their dotted names.
+
+    `container.kd.math.add` is the operator registered as 'kd.math.add'. In
+    plait every registered operator is reachable, whatever `namespaces` are
+    given; name the namespaces you use anyway, as Koda requires them.
+
+    Args:
+      *namespaces: the namespaces to reach (for example 'kd.math').
+
+    Examples:
+      >>> ops = kd.optools.make_operators_container('kd.math')
+      >>> kd.eval(ops.kd.math.add(I.x, 1), x=2)
+      DataItem(3, schema: INT32)
+    """
     del namespaces  # every registered operator is reachable by its full name
     return _Container("")

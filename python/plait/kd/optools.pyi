@@ -3,21 +3,21 @@
 from typing import Any
 
 def add_alias(name, alias) -> Any:
-    """Registers the operator called `name` under `alias` too."""
+    """Registers the operator registered as `name` under `alias` as well."""
 
 def add_to_registry(name = ..., *, aliases = ..., unsafe_override = ..., **_options) -> Any:
-    """A decorator registering an operator (under its own name, or `name`)"""
+    """Returns a decorator that registers an operator by name."""
 
 def as_backend_operator(name, *, kernel = ..., doc = ..., **_options) -> Any:
-    """A decorator declaring an operator over the Rust kernel registered as"""
+    """Returns a decorator declaring an operator over a kernel of plait's registry."""
 
 def as_lambda_operator(name, *, doc = ..., **_options) -> Any:
     """A decorator making a lambda operator of a function: the function is"""
 
 def as_py_function_operator(name, *, deterministic = ..., doc = ..., **_options) -> Any:
-    """A decorator making an operator that calls the Python function at"""
+    """Returns a decorator making an operator that calls a Python function."""
 
 def make_operators_container(*namespaces) -> Any:
-    """A container to reach registered operators by name (`.kd.math.add`)."""
+    """Returns a container to reach registered operators by their dotted names."""
 
 unspecified: Any

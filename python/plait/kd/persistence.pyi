@@ -3,14 +3,14 @@
 from typing import Any
 
 def dump(x, path, /, *, compression = ...) -> Any:
-    """Saves `x` (see `dumps`) to the file `path`."""
+    """Saves `x` to the file `path` (in the format of `kd.dumps`)."""
 
 def dumps(x, /, *, riegeli_options = ..., compression = ...) -> Any:
-    """The bytes of `x`: a DataSlice (with the data reachable from it, as"""
+    """Returns `x` serialized to bytes in plait's binary format."""
 
 def load(path, /) -> Any:
-    """The value saved in the file `path` (see `loads`)."""
+    """Returns the value saved in the file `path` (by `kd.dump`)."""
 
 def loads(x, /) -> Any:
-    """The DataSlice, DataBag or Expr saved in `x` (bytes)."""
+    """Returns the DataSlice, DataBag, expression or functor serialized in the bytes `x`."""
 

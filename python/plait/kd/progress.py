@@ -20,7 +20,21 @@ _forced = None
 
 
 def set_enabled(value):
-    """True / False: always / never show bars; None: automatic."""
+    """Turns progress bars on (True) or off (False) everywhere, or back to automatic (None).
+
+    Automatic means a bar is shown only for large inputs written to a terminal
+    or a notebook (see `kd.progress.enabled`); the environment variable
+    `PLAIT_PROGRESS=0` also turns them off.
+
+    Args:
+      value: True, False or None.
+
+    Examples:
+      >>> kd.progress.set_enabled(True)
+      >>> kd.progress.enabled(5)
+      True
+      >>> kd.progress.set_enabled(None)
+    """
     global _forced
     _forced = value
 
@@ -30,7 +44,23 @@ def _in_notebook():
 
 
 def enabled(total, stream=None):
-    """Whether a bar for `total` items would be shown on `stream`."""
+    """Returns whether a progress bar for `total` items would be shown on `stream`.
+
+    Unless set by `kd.progress.set_enabled`, bars are shown only when `stream`
+    is a terminal (or the code runs in a notebook) and `total` is at least
+    `kd.progress.MIN_ITEMS`.
+
+    Args:
+      total: the number of items of the work.
+      stream: the output stream of the bar (`sys.stderr` by default).
+
+    Examples:
+      >>> import io
+      >>> kd.progress.enabled(100_000, stream=io.StringIO())
+      False
+      >>> kd.progress.enabled(0)
+      False
+    """
     if _forced is not None:
         return _forced and total > 0
     if os.environ.get("PLAIT_PROGRESS", "").strip() in ("0", "false", "off"):
@@ -93,6 +123,19 @@ class _NoBar:
 
 
 def bar(total, desc):
-    """`with bar(total, desc) as b: ... b.update()`: a `Bar` when one would
-    be shown (see `enabled`), else one that does nothing."""
+    """Returns a progress bar for `total` items, to use as a context manager.
+
+    Call `update()` once per finished item (or `update(k)` for k items). When
+    no bar would be shown (see `kd.progress.enabled`), the returned object
+    accepts the same calls and prints nothing.
+
+    Args:
+      total: the number of items of the work.
+      desc: the label printed in front of the bar.
+
+    Examples:
+      >>> with kd.progress.bar(3, 'work') as b:
+      ...   for _ in range(3):
+      ...     b.update()
+    """
     return Bar(total, desc) if enabled(total) else _NoBar()

@@ -5,11 +5,11 @@ from typing import Any
 Bar: Any
 MIN_ITEMS: Any
 def bar(total, desc) -> Any:
-    """`with bar(total, desc) as b: ... b.update()`: a `Bar` when one would"""
+    """Returns a progress bar for `total` items, to use as a context manager."""
 
 def enabled(total, stream = ...) -> Any:
-    """Whether a bar for `total` items would be shown on `stream`."""
+    """Returns whether a progress bar for `total` items would be shown on `stream`."""
 
 def set_enabled(value) -> Any:
-    """True / False: always / never show bars; None: automatic."""
+    """Turns progress bars on (True) or off (False) everywhere, or back to automatic (None)."""
 

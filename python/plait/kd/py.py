@@ -174,7 +174,27 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
 
 
 def map_py_on_selected(fn, cond, *args, schema=None, max_threads=1, item_completed_callback=None, **kwargs):
-    """`map_py` on the items where `cond` is present (missing elsewhere)."""
+    """Applies the Python function `fn` to the items where `cond` is present.
+
+    Like `kd.map_py`, but the result is missing wherever `cond` is missing, and
+    `fn` is not called there. `cond` is aligned with the arguments.
+
+    Args:
+      fn: a Python function, called once per selected item.
+      cond: a MASK DataSlice selecting the items.
+      *args: positional arguments (DataSlices or Python values).
+      schema: the schema of the result (inferred from the results by default).
+      max_threads: how many threads may call `fn` at once.
+      item_completed_callback: called with each result, in the calling thread.
+      **kwargs: keyword arguments (DataSlices or Python values).
+
+    Examples:
+      >>> x = kd.slice([1, 2, 3])
+      >>> kd.map_py_on_selected(lambda v: v * 10, x > 1, x)
+      DataSlice([None, 20, 30], schema: INT32, present: 2/3)
+      >>> kd.map_py_on_selected(lambda v: str(v), x != 2, x, schema=kd.STRING)
+      DataSlice(['1', None, '3'], schema: STRING, present: 2/3)
+    """
     kd = _kd()
     _check_fn(fn)
     args = [kd.apply_mask(_as_slice(a), cond) for a in args]
@@ -185,8 +205,29 @@ def map_py_on_selected(fn, cond, *args, schema=None, max_threads=1, item_complet
 
 def map_py_on_cond(true_fn, false_fn, cond, *args, schema=None, max_threads=1, item_completed_callback=None,
                    **kwargs):
-    """`map_py` with `true_fn` where `cond` is present and `false_fn`
-    elsewhere (`false_fn=None`: missing there)."""
+    """Applies `true_fn` to the items where `cond` is present and `false_fn` to the others.
+
+    Like `kd.map_py` with the function chosen per item; with `false_fn=None`
+    the result is missing where `cond` is missing. The results of both
+    functions are merged into one DataSlice.
+
+    Args:
+      true_fn: a Python function for the items where `cond` is present.
+      false_fn: a Python function for the other items, or None.
+      cond: a MASK DataSlice, aligned with the arguments.
+      *args: positional arguments (DataSlices or Python values).
+      schema: the schema of the result (inferred from the results by default).
+      max_threads: how many threads may call the functions at once.
+      item_completed_callback: called with each result, in the calling thread.
+      **kwargs: keyword arguments (DataSlices or Python values).
+
+    Examples:
+      >>> x = kd.slice([1, 2, 3])
+      >>> kd.map_py_on_cond(lambda v: v * 10, lambda v: -v, x > 1, x)
+      DataSlice([-1, 20, 30], schema: INT32, present: 3/3)
+      >>> kd.map_py_on_cond(lambda v: v * 10, None, x > 1, x)
+      DataSlice([None, 20, 30], schema: INT32, present: 2/3)
+    """
     kd = _kd()
     yes = map_py_on_selected(true_fn, cond, *args, schema=schema, max_threads=max_threads,
                              item_completed_callback=item_completed_callback, **kwargs)

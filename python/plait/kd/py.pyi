@@ -3,15 +3,15 @@
 from typing import Any
 
 def apply_py(fn, *args, return_type_as = ..., **kwargs) -> Any:
-    """Calls Python function `fn` on the arguments (in an expression: when"""
+    """Calls the Python function `fn` on the arguments and returns its result."""
 
 def map_py(fn, *args, schema = ..., max_threads = ..., ndim = ..., include_missing = ..., item_completed_callback = ..., **kwargs) -> Any:
     """`fn` applied to the items of `args` / `kwargs` (aligned); missing"""
 
 def map_py_on_cond(true_fn, false_fn, cond, *args, schema = ..., max_threads = ..., item_completed_callback = ..., **kwargs) -> Any:
-    """`map_py` with `true_fn` where `cond` is present and `false_fn`"""
+    """Applies `true_fn` to the items where `cond` is present and `false_fn` to the others."""
 
 def map_py_on_selected(fn, cond, *args, schema = ..., max_threads = ..., item_completed_callback = ..., **kwargs) -> Any:
-    """`map_py` on the items where `cond` is present (missing elsewhere)."""
+    """Applies the Python function `fn` to the items where `cond` is present."""
 
 progress: Any

@@ -2,7 +2,8 @@
 
 from plait import _plait
 from plait._plait import agg_common_schema, cast_to_implicit, cast_to_narrow, common_schema
-from plait.kd._operators import OPERATORS, export
+from plait.kd._operators import OPERATORS as _OPERATORS
+from plait.kd._operators import export as _export
 
 __all__ = [
     "agg_common_schema",
@@ -55,10 +56,75 @@ def cast_to(x, schema):
     return _plait.cast_to("kd.schema.cast_to", x, schema)
 
 
-def make_caster(op_name, schema):
-    """A function casting its argument to `schema` with explicit rules.
+# What each caster accepts, and its examples: (notes, [(call, output), ...]);
+# `{name}` in a call is the caster's public name.
+_CASTER_DOCS = {
+    "INT32": ("Floats are truncated toward zero, booleans become 0 or 1, and\n"
+              "strings and bytes are parsed; an unparsable or out-of-range value raises.",
+              [("{name}(kd.slice([1.9, -1.9, None]))", "DataSlice([1, -1, None], schema: INT32, present: 2/3)"),
+               ("{name}('12')", "DataItem(12, schema: INT32)")]),
+    "INT64": ("Floats are truncated toward zero, booleans become 0 or 1, and\n"
+              "strings and bytes are parsed; an unparsable value raises.",
+              [("{name}(kd.slice([1, 2, None]))", "DataSlice([1, 2, None], schema: INT64, present: 2/3)"),
+               ("{name}(kd.slice(['12', '-3']))", "DataSlice([12, -3], schema: INT64, present: 2/2)")]),
+    "FLOAT32": ("Numbers and booleans are converted and strings and bytes are parsed\n"
+                "(`'inf'` and `'nan'` included); an unparsable value raises.",
+                [("{name}(kd.slice([1, 2, None]))", "DataSlice([1.0, 2.0, None], schema: FLOAT32, present: 2/3)"),
+                 ("{name}('2.5')", "DataItem(2.5, schema: FLOAT32)")]),
+    "FLOAT64": ("Numbers and booleans are converted and strings and bytes are parsed\n"
+                "(`'inf'` and `'nan'` included); an unparsable value raises.",
+                [("{name}(kd.slice([1, None]))", "DataSlice([1.0, None], schema: FLOAT64, present: 1/2)"),
+                 ("{name}('0.1')", "DataItem(0.1, schema: FLOAT64)")]),
+    "BOOLEAN": ("Numbers become True when non-zero; strings and bytes cannot be cast\n"
+                "and raise.",
+                [("{name}(kd.slice([0, 2, None]))", "DataSlice([False, True, None], schema: BOOLEAN, present: 2/3)"),
+                 ("{name}(kd.slice([0.0, 0.5]))", "DataSlice([False, True], schema: BOOLEAN, present: 2/2)")]),
+    "MASK": ("Only MASK items (also inside an OBJECT slice) can be cast; other\n"
+             "types, booleans included, raise (compare with True to get a mask).",
+             [("{name}(kd.slice([kd.present, None], kd.OBJECT))",
+               "DataSlice([present, missing], schema: MASK, present: 1/2)"),
+              ("{name}(kd.slice([True]))", "Traceback (most recent call last):\n...\n"
+               "ValueError: {name}: casting a DataSlice with schema BOOLEAN to MASK is not supported")]),
+    "BYTES": ("Only BYTES items (also inside an OBJECT slice) can be cast; strings\n"
+              "raise (use `kd.strings.encode` to encode them).",
+              [("{name}(kd.slice([b'a', None], kd.OBJECT))", "DataSlice([b'a', None], schema: BYTES, present: 1/2)")]),
+    "STRING": ("Numbers and booleans are formatted; bytes become the text of their\n"
+               "Python literal (use `kd.strings.decode` to decode UTF-8 instead).",
+               [("{name}(kd.slice([1, 2.5, None]))", "DataSlice(['1', '2.5', None], schema: STRING, present: 2/3)"),
+                ("{name}(kd.slice([True, b'hi'], kd.OBJECT))",
+                 "DataSlice(['true', 'b\\'hi\\''], schema: STRING, present: 2/2)")]),
+    "OBJECT": ("The items keep their values and only the slice's schema changes, so\n"
+               "items of different types can then be mixed.",
+               [("{name}(kd.slice([1, 2, None]))", "DataSlice([1, 2, None], schema: OBJECT, present: 2/3)"),
+                ("{name}('a').get_schema()", "DataItem(OBJECT, schema: SCHEMA)")]),
+    "NONE": ("Only a DataSlice with no present item can be cast; any present item\n"
+             "raises.",
+             [("{name}(kd.slice([None, None], kd.OBJECT))", "DataSlice([None, None], schema: NONE, present: 0/2)"),
+              ("{name}(None)", "DataItem(None, schema: NONE)")]),
+    "SCHEMA": ("Only SCHEMA items (and missing items) can be cast; other types raise.",
+               [("{name}(kd.slice([kd.INT32, None]))", "DataSlice([INT32, None], schema: SCHEMA, present: 1/2)"),
+                ("{name}(None)", "DataItem(None, schema: SCHEMA)")]),
+}
 
-    `op_name` is the name errors report (`kd.int32`, `kd.schema.to_int32`, ...).
+
+def _caster_doc(op_name, schema):
+    """The docstring of the caster `op_name` to `schema` (with examples)."""
+    notes, examples = _CASTER_DOCS[str(schema)]
+    lines = [f"Returns `x` cast to {schema} with explicit casting rules.", "", notes,
+             "Missing items stay missing, and a Python value or list is boxed first.", "",
+             "Args:", "  x: a DataSlice, or a Python value to box.", "", "Examples:"]
+    for call, output in examples:
+        lines.append("  >>> " + call.format(name=op_name))
+        lines.extend("  " + line for line in output.format(name=op_name).split("\n"))
+    return "\n".join(lines) + "\n"
+
+
+def _make_caster(op_name, schema):
+    """Returns a function casting its argument to `schema` with explicit rules.
+
+    The function boxes Python values, casts like `kd.cast_to(x, schema)`, and
+    names itself `op_name` in the errors it raises. It is how `kd.int32`,
+    `kd.schema.to_int32` and the other casters are made.
     """
 
     def cast(x):
@@ -66,35 +132,88 @@ def make_caster(op_name, schema):
 
     cast.__name__ = op_name.rsplit(".", 1)[-1]
     cast.__qualname__ = cast.__name__
-    cast.__doc__ = f"`x` boxed and cast to {schema} with explicit casting rules (may fail per item)."
+    cast.__doc__ = _caster_doc(op_name, schema) if str(schema) in _CASTER_DOCS else (
+        f"Returns `x` cast to {schema} with explicit casting rules.")
     return cast
 
 
-to_int32 = make_caster("kd.schema.to_int32", INT32)
-to_int64 = make_caster("kd.schema.to_int64", INT64)
-to_float32 = make_caster("kd.schema.to_float32", FLOAT32)
-to_float64 = make_caster("kd.schema.to_float64", FLOAT64)
-to_bool = make_caster("kd.schema.to_bool", BOOLEAN)
-to_mask = make_caster("kd.schema.to_mask", MASK)
-to_bytes = make_caster("kd.schema.to_bytes", BYTES)
-to_str = make_caster("kd.schema.to_str", STRING)
-to_object = make_caster("kd.schema.to_object", OBJECT)
-to_none = make_caster("kd.schema.to_none", NONE)
-to_schema = make_caster("kd.schema.to_schema", SCHEMA)
+to_int32 = _make_caster("kd.schema.to_int32", INT32)
+to_int64 = _make_caster("kd.schema.to_int64", INT64)
+to_float32 = _make_caster("kd.schema.to_float32", FLOAT32)
+to_float64 = _make_caster("kd.schema.to_float64", FLOAT64)
+to_bool = _make_caster("kd.schema.to_bool", BOOLEAN)
+to_mask = _make_caster("kd.schema.to_mask", MASK)
+to_bytes = _make_caster("kd.schema.to_bytes", BYTES)
+to_str = _make_caster("kd.schema.to_str", STRING)
+to_object = _make_caster("kd.schema.to_object", OBJECT)
+to_none = _make_caster("kd.schema.to_none", NONE)
+to_schema = _make_caster("kd.schema.to_schema", SCHEMA)
 
 
 def get_schema(x):
-    """The schema of DataSlice `x`."""
+    """Returns the schema of DataSlice `x`, as a SCHEMA DataItem.
+
+    The schema belongs to the whole slice: a slice of mixed items has the
+    OBJECT schema (see `kd.get_obj_schema` for each item's own schema). An
+    entity, list or dict schema keeps the bag of `x`, where its attributes
+    are stored.
+
+    Args:
+      x: a DataSlice.
+
+    Examples:
+      >>> kd.get_schema(kd.slice([1, 2]))
+      DataItem(INT32, schema: SCHEMA)
+      >>> kd.get_schema(kd.slice([1, 'a']))
+      DataItem(OBJECT, schema: SCHEMA)
+      >>> kd.get_schema(kd.new(a=1, b='x'))
+      DataItem(ENTITY(a=INT32, b=STRING), schema: SCHEMA, bag_id: $...)
+    """
     return x.get_schema()
 
 
 def with_schema(x, schema):
-    """`x` reinterpreted as `schema` without converting its items."""
+    """Returns `x` with its schema replaced by `schema`, items unchanged.
+
+    Nothing is converted (use `kd.cast_to` for that), so the items must
+    already fit: a primitive schema needs items of exactly that type (OBJECT
+    items included), and an ItemId schema needs ItemIds. Otherwise it raises.
+
+    Args:
+      x: a DataSlice.
+      schema: a SCHEMA DataItem.
+
+    Examples:
+      >>> kd.with_schema(kd.slice([1, 2], kd.OBJECT), kd.INT32)
+      DataSlice([1, 2], schema: INT32, present: 2/2)
+      >>> kd.with_schema(kd.slice([1, None]), kd.OBJECT)
+      DataSlice([1, None], schema: OBJECT, present: 1/2)
+      >>> kd.with_schema(kd.slice([1, 2]), kd.INT64)
+      Traceback (most recent call last):
+      ...
+      ValueError: kd.with_schema: INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64, got items of type INT32 (use kd.cast_to to convert them)
+    """
     return x.with_schema(schema)
 
 
 def is_primitive_schema(x):
-    """`kd.present` if `x` is a primitive schema item, else `kd.missing`."""
+    """Returns `kd.present` if `x` is a primitive schema DataItem, else `kd.missing`.
+
+    The primitive schemas are INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, MASK,
+    BYTES, STRING and EXPR; OBJECT, ITEMID, SCHEMA, NONE, entity schemas,
+    slices and non-schema items all give `kd.missing`.
+
+    Args:
+      x: any value.
+
+    Examples:
+      >>> kd.schema.is_primitive_schema(kd.STRING)
+      DataItem(present, schema: MASK)
+      >>> kd.schema.is_primitive_schema(kd.OBJECT)
+      DataItem(missing, schema: MASK)
+      >>> kd.schema.is_primitive_schema(kd.item(1))
+      DataItem(missing, schema: MASK)
+    """
     is_schema = isinstance(x, _plait.DataItem) and str(x.get_schema()) == "SCHEMA"
     return _plait.mask_item(is_schema and str(x) in _PRIMITIVES)
 
@@ -105,13 +224,30 @@ def _item_schemas(ds):
     if str(ds.get_schema()) != "OBJECT":
         return [ds.get_schema()]
     flat = ds.get_obj_schema().flatten()
-    distinct = OPERATORS["kd.slices.unique"](OPERATORS["kd.slices.select_present"](flat))
+    distinct = _OPERATORS["kd.slices.unique"](_OPERATORS["kd.slices.select_present"](flat))
     return [distinct.S[i] for i in range(distinct.get_size().to_py())]
 
 
 def get_primitive_schema(ds):
-    """The primitive schema of `ds`'s items: its schema when primitive, the
-    one type its OBJECT items share, else a missing SCHEMA item."""
+    """Returns the primitive schema of the items of `ds`.
+
+    For a slice with a primitive schema, that schema (even when every item
+    is missing); for an OBJECT slice whose present items are all primitives
+    of one type, that type. Anything else (mixed types, entities, no present
+    item) gives a missing SCHEMA item. `kd.schema.get_dtype` is the same
+    function.
+
+    Args:
+      ds: a DataSlice.
+
+    Examples:
+      >>> kd.schema.get_dtype(kd.slice([1, None], kd.OBJECT))
+      DataItem(INT32, schema: SCHEMA)
+      >>> kd.schema.get_dtype(kd.slice([None], kd.FLOAT32))
+      DataItem(FLOAT32, schema: SCHEMA)
+      >>> kd.schema.get_dtype(kd.slice([1, 'a']))
+      DataItem(None, schema: SCHEMA)
+    """
     schemas = _item_schemas(ds)
     if len(schemas) == 1 and str(schemas[0]) in _PRIMITIVES:
         return schemas[0].no_bag()
@@ -122,9 +258,21 @@ get_dtype = get_primitive_schema
 
 
 def with_schema_from_obj(x):
-    """`x` (OBJECT) with the one schema its items carry as its schema:
-    primitives of one type cast to it, entities of one explicit schema given
-    that schema; mixed items stay OBJECT."""
+    """Returns OBJECT slice `x` with the schema its items carry as its schema.
+
+    Primitives of one type get that type, and objects that are all entities
+    of one explicit schema (a list, dict or named schema) get that schema.
+    Objects with implicit schemas (made by `kd.obj(a=...)`) raise.
+
+    Args:
+      x: an OBJECT DataSlice.
+
+    Examples:
+      >>> kd.schema.with_schema_from_obj(kd.slice([1, None, 3], kd.OBJECT))
+      DataSlice([1, None, 3], schema: INT32, present: 2/3)
+      >>> kd.schema.with_schema_from_obj(kd.obj(kd.list([1, 2])))
+      DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)
+    """
     if str(x.get_schema()) != "OBJECT":
         return x
     schemas = _item_schemas(x)
@@ -138,9 +286,29 @@ def with_schema_from_obj(x):
 
 
 def schema_from_py(tpe):
-    """The Koda schema of a Python type: int -> INT64, float -> FLOAT32,
-    str, bytes, bool, list[T] -> LIST[T], dict[K, V] -> DICT{K, V}, a
-    dataclass -> a named schema of its fields; `T | None` is `T`."""
+    """Returns the Koda schema matching a Python type annotation.
+
+    `int` is INT64, `float` FLOAT32, `str` STRING, `bytes` BYTES, `bool`
+    BOOLEAN; `list[T]` is a LIST schema and `dict[K, V]` a DICT schema of
+    the converted types; a dataclass is a named schema of its fields;
+    `T | None` is the schema of `T`. Other types raise TypeError.
+
+    Args:
+      tpe: a Python type.
+
+    Examples:
+      >>> kd.schema.schema_from_py(int)
+      DataItem(INT64, schema: SCHEMA)
+      >>> kd.schema.schema_from_py(dict[str, list[float]])
+      DataItem(DICT{STRING, LIST[FLOAT32]}, schema: SCHEMA, bag_id: $...)
+      >>> import dataclasses
+      >>> @dataclasses.dataclass
+      ... class Point:
+      ...   x: int
+      ...   y: float | None
+      >>> kd.schema.schema_from_py(Point).get_attr_names(intersection=True)
+      ['x', 'y']
+    """
     import dataclasses
     import types as pytypes
     import typing
@@ -155,23 +323,37 @@ def schema_from_py(tpe):
     if tpe in simple:
         return simple[tpe]
     if origin is list and len(args) == 1:
-        return OPERATORS["kd.schema.list_schema"](schema_from_py(args[0]))
+        return _OPERATORS["kd.schema.list_schema"](schema_from_py(args[0]))
     if origin is dict and len(args) == 2:
-        return OPERATORS["kd.schema.dict_schema"](schema_from_py(args[0]), schema_from_py(args[1]))
+        return _OPERATORS["kd.schema.dict_schema"](schema_from_py(args[0]), schema_from_py(args[1]))
     if dataclasses.is_dataclass(tpe) and isinstance(tpe, type):
         hints = typing.get_type_hints(tpe)
         fields = {f.name: schema_from_py(hints[f.name]) for f in dataclasses.fields(tpe)}
         name = f"__schema_from_py__{tpe.__module__}.{tpe.__qualname__}"
-        return OPERATORS["kd.schema.named_schema"](name, **fields)
+        return _OPERATORS["kd.schema.named_schema"](name, **fields)
     raise TypeError(f"unsupported type in kd.schema_from_py: {tpe!r}.")
 
 
 def to_itemid(x):
-    """The ItemIds of `x`'s entities, objects, lists or dicts."""
-    return OPERATORS["kd.core.get_itemid"](x)
+    """Returns the ItemIds of the entities, objects, lists or dicts in `x`.
+
+    The result has the ITEMID schema and the shape of `x`; missing items
+    stay missing, and primitive items raise. `kd.schema.get_itemid` is the
+    same function.
+
+    Args:
+      x: a DataSlice of entities, objects, lists or dicts.
+
+    Examples:
+      >>> kd.schema.to_itemid(kd.slice([kd.obj(a=1), None]))
+      DataSlice([Entity:$..., None], schema: ITEMID, present: 1/2, bag_id: $...)
+      >>> kd.schema.to_itemid(kd.list([1, 2]))
+      DataItem(List:$..., schema: ITEMID, bag_id: $...)
+    """
+    return _OPERATORS["kd.core.get_itemid"](x)
 
 
 get_itemid = to_itemid
 
 
-export(globals(), "kd.schema")
+_export(globals(), "kd.schema")

@@ -13,38 +13,34 @@ ITEMID: Any
 MASK: Any
 NONE: Any
 OBJECT: Any
-OPERATORS: Any
 SCHEMA: Any
 STRING: Any
 def agg_common_schema(x, ndim = ...) -> Any:
-    """`kd.schema.agg_common_schema(x, ndim=1)`."""
+    """Returns the common schema of the schemas in x along its last ndim dimensions."""
 
 def cast_to(x, schema) -> Any:
     """`x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
 
 def cast_to_implicit(x, schema) -> Any:
-    """`kd.schema.cast_to_implicit`."""
+    """Returns x cast to schema, allowing only implicit (widening) casts."""
 
 def cast_to_narrow(x, schema) -> Any:
-    """`kd.schema.cast_to_narrow`."""
+    """Returns x cast to schema, where OBJECT data may be narrowed to a primitive schema."""
 
 def common_schema(x) -> Any:
-    """`kd.schema.common_schema(x)`: the common schema of all schemas in `x`."""
+    """Returns the common schema of all the schemas in x, as a DataItem."""
 
 def dict_schema(key_schema, value_schema) -> Any:
     """Returns the schema of dicts with the given key and value schemas."""
 
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
 def get_dtype(ds) -> Any:
-    """The primitive schema of `ds`'s items: its schema when primitive, the"""
+    """Returns the primitive schema of the items of `ds`."""
 
 def get_item_schema(list_schema) -> Any:
     """Returns the item schema of a list schema."""
 
 def get_itemid(x) -> Any:
-    """The ItemIds of `x`'s entities, objects, lists or dicts."""
+    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
 
 def get_key_schema(dict_schema) -> Any:
     """Returns the key schema of a dict schema."""
@@ -53,10 +49,10 @@ def get_obj_schema(x) -> Any:
     """Returns the schema of every item."""
 
 def get_primitive_schema(ds) -> Any:
-    """The primitive schema of `ds`'s items: its schema when primitive, the"""
+    """Returns the primitive schema of the items of `ds`."""
 
 def get_schema(x) -> Any:
-    """The schema of DataSlice `x`."""
+    """Returns the schema of DataSlice `x`, as a SCHEMA DataItem."""
 
 def get_value_schema(dict_schema) -> Any:
     """Returns the value schema of a dict schema."""
@@ -71,16 +67,13 @@ def is_list_schema(x) -> Any:
     """Returns present if x is a list schema."""
 
 def is_primitive_schema(x) -> Any:
-    """`kd.present` if `x` is a primitive schema item, else `kd.missing`."""
+    """Returns `kd.present` if `x` is a primitive schema DataItem, else `kd.missing`."""
 
 def is_struct_schema(x) -> Any:
-    """Returns present if x is a struct (entity, list or dict) schema."""
+    """Returns present if x is a struct schema: an entity, list or dict schema."""
 
 def list_schema(item_schema) -> Any:
     """Returns the schema of lists with items of item_schema."""
-
-def make_caster(op_name, schema) -> Any:
-    """A function casting its argument to `schema` with explicit rules."""
 
 def named_schema(name, /, **kwargs) -> Any:
     """Returns the schema named name (the same for the same name)."""
@@ -89,50 +82,50 @@ def new_schema(**kwargs) -> Any:
     """Creates a new explicit entity schema with the given attribute schemas."""
 
 def schema_from_py(tpe) -> Any:
-    """The Koda schema of a Python type: int -> INT64, float -> FLOAT32,"""
+    """Returns the Koda schema matching a Python type annotation."""
 
 def to_bool(x) -> Any:
-    """`x` boxed and cast to BOOLEAN with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to BOOLEAN with explicit casting rules."""
 
 def to_bytes(x) -> Any:
-    """`x` boxed and cast to BYTES with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to BYTES with explicit casting rules."""
 
 def to_float32(x) -> Any:
-    """`x` boxed and cast to FLOAT32 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to FLOAT32 with explicit casting rules."""
 
 def to_float64(x) -> Any:
-    """`x` boxed and cast to FLOAT64 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to FLOAT64 with explicit casting rules."""
 
 def to_int32(x) -> Any:
-    """`x` boxed and cast to INT32 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to INT32 with explicit casting rules."""
 
 def to_int64(x) -> Any:
-    """`x` boxed and cast to INT64 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to INT64 with explicit casting rules."""
 
 def to_itemid(x) -> Any:
-    """The ItemIds of `x`'s entities, objects, lists or dicts."""
+    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
 
 def to_mask(x) -> Any:
-    """`x` boxed and cast to MASK with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to MASK with explicit casting rules."""
 
 def to_none(x) -> Any:
-    """`x` boxed and cast to NONE with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to NONE with explicit casting rules."""
 
 def to_object(x) -> Any:
-    """`x` boxed and cast to OBJECT with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to OBJECT with explicit casting rules."""
 
 def to_schema(x) -> Any:
-    """`x` boxed and cast to SCHEMA with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to SCHEMA with explicit casting rules."""
 
 def to_str(x) -> Any:
-    """`x` boxed and cast to STRING with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to STRING with explicit casting rules."""
 
 def uu_schema(seed = ..., **kwargs) -> Any:
     """Returns the schema with the given attribute schemas (the same for the same seed and attributes)."""
 
 def with_schema(x, schema) -> Any:
-    """`x` reinterpreted as `schema` without converting its items."""
+    """Returns `x` with its schema replaced by `schema`, items unchanged."""
 
 def with_schema_from_obj(x) -> Any:
-    """`x` (OBJECT) with the one schema its items carry as its schema:"""
+    """Returns OBJECT slice `x` with the schema its items carry as its schema."""
 

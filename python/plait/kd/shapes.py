@@ -34,7 +34,19 @@ def new(*dimensions) -> JaggedShape:
 
 
 def get_shape(x) -> JaggedShape:
-    """The shape of DataSlice `x`."""
+    """Returns the JaggedShape of DataSlice `x`.
+
+    A DataItem has the shape with no dimensions.
+
+    Args:
+      x: a DataSlice.
+
+    Examples:
+      >>> kd.get_shape(kd.slice([[1, 2], [3]]))
+      JaggedShape(2, [2, 1])
+      >>> kd.get_shape(kd.item(1))
+      JaggedShape()
+    """
     return _plait.get_shape(x)
 
 
@@ -43,7 +55,20 @@ def _shape(x) -> JaggedShape:
 
 
 def rank(shape):
-    """The number of dimensions of a shape (an INT64 DataItem)."""
+    """Returns the number of dimensions of a JaggedShape, as an INT64 DataItem.
+
+    A DataSlice is also accepted (its shape's rank). `kd.shapes.ndim` is
+    the same function.
+
+    Args:
+      shape: a JaggedShape.
+
+    Examples:
+      >>> kd.shapes.rank(kd.shapes.new(2, [2, 1]))
+      DataItem(2, schema: INT64)
+      >>> kd.shapes.rank(kd.shapes.new())
+      DataItem(0, schema: INT64)
+    """
     return _plait.item(_shape(shape).rank(), _plait.schema_constant("INT64"))
 
 
@@ -51,7 +76,20 @@ ndim = rank
 
 
 def size(shape):
-    """The total number of items of a shape (an INT64 DataItem)."""
+    """Returns the number of items a JaggedShape holds, as an INT64 DataItem.
+
+    That is the size of its last dimension (1 for the shape of a DataItem).
+    A DataSlice is also accepted (its shape's size, missing items included).
+
+    Args:
+      shape: a JaggedShape.
+
+    Examples:
+      >>> kd.shapes.size(kd.shapes.new(2, [2, 1]))
+      DataItem(3, schema: INT64)
+      >>> kd.shapes.size(kd.shapes.new())
+      DataItem(1, schema: INT64)
+    """
     sizes = _plait.get_sizes(_shape(shape)).to_py()
     return _plait.item(sum(sizes[-1]) if sizes else 1, _plait.schema_constant("INT64"))
 
@@ -69,7 +107,27 @@ def expand_to_shape(x, shape, ndim=0):
 
 
 def is_expandable_to_shape(x, target_shape, ndim=0):
-    """`kd.present` if `x` can be expanded to `target_shape`, else `kd.missing`."""
+    """Returns `kd.present` if `x` can be expanded to `target_shape`, else `kd.missing`.
+
+    This is whether `kd.shapes.expand_to_shape(x, target_shape, ndim)`
+    would succeed: the shape of `x` (without its last `ndim` dimensions)
+    must be a prefix of `target_shape`.
+
+    Args:
+      x: a DataSlice.
+      target_shape: a JaggedShape.
+      ndim: how many trailing dimensions of `x` travel with each item (0 by
+        default).
+
+    Examples:
+      >>> shape = kd.shapes.new(2, [2, 1])
+      >>> kd.shapes.is_expandable_to_shape(kd.slice([1, 2]), shape)
+      DataItem(present, schema: MASK)
+      >>> kd.shapes.is_expandable_to_shape(kd.slice([1, 2, 3]), shape)
+      DataItem(missing, schema: MASK)
+      >>> kd.shapes.is_expandable_to_shape(kd.slice([[1, 2], [3]]), kd.shapes.new(2), ndim=1)
+      DataItem(present, schema: MASK)
+    """
     try:
         _plait.expand_to_shape("kd.shapes.is_expandable_to_shape", x, target_shape, ndim)
     except ValueError:
@@ -90,16 +148,65 @@ def flatten(x, from_dim=0, to_dim=None):
 
 
 def flatten_end(x, n_times=1):
-    """`x` with its last `n_times + 1` dimensions merged into one."""
+    """Returns `x` with its last `n_times + 1` dimensions merged into one.
+
+    The result has `n_times` fewer dimensions; `n_times=0` returns `x` as it
+    is. The items are not copied.
+
+    Args:
+      x: a DataSlice.
+      n_times: how many dimensions to remove, counting from the end (1 by
+        default).
+
+    Examples:
+      >>> x = kd.slice([[[1, 2], [3]], [[4]]])
+      >>> kd.shapes.flatten_end(x)
+      DataSlice([[1, 2, 3], [4]], schema: INT32, present: 4/4)
+      >>> kd.shapes.flatten_end(x, n_times=2)
+      DataSlice([1, 2, 3, 4], schema: INT32, present: 4/4)
+    """
     rank = _plait.get_shape(x).rank()
     return _plait.flatten(x, max(rank - n_times - 1, 0), rank)
 
 
 def reshape(x, shape):
-    """`x` with the same items under `shape` (which must have the same size)."""
+    """Returns `x` with the same items, in the same order, under `shape`.
+
+    `shape` is a JaggedShape, or a tuple of dimensions as `kd.shapes.new`
+    takes them (ints, lists or DataSlices of sizes). Its size must equal the
+    number of items of `x`, or it raises.
+
+    Args:
+      x: a DataSlice.
+      shape: a JaggedShape or a tuple of dimensions.
+
+    Examples:
+      >>> kd.reshape(kd.slice([1, 2, 3, 4]), kd.shapes.new(2, 2))
+      DataSlice([[1, 2], [3, 4]], schema: INT32, present: 4/4)
+      >>> kd.reshape(kd.slice([[1, 2], [3]]), (3,))
+      DataSlice([1, 2, 3], schema: INT32, present: 3/3)
+      >>> kd.reshape(kd.slice([1, 2, 3]), kd.shapes.new(2, 2))
+      Traceback (most recent call last):
+      ...
+      ValueError: kd.shapes.reshape: shape size must be compatible with number of items: shape_size=4 != items_size=3
+    """
     return _plait.reshape("kd.shapes.reshape", x, shape)
 
 
 def reshape_as(x, shape_from):
-    """`x` reshaped to the shape of DataSlice `shape_from`."""
+    """Returns `x` with the same items, in the same order, in the shape of `shape_from`.
+
+    `shape_from` must have as many items as `x` (missing ones included), or
+    it raises.
+
+    Args:
+      x: a DataSlice.
+      shape_from: a DataSlice whose shape to use.
+
+    Examples:
+      >>> kd.reshape_as(kd.slice([1, 2, 3]), kd.slice([['a', 'b'], ['c']]))
+      DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)
+      >>> kd.reshape_as(kd.slice([[1], [2]]), kd.slice([None, 'x']))
+      DataSlice([1, 2], schema: INT32, present: 2/2)
+    """
     return _plait.reshape("kd.shapes.reshape_as", x, _plait.get_shape(shape_from))

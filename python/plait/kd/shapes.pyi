@@ -4,10 +4,10 @@ from typing import Any
 
 JaggedShape: Any
 def dim_mapping(shape, dim) -> Any:
-    """`kd.shapes.dim_mapping(shape, dim)`: for each item of dimension `dim`, the"""
+    """Returns, for each item of dimension dim of shape, the index of its parent."""
 
 def dim_sizes(shape, dim) -> Any:
-    """`kd.shapes.dim_sizes(shape, dim)`: the sizes of dimension `dim`, shaped like"""
+    """Returns the row sizes of dimension dim of shape."""
 
 def expand_to_shape(x, shape, ndim = ...) -> Any:
     """Expands `x` to `shape` by prefix broadcasting (seed 000, "Broadcasting")."""
@@ -16,32 +16,32 @@ def flatten(x, from_dim = ..., to_dim = ...) -> Any:
     """`x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
 
 def flatten_end(x, n_times = ...) -> Any:
-    """`x` with its last `n_times + 1` dimensions merged into one."""
+    """Returns `x` with its last `n_times + 1` dimensions merged into one."""
 
 def get_shape(x) -> Any:
-    """The shape of DataSlice `x`."""
+    """Returns the JaggedShape of DataSlice `x`."""
 
 def get_sizes(x) -> Any:
-    """`kd.shapes.get_sizes(x)`: the sizes of every dimension as a 2-D slice."""
+    """Returns the row sizes of every dimension of a shape, as a 2-dimensional DataSlice."""
 
 def is_expandable_to_shape(x, target_shape, ndim = ...) -> Any:
-    """`kd.present` if `x` can be expanded to `target_shape`, else `kd.missing`."""
+    """Returns `kd.present` if `x` can be expanded to `target_shape`, else `kd.missing`."""
 
 def ndim(shape) -> Any:
-    """The number of dimensions of a shape (an INT64 DataItem)."""
+    """Returns the number of dimensions of a JaggedShape, as an INT64 DataItem."""
 
 def new(*dimensions) -> Any:
     """A JaggedShape from its dimensions, outermost first."""
 
 def rank(shape) -> Any:
-    """The number of dimensions of a shape (an INT64 DataItem)."""
+    """Returns the number of dimensions of a JaggedShape, as an INT64 DataItem."""
 
 def reshape(x, shape) -> Any:
-    """`x` with the same items under `shape` (which must have the same size)."""
+    """Returns `x` with the same items, in the same order, under `shape`."""
 
 def reshape_as(x, shape_from) -> Any:
-    """`x` reshaped to the shape of DataSlice `shape_from`."""
+    """Returns `x` with the same items, in the same order, in the shape of `shape_from`."""
 
 def size(shape) -> Any:
-    """The total number of items of a shape (an INT64 DataItem)."""
+    """Returns the number of items a JaggedShape holds, as an INT64 DataItem."""
 

@@ -9,16 +9,16 @@ def agg_size(x, ndim = ...) -> Any:
     """Returns the number of items along the last ndim dimensions."""
 
 def align(*args) -> Any:
-    """`kd.align(*args)`."""
+    """Expands the given DataSlices to one common shape."""
 
 def at(x, indices) -> Any:
     """Returns a new DataSlice with items at provided indices."""
 
 def bool(x) -> Any:
-    """`x` boxed and cast to BOOLEAN with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to BOOLEAN with explicit casting rules."""
 
 def bytes(x) -> Any:
-    """`x` boxed and cast to BYTES with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to BYTES with explicit casting rules."""
 
 def collapse(x, ndim = ...) -> Any:
     """Returns the common value of each group, or missing when the items differ."""
@@ -44,20 +44,14 @@ def empty_shaped_as(shape_from, schema = ...) -> Any:
 def expand_to(x, target, ndim = ...) -> Any:
     """Expands `x` to the shape of `target` (prefix broadcasting)."""
 
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
-def export_aliases(namespace, prefix = ...) -> Any:
-    """Puts the operators with an alias `prefix.<name>` into `namespace`."""
-
 def float32(x) -> Any:
-    """`x` boxed and cast to FLOAT32 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to FLOAT32 with explicit casting rules."""
 
 def float64(x) -> Any:
-    """`x` boxed and cast to FLOAT64 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to FLOAT64 with explicit casting rules."""
 
 def get_ndim(x) -> Any:
-    """The number of dimensions of `x` (an INT64 DataItem)."""
+    """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem."""
 
 def group_by(x, *keys, sort = ...) -> Any:
     """Returns `x` with values in last dimension grouped using a new dimension."""
@@ -69,10 +63,10 @@ def index(x, dim = ...) -> Any:
     """Returns the index of each present item along dimension dim."""
 
 def int32(x) -> Any:
-    """`x` boxed and cast to INT32 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to INT32 with explicit casting rules."""
 
 def int64(x) -> Any:
-    """`x` boxed and cast to INT64 with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to INT64 with explicit casting rules."""
 
 def inverse_mapping(x, ndim = ...) -> Any:
     """Returns inverse permutations of indices over the last `ndim` dimension."""
@@ -96,7 +90,7 @@ def item(x, /, schema = ...) -> Any:
     """A DataItem from a Python scalar."""
 
 def mask(x) -> Any:
-    """`x` boxed and cast to MASK with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to MASK with explicit casting rules."""
 
 def ordinal_rank(x, tie_breaker = ..., descending = ..., ndim = ...) -> Any:
     """Returns ordinal ranks of items in `x` over the last `ndim` dimensions."""
@@ -135,10 +129,10 @@ def stack(*args, ndim = ...) -> Any:
     """Stacks the given DataSlices, creating a new dimension at index `rank-ndim`."""
 
 def str(x) -> Any:
-    """`x` boxed and cast to STRING with explicit casting rules (may fail per item)."""
+    """Returns `x` cast to STRING with explicit casting rules."""
 
 def subslice(x, *slices) -> Any:
-    """`kd.subslice(x, *slices)`."""
+    """Returns the items of x chosen by one slicing argument per dimension."""
 
 def take(x, indices) -> Any:
     """Returns a new DataSlice with items at provided indices."""

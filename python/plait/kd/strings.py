@@ -1,5 +1,5 @@
 """`kd.strings`: Koda's string operators (built from the Rust registry)."""
 
-from plait.kd._operators import export
+from plait.kd._operators import export as _export
 
-export(globals(), "kd.strings")
+_export(globals(), "kd.strings")

@@ -23,9 +23,6 @@ def encode(x) -> Any:
 def encode_base64(x) -> Any:
     """Encodes BYTES `x` using base64 encoding (RFC 4648 section 4), with padding."""
 
-def export(namespace, prefix) -> Any:
-    """Puts the operators named `prefix.<name>` into `namespace`."""
-
 def find(s, substr, start = ..., end = ...) -> Any:
     """Returns the offset of the first occurrence of `substr` in `s`."""
 

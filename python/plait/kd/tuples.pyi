@@ -4,14 +4,14 @@ from typing import Any
 
 NamedTuple: Any
 def get_namedtuple_field(namedtuple, field_name) -> Any:
-    """The field `field_name` of a named tuple."""
+    """Returns the field `field_name` of a named tuple."""
 
 def get_nth(x, n) -> Any:
-    """The `n`-th value of tuple `x`."""
+    """Returns the item at position `n` (from 0) of the tuple `x`."""
 
 def namedtuple(**kwargs) -> Any:
-    """The keyword arguments as a named tuple."""
+    """Returns the keyword arguments as a named tuple, in the order given."""
 
 def tuple(*args) -> Any:
-    """The arguments as a tuple."""
+    """Returns the arguments as a tuple."""
 

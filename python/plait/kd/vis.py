@@ -94,7 +94,22 @@ def to_dot(x):
 
 
 def to_svg(x):
-    """The picture as SVG text (needs Graphviz's `dot` on the PATH)."""
+    """Returns a picture of an expression or a functor as SVG text.
+
+    The Graphviz dot text of `kd.vis.to_dot` is rendered by Graphviz's `dot`
+    program, which must be on the PATH: without it this raises RuntimeError.
+
+    Args:
+      x: an expression or a functor.
+
+    Examples:
+      >>> try:
+      ...   svg = kd.vis.to_svg((I.a + I.b) * 2)
+      ... except RuntimeError:  # Graphviz is not installed
+      ...   svg = None
+      >>> svg is None or svg.lstrip().startswith('<?xml') and '<svg' in svg
+      True
+    """
     dot = shutil.which("dot")
     if dot is None:
         raise RuntimeError("kd.vis.to_svg: Graphviz's `dot` program is not installed (apt install graphviz)")

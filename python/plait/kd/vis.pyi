@@ -6,5 +6,5 @@ def to_dot(x) -> Any:
     """Graphviz dot text for an expression or a functor."""
 
 def to_svg(x) -> Any:
-    """The picture as SVG text (needs Graphviz's `dot` on the PATH)."""
+    """Returns a picture of an expression or a functor as SVG text."""
 

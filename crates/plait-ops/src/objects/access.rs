@@ -320,13 +320,64 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.core.get_attr", &["kd.get_attr"], "x, attr_name, default=unspecified", "Returns attribute attr_name of every item.", |a| {
+    r.add("kd.core.get_attr", &["kd.get_attr"], "x, attr_name, default=unspecified", r#"Returns attribute attr_name of every item of x.
+
+Missing items give missing values. Without `default`, an attribute absent
+from the entity schema (or from any present object) raises ValueError. With
+`default`, present items lacking the attribute take the default (broadcast to
+x), and the result has the common schema of both. `x.attr` and
+`x.get_attr('attr')` are the same.
+
+Args:
+  x: a DataSlice of entities or objects.
+  attr_name: the name of the attribute (a str).
+  default: the value for items without the attribute (optional).
+
+Examples:
+  >>> kd.get_attr(kd.new(a=kd.slice([1, 2])), 'a')
+  DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
+  >>> x = kd.slice([kd.obj(a=1), kd.obj(b=2), None])
+  >>> kd.get_attr(x, 'a', default=0)
+  DataSlice([1, 0, None], schema: INT32, present: 2/3, bag_id: $...)
+  >>> kd.get_attr(kd.new(a=1), 'b', None)
+  DataItem(None, schema: NONE, bag_id: $...)"#, |a| {
         get_attr(a.slice("x")?, &a.text("attr_name")?, a.opt_slice("default")?)
     });
-    r.add("kd.core.maybe", &["kd.maybe"], "x, attr_name", "Returns attribute attr_name of every item, missing where it is absent.", |a| {
+    r.add("kd.core.maybe", &["kd.maybe"], "x, attr_name", r#"Returns attribute attr_name of every item of x, missing where an item lacks it.
+
+The same as kd.get_attr(x, attr_name, default=None): an attribute absent
+from the schema is not an error. When no item has the attribute, the result
+is all missing with schema NONE.
+
+Args:
+  x: a DataSlice of entities or objects.
+  attr_name: the name of the attribute (a str).
+
+Examples:
+  >>> kd.maybe(kd.slice([kd.obj(a=1), kd.obj(b=2), None]), 'a')
+  DataSlice([1, None, None], schema: INT32, present: 1/3, bag_id: $...)
+  >>> kd.maybe(kd.new(a=1), 'b')
+  DataItem(None, schema: NONE, bag_id: $...)"#, |a| {
         maybe(a.slice("x")?, &a.text("attr_name")?)
     });
-    r.add("kd.core.has_attr", &["kd.has_attr"], "x, attr_name", "Returns present where an item has attribute attr_name.", |a| {
+    r.add("kd.core.has_attr", &["kd.has_attr"], "x, attr_name", r#"Returns present for each item of x that has attribute attr_name.
+
+An item has the attribute when its value is present, so an attribute set
+to None, a missing item, or an attribute absent from the schema all give
+missing. The result is a MASK DataSlice of the shape of x. Primitives raise
+ValueError.
+
+Args:
+  x: a DataSlice of entities or objects.
+  attr_name: the name of the attribute (a str).
+
+Examples:
+  >>> kd.has_attr(kd.slice([kd.obj(a=1), kd.obj(b=2), None]), 'a')
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)
+  >>> kd.has_attr(kd.new(a=kd.slice([1, None])), 'a')
+  DataSlice([present, missing], schema: MASK, present: 1/2)
+  >>> kd.has_attr(kd.new(a=1), 'b')
+  DataItem(missing, schema: MASK)"#, |a| {
         has_attr(a.slice("x")?, &a.text("attr_name")?)
     });
 }

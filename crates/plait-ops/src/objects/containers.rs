@@ -266,22 +266,180 @@ fn schema_kind_of(x: &DataSlice) -> Option<&'static str> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.core.has_primitive", &["kd.has_primitive"], "x", "Returns present for each item that is a primitive.", |a| has_kind(a.slice("x")?, false));
-    r.add("kd.core.is_primitive", &["kd.is_primitive"], "x", "Returns present if x holds primitives only.", |a| is_kind(a.slice("x")?, false));
-    r.add("kd.core.has_entity", &["kd.has_entity"], "x", "Returns present for each item that is an entity.", |a| has_kind(a.slice("x")?, true));
-    r.add("kd.core.is_entity", &["kd.is_entity"], "x", "Returns present if x holds entities only.", |a| is_kind(a.slice("x")?, true));
-    r.add("kd.schema.is_list_schema", &[], "x", "Returns present if x is a list schema.", |a| is_schema_of_kind(a.slice("x")?, Some("list")));
-    r.add("kd.schema.is_dict_schema", &[], "x", "Returns present if x is a dict schema.", |a| is_schema_of_kind(a.slice("x")?, Some("dict")));
-    r.add("kd.schema.is_entity_schema", &[], "x", "Returns present if x is an entity schema.", |a| {
+    r.add("kd.core.has_primitive", &["kd.has_primitive"], "x", r#"Returns present for each item of x that is a primitive value.
+
+Numbers, strings, bytes, booleans, masks and primitive schemas such as
+kd.INT32 are primitives; entities, lists and dicts are not. Missing items
+are missing. See kd.is_primitive for a check of the whole slice.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.has_primitive(kd.slice([1, None, 'a']))
+  DataSlice([present, missing, present], schema: MASK, present: 2/3)
+  >>> kd.has_primitive(kd.slice([1, kd.obj(a=1), None]))
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| has_kind(a.slice("x")?, false));
+    r.add("kd.core.is_primitive", &["kd.is_primitive"], "x", r#"Returns present if x holds primitives only.
+
+That is when x has a primitive schema (even with no present item), or has
+OBJECT (or NONE) schema and every present item is a primitive. The result is
+a MASK DataItem. See kd.has_primitive for a check per item.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.is_primitive(kd.slice([1, 'a', None]))
+  DataItem(present, schema: MASK)
+  >>> kd.is_primitive(kd.int32(None))
+  DataItem(present, schema: MASK)
+  >>> kd.is_primitive(kd.slice([1, kd.obj(a=1)]))
+  DataItem(missing, schema: MASK)"#, |a| is_kind(a.slice("x")?, false));
+    r.add("kd.core.has_entity", &["kd.has_entity"], "x", r#"Returns present for each item of x that is an entity.
+
+Items of an entity schema are entities; in OBJECT data, the items that are
+objects with attributes are (lists, dicts and primitives are not). Missing
+items are missing. See kd.is_entity for a check of the whole slice.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.has_entity(kd.slice([kd.obj(a=1), 1, None, kd.obj(kd.list([1]))]))
+  DataSlice([present, missing, missing, missing], schema: MASK, present: 1/4)
+  >>> kd.has_entity(kd.slice([kd.new(a=1), None]))
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| has_kind(a.slice("x")?, true));
+    r.add("kd.core.is_entity", &["kd.is_entity"], "x", r#"Returns present if x holds entities only.
+
+That is when x has an entity schema, or has OBJECT schema and every present
+item is an entity (so an OBJECT slice with no present item counts). The
+result is a MASK DataItem. See kd.has_entity for a check per item.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.is_entity(kd.new(a=1))
+  DataItem(present, schema: MASK)
+  >>> kd.is_entity(kd.slice([kd.obj(a=1), None]))
+  DataItem(present, schema: MASK)
+  >>> kd.is_entity(kd.slice([kd.obj(a=1), 1]))
+  DataItem(missing, schema: MASK)"#, |a| is_kind(a.slice("x")?, true));
+    r.add("kd.schema.is_list_schema", &[], "x", r#"Returns present if x is a list schema.
+
+x must be a schema DataItem to be one; a list itself, or a slice of
+schemas, gives missing.
+
+Args:
+  x: the DataSlice to check.
+
+Examples:
+  >>> kd.schema.is_list_schema(kd.list_schema(kd.INT32))
+  DataItem(present, schema: MASK)
+  >>> kd.schema.is_list_schema(kd.list([1]))
+  DataItem(missing, schema: MASK)
+  >>> kd.schema.is_list_schema(kd.INT32)
+  DataItem(missing, schema: MASK)"#, |a| is_schema_of_kind(a.slice("x")?, Some("list")));
+    r.add("kd.schema.is_dict_schema", &[], "x", r#"Returns present if x is a dict schema.
+
+x must be a schema DataItem to be one; a dict itself, or a slice of
+schemas, gives missing.
+
+Args:
+  x: the DataSlice to check.
+
+Examples:
+  >>> kd.schema.is_dict_schema(kd.dict_schema(kd.STRING, kd.INT32))
+  DataItem(present, schema: MASK)
+  >>> kd.schema.is_dict_schema(kd.list_schema(kd.INT32))
+  DataItem(missing, schema: MASK)"#, |a| is_schema_of_kind(a.slice("x")?, Some("dict")));
+    r.add("kd.schema.is_entity_schema", &[], "x", r#"Returns present if x is an entity schema.
+
+Entity schemas are the struct schemas that are neither list nor dict
+schemas (named schemas included); OBJECT and primitive schemas are not.
+
+Args:
+  x: the DataSlice to check.
+
+Examples:
+  >>> kd.schema.is_entity_schema(kd.new(a=1).get_schema())
+  DataItem(present, schema: MASK)
+  >>> kd.schema.is_entity_schema(kd.list_schema(kd.INT32))
+  DataItem(missing, schema: MASK)
+  >>> kd.schema.is_entity_schema(kd.OBJECT)
+  DataItem(missing, schema: MASK)"#, |a| {
         is_schema_of_kind(a.slice("x")?, Some("entity"))
     });
-    r.add("kd.schema.is_struct_schema", &[], "x", "Returns present if x is a struct (entity, list or dict) schema.", |a| {
+    r.add("kd.schema.is_struct_schema", &[], "x", r#"Returns present if x is a struct schema: an entity, list or dict schema.
+
+OBJECT and primitive schemas are not struct schemas.
+
+Args:
+  x: the DataSlice to check.
+
+Examples:
+  >>> kd.schema.is_struct_schema(kd.new(a=1).get_schema())
+  DataItem(present, schema: MASK)
+  >>> kd.schema.is_struct_schema(kd.list_schema(kd.INT32))
+  DataItem(present, schema: MASK)
+  >>> kd.schema.is_struct_schema(kd.OBJECT)
+  DataItem(missing, schema: MASK)"#, |a| {
         is_schema_of_kind(a.slice("x")?, None)
     });
-    for name in ["kd.core.get_item", "kd.lists.get_item", "kd.dicts.get_item"] {
-        let aliases: &[&'static str] = if name == "kd.core.get_item" { &["kd.get_item"] } else { &[] };
-        r.add(name, aliases, "x, key_or_index", "Returns the items of lists at the given indices, or the values of dicts at the given keys.", |a| {
-            get_item(a.slice("x")?, a.slice("key_or_index")?)
-        });
-    }
+    // One kernel under three names; each name documents its own use.
+    r.add("kd.core.get_item", &["kd.get_item"], "x, key_or_index", r#"Returns the items of lists at the given indices, or the values of dicts at the given keys.
+
+x and key_or_index are aligned (see kd.align). List indices are integers,
+negative ones counting from the end; an index out of range gives a missing
+item. Keys absent from a dict give missing values. `x[key_or_index]` is the
+same; for a range of list items use `x[start:stop]`.
+
+Args:
+  x: a DataSlice of lists or of dicts.
+  key_or_index: list indices or dict keys (a DataItem or a DataSlice).
+
+Examples:
+  >>> kd.get_item(kd.list([10, 20, 30]), kd.slice([0, -1, 5]))
+  DataSlice([10, 30, None], schema: INT32, present: 2/3, bag_id: $...)
+  >>> kd.get_item(kd.dict({'a': 1, 'b': 2}), kd.slice(['b', 'c']))
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)
+  >>> kd.get_item(kd.implode(kd.slice([[1, 2], [3]])), 1)
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| get_item(a.slice("x")?, a.slice("key_or_index")?));
+    r.add("kd.lists.get_item", &[], "x, key_or_index", r#"Returns the items of lists at the given indices.
+
+x and key_or_index are aligned (see kd.align). Indices are integers,
+negative ones counting from the end; an index out of range gives a missing
+item. `x[i]` is the same; for a range of items use `x[start:stop]`. Like
+kd.get_item, this also reads dicts by key.
+
+Args:
+  x: a DataSlice of lists.
+  key_or_index: the indices (a DataItem or a DataSlice of integers).
+
+Examples:
+  >>> lists = kd.implode(kd.slice([[1, 2, 3], [4]]))
+  >>> kd.lists.get_item(lists, -1)
+  DataSlice([3, 4], schema: INT32, present: 2/2, bag_id: $...)
+  >>> kd.lists.get_item(lists, kd.slice([2, 0]))
+  DataSlice([3, 4], schema: INT32, present: 2/2, bag_id: $...)
+  >>> kd.lists.get_item(lists, 1)
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| get_item(a.slice("x")?, a.slice("key_or_index")?));
+    r.add("kd.dicts.get_item", &[], "x, key_or_index", r#"Returns the values of dicts at the given keys.
+
+x and key_or_index are aligned (see kd.align); keys absent from a dict give
+missing values. Keys must fit the dicts' key schema (a key of a wider type
+raises ValueError). `x[key]` is the same. Like kd.get_item, this also reads
+lists by index.
+
+Args:
+  x: a DataSlice of dicts.
+  key_or_index: the keys (a DataItem or a DataSlice).
+
+Examples:
+  >>> d = kd.dict({'a': 1, 'b': 2})
+  >>> kd.dicts.get_item(d, 'a')
+  DataItem(1, schema: INT32, bag_id: $...)
+  >>> kd.dicts.get_item(d, kd.slice(['b', 'c']))
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| get_item(a.slice("x")?, a.slice("key_or_index")?));
 }

@@ -162,7 +162,30 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.entities.new",
         &["kd.new"],
         "arg=unspecified, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
-        "Creates entities with the given attributes and an explicit schema.",
+        r#"Creates entities with the given attributes and an explicit schema.
+
+The attribute values are aligned to a common shape and one entity is made per
+item of it. Without `schema`, a new schema is made from the values' schemas;
+`schema='Name'` stands for `kd.named_schema('Name')`, and a given schema makes
+values be cast to its attribute schemas (attributes it lacks are added). A
+value that cannot be cast raises unless overwrite_schema=True, which replaces
+that attribute's schema. The result's bag is immutable.
+
+Args:
+  arg: a primitive value or a DataSlice of primitives, returned as is (no
+    attributes may be given with it).
+  schema: an entity schema item or a schema name; a new schema when None.
+  overwrite_schema: whether a value may replace the schema of its attribute.
+  itemid: ITEMID to use as the ids of the entities; new ids when None.
+  **attrs: the attribute values.
+
+Examples:
+  >>> kd.new(x=1, y='a')
+  DataItem(Entity(x=1, y='a'), schema: ENTITY(x=INT32, y=STRING), bag_id: $...)
+  >>> kd.new(x=kd.slice([1, 2]), y=0, schema='Point')
+  DataSlice([Entity(x=1, y=0), Entity(x=2, y=0)], schema: Point(x=INT32, y=INT32), present: 2/2, bag_id: $...)
+  >>> kd.new(x=1.5, schema=kd.named_schema('P', x=kd.INT32), overwrite_schema=True).get_schema()
+  DataItem(P(x=FLOAT32), schema: SCHEMA, bag_id: $...)"#,
         |a| {
             if let Some(arg) = a.opt_slice("arg")? {
                 if !a.var_kwargs().is_empty() {
@@ -181,7 +204,27 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.objs.new",
         &["kd.obj"],
         "arg=unspecified, /, *, itemid=None, **attrs",
-        "Creates objects with the given attributes, each with its own implicit schema.",
+        r#"Creates objects with the given attributes, each with its own implicit schema.
+
+The attribute values are aligned to a common shape and one object is made per
+item of it. The result has schema OBJECT; each object's schema is stored in
+the bag, so objects of one slice may hold values of different types. Given a
+positional argument instead, primitives become OBJECT and entities become
+objects keeping their schema.
+
+Args:
+  arg: a DataSlice to convert to objects (no attributes may be given with it).
+  itemid: ITEMID to use as the ids of the objects; new ids when None.
+  **attrs: the attribute values.
+
+Examples:
+  >>> kd.obj(x=1, y='a')
+  DataItem(Obj(x=1, y='a'), schema: OBJECT, bag_id: $...)
+  >>> o = kd.obj(x=kd.slice([1, 'a']))
+  >>> o.x
+  DataSlice([1, 'a'], schema: OBJECT, present: 2/2, bag_id: $...)
+  >>> kd.obj(kd.new(x=1)).get_obj_schema()
+  DataItem(ENTITY(x=INT32), schema: SCHEMA, bag_id: $...)"#,
         |a| {
             if let Some(arg) = a.opt_slice("arg")? {
                 if !a.var_kwargs().is_empty() {
@@ -197,35 +240,127 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.entities.shaped",
         &["kd.new_shaped"],
         "shape, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
-        "Creates entities of the given shape.",
+        r#"Creates entities of the given shape.
+
+One entity is made per item of `shape`; attribute values are broadcast to it.
+The schema arguments work as in `kd.new`.
+
+Args:
+  shape: a JaggedShape.
+  schema: an entity schema item or a schema name; a new schema when None.
+  overwrite_schema: whether a value may replace the schema of its attribute.
+  itemid: ITEMID of the shape to use as the ids; new ids when None.
+  **attrs: the attribute values (broadcast to shape).
+
+Examples:
+  >>> kd.new_shaped(kd.shapes.new(2), x=1)
+  DataSlice([Entity(x=1), Entity(x=1)], schema: ENTITY(x=INT32), present: 2/2, bag_id: $...)
+  >>> kd.new_shaped(kd.shapes.new(2, [2, 1]), x=kd.slice([1, 2]), schema='Pt')
+  DataSlice([[Entity(x=1), Entity(x=1)], [Entity(x=2)]], schema: Pt(x=INT32), present: 3/3, bag_id: $...)"#,
         |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, a.opt_given("itemid")?, Some(a.shape("shape")?)),
     );
     r.add(
         "kd.entities.shaped_as",
         &["kd.new_shaped_as"],
         "shape_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
-        "Creates entities of the shape of shape_from.",
+        r#"Creates entities of the shape of shape_from.
+
+One entity is made per item of `shape_from`, missing or not; attribute values
+are broadcast to its shape. The schema arguments work as in `kd.new`.
+
+Args:
+  shape_from: a DataSlice whose shape the result takes.
+  schema: an entity schema item or a schema name; a new schema when None.
+  overwrite_schema: whether a value may replace the schema of its attribute.
+  itemid: ITEMID of that shape to use as the ids; new ids when None.
+  **attrs: the attribute values (broadcast to the shape).
+
+Examples:
+  >>> kd.new_shaped_as(kd.slice([[1, None], [3]]), x=0)
+  DataSlice([[Entity(x=0), Entity(x=0)], [Entity(x=0)]], schema: ENTITY(x=INT32), present: 3/3, bag_id: $...)
+  >>> kd.new_shaped_as(kd.slice([[1, 2], [3]]), x=kd.slice([10, 20]))
+  DataSlice([[Entity(x=10), Entity(x=10)], [Entity(x=20)]], schema: ENTITY(x=INT32), present: 3/3, bag_id: $...)"#,
         |a| new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, a.opt_given("itemid")?, Some(a.slice("shape_from")?.shape())),
     );
     r.add(
         "kd.entities.like",
         &["kd.new_like"],
         "shape_and_mask_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
-        "Creates entities of the shape of shape_and_mask_from, missing where it is.",
+        r#"Creates entities of the shape of shape_and_mask_from, missing where it is.
+
+Attribute values are broadcast to the shape of `shape_and_mask_from`; items
+where it is missing are missing in the result. The schema arguments work as in
+`kd.new`.
+
+Args:
+  shape_and_mask_from: a DataSlice whose shape and missing items the result
+    takes.
+  schema: an entity schema item or a schema name; a new schema when None.
+  overwrite_schema: whether a value may replace the schema of its attribute.
+  itemid: ITEMID of that shape to use as the ids; new ids when None.
+  **attrs: the attribute values (broadcast to the shape).
+
+Examples:
+  >>> kd.new_like(kd.slice([1, None, 3]), x=0)
+  DataSlice([Entity(x=0), None, Entity(x=0)], schema: ENTITY(x=INT32), present: 2/3, bag_id: $...)
+  >>> kd.new_like(kd.slice([1, None, 3]), x=kd.slice([7, 8, 9])).x
+  DataSlice([7, None, 9], schema: INT32, present: 2/3, bag_id: $...)"#,
         |a| {
             let from = a.slice("shape_and_mask_from")?;
             let made = new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, a.opt_given("itemid")?, Some(from.shape()))?;
             masked_like(made, from)
         },
     );
-    r.add("kd.objs.like", &["kd.obj_like"], "shape_and_mask_from, /, *, itemid=None, **attrs", "Creates objects of the shape of shape_and_mask_from, missing where it is.", |a| {
+    r.add("kd.objs.like", &["kd.obj_like"], "shape_and_mask_from, /, *, itemid=None, **attrs", r#"Creates objects of the shape of shape_and_mask_from, missing where it is.
+
+Attribute values are broadcast to the shape of `shape_and_mask_from`; items
+where it is missing are missing in the result. Each object has its own implicit
+schema.
+
+Args:
+  shape_and_mask_from: a DataSlice whose shape and missing items the result
+    takes.
+  itemid: ITEMID of that shape to use as the ids; new ids when None.
+  **attrs: the attribute values (broadcast to the shape).
+
+Examples:
+  >>> kd.obj_like(kd.slice([1, None, 3]), x=kd.slice([7, 8, 9]))
+  DataSlice([Obj(x=7), None, Obj(x=9)], schema: OBJECT, present: 2/3, bag_id: $...)
+  >>> kd.obj_like(kd.slice([1, None]), x=0).get_obj_schema()
+  DataSlice([IMPLICIT_ENTITY(x=INT32), None], schema: SCHEMA, present: 1/2, bag_id: $...)"#, |a| {
         let from = a.slice("shape_and_mask_from")?;
         masked_like(obj(&a.named_slices()?, a.opt_given("itemid")?, Some(from.shape()))?, from)
     });
-    r.add("kd.objs.shaped", &["kd.obj_shaped"], "shape, /, *, itemid=None, **attrs", "Creates objects of the given shape.", |a| {
+    r.add("kd.objs.shaped", &["kd.obj_shaped"], "shape, /, *, itemid=None, **attrs", r#"Creates objects of the given shape.
+
+One object is made per item of `shape`, each with its own implicit schema;
+attribute values are broadcast to the shape. The result has schema OBJECT.
+
+Args:
+  shape: a JaggedShape.
+  itemid: ITEMID of the shape to use as the ids; new ids when None.
+  **attrs: the attribute values (broadcast to shape).
+
+Examples:
+  >>> kd.obj_shaped(kd.shapes.new(2), x=1)
+  DataSlice([Obj(x=1), Obj(x=1)], schema: OBJECT, present: 2/2, bag_id: $...)
+  >>> kd.obj_shaped(kd.shapes.new(2, [2, 1]), x=kd.slice([1, 'a']))
+  DataSlice([[Obj(x=1), Obj(x=1)], [Obj(x='a')]], schema: OBJECT, present: 3/3, bag_id: $...)"#, |a| {
         obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.shape("shape")?))
     });
-    r.add("kd.objs.shaped_as", &["kd.obj_shaped_as"], "shape_from, /, *, itemid=None, **attrs", "Creates objects of the shape of shape_from.", |a| {
+    r.add("kd.objs.shaped_as", &["kd.obj_shaped_as"], "shape_from, /, *, itemid=None, **attrs", r#"Creates objects of the shape of shape_from.
+
+One object is made per item of `shape_from`, missing or not, each with its own
+implicit schema; attribute values are broadcast to the shape.
+
+Args:
+  shape_from: a DataSlice whose shape the result takes.
+  itemid: ITEMID of that shape to use as the ids; new ids when None.
+  **attrs: the attribute values (broadcast to the shape).
+
+Examples:
+  >>> kd.obj_shaped_as(kd.slice([[1, None], [3]]), x=0)
+  DataSlice([[Obj(x=0), Obj(x=0)], [Obj(x=0)]], schema: OBJECT, present: 3/3, bag_id: $...)"#, |a| {
         obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.slice("shape_from")?.shape()))
     });
 }

@@ -349,13 +349,48 @@ fn contents<'a>(a: &'a Args<'_>, op: &str) -> Result<Contents<'a>> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.schema.dict_schema", &["kd.dict_schema"], "key_schema, value_schema", "Returns the schema of dicts with the given key and value schemas.", |a| {
+    r.add("kd.schema.dict_schema", &["kd.dict_schema"], "key_schema, value_schema", r#"Returns the schema of dicts with the given key and value schemas.
+
+The same key and value schemas always give the same schema, which is the
+schema kd.dict gives dicts of such keys and values.
+
+Args:
+  key_schema: the schema of the keys (a schema DataItem).
+  value_schema: the schema of the values (a schema DataItem).
+
+Examples:
+  >>> kd.dict_schema(kd.STRING, kd.INT64)
+  DataItem(DICT{STRING, INT64}, schema: SCHEMA, bag_id: $...)
+  >>> kd.dict_schema(kd.STRING, kd.INT32) == kd.dict({'a': 1}).get_schema()
+  DataItem(present, schema: MASK)"#, |a| {
         dict_schema(a.slice("key_schema")?, a.slice("value_schema")?)
     });
-    r.add("kd.schema.get_key_schema", &["kd.get_key_schema"], "dict_schema", "Returns the key schema of a dict schema.", |a| {
+    r.add("kd.schema.get_key_schema", &["kd.get_key_schema"], "dict_schema", r#"Returns the key schema of a dict schema.
+
+Anything other than a dict schema DataItem raises ValueError.
+
+Args:
+  dict_schema: a dict schema DataItem.
+
+Examples:
+  >>> kd.get_key_schema(kd.dict_schema(kd.STRING, kd.INT64))
+  DataItem(STRING, schema: SCHEMA, bag_id: $...)
+  >>> kd.get_key_schema(kd.dict({1: 'a'}).get_schema())
+  DataItem(INT32, schema: SCHEMA, bag_id: $...)"#, |a| {
         entry_schema("kd.schema.get_key_schema", a.slice("dict_schema")?, DICT_KEYS_ATTR)
     });
-    r.add("kd.schema.get_value_schema", &["kd.get_value_schema"], "dict_schema", "Returns the value schema of a dict schema.", |a| {
+    r.add("kd.schema.get_value_schema", &["kd.get_value_schema"], "dict_schema", r#"Returns the value schema of a dict schema.
+
+Anything other than a dict schema DataItem raises ValueError.
+
+Args:
+  dict_schema: a dict schema DataItem.
+
+Examples:
+  >>> kd.get_value_schema(kd.dict_schema(kd.STRING, kd.INT64))
+  DataItem(INT64, schema: SCHEMA, bag_id: $...)
+  >>> kd.get_value_schema(kd.dict({1: 'a'}).get_schema())
+  DataItem(STRING, schema: SCHEMA, bag_id: $...)"#, |a| {
         entry_schema("kd.schema.get_value_schema", a.slice("dict_schema")?, DICT_VALUES_ATTR)
     });
     r.add(
@@ -372,18 +407,105 @@ pub(crate) fn register(r: &mut Registry) {
         "Creates dicts of the given shape (kd.dict_shaped after Python dicts are unpacked).",
         |a| shaped("kd.dicts.shaped", a.shape("shape")?, &contents(a, "kd.dicts.shaped")?),
     );
-    r.add("kd.dicts.get_keys", &["kd.get_keys"], "dict_ds", "Returns the keys of each dict as a new dimension.", |a| get_keys(a.slice("dict_ds")?));
-    r.add("kd.dicts.get_values", &["kd.get_values"], "dict_ds, key_ds=unspecified", "Returns the values of each dict, or of the given keys.", |a| {
+    r.add("kd.dicts.get_keys", &["kd.get_keys"], "dict_ds", r#"Returns the keys of each dict, as a new last dimension.
+
+Keys come in the order they were first set, the same order as
+kd.get_values. A missing dict has no keys. The result has the dicts' key
+schema.
+
+Args:
+  dict_ds: a DataSlice of dicts.
+
+Examples:
+  >>> kd.get_keys(kd.dict({'a': 1, 'b': 2}))
+  DataSlice(['a', 'b'], schema: STRING, present: 2/2, bag_id: $...)
+  >>> kd.get_keys(kd.slice([kd.dict({'a': 1}), None, kd.dict({'b': 2, 'c': 3})]))
+  DataSlice([['a'], [], ['b', 'c']], schema: STRING, present: 3/3, bag_id: $...)"#, |a| get_keys(a.slice("dict_ds")?));
+    r.add("kd.dicts.get_values", &["kd.get_values"], "dict_ds, key_ds=unspecified", r#"Returns the values of each dict as a new last dimension, or the values at key_ds.
+
+Without key_ds, the values come in the order of kd.get_keys (the order the
+keys were first set) and a missing dict has none. With key_ds, this is
+kd.dicts.get_item(dict_ds, key_ds): keys absent from a dict give missing
+values.
+
+Args:
+  dict_ds: a DataSlice of dicts.
+  key_ds: the keys to look up (optional).
+
+Examples:
+  >>> d = kd.dict({'a': 1, 'b': 2})
+  >>> kd.get_values(d)
+  DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
+  >>> kd.get_values(d, kd.slice(['b', 'x']))
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| {
         get_values(a.slice("dict_ds")?, a.opt_slice("key_ds")?)
     });
-    r.add("kd.dicts.size", &["kd.dict_size"], "dict_slice", "Returns the number of entries of each dict.", |a| size(a.slice("dict_slice")?));
-    r.add("kd.dicts.has_dict", &["kd.has_dict"], "x", "Returns present where the item is a dict.", |a| has_dict(a.slice("x")?));
-    r.add("kd.dicts.is_dict", &["kd.is_dict"], "x", "Returns present if x holds dicts only.", |a| is_dict(a.slice("x")?));
+    r.add("kd.dicts.size", &["kd.dict_size"], "dict_slice", r#"Returns the number of entries of each dict.
+
+The result is INT64, of the shape of dict_slice, and missing where a dict is
+missing.
+
+Args:
+  dict_slice: a DataSlice of dicts.
+
+Examples:
+  >>> kd.dict_size(kd.dict({'a': 1, 'b': 2}))
+  DataItem(2, schema: INT64)
+  >>> kd.dict_size(kd.slice([kd.dict({'a': 1}), None, kd.dict({'b': 2, 'c': 3})]))
+  DataSlice([1, None, 2], schema: INT64, present: 2/3)"#, |a| size(a.slice("dict_slice")?));
+    r.add("kd.dicts.has_dict", &["kd.has_dict"], "x", r#"Returns present for each item of x that is a dict.
+
+Missing items are missing. In OBJECT data, each item is checked on its own.
+See kd.is_dict for a check of the whole slice.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.has_dict(kd.slice([kd.dict({'a': 1}), None]))
+  DataSlice([present, missing], schema: MASK, present: 1/2)
+  >>> kd.has_dict(kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(a=1), 1]))
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| has_dict(a.slice("x")?));
+    r.add("kd.dicts.is_dict", &["kd.is_dict"], "x", r#"Returns present if x holds dicts only.
+
+That is when x has a dict schema, or has OBJECT schema and every present
+item is a dict (so an OBJECT slice with no present item counts). The result
+is a MASK DataItem. See kd.has_dict for a check per item.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.is_dict(kd.slice([kd.dict({'a': 1}), None]))
+  DataItem(present, schema: MASK)
+  >>> kd.is_dict(kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(a=1)]))
+  DataItem(missing, schema: MASK)
+  >>> kd.is_dict(kd.slice([1, 2]))
+  DataItem(missing, schema: MASK)"#, |a| is_dict(a.slice("x")?));
     r.add(
         "kd.dicts.with_dict_update",
         &["kd.with_dict_update"],
         "x, keys, values=unspecified",
-        "Returns x with a bag in which its dicts hold the update.",
+        r#"Returns x with a new DataBag in which its dicts hold the given entries.
+
+The dicts keep their ItemIds; the new bag reads through to x's bag, which is
+left unchanged. keys and values are broadcast to x. When values is not
+given, keys must be dicts whose entries are copied. Keys and values must fit
+the dicts' key and value schemas, or ValueError is raised.
+
+Args:
+  x: a DataSlice of dicts.
+  keys: the keys to set, or dicts holding the entries to set.
+  values: the values for keys (optional).
+
+Examples:
+  >>> d = kd.dict({'a': 1})
+  >>> kd.with_dict_update(d, 'a', 5)
+  DataItem(Dict{'a'=5}, schema: DICT{STRING, INT32}, bag_id: $...)
+  >>> kd.with_dict_update(d, kd.dict({'a': 10}))
+  DataItem(Dict{'a'=10}, schema: DICT{STRING, INT32}, bag_id: $...)
+  >>> kd.with_dict_update(kd.slice([d, kd.dict({'b': 2})]), 'z', kd.slice([7, 8])).get_values()
+  DataSlice([[1, 7], [2, 8]], schema: INT32, present: 4/4, bag_id: $...)"#,
         |a| with_dict_update(a.slice("x")?, a.slice("keys")?, a.opt_slice("values")?),
     );
 }

@@ -405,31 +405,139 @@ fn opt(a: &Args<'_>, name: &str) -> Result<Option<DataSlice>> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.core.extract", &["kd.extract"], "ds, schema=unspecified", "Returns ds with a new bag holding only the data reachable from it.", |a| {
+    r.add("kd.core.extract", &["kd.extract"], "ds, schema=unspecified", r#"Returns ds with a new bag holding only the data reachable from it.
+
+The items keep their ids; the new bag holds their attributes, list items and
+dict entries, followed recursively, and the schemas that describe them. Data
+in the original bag that `ds` cannot reach is left behind. Raises when `ds`
+has no bag.
+
+Args:
+  ds: a DataSlice with a bag.
+  schema: the schema to follow (and give the result); ds's own schema when
+    unspecified. Attributes it does not name are not extracted.
+
+Examples:
+  >>> a = kd.new(x=1, y=kd.new(z=2))
+  >>> e = kd.extract(a.y)
+  >>> e
+  DataItem(Entity(z=2), schema: ENTITY(z=INT32), bag_id: $...)
+  >>> e.get_itemid() == a.y.get_itemid()
+  DataItem(present, schema: MASK)
+  >>> kd.extract(a, schema=kd.named_schema('Only', x=kd.INT32))
+  DataItem(Entity(x=1), schema: Only(x=INT32), bag_id: $...)"#, |a| {
         extract(a.slice("ds")?, opt(a, "schema")?.as_ref())
     });
     r.add(
         "kd.core.clone",
         &["kd.clone"],
         "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
-        "Returns clones of x with new ItemIds; what they refer to is extracted as is.",
+        r#"Returns clones of x with new ItemIds; what they refer to is extracted as is.
+
+The items of `x` (entities, objects, lists or dicts) get new ids and a new bag
+holding their data. Everything reachable from them is copied into that bag with
+its own ids kept, so attributes of the clones still refer to the original
+entities. Keyword arguments set attributes on the clones.
+
+Args:
+  x: a DataSlice of entities, objects, lists or dicts, with a bag.
+  itemid: the ids to give the clones (ITEMID, aligned with x); new ids when
+    unspecified.
+  schema: the schema to read x with and to give the result; x's own schema
+    when unspecified. Attributes the schema does not name are left out.
+  **overrides: attribute values to set on the clones.
+
+Examples:
+  >>> a = kd.new(x=1, y=kd.new(z=2))
+  >>> c = kd.clone(a)
+  >>> c
+  DataItem(Entity(x=1, y=Entity(z=2)), schema: ENTITY(x=INT32, y=ENTITY(z=INT32)), bag_id: $...)
+  >>> c.get_itemid() == a.get_itemid(), c.y.get_itemid() == a.y.get_itemid()
+  (DataItem(missing, schema: MASK), DataItem(present, schema: MASK))
+  >>> kd.clone(a, x=5).x
+  DataItem(5, schema: INT32, bag_id: $...)"#,
         |a| clone_op(a, "kd.core.clone", Depth::All, false),
     );
     r.add(
         "kd.core.shallow_clone",
         &["kd.shallow_clone"],
         "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
-        "Returns clones of x with new ItemIds holding the same top-level attributes.",
+        r#"Returns clones of x with new ItemIds holding the same top-level attributes.
+
+The items of `x` get new ids and a new bag with their own attribute values
+(list items, dict entries). Only those values are copied: the entities they
+refer to keep their ids but none of their attributes, and their schemas are
+copied without attributes. Keyword arguments set attributes on the clones.
+
+Args:
+  x: a DataSlice of entities, objects, lists or dicts, with a bag.
+  itemid: the ids to give the clones (ITEMID, aligned with x); new ids when
+    unspecified.
+  schema: the schema to read x with and to give the result; x's own schema
+    when unspecified.
+  **overrides: attribute values to set on the clones.
+
+Examples:
+  >>> a = kd.new(x=1, y=kd.new(z=2))
+  >>> s = kd.shallow_clone(a)
+  >>> s.x, s.get_itemid() == a.get_itemid()
+  (DataItem(1, schema: INT32, bag_id: $...), DataItem(missing, schema: MASK))
+  >>> s.y.get_itemid() == a.y.get_itemid()
+  DataItem(present, schema: MASK)
+  >>> s.y.get_attr_names(intersection=True)
+  []"#,
         |a| clone_op(a, "kd.core.shallow_clone", Depth::TopLevel, false),
     );
     r.add(
         "kd.core.deep_clone",
         &["kd.deep_clone"],
         "x, /, schema=unspecified, **overrides",
-        "Returns clones of x and of everything reachable from it, all with new ItemIds.",
+        r#"Returns clones of x and of everything reachable from it, all with new ItemIds.
+
+Every entity, object, list and dict reached from `x` is copied into a new bag
+with a new id. An item reached twice is cloned once, so shared references stay
+shared among the clones. Schemas keep their ids. Keyword arguments set
+attributes on the top-level clones.
+
+Args:
+  x: a DataSlice of entities, objects, lists or dicts, with a bag.
+  schema: the schema to read x with and to give the result; x's own schema
+    when unspecified.
+  **overrides: attribute values to set on the top-level clones.
+
+Examples:
+  >>> a = kd.new(x=1)
+  >>> b = kd.new(p=a, q=a)
+  >>> d = kd.deep_clone(b)
+  >>> d
+  DataItem(Entity(p=Entity(x=1), q=Entity(x=1)), schema: ENTITY(p=ENTITY(x=INT32), q=ENTITY(x=INT32)), bag_id: $...)
+  >>> d.p.get_itemid() == a.get_itemid(), d.p.get_itemid() == d.q.get_itemid()
+  (DataItem(missing, schema: MASK), DataItem(present, schema: MASK))
+  >>> kd.deep_clone(b, r='new').r
+  DataItem('new', schema: STRING, bag_id: $...)"#,
         |a| clone_op(a, "kd.core.deep_clone", Depth::All, true),
     );
-    r.add("kd.core.stub", &["kd.stub"], "x, attrs=unspecified", "Returns x with a new bag holding only what updates to its items need.", |a| {
+    r.add("kd.core.stub", &["kd.stub"], "x, attrs=unspecified", r#"Returns x with a new bag holding only what updates to its items need.
+
+The stub keeps the ids of `x` and, in a new bag, just enough to add data to
+them and merge it back: the schema of each object, and the items of lists and
+entries of dicts (as stubs). Attributes are not copied unless named in `attrs`,
+whose values are stubbed in turn. Raises when x has no bag.
+
+Args:
+  x: a DataSlice of entities, objects, lists or dicts, with a bag.
+  attrs: a DataSlice of attribute names (STRING) to keep as well; none when
+    unspecified.
+
+Examples:
+  >>> a = kd.new(x=1, y=kd.new(z=2))
+  >>> s = kd.stub(a)
+  >>> s.get_itemid() == a.get_itemid(), s.get_attr_names(intersection=True)
+  (DataItem(present, schema: MASK), [])
+  >>> kd.stub(a, kd.slice(['y'])).y.get_itemid() == a.y.get_itemid()
+  DataItem(present, schema: MASK)
+  >>> kd.stub(kd.obj(x=1)).get_obj_schema()
+  DataItem(IMPLICIT_ENTITY(), schema: SCHEMA, bag_id: $...)"#, |a| {
         let names = match a.opt_slice("attrs")? {
             Some(names) => (0..names.size())
                 .filter_map(|i| names.get(i))
@@ -442,7 +550,27 @@ pub(crate) fn register(r: &mut Registry) {
         };
         stub(a.slice("x")?, &names)
     });
-    r.add("kd.ids.deep_uuid", &["kd.deep_uuid"], "x, /, schema=unspecified, *, seed=''", "Returns a uuid per item computed from its content.", |a| {
+    r.add("kd.ids.deep_uuid", &["kd.deep_uuid"], "x, /, schema=unspecified, *, seed=''", r#"Returns a uuid per item computed from its content.
+
+The content is followed through attributes, list items and dict entries, so two
+structures with equal data get equal ids whatever their own ids are. Dict
+entries count regardless of the order they were set in; list items count in
+order. Missing items stay missing. Raises when x has no bag.
+
+Args:
+  x: a DataSlice with a bag.
+  schema: the schema to read x with; attributes it does not name are ignored.
+    x's own schema when unspecified.
+  seed: a text that separates ids made from the same content.
+
+Examples:
+  >>> a = kd.new(x=1, y=kd.new(z=2))
+  >>> kd.deep_uuid(a) == kd.deep_uuid(kd.deep_clone(a))
+  DataItem(present, schema: MASK)
+  >>> kd.deep_uuid(a) == kd.deep_uuid(kd.new(x=1, y=kd.new(z=3)))
+  DataItem(missing, schema: MASK)
+  >>> kd.deep_uuid(kd.dict({'a': 1, 'b': 2})) == kd.deep_uuid(kd.dict({'b': 2, 'a': 1}))
+  DataItem(present, schema: MASK)"#, |a| {
         deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?)
     });
     r.without_bags("kd.ids.deep_uuid");

@@ -332,56 +332,273 @@ pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.schema.list_schema", &["kd.list_schema"], "item_schema", "Returns the schema of lists with items of item_schema.", |a| {
+    r.add("kd.schema.list_schema", &["kd.list_schema"], "item_schema", r#"Returns the schema of lists with items of item_schema.
+
+The same item schema always gives the same schema, which is the schema
+kd.list gives lists of such items.
+
+Args:
+  item_schema: the schema of the items (a schema DataItem).
+
+Examples:
+  >>> kd.list_schema(kd.INT32)
+  DataItem(LIST[INT32], schema: SCHEMA, bag_id: $...)
+  >>> kd.list_schema(kd.list_schema(kd.STRING))
+  DataItem(LIST[LIST[STRING]], schema: SCHEMA, bag_id: $...)
+  >>> kd.list_schema(kd.INT32) == kd.list([1, 2]).get_schema()
+  DataItem(present, schema: MASK)"#, |a| {
         list_schema(a.slice("item_schema")?)
     });
-    r.add("kd.schema.get_item_schema", &["kd.get_item_schema"], "list_schema", "Returns the item schema of a list schema.", |a| {
+    r.add("kd.schema.get_item_schema", &["kd.get_item_schema"], "list_schema", r#"Returns the item schema of a list schema.
+
+Anything other than a list schema DataItem raises ValueError.
+
+Args:
+  list_schema: a list schema DataItem.
+
+Examples:
+  >>> kd.get_item_schema(kd.list_schema(kd.INT32))
+  DataItem(INT32, schema: SCHEMA, bag_id: $...)
+  >>> kd.get_item_schema(kd.list([[1, 2]]).get_schema())
+  DataItem(LIST[INT32], schema: SCHEMA, bag_id: $...)"#, |a| {
         get_item_schema(a.slice("list_schema")?)
     });
-    r.add("kd.lists.implode", &["kd.implode"], "x, /, ndim=1, itemid=None", "Folds the last ndim dimensions of x into lists.", |a| {
+    r.add("kd.lists.implode", &["kd.implode"], "x, /, ndim=1, itemid=None", r#"Folds the last ndim dimensions of x into new lists.
+
+Each implosion turns the last dimension into lists, one per item of the
+dimension before it, so the result has ndim fewer dimensions. With a
+negative ndim, all dimensions are folded into a single nested list. ndim
+larger than the number of dimensions raises ValueError.
+
+Args:
+  x: a DataSlice.
+  ndim: how many dimensions to fold (1 when unspecified; -1 for all).
+  itemid: ItemIds for the outermost new lists (optional).
+
+Examples:
+  >>> kd.implode(kd.slice([[1, 2], [None]]))
+  DataSlice([List[1, 2], List[None]], schema: LIST[INT32], present: 2/2, bag_id: $...)
+  >>> kd.implode(kd.slice([[[1, 2], [3]], [[4]]]), ndim=-1)
+  DataItem(List[List[List[1, 2], List[3]], List[List[4]]], schema: LIST[LIST[LIST[INT32]]], bag_id: $...)"#, |a| {
         implode(a.slice("x")?, a.int("ndim")?, a.opt_given("itemid")?)
     });
-    r.add("kd.lists.explode", &["kd.explode"], "x, ndim=1", "Unfolds lists into ndim new dimensions (all for ndim=-1).", |a| {
+    r.add("kd.lists.explode", &["kd.explode"], "x, ndim=1", r#"Returns the items of the lists in x as ndim new dimensions.
+
+Each explosion adds one dimension holding the items of each list; a missing
+list gives no items. With a negative ndim, lists are exploded as long as the
+items are lists. Asking for more dimensions than there are levels of lists
+raises ValueError. `x[:]` explodes once.
+
+Args:
+  x: a DataSlice of lists.
+  ndim: how many times to explode (1 when unspecified; -1 for all levels).
+
+Examples:
+  >>> kd.explode(kd.slice([kd.list([1, 2]), None, kd.list([3])]))
+  DataSlice([[1, 2], [], [3]], schema: INT32, present: 3/3, bag_id: $...)
+  >>> kd.explode(kd.list([[1, 2], [3]]), ndim=-1)
+  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3, bag_id: $...)"#, |a| {
         explode(a.slice("x")?, a.int("ndim")?)
     });
-    r.add("kd.lists.size", &["kd.list_size"], "list_slice", "Returns the number of items of each list.", |a| size(a.slice("list_slice")?));
-    r.add("kd.lists.has_list", &["kd.has_list"], "x", "Returns present where the item is a list.", |a| has_list(a.slice("x")?));
-    r.add("kd.lists.is_list", &["kd.is_list"], "x", "Returns present if x holds lists only.", |a| is_list(a.slice("x")?));
-    r.add("kd.lists.appended_list", &["kd.appended_list"], "x, append", "Returns new lists with append added to the items of x.", |a| {
+    r.add("kd.lists.size", &["kd.list_size"], "list_slice", r#"Returns the number of items of each list.
+
+The result is INT64, of the shape of list_slice, and missing where a list is
+missing.
+
+Args:
+  list_slice: a DataSlice of lists.
+
+Examples:
+  >>> kd.list_size(kd.implode(kd.slice([[1, 2, 3], [4]])))
+  DataSlice([3, 1], schema: INT64, present: 2/2)
+  >>> kd.list_size(kd.slice([kd.list([1, 2]), None]))
+  DataSlice([2, None], schema: INT64, present: 1/2)"#, |a| size(a.slice("list_slice")?));
+    r.add("kd.lists.has_list", &["kd.has_list"], "x", r#"Returns present for each item of x that is a list.
+
+Missing items are missing. In OBJECT data, each item is checked on its own.
+See kd.is_list for a check of the whole slice.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.has_list(kd.slice([kd.list([1]), None]))
+  DataSlice([present, missing], schema: MASK, present: 1/2)
+  >>> kd.has_list(kd.slice([kd.obj(kd.list([1])), kd.obj(a=1), 1]))
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| has_list(a.slice("x")?));
+    r.add("kd.lists.is_list", &["kd.is_list"], "x", r#"Returns present if x holds lists only.
+
+That is when x has a list schema, or has OBJECT schema and every present
+item is a list (so an OBJECT slice with no present item counts). The result
+is a MASK DataItem. See kd.has_list for a check per item.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.is_list(kd.slice([kd.list([1]), None]))
+  DataItem(present, schema: MASK)
+  >>> kd.is_list(kd.slice([kd.obj(kd.list([1])), kd.obj(a=1)]))
+  DataItem(missing, schema: MASK)
+  >>> kd.is_list(kd.item(None, kd.OBJECT))
+  DataItem(present, schema: MASK)"#, |a| is_list(a.slice("x")?));
+    r.add("kd.lists.appended_list", &["kd.appended_list"], "x, append", r#"Returns new lists with the items of x followed by append.
+
+x and append must have compatible shapes: append is broadcast to x, or has
+one more dimension holding several items for each list. The items must fit
+the lists' item schema. The result has new ItemIds (see
+kd.with_list_append_update to keep them).
+
+Args:
+  x: a DataSlice of lists.
+  append: the items to add at the end of each list.
+
+Examples:
+  >>> kd.appended_list(kd.list([1, 2]), 3)
+  DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
+  >>> lists = kd.implode(kd.slice([[1], [2, 3]]))
+  >>> kd.appended_list(lists, kd.slice([[10, 11], []]))
+  DataSlice([List[1, 10, 11], List[2, 3]], schema: LIST[INT32], present: 2/2, bag_id: $...)"#, |a| {
         appended_list(a.slice("x")?, a.slice("append")?)
     });
     r.add(
         "kd.lists.with_list_append_update",
         &["kd.with_list_append_update"],
         "x, append",
-        "Returns x with a bag in which its lists end with append.",
+        r#"Returns x with a new DataBag in which its lists end with the items of append.
+
+The lists keep their ItemIds; the new bag reads through to x's bag, which is
+left unchanged. append is broadcast to x, or has one more dimension holding
+several items for each list; the items must fit the lists' item schema.
+
+Args:
+  x: a DataSlice of lists.
+  append: the items to add at the end of each list.
+
+Examples:
+  >>> l = kd.list([1, 2])
+  >>> kd.with_list_append_update(l, 3)
+  DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
+  >>> lists = kd.implode(kd.slice([[1], [2, 3]]))
+  >>> kd.with_list_append_update(lists, kd.slice([7, 8]))
+  DataSlice([List[1, 7], List[2, 3, 8]], schema: LIST[INT32], present: 2/2, bag_id: $...)"#,
         |a| with_list_append_update(a.slice("x")?, a.slice("append")?),
     );
-    r.add("kd.lists.concat", &["kd.concat_lists"], "*lists", "Returns new lists with the items of the given lists in turn.", |a| {
+    r.add("kd.lists.concat", &["kd.concat_lists"], "*lists", r#"Returns new lists holding the items of the given lists one after another.
+
+The arguments are aligned first (see kd.align), so one list can be joined
+to each list of a slice. A missing list counts as an empty one. The item
+schema of the result is the common schema of the arguments' item schemas
+(OBJECT when they have none). With no argument, ValueError is raised.
+
+Args:
+  *lists: DataSlices of lists.
+
+Examples:
+  >>> kd.concat_lists(kd.list([1, 2]), kd.list([3]))
+  DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
+  >>> kd.concat_lists(kd.implode(kd.slice([[1], [2, 3]])), kd.list([0]))
+  DataSlice([List[1, 0], List[2, 3, 0]], schema: LIST[INT32], present: 2/2, bag_id: $...)
+  >>> kd.concat_lists(kd.list([1]), kd.list(['a']))
+  DataItem(List[1, 'a'], schema: LIST[OBJECT], bag_id: $...)"#, |a| {
         concat_lists(&a.var_slices()?)
     });
-    r.add("kd.lists.select_items", &["kd.select_items"], "ds, fltr", "Returns the items of the lists where fltr is present.", |a| {
+    r.add("kd.lists.select_items", &["kd.select_items"], "ds, fltr", r#"Returns the items of each list of ds where fltr is present, as a new last dimension.
+
+fltr is a MASK DataSlice with the shape of the exploded lists (`ds[:]`), or
+one that can be broadcast to it. The selected items keep their order.
+
+Args:
+  ds: a DataSlice of lists.
+  fltr: the MASK DataSlice choosing the items.
+
+Examples:
+  >>> l = kd.list([1, 2, 3, 4])
+  >>> kd.select_items(l, l[:] > 2)
+  DataSlice([3, 4], schema: INT32, present: 2/2, bag_id: $...)
+  >>> lists = kd.implode(kd.slice([[1], [2, 3]]))
+  >>> kd.select_items(lists, kd.slice([[kd.present], [None, kd.present]]))
+  DataSlice([[1], [3]], schema: INT32, present: 2/2, bag_id: $...)"#, |a| {
         select_items(a.slice("ds")?, a.slice("fltr")?)
     });
     r.add(
         "kd.lists.shaped",
         &["kd.list_shaped"],
         "shape, /, items=None, *, item_schema=None, schema=None, itemid=None",
-        "Creates lists of the given shape.",
+        r#"Creates new lists of the given shape.
+
+One list is made for each item of the shape. items fill the lists: with one
+more dimension than the shape, each list takes its row; otherwise each list
+holds one item (broadcast). Without items, the lists are empty. The item
+schema is item_schema, or that of schema (a list schema), or that of items,
+or OBJECT.
+
+Args:
+  shape: a JaggedShape.
+  items: the items of the lists (optional).
+  item_schema: the schema of the items (optional).
+  schema: the list schema of the result (optional).
+  itemid: ItemIds for the new lists (optional).
+
+Examples:
+  >>> kd.list_shaped(kd.shapes.new(2), kd.slice([[1, 2], [3]]))
+  DataSlice([List[1, 2], List[3]], schema: LIST[INT32], present: 2/2, bag_id: $...)
+  >>> kd.list_shaped(kd.shapes.new(2))
+  DataSlice([List[], List[]], schema: LIST[OBJECT], present: 2/2, bag_id: $...)
+  >>> kd.list_shaped(kd.shapes.new(), kd.slice([1, 2]), item_schema=kd.FLOAT32)
+  DataItem(List[1.0, 2.0], schema: LIST[FLOAT32], bag_id: $...)"#,
         |a| shaped(a.shape("shape")?, a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.shaped_as",
         &["kd.list_shaped_as"],
         "shape_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
-        "Creates lists of the shape of shape_from.",
+        r#"Creates new lists of the shape of shape_from.
+
+One list is made for each item of shape_from, present or not. items fill
+the lists: with one more dimension than shape_from, each list takes its row;
+otherwise each list holds one item (broadcast). Without items, the lists are
+empty. The item schema is item_schema, or that of schema (a list schema), or
+that of items, or OBJECT.
+
+Args:
+  shape_from: the DataSlice whose shape the result has.
+  items: the items of the lists (optional).
+  item_schema: the schema of the items (optional).
+  schema: the list schema of the result (optional).
+  itemid: ItemIds for the new lists (optional).
+
+Examples:
+  >>> kd.list_shaped_as(kd.slice(['a', None]), kd.slice([[1, 2], [3]]))
+  DataSlice([List[1, 2], List[3]], schema: LIST[INT32], present: 2/2, bag_id: $...)
+  >>> kd.list_shaped_as(kd.slice([1, 2]), schema=kd.list_schema(kd.STRING))
+  DataSlice([List[], List[]], schema: LIST[STRING], present: 2/2, bag_id: $...)"#,
         |a| shaped(a.slice("shape_from")?.shape(), a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.like",
         &["kd.list_like"],
         "shape_and_mask_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
-        "Creates lists of the shape of shape_and_mask_from, missing where it is.",
+        r#"Creates new lists with the shape and the missing items of shape_and_mask_from.
+
+One list is made for each present item of shape_and_mask_from (missing where
+it is missing). items fill the lists: with one more dimension than
+shape_and_mask_from, each list takes its row; otherwise each list holds one
+item (broadcast). Without items, the lists are empty. The item schema is
+item_schema, or that of schema (a list schema), or that of items, or OBJECT.
+
+Args:
+  shape_and_mask_from: the DataSlice giving the shape and the missing items.
+  items: the items of the lists (optional).
+  item_schema: the schema of the items (optional).
+  schema: the list schema of the result (optional).
+  itemid: ItemIds for the new lists (optional).
+
+Examples:
+  >>> kd.list_like(kd.slice([1, None, 3]), kd.slice([[1], [2], [3, 4]]))
+  DataSlice([List[1], None, List[3, 4]], schema: LIST[INT32], present: 2/3, bag_id: $...)
+  >>> kd.list_like(kd.slice([1, None]), item_schema=kd.STRING)
+  DataSlice([List[], None], schema: LIST[STRING], present: 1/2, bag_id: $...)"#,
         |a| {
             let from = a.slice("shape_and_mask_from")?;
             let lists = shaped(from.shape(), a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?)?;

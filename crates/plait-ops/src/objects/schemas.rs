@@ -75,13 +75,77 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.schema.new_schema", &[], "**kwargs", "Creates a new explicit entity schema with the given attribute schemas.", |a| {
+    r.add("kd.schema.new_schema", &[], "**kwargs", r#"Creates a new explicit entity schema with the given attribute schemas.
+
+Every call makes a schema with a new id, even for the same attributes (see
+`kd.uu_schema` and `kd.named_schema` for schemas with stable ids). Each value
+must be a schema item.
+
+Args:
+  **kwargs: the attribute names and their schemas.
+
+Examples:
+  >>> s = kd.schema.new_schema(x=kd.INT32, y=kd.STRING)
+  >>> s
+  DataItem(ENTITY(x=INT32, y=STRING), schema: SCHEMA, bag_id: $...)
+  >>> kd.new(x=1, y='a', schema=s)
+  DataItem(Entity(x=1, y='a'), schema: ENTITY(x=INT32, y=STRING), bag_id: $...)
+  >>> kd.schema.new_schema(x=kd.INT32) == kd.schema.new_schema(x=kd.INT32)
+  DataItem(missing, schema: MASK)"#, |a| {
         schema_with_fields("kd.schema.new_schema", allocate(ItemKind::Schema, 1).1[0], None, &a.named_slices()?)
     });
-    r.add("kd.schema.named_schema", &["kd.named_schema"], "name, /, **kwargs", "Returns the schema named name (the same for the same name).", |a| {
+    r.add("kd.schema.named_schema", &["kd.named_schema"], "name, /, **kwargs", r#"Returns the schema named name (the same for the same name).
+
+The schema's id depends only on `name`, so schemas of the same name are equal
+whatever attributes they are given, in any bag or process. `kd.new(...,
+schema='Name')` uses this schema. Each attribute value must be a schema item.
+
+Args:
+  name: the schema's name.
+  **kwargs: the attribute names and their schemas.
+
+Examples:
+  >>> kd.named_schema('Point', x=kd.FLOAT32, y=kd.FLOAT32)
+  DataItem(Point(x=FLOAT32, y=FLOAT32), schema: SCHEMA, bag_id: $...)
+  >>> kd.named_schema('Point') == kd.named_schema('Point', x=kd.INT32)
+  DataItem(present, schema: MASK)
+  >>> kd.new(x=1, schema='Point').get_schema() == kd.named_schema('Point')
+  DataItem(present, schema: MASK)"#, |a| {
         let name = a.text("name")?;
         schema_with_fields("kd.schema.named_schema", named_schema_id(&name), Some(&name), &a.named_slices()?)
     });
-    r.add("kd.schema.get_obj_schema", &["kd.get_obj_schema"], "x", "Returns the schema of every item.", |a| get_obj_schema(a.slice("x")?));
-    r.add("kd.core.get_itemid", &["kd.get_itemid"], "x", "Returns the ItemIds of entities and objects.", |a| get_itemid(a.slice("x")?));
+    r.add("kd.schema.get_obj_schema", &["kd.get_obj_schema"], "x", r#"Returns the schema of every item.
+
+For an OBJECT slice, an object's schema is read from its bag (its implicit or
+explicit schema) and a primitive's schema is its type. For a slice of another
+schema, each present item gets that schema. Missing items stay missing.
+
+Args:
+  x: a DataSlice (objects need a bag).
+
+Examples:
+  >>> kd.get_obj_schema(kd.obj(x=1))
+  DataItem(IMPLICIT_ENTITY(x=INT32), schema: SCHEMA, bag_id: $...)
+  >>> kd.get_obj_schema(kd.slice([1, 'a', None, 2.0]))
+  DataSlice([INT32, STRING, None, FLOAT32], schema: SCHEMA, present: 3/4)
+  >>> kd.get_obj_schema(kd.slice([kd.obj(1), kd.obj(kd.new(y=2))]))
+  DataSlice([INT32, ENTITY(y=INT32)], schema: SCHEMA, present: 2/2, bag_id: $...)"#, |a| get_obj_schema(a.slice("x")?));
+    r.add("kd.core.get_itemid", &["kd.get_itemid"], "x", r#"Returns the ItemIds of entities and objects.
+
+The result has the shape of `x`, schema ITEMID and x's bag. Missing items stay
+missing. Lists and dicts have ids too; primitives (including primitives in an
+OBJECT slice) and schemas raise.
+
+Args:
+  x: a DataSlice of entities, objects, lists or dicts.
+
+Examples:
+  >>> kd.get_itemid(kd.new(x=kd.slice([1, 2])))
+  DataSlice([Entity:$..., Entity:$...], schema: ITEMID, present: 2/2, bag_id: $...)
+  >>> kd.get_itemid(kd.new(x=1, itemid=kd.uuid(seed='a'))) == kd.uuid(seed='a')
+  DataItem(present, schema: MASK)
+  >>> kd.get_itemid(kd.slice([1, 2]))
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.get_itemid: expected entities or objects, got a DataSlice of INT32"#, |a| get_itemid(a.slice("x")?));
 }

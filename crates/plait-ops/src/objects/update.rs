@@ -123,14 +123,51 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.core.with_attrs",
         &["kd.with_attrs"],
         "x, /, *, overwrite_schema=False, **attrs",
-        "Returns x with a new bag holding the given attributes.",
+        r#"Returns x with a new DataBag in which its items have the given attributes.
+
+The new bag reads through to x's bag, which is left unchanged. Each value is
+broadcast to x. For entities, a value whose schema does not fit the
+attribute's existing schema raises ValueError unless overwrite_schema is
+True; objects take the new schema anyway. `x.with_attrs(...)` is the same.
+
+Args:
+  x: a DataSlice of entities or objects.
+  overwrite_schema: if True, the attributes' schemas become the values'.
+  **attrs: the attributes to set, by name.
+
+Examples:
+  >>> e = kd.new(a=kd.slice([1, 2]))
+  >>> kd.with_attrs(e, b=kd.slice(['x', 'y']), a=0)
+  DataSlice([Entity(a=0, b='x'), Entity(a=0, b='y')], schema: ENTITY(a=INT32, b=STRING), present: 2/2, bag_id: $...)
+  >>> kd.with_attrs(kd.new(a=1), a='z', overwrite_schema=True)
+  DataItem(Entity(a='z'), schema: ENTITY(a=STRING), bag_id: $...)
+  >>> kd.with_attrs(kd.obj(a=1), a='z')
+  DataItem(Obj(a='z'), schema: OBJECT, bag_id: $...)"#,
         |a| with_attrs(a.slice("x")?, &a.named_slices()?, a.bool("overwrite_schema")?),
     );
     r.add(
         "kd.core.with_attr",
         &["kd.with_attr"],
         "x, attr_name, value, overwrite_schema=False",
-        "Returns x with a new bag holding attribute attr_name.",
+        r#"Returns x with a new DataBag in which its items have attribute attr_name set to value.
+
+Useful when the name is not a Python identifier. The new bag reads through
+to x's bag, which is left unchanged. value is broadcast to x. A value whose
+schema does not fit the attribute's schema raises ValueError unless
+overwrite_schema is True (objects take the new schema anyway).
+
+Args:
+  x: a DataSlice of entities or objects.
+  attr_name: the name of the attribute (a str).
+  value: the new value of the attribute.
+  overwrite_schema: if True, the attribute's schema becomes the value's.
+
+Examples:
+  >>> e = kd.new(a=1)
+  >>> kd.with_attr(e, 'my attr', 'x')
+  DataItem(Entity(a=1, my attr='x'), schema: ENTITY(a=INT32, my attr=STRING), bag_id: $...)
+  >>> kd.with_attr(e, 'a', 'q', overwrite_schema=True)
+  DataItem(Entity(a='q'), schema: ENTITY(a=STRING), bag_id: $...)"#,
         |a| with_attrs(a.slice("x")?, &[(a.text("attr_name")?, a.slice("value")?.clone())], a.bool("overwrite_schema")?),
     );
 }

@@ -274,58 +274,389 @@ pub(crate) fn fixed(promotion: Promotion) -> Promotion {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.strings.length", &[], "x", "Returns a DataSlice of lengths in bytes for Byte or codepoints for String.", |a| length(a.slice("x")?));
-    r.add("kd.strings.upper", &[], "x", "Returns a DataSlice with the uppercase version of each string in the input.", |a| upper(a.slice("x")?));
-    r.add("kd.strings.lower", &[], "x", "Returns a DataSlice with the lowercase version of each string in the input.", |a| lower(a.slice("x")?));
-    r.add("kd.strings.contains", &[], "s, substr", "Returns present iff `s` contains `substr`.", |a| contains(a.slice("s")?, a.slice("substr")?));
-    r.add("kd.strings.count", &[], "s, substr", "Counts the number of occurrences of `substr` in `s`.", |a| count(a.slice("s")?, a.slice("substr")?));
-    r.add("kd.strings.find", &[], "s, substr, start=0, end=None", "Returns the offset of the first occurrence of `substr` in `s`.", |a| {
+    r.add("kd.strings.length", &[], "x", r#"Returns a DataSlice of lengths in bytes for Byte or codepoints for String.
+
+The result is INT64; missing items stay missing.
+
+Args:
+  x: a DataSlice of strings or bytes.
+
+Examples:
+  >>> kd.strings.length(kd.slice(['abc', 'héllo', '', None]))
+  DataSlice([3, 5, 0, None], schema: INT64, present: 3/4)
+  >>> kd.strings.length(kd.slice([b'h\xc3\xa9llo']))
+  DataSlice([6], schema: INT64, present: 1/1)"#, |a| length(a.slice("x")?));
+    r.add("kd.strings.upper", &[], "x", r#"Returns a DataSlice with the uppercase version of each string in the input.
+
+Uppercasing follows Unicode rules (a character may become several, as ß
+becomes SS); x must be STRING (BYTES raise a ValueError). Missing items stay
+missing.
+
+Args:
+  x: a DataSlice of strings.
+
+Examples:
+  >>> kd.strings.upper(kd.slice(['Hello', 'straße', None]))
+  DataSlice(['HELLO', 'STRASSE', None], schema: STRING, present: 2/3)"#, |a| upper(a.slice("x")?));
+    r.add("kd.strings.lower", &[], "x", r#"Returns a DataSlice with the lowercase version of each string in the input.
+
+Lowercasing follows Unicode rules; x must be STRING (BYTES raise a
+ValueError). Missing items stay missing.
+
+Args:
+  x: a DataSlice of strings.
+
+Examples:
+  >>> kd.strings.lower(kd.slice(['Hello', 'ÉCOLE', None]))
+  DataSlice(['hello', 'école', None], schema: STRING, present: 2/3)"#, |a| lower(a.slice("x")?));
+    r.add("kd.strings.contains", &[], "s, substr", r#"Returns present iff `s` contains `substr`.
+
+s and substr broadcast against each other; the result is a MASK, missing
+where s or substr is missing. Every string contains the empty string.
+
+Args:
+  s: strings or bytes to search in.
+  substr: strings or bytes to look for (of the same kind as s).
+
+Examples:
+  >>> kd.strings.contains(kd.slice(['apple', 'banana', None]), 'an')
+  DataSlice([missing, present, missing], schema: MASK, present: 1/3)
+  >>> kd.strings.contains(kd.slice(['apple', 'banana']), kd.slice(['pl', 'x']))
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| contains(a.slice("s")?, a.slice("substr")?));
+    r.add("kd.strings.count", &[], "s, substr", r#"Counts the number of occurrences of `substr` in `s`.
+
+Occurrences may overlap ('aa' occurs 3 times in 'aaaa'), and the empty
+string occurs once more than the length of s. The result is INT64, missing
+where s or substr is missing.
+
+Args:
+  s: strings or bytes to search in.
+  substr: strings or bytes to count (of the same kind as s).
+
+Examples:
+  >>> kd.strings.count(kd.slice(['banana', 'apple', None]), 'a')
+  DataSlice([3, 1, None], schema: INT64, present: 2/3)
+  >>> kd.strings.count(kd.slice(['aaaa']), 'aa')
+  DataSlice([3], schema: INT64, present: 1/1)"#, |a| count(a.slice("s")?, a.slice("substr")?));
+    r.add("kd.strings.find", &[], "s, substr, start=0, end=None", r#"Returns the offset of the first occurrence of `substr` in `s`.
+
+Only the part [start, end) of s is searched (Python slice rules: negative
+offsets count from the end), but the offset is counted from the start of s.
+Offsets are in characters for STRING and bytes for BYTES. The result is
+INT64, missing when substr is not found or an argument is missing.
+
+Args:
+  s: strings or bytes to search in.
+  substr: strings or bytes to look for (of the same kind as s).
+  start: where the search begins (0 by default).
+  end: where the search ends, exclusive (the end of s by default).
+
+Examples:
+  >>> kd.strings.find(kd.slice(['banana', 'apple', None]), 'an')
+  DataSlice([1, None, None], schema: INT64, present: 1/3)
+  >>> kd.strings.find('banana', 'an', start=2)
+  DataItem(3, schema: INT64)
+  >>> kd.strings.find('héllo', 'l')
+  DataItem(2, schema: INT64)"#, |a| {
         find(a.slice("s")?, a.slice("substr")?, a.slice("start")?, a.slice("end")?)
     });
-    r.add("kd.strings.rfind", &[], "s, substr, start=0, end=None", "Returns the offset of the last occurrence of `substr` in `s`.", |a| {
+    r.add("kd.strings.rfind", &[], "s, substr, start=0, end=None", r#"Returns the offset of the last occurrence of `substr` in `s`.
+
+Like `kd.strings.find`, but searches from the right: only [start, end) of s
+is searched, and the offset is counted from the start of s (in characters
+for STRING, bytes for BYTES). Missing when substr is not found.
+
+Args:
+  s: strings or bytes to search in.
+  substr: strings or bytes to look for (of the same kind as s).
+  start: where the search begins (0 by default).
+  end: where the search ends, exclusive (the end of s by default).
+
+Examples:
+  >>> kd.strings.rfind(kd.slice(['banana', 'apple', None]), 'an')
+  DataSlice([3, None, None], schema: INT64, present: 1/3)
+  >>> kd.strings.rfind('banana', 'an', end=4)
+  DataItem(1, schema: INT64)"#, |a| {
         rfind(a.slice("s")?, a.slice("substr")?, a.slice("start")?, a.slice("end")?)
     });
-    r.add("kd.strings.substr", &[], "x, start=0, end=None", "Returns a DataSlice of substrings with indices [start, end).", |a| {
+    r.add("kd.strings.substr", &[], "x, start=0, end=None", r#"Returns a DataSlice of substrings with indices [start, end).
+
+Indices follow Python slice rules (negative ones count from the end, and an
+empty range gives ''); they count characters for STRING and bytes for BYTES.
+All arguments broadcast together.
+
+Args:
+  x: a DataSlice of strings or bytes.
+  start: where the substrings begin (0 by default).
+  end: where they end, exclusive (the end of each string by default).
+
+Examples:
+  >>> kd.strings.substr(kd.slice(['hello', 'hi', None]), 1, 3)
+  DataSlice(['el', 'i', None], schema: STRING, present: 2/3)
+  >>> kd.strings.substr(kd.slice(['hello', 'world']), kd.slice([0, 2]), end=-1)
+  DataSlice(['hell', 'rl'], schema: STRING, present: 2/2)
+  >>> kd.strings.substr('héllo', -3)
+  DataItem('llo', schema: STRING)"#, |a| {
         substr(a.slice("x")?, a.slice("start")?, a.slice("end")?)
     });
-    r.add("kd.strings.strip", &[], "s, chars=None", "Strips whitespaces or the specified characters from both sides of `s`.", |a| {
+    r.add("kd.strings.strip", &[], "s, chars=None", r#"Strips whitespaces or the specified characters from both sides of `s`.
+
+With chars, any of its characters is stripped (it is a set, not a prefix or
+suffix). s and chars broadcast together; missing items stay missing.
+
+Args:
+  s: strings or bytes to strip.
+  chars: the characters to strip (whitespace when missing).
+
+Examples:
+  >>> kd.strings.strip(kd.slice(['  a b  ', '\tc\n', None]))
+  DataSlice(['a b', 'c', None], schema: STRING, present: 2/3)
+  >>> kd.strings.strip(kd.slice(['xxaxyx']), 'xy')
+  DataSlice(['a'], schema: STRING, present: 1/1)"#, |a| {
         strip(a.slice("s")?, a.slice("chars")?)
     });
-    r.add("kd.strings.lstrip", &[], "s, chars=None", "Strips whitespaces or the specified characters from the left side of `s`.", |a| {
+    r.add("kd.strings.lstrip", &[], "s, chars=None", r#"Strips whitespaces or the specified characters from the left side of `s`.
+
+With chars, any of its characters is stripped (it is a set, not a prefix).
+s and chars broadcast together; missing items stay missing.
+
+Args:
+  s: strings or bytes to strip.
+  chars: the characters to strip (whitespace when missing).
+
+Examples:
+  >>> kd.strings.lstrip(kd.slice(['  a b  ', None]))
+  DataSlice(['a b  ', None], schema: STRING, present: 1/2)
+  >>> kd.strings.lstrip(kd.slice(['xxaxyx']), 'xy')
+  DataSlice(['axyx'], schema: STRING, present: 1/1)"#, |a| {
         lstrip(a.slice("s")?, a.slice("chars")?)
     });
-    r.add("kd.strings.rstrip", &[], "s, chars=None", "Strips whitespaces or the specified characters from the right side of `s`.", |a| {
+    r.add("kd.strings.rstrip", &[], "s, chars=None", r#"Strips whitespaces or the specified characters from the right side of `s`.
+
+With chars, any of its characters is stripped (it is a set, not a suffix).
+s and chars broadcast together; missing items stay missing.
+
+Args:
+  s: strings or bytes to strip.
+  chars: the characters to strip (whitespace when missing).
+
+Examples:
+  >>> kd.strings.rstrip(kd.slice(['  a b  ', None]))
+  DataSlice(['  a b', None], schema: STRING, present: 1/2)
+  >>> kd.strings.rstrip(kd.slice(['xxaxyx']), 'xy')
+  DataSlice(['xxa'], schema: STRING, present: 1/1)"#, |a| {
         rstrip(a.slice("s")?, a.slice("chars")?)
     });
-    r.add("kd.strings.replace", &[], "s, old_substr, new_substr, max_subs=None", "Replaces up to `max_subs` occurrences of `old_substr` within `s` with `new_substr`.", |a| {
+    r.add("kd.strings.replace", &[], "s, old_substr, new_substr, max_subs=None", r#"Replaces up to `max_subs` occurrences of `old_substr` within `s` with `new_substr`.
+
+Occurrences are replaced from left to right, all of them when max_subs is
+missing. An empty old_substr matches before every character and at the end.
+All arguments broadcast together.
+
+Args:
+  s: strings or bytes.
+  old_substr: the substring to replace.
+  new_substr: its replacement.
+  max_subs: the largest number of replacements (all when missing).
+
+Examples:
+  >>> kd.strings.replace(kd.slice(['banana', 'apple', None]), 'a', 'o')
+  DataSlice(['bonono', 'opple', None], schema: STRING, present: 2/3)
+  >>> kd.strings.replace(kd.slice(['banana']), 'a', 'o', max_subs=2)
+  DataSlice(['bonona'], schema: STRING, present: 1/1)"#, |a| {
         replace(a.slice("s")?, a.slice("old_substr")?, a.slice("new_substr")?, a.slice("max_subs")?)
     });
-    r.add("kd.strings.join", &[], "*args", "Concatenates the given strings.", |a| join(&a.var_slices()?));
-    r.add("kd.strings.split", &[], "x, sep=None", "Returns x split by the provided separator.", |a| split(a.slice("x")?, a.slice("sep")?));
-    r.add("kd.strings.agg_join", &[], "x, sep=None, ndim=unspecified", "Returns a DataSlice of strings joined on last ndim dimensions.", |a| {
+    r.add("kd.strings.join", &[], "*args", r#"Concatenates the given strings.
+
+The arguments broadcast together and are concatenated item by item; an item
+is missing where any argument is missing. All arguments must be STRING or
+all BYTES.
+
+Args:
+  *args: DataSlices of strings or bytes (at least one).
+
+Examples:
+  >>> kd.strings.join('Hello, ', kd.slice(['Ann', 'Bob']), '!')
+  DataSlice(['Hello, Ann!', 'Hello, Bob!'], schema: STRING, present: 2/2)
+  >>> kd.strings.join(kd.slice(['a', 'b', None]), '-', kd.slice(['x', 'y', 'z']))
+  DataSlice(['a-x', 'b-y', None], schema: STRING, present: 2/3)"#, |a| join(&a.var_slices()?));
+    r.add("kd.strings.split", &[], "x, sep=None", r#"Returns x split by the provided separator.
+
+The parts of each item go into a new last dimension. Without sep, runs of
+whitespace separate the parts and empty parts are dropped (as Python's
+str.split()); with sep, every occurrence splits, so empty parts are kept. A
+missing item gives no parts.
+
+Args:
+  x: a DataSlice of strings or bytes.
+  sep: the separator (whitespace when missing).
+
+Examples:
+  >>> kd.strings.split(kd.slice(['a b  c', ' d ', None]))
+  DataSlice([['a', 'b', 'c'], ['d'], []], schema: STRING, present: 4/4)
+  >>> kd.strings.split(kd.slice(['a,b,,c', '']), ',')
+  DataSlice([['a', 'b', '', 'c'], ['']], schema: STRING, present: 5/5)"#, |a| split(a.slice("x")?, a.slice("sep")?));
+    r.add("kd.strings.agg_join", &[], "x, sep=None, ndim=unspecified", r#"Returns a DataSlice of strings joined on last ndim dimensions.
+
+The present items of each group are joined with sep between them (nothing
+when sep is missing); a group with no present item gives a missing item.
+Works on STRING and BYTES (sep must be of the same kind).
+
+Args:
+  x: a DataSlice of strings or bytes.
+  sep: the separator, a DataItem (none by default).
+  ndim: how many trailing dimensions to join over (1 when unspecified).
+
+Examples:
+  >>> kd.strings.agg_join(kd.slice([['a', 'b', None], ['c'], []]), ', ')
+  DataSlice(['a, b', 'c', None], schema: STRING, present: 2/3)
+  >>> kd.strings.agg_join(kd.slice([['a', 'b'], ['c']]), '-', ndim=2)
+  DataItem('a-b-c', schema: STRING)
+  >>> kd.strings.agg_join(kd.slice([[b'a', b'b'], [b'c']]))
+  DataSlice([b'ab', b'c'], schema: BYTES, present: 2/2)"#, |a| {
         agg_join(a.slice("x")?, a.slice("sep")?, a.ndim()?)
     });
-    r.add("kd.strings.encode", &[], "x", "Encodes `x` as BYTES using UTF-8 encoding.", |a| encode(a.slice("x")?));
-    r.add("kd.strings.decode", &[], "x", "Decodes `x` as STRING using UTF-8 decoding.", |a| decode(a.slice("x")?));
-    r.add("kd.strings.encode_base64", &[], "x", "Encodes BYTES `x` using base64 encoding (RFC 4648 section 4), with padding.", |a| {
+    r.add("kd.strings.encode", &[], "x", r#"Encodes `x` as BYTES using UTF-8 encoding.
+
+STRING items are encoded and BYTES items are kept as they are; missing
+items stay missing.
+
+Args:
+  x: a DataSlice of strings (or bytes).
+
+Examples:
+  >>> kd.strings.encode(kd.slice(['abc', 'é', None]))
+  DataSlice([b'abc', b'\xc3\xa9', None], schema: BYTES, present: 2/3)"#, |a| encode(a.slice("x")?));
+    r.add("kd.strings.decode", &[], "x", r#"Decodes `x` as STRING using UTF-8 decoding.
+
+BYTES items are decoded as UTF-8 and STRING items are kept as they are;
+invalid UTF-8 raises a ValueError. Missing items stay missing.
+
+Args:
+  x: a DataSlice of bytes (or strings).
+
+Examples:
+  >>> kd.strings.decode(kd.slice([b'abc', b'\xc3\xa9', None]))
+  DataSlice(['abc', 'é', None], schema: STRING, present: 2/3)"#, |a| decode(a.slice("x")?));
+    r.add("kd.strings.encode_base64", &[], "x", r#"Encodes BYTES `x` using base64 encoding (RFC 4648 section 4), with padding.
+
+The result is STRING; missing items stay missing. STRING input is refused
+(encode it to BYTES first with `kd.strings.encode`).
+
+Args:
+  x: a DataSlice of bytes.
+
+Examples:
+  >>> kd.strings.encode_base64(kd.slice([b'hello', b'', None]))
+  DataSlice(['aGVsbG8=', '', None], schema: STRING, present: 2/3)"#, |a| {
         encode_base64(a.slice("x")?)
     });
-    r.add("kd.strings.decode_base64", &[], "x, /, *, on_invalid=unspecified", "Decodes BYTES from `x` using base64 encoding (RFC 4648 section 4).", |a| {
+    r.add("kd.strings.decode_base64", &[], "x, /, *, on_invalid=unspecified", r#"Decodes BYTES from `x` using base64 encoding (RFC 4648 section 4).
+
+x may hold STRING or BYTES; padding is optional. An invalid item raises a
+ValueError unless on_invalid is given, in which case it replaces the item
+(on_invalid=None makes it missing). The result is BYTES.
+
+Args:
+  x: base64 text, as strings or bytes.
+  on_invalid: the value for items that are not valid base64 (raise when
+    unspecified).
+
+Examples:
+  >>> kd.strings.decode_base64(kd.slice(['aGVsbG8=', 'aGk', None]))
+  DataSlice([b'hello', b'hi', None], schema: BYTES, present: 2/3)
+  >>> kd.strings.decode_base64(kd.slice(['aGVsbG8=', '!!']), on_invalid=None)
+  DataSlice([b'hello', None], schema: BYTES, present: 1/2)
+  >>> kd.strings.decode_base64(kd.slice(['aGVsbG8=', '!!']), on_invalid=b'?')
+  DataSlice([b'hello', b'?'], schema: BYTES, present: 2/2)"#, |a| {
         decode_base64(a.slice("x")?, a.opt_slice("on_invalid")?)
     });
-    r.add("kd.strings.regex_match", &[], "text, regex", "Returns `present` if `text` matches the regular expression `regex`.", |a| {
+    r.add("kd.strings.regex_match", &[], "text, regex", r#"Returns `present` if `text` matches the regular expression `regex`.
+
+The regex may match anywhere in the text; anchor it with ^ and $ to match
+the whole text. The result is a MASK, missing where text is missing. regex
+uses RE2 syntax.
+
+Args:
+  text: a DataSlice of strings.
+  regex: a regular expression.
+
+Examples:
+  >>> kd.strings.regex_match(kd.slice(['abc', 'xbz', 'a', None]), 'b.')
+  DataSlice([present, present, missing, missing], schema: MASK, present: 2/4)
+  >>> kd.strings.regex_match(kd.slice(['abc', 'ABC']), '^[a-z]+$')
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| {
         regex_match(a.slice("text")?, a.slice("regex")?)
     });
-    r.add("kd.strings.regex_extract", &[], "text, regex", "Extracts a substring from `text` with the capturing group of `regex`.", |a| {
+    r.add("kd.strings.regex_extract", &[], "text, regex", r#"Extracts a substring from `text` with the capturing group of `regex`.
+
+regex must have exactly one capturing group. The result holds the text the
+group captured in the first match, and is missing where there is no match or
+text is missing. regex uses RE2 syntax.
+
+Args:
+  text: a DataSlice of strings.
+  regex: a regular expression with one capturing group.
+
+Examples:
+  >>> kd.strings.regex_extract(kd.slice(['id=12', 'x id=7;', 'none', None]), r'id=(\d+)')
+  DataSlice(['12', '7', None, None], schema: STRING, present: 2/4)"#, |a| {
         regex_extract(a.slice("text")?, a.slice("regex")?)
     });
-    r.add("kd.strings.regex_find_all", &[], "text, regex", "Returns the captured groups of all matches of `regex` in `text`.", |a| {
+    r.add("kd.strings.regex_find_all", &[], "text, regex", r#"Returns the captured groups of all matches of `regex` in `text`.
+
+The result has two more dimensions than text: one item per non-overlapping
+match, then the texts of its capturing groups (none when regex has no
+group). A missing text gives no matches. regex uses RE2 syntax.
+
+Args:
+  text: a DataSlice of strings.
+  regex: a regular expression.
+
+Examples:
+  >>> kd.strings.regex_find_all(kd.slice(['a1b22', 'none', None]), r'(\d+)')
+  DataSlice([[['1'], ['22']], [], []], schema: STRING, present: 2/2)
+  >>> kd.strings.regex_find_all(kd.item('k1=v1,k2=v2'), r'(\w+)=(\w+)')
+  DataSlice([['k1', 'v1'], ['k2', 'v2']], schema: STRING, present: 4/4)"#, |a| {
         regex_find_all(a.slice("text")?, a.slice("regex")?)
     });
-    r.add("kd.strings.regex_replace_all", &[], "text, regex, replacement", "Replaces all non-overlapping matches of `regex` in `text`.", |a| {
+    r.add("kd.strings.regex_replace_all", &[], "text, regex, replacement", r#"Replaces all non-overlapping matches of `regex` in `text`.
+
+In replacement, \1 to \9 stand for the capturing groups of the match and
+\0 for the whole match. text and replacement broadcast together; missing
+items stay missing. regex uses RE2 syntax.
+
+Args:
+  text: a DataSlice of strings.
+  regex: a regular expression.
+  replacement: the replacement strings.
+
+Examples:
+  >>> kd.strings.regex_replace_all(kd.slice(['a1b22', None]), r'\d+', '#')
+  DataSlice(['a#b#', None], schema: STRING, present: 1/2)
+  >>> kd.strings.regex_replace_all(kd.slice(['John Smith']), r'(\w+) (\w+)', r'\2, \1')
+  DataSlice(['Smith, John'], schema: STRING, present: 1/1)"#, |a| {
         regex_replace_all(a.slice("text")?, a.slice("regex")?, a.slice("replacement")?)
     });
-    r.add("kd.strings.format", &["kd.format"], "fmt, /, **kwargs", "Formats strings according to python str.format style.", |a| {
+    r.add("kd.strings.format", &["kd.format"], "fmt, /, **kwargs", r#"Formats strings according to python str.format style.
+
+Fields of fmt are named after the keyword arguments ({name}, with an
+optional format spec such as {x:.2f} or {n:03d}); all arguments broadcast
+together. An item is missing where fmt or any argument is missing. A BYTES
+fmt gives BYTES (STRING and BYTES cannot be mixed); MASK arguments are
+refused.
+
+Args:
+  fmt: the format strings.
+  **kwargs: the values for the named fields.
+
+Examples:
+  >>> kd.format('Hello, {name}!', name=kd.slice(['Ann', 'Bob', None]))
+  DataSlice(['Hello, Ann!', 'Hello, Bob!', None], schema: STRING, present: 2/3)
+  >>> kd.format(kd.slice(['{x}+{y}', '{x}*{y}']), x=1, y=kd.slice([2, 3]))
+  DataSlice(['1+2', '1*3'], schema: STRING, present: 2/2)
+  >>> kd.format('{v:.2f}', v=3.14159)
+  DataItem('3.14', schema: STRING)"#, |a| {
         let kwargs: Vec<(&str, &DataSlice)> = a
             .var_kwargs()
             .iter()
@@ -336,8 +667,39 @@ pub(crate) fn register(r: &mut Registry) {
             .collect::<Result<_>>()?;
         format(a.slice("fmt")?, &kwargs)
     });
-    r.add("kd.strings.printf", &[], "fmt, *args", "Formats strings according to printf-style (C++) format strings.", |a| {
+    r.add("kd.strings.printf", &[], "fmt, *args", r#"Formats strings according to printf-style (C++) format strings.
+
+The arguments fill the conversions of fmt in order (%s, %d, %5.2f, %x, ...;
+%% is a literal percent sign). fmt and the arguments broadcast together, and
+an item is missing where any of them is missing. A BYTES fmt gives BYTES.
+
+Args:
+  fmt: the format strings.
+  *args: the values for the conversions, in order.
+
+Examples:
+  >>> kd.strings.printf('%s is %d', kd.slice(['Ann', 'Bob']), kd.slice([3, None]))
+  DataSlice(['Ann is 3', None], schema: STRING, present: 1/2)
+  >>> kd.strings.printf('%.2f|%5s|%x', 3.14159, 'ab', 255)
+  DataItem('3.14|   ab|ff', schema: STRING)"#, |a| {
         printf(a.slice("fmt")?, &a.var_slices()?)
     });
-    r.add("kd.strings.fstr", &["kd.fstr"], "x", "Transforms Koda f-string into an expression.", |a| fstr(a.slice("x")?));
+    r.add("kd.strings.fstr", &["kd.fstr"], "x", r#"Transforms Koda f-string into an expression.
+
+Write a Python f-string in which every DataSlice has a format spec (`{x:s}`
+for the default text, or a spec such as `{x:.2f}`); kd.fstr evaluates it
+item by item, broadcasting the slices together, as `kd.format` does. An item
+is missing where any slice is missing. A string without such a field raises
+a ValueError.
+
+Args:
+  x: the f-string.
+
+Examples:
+  >>> name = kd.slice(['Ann', 'Bob', 'Cy'])
+  >>> cats = kd.slice([1, 2, None])
+  >>> kd.fstr(f'{name:s} has {cats:s} cats')
+  DataSlice(['Ann has 1 cats', 'Bob has 2 cats', None], schema: STRING, present: 2/3)
+  >>> kd.fstr(f'price: {kd.item(1.5):.2f}')
+  DataItem('price: 1.50', schema: STRING)"#, |a| fstr(a.slice("x")?));
 }
