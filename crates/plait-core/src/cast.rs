@@ -74,7 +74,7 @@ fn check_schema_castable(op: &str, source: Schema, target: Schema) -> Result<()>
     use Schema as S;
     let allowed = match (source, target) {
         (S::Object | S::None, _) => true,
-        (_, S::Object) => source.is_primitive(),
+        (_, S::Object) => source.is_primitive() || source == S::Schema,
         (_, S::None) => true,
         (
             S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Bytes | S::String,

@@ -164,7 +164,7 @@ impl DataSlice {
 /// Whether a slice with `schema` may hold an item of type `dtype`.
 pub fn schema_admits(schema: Schema, dtype: Schema) -> bool {
     match schema {
-        Schema::Object => dtype.is_primitive() || dtype == Schema::ItemId,
+        Schema::Object => dtype.is_primitive() || matches!(dtype, Schema::ItemId | Schema::Schema),
         Schema::Struct(_) => dtype == Schema::ItemId,
         other => other == dtype,
     }

@@ -63,6 +63,10 @@ fn cast_to(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, schema: &Bound<'_, Py
     } else {
         boxed
     };
+    if target == Schema::Object {
+        // Entities, lists and dicts need their schemas written into a bag.
+        return wrap(py, guard(|| plait_ops::objects::create::to_object(op, &boxed))?);
+    }
     wrap(py, guard(|| cast(op, &boxed, target))?)
 }
 

@@ -472,6 +472,12 @@ impl PyExpr {
     fn __ror__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
         self.binary("kd.masking.coalesce", other, true)
     }
+    fn __xor__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+        self.binary("kd.xor", other, false)
+    }
+    fn __rxor__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+        self.binary("kd.xor", other, true)
+    }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
         self.binary("kd.comparison.equal", other, false)
     }

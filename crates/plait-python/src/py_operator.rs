@@ -275,6 +275,17 @@ impl PyDataSlice {
         wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
     }
 
+    /// `x ^ y` is `kd.xor(x, y)`.
+    fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Some(y) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
+        wrap(py, guard(|| plait_ops::masking::xor(&self.inner, &y))?)
+    }
+
+    fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Some(x) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
+        wrap(py, guard(|| plait_ops::masking::xor(&x, &self.inner))?)
+    }
+
     /// Comparisons give MASK slices, as in Koda.
     fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
         use plait_ops::comparison as c;

@@ -51,6 +51,9 @@ from_pytree = from_py
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
 _export_aliases(globals())
+# Filters may be functions or functors: Python wrappers of the operators.
+select = slices.select
+select_items = lists.select_items
 
 list = lists.new  # noqa: A001 - Koda's name
 dict = dicts.new  # noqa: A001 - Koda's name
@@ -73,6 +76,21 @@ get_bag = bags.get_bag
 with_bag = bags.with_bag
 no_bag = bags.no_bag
 freeze_bag = bags.freeze_bag
+has_bag = core.has_bag
+is_null_bag = bags.is_null_bag
+agg_uuid = ids.agg_uuid
+list_append_update = lists.list_append_update
+strict_new = entities.strict_new
+flatten_end = shapes.flatten_end
+get_dtype = schema.get_dtype
+get_primitive_schema = schema.get_primitive_schema
+to_itemid = schema.to_itemid
+to_none = schema.to_none
+to_schema = schema.to_schema
+with_schema_from_obj = schema.with_schema_from_obj
+has_fn = functor.has_fn
+flat_map_chain = functor.flat_map_chain
+flat_map_interleaved = functor.flat_map_interleaved
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)
@@ -268,3 +286,8 @@ namedtuple = tuples.namedtuple
 tuple = tuples.tuple  # noqa: A001 - Koda's name
 # kd.functor's control flow is kd's (which follows tracing).
 functor.if_, functor.map, functor.while_, functor.for_ = if_, map, while_, for_
+# Koda has no `kd.lazy.schema_from_py` (so it is added after `kd.lazy` is built).
+schema_from_py = schema.schema_from_py
+# `kd.lazy.annotation` is built by `_lazy.build`.
+annotation = type(schema)("plait.kd.annotation", "Expression annotations (`kd.annotation.with_name`).")
+annotation.with_name = with_name

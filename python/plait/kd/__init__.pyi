@@ -76,12 +76,16 @@ def agg_size(x, ndim = ...) -> Any:
 def agg_sum(x, ndim = ...) -> Any:
     """Returns the sum of each group of the last ndim dimensions."""
 
+def agg_uuid(x, ndim = ...) -> Any:
+    """Returns one uuid per group of the last ndim dimensions."""
+
 def align(*args) -> Any:
     """Expands the given DataSlices to one common shape."""
 
 def all(x) -> Any:
     """Returns present if every item of the MASK slice x is present."""
 
+annotation: Any
 def any(x) -> Any:
     """Returns present if any item of the MASK slice x is present."""
 
@@ -242,8 +246,17 @@ def explode(x, ndim = ...) -> Any:
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
 
+def flat_map_chain(iterable, fn, value_type_as = ...) -> Any:
+    """Calls `fn` on each item of an iterable and chains the iterables it returns, in order."""
+
+def flat_map_interleaved(iterable, fn, value_type_as = ...) -> Any:
+    """Calls `fn` on each item of an iterable and interleaves the iterables it returns."""
+
 def flatten(x, from_dim = ..., to_dim = ...) -> Any:
     """`x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
+
+def flatten_end(x, n_times = ...) -> Any:
+    """Returns `x` with its last `n_times + 1` dimensions merged into one."""
 
 def float32(x) -> Any:
     """Returns `x` cast to FLOAT32 with explicit casting rules."""
@@ -287,6 +300,9 @@ def get_attr_names(x, *, intersection) -> Any:
 def get_bag(ds) -> Any:
     """Returns the bag of `ds`, or None when it has none."""
 
+def get_dtype(ds) -> Any:
+    """Returns the primitive schema of the items of `ds`."""
+
 def get_item(x, key_or_index) -> Any:
     """Returns the items of lists at the given indices, or the values of dicts at the given keys."""
 
@@ -307,6 +323,9 @@ def get_ndim(x) -> Any:
 
 def get_obj_schema(x) -> Any:
     """Returns the schema of every item."""
+
+def get_primitive_schema(ds) -> Any:
+    """Returns the primitive schema of the items of `ds`."""
 
 def get_schema(x) -> Any:
     """Returns the schema of DataSlice `x`, as a SCHEMA DataItem."""
@@ -338,11 +357,17 @@ def has(x) -> Any:
 def has_attr(x, attr_name) -> Any:
     """Returns present for each item of x that has attribute attr_name."""
 
+def has_bag(ds) -> Any:
+    """Returns `kd.present` when `ds` has a bag attached, else `kd.missing`."""
+
 def has_dict(x) -> Any:
     """Returns present for each item of x that is a dict."""
 
 def has_entity(x) -> Any:
     """Returns present for each item of x that is an entity."""
+
+def has_fn(x) -> Any:
+    """Returns a MASK that is present where the item of `x` is a functor."""
 
 def has_list(x) -> Any:
     """Returns present for each item of x that is a list."""
@@ -401,6 +426,9 @@ def is_list(x) -> Any:
 def is_nan(x) -> Any:
     """Returns present where an item is NaN."""
 
+def is_null_bag(bag) -> Any:
+    """Returns `kd.present` when `bag` is no bag at all."""
+
 def is_primitive(x) -> Any:
     """Returns present if x holds primitives only."""
 
@@ -425,6 +453,9 @@ def less_equal(x, y) -> Any:
 
 def list(items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """A list (a DataItem) with the given items; nested Python lists become"""
+
+def list_append_update(x, append) -> Any:
+    """Returns a new DataBag holding the lists of x with the items of append at their ends."""
 
 def list_like(shape_and_mask_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists with the shape and the missing items of shape_and_mask_from."""
@@ -617,6 +648,9 @@ def reverse(ds) -> Any:
 def reverse_select(ds, fltr) -> Any:
     """Creates a DataSlice by putting items in ds to present positions in fltr."""
 
+def schema_from_py(tpe) -> Any:
+    """Returns the Koda schema matching a Python type annotation."""
+
 def select(ds, fltr, expand_filter = ...) -> Any:
     """Creates a new DataSlice by filtering out missing items in fltr."""
 
@@ -650,6 +684,9 @@ def stack(*args, ndim = ...) -> Any:
 def str(x) -> Any:
     """Returns `x` cast to STRING with explicit casting rules."""
 
+def strict_new(*, schema, overwrite_schema = ..., itemid = ..., **attrs) -> Any:
+    """Returns new entities of `schema`, refusing attributes it does not declare."""
+
 def stub(x, attrs = ...) -> Any:
     """Returns x with a new bag holding only what updates to its items need."""
 
@@ -668,6 +705,12 @@ def take(x, indices) -> Any:
 def tile(x, shape) -> Any:
     """Nests the whole `x` under `shape`."""
 
+def to_itemid(x) -> Any:
+    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
+
+def to_none(x) -> Any:
+    """Returns `x` cast to NONE with explicit casting rules."""
+
 def to_object(x) -> Any:
     """Returns `x` cast to OBJECT with explicit casting rules."""
 
@@ -676,6 +719,9 @@ def to_py(ds, max_depth = ..., obj_as_dict = ..., include_missing_attrs = ...) -
 
 def to_pylist(x) -> Any:
     """Returns the first dimension of `x` as a Python list of DataSlices."""
+
+def to_schema(x) -> Any:
+    """Returns `x` cast to SCHEMA with explicit casting rules."""
 
 def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
     """Returns a decorator that makes a function its own functor when traced."""
@@ -760,6 +806,9 @@ def with_print(x, *args, sep = ..., end = ...) -> Any:
 
 def with_schema(x, schema) -> Any:
     """Returns `x` with its schema replaced by `schema`, items unchanged."""
+
+def with_schema_from_obj(x) -> Any:
+    """Returns OBJECT slice `x` with the schema its items carry as its schema."""
 
 def xor(x, y) -> Any:
     """Returns present where exactly one of the masks x and y is present."""

@@ -1,7 +1,7 @@
 """DataSlice methods that are Koda operators with the slice as first argument
 (`ds.get_attr('x')` is `kd.get_attr(ds, 'x')`), attached to the class once."""
 
-from plait.kd import dicts, types
+from plait.kd import dicts, lists, slices, types
 from plait.kd._operators import OPERATORS
 
 # method name -> operator name
@@ -28,12 +28,10 @@ _METHODS = {
     "is_list_schema": "kd.schema.is_list_schema",
     "is_entity_schema": "kd.schema.is_entity_schema",
     "is_struct_schema": "kd.schema.is_struct_schema",
-    "select": "kd.slices.select",
     "select_present": "kd.slices.select_present",
     "take": "kd.slices.take",
     "repeat": "kd.slices.repeat",
     "is_empty": "kd.slices.is_empty",
-    "select_items": "kd.lists.select_items",
     "with_list_append_update": "kd.lists.with_list_append_update",
     "is_list": "kd.lists.is_list",
     "is_primitive": "kd.core.is_primitive",
@@ -59,6 +57,8 @@ def _method(op):
 for _name, _op in _METHODS.items():
     setattr(types.DataSlice, _name, _method(OPERATORS[_op]))
 
+types.DataSlice.select = slices.select
+types.DataSlice.select_items = lists.select_items
 types.DataSlice.select_keys = dicts.select_keys
 types.DataSlice.select_values = dicts.select_values
 

@@ -8,6 +8,7 @@ import builtins
 from plait import _plait
 from plait.kd._operators import OPERATORS as _OPERATORS, unspecified
 from plait.kd._operators import export as _export
+from plait.kd.slices import _apply_filter
 
 _export(globals(), "kd.dicts")
 
@@ -212,12 +213,3 @@ def select_values(ds, fltr):
     """
     values = _OPERATORS["kd.dicts.get_values"](ds)
     return _OPERATORS["kd.slices.select"](values, _apply_filter(fltr, values))
-
-
-def _apply_filter(fltr, x):
-    """`fltr(x)` for a Python function or a functor; a mask as it is."""
-    from plait.kd.functor import is_fn
-
-    if is_fn(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):
-        return fltr(x)
-    return fltr

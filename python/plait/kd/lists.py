@@ -30,3 +30,15 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     if item_schema is not None and values.get_ndim() == 1:
         values = _plait.slice(items, item_schema)
     return _OPERATORS["kd.lists.implode"](values, ndim=-1, itemid=itemid)
+
+
+_select_items_operator = select_items  # noqa: F821 - exported above
+
+
+def select_items(ds, fltr):
+    from plait.kd.slices import _apply_filter
+
+    return _select_items_operator(ds, _apply_filter(fltr, ds[:]) if not isinstance(fltr, _plait.DataSlice) else fltr)
+
+
+select_items.__doc__ = _select_items_operator.__doc__

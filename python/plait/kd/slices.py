@@ -6,3 +6,23 @@ _export(globals(), "kd.slices")
 # Other names Koda gives operators inside this namespace (`kd.slices.at`
 # is `kd.slices.take`, `kd.slices.reverse_select` is `inverse_select`).
 _export_aliases(globals(), "kd.slices")
+
+
+def _apply_filter(fltr, x):
+    """`fltr(x)` for a Python function or a functor; a mask as it is."""
+    from plait import _plait
+    from plait.kd.functor import is_fn
+
+    if is_fn(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):
+        return fltr(x)
+    return fltr
+
+
+_select_operator = select  # noqa: F821 - exported above
+
+
+def select(ds, fltr, expand_filter=True):
+    return _select_operator(ds, _apply_filter(fltr, ds), expand_filter)
+
+
+select.__doc__ = _select_operator.__doc__

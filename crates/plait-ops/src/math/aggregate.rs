@@ -104,6 +104,16 @@ fn present_values<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<
     }
 }
 
+/// The `k`-th smallest of `values` (from 0); NaN when a value is NaN, as in
+/// Koda's medians and quantiles.
+fn kth_smallest<T: Num>(mut values: Vec<T>, k: usize) -> T {
+    if let Some(&nan) = values.iter().find(|v| v.is_nan()) {
+        return nan;
+    }
+    let (_, at, _) = values.select_nth_unstable_by(k, |a, b| a.partial_cmp(b).expect("no NaN"));
+    *at
+}
+
 /// Sums per group; empty groups give 0.
 pub fn agg_sum(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let input = Input::new("kd.math.agg_sum", x, ndim)?;
@@ -173,16 +183,9 @@ pub fn agg_median(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let presence = input.presence();
     crate::with_num_type!(input.p.dtype(), T => {
         input.finish(input.per_group::<T, _>(|v, r| {
-            let mut values = present_values(v, presence, r);
-            if values.is_empty() {
-                return None;
-            }
-            if values.iter().any(|v| v.is_nan()) {
-                return values.into_iter().find(|v| v.is_nan());
-            }
-            let k = (values.len() - 1) / 2;
-            let (_, median, _) = values.select_nth_unstable_by(k, |a, b| a.partial_cmp(b).expect("no NaN"));
-            Some(*median)
+            let values = present_values(v, presence, r);
+            let k = values.len().checked_sub(1)? / 2;
+            Some(kth_smallest(values, k))
         }))
     })
 }
@@ -288,14 +291,12 @@ pub fn agg_inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice, ndim: Option<i64>) ->
     }
     let presence = input.presence();
     crate::with_num_type!(input.p.dtype(), T => input.finish(input.per_group::<T, _>(|v, r| {
-        let mut values = present_values(v, presence, r);
-        if values.is_empty() {
-            return None;
-        }
-        let n = values.len();
-        let k = ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
-        let (_, at, _) = values.select_nth_unstable_by(k, |a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-        Some(*at)
+        let values = present_values(v, presence, r);
+        let last = values.len().checked_sub(1)?;
+        // Koda's rank: floor((q - 1e-6) * n), so that a q just above k / n
+        // (0.6 stored as FLOAT32) still picks the k-th item.
+        let k = ((q - 1e-6) * values.len() as f64).floor().clamp(0.0, last as f64) as usize;
+        Some(kth_smallest(values, k))
     })))
 }
 

@@ -30,8 +30,15 @@ pub(super) struct Abs;
 impl NumUnary for Abs {
     #[inline(always)]
     fn apply<T: Num>(a: T) -> T {
-        // Integer minimum stays itself, as in two's complement (and Koda).
-        if a < T::ZERO { a.neg() } else { a }
+        // Integer minimum stays itself, as in two's complement (and Koda);
+        // -0.0 becomes 0.0 (it compares equal to zero).
+        if a < T::ZERO {
+            a.neg()
+        } else if a == T::ZERO {
+            T::ZERO
+        } else {
+            a
+        }
     }
 }
 
@@ -43,9 +50,10 @@ impl NumUnary for Sign {
             T::ONE
         } else if a < T::ZERO {
             T::ONE.neg()
+        } else if a == T::ZERO {
+            T::ZERO // -0.0 too
         } else {
-            // Zero, or NaN which stays NaN.
-            a
+            a // NaN stays NaN
         }
     }
 }

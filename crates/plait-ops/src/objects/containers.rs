@@ -167,6 +167,8 @@ pub fn is_container(op: &str, x: &DataSlice, attr: &str, kind: ItemKind) -> Resu
             let ids = ids_of(x);
             ids.iter().flatten().count() == x.present_count() && ids.iter().flatten().all(|id| id.kind() == kind)
         }
+        // Nothing at all: vacuously lists (or dicts), as in Koda.
+        Schema::None => true,
         _ => false,
     };
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
@@ -225,9 +227,10 @@ pub fn is_schema_of_kind(x: &DataSlice, kind: Option<&str>) -> Result<DataSlice>
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
 }
 
-/// Whether item `i` of `x` is a primitive (present and not an id).
+/// Whether item `i` of `x` is a primitive: present, and neither an id nor a
+/// struct schema (which is an id too).
 fn is_primitive_item(x: &DataSlice, i: usize) -> bool {
-    matches!(x.get(i), Some(v) if !matches!(v, ScalarRef::ItemId(_)))
+    matches!(x.get(i), Some(v) if !matches!(v, ScalarRef::ItemId(_) | ScalarRef::Schema(Schema::Struct(_))))
 }
 
 /// Whether item `i` of `x` is an entity or object (an id of kind Object).
@@ -250,10 +253,11 @@ pub fn has_kind(x: &DataSlice, entity: bool) -> Result<DataSlice> {
 pub fn is_kind(x: &DataSlice, entity: bool) -> Result<DataSlice> {
     let yes = match (entity, x.schema()) {
         (false, Schema::Struct(_) | Schema::ItemId) => false,
-        (false, Schema::Object) => (0..x.size()).all(|i| x.get(i).is_none() || is_primitive_item(x, i)),
+        (false, Schema::Object | Schema::Schema) => (0..x.size()).all(|i| x.get(i).is_none() || is_primitive_item(x, i)),
         (false, _) => true,
         (true, Schema::Object) => (0..x.size()).all(|i| x.get(i).is_none() || is_entity_item(x, i)),
         (true, Schema::Struct(_)) => schema_kind_of(x) == Some("entity"),
+        (true, Schema::None) => true,
         (true, _) => false,
     };
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)

@@ -122,9 +122,15 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
     Ok(DataSlice::new(shape, ids_column, Schema::Object)?.with_bag(Some(bag)))
 }
 
-/// `kd.obj(x)` of a slice: primitives become OBJECT; entities become objects
-/// whose `__schema__` is their schema.
+/// `kd.obj(x)` of a slice: see [`to_object`].
 pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
+    to_object(OBJ, x)
+}
+
+/// `x` as OBJECT (`kd.obj(x)`, `kd.to_object`, `kd.cast_to(x, kd.OBJECT)`):
+/// primitives and schemas keep their values; entities, lists and dicts become
+/// objects whose `__schema__` (written in a new bag over x's) is their schema.
+pub fn to_object(op: &str, x: &DataSlice) -> Result<DataSlice> {
     match x.schema() {
         Schema::Struct(schema_id) => {
             let bag = DataBag::with_fallbacks(result_bag(&[x]));
@@ -133,8 +139,8 @@ pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
             bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
             Ok(x.with_schema(Schema::Object)?.with_bag(Some(bag)))
         }
-        Schema::ItemId => Err(Error::value(OBJ, "ITEMID DataSlices cannot be converted to objects; use with_schema")),
-        _ => plait_core::cast::cast_to(OBJ, x, Schema::Object),
+        Schema::ItemId => Err(Error::value(op, "ITEMID DataSlices cannot be converted to objects; use with_schema")),
+        _ => plait_core::cast::cast_to(op, x, Schema::Object),
     }
 }
 

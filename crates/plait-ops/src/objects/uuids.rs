@@ -143,7 +143,8 @@ pub fn hash_itemid(x: &DataSlice) -> Result<DataSlice> {
     let mut b = plait_core::column::SliceBuilder::with_capacity(x.size());
     for i in 0..x.size() {
         b.push(match x.get(i) {
-            Some(ScalarRef::ItemId(id)) => Some(ScalarRef::Int64(id.hash64())),
+            // Koda's hashes are in [0, 2**63 - 1].
+            Some(ScalarRef::ItemId(id)) => Some(ScalarRef::Int64(id.hash64() & i64::MAX)),
             _ => None,
         });
     }
@@ -154,17 +155,19 @@ pub fn hash_itemid(x: &DataSlice) -> Result<DataSlice> {
 
 /// Whether each item is a uuid (`kd.ids.has_uuid`).
 pub fn has_uuid(x: &DataSlice) -> Result<DataSlice> {
-    crate::masking::mask_where(x.shape(), x.size(), |i| matches!(x.get(i), Some(ScalarRef::ItemId(id)) if id.is_uuid()))
+    crate::masking::mask_where(x.shape(), x.size(), |i| is_uuid_item(x.get(i)))
+}
+
+/// Whether an item is a uuid: an id, or a struct schema (uu_schema,
+/// named_schema), made from content rather than allocated.
+fn is_uuid_item(item: Option<ScalarRef<'_>>) -> bool {
+    matches!(item, Some(ScalarRef::ItemId(id) | ScalarRef::Schema(Schema::Struct(id))) if id.is_uuid())
 }
 
 /// Whether every present item is a uuid (`kd.ids.is_uuid`).
 pub fn is_uuid(x: &DataSlice) -> Result<DataSlice> {
-    let yes = x.present_count() > 0
-        && (0..x.size()).all(|i| match x.get(i) {
-            None => true,
-            Some(ScalarRef::ItemId(id)) => id.is_uuid(),
-            Some(_) => false,
-        });
+    // Vacuously true when nothing is present, as in Koda.
+    let yes = (0..x.size()).all(|i| x.get(i).is_none() || is_uuid_item(x.get(i)));
     crate::masking::mask_where(&JaggedShape::scalar(), 1, |_| yes)
 }
 

@@ -3,9 +3,9 @@
 
 use plait_core::broadcast::expand_to_shape;
 use plait_core::column::SliceBuilder;
-use plait_core::{Column, DataSlice, Error, Result, ScalarRef, Schema, SliceData, Values};
+use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 
-use crate::comparison::order;
+use super::keys::{NanKeys, keys_of};
 use crate::groups::groups;
 use crate::kernel::set_bits_per_group;
 use crate::masking::mask_where;
@@ -83,20 +83,21 @@ pub fn index(x: &DataSlice, dim: i64) -> Result<DataSlice> {
 /// items are equal, otherwise missing.
 pub fn collapse(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let g = groups("kd.slices.collapse", x, ndim)?;
+    // "The same item" as unique and group_by see it: INT32 1 is INT64 1,
+    // and NaN is NaN.
+    let keys = keys_of(x.data(), NanKeys::Equal);
     let mut out = SliceBuilder::new();
     for group in 0..g.len() {
-        let mut value: Option<ScalarRef<'_>> = None;
+        let mut first: Option<usize> = None;
         let mut same = true;
         for i in g.edge.child_range(group) {
-            if let Some(v) = x.get(i) {
-                match value {
-                    None => value = Some(v),
-                    Some(u) if u.dtype() == v.dtype() && order(u, v) == Some(std::cmp::Ordering::Equal) => {}
-                    Some(_) => same = false,
-                }
+            match (keys[i], first) {
+                (None, _) => {}
+                (Some(_), None) => first = Some(i),
+                (Some(key), Some(f)) => same &= keys[f] == Some(key),
             }
         }
-        out.push(if same { value } else { None });
+        out.push(if same { first.and_then(|f| x.get(f)) } else { None });
     }
     DataSlice::new(g.shape, out.finish(), x.schema())
 }

@@ -1,0 +1,99 @@
+"""Behaviours where plait once differed from Koda, found while writing the
+docstring examples (issue 8); each expected value was checked on koladata."""
+
+import math
+
+import pytest
+
+from plait import kd
+
+
+def test_inverse_cdf_rank_follows_koda():
+    x = kd.slice([18, 25, 31, 32, 37])
+    # 0.6 as FLOAT32 is a little above 0.6: still the third item.
+    assert kd.math.inverse_cdf(x, 0.6).to_py() == 31
+    assert kd.math.inverse_cdf(x, 0.4).to_py() == 25
+    assert kd.math.inverse_cdf(x, 0.0).to_py() == 18
+    assert kd.math.inverse_cdf(x, 1.0).to_py() == 37
+    assert kd.math.agg_inverse_cdf(kd.slice([[1, 2, 3], [4, 5, None]]), 0.8).to_py() == [3, 5]
+    assert kd.math.inverse_cdf(kd.slice([[1, 2, 3], [4, 5, None]]), 0.8).to_py() == 4
+
+
+def test_inverse_cdf_of_a_group_with_nan_is_nan():
+    result = kd.math.agg_inverse_cdf(kd.slice([[1.0, float("nan"), 3.0, 4.0], [1.0]]), 0.2).to_py()
+    assert math.isnan(result[0]) and result[1] == 1.0
+
+
+def test_abs_and_sign_of_negative_zero():
+    assert str(kd.math.abs(kd.slice([-0.0, -1.5]))) == "[0.0, 1.5]"
+    assert str(kd.math.sign(kd.slice([-0.0, -2.0]))) == "[0.0, -1.0]"
+
+
+@pytest.mark.parametrize("x", [kd.item(None), kd.slice([None, None]), kd.slice([]), kd.slice([None], kd.OBJECT)])
+def test_nothing_is_vacuously_every_kind(x):
+    for check in (kd.is_list, kd.is_dict, kd.is_entity, kd.is_primitive):
+        assert check(x).to_py() == kd.present.to_py()
+
+
+def test_struct_schemas_are_not_primitives():
+    entity_schema = kd.new(a=1).get_schema()
+    assert kd.is_primitive(entity_schema).to_py() is None
+    assert kd.has_primitive(kd.slice([kd.INT32, entity_schema])).to_py() == [kd.present.to_py(), None]
+    assert kd.is_primitive(kd.slice([kd.INT32])).to_py() == kd.present.to_py()
+
+
+def test_to_object_embeds_struct_schemas():
+    assert repr(kd.to_object(kd.new(a=1))).startswith("DataItem(Obj(a=1), schema: OBJECT")
+    assert repr(kd.cast_to(kd.new(a=1), kd.OBJECT)).startswith("DataItem(Obj(a=1), schema: OBJECT")
+    assert str(kd.to_object(kd.list([1, 2]))) == "List[1, 2]"
+    assert str(kd.schema.to_object(kd.dict({"a": 1}))) == "Dict{'a'=1}"
+    with pytest.raises(ValueError, match="kd.to_object: ITEMID DataSlices cannot be converted"):
+        kd.to_object(kd.new_itemid())
+
+
+def test_schemas_can_be_objects():
+    x = kd.slice([kd.INT32, None], kd.OBJECT)
+    assert repr(x) == "DataSlice([INT32, None], schema: OBJECT, present: 1/2)"
+    assert str(kd.get_obj_schema(x)) == "[SCHEMA, None]"
+    assert repr(kd.to_object(kd.INT32)) == "DataItem(INT32, schema: OBJECT)"
+    with pytest.raises(ValueError, match="cannot find a common schema"):
+        kd.slice([1, kd.INT32])
+
+
+def test_uuid_checks():
+    assert kd.ids.is_uuid(kd.slice([None])).to_py() == kd.present.to_py()  # vacuously
+    assert kd.ids.is_uuid(kd.slice([])).to_py() == kd.present.to_py()
+    assert kd.ids.is_uuid(kd.uu_schema(x=kd.INT32)).to_py() == kd.present.to_py()
+    assert kd.ids.has_uuid(kd.named_schema("a")).to_py() == kd.present.to_py()
+    assert kd.ids.is_uuid(kd.INT32).to_py() is None
+    assert str(kd.ids.has_uuid(kd.slice([kd.INT32, kd.uu_schema()]))) == "[missing, present]"
+
+
+def test_hash_itemid_is_not_negative():
+    ids = kd.new_itemid_shaped(kd.shapes.new(1000))
+    assert kd.min(kd.hash_itemid(ids)).to_py() >= 0
+
+
+def test_collapse_compares_items_as_unique_does():
+    assert kd.collapse(kd.slice([[1, kd.int64(1)]], schema=kd.OBJECT)).to_py() == [1]
+    assert math.isnan(kd.collapse(kd.slice([[float("nan"), float("nan")]])).to_py()[0])
+    assert kd.collapse(kd.slice([[1.0, float("nan")]])).to_py() == [None]
+
+
+def test_xor_operator():
+    assert str(kd.slice([kd.present, None]) ^ kd.slice([kd.present, kd.present])) == "[missing, present]"
+    assert repr(kd.I.a ^ kd.I.b) == "kd.xor(I.a, I.b)"
+    assert repr(1 ^ kd.I.b) == "kd.xor(DataItem(1, schema: INT32), I.b)"
+
+
+def test_filters_may_be_functions_or_functors():
+    x = kd.slice([1, 2, 3])
+    assert kd.select(x, lambda v: v >= 2).to_py() == [2, 3]
+    assert kd.select(x, kd.fn(lambda v: v >= 2)).to_py() == [2, 3]
+    assert x.select(lambda v: v > 1).to_py() == [2, 3]
+    lst = kd.list([1, 2, 3])
+    assert kd.select_items(lst, lambda v: v > 1).to_py() == [2, 3]
+    assert lst.select_items(lambda v: v > 2).to_py() == [3]
+    # Lazily, and traced, the operator is the same.
+    assert repr(kd.lazy.select(kd.I.x, kd.I.y)) == "kd.select(I.x, I.y, DataItem(True, schema: BOOLEAN))"
+    assert kd.fn(lambda v: kd.select(v, v > 1))(x).to_py() == [2, 3]
