@@ -57,7 +57,9 @@ def _python_signature_params(f, defaults):
 def _make(returns, signature, variables, qualname=None, module=None):
     """The functor item (made in Rust: `plait_expr::functor::make_functor`)."""
     variables = [(name, _as_value(_as_attribute(value))) for name, value in variables.items()]
-    return _plait.make_functor(_as_value(_as_attribute(returns)), signature, variables, qualname, module)
+    if isinstance(returns, _expr.Expr):
+        returns = _expr.pack_expr(returns)  # a literal too, as Koda (an EXPR item makes a functor)
+    return _plait.make_functor(_as_value(returns), signature, variables, qualname, module)
 
 
 def _as_attribute(value):

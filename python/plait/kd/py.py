@@ -26,9 +26,9 @@ def _kd():
     return kd
 
 
-def _check_fn(fn, name="fn"):
+def _check_fn(fn, name="fn", op="kd.map_py"):
     if not callable(fn) or isinstance(fn, _plait.DataSlice):
-        raise ValueError(f"kd.map_py: expected a python callable, got {name}: {type(fn).__name__}")
+        raise ValueError(f"{op}: expected a python callable, got {name}: {type(fn).__name__}")
 
 
 def _as_slice(x):
@@ -123,8 +123,14 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
     >>> kd.map_py(lambda x, y: x + y, kd.slice([[1, 2], [3]]), kd.slice([10, 20]))
     DataSlice([[11, 12], [23]], schema: INT32, present: 3/3)
     """
-    kd = _kd()
     _check_fn(fn)
+    return _map_py(fn, args, kwargs, schema, max_threads, ndim, include_missing, item_completed_callback,
+                   f"Error occurred during evaluation of kd.map_py with fn={fn!r}")
+
+
+def _map_py(fn, args, kwargs, schema, max_threads, ndim, include_missing, item_completed_callback, note):
+    """`map_py`, adding `note` to an error `fn` raises."""
+    kd = _kd()
     schema, include_missing, item_completed_callback = _none(schema), _none(include_missing), _none(item_completed_callback)
     ndim = _int(ndim)
     if include_missing is not None and not _int(include_missing) and ndim != 0:
@@ -166,7 +172,7 @@ def map_py(fn, *args, schema=None, max_threads=1, ndim=0, include_missing=None, 
             else:
                 results = _run(fn, rows, len(args), names, max_threads, item_completed_callback)
     except Exception as error:
-        error.add_note(f"Error occurred during evaluation of kd.map_py with fn={fn!r}")
+        error.add_note(note)
         raise
     # The shape of the leading dimensions (the groups, for `ndim > 0`).
     shape = aligned[0].get_shape() if ndim == 0 else kd.agg_size(aligned[0], ndim=ndim).get_shape()
@@ -177,7 +183,9 @@ def map_py_on_selected(fn, cond, *args, schema=None, max_threads=1, item_complet
     """Applies the Python function `fn` to the items where `cond` is present.
 
     Like `kd.map_py`, but the result is missing wherever `cond` is missing, and
-    `fn` is not called there. `cond` is aligned with the arguments.
+    `fn` is not called there. `fn` is called on every selected item, also
+    where an argument is missing (it receives None). `cond` is aligned with the
+    arguments and must not have more dimensions than they have.
 
     Args:
       fn: a Python function, called once per selected item.
@@ -194,13 +202,13 @@ def map_py_on_selected(fn, cond, *args, schema=None, max_threads=1, item_complet
       DataSlice([None, 20, 30], schema: INT32, present: 2/3)
       >>> kd.map_py_on_selected(lambda v: str(v), x != 2, x, schema=kd.STRING)
       DataSlice(['1', None, '3'], schema: STRING, present: 2/3)
+      >>> kd.map_py_on_selected(lambda v: v is None, kd.present, kd.slice([1, None]))
+      DataSlice([False, True], schema: BOOLEAN, present: 2/2)
     """
-    kd = _kd()
-    _check_fn(fn)
-    args = [kd.apply_mask(_as_slice(a), cond) for a in args]
-    kwargs = {k: kd.apply_mask(_as_slice(v), cond) for k, v in kwargs.items()}
-    return map_py(fn, *args, schema=schema, max_threads=max_threads, item_completed_callback=item_completed_callback,
-                  **kwargs)
+    op = "kd.map_py_on_selected"
+    _check_fn(fn, "fn", op)
+    return _on_cond(op, fn, None, cond, args, kwargs, schema, max_threads, item_completed_callback,
+                    f"Error occurred during evaluation of {op} with fn={fn!r}")
 
 
 def map_py_on_cond(true_fn, false_fn, cond, *args, schema=None, max_threads=1, item_completed_callback=None,
@@ -208,8 +216,10 @@ def map_py_on_cond(true_fn, false_fn, cond, *args, schema=None, max_threads=1, i
     """Applies `true_fn` to the items where `cond` is present and `false_fn` to the others.
 
     Like `kd.map_py` with the function chosen per item; with `false_fn=None`
-    the result is missing where `cond` is missing. The results of both
-    functions are merged into one DataSlice.
+    the result is missing where `cond` is missing. The functions are called
+    on every item, also where an argument is missing (they receive None), and
+    their results are merged into one DataSlice. `cond` is aligned with the
+    arguments and must not have more dimensions than they have.
 
     Args:
       true_fn: a Python function for the items where `cond` is present.
@@ -228,11 +238,40 @@ def map_py_on_cond(true_fn, false_fn, cond, *args, schema=None, max_threads=1, i
       >>> kd.map_py_on_cond(lambda v: v * 10, None, x > 1, x)
       DataSlice([None, 20, 30], schema: INT32, present: 2/3)
     """
+    op = "kd.map_py_on_cond"
+    _check_fn(true_fn, "true_fn", op)
+    false_fn = _none(false_fn)
+    if false_fn is not None:
+        _check_fn(false_fn, "false_fn", op)
+    return _on_cond(op, true_fn, false_fn, cond, args, kwargs, schema, max_threads, item_completed_callback,
+                    f"Error occurred during evaluation of {op} with true_fn={true_fn!r} and false_fn={false_fn!r}")
+
+
+def _on_cond(op, true_fn, false_fn, cond, args, kwargs, schema, max_threads, item_completed_callback, note):
+    """`map_py_on_cond` (`false_fn` None: `map_py_on_selected`), as Koda's."""
     kd = _kd()
-    yes = map_py_on_selected(true_fn, cond, *args, schema=schema, max_threads=max_threads,
-                             item_completed_callback=item_completed_callback, **kwargs)
-    if _none(false_fn) is None:
-        return yes
-    no = map_py_on_selected(false_fn, kd.has_not(cond), *args, schema=schema,
-                            max_threads=max_threads, item_completed_callback=item_completed_callback, **kwargs)
-    return kd.coalesce(yes, no)
+    if not args and not kwargs:
+        raise TypeError(f"{op}: expected at least one input DataSlice, got none")
+    cond = _as_slice(cond)
+    if str(cond.get_schema()) != "MASK":
+        raise ValueError(f"{op}: expected a mask, got cond: {cond.get_schema()}")
+    names = list(kwargs)
+    values = [_as_slice(a) for a in args] + [_as_slice(kwargs[k]) for k in names]
+    if cond.get_ndim().to_py() > max(v.get_ndim().to_py() for v in values):
+        raise ValueError(f"{op}: 'cond' must have the same or smaller dimension than `args` and `kwargs`")
+    cond, *values = kd.align(cond, *values)
+    if false_fn is None:
+        # `fn` on the selected items only.
+        selected = cond.flatten()
+        values = [kd.select(v.flatten(), selected) for v in values]
+        result = _map_py(true_fn, values[:len(args)], dict(zip(names, values[len(args):])), schema, max_threads, 0,
+                         True, item_completed_callback, note)
+        return kd.inverse_select(result, selected).reshape(cond.get_shape())
+
+    def call(present, /, *fn_args, **fn_kwargs):
+        return (true_fn if present else false_fn)(*fn_args, **fn_kwargs)
+
+    # The condition as BOOLEAN: `True` or None for `call`.
+    values = [kd.item(True) & cond] + values
+    return _map_py(call, values[:len(args) + 1], dict(zip(names, values[len(args) + 1:])), schema, max_threads, 0,
+                   True, item_completed_callback, note)

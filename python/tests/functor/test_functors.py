@@ -225,7 +225,7 @@ def test_if_map_while_for_reduce():
     assert kd.for_(kd.iterables.make(1, 2, 3), add_item, returns=0).to_py() == 6
     stop_at_3 = kd.fn(lambda returns: returns < 3)
     assert kd.for_(kd.iterables.make(1, 2, 3), add_item, condition_fn=stop_at_3, returns=0).to_py() == 3
-    yield_double = kd.fn(lambda item, yields: kd.namedtuple(yields=kd.iterables.make(item * 2)))
+    yield_double = kd.fn(lambda item: kd.namedtuple(yields=kd.iterables.make(item * 2)))
     assert [v.to_py() for v in kd.for_(kd.iterables.make(1, 2), yield_double, yields=kd.iterables.make())] == [2, 4]
     assert kd.functor.reduce(kd.fn(lambda x, y: x + y), kd.iterables.make(1, 2, 3), 0).to_py() == 6
     with pytest.raises(ValueError, match="exactly one of `returns`, `yields`, `yields_interleaved`"):
