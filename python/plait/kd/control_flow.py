@@ -8,7 +8,6 @@ operator node, so the functor decides at evaluation which functors to call
 
 import functools
 import types
-import weakref
 
 from plait import _plait
 from plait.kd import progress
@@ -25,20 +24,18 @@ def _kd():
     return kd
 
 
-# Python functions boxed into functors, traced once per function.
-_TRACED = weakref.WeakKeyDictionary()
-
-
 def _functor(fn):
     """As Koda boxes a Python function (or `functools.partial`): a functor
-    traced from it (`kd.trace_py_fn`). Other values are returned as they are."""
+    traced from it (`kd.trace_py_fn`). Other values are returned as they are.
+
+    Traced on every call, as Koda does: a function reading globals that
+    change must see them change. (Functors that call `kd.if_` with lambdas
+    pay this per evaluation; tracing them into the functor would not.)"""
     if not isinstance(fn, (types.FunctionType, functools.partial)):
         return fn
-    if fn not in _TRACED:
-        from plait.kd.functor import trace_py_fn
+    from plait.kd.functor import trace_py_fn
 
-        _TRACED[fn] = trace_py_fn(fn)
-    return _TRACED[fn]
+    return trace_py_fn(fn)
 
 
 def _boxed(value):

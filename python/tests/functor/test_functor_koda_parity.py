@@ -192,3 +192,14 @@ def test_assert_present_scalar_messages():
         with pytest.raises(ValueError) as info:
             check("x", ds, schema)
         assert str(info.value) == prefix + got
+
+
+def test_python_functions_are_traced_on_every_call():
+    settings = {"k": 2}
+
+    def scale(x):
+        return x * settings["k"]
+
+    assert kd.map(scale, kd.slice([1, 2])).to_py() == [2, 4]
+    settings["k"] = 10
+    assert kd.map(scale, kd.slice([1, 2])).to_py() == [10, 20]
