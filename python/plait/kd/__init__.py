@@ -54,6 +54,10 @@ _export_aliases(globals())
 # Filters may be functions or functors: Python wrappers of the operators.
 select = slices.select
 select_items = lists.select_items
+# kd.new / kd.obj of a Python list or dict make lists and dicts.
+new = entities.new
+obj = objs.new
+get_item = core.get_item
 
 list = lists.new  # noqa: A001 - Koda's name
 dict = dicts.new  # noqa: A001 - Koda's name

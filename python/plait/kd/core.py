@@ -18,3 +18,16 @@ from plait.kd.bags import (  # noqa: E402 - Koda's names in kd.core
     with_merged_bag,
 )
 from plait.kd.assertion import with_print  # noqa: E402,F401 - Koda's name in kd.core
+
+
+_get_item_operator = get_item  # noqa: F821 - exported above
+
+
+def get_item(x, key_or_index):
+    # A Python slice selects a range of list items, as `x[1:]` does.
+    if isinstance(key_or_index, slice):
+        return x[key_or_index]
+    return _get_item_operator(x, key_or_index)
+
+
+get_item.__doc__ = _get_item_operator.__doc__

@@ -42,3 +42,16 @@ def select_items(ds, fltr):
 
 
 select_items.__doc__ = _select_items_operator.__doc__
+
+
+_get_item_operator = get_item  # noqa: F821 - exported above
+
+
+def get_item(x, key_or_index):
+    # A Python slice selects a range of list items, as `x[1:]` does.
+    if isinstance(key_or_index, slice):
+        return x[key_or_index]
+    return _get_item_operator(x, key_or_index)
+
+
+get_item.__doc__ = _get_item_operator.__doc__

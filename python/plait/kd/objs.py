@@ -5,6 +5,20 @@ from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export
 
 _export(globals(), "kd.objs")
+_new_operator = new  # noqa: F821 - exported above
+
+
+def new(*args, **kwargs):
+    # A Python list or dict becomes objects as `kd.from_py` makes them, as in Koda.
+    if args and isinstance(args[0], (list, dict)):
+        from plait.kd.from_py import from_py
+
+        return from_py(*args, **kwargs)
+    return _new_operator(*args, **kwargs)
+
+
+new.__signature__ = _new_operator.__signature__
+new.__doc__ = _new_operator.__doc__
 
 
 def uuobj(seed=None, **attrs):

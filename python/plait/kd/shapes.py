@@ -173,7 +173,8 @@ def reshape(x, shape):
     """Returns `x` with the same items, in the same order, under `shape`.
 
     `shape` is a JaggedShape, or a tuple of dimensions as `kd.shapes.new`
-    takes them (ints, lists or DataSlices of sizes). Its size must equal the
+    takes them (ints, lists or DataSlices of sizes); one of them may be -1,
+    a uniform dimension whose size is inferred. Its size must equal the
     number of items of `x`, or it raises.
 
     Args:
@@ -185,12 +186,50 @@ def reshape(x, shape):
       DataSlice([[1, 2], [3, 4]], schema: INT32, present: 4/4)
       >>> kd.reshape(kd.slice([[1, 2], [3]]), (3,))
       DataSlice([1, 2, 3], schema: INT32, present: 3/3)
+      >>> kd.reshape(kd.slice([1, 2, 3, 4, 5, 6]), (-1, 3))
+      DataSlice([[1, 2, 3], [4, 5, 6]], schema: INT32, present: 6/6)
       >>> kd.reshape(kd.slice([1, 2, 3]), kd.shapes.new(2, 2))
       Traceback (most recent call last):
       ...
       ValueError: kd.shapes.reshape: shape size must be compatible with number of items: shape_size=4 != items_size=3
     """
+    if isinstance(shape, tuple):
+        shape = _resolve_placeholder(x, shape)
     return _plait.reshape("kd.shapes.reshape", x, shape)
+
+
+def _resolve_placeholder(x, dims):
+    """`dims` with its -1 (at most one) replaced by the uniform size that
+    makes the shape hold the items of `x`, as Koda resolves it."""
+    holes = [i for i, d in enumerate(dims) if isinstance(d, int) and d == -1]
+    if not holes:
+        return dims
+    if len(holes) > 1:
+        raise ValueError("kd.shapes.reshape: only one dimension can be a placeholder")
+    at = holes[0]
+
+    def sizes(d):  # the sizes a jagged dimension lists, one per parent
+        return d.flatten().to_py() if isinstance(d, _plait.DataSlice) else list(d)
+
+    def total(d, parents):  # the items of a dimension given its parents
+        return parents * d if isinstance(d, int) else sum(v or 0 for v in sizes(d))
+
+    parent_size = 1
+    for d in dims[:at]:
+        parent_size = total(d, parent_size)
+    child_size = x.get_size().to_py()
+    for d in reversed(dims[at + 1:]):
+        if not isinstance(d, int):
+            child_size = len(sizes(d))
+        elif d == 0 or child_size % d:
+            raise ValueError(f"kd.shapes.reshape: {child_size} items cannot be split into dimensions of size {d}, "
+                             f"so the placeholder dimension at index {at} cannot be resolved")
+        else:
+            child_size //= d
+    if parent_size == 0 or child_size % parent_size:
+        raise ValueError(f"kd.shapes.reshape: parent_size={parent_size} does not divide child_size={child_size}, "
+                         f"so the placeholder dimension at index {at} cannot be resolved")
+    return dims[:at] + (child_size // parent_size,) + dims[at + 1:]
 
 
 def reshape_as(x, shape_from):

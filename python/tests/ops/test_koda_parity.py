@@ -97,3 +97,29 @@ def test_filters_may_be_functions_or_functors():
     # Lazily, and traced, the operator is the same.
     assert repr(kd.lazy.select(kd.I.x, kd.I.y)) == "kd.select(I.x, I.y, DataItem(True, schema: BOOLEAN))"
     assert kd.fn(lambda v: kd.select(v, v > 1))(x).to_py() == [2, 3]
+
+
+def test_new_and_obj_of_python_lists_and_dicts():
+    assert repr(kd.new([1, 2])).startswith("DataItem(List[1, 2], schema: LIST[INT32]")
+    assert repr(kd.new({"a": 1})).startswith("DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}")
+    assert repr(kd.new([1, 2], schema=kd.list_schema(kd.INT64))).startswith("DataItem(List[1, 2], schema: LIST[INT64]")
+    assert repr(kd.obj([1, 2])).startswith("DataItem(List[1, 2], schema: OBJECT")
+    assert repr(kd.obj({"a": 1})).startswith("DataItem(Dict{'a'=1}, schema: OBJECT")
+    assert repr(kd.obj([[1], [2, 3]])).startswith("DataItem(List[List[1], List[2, 3]], schema: OBJECT")
+
+
+def test_reshape_with_a_placeholder_dimension():
+    x = kd.slice([1, 2, 3, 4, 5, 6])
+    assert kd.reshape(x, (-1, 3)).to_py() == [[1, 2, 3], [4, 5, 6]]
+    assert kd.reshape(x, (2, -1, 3)).to_py() == [[[1, 2, 3]], [[4, 5, 6]]]
+    assert kd.reshape(x, (2, kd.slice([1, 2]), -1)).to_py() == [[[1, 2]], [[3, 4], [5, 6]]]
+    with pytest.raises(ValueError, match="parent_size=4 does not divide child_size=6"):
+        kd.reshape(x, (4, -1))
+    with pytest.raises(ValueError, match="only one dimension can be a placeholder"):
+        kd.reshape(x, (-1, -1))
+
+
+def test_get_item_with_a_python_slice():
+    lists = kd.implode(kd.slice([[1, 2, 3], [4]]))
+    assert kd.get_item(lists, slice(1, None)).to_py() == [[2, 3], []]
+    assert kd.lists.get_item(lists, slice(0, 1)).to_py() == [[1], [4]]
