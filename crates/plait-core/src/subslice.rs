@@ -13,7 +13,7 @@ use crate::schema::Schema;
 use crate::shape::{Edge, JaggedShape};
 use crate::slice::DataSlice;
 
-const OP: &str = "kd.subslice";
+const OP: &str = "kd.slices.subslice";
 
 /// One argument of [`subslice`].
 #[derive(Clone, Debug)]

@@ -13,7 +13,7 @@ use pyo3::types::{PyList, PyTuple};
 use crate::boxing::{box_item, box_slice};
 use crate::errors::{guard, type_error, value_error};
 use crate::py_shape::{PyJaggedShape, sizes_slice};
-use crate::py_slice::{int_arg, resolve_dim, schema_arg, schema_item, shape_of, slice_arg, slice_args, wrap};
+use crate::py_slice::{int_arg, resolve_dim, schema_arg, schema_item, shape_of, slice_args, wrap};
 
 fn optional_schema(op: &str, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Schema>> {
     match schema {
@@ -74,10 +74,10 @@ fn cast_to(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, schema: &Bound<'_, Py
 ///
 /// An implicit cast never loses information: INT32 to INT64 or FLOAT32, any
 /// primitive to OBJECT, and so on; other casts raise ValueError (see kd.cast_to
-/// for explicit ones). x must be a DataSlice.
+/// for explicit ones). A Python value is boxed first.
 ///
 /// Args:
-///   x: the DataSlice to cast.
+///   x: the DataSlice (or Python value) to cast.
 ///   schema: the schema to cast to (a schema DataItem).
 ///
 /// Examples:
@@ -93,18 +93,19 @@ fn cast_to(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, schema: &Bound<'_, Py
 fn cast_to_implicit(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.schema.cast_to_implicit";
     let target = schema_arg(op, "schema", schema)?;
-    wrap(py, guard(|| cast_implicit(op, slice_arg(op, "x", x).map_err(|_| plait_core::Error::type_error(op, "expected `x` to be a DataSlice"))?, target))?)
+    let x = box_slice(op, x, None)?;
+    wrap(py, guard(|| cast_implicit(op, &x, target))?)
 }
 
 /// Returns x cast to schema, where OBJECT data may be narrowed to a primitive schema.
 ///
 /// OBJECT items can be cast to a primitive schema when each of them can be
 /// implicitly cast to it; otherwise the rules of kd.schema.cast_to_implicit
-/// apply, and a cast they do not allow raises ValueError. x must be a
-/// DataSlice.
+/// apply, and a cast they do not allow raises ValueError. A Python value is
+/// boxed first.
 ///
 /// Args:
-///   x: the DataSlice to cast.
+///   x: the DataSlice (or Python value) to cast.
 ///   schema: the schema to cast to (a schema DataItem).
 ///
 /// Examples:
@@ -120,8 +121,8 @@ fn cast_to_implicit(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyA
 fn cast_to_narrow(py: Python<'_>, x: &Bound<'_, PyAny>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let op = "kd.schema.cast_to_narrow";
     let target = schema_arg(op, "schema", schema)?;
-    let x = slice_arg(op, "x", x)?;
-    wrap(py, guard(|| cast_narrow(op, x, target))?)
+    let x = box_slice(op, x, None)?;
+    wrap(py, guard(|| cast_narrow(op, &x, target))?)
 }
 
 /// `kd.expand_to_shape(x, shape, ndim=0)`; `op` is the caller's name.
@@ -227,7 +228,7 @@ fn reshape(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, shape: &Bound<'_, PyA
 #[pyfunction]
 #[pyo3(signature = (x, *slices))]
 fn subslice(py: Python<'_>, x: &Bound<'_, PyAny>, slices: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-    let op = "kd.subslice";
+    let op = "kd.slices.subslice";
     let x = box_slice(op, x, None)?;
     let keys: Vec<Bound<'_, PyAny>> = slices.iter().collect();
     let args = slice_args(op, &keys)?;

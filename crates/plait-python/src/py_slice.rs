@@ -188,7 +188,7 @@ impl PyDataSlice {
     #[getter(L)]
     fn l(&self, py: Python<'_>) -> PyResult<ListView> {
         if self.inner.is_item() {
-            return Err(type_error("DataSlice.L", "a DataItem has no dimension to iterate over"));
+            return Err(value_error("DataSlice.L", "a DataItem has no dimension to iterate over"));
         }
         let _ = py;
         Ok(ListView { inner: self.inner.clone() })

@@ -808,7 +808,7 @@ def with_schema(x, schema) -> Any:
     """Returns `x` with its schema replaced by `schema`, items unchanged."""
 
 def with_schema_from_obj(x) -> Any:
-    """Returns OBJECT slice `x` with the schema its items carry as its schema."""
+    """Returns OBJECT slice `x` with the common schema of its items as its schema."""
 
 def xor(x, y) -> Any:
     """Returns present where exactly one of the masks x and y is present."""

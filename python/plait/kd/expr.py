@@ -513,8 +513,8 @@ def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
       ...
       ValueError: kd.eval() has missing inputs for: [I.x]
     """
-    if not isinstance(expr, Expr):
-        return expr
+    if not isinstance(expr, Expr):  # a value evaluates to itself, boxed as Koda boxes it
+        return expr if isinstance(expr, _plait.DataSlice) else _plait.item(expr, None)
     if self_input is not None:
         inputs = {"self": self_input, **inputs}
     return _plait.eval_expr(expr, inputs)

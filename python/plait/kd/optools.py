@@ -191,7 +191,7 @@ def add_alias(name, alias):
     """
     op = _plait.registry_lookup(name)
     if op is None:
-        raise LookupError(f"kd.optools.add_alias: unknown operator: {name}")
+        raise ValueError(f"kd.optools.add_alias: operator {name} is not registered")
     _plait.registry_add(alias, op, False)
 
 

@@ -258,11 +258,15 @@ get_dtype = get_primitive_schema
 
 
 def with_schema_from_obj(x):
-    """Returns OBJECT slice `x` with the schema its items carry as its schema.
+    """Returns OBJECT slice `x` with the common schema of its items as its schema.
 
-    Primitives of one type get that type, and objects that are all entities
-    of one explicit schema (a list, dict or named schema) get that schema.
-    Objects with implicit schemas (made by `kd.obj(a=...)`) raise.
+    The items' schemas (`kd.get_obj_schema`) are joined as
+    `kd.schema.agg_common_schema` joins them: primitives are cast to their
+    common type (INT32 and FLOAT32 give FLOAT32; numbers and text stay
+    OBJECT), entities of one explicit schema (a list, dict or named schema)
+    get that schema, and no present item gives NONE. Objects with implicit
+    schemas (made by `kd.obj(a=...)`), schemas with no common schema and a
+    slice that is not OBJECT raise.
 
     Args:
       x: an OBJECT DataSlice.
@@ -270,19 +274,29 @@ def with_schema_from_obj(x):
     Examples:
       >>> kd.schema.with_schema_from_obj(kd.slice([1, None, 3], kd.OBJECT))
       DataSlice([1, None, 3], schema: INT32, present: 2/3)
+      >>> kd.schema.with_schema_from_obj(kd.slice([1, 2.5], kd.OBJECT))
+      DataSlice([1.0, 2.5], schema: FLOAT32, present: 2/2)
       >>> kd.schema.with_schema_from_obj(kd.obj(kd.list([1, 2])))
       DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)
     """
+    op = "kd.schema.with_schema_from_obj"
     if str(x.get_schema()) != "OBJECT":
+        raise ValueError(f"{op}: DataSlice must have OBJECT schema, got {x.get_schema()}")
+    schemas = x.get_obj_schema().flatten()
+    try:
+        common = agg_common_schema(schemas).with_bag(schemas.get_bag())  # the bag names implicit schemas
+    except ValueError:
+        raise ValueError(f"{op}: the items have no common schema") from None
+    if common.get_present_count().to_py() == 0:
+        return _plait.cast_to(op, x, NONE)
+    name = str(common)
+    if name in _PRIMITIVES or name == "NONE":
+        return _plait.cast_to(op, x, common)
+    if name == "OBJECT":
         return x
-    schemas = _item_schemas(x)
-    if len(schemas) != 1:
-        return x
-    if str(schemas[0]) in _PRIMITIVES:
-        return _plait.cast_to("kd.schema.with_schema_from_obj", x, schemas[0])
-    if str(schemas[0]).startswith("IMPLICIT_ENTITY"):
-        raise ValueError("kd.schema.with_schema_from_obj: DataSlice cannot have an implicit schema as its schema")
-    return x.with_schema(schemas[0])
+    if name.startswith("IMPLICIT_ENTITY"):
+        raise ValueError(f"{op}: DataSlice cannot have an implicit schema as its schema")
+    return x.with_schema(common)
 
 
 def schema_from_py(tpe):

@@ -157,6 +157,6 @@ def get_namedtuple_field(namedtuple, field_name):
     if not isinstance(namedtuple, NamedTuple):
         raise ValueError(f"kd.tuples.get_namedtuple_field: expected a named tuple, got {type(namedtuple).__name__}")
     if field_name not in namedtuple.keys():
-        raise ValueError(f"kd.tuples.get_namedtuple_field: the named tuple has no field '{field_name}'; "
+        raise KeyError(f"kd.tuples.get_namedtuple_field: the named tuple has no field '{field_name}'; "
                          f"its fields are {builtins.list(namedtuple.keys())}")
     return namedtuple[field_name]

@@ -69,7 +69,7 @@ def test_uu_schemas():
     assert present(kd.uu_schema(x=kd.INT32) == kd.uu_schema(x=kd.INT32))
     assert not present(kd.uu_schema(x=kd.INT32) == kd.uu_schema(x=kd.INT64))
     assert not present(kd.uu_schema(seed="s", x=kd.INT32) == kd.uu_schema(x=kd.INT32))
-    with pytest.raises(TypeError, match="argument `x` must be a schema item"):
+    with pytest.raises(ValueError, match="argument `x` must be a schema item"):
         kd.uu_schema(x=1)
 
 

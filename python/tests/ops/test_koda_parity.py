@@ -123,3 +123,41 @@ def test_get_item_with_a_python_slice():
     lists = kd.implode(kd.slice([[1, 2, 3], [4]]))
     assert kd.get_item(lists, slice(1, None)).to_py() == [[2, 3], []]
     assert kd.lists.get_item(lists, slice(0, 1)).to_py() == [[1], [4]]
+
+
+def test_values_errors_and_types_follow_koda():
+    assert repr(kd.eval(5)) == "DataItem(5, schema: INT32)"
+    with pytest.raises(KeyError, match="no field 'c'"):
+        kd.tuples.get_namedtuple_field(kd.namedtuple(a=1), "c")
+    with pytest.raises(ValueError, match="operator no.such.op is not registered"):
+        kd.optools.add_alias("no.such.op", "x.y")
+    with pytest.raises(ValueError, match="either a list schema or item schema, but not both"):
+        kd.list_shaped(kd.shapes.new(2), item_schema=kd.INT64, schema=kd.list_schema(kd.STRING))
+    with pytest.raises(ValueError, match="argument `x` must be a schema item"):
+        kd.schema.new_schema(x=1)
+    with pytest.raises(ValueError, match="kd.schema.get_obj_schema: DataSlice must have OBJECT schema"):
+        kd.get_obj_schema(kd.new(x=1))
+    with pytest.raises(ValueError, match="^kd.core.get_attr: failed to get attribute 'y'"):
+        kd.get_attr(kd.new(x=1), "y")
+    with pytest.raises(AttributeError, match="^failed to get attribute 'y'"):
+        kd.new(x=1).y
+    with pytest.raises(ValueError, match="primitives do not have attributes, got INT32"):
+        kd.with_attr(kd.slice([1]), "a", 1)
+    with pytest.raises(ValueError, match="^kd.slices.subslice: "):
+        kd.slices.subslice(kd.slice([1]), 0, 0)
+    with pytest.raises(ValueError, match="no dimension to iterate"):
+        kd.to_pylist(kd.item(1))
+    assert repr(kd.schema.cast_to_implicit(1, kd.INT64)) == "DataItem(1, schema: INT64)"
+
+
+def test_with_schema_from_obj_uses_the_common_schema():
+    assert repr(kd.schema.with_schema_from_obj(kd.slice([1, 2.5], kd.OBJECT))) == (
+        "DataSlice([1.0, 2.5], schema: FLOAT32, present: 2/2)")
+    assert repr(kd.schema.with_schema_from_obj(kd.slice([None], kd.OBJECT))) == (
+        "DataSlice([None], schema: NONE, present: 0/1)")
+    assert repr(kd.schema.with_schema_from_obj(kd.slice([1, kd.int64(2)], kd.OBJECT))) == (
+        "DataSlice([1, 2], schema: INT64, present: 2/2)")
+    with pytest.raises(ValueError, match="must have OBJECT schema"):
+        kd.schema.with_schema_from_obj(kd.slice([1]))
+    with pytest.raises(ValueError, match="no common schema"):
+        kd.schema.with_schema_from_obj(kd.slice([kd.obj(a=1), kd.obj(b=1)]))

@@ -341,7 +341,8 @@ Examples:
   DataSlice([1, 0, None], schema: INT32, present: 2/3, bag_id: $...)
   >>> kd.get_attr(kd.new(a=1), 'b', None)
   DataItem(None, schema: NONE, bag_id: $...)"#, |a| {
-        get_attr(a.slice("x")?, &a.text("attr_name")?, a.opt_slice("default")?)
+        // As operators, the errors name them (a method, `x.get_attr`, does not).
+        get_attr(a.slice("x")?, &a.text("attr_name")?, a.opt_slice("default")?).map_err(|e| e.with_context(GET_ATTR))
     });
     r.add("kd.core.maybe", &["kd.maybe"], "x, attr_name", r#"Returns attribute attr_name of every item of x, missing where an item lacks it.
 
@@ -358,7 +359,7 @@ Examples:
   DataSlice([1, None, None], schema: INT32, present: 1/3, bag_id: $...)
   >>> kd.maybe(kd.new(a=1), 'b')
   DataItem(None, schema: NONE, bag_id: $...)"#, |a| {
-        maybe(a.slice("x")?, &a.text("attr_name")?)
+        maybe(a.slice("x")?, &a.text("attr_name")?).map_err(|e| e.with_context("kd.core.maybe"))
     });
     r.add("kd.core.has_attr", &["kd.has_attr"], "x, attr_name", r#"Returns present for each item of x that has attribute attr_name.
 

@@ -610,10 +610,15 @@ Examples:
 
 /// The item schema from `item_schema=` or from a list `schema=`.
 fn opt_item_schema(a: &crate::registry::Args<'_>) -> Result<Option<Schema>> {
-    if let Some(s) = a.opt_slice("item_schema")?.filter(|s| s.present_count() > 0) {
+    let item_schema = a.opt_slice("item_schema")?.filter(|s| s.present_count() > 0);
+    let schema = a.opt_slice("schema")?.filter(|s| s.present_count() > 0);
+    if item_schema.is_some() && schema.is_some() {
+        return Err(Error::value("kd.lists.shaped", "creating lists with schema accepts either a list schema or item schema, but not both"));
+    }
+    if let Some(s) = item_schema {
         return schema_item("kd.lists.shaped", s).map(Some);
     }
-    if let Some(s) = a.opt_slice("schema")?.filter(|s| s.present_count() > 0) {
+    if let Some(s) = schema {
         let list = schema_item("kd.lists.shaped", s)?;
         return match (list, s.bag()) {
             (Schema::Struct(id), Some(bag)) => Ok(attr_schema(bag, id, LIST_ITEMS_ATTR)),

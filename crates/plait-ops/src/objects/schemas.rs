@@ -18,7 +18,7 @@ pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>
         let schema = match value.get(0) {
             Some(ScalarRef::Schema(s)) if value.is_item() => s,
             _ => {
-                return Err(Error::type_error(
+                return Err(Error::value(
                     op,
                     format!("argument `{field}` must be a schema item (e.g. kd.INT32), got {}", crate::describe(value)),
                 ))
@@ -55,7 +55,7 @@ pub fn get_obj_schema(x: &DataSlice) -> Result<DataSlice> {
                 })
                 .collect()
         }
-        s => (0..x.size()).map(|i| x.get(i).map(|_| s)).collect(),
+        _ => return Err(Error::value("kd.schema.get_obj_schema", "DataSlice must have OBJECT schema for get_obj_schema")),
     };
     Ok(DataSlice::new(x.shape().clone(), schemas_data(schemas), Schema::Schema)?.with_bag(x.bag().cloned()))
 }

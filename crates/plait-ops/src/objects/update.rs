@@ -41,6 +41,7 @@ fn expanded(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<Ve
 /// `kd.with_attrs(x, overwrite_schema=False, **attrs)`: `x` with a new bag
 /// holding the updates and reading through to `x`'s bag.
 pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
+    not_primitives(WITH_ATTRS, x)?;
     let old = bag_of(WITH_ATTRS, x)?.clone();
     let attrs = expanded(WITH_ATTRS, x, attrs)?;
     let fallbacks = DataBag::distinct(std::iter::once(&old).chain(attrs.iter().filter_map(|(_, v)| v.bag())));
@@ -51,10 +52,19 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
     Ok(x.clone().with_bag(Some(bag)))
 }
 
+/// Koda's error for attributes of primitives (before the one for a missing bag).
+fn not_primitives(op: &str, x: &DataSlice) -> Result<()> {
+    if x.schema().is_primitive() {
+        return Err(Error::value(op, format!("failed to create attribute update; primitives do not have attributes, got {}", x.schema())));
+    }
+    Ok(())
+}
+
 /// `kd.attrs(x, **attrs)`: a new bag holding only the given attributes of
 /// `x` (and the schema changes they need), to apply with `kd.updated`.
 pub fn attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataBag> {
     const OP: &str = "kd.core.attrs";
+    not_primitives(OP, x)?;
     let old = bag_of(OP, x)?.clone();
     let attrs = expanded(OP, x, attrs)?;
     let value_bags: Vec<DataBag> = DataBag::distinct(attrs.iter().filter_map(|(_, v)| v.bag()));

@@ -92,7 +92,7 @@ pub fn uu_schema_id(seed: &str, fields: &[(String, DataSlice)]) -> Result<ItemId
     h.write_str(seed);
     for (name, value) in sorted {
         if !value.is_item() || value.schema() != Schema::Schema {
-            return Err(Error::type_error(op, format!("argument `{name}` must be a schema item (e.g. kd.INT32), got {}", crate::describe(value))));
+            return Err(Error::value(op, format!("argument `{name}` must be a schema item (e.g. kd.INT32), got {}", crate::describe(value))));
         }
         h.write_str(name);
         h.write_item(value.get(0));
