@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema};
-use plait_ops::registry::{bind_params, Param, ParamKind, Value};
+use plait_ops::registry::{try_bind, Param, ParamKind, Value};
 
 use crate::eval::{own_node, Bindings, EvalError, Plan};
 use crate::expr::{Expr, NodeKind};
@@ -186,7 +186,7 @@ fn item_at(x: &DataSlice, i: usize) -> Result<DataSlice> {
 pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
     let compiled = compile(f)?;
     let name = CALL;
-    let mut bound = bind_params(name, &compiled.params, positional, keywords)?;
+    let mut bound = try_bind(&compiled.params, positional, keywords).map_err(|e| e.functor_error(name))?;
     let mut inputs: HashMap<String, ExprValue> = HashMap::with_capacity(compiled.params.len());
     for (param, value) in compiled.params.iter().zip(bound.values) {
         let value = match param.kind {

@@ -135,7 +135,7 @@ mod tests {
         let text = plait_core::repr::repr_slice(&f);
         assert!(text.starts_with("DataItem(Functor add_then_double[a, b](returns=(I.a + I.b) * DataItem(2, schema: INT32))"), "{text}");
         // Wrong arity is the call's error, as in Python.
-        assert!(call(&f, vec![int32_value(1)]).unwrap_err().message.contains("missing required argument: 'b'"));
+        assert!(call(&f, vec![int32_value(1)]).unwrap_err().message.contains("no value provided for positional or keyword parameter [b]"));
     }
 
     #[test]

@@ -131,11 +131,55 @@ pub struct Bound<T> {
     pub var_kwargs: Vec<(String, T)>,
 }
 
+/// Why arguments do not bind to a parameter list.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BindError {
+    TooManyPositional { max: usize, given: usize },
+    Twice(String),
+    /// Every keyword that names no parameter, in call order.
+    UnknownKeywords(Vec<String>),
+    Missing { name: String, keyword_only: bool },
+}
+
+impl BindError {
+    /// Python's TypeError, as operator calls raise it.
+    pub fn python_error(&self, op: &str) -> Error {
+        Error::type_error(
+            op,
+            match self {
+                BindError::TooManyPositional { max, given } => format!("takes {max} positional arguments but {given} were given"),
+                BindError::Twice(name) => format!("got multiple values for argument '{name}'"),
+                BindError::UnknownKeywords(names) => format!("got an unexpected keyword argument '{}'", names[0]),
+                BindError::Missing { name, .. } => format!("missing required argument: '{name}'"),
+            },
+        )
+    }
+
+    /// Koda's ValueError, as functor calls raise it.
+    pub fn functor_error(&self, op: &str) -> Error {
+        Error::value(
+            op,
+            match self {
+                BindError::TooManyPositional { max, given } => format!("too many positional arguments passed ({} extra)", given - max),
+                BindError::Twice(name) => format!("parameter [{name}] specified twice"),
+                BindError::UnknownKeywords(names) => format!("unknown keyword arguments: [{}]", names.join(", ")),
+                BindError::Missing { name, keyword_only: false } => format!("no value provided for positional or keyword parameter [{name}]"),
+                BindError::Missing { name, keyword_only: true } => format!("no value provided for keyword only parameter [{name}]"),
+            },
+        )
+    }
+}
+
 /// Binds positional and keyword arguments to `params` as Python does;
 /// errors name operator `op`. A parameter without a default must be given.
 /// Generic so that values (eager calls) and expressions (lazy calls) bind by
 /// the same rules.
 pub fn bind_params<T>(op: &str, params: &[Param], positional: Vec<T>, keywords: Vec<(String, T)>) -> Result<Bound<T>> {
+    try_bind(params, positional, keywords).map_err(|e| e.python_error(op))
+}
+
+/// [`bind_params`], with the reason it fails for the caller to word.
+pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, T)>) -> std::result::Result<Bound<T>, BindError> {
     let mut values: Vec<Option<T>> = params.iter().map(|_| None).collect();
     let mut var_args = Vec::new();
     let mut positional = positional.into_iter();
@@ -153,23 +197,26 @@ pub fn bind_params<T>(op: &str, params: &[Param], positional: Vec<T>, keywords: 
     let extra = positional.count();
     if extra > 0 {
         let max = params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
-        return Err(Error::type_error(op, format!("takes {max} positional arguments but {} were given", max + extra)));
+        return Err(BindError::TooManyPositional { max, given: max + extra });
     }
     let mut var_kwargs = Vec::new();
+    let mut unknown = Vec::new();
+    let takes_kwargs = params.iter().any(|p| p.kind == ParamKind::VarKeyword);
     for (name, v) in keywords {
         let slot = params.iter().position(|p| p.name == name && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly));
         match slot {
-            Some(i) if values[i].is_some() => {
-                return Err(Error::type_error(op, format!("got multiple values for argument '{name}'")));
-            }
+            Some(i) if values[i].is_some() => return Err(BindError::Twice(name)),
             Some(i) => values[i] = Some(v),
-            None if params.iter().any(|p| p.kind == ParamKind::VarKeyword) => var_kwargs.push((name, v)),
-            None => return Err(Error::type_error(op, format!("got an unexpected keyword argument '{name}'"))),
+            None if takes_kwargs => var_kwargs.push((name, v)),
+            None => unknown.push(name),
         }
+    }
+    if !unknown.is_empty() {
+        return Err(BindError::UnknownKeywords(unknown));
     }
     for (p, v) in params.iter().zip(&values) {
         if v.is_none() && p.default.is_none() && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
-            return Err(Error::type_error(op, format!("missing required argument: '{}'", p.name)));
+            return Err(BindError::Missing { name: p.name.clone(), keyword_only: p.kind == ParamKind::KeywordOnly });
         }
     }
     Ok(Bound { values, var_args, var_kwargs })

@@ -50,7 +50,7 @@ def test_loops_do_not_pass_yields_to_the_functors():
                   finalize_fn=kd.fn(lambda n: kd.namedtuple(yields=kd.iterables.make(n * 100))))
     assert [v.to_py() for v in res] == [0, 1, 300]
     # Koda: ValueError "... no value provided for positional or keyword parameter [yields]".
-    with pytest.raises(TypeError, match="yields"):
+    with pytest.raises(ValueError, match=r"no value provided for positional or keyword parameter \[yields\]"):
         kd.while_(kd.fn(lambda n, yields: n > 0), kd.fn(lambda n, yields: kd.namedtuple(n=n - 1)),
                   n=3, yields=kd.iterables.make())
 

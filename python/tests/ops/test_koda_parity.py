@@ -161,3 +161,21 @@ def test_with_schema_from_obj_uses_the_common_schema():
         kd.schema.with_schema_from_obj(kd.slice([1]))
     with pytest.raises(ValueError, match="no common schema"):
         kd.schema.with_schema_from_obj(kd.slice([kd.obj(a=1), kd.obj(b=1)]))
+
+
+def test_functor_calls_bind_with_kodas_errors():
+    f = kd.fn(lambda x, y=1: x)
+    cases = [
+        (lambda: f(1, 2, 3), "too many positional arguments passed (1 extra)"),
+        (lambda: f(1, x=2), "parameter [x] specified twice"),
+        (lambda: f(z=1, w=2), "unknown keyword arguments: [z, w]"),
+        (lambda: f(), "no value provided for positional or keyword parameter [x]"),
+        (lambda: kd.fn(lambda x, *, k: x)(1), "no value provided for keyword only parameter [k]"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value) == f"kd.functor.call: {message}"
+    # Operators keep Python's TypeError.
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'z'"):
+        kd.math.add(1, z=2)
