@@ -74,3 +74,17 @@ def export_aliases(namespace, prefix="kd"):
             head, _, short = alias.rpartition(".")
             if head == prefix:
                 namespace[short] = op
+
+
+def taking_python_slices(op):
+    """`op(x, key_or_index)` (a get_item), also taking a Python slice, which
+    selects a range of list items as `x[1:]` does."""
+
+    def get_item(x, key_or_index):
+        if isinstance(key_or_index, slice):
+            return x[key_or_index]
+        return op(x, key_or_index)
+
+    get_item.__doc__ = op.__doc__
+    get_item.__signature__ = op.__signature__
+    return get_item

@@ -1,6 +1,7 @@
 """`kd.core`: Koda's core operators (built from the Rust registry)."""
 
 from plait.kd._operators import export as _export
+from plait.kd._operators import taking_python_slices as _taking_python_slices
 
 _export(globals(), "kd.core")
 
@@ -20,14 +21,4 @@ from plait.kd.bags import (  # noqa: E402 - Koda's names in kd.core
 from plait.kd.assertion import with_print  # noqa: E402,F401 - Koda's name in kd.core
 
 
-_get_item_operator = get_item  # noqa: F821 - exported above
-
-
-def get_item(x, key_or_index):
-    # A Python slice selects a range of list items, as `x[1:]` does.
-    if isinstance(key_or_index, slice):
-        return x[key_or_index]
-    return _get_item_operator(x, key_or_index)
-
-
-get_item.__doc__ = _get_item_operator.__doc__
+get_item = _taking_python_slices(get_item)  # noqa: F821 - exported above

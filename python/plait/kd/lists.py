@@ -5,6 +5,7 @@ from plait import _plait
 from plait.kd import types
 from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export
+from plait.kd._operators import taking_python_slices as _taking_python_slices
 from plait.kd.schema import OBJECT
 
 _export(globals(), "kd.lists")
@@ -44,14 +45,4 @@ def select_items(ds, fltr):
 select_items.__doc__ = _select_items_operator.__doc__
 
 
-_get_item_operator = get_item  # noqa: F821 - exported above
-
-
-def get_item(x, key_or_index):
-    # A Python slice selects a range of list items, as `x[1:]` does.
-    if isinstance(key_or_index, slice):
-        return x[key_or_index]
-    return _get_item_operator(x, key_or_index)
-
-
-get_item.__doc__ = _get_item_operator.__doc__
+get_item = _taking_python_slices(get_item)  # noqa: F821 - exported above
