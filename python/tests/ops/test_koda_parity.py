@@ -179,3 +179,7 @@ def test_functor_calls_bind_with_kodas_errors():
     # Operators keep Python's TypeError.
     with pytest.raises(TypeError, match="got an unexpected keyword argument 'z'"):
         kd.math.add(1, z=2)
+
+
+def test_concat_lists_of_nothing_is_an_empty_list():
+    assert repr(kd.concat_lists()).startswith("DataItem(List[], schema: LIST[OBJECT]")

@@ -236,7 +236,8 @@ pub fn list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataBag> 
 pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
     let op = "kd.lists.concat";
     if lists.is_empty() {
-        return Err(Error::value(op, "expected at least one DataSlice of lists"));
+        // Nothing to concatenate: one empty list of OBJECT items, as in Koda.
+        return shaped(&JaggedShape::scalar(), None, Some(Schema::Object), None);
     }
     let aligned = plait_core::broadcast::align(op, lists)?;
     let rows: Vec<DataSlice> = aligned.iter().map(|l| require_lists(op, l).and_then(|s| explode_once(l, s))).collect::<Result<_>>()?;
