@@ -8,7 +8,7 @@ import builtins
 from plait import _plait
 from plait.kd._operators import OPERATORS as _OPERATORS, unspecified
 from plait.kd._operators import export as _export
-from plait.kd.slices import _apply_filter
+from plait.kd.slices import select as _select
 
 _export(globals(), "kd.dicts")
 
@@ -187,7 +187,7 @@ def select_keys(ds, fltr):
       DataSlice([['a'], []], schema: STRING, present: 1/1)
     """
     keys = _OPERATORS["kd.dicts.get_keys"](ds)
-    return _OPERATORS["kd.slices.select"](keys, _apply_filter(fltr, keys))
+    return _select(keys, fltr)
 
 
 def select_values(ds, fltr):
@@ -212,4 +212,4 @@ def select_values(ds, fltr):
       DataSlice([[], [5]], schema: INT32, present: 1/1)
     """
     values = _OPERATORS["kd.dicts.get_values"](ds)
-    return _OPERATORS["kd.slices.select"](values, _apply_filter(fltr, values))
+    return _select(values, fltr)

@@ -1,5 +1,6 @@
 """`kd.slices`: Koda's operators on slices (built from the Rust registry)."""
 
+from plait import _plait
 from plait.kd._operators import export as _export, export_aliases as _export_aliases
 
 _export(globals(), "kd.slices")
@@ -10,7 +11,6 @@ _export_aliases(globals(), "kd.slices")
 
 def _apply_filter(fltr, x):
     """`fltr(x)` for a Python function or a functor; a mask as it is."""
-    from plait import _plait
     from plait.kd.functor import is_fn
 
     if is_fn(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):

@@ -88,7 +88,7 @@ def _flat_array(flat):
     if kd.schema.is_entity_schema(schema):
         return _struct_array(flat, schema.get_attr_names(intersection=True))
     if kd.schema.is_list_schema(schema) or kd.schema.is_dict_schema(schema):
-        return _container_array(flat)
+        return _container_array(flat, bool(kd.schema.is_list_schema(schema)))
     if str(schema) == "OBJECT" and flat.get_present_count().to_py():
         return _object_array(flat)
     return _primitive_array(flat, str(schema))
@@ -109,13 +109,27 @@ def _primitive_array(flat, schema):
     return pa.Array.from_buffers(pa.type_for_alias(kind), n, [validity] + [pa.py_buffer(np.asarray(b)) for b in buffers])
 
 
+def _presence_bits(x):
+    """The presence bitmap of `x` (LSB first), or None when every item is present."""
+    kd = _kd()
+    if x.get_present_count().to_py() == 0:
+        return bytes((x.get_size().to_py() + 7) // 8)
+    return _plait.arrow_leaf(kd.has(x))[2]
+
+
 def _validity(flat):
     """The presence bitmap of `flat` as a pyarrow Buffer (None when all are present)."""
-    kd = _kd()
-    if flat.get_present_count().to_py() == 0:
-        return pa.py_buffer(bytes((flat.get_size().to_py() + 7) // 8))
-    presence = _plait.arrow_leaf(kd.has(flat))[2]
-    return pa.py_buffer(presence) if presence is not None else None
+    bits = _presence_bits(flat)
+    return pa.py_buffer(bits) if bits is not None else None
+
+
+def _present(x):
+    """Where `x` is present, as a numpy bool array."""
+    n = x.get_size().to_py()
+    bits = _presence_bits(x)
+    if bits is None:
+        return np.ones(n, dtype=bool)
+    return np.unpackbits(np.frombuffer(bits, dtype=np.uint8), bitorder="little")[:n].astype(bool)
 
 
 def _struct_array(flat, names):
@@ -126,12 +140,11 @@ def _struct_array(flat, names):
     return pa.Array.from_buffers(struct, n, [validity], children=fields)
 
 
-def _container_array(flat):
-    """Koda lists as a large list array, dicts as a map array."""
-    kd = _kd()
+def _container_array(flat, lists):
+    """Koda lists (`lists`) as a large list array, or dicts as a map array."""
     n = flat.get_size().to_py()
     validity = _validity(flat)
-    if kd.schema.is_list_schema(flat.get_schema()) or kd.has_list(flat).get_present_count().to_py():
+    if lists:
         items = flat[:]
         offsets = np.asarray(_plait.shape_offsets(items)[-1])
         values = _flat_array(items.flatten())
@@ -142,12 +155,7 @@ def _container_array(flat):
         raise ValueError(f"{_TO_ARROW}: the dicts hold {offsets[-1]} entries, more than an Arrow map array can")
     keys_array, values_array = _flat_array(keys.flatten()), _flat_array(flat[keys].flatten())
     return pa.MapArray.from_arrays(pa.array(offsets.astype(np.int32)), keys_array, values_array,
-                                   mask=None if validity is None else pa.array(_is_missing(flat)))
-
-
-def _is_missing(flat):
-    kd = _kd()
-    return np.asarray(_plait.numpy_view(kd.cond(kd.has(flat), 0, 1))[0]).astype(bool)
+                                   mask=None if validity is None else pa.array(~_present(flat)))
 
 
 def _object_array(flat):
@@ -167,13 +175,13 @@ def _object_array(flat):
                 kinds.append((str(schema), item_schemas == schema))
     if len(kinds) == 1:
         return _as_kind(flat, kinds[0][0])
-    missing = _is_missing(flat)
+    missing = ~_present(flat)
     n = flat.get_size().to_py()
     type_ids = np.zeros(n, dtype=np.int8)
     value_offsets = np.zeros(n, dtype=np.int32)
     children, names = [], []
     for code, (name, mask) in enumerate(kinds):
-        where = np.asarray(_plait.numpy_view(kd.cond(mask, 1, 0))[0]).astype(bool)
+        where = _present(mask)
         type_ids[where] = code
         value_offsets[where] = np.arange(int(where.sum()), dtype=np.int32)
         children.append(_as_kind(kd.select(flat, mask), name))
@@ -192,7 +200,7 @@ def _as_kind(flat, kind):
     if kind == "entity":
         return _struct_array(flat, kd.get_attr_names(flat, intersection=False))
     if kind in ("list", "dict"):
-        return _container_array(flat)
+        return _container_array(flat, kind == "list")
     return _primitive_array(flat, kind)
 
 
@@ -296,13 +304,13 @@ def _with_validity(ds, array):
 
 
 def _map_slice(array):
+    """Dicts from a map array: a list array of key-item structs."""
     kd = _kd()
-    offsets = np.asarray(array.offsets).astype(np.int64)
-    start = int(offsets[0])
-    end = int(offsets[-1])
-    level = [(pa.py_buffer(offsets - start), len(array))]
-    keys = _plait.with_arrow_offsets(_flat_slice(array.keys.slice(start, end - start)), level)
-    values = _plait.with_arrow_offsets(_flat_slice(array.items.slice(start, end - start)), level)
+    offsets, entries = _offsets_and_values(array)
+    level = [(pa.py_buffer(offsets), len(array))]
+    keys, items = entries.flatten()
+    keys = _plait.with_arrow_offsets(_flat_slice(keys), level)
+    values = _plait.with_arrow_offsets(_flat_slice(items), level)
     return _with_validity(kd.dict(keys, values), array)
 
 
