@@ -11,10 +11,7 @@ use crate::slice::DataSlice;
 /// of `shape`, and the result has `shape` followed by those dimensions.
 pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize) -> Result<DataSlice> {
     if ndim > x.rank() {
-        return Err(Error::value(
-            op,
-            format!("ndim must be between 0 and x.get_ndim()={}, got {ndim}", x.rank()),
-        ));
+        return Err(Error::value(op, format!("ndim must be between 0 and x.get_ndim()={}, got {ndim}", x.rank())));
     }
     let kept_from = x.rank() - ndim;
     let prefix = x.shape().prefix(kept_from);
@@ -64,9 +61,7 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
 /// allocation failure, which would abort the process.
 fn ensure_allocatable(op: &str, items: usize) -> Result<()> {
     let mut probe: Vec<u64> = Vec::new();
-    probe.try_reserve_exact(items).map_err(|_| {
-        Error::value(op, format!("the result would have {items} items, more than this machine can allocate"))
-    })
+    probe.try_reserve_exact(items).map_err(|_| Error::value(op, format!("the result would have {items} items, more than this machine can allocate")))
 }
 
 /// The common shape of `shapes`: the one every other is a prefix of.
@@ -113,10 +108,7 @@ mod tests {
         let docs = shape(&[&[2], &[2, 1]]);
         let out = expand_to_shape("kd.expand_to", &queries, &docs, 0).unwrap();
         let got: Vec<_> = (0..3).map(|i| out.get(i)).collect();
-        assert_eq!(
-            got,
-            vec![Some(ScalarRef::String("query_1")), Some(ScalarRef::String("query_1")), Some(ScalarRef::String("query_2"))]
-        );
+        assert_eq!(got, vec![Some(ScalarRef::String("query_1")), Some(ScalarRef::String("query_1")), Some(ScalarRef::String("query_2"))]);
         assert_eq!(out.shape(), &docs);
     }
 
@@ -124,10 +116,7 @@ mod tests {
     fn non_prefix_fails_with_both_shapes() {
         let ds3 = strings(JaggedShape::flat(3), &["a", "b", "c"]);
         let err = expand_to_shape("kd.shapes.expand_to_shape", &ds3, &shape(&[&[2], &[3, 3]]), 0).unwrap_err();
-        assert_eq!(
-            err.message,
-            "kd.shapes.expand_to_shape: DataSlice with shape=JaggedShape(3) cannot be expanded to shape=JaggedShape(2, 3)"
-        );
+        assert_eq!(err.message, "kd.shapes.expand_to_shape: DataSlice with shape=JaggedShape(3) cannot be expanded to shape=JaggedShape(2, 3)");
     }
 
     #[test]

@@ -136,13 +136,8 @@ impl Cache {
 
     /// Removes and returns a kept block of exactly `size` bytes aligned to `align`.
     fn take(&mut self, size: usize, align: usize) -> Option<*mut u8> {
-        let slot = self
-            .blocks
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.size == size && b.addr % align == 0)
-            .max_by_key(|(_, b)| b.stamp)
-            .map(|(k, _)| k)?;
+        let slot =
+            self.blocks.iter().enumerate().filter(|(_, b)| b.size == size && b.addr % align == 0).max_by_key(|(_, b)| b.stamp).map(|(k, _)| k)?;
         let block = std::mem::replace(&mut self.blocks[slot], Block::EMPTY);
         self.total -= block.size;
         Some(block.addr as *mut u8)

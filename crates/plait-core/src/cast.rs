@@ -25,20 +25,12 @@ pub fn cast_to(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
         Schema::Object => x.with_schema(Schema::Object).map_err(|e| e.with_context(op)),
         Schema::None => {
             if x.present_count() > 0 {
-                return Err(Error::value(
-                    op,
-                    format!("only a DataSlice with no present items can be cast to NONE, got schema {}", x.schema()),
-                ));
+                return Err(Error::value(op, format!("only a DataSlice with no present items can be cast to NONE, got schema {}", x.schema())));
             }
             Ok(DataSlice::missing(x.shape().clone(), Schema::None))
         }
         _ => {
-            let columns = x
-                .data()
-                .columns()
-                .iter()
-                .map(|c| cast_column(op, c, target))
-                .collect::<Result<Vec<_>>>()?;
+            let columns = x.data().columns().iter().map(|c| cast_column(op, c, target)).collect::<Result<Vec<_>>>()?;
             let data = merge_same_type(x.size(), columns, target);
             x.with_data(data, target)
         }
@@ -48,10 +40,7 @@ pub fn cast_to(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
 /// Casts `x` to `target` if its schema is implicitly castable (lattice below).
 pub fn cast_to_implicit(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
     if !x.schema().is_implicitly_castable_to(target) {
-        return Err(Error::value(
-            op,
-            format!("unsupported implicit cast from {} to {target}", x.schema()),
-        ));
+        return Err(Error::value(op, format!("unsupported implicit cast from {} to {target}", x.schema())));
     }
     cast_to(op, x, target)
 }
@@ -60,10 +49,7 @@ pub fn cast_to_implicit(op: &str, x: &DataSlice, target: Schema) -> Result<DataS
 pub fn cast_to_narrow(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
     let narrowed = x.narrowed_schema();
     if !narrowed.is_implicitly_castable_to(target) {
-        return Err(Error::value(
-            op,
-            format!("unsupported narrowing cast to {target} for the given {} DataSlice", x.schema()),
-        ));
+        return Err(Error::value(op, format!("unsupported narrowing cast to {target} for the given {} DataSlice", x.schema())));
     }
     cast_to(op, x, target)
 }
@@ -76,21 +62,12 @@ fn check_schema_castable(op: &str, source: Schema, target: Schema) -> Result<()>
         (S::Object | S::None, _) => true,
         (_, S::Object) => source.is_primitive() || source == S::Schema,
         (_, S::None) => true,
-        (
-            S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Bytes | S::String,
-            S::Int32 | S::Int64 | S::Float32 | S::Float64,
-        ) => true,
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Bytes | S::String, S::Int32 | S::Int64 | S::Float32 | S::Float64) => true,
         (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean, S::Boolean) => true,
-        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Mask | S::Bytes | S::String, S::String) => {
-            true
-        }
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Mask | S::Bytes | S::String, S::String) => true,
         (s, t) => s == t,
     };
-    if allowed {
-        Ok(())
-    } else {
-        Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")))
-    }
+    if allowed { Ok(()) } else { Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported"))) }
 }
 
 fn unsupported_data(op: &str, source: Schema, target: Schema) -> Error {
@@ -144,7 +121,9 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
                         ScalarRef::Mask => text.push_str("present"),
                         ScalarRef::Bytes(v) => write_bytes_literal(&mut text, v),
                         ScalarRef::String(v) => text.push_str(v),
-                        ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => return Err(unsupported_data(op, source, target)),
+                        ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => {
+                            return Err(unsupported_data(op, source, target));
+                        }
                     }
                 }
                 out.push(text.as_bytes());
@@ -183,9 +162,7 @@ fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<
         }
         let value = match column.values.get(i) {
             ScalarRef::Int32(v) => T::try_from(v as i64).ok(),
-            ScalarRef::Int64(v) => Some(T::try_from(v).map_err(|_| {
-                Error::value(op, format!("cannot cast int64{{{v}}} to {}", T::NAME))
-            })?),
+            ScalarRef::Int64(v) => Some(T::try_from(v).map_err(|_| Error::value(op, format!("cannot cast int64{{{v}}} to {}", T::NAME)))?),
             ScalarRef::Float32(v) => Some(float_to_int::<T>(op, v as f64)?),
             ScalarRef::Float64(v) => Some(float_to_int::<T>(op, v)?),
             ScalarRef::Boolean(v) => T::try_from(v as i64).ok(),
@@ -227,10 +204,7 @@ fn parse_error(op: &str, target: Schema, text: &[u8], is_string: bool) -> Error 
 }
 
 fn parse_int<T: CastInt>(op: &str, text: &str, target: Schema, is_string: bool) -> Result<T> {
-    text.parse::<i64>()
-        .ok()
-        .and_then(|v| T::try_from(v).ok())
-        .ok_or_else(|| parse_error(op, target, text.as_bytes(), is_string))
+    text.parse::<i64>().ok().and_then(|v| T::try_from(v).ok()).ok_or_else(|| parse_error(op, target, text.as_bytes(), is_string))
 }
 
 fn to_f64s(op: &str, column: &Column, target: Schema) -> Result<Vec<f64>> {
@@ -247,15 +221,12 @@ fn to_f64s(op: &str, column: &Column, target: Schema) -> Result<Vec<f64>> {
             ScalarRef::Float32(v) => v as f64,
             ScalarRef::Float64(v) => v,
             ScalarRef::Boolean(v) => v as u8 as f64,
-            ScalarRef::String(v) => {
-                v.parse::<f64>().map_err(|_| parse_error(op, target, v.as_bytes(), true))?
+            ScalarRef::String(v) => v.parse::<f64>().map_err(|_| parse_error(op, target, v.as_bytes(), true))?,
+            ScalarRef::Bytes(v) => {
+                std::str::from_utf8(v).ok().and_then(|t| t.parse::<f64>().ok()).ok_or_else(|| parse_error(op, target, v, false))?
             }
-            ScalarRef::Bytes(v) => std::str::from_utf8(v)
-                .ok()
-                .and_then(|t| t.parse::<f64>().ok())
-                .ok_or_else(|| parse_error(op, target, v, false))?,
             ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => {
-                return Err(unsupported_data(op, source, target))
+                return Err(unsupported_data(op, source, target));
             }
         };
         out.push(value);

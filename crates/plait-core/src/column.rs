@@ -426,8 +426,7 @@ impl Column {
         let n = indices.len();
         let missing = |i: usize| MAY_MISS && i == MISSING_INDEX;
         fn gather<T: arrow_buffer::ArrowNativeType, const MAY_MISS: bool>(v: &ScalarBuffer<T>, idx: &[usize]) -> ScalarBuffer<T> {
-            let out: Vec<T> =
-                idx.iter().map(|&i| if MAY_MISS && i == MISSING_INDEX { T::default() } else { v[i] }).collect();
+            let out: Vec<T> = idx.iter().map(|&i| if MAY_MISS && i == MISSING_INDEX { T::default() } else { v[i] }).collect();
             ScalarBuffer::from(out)
         }
         let values = match &self.values {
@@ -435,9 +434,7 @@ impl Column {
             Values::Int64(v) => Values::Int64(gather::<_, MAY_MISS>(v, indices)),
             Values::Float32(v) => Values::Float32(gather::<_, MAY_MISS>(v, indices)),
             Values::Float64(v) => Values::Float64(gather::<_, MAY_MISS>(v, indices)),
-            Values::Boolean(v) => {
-                Values::Boolean(BooleanBuffer::collect_bool(n, |j| !missing(indices[j]) && v.value(indices[j])))
-            }
+            Values::Boolean(v) => Values::Boolean(BooleanBuffer::collect_bool(n, |j| !missing(indices[j]) && v.value(indices[j]))),
             Values::Mask(_) => Values::Mask(n),
             Values::Bytes(v) => Values::Bytes(take_var_binary(v, indices)),
             Values::String(v) => Values::String(take_var_binary(v, indices)),
@@ -451,9 +448,7 @@ impl Column {
         let presence = match &self.presence {
             None if !MAY_MISS => None,
             None => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| !missing(indices[j])))),
-            Some(p) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| {
-                !missing(indices[j]) && p.is_valid(indices[j])
-            }))),
+            Some(p) => Some(NullBuffer::new(BooleanBuffer::collect_bool(n, |j| !missing(indices[j]) && p.is_valid(indices[j])))),
         };
         Column::new(values, presence)
     }
@@ -472,9 +467,7 @@ impl Column {
     pub fn repeat_by_edge(&self, parents: Option<&[usize]>, edge: &Edge) -> Column {
         let total = edge.child_size();
         fn repeat<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, parents: Option<&[usize]>, edge: &Edge) -> ScalarBuffer<T> {
-            ScalarBuffer::from(crate::alloc::fill_runs(edge.child_size(), |out| {
-                for_each_run(parents, edge, |s, count| out.write(v[s], count))
-            }))
+            ScalarBuffer::from(crate::alloc::fill_runs(edge.child_size(), |out| for_each_run(parents, edge, |s, count| out.write(v[s], count))))
         }
         let repeat_bits = |bit: &dyn Fn(usize) -> bool| {
             let mut out = BooleanBufferBuilder::new(total);

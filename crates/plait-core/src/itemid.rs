@@ -14,8 +14,8 @@
 //! `Entity:$…` needs no lookup.
 
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What an ItemId identifies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

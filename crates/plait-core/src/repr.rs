@@ -194,9 +194,7 @@ impl Node {
     /// per line, indented by `indent` levels.
     pub fn render(&self, indent: usize, out: &mut String) {
         match self {
-            Node::Group { open, close, children, one_line }
-                if one_line.chars().count() - open.chars().count() - close.len() > MAX_INNER_LINE =>
-            {
+            Node::Group { open, close, children, one_line } if one_line.chars().count() - open.chars().count() - close.len() > MAX_INNER_LINE => {
                 out.push_str(open);
                 out.push('\n');
                 for child in children {
@@ -277,12 +275,7 @@ pub fn repr_slice(slice: &DataSlice) -> String {
         item_node(slice.get(0), slice.schema(), slice.bag(), true).map_leaf(shorten_text_item).render(0, &mut item);
         return format!("DataItem({item}, schema: {schema}{bag})");
     }
-    format!(
-        "DataSlice({}, schema: {schema}, present: {}/{}{bag})",
-        format_items_with(slice, true),
-        slice.present_count(),
-        slice.size()
-    )
+    format!("DataSlice({}, schema: {schema}, present: {}/{}{bag})", format_items_with(slice, true), slice.present_count(), slice.size())
 }
 
 #[cfg(test)]

@@ -26,9 +26,7 @@ pub fn agg_common_schema(op: &str, x: &DataSlice, ndim: usize) -> Result<DataSli
             match x.get(i) {
                 Some(ScalarRef::Schema(s)) => {
                     let current = acc.unwrap_or(Schema::None);
-                    acc = Some(Schema::common(current, s).ok_or_else(|| {
-                        Error::value(op, format!("no common schema for {current} and {s}"))
-                    })?);
+                    acc = Some(Schema::common(current, s).ok_or_else(|| Error::value(op, format!("no common schema for {current} and {s}")))?);
                 }
                 None => {}
                 Some(other) => {

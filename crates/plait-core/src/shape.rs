@@ -38,14 +38,8 @@ pub enum Edge {
 impl PartialEq for Edge {
     fn eq(&self, other: &Edge) -> bool {
         match (self, other) {
-            (
-                Edge::Uniform { parent_size: p1, size: s1 },
-                Edge::Uniform { parent_size: p2, size: s2 },
-            ) => p1 == p2 && s1 == s2,
-            (Edge::Split(a), Edge::Split(b)) => {
-                a.inner().inner().ptr_eq(b.inner().inner()) && a.len() == b.len()
-                    || a.as_ref() == b.as_ref()
-            }
+            (Edge::Uniform { parent_size: p1, size: s1 }, Edge::Uniform { parent_size: p2, size: s2 }) => p1 == p2 && s1 == s2,
+            (Edge::Split(a), Edge::Split(b)) => a.inner().inner().ptr_eq(b.inner().inner()) && a.len() == b.len() || a.as_ref() == b.as_ref(),
             _ => false,
         }
     }
@@ -179,9 +173,7 @@ impl Edge {
     pub fn compose(&self, next: &Edge) -> Edge {
         debug_assert_eq!(self.child_size(), next.parent_size());
         match (self, next) {
-            (Edge::Uniform { parent_size, size: a }, Edge::Uniform { size: b, .. }) => {
-                Edge::uniform(*parent_size, a * b)
-            }
+            (Edge::Uniform { parent_size, size: a }, Edge::Uniform { size: b, .. }) => Edge::uniform(*parent_size, a * b),
             _ => {
                 let outer = self.split_points();
                 let inner = next.split_points();
@@ -243,10 +235,7 @@ impl JaggedShape {
             if edge.parent_size() != parent {
                 return Err(Error::value(
                     "kd.shapes.new",
-                    format!(
-                        "dimension {i} has {} parent(s) but the previous dimension has {parent} item(s)",
-                        edge.parent_size()
-                    ),
+                    format!("dimension {i} has {} parent(s) but the previous dimension has {parent} item(s)", edge.parent_size()),
                 ));
             }
             parent = edge.child_size();
@@ -362,12 +351,7 @@ mod tests {
     use super::*;
 
     fn seed_shape() -> JaggedShape {
-        JaggedShape::from_edges(vec![
-            Edge::uniform(1, 2),
-            Edge::from_sizes(&[2, 1]).unwrap(),
-            Edge::from_sizes(&[2, 1, 3]).unwrap(),
-        ])
-        .unwrap()
+        JaggedShape::from_edges(vec![Edge::uniform(1, 2), Edge::from_sizes(&[2, 1]).unwrap(), Edge::from_sizes(&[2, 1, 3]).unwrap()]).unwrap()
     }
 
     #[test]

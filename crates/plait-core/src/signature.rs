@@ -79,7 +79,16 @@ mod tests {
     fn parameter_list_places_slash_and_star_as_python_does() {
         use ParamKind::*;
         let list = |ps: &[(&'static str, ParamKind, Option<&str>)]| parameter_list(ps.iter().map(|(n, k, d)| (*n, *k, d.map(str::to_string))));
-        assert_eq!(list(&[("x", PositionalOnly, None), ("y", PositionalOrKeyword, Some("1")), ("args", VarPositional, None), ("z", KeywordOnly, None), ("kw", VarKeyword, None)]), "x, /, y=1, *args, z, **kw");
+        assert_eq!(
+            list(&[
+                ("x", PositionalOnly, None),
+                ("y", PositionalOrKeyword, Some("1")),
+                ("args", VarPositional, None),
+                ("z", KeywordOnly, None),
+                ("kw", VarKeyword, None)
+            ]),
+            "x, /, y=1, *args, z, **kw"
+        );
         assert_eq!(list(&[("a", PositionalOnly, None), ("b", PositionalOnly, Some("2"))]), "a, b=2, /");
         assert_eq!(list(&[("a", PositionalOrKeyword, None), ("k", KeywordOnly, Some("3"))]), "a, *, k=3");
         assert_eq!(list(&[("args", VarPositional, Some("ignored")), ("k", KeywordOnly, None)]), "*args, k");

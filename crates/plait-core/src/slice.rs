@@ -24,11 +24,7 @@ impl DataSlice {
     /// every item's type is allowed by the schema.
     pub fn new(shape: JaggedShape, data: SliceData, schema: Schema) -> Result<DataSlice> {
         if shape.size() != data.len() {
-            return Err(Error::internal(format!(
-                "{} items do not fill shape {shape} of size {}",
-                data.len(),
-                shape.size()
-            )));
+            return Err(Error::internal(format!("{} items do not fill shape {shape} of size {}", data.len(), shape.size())));
         }
         for dtype in data.dtypes() {
             if !schema_admits(schema, dtype) {
@@ -102,11 +98,7 @@ impl DataSlice {
         if shape.size() != self.size() {
             return Err(Error::value(
                 op,
-                format!(
-                    "shape size must be compatible with number of items: shape_size={} != items_size={}",
-                    shape.size(),
-                    self.size()
-                ),
+                format!("shape size must be compatible with number of items: shape_size={} != items_size={}", shape.size(), self.size()),
             ));
         }
         Ok(DataSlice { shape, data: self.data.clone(), schema: self.schema, bag: self.bag.clone() })
@@ -154,10 +146,7 @@ impl DataSlice {
         if self.schema != Schema::Object {
             return self.schema;
         }
-        self.data
-            .dtypes()
-            .try_fold(Schema::None, Schema::common)
-            .unwrap_or(Schema::Object)
+        self.data.dtypes().try_fold(Schema::None, Schema::common).unwrap_or(Schema::Object)
     }
 }
 
@@ -175,8 +164,7 @@ pub fn schema_admits(schema: Schema, dtype: Schema) -> bool {
 pub fn common_schema_of(op: &str, schemas: impl IntoIterator<Item = Schema>) -> Result<Schema> {
     let mut acc = Schema::None;
     for s in schemas {
-        acc = Schema::common(acc, s)
-            .ok_or_else(|| Error::value(op, format!("no common schema for {acc} and {s}")))?;
+        acc = Schema::common(acc, s).ok_or_else(|| Error::value(op, format!("no common schema for {acc} and {s}")))?;
     }
     Ok(acc)
 }

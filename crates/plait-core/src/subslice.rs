@@ -50,11 +50,7 @@ pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
     let split = args.iter().position(|a| matches!(a, SliceArg::Ellipsis)).unwrap_or(0);
     let after_ellipsis = if ellipses == 1 { &args[split + 1..] } else { args };
     let before_ellipsis = if ellipses == 1 { &args[..split] } else { &[][..] };
-    let per_dim: Vec<&SliceArg> = before_ellipsis
-        .iter()
-        .chain(std::iter::repeat_n(&full, rank - named))
-        .chain(after_ellipsis.iter())
-        .collect();
+    let per_dim: Vec<&SliceArg> = before_ellipsis.iter().chain(std::iter::repeat_n(&full, rank - named)).chain(after_ellipsis.iter()).collect();
 
     let mut positions: Vec<usize> = vec![0];
     let mut edges: Vec<Edge> = Vec::new();
@@ -111,18 +107,11 @@ fn resolve_range(len: usize, start: Option<i64>, stop: Option<i64>) -> (usize, u
 }
 
 /// Index by a DataSlice of integers aligned with the result built so far.
-fn pick_by_slice(
-    edge: &Edge,
-    positions: &[usize],
-    current: &JaggedShape,
-    indices: &DataSlice,
-    edges: &mut Vec<Edge>,
-) -> Result<Vec<usize>> {
+fn pick_by_slice(edge: &Edge, positions: &[usize], current: &JaggedShape, indices: &DataSlice, edges: &mut Vec<Edge>) -> Result<Vec<usize>> {
     // The indices and the result so far must be broadcast-compatible.
     crate::broadcast::common_shape(OP, &[indices.shape(), current])?;
-    let indices = cast_to_narrow(OP, indices, Schema::Int64).map_err(|_| {
-        Error::value(OP, format!("the provided indices must contain only integers, got {}", indices.schema()))
-    })?;
+    let indices = cast_to_narrow(OP, indices, Schema::Int64)
+        .map_err(|_| Error::value(OP, format!("the provided indices must contain only integers, got {}", indices.schema())))?;
     let index_at = |k: usize| match indices.get(k) {
         Some(ScalarRef::Int64(v)) => Some(v),
         _ => None,

@@ -24,7 +24,12 @@ enum Step {
     Literal(ExprValue),
     /// Operator `op` on the slots of its arguments (`None`: unspecified);
     /// a slot read for the last time is moved out rather than cloned.
-    Op { op: OpRef, args: Vec<Option<Read>>, kwarg_names: Vec<Arc<str>>, on_numbers: Option<ItemOp> },
+    Op {
+        op: OpRef,
+        args: Vec<Option<Read>>,
+        kwarg_names: Vec<Arc<str>>,
+        on_numbers: Option<ItemOp>,
+    },
 }
 
 /// The operator of a node that can compute on numbers when its arguments
@@ -217,9 +222,7 @@ impl Plan {
                             })
                         })
                         .collect();
-                    Slot::Value(
-                        op.call_slots(values, kwarg_names).map_err(|error| EvalError { error, node: Some(self.nodes[i].clone()) })?,
-                    )
+                    Slot::Value(op.call_slots(values, kwarg_names).map_err(|error| EvalError { error, node: Some(self.nodes[i].clone()) })?)
                 }
             };
             slots.push(value);

@@ -10,11 +10,11 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use plait_core::itemid::UuidHasher;
 use plait_core::Result;
-use plait_ops::registry::{bind_params, Value};
+use plait_core::itemid::UuidHasher;
+use plait_ops::registry::{Value, bind_params};
 
-use crate::operator::{is_variadic, lookup_or_error, OpRef};
+use crate::operator::{OpRef, is_variadic, lookup_or_error};
 use crate::value::ExprValue;
 
 /// What a node is.
@@ -149,10 +149,7 @@ impl Expr {
         let mut positional = Vec::new();
         let fixed = op.params.iter().filter(|p| !is_variadic(p));
         if args.len() > op.fixed_params() {
-            return Err(plait_core::Error::type_error(
-                &op.name,
-                format!("takes {} arguments but {} were given", op.fixed_params(), args.len()),
-            ));
+            return Err(plait_core::Error::type_error(&op.name, format!("takes {} arguments but {} were given", op.fixed_params(), args.len())));
         }
         let mut gap = false;
         for (param, arg) in fixed.zip(args) {

@@ -13,9 +13,9 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema};
-use plait_ops::registry::{try_bind, Param, ParamKind, Value};
+use plait_ops::registry::{Param, ParamKind, Value, try_bind};
 
-use crate::eval::{own_node, Bindings, EvalError, Plan};
+use crate::eval::{Bindings, EvalError, Plan, own_node};
 use crate::expr::{Expr, NodeKind};
 use crate::packed;
 use crate::transform::transform;
@@ -162,8 +162,7 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
         // different schemas (values, and Koda's marker entities).
         let default = get_attr(&item_at(&parameters, i)?, "default_value", None).map_err(context)?;
         let required = default.get(0).is_none()
-            || (matches!(default.get(0), Some(ScalarRef::ItemId(_)))
-                && has_attr(&default, "no_default_value").is_ok_and(|h| h.present_count() == 1));
+            || (matches!(default.get(0), Some(ScalarRef::ItemId(_))) && has_attr(&default, "no_default_value").is_ok_and(|h| h.present_count() == 1));
         let default = if required || matches!(kind, ParamKind::VarPositional | ParamKind::VarKeyword) { None } else { Some(Some(default)) };
         params.push(Param { name, kind, default });
     }
@@ -241,7 +240,9 @@ fn variable_of(compiled: &Compiled, node: &Expr) -> Option<String> {
 pub fn call_builtin(args: crate::operator::CallArgs) -> Result<ExprValue> {
     let f = match args.values.first() {
         Some(Some(ExprValue::Data(Value::Slice(f)))) => f.clone(),
-        Some(Some(other)) => return Err(Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", other.kind_name()))),
+        Some(Some(other)) => {
+            return Err(Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", other.kind_name())));
+        }
         _ => return Err(Error::value(CALL, "the first argument of kd.call must be a functor")),
     };
     call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
@@ -332,7 +333,13 @@ pub fn make_signature(params: &[Parameter]) -> Result<DataSlice> {
 /// A functor: `returns` (an EXPR item, or a value), `signature`, variables
 /// (EXPR items, values, functors) and, when given, `__qualname__` and
 /// `__module__`. Its bag is merged into one immutable layer.
-pub fn make_functor(returns: &DataSlice, signature: &DataSlice, variables: &[(String, DataSlice)], qualname: Option<&str>, module: Option<&str>) -> Result<DataSlice> {
+pub fn make_functor(
+    returns: &DataSlice,
+    signature: &DataSlice,
+    variables: &[(String, DataSlice)],
+    qualname: Option<&str>,
+    module: Option<&str>,
+) -> Result<DataSlice> {
     let mut attrs = vec![(RETURNS_ATTR.to_string(), returns.clone()), (SIGNATURE_ATTR.to_string(), signature.clone())];
     if let Some(q) = qualname {
         attrs.push(("__qualname__".to_string(), text_item(q)));

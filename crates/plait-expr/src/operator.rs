@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use plait_core::itemid::UuidHasher;
 use plait_core::{Error, Result, ScalarRef};
-use plait_ops::registry::{self as backend, parse_signature, Param, ParamKind, Value};
+use plait_ops::registry::{self as backend, Param, ParamKind, Value, parse_signature};
 
 use crate::expr::Expr;
 use crate::value::ExprValue;
@@ -50,7 +50,10 @@ pub enum OperatorKind {
     Backend(&'static backend::Operator),
     /// The body, over placeholders named after the parameters.
     Lambda(Expr),
-    Function { function: Arc<dyn Function>, deterministic: bool },
+    Function {
+        function: Arc<dyn Function>,
+        deterministic: bool,
+    },
     Builtin(Builtin),
 }
 
@@ -123,11 +126,13 @@ impl Operator {
     /// `name` with `params` (a signature of the caller's, as
     /// `kd.optools.as_backend_operator` declares it).
     pub fn backend(name: &str, kernel: &str, params: Vec<Param>, doc: &str) -> Result<OpRef> {
-        let op = backend::registry().get(kernel).ok_or_else(|| {
-            Error::value("kd.optools.as_backend_operator", format!("no backend operator is registered as {kernel}"))
-        })?;
+        let op = backend::registry()
+            .get(kernel)
+            .ok_or_else(|| Error::value("kd.optools.as_backend_operator", format!("no backend operator is registered as {kernel}")))?;
         let fixed = |ps: &[Param]| ps.iter().filter(|p| !is_variadic(p)).count();
-        if fixed(&params) != fixed(&op.params) || params.iter().filter(|p| is_variadic(p)).count() != op.params.iter().filter(|p| is_variadic(p)).count() {
+        if fixed(&params) != fixed(&op.params)
+            || params.iter().filter(|p| is_variadic(p)).count() != op.params.iter().filter(|p| is_variadic(p)).count()
+        {
             return Err(Error::value(
                 "kd.optools.as_backend_operator",
                 format!("the signature ({}) does not match the backend operator {kernel}({})", signature_text(&params), op.signature),
@@ -344,10 +349,7 @@ pub fn add_to_registry(name: &str, op: OpRef, replace: bool) -> Result<()> {
     }
     let mut added = added().write().unwrap_or_else(|e| e.into_inner());
     if added.contains_key(name) && !replace {
-        return Err(Error::value(
-            "kd.optools.add_to_registry",
-            format!("operator '{name}' already exists; pass unsafe_override=True to replace it"),
-        ));
+        return Err(Error::value("kd.optools.add_to_registry", format!("operator '{name}' already exists; pass unsafe_override=True to replace it")));
     }
     added.insert(name.to_string(), op);
     Ok(())

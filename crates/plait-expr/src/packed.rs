@@ -5,7 +5,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
-use plait_core::{DataSlice, Error, ErrorKind, QuotedExpr, Quoted, Result, ScalarRef, Schema};
+use plait_core::{DataSlice, Error, ErrorKind, Quoted, QuotedExpr, Result, ScalarRef, Schema};
 
 use crate::expr::Expr;
 use crate::text::expr_text;

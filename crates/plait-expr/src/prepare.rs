@@ -12,7 +12,7 @@ use plait_core::Result;
 use plait_ops::registry::ParamKind;
 
 use crate::expr::{Expr, NodeKind};
-use crate::operator::{lookup_or_error, Builtin, Operator, OperatorKind};
+use crate::operator::{Builtin, Operator, OperatorKind, lookup_or_error};
 use crate::transform::{substitute_placeholders, transform};
 use crate::value::ExprValue;
 

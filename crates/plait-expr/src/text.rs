@@ -11,7 +11,7 @@ use plait_core::ScalarRef;
 use plait_ops::registry::{ParamKind, Value};
 
 use crate::expr::{Expr, NodeKind};
-use crate::operator::{is_variadic, Operator, OperatorKind};
+use crate::operator::{Operator, OperatorKind, is_variadic};
 use crate::transform::node_name;
 use crate::value::ExprValue;
 
@@ -73,7 +73,8 @@ fn call_form<'a>(op: &Operator, args: &'a [Option<Expr>], kwarg_names: &'a [std:
     }
     // Parameters: fn, return_type_as, then *args and **kwargs.
     let return_type_as = args.get(1)?.as_ref()?;
-    let default = matches!(return_type_as.literal_value(), Some(ExprValue::Data(Value::Slice(x))) if x.schema() == plait_core::Schema::None && x.is_item());
+    let default =
+        matches!(return_type_as.literal_value(), Some(ExprValue::Data(Value::Slice(x))) if x.schema() == plait_core::Schema::None && x.is_item());
     if !default {
         return None;
     }
@@ -239,11 +240,8 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                         // Left-associative, except `**`: the weaker side gets
                         // parentheses, and the right side on a tie.
                         let (left, right) = (given[0], given[1]);
-                        let (left_paren, right_paren) = if s == POWER {
-                            (strength(left) <= s, strength(right) < s)
-                        } else {
-                            (strength(left) < s, strength(right) <= s)
-                        };
+                        let (left_paren, right_paren) =
+                            if s == POWER { (strength(left) <= s, strength(right) < s) } else { (strength(left) < s, strength(right) <= s) };
                         push_operand(&mut stack, right, right_paren);
                         stack.push(Piece::Text(symbol.into()));
                         push_operand(&mut stack, left, left_paren);

@@ -19,7 +19,7 @@ use plait_core::{DataSlice, Result, ScalarRef, Schema};
 use plait_ops::registry::Value;
 
 use crate::expr::Expr;
-use crate::functor::{self, make_functor, make_signature, Parameter};
+use crate::functor::{self, Parameter, make_functor, make_signature};
 use crate::packed;
 use crate::value::ExprValue;
 

@@ -5,8 +5,8 @@
 
 use std::any::Any;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use plait_core::itemid::UuidHasher;
 use plait_core::repr::repr_slice;

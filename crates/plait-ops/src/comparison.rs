@@ -45,9 +45,7 @@ fn compare_prepared(p: &Prepared, relation: impl Relation) -> Result<DataSlice> 
         (Values::String(x) | Values::Bytes(x), Values::String(y) | Values::Bytes(y)) => {
             collect_bits(n, |i| relation(Some(x.value(a.index(i)).cmp(y.value(b.index(i))))))
         }
-        (Values::Boolean(x), Values::Boolean(y)) => {
-            collect_bits(n, |i| relation(Some(x.value(a.index(i)).cmp(&y.value(b.index(i))))))
-        }
+        (Values::Boolean(x), Values::Boolean(y)) => collect_bits(n, |i| relation(Some(x.value(a.index(i)).cmp(&y.value(b.index(i)))))),
         (Values::Mask(_), Values::Mask(_)) => collect_bits(n, |_| relation(Some(Ordering::Equal))),
         _ => {
             let (x, y) = (a.values(), b.values());
@@ -160,7 +158,11 @@ pub fn full_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut crate::registry::Registry) {
-    r.add("kd.comparison.equal", &["kd.equal"], "x, y", r#"Returns present where x and y are equal, item by item (`x == y`).
+    r.add(
+        "kd.comparison.equal",
+        &["kd.equal"],
+        "x, y",
+        r#"Returns present where x and y are equal, item by item (`x == y`).
 
 The arguments are broadcast to a common shape, and a position where either
 item is missing is missing in the result. Numbers compare by value whatever
@@ -177,8 +179,14 @@ Examples:
   >>> kd.equal(kd.slice([[1, 2], [3]]), kd.slice([1.0, 3.0]))
   DataSlice([[present, missing], [present]], schema: MASK, present: 2/3)
   >>> kd.equal(kd.slice([1, 'a']), 'a')
-  DataSlice([missing, present], schema: MASK, present: 1/2)"#, |a| equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.not_equal", &["kd.not_equal"], "x, y", r#"Returns present where x and y are both present and differ, item by item (`x != y`).
+  DataSlice([missing, present], schema: MASK, present: 1/2)"#,
+        |a| equal(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.comparison.not_equal",
+        &["kd.not_equal"],
+        "x, y",
+        r#"Returns present where x and y are both present and differ, item by item (`x != y`).
 
 The arguments are broadcast to a common shape, and a position where either
 item is missing is missing in the result (so this is not the same as
@@ -193,7 +201,9 @@ Examples:
   >>> kd.not_equal(kd.slice([1, 2, None]), 2)
   DataSlice([present, missing, missing], schema: MASK, present: 1/3)
   >>> kd.not_equal(kd.slice([1, 'a', None]), 'a')
-  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| not_equal(a.slice("x")?, a.slice("y")?));
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#,
+        |a| not_equal(a.slice("x")?, a.slice("y")?),
+    );
     r.add("kd.comparison.less", &["kd.less"], "x, y", r#"Returns present where x is less than y, item by item (`x < y`).
 
 The arguments are broadcast to a common shape, and a position where either
@@ -215,7 +225,11 @@ Examples:
   Traceback (most recent call last):
   ...
   ValueError: kd.comparison.less: arguments do not contain values castable to a common primitive schema, but have the common non-primitive schema OBJECT. (`x`: INT32, `y`: STRING)"#, |a| less(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.less_equal", &["kd.less_equal"], "x, y", r#"Returns present where x is less than or equal to y, item by item (`x <= y`).
+    r.add(
+        "kd.comparison.less_equal",
+        &["kd.less_equal"],
+        "x, y",
+        r#"Returns present where x is less than or equal to y, item by item (`x <= y`).
 
 The arguments are broadcast to a common shape, and a position where either
 item is missing is missing in the result. Both must be of one orderable kind:
@@ -230,8 +244,14 @@ Examples:
   >>> kd.less_equal(kd.slice([1, 2, 3, None]), 2)
   DataSlice([present, present, missing, missing], schema: MASK, present: 2/4)
   >>> kd.less_equal(kd.slice([1, 2.5]), kd.int64(2))
-  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| less_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.greater", &["kd.greater"], "x, y", r#"Returns present where x is greater than y, item by item (`x > y`).
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#,
+        |a| less_equal(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.comparison.greater",
+        &["kd.greater"],
+        "x, y",
+        r#"Returns present where x is greater than y, item by item (`x > y`).
 
 The arguments are broadcast to a common shape, and a position where either
 item is missing is missing in the result. Both must be of one orderable kind:
@@ -247,8 +267,14 @@ Examples:
   >>> kd.greater(kd.slice([1, 2, 3, None]), 2)
   DataSlice([missing, missing, present, missing], schema: MASK, present: 1/4)
   >>> kd.greater(kd.slice(['b', 'a']), 'a')
-  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| greater(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.greater_equal", &["kd.greater_equal"], "x, y", r#"Returns present where x is greater than or equal to y, item by item (`x >= y`).
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#,
+        |a| greater(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.comparison.greater_equal",
+        &["kd.greater_equal"],
+        "x, y",
+        r#"Returns present where x is greater than or equal to y, item by item (`x >= y`).
 
 The arguments are broadcast to a common shape, and a position where either
 item is missing is missing in the result. Both must be of one orderable kind:
@@ -263,8 +289,14 @@ Examples:
   >>> kd.greater_equal(kd.slice([1, 2, 3, None]), 2)
   DataSlice([missing, present, present, missing], schema: MASK, present: 2/4)
   >>> kd.greater_equal(kd.slice([[1, 5], [3]]), kd.slice([2, 3]))
-  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#, |a| greater_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.comparison.full_equal", &["kd.full_equal"], "x, y", r#"Returns present if x and y hold the same items in the same places, missing ones included.
+  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#,
+        |a| greater_equal(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.comparison.full_equal",
+        &["kd.full_equal"],
+        "x, y",
+        r#"Returns present if x and y hold the same items in the same places, missing ones included.
 
 Unlike `kd.equal`, the result is a single MASK item for the whole slices: two
 missing items count as equal, a missing item and a present one do not. The
@@ -281,7 +313,7 @@ Examples:
   >>> kd.full_equal(kd.slice([1, None, 3]), kd.slice([1, 2, 3]))
   DataItem(missing, schema: MASK)
   >>> kd.full_equal(kd.slice([[2, 2], [2]]), 2)
-  DataItem(present, schema: MASK)"#, |a| {
-        full_equal(a.slice("x")?, a.slice("y")?)
-    });
+  DataItem(present, schema: MASK)"#,
+        |a| full_equal(a.slice("x")?, a.slice("y")?),
+    );
 }

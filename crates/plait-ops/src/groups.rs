@@ -9,7 +9,6 @@
 
 use plait_core::{DataSlice, Edge, Error, JaggedShape, Result};
 
-
 /// The groups of an aggregation over the last `ndim` dimensions.
 #[derive(Clone, Debug)]
 pub struct Groups {
@@ -37,9 +36,7 @@ pub fn resolve_ndim(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<usize>
     match ndim {
         None if rank == 0 => Err(Error::value(op, "expected rank(x) > 0")),
         None => Ok(1),
-        Some(n) if n < 0 || n as usize > rank => {
-            Err(Error::value(op, format!("expected 0 <= ndim <= rank, got ndim={n}, rank={rank}")))
-        }
+        Some(n) if n < 0 || n as usize > rank => Err(Error::value(op, format!("expected 0 <= ndim <= rank, got ndim={n}, rank={rank}"))),
         Some(n) => Ok(n as usize),
     }
 }

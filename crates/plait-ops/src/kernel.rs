@@ -64,12 +64,7 @@ pub fn map1<A: Copy + Sync, R: Send>(a: &[A], f: impl Fn(A) -> R + Sync) -> Vec<
 }
 
 /// `f` applied to each pair of items; either side may be a single value.
-pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(
-    n: usize,
-    a: Side<'_, A>,
-    b: Side<'_, B>,
-    f: impl Fn(A, B) -> R + Sync,
-) -> Vec<R> {
+pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(n: usize, a: Side<'_, A>, b: Side<'_, B>, f: impl Fn(A, B) -> R + Sync) -> Vec<R> {
     build_vec(n, |start, out| {
         let range = start..start + out.len();
         match (a, b) {
@@ -120,10 +115,7 @@ pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) ->
         // Tasks of about CHUNK children each, whatever the group sizes.
         let per_task = (groups * CHUNK / edge.child_size().max(1)).max(1);
         let mut out: Vec<R> = output_vec(groups);
-        out.spare_capacity_mut()[..groups]
-            .par_chunks_mut(per_task)
-            .enumerate()
-            .for_each(|(k, chunk)| run(k * per_task, chunk));
+        out.spare_capacity_mut()[..groups].par_chunks_mut(per_task).enumerate().for_each(|(k, chunk)| run(k * per_task, chunk));
         // SAFETY: `run` writes every slot of every chunk.
         unsafe { out.set_len(groups) };
         out

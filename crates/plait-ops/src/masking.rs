@@ -85,9 +85,8 @@ pub fn cond(condition: &DataSlice, yes: &DataSlice, no: &DataSlice) -> Result<Da
 
 /// Items of `x` where present, else of `y`, under the common schema.
 fn merge(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
-    let schema = Schema::common(x.schema(), y.schema()).ok_or_else(|| {
-        Error::value(op, format!("no common schema for {} and {}", x.schema(), y.schema()))
-    })?;
+    let schema =
+        Schema::common(x.schema(), y.schema()).ok_or_else(|| Error::value(op, format!("no common schema for {} and {}", x.schema(), y.schema())))?;
     let x = cast_to_implicit(op, x, schema)?;
     let y = cast_to_implicit(op, y, schema)?;
     let aligned = align(op, &[&x, &y])?;
@@ -200,7 +199,11 @@ pub fn present_shaped_as(x: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut crate::registry::Registry) {
-    r.add("kd.masking.has", &["kd.has"], "x", r#"Returns present where x is present, as a MASK slice of the shape of x.
+    r.add(
+        "kd.masking.has",
+        &["kd.has"],
+        "x",
+        r#"Returns present where x is present, as a MASK slice of the shape of x.
 
 Works on a slice of any schema; it is the usual way to turn presence into a
 mask for `kd.agg_all`, `kd.any`, `kd.cond` and the like.
@@ -212,8 +215,14 @@ Examples:
   >>> kd.has(kd.slice([1, None, 'a']))
   DataSlice([present, missing, present], schema: MASK, present: 2/3)
   >>> kd.has(kd.item(None))
-  DataItem(missing, schema: MASK)"#, |a| has(a.slice("x")?));
-    r.add("kd.masking.has_not", &["kd.has_not"], "x", r#"Returns present where x is missing, as a MASK slice of the shape of x (`~kd.has(x)`).
+  DataItem(missing, schema: MASK)"#,
+        |a| has(a.slice("x")?),
+    );
+    r.add(
+        "kd.masking.has_not",
+        &["kd.has_not"],
+        "x",
+        r#"Returns present where x is missing, as a MASK slice of the shape of x (`~kd.has(x)`).
 
 Args:
   x: a DataSlice.
@@ -222,8 +231,14 @@ Examples:
   >>> kd.has_not(kd.slice([1, None, 'a']))
   DataSlice([missing, present, missing], schema: MASK, present: 1/3)
   >>> kd.has_not(kd.slice([[1, None], [None]]))
-  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#, |a| has_not(a.slice("x")?));
-    r.add("kd.masking.apply_mask", &["kd.apply_mask"], "x, y", r#"Keeps the items of x where the mask y is present and makes the others missing (`x & y`).
+  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#,
+        |a| has_not(a.slice("x")?),
+    );
+    r.add(
+        "kd.masking.apply_mask",
+        &["kd.apply_mask"],
+        "x, y",
+        r#"Keeps the items of x where the mask y is present and makes the others missing (`x & y`).
 
 y must be a MASK slice; it is broadcast to the shape of x (or the other way
 round). The result keeps the schema of x.
@@ -237,8 +252,14 @@ Examples:
   >>> kd.apply_mask(x, x > 1)
   DataSlice([None, 2, 3], schema: INT32, present: 2/3)
   >>> kd.apply_mask(kd.slice([[1, 2], [3]]), kd.slice([kd.present, kd.missing]))
-  DataSlice([[1, 2], [None]], schema: INT32, present: 2/3)"#, |a| apply_mask(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.coalesce", &["kd.coalesce"], "x, y", r#"Returns x where it is present, and y elsewhere (`x | y`).
+  DataSlice([[1, 2], [None]], schema: INT32, present: 2/3)"#,
+        |a| apply_mask(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.coalesce",
+        &["kd.coalesce"],
+        "x, y",
+        r#"Returns x where it is present, and y elsewhere (`x | y`).
 
 The arguments are broadcast to a common shape, and the result has their common
 schema (OBJECT when they hold different kinds of primitives). A position
@@ -254,8 +275,14 @@ Examples:
   >>> kd.coalesce(kd.slice([[1, None], [None]]), 0)
   DataSlice([[1, 0], [0]], schema: INT32, present: 3/3)
   >>> kd.coalesce(kd.slice([1, None]), 'x')
-  DataSlice([1, 'x'], schema: OBJECT, present: 2/2)"#, |a| coalesce(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.disjoint_coalesce", &["kd.disjoint_coalesce"], "x, y", r#"Returns x where it is present and y elsewhere, requiring that x and y never both be present.
+  DataSlice([1, 'x'], schema: OBJECT, present: 2/2)"#,
+        |a| coalesce(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.disjoint_coalesce",
+        &["kd.disjoint_coalesce"],
+        "x, y",
+        r#"Returns x where it is present and y elsewhere, requiring that x and y never both be present.
 
 Like `kd.coalesce`, but raises a ValueError when x and y are both present at a
 position (after broadcasting), so that no value is silently dropped.
@@ -270,10 +297,14 @@ Examples:
   >>> kd.disjoint_coalesce(kd.slice([1, None]), kd.slice([5, 2]))
   Traceback (most recent call last):
   ...
-  ValueError: kd.masking.disjoint_coalesce: `x` and `y` cannot overlap, ..."#, |a| {
-        disjoint_coalesce(a.slice("x")?, a.slice("y")?)
-    });
-    r.add("kd.masking.cond", &["kd.cond"], "condition, yes, no=None", r#"Returns yes where condition is present, and no elsewhere.
+  ValueError: kd.masking.disjoint_coalesce: `x` and `y` cannot overlap, ..."#,
+        |a| disjoint_coalesce(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.cond",
+        &["kd.cond"],
+        "condition, yes, no=None",
+        r#"Returns yes where condition is present, and no elsewhere.
 
 condition must be a MASK slice. The three arguments are broadcast to a common
 shape, and the result has the common schema of yes and no. When no is not
@@ -288,10 +319,14 @@ Examples:
   >>> kd.cond(kd.slice([1, 2, 3]) > 1, 'big', 'small')
   DataSlice(['small', 'big', 'big'], schema: STRING, present: 3/3)
   >>> kd.cond(kd.slice([kd.present, kd.missing]), kd.slice([1, 2]))
-  DataSlice([1, None], schema: INT32, present: 1/2)"#, |a| {
-        cond(a.slice("condition")?, a.slice("yes")?, a.slice("no")?)
-    });
-    r.add("kd.masking.mask_and", &["kd.mask_and"], "x, y", r#"Returns present where both masks x and y are present.
+  DataSlice([1, None], schema: INT32, present: 1/2)"#,
+        |a| cond(a.slice("condition")?, a.slice("yes")?, a.slice("no")?),
+    );
+    r.add(
+        "kd.masking.mask_and",
+        &["kd.mask_and"],
+        "x, y",
+        r#"Returns present where both masks x and y are present.
 
 Both arguments must be MASK slices; they are broadcast to a common shape.
 
@@ -306,8 +341,14 @@ Examples:
   >>> kd.mask_and(kd.slice([1, 2]), kd.present)
   Traceback (most recent call last):
   ...
-  ValueError: kd.masking.mask_and: argument `x` must be a slice of MASK, got a slice of INT32"#, |a| mask_and(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.mask_or", &["kd.mask_or"], "x, y", r#"Returns present where at least one of the masks x and y is present.
+  ValueError: kd.masking.mask_and: argument `x` must be a slice of MASK, got a slice of INT32"#,
+        |a| mask_and(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.mask_or",
+        &["kd.mask_or"],
+        "x, y",
+        r#"Returns present where at least one of the masks x and y is present.
 
 Both arguments must be MASK slices; they are broadcast to a common shape.
 
@@ -321,8 +362,14 @@ Examples:
   DataSlice([present, present, missing], schema: MASK, present: 2/3)
   >>> x = kd.slice([1, 5, 9])
   >>> kd.mask_or(x < 2, x > 8)
-  DataSlice([present, missing, present], schema: MASK, present: 2/3)"#, |a| mask_or(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.mask_equal", &["kd.mask_equal"], "x, y", r#"Returns present where the masks x and y agree: both present or both missing.
+  DataSlice([present, missing, present], schema: MASK, present: 2/3)"#,
+        |a| mask_or(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.mask_equal",
+        &["kd.mask_equal"],
+        "x, y",
+        r#"Returns present where the masks x and y agree: both present or both missing.
 
 Both arguments must be MASK slices; they are broadcast to a common shape.
 Unlike `kd.equal`, two missing items give present.
@@ -334,8 +381,14 @@ Args:
 Examples:
   >>> kd.mask_equal(kd.slice([kd.present, kd.present, kd.missing, kd.missing]),
   ...               kd.slice([kd.present, kd.missing, kd.present, kd.missing]))
-  DataSlice([present, missing, missing, present], schema: MASK, present: 2/4)"#, |a| mask_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.mask_not_equal", &["kd.mask_not_equal"], "x, y", r#"Returns present where the masks x and y differ: one present and the other missing.
+  DataSlice([present, missing, missing, present], schema: MASK, present: 2/4)"#,
+        |a| mask_equal(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.mask_not_equal",
+        &["kd.mask_not_equal"],
+        "x, y",
+        r#"Returns present where the masks x and y differ: one present and the other missing.
 
 Both arguments must be MASK slices; they are broadcast to a common shape. The
 result is the same as `kd.xor(x, y)`.
@@ -347,8 +400,14 @@ Args:
 Examples:
   >>> kd.mask_not_equal(kd.slice([kd.present, kd.present, kd.missing, kd.missing]),
   ...                   kd.slice([kd.present, kd.missing, kd.present, kd.missing]))
-  DataSlice([missing, present, present, missing], schema: MASK, present: 2/4)"#, |a| mask_not_equal(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.xor", &["kd.xor"], "x, y", r#"Returns present where exactly one of the masks x and y is present.
+  DataSlice([missing, present, present, missing], schema: MASK, present: 2/4)"#,
+        |a| mask_not_equal(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.xor",
+        &["kd.xor"],
+        "x, y",
+        r#"Returns present where exactly one of the masks x and y is present.
 
 Both arguments must be MASK slices; they are broadcast to a common shape. The
 result is the same as `kd.mask_not_equal(x, y)`.
@@ -362,8 +421,14 @@ Examples:
   ...        kd.slice([kd.present, kd.missing, kd.present, kd.missing]))
   DataSlice([missing, present, present, missing], schema: MASK, present: 2/4)
   >>> kd.xor(kd.slice([kd.present, kd.missing]), kd.present)
-  DataSlice([missing, present], schema: MASK, present: 1/2)"#, |a| xor(a.slice("x")?, a.slice("y")?));
-    r.add("kd.masking.agg_has", &["kd.agg_has"], "x, ndim=unspecified", r#"Returns present for each group of the last ndim dimensions with at least one present item.
+  DataSlice([missing, present], schema: MASK, present: 1/2)"#,
+        |a| xor(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.masking.agg_has",
+        &["kd.agg_has"],
+        "x, ndim=unspecified",
+        r#"Returns present for each group of the last ndim dimensions with at least one present item.
 
 Works on a slice of any schema (it looks at presence only). An empty group is
 missing in the result, which has ndim fewer dimensions than x.
@@ -376,8 +441,14 @@ Examples:
   >>> kd.agg_has(kd.slice([[1, None], [None, None], []]))
   DataSlice([present, missing, missing], schema: MASK, present: 1/3)
   >>> kd.agg_has(kd.slice([['a', None], [None]]), ndim=2)
-  DataItem(present, schema: MASK)"#, |a| agg_has(a.slice("x")?, a.ndim()?));
-    r.add("kd.masking.agg_any", &["kd.agg_any"], "x, ndim=unspecified", r#"Returns present for each group of the last ndim dimensions with at least one present item.
+  DataItem(present, schema: MASK)"#,
+        |a| agg_has(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.masking.agg_any",
+        &["kd.agg_any"],
+        "x, ndim=unspecified",
+        r#"Returns present for each group of the last ndim dimensions with at least one present item.
 
 x must be a MASK slice; `kd.agg_has` does the same for a slice of any schema.
 An empty group is missing in the result, which has ndim fewer dimensions than
@@ -391,10 +462,14 @@ Examples:
   >>> kd.agg_any(kd.slice([[kd.present, kd.missing], [kd.missing], []]))
   DataSlice([present, missing, missing], schema: MASK, present: 1/3)
   >>> kd.agg_any(kd.slice([[1, 5], [2]]) > 4, ndim=2)
-  DataItem(present, schema: MASK)"#, |a| {
-        agg_any(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.masking.agg_all", &["kd.agg_all"], "x, ndim=unspecified", r#"Returns present for each group of the last ndim dimensions whose items are all present.
+  DataItem(present, schema: MASK)"#,
+        |a| agg_any(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.masking.agg_all",
+        &["kd.agg_all"],
+        "x, ndim=unspecified",
+        r#"Returns present for each group of the last ndim dimensions whose items are all present.
 
 x must be a MASK slice (use `kd.has` to turn presence into one). An empty group
 counts as all present. The result has ndim fewer dimensions than x.
@@ -407,10 +482,14 @@ Examples:
   >>> kd.agg_all(kd.slice([[kd.present, kd.missing], [kd.present], []]))
   DataSlice([missing, present, present], schema: MASK, present: 2/3)
   >>> kd.agg_all(kd.has(kd.slice([[1, 2], [3, None]])), ndim=2)
-  DataItem(missing, schema: MASK)"#, |a| {
-        agg_all(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.masking.any", &["kd.any"], "x", r#"Returns present if any item of the MASK slice x is present.
+  DataItem(missing, schema: MASK)"#,
+        |a| agg_all(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.masking.any",
+        &["kd.any"],
+        "x",
+        r#"Returns present if any item of the MASK slice x is present.
 
 Aggregates over all dimensions; an empty slice gives missing. x must be a MASK
 slice (use `kd.has` to turn presence into one).
@@ -422,8 +501,14 @@ Examples:
   >>> kd.any(kd.slice([[kd.missing], [kd.present, kd.missing]]))
   DataItem(present, schema: MASK)
   >>> kd.any(kd.slice([[1, 2], [3]]) > 5)
-  DataItem(missing, schema: MASK)"#, |a| any(a.slice("x")?));
-    r.add("kd.masking.all", &["kd.all"], "x", r#"Returns present if every item of the MASK slice x is present.
+  DataItem(missing, schema: MASK)"#,
+        |a| any(a.slice("x")?),
+    );
+    r.add(
+        "kd.masking.all",
+        &["kd.all"],
+        "x",
+        r#"Returns present if every item of the MASK slice x is present.
 
 Aggregates over all dimensions; an empty slice counts as all present. x must
 be a MASK slice (use `kd.has` to turn presence into one).
@@ -435,8 +520,14 @@ Examples:
   >>> kd.all(kd.slice([[kd.present], [kd.present, kd.missing]]))
   DataItem(missing, schema: MASK)
   >>> kd.all(kd.slice([[1, 2], [3]]) > 0)
-  DataItem(present, schema: MASK)"#, |a| all(a.slice("x")?));
-    r.add("kd.masking.present_like", &["kd.present_like"], "x", r#"Returns present where x is present, as a MASK slice of the shape of x.
+  DataItem(present, schema: MASK)"#,
+        |a| all(a.slice("x")?),
+    );
+    r.add(
+        "kd.masking.present_like",
+        &["kd.present_like"],
+        "x",
+        r#"Returns present where x is present, as a MASK slice of the shape of x.
 
 The same as `kd.has(x)`.
 
@@ -445,8 +536,14 @@ Args:
 
 Examples:
   >>> kd.present_like(kd.slice([[1, None], [None, 'a']]))
-  DataSlice([[present, missing], [missing, present]], schema: MASK, present: 2/4)"#, |a| present_like(a.slice("x")?));
-    r.add("kd.masking.present_shaped", &["kd.present_shaped"], "shape", r#"Returns a MASK slice of the given shape with every item present.
+  DataSlice([[present, missing], [missing, present]], schema: MASK, present: 2/4)"#,
+        |a| present_like(a.slice("x")?),
+    );
+    r.add(
+        "kd.masking.present_shaped",
+        &["kd.present_shaped"],
+        "shape",
+        r#"Returns a MASK slice of the given shape with every item present.
 
 Args:
   shape: a JaggedShape.
@@ -455,8 +552,14 @@ Examples:
   >>> kd.present_shaped(kd.shapes.new(2, [2, 1]))
   DataSlice([[present, present], [present]], schema: MASK, present: 3/3)
   >>> kd.present_shaped(kd.shapes.new())
-  DataItem(present, schema: MASK)"#, |a| present_shaped(a.shape("shape")?));
-    r.add("kd.masking.present_shaped_as", &["kd.present_shaped_as"], "x", r#"Returns a MASK slice of the shape of x with every item present.
+  DataItem(present, schema: MASK)"#,
+        |a| present_shaped(a.shape("shape")?),
+    );
+    r.add(
+        "kd.masking.present_shaped_as",
+        &["kd.present_shaped_as"],
+        "x",
+        r#"Returns a MASK slice of the shape of x with every item present.
 
 Only the shape of x matters: its missing items give present too (compare
 `kd.present_like`).
@@ -466,5 +569,7 @@ Args:
 
 Examples:
   >>> kd.present_shaped_as(kd.slice([[1, None], [None]]))
-  DataSlice([[present, present], [present]], schema: MASK, present: 3/3)"#, |a| present_shaped_as(a.slice("x")?));
+  DataSlice([[present, present], [present]], schema: MASK, present: 3/3)"#,
+        |a| present_shaped_as(a.slice("x")?),
+    );
 }

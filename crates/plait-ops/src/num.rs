@@ -35,11 +35,23 @@ pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'st
     fn floor_mod(self, other: Self) -> Self;
     /// The larger value; NaN wins, so NaN propagates through max.
     fn max_nan(self, other: Self) -> Self {
-        if self.is_nan() { self } else if other.is_nan() || other > self { other } else { self }
+        if self.is_nan() {
+            self
+        } else if other.is_nan() || other > self {
+            other
+        } else {
+            self
+        }
     }
     /// The smaller value; NaN wins.
     fn min_nan(self, other: Self) -> Self {
-        if self.is_nan() { self } else if other.is_nan() || other < self { other } else { self }
+        if self.is_nan() {
+            self
+        } else if other.is_nan() || other < self {
+            other
+        } else {
+            self
+        }
     }
 }
 

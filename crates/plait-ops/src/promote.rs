@@ -37,9 +37,7 @@ impl TypeClass {
             || match self {
                 TypeClass::Numeric => dtype.is_numeric(),
                 TypeClass::NumericOrText => dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes),
-                TypeClass::Orderable => {
-                    dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes | Schema::Boolean | Schema::Mask)
-                }
+                TypeClass::Orderable => dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes | Schema::Boolean | Schema::Mask),
                 TypeClass::Mask => dtype == Schema::Mask,
                 TypeClass::String => dtype == Schema::String,
                 TypeClass::Text => matches!(dtype, Schema::String | Schema::Bytes),
@@ -171,9 +169,7 @@ pub fn promote(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> Resul
     }
     let dtype = dtypes.iter().try_fold(Schema::None, |acc, &t| Schema::common(acc, t));
     match dtype {
-        Some(dtype) if class.admits(dtype) && (dtype.is_primitive() || dtype == Schema::None) => {
-            Ok(Promotion { dtype, object })
-        }
+        Some(dtype) if class.admits(dtype) && (dtype.is_primitive() || dtype == Schema::None) => Ok(Promotion { dtype, object }),
         _ if object => Err(Error::value(op, "DataSlice with mixed types is not supported")),
         _ => Err(no_common_primitive(op, args)),
     }

@@ -134,11 +134,17 @@ pub struct Bound<T> {
 /// Why arguments do not bind to a parameter list.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BindError {
-    TooManyPositional { max: usize, given: usize },
+    TooManyPositional {
+        max: usize,
+        given: usize,
+    },
     Twice(String),
     /// Every keyword that names no parameter, in call order.
     UnknownKeywords(Vec<String>),
-    Missing { name: String, keyword_only: bool },
+    Missing {
+        name: String,
+        keyword_only: bool,
+    },
 }
 
 impl BindError {
@@ -160,11 +166,17 @@ impl BindError {
         Error::value(
             op,
             match self {
-                BindError::TooManyPositional { max, given } => format!("too many positional arguments passed ({} extra)", given - max),
+                BindError::TooManyPositional { max, given } => {
+                    format!("too many positional arguments passed ({} extra)", given - max)
+                }
                 BindError::Twice(name) => format!("parameter [{name}] specified twice"),
                 BindError::UnknownKeywords(names) => format!("unknown keyword arguments: [{}]", names.join(", ")),
-                BindError::Missing { name, keyword_only: false } => format!("no value provided for positional or keyword parameter [{name}]"),
-                BindError::Missing { name, keyword_only: true } => format!("no value provided for keyword only parameter [{name}]"),
+                BindError::Missing { name, keyword_only: false } => {
+                    format!("no value provided for positional or keyword parameter [{name}]")
+                }
+                BindError::Missing { name, keyword_only: true } => {
+                    format!("no value provided for keyword only parameter [{name}]")
+                }
             },
         )
     }
@@ -226,12 +238,7 @@ impl Operator {
     /// Binds positional and keyword arguments to the parameters, as Python does.
     pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Args<'_>> {
         let bound = bind_params(self.name, &self.params, positional, keywords)?;
-        let values = bound
-            .values
-            .into_iter()
-            .zip(&self.params)
-            .map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(Value::Slice)))
-            .collect();
+        let values = bound.values.into_iter().zip(&self.params).map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(Value::Slice))).collect();
         Ok(Args { op: self, values, var_args: bound.var_args, var_kwargs: bound.var_kwargs })
     }
 
@@ -270,8 +277,7 @@ impl Args<'_> {
 
     /// A DataSlice argument that has a value.
     pub fn slice(&self, name: &str) -> Result<&DataSlice> {
-        self.opt_slice(name)?
-            .ok_or_else(|| Error::type_error(self.op.name, format!("argument `{name}` must be given")))
+        self.opt_slice(name)?.ok_or_else(|| Error::type_error(self.op.name, format!("argument `{name}` must be given")))
     }
 
     /// A DataSlice argument, or `None` when unspecified.
@@ -302,22 +308,23 @@ impl Args<'_> {
     pub fn opt_int(&self, name: &str) -> Result<Option<i64>> {
         let Some(x) = self.opt_slice(name)? else { return Ok(None) };
         if !x.is_item() {
-            return Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got a slice of rank {}", x.rank())));
+            return Err(Error::value(
+                self.op.name,
+                format!("argument `{name}` must be an item holding an integer, got a slice of rank {}", x.rank()),
+            ));
         }
         match x.get(0) {
             None => Ok(None),
             Some(ScalarRef::Int32(v)) => Ok(Some(v as i64)),
             Some(ScalarRef::Int64(v)) => Ok(Some(v)),
-            Some(v) => Err(Error::value(
-                self.op.name,
-                format!("argument `{name}` must be an item holding an integer, got an item of {}", v.dtype()),
-            )),
+            Some(v) => Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got an item of {}", v.dtype()))),
         }
     }
 
     /// An integer item argument that has a value.
     pub fn int(&self, name: &str) -> Result<i64> {
-        self.opt_int(name)?.ok_or_else(|| Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got a missing item")))
+        self.opt_int(name)?
+            .ok_or_else(|| Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got a missing item")))
     }
 
     /// The `ndim` argument of an aggregation (`None` = unspecified).
@@ -331,14 +338,12 @@ impl Args<'_> {
         match (x.is_item(), x.get(0)) {
             (true, Some(ScalarRef::Boolean(b))) => Ok(b),
             (true, None) => Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got missing"))),
-            (true, Some(v)) => Err(Error::value(
-                self.op.name,
-                format!("argument `{name}` must be an item holding BOOLEAN, got an item of {}", v.dtype()),
-            )),
-            (false, _) => Err(Error::value(
-                self.op.name,
-                format!("argument `{name}` must be an item holding BOOLEAN, got a slice of rank {} > 0", x.rank()),
-            )),
+            (true, Some(v)) => {
+                Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got an item of {}", v.dtype())))
+            }
+            (false, _) => {
+                Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got a slice of rank {} > 0", x.rank())))
+            }
         }
     }
 

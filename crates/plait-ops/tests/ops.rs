@@ -44,10 +44,7 @@ fn every_operator_is_registered_once_with_a_valid_signature() {
 fn signatures_parse_like_python() {
     let params = parse_signature("fmt, /, *args, sep='x', ndim=unspecified, **kwargs").unwrap();
     let kinds: Vec<ParamKind> = params.iter().map(|p| p.kind).collect();
-    assert_eq!(
-        kinds,
-        [ParamKind::PositionalOnly, ParamKind::VarPositional, ParamKind::KeywordOnly, ParamKind::KeywordOnly, ParamKind::VarKeyword]
-    );
+    assert_eq!(kinds, [ParamKind::PositionalOnly, ParamKind::VarPositional, ParamKind::KeywordOnly, ParamKind::KeywordOnly, ParamKind::VarKeyword]);
     assert!(params[0].default.is_none());
     assert!(matches!(params[3].default, Some(None)));
     assert_eq!(params[2].default.as_ref().unwrap().as_ref().unwrap().get(0), Some(ScalarRef::String("x")));

@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use plait_core::bag::AttrBlock;
-use plait_core::column::{packed_bits, VarBinary};
+use plait_core::column::{VarBinary, packed_bits};
 use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Quoted, Result, Schema, SchemaValues, SliceData, Values};
-use plait_expr::operator::{is_variadic, lookup, OperatorKind};
+use plait_expr::operator::{OperatorKind, is_variadic, lookup};
 use plait_expr::value::Tuple;
-use plait_expr::{packed, Expr, ExprValue, NodeKind};
+use plait_expr::{Expr, ExprValue, NodeKind, packed};
 use plait_ops::registry::{ParamKind, Value};
 
-use crate::wire::{corrupt, Reader, Writer};
+use crate::wire::{Reader, Writer, corrupt};
 
 fn unsupported(message: impl std::fmt::Display) -> Error {
     Error::value("kd.dumps", message)
@@ -481,10 +481,10 @@ pub fn put_expr(w: &mut Writer, expr: &Expr, ctx: &mut Encoder) -> Result<()> {
                         return Err(unsupported(format!(
                             "cannot serialize the Python-function operator {}: Python code is not saved (no pickles)",
                             op.name
-                        )))
+                        )));
                     }
                     OperatorKind::Lambda(_) if lookup(&op.name).is_none_or(|r| r.fingerprint != op.fingerprint) => {
-                        return Err(unsupported(format!("cannot serialize the lambda operator {}: it is not registered by that name", op.name)))
+                        return Err(unsupported(format!("cannot serialize the lambda operator {}: it is not registered by that name", op.name)));
                     }
                     _ => {}
                 }

@@ -19,7 +19,7 @@ use plait_core::{DataBag, DataSlice, Error, Result};
 use plait_expr::Expr;
 
 use crate::codec::{Decoder, Encoder};
-use crate::wire::{corrupt, Reader, Writer};
+use crate::wire::{Reader, Writer, corrupt};
 
 /// The first bytes of every file.
 pub const MAGIC: [u8; 8] = *b"\x89PLAIT\r\n";

@@ -5,9 +5,9 @@
 
 use plait_core::column::SliceBuilder;
 use plait_core::{DataSlice, JaggedShape, ScalarRef, Schema};
-use plait_expr::tracing::{int32, trace};
 use plait_expr::Expr;
-use plait_persist::{dumps, loads, Saved, MAGIC};
+use plait_expr::tracing::{int32, trace};
+use plait_persist::{MAGIC, Saved, dumps, loads};
 
 fn strings() -> DataSlice {
     let mut b = SliceBuilder::new();

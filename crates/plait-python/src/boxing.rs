@@ -114,16 +114,10 @@ fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape
             break;
         }
         if edges.len() == MAX_NESTING {
-            return Err(value_error(
-                op,
-                format!("input is nested more than {MAX_NESTING} levels deep (does a list contain itself?)"),
-            ));
+            return Err(value_error(op, format!("input is nested more than {MAX_NESTING} levels deep (does a list contain itself?)")));
         }
         if lists != level.len() {
-            return Err(value_error(
-                op,
-                "input has to be a valid nested list. non-lists and lists cannot be mixed in a level",
-            ));
+            return Err(value_error(op, "input has to be a valid nested list. non-lists and lists cannot be mixed in a level"));
         }
         let mut sizes = Vec::with_capacity(level.len());
         let mut next = Vec::new();
@@ -165,10 +159,7 @@ fn numpy_array_as_list<'py>(x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py,
     let dims: Vec<usize> = x.getattr("shape")?.extract()?;
     let mut nested: Vec<Bound<'py, PyAny>> = scalars;
     for &d in dims[1..].iter().rev() {
-        let chunks: PyResult<Vec<Bound<'py, PyAny>>> = nested
-            .chunks(d.max(1))
-            .map(|c| Ok(PyList::new(x.py(), c)?.into_any()))
-            .collect();
+        let chunks: PyResult<Vec<Bound<'py, PyAny>>> = nested.chunks(d.max(1)).map(|c| Ok(PyList::new(x.py(), c)?.into_any())).collect();
         nested = if d == 0 { Vec::new() } else { chunks? };
     }
     Ok(Some(PyList::new(x.py(), nested)?.into_any()))
@@ -234,10 +225,7 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
         } else if let Ok(item) = x.cast::<PyDataSlice>() {
             let item = &item.get().inner;
             if !item.is_item() {
-                return Err(value_error(
-                    op,
-                    format!("a DataSlice of rank {} cannot be an item of a list", item.rank()),
-                ));
+                return Err(value_error(op, format!("a DataSlice of rank {} cannot be an item of a list", item.rank())));
             }
             (Leaf::Item, 0, item.schema())
         } else if let Some(kind) = numpy_scalar_schema(x)? {
@@ -256,14 +244,10 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
             (Leaf::Float(s), v.to_bits() as i64, s)
         } else {
             let ty = x.get_type();
-            return Err(value_error(
-                op,
-                format!("object with unsupported type: {}.{}", ty.module()?, ty.qualname()?),
-            ));
+            return Err(value_error(op, format!("object with unsupported type: {}.{}", ty.module()?, ty.qualname()?)));
         };
-        schema = Schema::common(schema, leaf_schema).ok_or_else(|| {
-            value_error(op, format!("cannot find a common schema for {schema} and {leaf_schema}"))
-        })?;
+        schema = Schema::common(schema, leaf_schema)
+            .ok_or_else(|| value_error(op, format!("cannot find a common schema for {schema} and {leaf_schema}")))?;
         kinds.push(kind);
         numbers.push(number);
     }
@@ -276,12 +260,7 @@ fn fits_f32(v: f64) -> bool {
 }
 
 /// Pass 2: the columns in the result type, then the requested schema.
-fn box_leaves(
-    op: &str,
-    shape: JaggedShape,
-    leaves: Vec<Bound<'_, PyAny>>,
-    schema: Option<Schema>,
-) -> PyResult<DataSlice> {
+fn box_leaves(op: &str, shape: JaggedShape, leaves: Vec<Bound<'_, PyAny>>, schema: Option<Schema>) -> PyResult<DataSlice> {
     let leaves = if schema == Some(Schema::Object) { entities_as_objects(leaves)? } else { leaves };
     let bag = leaf_bags(&leaves);
     let leaves = classify(op, leaves)?;
@@ -293,11 +272,7 @@ fn box_leaves(
         Some(Schema::Object) => Schema::Object,
         _ => inferred,
     };
-    let data = if build_as.is_numeric() {
-        numeric_column(op, &leaves, build_as)?
-    } else {
-        generic_data(&leaves)?
-    };
+    let data = if build_as.is_numeric() { numeric_column(op, &leaves, build_as)? } else { generic_data(&leaves)? };
     let built = guard(|| DataSlice::new(shape, data, build_as))?.with_bag(bag);
     match schema {
         Some(s) if s != build_as => guard(|| plait_core::cast::cast_to(op, &built, s)),
@@ -342,8 +317,7 @@ fn numeric_column(op: &str, leaves: &Leaves<'_>, target: Schema) -> PyResult<Sli
     let mut missing = 0usize;
     let mut ints: Vec<i64> = Vec::new();
     let mut floats: Vec<f64> = Vec::new();
-    let all_ints = leaves.kinds.iter().all(|k| matches!(k, Leaf::Int(_) | Leaf::Missing | Leaf::Item))
-        && target.is_integer();
+    let all_ints = leaves.kinds.iter().all(|k| matches!(k, Leaf::Int(_) | Leaf::Missing | Leaf::Item)) && target.is_integer();
     for (k, (kind, &number)) in leaves.kinds.iter().zip(&leaves.numbers).enumerate() {
         let (int, float, present) = match kind {
             Leaf::Int(_) => (number, number as f64, true),
@@ -391,9 +365,7 @@ fn numeric_column(op: &str, leaves: &Leaves<'_>, target: Schema) -> PyResult<Sli
             Values::Float32(ScalarBuffer::from(values))
         } else {
             // Floats asked to become integers: the explicit cast checks each one.
-            let ds = guard(|| {
-                DataSlice::new(JaggedShape::flat(n), SliceData::from_column(column), Schema::Float64)
-            })?;
+            let ds = guard(|| DataSlice::new(JaggedShape::flat(n), SliceData::from_column(column), Schema::Float64))?;
             let cast = guard(|| plait_core::cast::cast_to(op, &ds, target))?;
             return Ok(cast.data().clone());
         }
@@ -411,9 +383,7 @@ fn generic_data(leaves: &Leaves<'_>) -> PyResult<SliceData> {
             Leaf::Missing => builder.push(None),
             Leaf::Int(Schema::Int32) => builder.push(Some(ScalarRef::Int32(number as i32))),
             Leaf::Int(_) => builder.push(Some(ScalarRef::Int64(number))),
-            Leaf::Float(Schema::Float32) => {
-                builder.push(Some(ScalarRef::Float32(f64::from_bits(number as u64) as f32)))
-            }
+            Leaf::Float(Schema::Float32) => builder.push(Some(ScalarRef::Float32(f64::from_bits(number as u64) as f32))),
             Leaf::Float(_) => builder.push(Some(ScalarRef::Float64(f64::from_bits(number as u64)))),
             Leaf::Bool => builder.push(Some(ScalarRef::Boolean(x.is_truthy()?))),
             Leaf::Bytes => {
@@ -429,7 +399,6 @@ fn generic_data(leaves: &Leaves<'_>) -> PyResult<SliceData> {
     }
     Ok(builder.finish())
 }
-
 
 /// The text of a str (or numpy str_) leaf, borrowed when it is a real str.
 fn text_of<'a>(x: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {

@@ -23,11 +23,8 @@ pub fn guard<T>(f: impl FnOnce() -> plait_core::Result<T>) -> pyo3::PyResult<T> 
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result.map_err(to_py_err),
         Err(payload) => {
-            let detail = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
+            let detail =
+                payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("unknown panic");
             Err(PyRuntimeError::new_err(format!("internal error in plait (please report it): {detail}")))
         }
     }

@@ -25,11 +25,7 @@ enum Numbers {
 /// # Safety
 /// `get(i)` must return a valid borrowed pointer for every `i < n`, alive for
 /// the duration of the call (the caller holds the container).
-pub unsafe fn box_numbers(
-    py: Python<'_>,
-    n: usize,
-    get: impl Fn(usize) -> *mut ffi::PyObject,
-) -> PyResult<Option<(SliceData, Schema)>> {
+pub unsafe fn box_numbers(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut ffi::PyObject) -> PyResult<Option<(SliceData, Schema)>> {
     let int_type = &raw mut ffi::PyLong_Type;
     let float_type = &raw mut ffi::PyFloat_Type;
     let none = unsafe { ffi::Py_None() };

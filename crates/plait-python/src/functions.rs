@@ -183,8 +183,14 @@ fn flatten(py: Python<'_>, x: &Bound<'_, PyAny>, from_dim: Option<&Bound<'_, PyA
         None => x.cast::<PyJaggedShape>()?.get().inner.clone(),
     };
     let rank = shape.rank();
-    let from = match from_dim { Some(d) if !d.is_none() => resolve_dim(int_arg(op, "from_dim", d)?, rank), _ => 0 };
-    let to = match to_dim { Some(d) if !d.is_none() => resolve_dim(int_arg(op, "to_dim", d)?, rank), _ => rank };
+    let from = match from_dim {
+        Some(d) if !d.is_none() => resolve_dim(int_arg(op, "from_dim", d)?, rank),
+        _ => 0,
+    };
+    let to = match to_dim {
+        Some(d) if !d.is_none() => resolve_dim(int_arg(op, "to_dim", d)?, rank),
+        _ => rank,
+    };
     let flat = shape.flatten(from, to.max(from));
     match slice {
         Some(slice) => wrap(py, guard(|| slice.with_shape(op, flat))?),
@@ -241,16 +247,11 @@ fn shape_from_dims(op: &str, dims: &Bound<'_, PyTuple>) -> PyResult<JaggedShape>
     let mut edges = Vec::with_capacity(dims.len());
     let mut parent = 1usize;
     for (i, dim) in dims.iter().enumerate() {
-        let is_sizes = dim.is_instance_of::<crate::py_slice::PyDataSlice>()
-            || dim.is_instance_of::<PyList>()
-            || dim.is_instance_of::<PyTuple>();
+        let is_sizes = dim.is_instance_of::<crate::py_slice::PyDataSlice>() || dim.is_instance_of::<PyList>() || dim.is_instance_of::<PyTuple>();
         let edge = if is_sizes {
             let sizes = dim_sizes_arg(op, i, &dim)?;
             if sizes.len() != parent {
-                return Err(value_error(
-                    op,
-                    format!("dimension {i} has {} size(s) but the previous dimension has {parent} item(s)", sizes.len()),
-                ));
+                return Err(value_error(op, format!("dimension {i} has {} size(s) but the previous dimension has {parent} item(s)", sizes.len())));
             }
             guard(|| Edge::from_sizes(&sizes))?
         } else {
@@ -282,8 +283,7 @@ fn dim_sizes_arg(op: &str, i: usize, dim: &Bound<'_, PyAny>) -> PyResult<Vec<i64
             })
             .collect();
     }
-    dim.extract()
-        .map_err(|_| type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes")))
+    dim.extract().map_err(|_| type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes")))
 }
 
 /// `kd.shapes.new(*dimensions)`.

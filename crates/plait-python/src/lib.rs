@@ -2,16 +2,16 @@
 //! `python/plait/kd` arranges these functions under Koda's names.
 
 mod boxing;
-mod py_bag;
-mod py_expr;
-mod py_functor;
-mod py_persist;
-mod py_arrow;
-mod py_numpy;
 mod errors;
 mod fast_numbers;
 mod functions;
+mod py_arrow;
+mod py_bag;
+mod py_expr;
+mod py_functor;
+mod py_numpy;
 mod py_operator;
+mod py_persist;
 mod py_shape;
 mod py_slice;
 mod thread_pool;
@@ -28,11 +28,10 @@ static ALLOCATOR: plait_core::buffer_cache::BufferCachingAllocator = plait_core:
 /// reuse; 0 turns the cache off).
 fn configure_buffer_cache() -> PyResult<()> {
     let Ok(text) = std::env::var("PLAIT_BUFFER_CACHE_MB") else { return Ok(()) };
-    let megabytes: usize = text.trim().parse().map_err(|_| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "PLAIT_BUFFER_CACHE_MB: expected a whole number of megabytes, got {text:?}"
-        ))
-    })?;
+    let megabytes: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| pyo3::exceptions::PyValueError::new_err(format!("PLAIT_BUFFER_CACHE_MB: expected a whole number of megabytes, got {text:?}")))?;
     plait_core::buffer_cache::set_limit(megabytes.saturating_mul(1 << 20));
     Ok(())
 }

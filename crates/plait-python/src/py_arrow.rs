@@ -5,15 +5,15 @@
 //! Structs, lists, maps and unions are assembled in Python from these.
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
-use plait_core::column::packed_bits;
 use plait_core::column::VarBinary;
+use plait_core::column::packed_bits;
 use plait_core::{Column, DataSlice, Edge, JaggedShape, Schema, SliceData, Values};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::{guard, value_error};
 use crate::py_numpy::ArrayView;
-use crate::py_slice::{wrap, PyDataSlice};
+use crate::py_slice::{PyDataSlice, wrap};
 
 const FROM_ARROW: &str = "kd_ext.arrow.from_arrow";
 

@@ -10,7 +10,7 @@ use pyo3::types::PyDict;
 
 use crate::boxing::box_item;
 use crate::errors::guard;
-use crate::py_slice::{wrap, PyDataSlice};
+use crate::py_slice::{PyDataSlice, wrap};
 
 /// A store of attributes of entities and objects.
 #[pyclass(name = "DataBag", module = "plait.types", frozen)]

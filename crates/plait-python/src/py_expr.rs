@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use plait_core::{Error, ErrorKind};
-use plait_expr::eval::{evaluate, Bindings};
+use plait_expr::eval::{Bindings, evaluate};
 use plait_expr::operator::{self as ops, CallArgs, Function, OpRef, Operator, OperatorKind};
 use plait_expr::value::Foreign;
 use plait_expr::{Expr, ExprValue, NodeKind};
@@ -21,9 +21,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::errors::{guard, to_py_err, type_error};
-use crate::py_operator::{parameter_info, positional_name, value_arg, ParameterInfo};
+use crate::py_operator::{ParameterInfo, parameter_info, positional_name, value_arg};
 use crate::py_shape::PyJaggedShape;
-use crate::py_slice::{wrap, PyDataSlice};
+use crate::py_slice::{PyDataSlice, wrap};
 
 // ---------------------------------------------------------------- tracing
 
@@ -147,8 +147,12 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
         let items = t.iter().map(|i| to_value(op, &i, false)).collect::<PyResult<Vec<_>>>()?;
         return Ok(ExprValue::tuple(items));
     }
-    let is_scalar = x.is_none() || x.is_instance_of::<pyo3::types::PyBool>() || x.is_instance_of::<pyo3::types::PyInt>()
-        || x.is_instance_of::<pyo3::types::PyFloat>() || x.is_instance_of::<PyString>() || x.is_instance_of::<pyo3::types::PyBytes>()
+    let is_scalar = x.is_none()
+        || x.is_instance_of::<pyo3::types::PyBool>()
+        || x.is_instance_of::<pyo3::types::PyInt>()
+        || x.is_instance_of::<pyo3::types::PyFloat>()
+        || x.is_instance_of::<PyString>()
+        || x.is_instance_of::<pyo3::types::PyBytes>()
         || x.is_instance_of::<PyList>();
     if is_scalar {
         return value_arg(op, x).map(ExprValue::Data);
@@ -680,7 +684,7 @@ fn params_from_py(op: &str, spec: Vec<(String, String, String, Py<PyAny>)>, py: 
                         return Err(type_error(
                             op,
                             format!("the default of parameter '{name}' must be a DataItem or a Python scalar, got {}", default.bind(py).repr()?),
-                        ))
+                        ));
                     }
                 },
             };
@@ -701,7 +705,14 @@ fn make_lambda_operator(py: Python<'_>, name: &str, params: ParamSpec, doc: &str
 
 /// `kd.optools.as_py_function_operator`: an operator calling `function`.
 #[pyfunction]
-fn make_py_function_operator(py: Python<'_>, name: &str, params: ParamSpec, doc: &str, function: Py<PyAny>, deterministic: bool) -> PyResult<PyExprOperator> {
+fn make_py_function_operator(
+    py: Python<'_>,
+    name: &str,
+    params: ParamSpec,
+    doc: &str,
+    function: Py<PyAny>,
+    deterministic: bool,
+) -> PyResult<PyExprOperator> {
     let params = params_from_py("kd.optools.as_py_function_operator", params, py)?;
     Ok(PyExprOperator { op: Operator::function(name, params, doc, Arc::new(PyFunction(function)), deterministic) })
 }
@@ -757,10 +768,7 @@ fn expr_literal(value: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
 /// Operator `name` applied to `args` (one per parameter; None: unspecified).
 #[pyfunction]
 fn expr_op(name: &str, args: &Bound<'_, PyList>) -> PyResult<PyExpr> {
-    let args = args
-        .iter()
-        .map(|a| if a.is_none() { Ok(None) } else { as_expr(name, &a).map(Some) })
-        .collect::<PyResult<Vec<_>>>()?;
+    let args = args.iter().map(|a| if a.is_none() { Ok(None) } else { as_expr(name, &a).map(Some) }).collect::<PyResult<Vec<_>>>()?;
     node(name, args)
 }
 

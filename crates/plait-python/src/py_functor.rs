@@ -1,8 +1,8 @@
 //! Functors from Python: `kd.call(fn, ...)`, `fn(...)` on a functor item, and
 //! `kd.is_fn`. Compiling and evaluating are `plait_expr::functor`'s.
 
-use plait_expr::functor;
 use plait_expr::ExprValue;
+use plait_expr::functor;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
@@ -90,7 +90,9 @@ fn make_signature(spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>
             "self" => DefaultValue::SelfNotSpecified,
             _ => match crate::py_operator::value_arg(op, default.bind(py))? {
                 plait_ops::registry::Value::Slice(v) => DefaultValue::Value(v),
-                plait_ops::registry::Value::Shape(_) => return Err(type_error(op, format!("the default of '{name}' cannot be a JaggedShape"))),
+                plait_ops::registry::Value::Shape(_) => {
+                    return Err(type_error(op, format!("the default of '{name}' cannot be a JaggedShape")));
+                }
             },
         };
         params.push(Parameter { name, kind, default });

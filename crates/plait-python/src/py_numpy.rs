@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::errors::{guard, value_error};
-use crate::py_slice::{wrap, PyDataSlice};
+use crate::py_slice::{PyDataSlice, wrap};
 
 /// A buffer of plait's (a column's values, split points, text bytes), seen
 /// by numpy through `__array_interface__` as a read-only one-dimensional

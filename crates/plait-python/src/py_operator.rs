@@ -35,10 +35,7 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::Shape(shape.get().inner.clone()));
     }
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
-        return Err(value_error(
-            op,
-            "passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create a slice",
-        ));
+        return Err(value_error(op, "passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create a slice"));
     }
     Ok(Value::Slice(box_item(op, x, None)?))
 }

@@ -8,7 +8,7 @@ use pyo3::types::PyBytes;
 use crate::errors::{guard, type_error};
 use crate::py_bag::PyDataBag;
 use crate::py_expr::PyExpr;
-use crate::py_slice::{wrap, PyDataSlice};
+use crate::py_slice::{PyDataSlice, wrap};
 
 /// The bytes of a DataSlice (with its bag), a DataBag or an Expr;
 /// `compression` is None or "lz4".
@@ -18,7 +18,9 @@ fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, compression: Option<&str>)
     let compression = match compression {
         None => plait_persist::Compression::None,
         Some("lz4") => plait_persist::Compression::Lz4,
-        Some(other) => return Err(crate::errors::value_error("kd.dumps", format!("unknown compression '{other}' (expected None or 'lz4')"))),
+        Some(other) => {
+            return Err(crate::errors::value_error("kd.dumps", format!("unknown compression '{other}' (expected None or 'lz4')")));
+        }
     };
     let value = if let Ok(ds) = x.cast::<PyDataSlice>() {
         Saved::Slice(ds.get().inner.clone())

@@ -1,9 +1,9 @@
 //! The Python class `JaggedShape`.
 
-use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema};
 use plait_core::column::SliceBuilder;
-use pyo3::prelude::*;
+use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema};
 use pyo3::basic::CompareOp;
+use pyo3::prelude::*;
 
 use crate::errors::guard;
 use crate::py_slice::wrap;
@@ -55,12 +55,7 @@ impl PyEdge {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "Edge(split_points={:?}, parent_size={}, child_size={})",
-            self.split_points(),
-            self.inner.parent_size(),
-            self.inner.child_size()
-        )
+        format!("Edge(split_points={:?}, parent_size={}, child_size={})", self.split_points(), self.inner.parent_size(), self.inner.child_size())
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

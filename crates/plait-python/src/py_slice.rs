@@ -73,8 +73,9 @@ pub fn int_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<i64> {
             _ => Err(type_error(op, format!("expected `{arg}` to be an integer, got {}", short_repr(ds)))),
         };
     }
-    x.extract::<i64>()
-        .map_err(|_| type_error(op, format!("expected `{arg}` to be an integer, got {}", x.get_type().name().map(|n| n.to_string()).unwrap_or_default())))
+    x.extract::<i64>().map_err(|_| {
+        type_error(op, format!("expected `{arg}` to be an integer, got {}", x.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
+    })
 }
 
 /// Resolves a possibly negative dimension against `rank`, clamped to 0..=rank.
@@ -97,11 +98,7 @@ impl PyDataSlice {
     /// formats with `spec` (`s` for the default form).
     fn __format__(&self, spec: &str) -> PyResult<String> {
         guard(|| {
-            if spec.is_empty() {
-                Ok(plait_core::repr::format_items(&self.inner))
-            } else {
-                Ok(plait_ops::strings::format::stash(&self.inner, spec))
-            }
+            if spec.is_empty() { Ok(plait_core::repr::format_items(&self.inner)) } else { Ok(plait_ops::strings::format::stash(&self.inner, spec)) }
         })
     }
 
@@ -199,10 +196,7 @@ impl PyDataSlice {
     fn __bool__(&self) -> PyResult<bool> {
         let ds = &self.inner;
         if !ds.is_item() {
-            return Err(value_error(
-                "DataSlice.__bool__",
-                "cannot cast a multi-dimensional DataSlice to a Python boolean; use kd.all or kd.any",
-            ));
+            return Err(value_error("DataSlice.__bool__", "cannot cast a multi-dimensional DataSlice to a Python boolean; use kd.all or kd.any"));
         }
         match (ds.schema(), ds.get(0)) {
             (Schema::Mask | Schema::None | Schema::Object, None) => Ok(false),
@@ -242,7 +236,10 @@ pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>
             if let Ok(s) = key.cast::<PySlice>() {
                 let step = s.getattr("step")?;
                 if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
-                    return Err(value_error(op, format!("slicing argument at position {position}: a step other than 1 is not supported, got {step}")));
+                    return Err(value_error(
+                        op,
+                        format!("slicing argument at position {position}: a step other than 1 is not supported, got {step}"),
+                    ));
                 }
                 let bound = |name: &str| -> PyResult<Option<i64>> {
                     let v = s.getattr(name)?;
@@ -258,10 +255,7 @@ pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>
             }
             Err(type_error(
                 op,
-                format!(
-                    "slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}",
-                    key.get_type().name()?
-                ),
+                format!("slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}", key.get_type().name()?),
             ))
         })
         .collect()
@@ -305,17 +299,14 @@ impl ListView {
         let n = self.__len__() as isize;
         let k = if i < 0 { i + n } else { i };
         if !(0..n).contains(&k) {
-            return Err(pyo3::exceptions::PyIndexError::new_err(format!(
-                "DataSlice.L: index {i} is out of range for a first dimension of size {n}"
-            )));
+            return Err(pyo3::exceptions::PyIndexError::new_err(format!("DataSlice.L: index {i} is out of range for a first dimension of size {n}")));
         }
         wrap(py, guard(|| self.row(k as usize))?)
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        let rows: Vec<Py<PyAny>> =
-            (0..slf.__len__()).map(|i| wrap(py, guard(|| slf.row(i))?)).collect::<PyResult<_>>()?;
+        let rows: Vec<Py<PyAny>> = (0..slf.__len__()).map(|i| wrap(py, guard(|| slf.row(i))?)).collect::<PyResult<_>>()?;
         Ok(pyo3::types::PyList::new(py, rows)?.call_method0("__iter__")?.unbind())
     }
 }

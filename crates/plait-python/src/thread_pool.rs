@@ -15,9 +15,7 @@ pub fn configure() -> PyResult<()> {
             "0" => false,
             "1" => true,
             _ => {
-                return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                    "PLAIT_PIN_THREADS: expected 0 or 1, got {text:?}"
-                )));
+                return Err(pyo3::exceptions::PyValueError::new_err(format!("PLAIT_PIN_THREADS: expected 0 or 1, got {text:?}")));
             }
         },
         Err(_) => true,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 
 use super::{BagWriter, DataBag, Store};
-use crate::column::{ScalarRef, SliceBuilder, SliceData, Values, MISSING_INDEX};
+use crate::column::{MISSING_INDEX, ScalarRef, SliceBuilder, SliceData, Values};
 use crate::error::Result;
 use crate::itemid::ItemId;
 use crate::quoted::Quoted;
@@ -173,8 +173,7 @@ impl AttrStore {
 
     /// Number of present values (for bag statistics).
     pub fn value_count(&self) -> usize {
-        self.dense.values().map(|d| d.data.present_count()).sum::<usize>()
-            + self.sparse.values().filter(|v| v.is_some()).count()
+        self.dense.values().map(|d| d.data.present_count()).sum::<usize>() + self.sparse.values().filter(|v| v.is_some()).count()
     }
 
     /// Records the items holding this attribute in `items`; returns the
@@ -410,10 +409,7 @@ impl AttrStore {
 
     /// Bytes held by dense columns (for the memory report).
     pub fn dense_bytes(&self) -> usize {
-        self.dense
-            .values()
-            .map(|d| d.data.columns().iter().map(|c| values_bytes(&c.values)).sum::<usize>())
-            .sum()
+        self.dense.values().map(|d| d.data.columns().iter().map(|c| values_bytes(&c.values)).sum::<usize>()).sum()
     }
 }
 
@@ -501,10 +497,7 @@ pub(super) fn in_order_allocation(ids: &[Option<ItemId>]) -> Option<u64> {
     let base = first.0;
     let mut start = 0u128;
     for block in ids.chunks(64) {
-        let ok = block
-            .iter()
-            .zip(start..)
-            .fold(true, |ok, (id, k)| ok & matches!(id, Some(id) if id.0 == base.wrapping_add(k)));
+        let ok = block.iter().zip(start..).fold(true, |ok, (id, k)| ok & matches!(id, Some(id) if id.0 == base.wrapping_add(k)));
         if !ok {
             return None;
         }
@@ -531,7 +524,7 @@ fn values_bytes(values: &Values) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::itemid::{allocate, ItemKind};
+    use crate::itemid::{ItemKind, allocate};
 
     fn ints(values: impl IntoIterator<Item = Option<i32>>) -> SliceData {
         let mut b = SliceBuilder::new();
@@ -563,7 +556,10 @@ mod tests {
         // A partial write keeps the other slots; the read is no longer whole.
         bag.set_attr("op", "x", &as_ids(&ids[5..7]), &ints([None, Some(100)])).unwrap();
         let got = bag.get_attr("x", &as_ids(&ids));
-        assert_eq!((got.get(4), got.get(5), got.get(6), got.get(7)), (Some(ScalarRef::Int32(4)), None, Some(ScalarRef::Int32(100)), Some(ScalarRef::Int32(7))));
+        assert_eq!(
+            (got.get(4), got.get(5), got.get(6), got.get(7)),
+            (Some(ScalarRef::Int32(4)), None, Some(ScalarRef::Int32(100)), Some(ScalarRef::Int32(7)))
+        );
         // A shorter whole write onto a longer column merges into it.
         bag.set_attr_of_allocation("op", "x", allocation, &ints((0..20).map(|_| Some(1)))).unwrap();
         let got = bag.get_attr("x", &as_ids(&ids));

@@ -123,7 +123,7 @@ impl DictMap {
         // (even past the end of the table). The next slot is asked for too:
         // about half the probes of a half-full linear-probing table go on to it.
         unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let first = (slot as *const Slot).cast::<i8>();
             _mm_prefetch::<{ _MM_HINT_T0 }>(first);
             _mm_prefetch::<{ _MM_HINT_T0 }>(first.wrapping_add(std::mem::size_of::<Slot>()));
@@ -276,9 +276,10 @@ impl DictStore {
 
     /// Every dict of the store.
     pub fn iter(&self) -> impl Iterator<Item = (ItemId, &DictMap)> {
-        let dense = self.dense.iter().flat_map(|(&allocation, dicts)| {
-            dicts.iter().enumerate().map(move |(offset, d)| (ItemId::in_allocation(allocation, offset as u64), d))
-        });
+        let dense = self
+            .dense
+            .iter()
+            .flat_map(|(&allocation, dicts)| dicts.iter().enumerate().map(move |(offset, d)| (ItemId::in_allocation(allocation, offset as u64), d)));
         dense.chain(self.sparse.iter().map(|(id, d)| (*id, d.as_ref())))
     }
 

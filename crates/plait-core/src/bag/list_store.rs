@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::column::{SliceBuilder, SliceData, MISSING_INDEX};
+use crate::column::{MISSING_INDEX, SliceBuilder, SliceData};
 use crate::itemid::ItemId;
 use crate::shape::Edge;
 
@@ -139,7 +139,7 @@ pub fn gather(sources: &[&SliceData], picks: &[(usize, usize)]) -> SliceData {
 mod tests {
     use super::*;
     use crate::column::ScalarRef;
-    use crate::itemid::{allocate, ItemKind};
+    use crate::itemid::{ItemKind, allocate};
 
     fn ints(values: &[i32]) -> SliceData {
         let mut b = SliceBuilder::new();

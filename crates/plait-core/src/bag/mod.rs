@@ -20,12 +20,12 @@ use std::sync::{Arc, RwLock};
 
 pub use attr_store::{AttrBlock, AttrStore, ItemTally, Stored};
 use dict_store::{DictMap, DictStore, KeyRef};
-use list_store::{gather, DenseLists, ListRef, ListStore};
+use list_store::{DenseLists, ListRef, ListStore, gather};
 
-use crate::column::{ScalarRef, SliceBuilder, SliceData, MISSING_INDEX};
-use crate::shape::Edge;
+use crate::column::{MISSING_INDEX, ScalarRef, SliceBuilder, SliceData};
 use crate::error::{Error, Result};
-use crate::itemid::{new_allocation, ItemId};
+use crate::itemid::{ItemId, new_allocation};
+use crate::shape::Edge;
 
 /// The name of the attribute holding an object's schema.
 pub const SCHEMA_ATTR: &str = "__schema__";
@@ -203,10 +203,7 @@ impl DataBag {
         let store = self.read();
         let lookup = match store.attrs.get(attr) {
             Some(values) => values.get(ids),
-            None => attr_store::Lookup {
-                data: SliceData::missing(ids.len()),
-                unset: (0..ids.len()).filter(|&i| ids[i].is_some()).collect(),
-            },
+            None => attr_store::Lookup { data: SliceData::missing(ids.len()), unset: (0..ids.len()).filter(|&i| ids[i].is_some()).collect() },
         };
         if lookup.unset.is_empty() || self.0.fallbacks.is_empty() {
             return lookup.data;
@@ -216,8 +213,7 @@ impl DataBag {
         let mut answers = vec![None; ids.len()];
         let mut found = SliceData::missing(asked.len());
         for fallback in &self.0.fallbacks {
-            let remaining: Vec<Option<ItemId>> =
-                asked.iter().enumerate().map(|(k, id)| if found.get(k).is_some() { None } else { *id }).collect();
+            let remaining: Vec<Option<ItemId>> = asked.iter().enumerate().map(|(k, id)| if found.get(k).is_some() { None } else { *id }).collect();
             let more = fallback.get_attr(attr, &remaining);
             found = merge_present(&found, &more);
         }
@@ -255,11 +251,8 @@ impl DataBag {
 
     /// The attributes present on item `id` (here or in fallbacks), sorted.
     pub fn attr_names(&self, id: ItemId) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .all_attr_names()
-            .into_iter()
-            .filter(|name| name.as_str() != SCHEMA_ATTR && self.get_one(name, id).is_some())
-            .collect();
+        let mut names: Vec<String> =
+            self.all_attr_names().into_iter().filter(|name| name.as_str() != SCHEMA_ATTR && self.get_one(name, id).is_some()).collect();
         names.sort();
         names
     }
@@ -376,11 +369,7 @@ impl DataBag {
     pub fn list_items_at(&self, ids: &[Option<ItemId>], indices: &[Option<i64>]) -> SliceData {
         let layers = self.layers();
         if let Some(whole) = whole_allocation(&layers, ids) {
-            let picks: Vec<usize> = indices
-                .iter()
-                .enumerate()
-                .map(|(i, index)| position_in(whole.edge.child_range(i), *index))
-                .collect();
+            let picks: Vec<usize> = indices.iter().enumerate().map(|(i, index)| position_in(whole.edge.child_range(i), *index)).collect();
             return whole.items.take(&picks);
         }
         let found = find_lists(&layers, ids);
@@ -666,7 +655,12 @@ enum Probe<'a, 'k> {
 
 /// The values of `keys[i]` in dicts `ids[i]` for `i` in `range`, read while
 /// their slots are in cache (as `ScalarRef`s: numbers copied, text borrowed).
-fn lookup_values<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>], keys: &SliceData, range: std::ops::Range<usize>) -> Vec<Option<ScalarRef<'a>>> {
+fn lookup_values<'a>(
+    layers: &'a [Arc<Store>],
+    ids: &[Option<ItemId>],
+    keys: &SliceData,
+    range: std::ops::Range<usize>,
+) -> Vec<Option<ScalarRef<'a>>> {
     let mut out = Vec::with_capacity(range.len());
     // Runs of one dict (a dict item broadcast to many keys) find its layers
     // once.
@@ -838,8 +832,7 @@ fn first_conflict(ours: &Store, theirs: &Store) -> Option<String> {
     let lists_to_compare = if ours.lists.is_empty() { Vec::new() } else { theirs.lists.ids() };
     for id in lists_to_compare {
         let (Some(mine), Some(list)) = (ours.lists.get(id), theirs.lists.get(id)) else { continue };
-        let same = mine.len() == list.len()
-            && mine.range.clone().zip(list.range.clone()).all(|(i, j)| mine.items.get(i) == list.items.get(j));
+        let same = mine.len() == list.len() && mine.range.clone().zip(list.range.clone()).all(|(i, j)| mine.items.get(i) == list.items.get(j));
         if !same {
             return Some(format!(
                 "cannot merge DataBags due to an exception encountered when merging lists.\n\nThe conflicting \
@@ -925,7 +918,7 @@ pub fn immutable_error(op: &str) -> Error {
 mod tests {
     use super::*;
     use crate::column::ScalarRef;
-    use crate::itemid::{allocate, ItemKind};
+    use crate::itemid::{ItemKind, allocate};
 
     fn ints(values: &[Option<i32>]) -> SliceData {
         let mut b = SliceBuilder::new();

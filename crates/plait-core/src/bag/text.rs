@@ -4,12 +4,12 @@
 
 use std::fmt::Write;
 
-use super::{DataBag, Stored, SCHEMA_ATTR};
+use super::{DataBag, SCHEMA_ATTR, Stored};
 use crate::column::ScalarRef;
 use crate::itemid::{ItemId, ItemKind};
-use crate::repr::{write_item, Node};
+use crate::repr::{Node, write_item};
 use crate::schema::Schema;
-use crate::signature::{parameter_list, ParamKind};
+use crate::signature::{ParamKind, parameter_list};
 
 /// The attribute of a list schema holding the item schema (`LIST[INT32]`).
 pub const LIST_ITEMS_ATTR: &str = "__items__";
@@ -168,11 +168,8 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node 
     }
     let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR).collect();
     if let Some(open) = functor_open(id, &names, bag, depth) {
-        let children = names
-            .iter()
-            .filter(|n| !FUNCTOR_METADATA.contains(&n.as_str()))
-            .map(|name| attribute_node(name, id, schema_id, bag, depth))
-            .collect();
+        let children =
+            names.iter().filter(|n| !FUNCTOR_METADATA.contains(&n.as_str())).map(|name| attribute_node(name, id, schema_id, bag, depth)).collect();
         return Node::group(open, ")", children);
     }
     if names.is_empty() {

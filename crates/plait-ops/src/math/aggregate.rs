@@ -13,7 +13,7 @@ use plait_core::{DataSlice, Error, Result, Schema, SliceData};
 
 use crate::elementwise::{Prepared, float_type, prepare};
 use crate::groups::{Groups, groups};
-use crate::kernel::{bits_of, is_present, map1, map_groups};
+use crate::kernel::{bits_of, is_present, map_groups, map1};
 use crate::num::Num;
 use crate::promote::TypeClass;
 
@@ -273,17 +273,11 @@ pub fn agg_inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice, ndim: Option<i64>) ->
         (true, Some(plait_core::ScalarRef::Int32(v))) => v as f64,
         (true, Some(plait_core::ScalarRef::Int64(v))) => v as f64,
         _ => {
-            return Err(Error::value(
-                op,
-                format!("expected `cdf_arg` argument to contain a scalar float value, got {}", crate::describe(cdf_arg)),
-            ));
+            return Err(Error::value(op, format!("expected `cdf_arg` argument to contain a scalar float value, got {}", crate::describe(cdf_arg))));
         }
     };
     if !(0.0..=1.0).contains(&q) {
-        return Err(Error::value(
-            op,
-            format!("unable to compute math.inverse_cdf: invalid cdf_arg, cdf_arg must be in [0, 1], got {q:.6}"),
-        ));
+        return Err(Error::value(op, format!("unable to compute math.inverse_cdf: invalid cdf_arg, cdf_arg must be in [0, 1], got {q:.6}")));
     }
     let input = Input::new(op, x, ndim)?;
     if input.p.all_missing() {

@@ -1,8 +1,8 @@
 //! Elementwise arithmetic of two arguments: `kd.math.add`, `subtract`,
 //! `multiply`, `divide`, `floordiv`, `mod`, `pow`, `maximum`, `minimum`.
 
-use plait_core::{DataSlice, Error, Result, Schema, Values};
 use plait_core::column::VarBinaryBuilder;
+use plait_core::{DataSlice, Error, Result, Schema, Values};
 
 use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, numeric_items, prepare, prepare_as};
 use crate::kernel::{Side, is_present};

@@ -13,13 +13,7 @@ use crate::promote::{Promotion, TypeClass, promote};
 
 /// Fills one value per item of `x`, group by group: `f(range, out)` writes
 /// `out[i]` for the items `i` of the group that are present in the result.
-fn per_item<R: Num>(
-    op: &str,
-    p: &Prepared,
-    x: &DataSlice,
-    ndim: Option<i64>,
-    f: impl Fn(Range<usize>, &mut [Option<R>]),
-) -> Result<DataSlice> {
+fn per_item<R: Num>(op: &str, p: &Prepared, x: &DataSlice, ndim: Option<i64>, f: impl Fn(Range<usize>, &mut [Option<R>])) -> Result<DataSlice> {
     let g = groups(op, x, ndim)?;
     let mut out: Vec<Option<R>> = vec![None; p.len()];
     if !p.all_missing() {

@@ -169,7 +169,8 @@ mod tests {
                     assert_eq!(format!("{:?}", got.get(0)), format!("{:?}", expected.get(0)), "{op:?}");
                 }
             }
-            for (op, f) in [(ItemOp::Neg, crate::math::neg as fn(&DataSlice) -> _), (ItemOp::Abs, crate::math::abs), (ItemOp::Pos, crate::math::pos)] {
+            for (op, f) in [(ItemOp::Neg, crate::math::neg as fn(&DataSlice) -> _), (ItemOp::Abs, crate::math::abs), (ItemOp::Pos, crate::math::pos)]
+            {
                 let expected = f(x).unwrap();
                 let got = apply(op, &[Number::of(x).unwrap()]).to_item();
                 assert_eq!(format!("{:?}", got.get(0)), format!("{:?}", expected.get(0)), "{op:?}");

@@ -10,7 +10,7 @@ use plait_core::{Column, DataBag, DataSlice, Error, ItemId, Result, ScalarRef, S
 
 use plait_core::bag::text::schema_text;
 
-use super::model::{attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr, Ids};
+use super::model::{Ids, attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr};
 use crate::registry::Registry;
 
 const GET_ATTR: &str = "kd.core.get_attr";
@@ -33,9 +33,8 @@ pub fn get_attr(x: &DataSlice, name: &str, default: Option<&DataSlice>) -> Resul
             let result = if got.schema() == Schema::None {
                 default
             } else {
-                crate::masking::coalesce(&got, &default).map_err(|e| {
-                    attr_error(&context, format!("conflict with the schema from the default value ({})", e.message))
-                })?
+                crate::masking::coalesce(&got, &default)
+                    .map_err(|e| attr_error(&context, format!("conflict with the schema from the default value ({})", e.message)))?
             };
             Ok(result.with_bag(bag))
         }
@@ -179,12 +178,7 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
 /// The first present item of `x` that is not an ItemId (a primitive), by
 /// column rather than item by item.
 pub(crate) fn first_primitive(x: &DataSlice) -> Option<usize> {
-    x.data()
-        .columns()
-        .iter()
-        .filter(|c| !matches!(c.values, Values::ItemId(_)))
-        .filter_map(|c| (0..c.len()).find(|&i| c.is_present(i)))
-        .min()
+    x.data().columns().iter().filter(|c| !matches!(c.values, Values::ItemId(_))).filter_map(|c| (0..c.len()).find(|&i| c.is_present(i))).min()
 }
 
 /// Calls `f(i, schema)` for every item of schema data (`None` where missing
@@ -198,10 +192,13 @@ fn for_each_schema(data: &SliceData, mut f: impl FnMut(usize, Option<Schema>)) {
         return;
     }
     for i in 0..data.len() {
-        f(i, match data.get(i) {
-            Some(ScalarRef::Schema(s)) => Some(s),
-            _ => None,
-        });
+        f(
+            i,
+            match data.get(i) {
+                Some(ScalarRef::Schema(s)) => Some(s),
+                _ => None,
+            },
+        );
     }
 }
 
@@ -320,7 +317,11 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.core.get_attr", &["kd.get_attr"], "x, attr_name, default=unspecified", r#"Returns attribute attr_name of every item of x.
+    r.add(
+        "kd.core.get_attr",
+        &["kd.get_attr"],
+        "x, attr_name, default=unspecified",
+        r#"Returns attribute attr_name of every item of x.
 
 Missing items give missing values. Without `default`, an attribute absent
 from the entity schema (or from any present object) raises ValueError. With
@@ -340,11 +341,17 @@ Examples:
   >>> kd.get_attr(x, 'a', default=0)
   DataSlice([1, 0, None], schema: INT32, present: 2/3, bag_id: $...)
   >>> kd.get_attr(kd.new(a=1), 'b', None)
-  DataItem(None, schema: NONE, bag_id: $...)"#, |a| {
-        // As operators, the errors name them (a method, `x.get_attr`, does not).
-        get_attr(a.slice("x")?, &a.text("attr_name")?, a.opt_slice("default")?).map_err(|e| e.with_context(GET_ATTR))
-    });
-    r.add("kd.core.maybe", &["kd.maybe"], "x, attr_name", r#"Returns attribute attr_name of every item of x, missing where an item lacks it.
+  DataItem(None, schema: NONE, bag_id: $...)"#,
+        |a| {
+            // As operators, the errors name them (a method, `x.get_attr`, does not).
+            get_attr(a.slice("x")?, &a.text("attr_name")?, a.opt_slice("default")?).map_err(|e| e.with_context(GET_ATTR))
+        },
+    );
+    r.add(
+        "kd.core.maybe",
+        &["kd.maybe"],
+        "x, attr_name",
+        r#"Returns attribute attr_name of every item of x, missing where an item lacks it.
 
 The same as kd.get_attr(x, attr_name, default=None): an attribute absent
 from the schema is not an error. When no item has the attribute, the result
@@ -358,10 +365,14 @@ Examples:
   >>> kd.maybe(kd.slice([kd.obj(a=1), kd.obj(b=2), None]), 'a')
   DataSlice([1, None, None], schema: INT32, present: 1/3, bag_id: $...)
   >>> kd.maybe(kd.new(a=1), 'b')
-  DataItem(None, schema: NONE, bag_id: $...)"#, |a| {
-        maybe(a.slice("x")?, &a.text("attr_name")?).map_err(|e| e.with_context("kd.core.maybe"))
-    });
-    r.add("kd.core.has_attr", &["kd.has_attr"], "x, attr_name", r#"Returns present for each item of x that has attribute attr_name.
+  DataItem(None, schema: NONE, bag_id: $...)"#,
+        |a| maybe(a.slice("x")?, &a.text("attr_name")?).map_err(|e| e.with_context("kd.core.maybe")),
+    );
+    r.add(
+        "kd.core.has_attr",
+        &["kd.has_attr"],
+        "x, attr_name",
+        r#"Returns present for each item of x that has attribute attr_name.
 
 An item has the attribute when its value is present, so an attribute set
 to None, a missing item, or an attribute absent from the schema all give
@@ -378,7 +389,7 @@ Examples:
   >>> kd.has_attr(kd.new(a=kd.slice([1, None])), 'a')
   DataSlice([present, missing], schema: MASK, present: 1/2)
   >>> kd.has_attr(kd.new(a=1), 'b')
-  DataItem(missing, schema: MASK)"#, |a| {
-        has_attr(a.slice("x")?, &a.text("attr_name")?)
-    });
+  DataItem(missing, schema: MASK)"#,
+        |a| has_attr(a.slice("x")?, &a.text("attr_name")?),
+    );
 }

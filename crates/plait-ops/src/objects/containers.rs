@@ -9,10 +9,10 @@ use plait_core::itemid::UuidHasher;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::access::{common_attr_schema, object_schemas};
-use super::{dicts, lists};
-use plait_core::bag::text::{DICT_KEYS_ATTR, LIST_ITEMS_ATTR};
-use crate::registry::Registry;
 use super::model::{attr_schema, ids_of, schemas_data};
+use super::{dicts, lists};
+use crate::registry::Registry;
+use plait_core::bag::text::{DICT_KEYS_ATTR, LIST_ITEMS_ATTR};
 
 /// The text that identifies a schema in uu-schema hashes.
 pub fn schema_key(schema: Schema) -> String {
@@ -188,11 +188,7 @@ pub fn get_item(x: &DataSlice, key_or_index: &DataSlice) -> Result<DataSlice> {
 
 /// `x[k] = v` on lists or dicts of a mutable bag.
 pub fn set_item_in_place(x: &DataSlice, key_or_index: &DataSlice, value: &DataSlice) -> Result<()> {
-    if holds_lists(x) {
-        lists::set_items_in_place(x, key_or_index, value)
-    } else {
-        dicts::set_in_place(x, key_or_index, value)
-    }
+    if holds_lists(x) { lists::set_items_in_place(x, key_or_index, value) } else { dicts::set_in_place(x, key_or_index, value) }
 }
 
 /// The struct schema held by a DataItem `x` with a bag, if it is one.
@@ -270,7 +266,11 @@ fn schema_kind_of(x: &DataSlice) -> Option<&'static str> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.core.has_primitive", &["kd.has_primitive"], "x", r#"Returns present for each item of x that is a primitive value.
+    r.add(
+        "kd.core.has_primitive",
+        &["kd.has_primitive"],
+        "x",
+        r#"Returns present for each item of x that is a primitive value.
 
 Numbers, strings, bytes, booleans, masks and primitive schemas such as
 kd.INT32 are primitives; entities, lists and dicts are not. Missing items
@@ -283,8 +283,14 @@ Examples:
   >>> kd.has_primitive(kd.slice([1, None, 'a']))
   DataSlice([present, missing, present], schema: MASK, present: 2/3)
   >>> kd.has_primitive(kd.slice([1, kd.obj(a=1), None]))
-  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| has_kind(a.slice("x")?, false));
-    r.add("kd.core.is_primitive", &["kd.is_primitive"], "x", r#"Returns present if x holds primitives only.
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#,
+        |a| has_kind(a.slice("x")?, false),
+    );
+    r.add(
+        "kd.core.is_primitive",
+        &["kd.is_primitive"],
+        "x",
+        r#"Returns present if x holds primitives only.
 
 That is when x has a primitive schema (even with no present item), or has
 OBJECT (or NONE) schema and every present item is a primitive. The result is
@@ -299,8 +305,14 @@ Examples:
   >>> kd.is_primitive(kd.int32(None))
   DataItem(present, schema: MASK)
   >>> kd.is_primitive(kd.slice([1, kd.obj(a=1)]))
-  DataItem(missing, schema: MASK)"#, |a| is_kind(a.slice("x")?, false));
-    r.add("kd.core.has_entity", &["kd.has_entity"], "x", r#"Returns present for each item of x that is an entity.
+  DataItem(missing, schema: MASK)"#,
+        |a| is_kind(a.slice("x")?, false),
+    );
+    r.add(
+        "kd.core.has_entity",
+        &["kd.has_entity"],
+        "x",
+        r#"Returns present for each item of x that is an entity.
 
 Items of an entity schema are entities; in OBJECT data, the items that are
 objects with attributes are (lists, dicts and primitives are not). Missing
@@ -313,8 +325,14 @@ Examples:
   >>> kd.has_entity(kd.slice([kd.obj(a=1), 1, None, kd.obj(kd.list([1]))]))
   DataSlice([present, missing, missing, missing], schema: MASK, present: 1/4)
   >>> kd.has_entity(kd.slice([kd.new(a=1), None]))
-  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| has_kind(a.slice("x")?, true));
-    r.add("kd.core.is_entity", &["kd.is_entity"], "x", r#"Returns present if x holds entities only.
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#,
+        |a| has_kind(a.slice("x")?, true),
+    );
+    r.add(
+        "kd.core.is_entity",
+        &["kd.is_entity"],
+        "x",
+        r#"Returns present if x holds entities only.
 
 That is when x has an entity schema, or has OBJECT schema and every present
 item is an entity (so an OBJECT slice with no present item counts). The
@@ -329,8 +347,14 @@ Examples:
   >>> kd.is_entity(kd.slice([kd.obj(a=1), None]))
   DataItem(present, schema: MASK)
   >>> kd.is_entity(kd.slice([kd.obj(a=1), 1]))
-  DataItem(missing, schema: MASK)"#, |a| is_kind(a.slice("x")?, true));
-    r.add("kd.schema.is_list_schema", &[], "x", r#"Returns present if x is a list schema.
+  DataItem(missing, schema: MASK)"#,
+        |a| is_kind(a.slice("x")?, true),
+    );
+    r.add(
+        "kd.schema.is_list_schema",
+        &[],
+        "x",
+        r#"Returns present if x is a list schema.
 
 x must be a schema DataItem to be one; a list itself, or a slice of
 schemas, gives missing.
@@ -344,8 +368,14 @@ Examples:
   >>> kd.schema.is_list_schema(kd.list([1]))
   DataItem(missing, schema: MASK)
   >>> kd.schema.is_list_schema(kd.INT32)
-  DataItem(missing, schema: MASK)"#, |a| is_schema_of_kind(a.slice("x")?, Some("list")));
-    r.add("kd.schema.is_dict_schema", &[], "x", r#"Returns present if x is a dict schema.
+  DataItem(missing, schema: MASK)"#,
+        |a| is_schema_of_kind(a.slice("x")?, Some("list")),
+    );
+    r.add(
+        "kd.schema.is_dict_schema",
+        &[],
+        "x",
+        r#"Returns present if x is a dict schema.
 
 x must be a schema DataItem to be one; a dict itself, or a slice of
 schemas, gives missing.
@@ -357,8 +387,14 @@ Examples:
   >>> kd.schema.is_dict_schema(kd.dict_schema(kd.STRING, kd.INT32))
   DataItem(present, schema: MASK)
   >>> kd.schema.is_dict_schema(kd.list_schema(kd.INT32))
-  DataItem(missing, schema: MASK)"#, |a| is_schema_of_kind(a.slice("x")?, Some("dict")));
-    r.add("kd.schema.is_entity_schema", &[], "x", r#"Returns present if x is an entity schema.
+  DataItem(missing, schema: MASK)"#,
+        |a| is_schema_of_kind(a.slice("x")?, Some("dict")),
+    );
+    r.add(
+        "kd.schema.is_entity_schema",
+        &[],
+        "x",
+        r#"Returns present if x is an entity schema.
 
 Entity schemas are the struct schemas that are neither list nor dict
 schemas (named schemas included); OBJECT and primitive schemas are not.
@@ -372,10 +408,14 @@ Examples:
   >>> kd.schema.is_entity_schema(kd.list_schema(kd.INT32))
   DataItem(missing, schema: MASK)
   >>> kd.schema.is_entity_schema(kd.OBJECT)
-  DataItem(missing, schema: MASK)"#, |a| {
-        is_schema_of_kind(a.slice("x")?, Some("entity"))
-    });
-    r.add("kd.schema.is_struct_schema", &[], "x", r#"Returns present if x is a struct schema: an entity, list or dict schema.
+  DataItem(missing, schema: MASK)"#,
+        |a| is_schema_of_kind(a.slice("x")?, Some("entity")),
+    );
+    r.add(
+        "kd.schema.is_struct_schema",
+        &[],
+        "x",
+        r#"Returns present if x is a struct schema: an entity, list or dict schema.
 
 OBJECT and primitive schemas are not struct schemas.
 
@@ -388,11 +428,15 @@ Examples:
   >>> kd.schema.is_struct_schema(kd.list_schema(kd.INT32))
   DataItem(present, schema: MASK)
   >>> kd.schema.is_struct_schema(kd.OBJECT)
-  DataItem(missing, schema: MASK)"#, |a| {
-        is_schema_of_kind(a.slice("x")?, None)
-    });
+  DataItem(missing, schema: MASK)"#,
+        |a| is_schema_of_kind(a.slice("x")?, None),
+    );
     // One kernel under three names; each name documents its own use.
-    r.add("kd.core.get_item", &["kd.get_item"], "x, key_or_index", r#"Returns the items of lists at the given indices, or the values of dicts at the given keys.
+    r.add(
+        "kd.core.get_item",
+        &["kd.get_item"],
+        "x, key_or_index",
+        r#"Returns the items of lists at the given indices, or the values of dicts at the given keys.
 
 x and key_or_index are aligned (see kd.align). List indices are integers,
 negative ones counting from the end; an index out of range gives a missing
@@ -409,8 +453,14 @@ Examples:
   >>> kd.get_item(kd.dict({'a': 1, 'b': 2}), kd.slice(['b', 'c']))
   DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)
   >>> kd.get_item(kd.implode(kd.slice([[1, 2], [3]])), 1)
-  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| get_item(a.slice("x")?, a.slice("key_or_index")?));
-    r.add("kd.lists.get_item", &[], "x, key_or_index", r#"Returns the items of lists at the given indices.
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
+        |a| get_item(a.slice("x")?, a.slice("key_or_index")?),
+    );
+    r.add(
+        "kd.lists.get_item",
+        &[],
+        "x, key_or_index",
+        r#"Returns the items of lists at the given indices.
 
 x and key_or_index are aligned (see kd.align). Indices are integers,
 negative ones counting from the end; an index out of range gives a missing
@@ -428,8 +478,14 @@ Examples:
   >>> kd.lists.get_item(lists, kd.slice([2, 0]))
   DataSlice([3, 4], schema: INT32, present: 2/2, bag_id: $...)
   >>> kd.lists.get_item(lists, 1)
-  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| get_item(a.slice("x")?, a.slice("key_or_index")?));
-    r.add("kd.dicts.get_item", &[], "x, key_or_index", r#"Returns the values of dicts at the given keys.
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
+        |a| get_item(a.slice("x")?, a.slice("key_or_index")?),
+    );
+    r.add(
+        "kd.dicts.get_item",
+        &[],
+        "x, key_or_index",
+        r#"Returns the values of dicts at the given keys.
 
 x and key_or_index are aligned (see kd.align); keys absent from a dict give
 missing values. Keys must fit the dicts' key schema (a key of a wider type
@@ -445,5 +501,7 @@ Examples:
   >>> kd.dicts.get_item(d, 'a')
   DataItem(1, schema: INT32, bag_id: $...)
   >>> kd.dicts.get_item(d, kd.slice(['b', 'c']))
-  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| get_item(a.slice("x")?, a.slice("key_or_index")?));
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
+        |a| get_item(a.slice("x")?, a.slice("key_or_index")?),
+    );
 }

@@ -1,13 +1,13 @@
 //! Creating entities and objects: `kd.new` (entities with an explicit
 //! schema) and `kd.obj` (objects, each with an implicit schema).
 
-use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::bag::SCHEMA_ATTR;
+use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::broadcast::{common_shape, expand_to_shape};
-use plait_core::itemid::{allocate, UuidHasher};
+use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
-use super::model::{fresh_ids, ids_data, ids_of, implicit_schemas_of, result_bag, schemas_data, write_attrs, Ids, Target};
+use super::model::{Ids, Target, fresh_ids, ids_data, ids_of, implicit_schemas_of, result_bag, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const NEW: &str = "kd.entities.new";
@@ -21,10 +21,8 @@ fn aligned(op: &str, attrs: &[(String, DataSlice)], base: Option<&JaggedShape>) 
         Some(b) => b.clone(),
         None => common_shape(op, &shapes)?,
     };
-    let attrs = attrs
-        .iter()
-        .map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, &shape, 0)?.with_bag(v.bag().cloned()))))
-        .collect::<Result<Vec<_>>>()?;
+    let attrs =
+        attrs.iter().map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, &shape, 0)?.with_bag(v.bag().cloned())))).collect::<Result<Vec<_>>>()?;
     Ok((shape, attrs))
 }
 
@@ -46,7 +44,13 @@ pub fn named_schema_id(name: &str) -> ItemId {
 }
 
 /// `kd.new(**attrs, schema=..., overwrite_schema=..., itemid=...)`.
-pub fn new(attrs: &[(String, DataSlice)], schema: SchemaArg<'_>, overwrite_schema: bool, itemid: Option<&DataSlice>, shape: Option<&JaggedShape>) -> Result<DataSlice> {
+pub fn new(
+    attrs: &[(String, DataSlice)],
+    schema: SchemaArg<'_>,
+    overwrite_schema: bool,
+    itemid: Option<&DataSlice>,
+    shape: Option<&JaggedShape>,
+) -> Result<DataSlice> {
     let (shape, attrs) = aligned(NEW, attrs, shape.or(itemid.map(|i| i.shape())))?;
     let (ids, ids_column) = item_ids(NEW, ItemKind::Object, &shape, itemid)?;
     let mut inputs: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
@@ -58,10 +62,7 @@ pub fn new(attrs: &[(String, DataSlice)], schema: SchemaArg<'_>, overwrite_schem
             match s.get(0) {
                 Some(ScalarRef::Schema(Schema::Struct(id))) if s.is_item() => (id, None),
                 _ => {
-                    return Err(Error::value(
-                        NEW,
-                        format!("cannot create Item(s) with the provided schema: {}", plait_core::repr::format_items(s)),
-                    ))
+                    return Err(Error::value(NEW, format!("cannot create Item(s) with the provided schema: {}", plait_core::repr::format_items(s))));
                 }
             }
         }
@@ -71,8 +72,19 @@ pub fn new(attrs: &[(String, DataSlice)], schema: SchemaArg<'_>, overwrite_schem
         let text = plait_core::column::SliceData::from_column(string_column(name));
         bag.fill(|w| w.set_attr(SCHEMA_NAME_ATTR, &[Some(schema_id)], &text));
     }
-    write_attrs(NEW, &bag, &ids, &Target::Struct(schema_id), &attrs, overwrite_schema, true)
-        .map_err(|e| if matches!(schema, SchemaArg::Given(_)) && e.message.contains("incompatible") { Error::value(NEW, format!("cannot create Item(s) with the provided schema: {}", plait_core::bag::text::schema_text(Schema::Struct(schema_id), Some(&bag)))) } else { e })?;
+    write_attrs(NEW, &bag, &ids, &Target::Struct(schema_id), &attrs, overwrite_schema, true).map_err(|e| {
+        if matches!(schema, SchemaArg::Given(_)) && e.message.contains("incompatible") {
+            Error::value(
+                NEW,
+                format!(
+                    "cannot create Item(s) with the provided schema: {}",
+                    plait_core::bag::text::schema_text(Schema::Struct(schema_id), Some(&bag))
+                ),
+            )
+        } else {
+            e
+        }
+    })?;
     Ok(DataSlice::new(shape, ids_column, Schema::Struct(schema_id))?.with_bag(Some(bag)))
 }
 
@@ -317,7 +329,11 @@ Examples:
             masked_like(made, from)
         },
     );
-    r.add("kd.objs.like", &["kd.obj_like"], "shape_and_mask_from, /, *, itemid=None, **attrs", r#"Creates objects of the shape of shape_and_mask_from, missing where it is.
+    r.add(
+        "kd.objs.like",
+        &["kd.obj_like"],
+        "shape_and_mask_from, /, *, itemid=None, **attrs",
+        r#"Creates objects of the shape of shape_and_mask_from, missing where it is.
 
 Attribute values are broadcast to the shape of `shape_and_mask_from`; items
 where it is missing are missing in the result. Each object has its own implicit
@@ -333,11 +349,17 @@ Examples:
   >>> kd.obj_like(kd.slice([1, None, 3]), x=kd.slice([7, 8, 9]))
   DataSlice([Obj(x=7), None, Obj(x=9)], schema: OBJECT, present: 2/3, bag_id: $...)
   >>> kd.obj_like(kd.slice([1, None]), x=0).get_obj_schema()
-  DataSlice([IMPLICIT_ENTITY(x=INT32), None], schema: SCHEMA, present: 1/2, bag_id: $...)"#, |a| {
-        let from = a.slice("shape_and_mask_from")?;
-        masked_like(obj(&a.named_slices()?, a.opt_given("itemid")?, Some(from.shape()))?, from)
-    });
-    r.add("kd.objs.shaped", &["kd.obj_shaped"], "shape, /, *, itemid=None, **attrs", r#"Creates objects of the given shape.
+  DataSlice([IMPLICIT_ENTITY(x=INT32), None], schema: SCHEMA, present: 1/2, bag_id: $...)"#,
+        |a| {
+            let from = a.slice("shape_and_mask_from")?;
+            masked_like(obj(&a.named_slices()?, a.opt_given("itemid")?, Some(from.shape()))?, from)
+        },
+    );
+    r.add(
+        "kd.objs.shaped",
+        &["kd.obj_shaped"],
+        "shape, /, *, itemid=None, **attrs",
+        r#"Creates objects of the given shape.
 
 One object is made per item of `shape`, each with its own implicit schema;
 attribute values are broadcast to the shape. The result has schema OBJECT.
@@ -351,10 +373,14 @@ Examples:
   >>> kd.obj_shaped(kd.shapes.new(2), x=1)
   DataSlice([Obj(x=1), Obj(x=1)], schema: OBJECT, present: 2/2, bag_id: $...)
   >>> kd.obj_shaped(kd.shapes.new(2, [2, 1]), x=kd.slice([1, 'a']))
-  DataSlice([[Obj(x=1), Obj(x=1)], [Obj(x='a')]], schema: OBJECT, present: 3/3, bag_id: $...)"#, |a| {
-        obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.shape("shape")?))
-    });
-    r.add("kd.objs.shaped_as", &["kd.obj_shaped_as"], "shape_from, /, *, itemid=None, **attrs", r#"Creates objects of the shape of shape_from.
+  DataSlice([[Obj(x=1), Obj(x=1)], [Obj(x='a')]], schema: OBJECT, present: 3/3, bag_id: $...)"#,
+        |a| obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.shape("shape")?)),
+    );
+    r.add(
+        "kd.objs.shaped_as",
+        &["kd.obj_shaped_as"],
+        "shape_from, /, *, itemid=None, **attrs",
+        r#"Creates objects of the shape of shape_from.
 
 One object is made per item of `shape_from`, missing or not, each with its own
 implicit schema; attribute values are broadcast to the shape.
@@ -366,7 +392,7 @@ Args:
 
 Examples:
   >>> kd.obj_shaped_as(kd.slice([[1, None], [3]]), x=0)
-  DataSlice([[Obj(x=0), Obj(x=0)], [Obj(x=0)]], schema: OBJECT, present: 3/3, bag_id: $...)"#, |a| {
-        obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.slice("shape_from")?.shape()))
-    });
+  DataSlice([[Obj(x=0), Obj(x=0)], [Obj(x=0)]], schema: OBJECT, present: 3/3, bag_id: $...)"#,
+        |a| obj(&a.named_slices()?, a.opt_given("itemid")?, Some(a.slice("shape_from")?.shape())),
+    );
 }

@@ -14,7 +14,7 @@ use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR};
 use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
-use super::containers::{has_container, is_container, bag_for, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items};
+use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
 use super::model::{attr_schema, ids_for, ids_of, result_bag, whole_allocation};
 use crate::registry::{Args, Registry};
 
@@ -63,9 +63,8 @@ fn entry_schemas(op: &str, x: &DataSlice) -> Result<Option<(Schema, Schema)>> {
 
 /// The key and value schemas of dicts `x`, or Koda's error for non-dicts.
 fn require_dicts(op: &str, x: &DataSlice) -> Result<(Schema, Schema)> {
-    entry_schemas(op, x)?.ok_or_else(|| {
-        Error::value(op, format!("dict(s) expected, got {}", plait_core::bag::text::schema_text(x.schema(), x.bag())))
-    })
+    entry_schemas(op, x)?
+        .ok_or_else(|| Error::value(op, format!("dict(s) expected, got {}", plait_core::bag::text::schema_text(x.schema(), x.bag()))))
 }
 
 /// Keys and values aligned with dicts `x` for an update: `x` repeated over
@@ -311,7 +310,6 @@ fn entry_schema(op: &str, schema: &DataSlice, attr: &str) -> Result<DataSlice> {
     Ok(DataSlice::item(Some(ScalarRef::Schema(held)), Schema::Schema)?.with_bag(schema.bag().cloned()))
 }
 
-
 /// The optional schema argument `name` (`None` when not given or missing).
 fn opt_schema(a: &Args<'_>, op: &str, name: &str) -> Result<Option<Schema>> {
     match a.opt_slice(name)?.filter(|s| s.present_count() > 0) {
@@ -339,17 +337,15 @@ fn opt_entry_schemas(a: &Args<'_>, op: &str) -> Result<(Option<Schema>, Option<S
 /// The contents of new dicts from the arguments of the creating operators.
 fn contents<'a>(a: &'a Args<'_>, op: &str) -> Result<Contents<'a>> {
     let (key_schema, value_schema) = opt_entry_schemas(a, op)?;
-    Ok(Contents {
-        keys: a.opt_slice("keys")?,
-        values: a.opt_slice("values")?,
-        key_schema,
-        value_schema,
-        itemid: a.opt_given("itemid")?,
-    })
+    Ok(Contents { keys: a.opt_slice("keys")?, values: a.opt_slice("values")?, key_schema, value_schema, itemid: a.opt_given("itemid")? })
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.schema.dict_schema", &["kd.dict_schema"], "key_schema, value_schema", r#"Returns the schema of dicts with the given key and value schemas.
+    r.add(
+        "kd.schema.dict_schema",
+        &["kd.dict_schema"],
+        "key_schema, value_schema",
+        r#"Returns the schema of dicts with the given key and value schemas.
 
 The same key and value schemas always give the same schema, which is the
 schema kd.dict gives dicts of such keys and values.
@@ -362,10 +358,14 @@ Examples:
   >>> kd.dict_schema(kd.STRING, kd.INT64)
   DataItem(DICT{STRING, INT64}, schema: SCHEMA, bag_id: $...)
   >>> kd.dict_schema(kd.STRING, kd.INT32) == kd.dict({'a': 1}).get_schema()
-  DataItem(present, schema: MASK)"#, |a| {
-        dict_schema(a.slice("key_schema")?, a.slice("value_schema")?)
-    });
-    r.add("kd.schema.get_key_schema", &["kd.get_key_schema"], "dict_schema", r#"Returns the key schema of a dict schema.
+  DataItem(present, schema: MASK)"#,
+        |a| dict_schema(a.slice("key_schema")?, a.slice("value_schema")?),
+    );
+    r.add(
+        "kd.schema.get_key_schema",
+        &["kd.get_key_schema"],
+        "dict_schema",
+        r#"Returns the key schema of a dict schema.
 
 Anything other than a dict schema DataItem raises ValueError.
 
@@ -376,10 +376,14 @@ Examples:
   >>> kd.get_key_schema(kd.dict_schema(kd.STRING, kd.INT64))
   DataItem(STRING, schema: SCHEMA, bag_id: $...)
   >>> kd.get_key_schema(kd.dict({1: 'a'}).get_schema())
-  DataItem(INT32, schema: SCHEMA, bag_id: $...)"#, |a| {
-        entry_schema("kd.schema.get_key_schema", a.slice("dict_schema")?, DICT_KEYS_ATTR)
-    });
-    r.add("kd.schema.get_value_schema", &["kd.get_value_schema"], "dict_schema", r#"Returns the value schema of a dict schema.
+  DataItem(INT32, schema: SCHEMA, bag_id: $...)"#,
+        |a| entry_schema("kd.schema.get_key_schema", a.slice("dict_schema")?, DICT_KEYS_ATTR),
+    );
+    r.add(
+        "kd.schema.get_value_schema",
+        &["kd.get_value_schema"],
+        "dict_schema",
+        r#"Returns the value schema of a dict schema.
 
 Anything other than a dict schema DataItem raises ValueError.
 
@@ -390,9 +394,9 @@ Examples:
   >>> kd.get_value_schema(kd.dict_schema(kd.STRING, kd.INT64))
   DataItem(INT64, schema: SCHEMA, bag_id: $...)
   >>> kd.get_value_schema(kd.dict({1: 'a'}).get_schema())
-  DataItem(STRING, schema: SCHEMA, bag_id: $...)"#, |a| {
-        entry_schema("kd.schema.get_value_schema", a.slice("dict_schema")?, DICT_VALUES_ATTR)
-    });
+  DataItem(STRING, schema: SCHEMA, bag_id: $...)"#,
+        |a| entry_schema("kd.schema.get_value_schema", a.slice("dict_schema")?, DICT_VALUES_ATTR),
+    );
     r.add(
         "kd.dicts._new",
         &[],
@@ -407,7 +411,11 @@ Examples:
         "Creates dicts of the given shape (kd.dict_shaped after Python dicts are unpacked).",
         |a| shaped("kd.dicts.shaped", a.shape("shape")?, &contents(a, "kd.dicts.shaped")?),
     );
-    r.add("kd.dicts.get_keys", &["kd.get_keys"], "dict_ds", r#"Returns the keys of each dict, as a new last dimension.
+    r.add(
+        "kd.dicts.get_keys",
+        &["kd.get_keys"],
+        "dict_ds",
+        r#"Returns the keys of each dict, as a new last dimension.
 
 Keys come in the order they were first set, the same order as
 kd.get_values. A missing dict has no keys. The result has the dicts' key
@@ -420,8 +428,14 @@ Examples:
   >>> kd.get_keys(kd.dict({'a': 1, 'b': 2}))
   DataSlice(['a', 'b'], schema: STRING, present: 2/2, bag_id: $...)
   >>> kd.get_keys(kd.slice([kd.dict({'a': 1}), None, kd.dict({'b': 2, 'c': 3})]))
-  DataSlice([['a'], [], ['b', 'c']], schema: STRING, present: 3/3, bag_id: $...)"#, |a| get_keys(a.slice("dict_ds")?));
-    r.add("kd.dicts.get_values", &["kd.get_values"], "dict_ds, key_ds=unspecified", r#"Returns the values of each dict as a new last dimension, or the values at key_ds.
+  DataSlice([['a'], [], ['b', 'c']], schema: STRING, present: 3/3, bag_id: $...)"#,
+        |a| get_keys(a.slice("dict_ds")?),
+    );
+    r.add(
+        "kd.dicts.get_values",
+        &["kd.get_values"],
+        "dict_ds, key_ds=unspecified",
+        r#"Returns the values of each dict as a new last dimension, or the values at key_ds.
 
 Without key_ds, the values come in the order of kd.get_keys (the order the
 keys were first set) and a missing dict has none. With key_ds, this is
@@ -437,10 +451,14 @@ Examples:
   >>> kd.get_values(d)
   DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
   >>> kd.get_values(d, kd.slice(['b', 'x']))
-  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#, |a| {
-        get_values(a.slice("dict_ds")?, a.opt_slice("key_ds")?)
-    });
-    r.add("kd.dicts.size", &["kd.dict_size"], "dict_slice", r#"Returns the number of entries of each dict.
+  DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
+        |a| get_values(a.slice("dict_ds")?, a.opt_slice("key_ds")?),
+    );
+    r.add(
+        "kd.dicts.size",
+        &["kd.dict_size"],
+        "dict_slice",
+        r#"Returns the number of entries of each dict.
 
 The result is INT64, of the shape of dict_slice, and missing where a dict is
 missing.
@@ -452,8 +470,14 @@ Examples:
   >>> kd.dict_size(kd.dict({'a': 1, 'b': 2}))
   DataItem(2, schema: INT64)
   >>> kd.dict_size(kd.slice([kd.dict({'a': 1}), None, kd.dict({'b': 2, 'c': 3})]))
-  DataSlice([1, None, 2], schema: INT64, present: 2/3)"#, |a| size(a.slice("dict_slice")?));
-    r.add("kd.dicts.has_dict", &["kd.has_dict"], "x", r#"Returns present for each item of x that is a dict.
+  DataSlice([1, None, 2], schema: INT64, present: 2/3)"#,
+        |a| size(a.slice("dict_slice")?),
+    );
+    r.add(
+        "kd.dicts.has_dict",
+        &["kd.has_dict"],
+        "x",
+        r#"Returns present for each item of x that is a dict.
 
 Missing items are missing. In OBJECT data, each item is checked on its own.
 See kd.is_dict for a check of the whole slice.
@@ -465,8 +489,14 @@ Examples:
   >>> kd.has_dict(kd.slice([kd.dict({'a': 1}), None]))
   DataSlice([present, missing], schema: MASK, present: 1/2)
   >>> kd.has_dict(kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(a=1), 1]))
-  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| has_dict(a.slice("x")?));
-    r.add("kd.dicts.is_dict", &["kd.is_dict"], "x", r#"Returns present if x holds dicts only.
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#,
+        |a| has_dict(a.slice("x")?),
+    );
+    r.add(
+        "kd.dicts.is_dict",
+        &["kd.is_dict"],
+        "x",
+        r#"Returns present if x holds dicts only.
 
 That is when x has a dict schema, or has OBJECT schema and every present
 item is a dict (so an OBJECT slice with no present item counts). The result
@@ -481,7 +511,9 @@ Examples:
   >>> kd.is_dict(kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(a=1)]))
   DataItem(missing, schema: MASK)
   >>> kd.is_dict(kd.slice([1, 2]))
-  DataItem(missing, schema: MASK)"#, |a| is_dict(a.slice("x")?));
+  DataItem(missing, schema: MASK)"#,
+        |a| is_dict(a.slice("x")?),
+    );
     r.add(
         "kd.dicts.with_dict_update",
         &["kd.with_dict_update"],

@@ -12,10 +12,10 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use plait_core::bag::OnConflict;
-use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
 use plait_core::bag::SCHEMA_ATTR;
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
 use plait_core::column::SliceBuilder;
-use plait_core::itemid::{allocate, UuidHasher};
+use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
 
 use super::containers::schema_item;
@@ -292,7 +292,9 @@ fn stub_items(x: &DataSlice) -> Result<DataSlice> {
             let lists_or_dicts: Vec<ItemId> = ids.iter().copied().filter(|id| id.is_list() || id.is_dict()).collect();
             walk.visit(Schema::Object, lists_or_dicts)?;
         }
-        Schema::Struct(schema_id) if attr_schema(&src, schema_id, LIST_ITEMS_ATTR).is_some() || attr_schema(&src, schema_id, DICT_KEYS_ATTR).is_some() => {
+        Schema::Struct(schema_id)
+            if attr_schema(&src, schema_id, LIST_ITEMS_ATTR).is_some() || attr_schema(&src, schema_id, DICT_KEYS_ATTR).is_some() =>
+        {
             walk.visit(x.schema(), ids)?;
         }
         _ => {}
@@ -319,7 +321,14 @@ pub fn deep_uuid(x: &DataSlice, schema: Option<&DataSlice>, seed: &str) -> Resul
 }
 
 /// Adds the content of one item of `schema` to `h`.
-fn content_hash(src: &DataBag, schema: Schema, item: Option<ScalarRef<'_>>, h: &mut UuidHasher, memo: &mut HashMap<ItemId, u128>, open: &mut HashSet<ItemId>) {
+fn content_hash(
+    src: &DataBag,
+    schema: Schema,
+    item: Option<ScalarRef<'_>>,
+    h: &mut UuidHasher,
+    memo: &mut HashMap<ItemId, u128>,
+    open: &mut HashSet<ItemId>,
+) {
     let Some(ScalarRef::ItemId(id)) = item else {
         h.write_item(item);
         return;
@@ -405,7 +414,11 @@ fn opt(a: &Args<'_>, name: &str) -> Result<Option<DataSlice>> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.core.extract", &["kd.extract"], "ds, schema=unspecified", r#"Returns ds with a new bag holding only the data reachable from it.
+    r.add(
+        "kd.core.extract",
+        &["kd.extract"],
+        "ds, schema=unspecified",
+        r#"Returns ds with a new bag holding only the data reachable from it.
 
 The items keep their ids; the new bag holds their attributes, list items and
 dict entries, followed recursively, and the schemas that describe them. Data
@@ -425,9 +438,9 @@ Examples:
   >>> e.get_itemid() == a.y.get_itemid()
   DataItem(present, schema: MASK)
   >>> kd.extract(a, schema=kd.named_schema('Only', x=kd.INT32))
-  DataItem(Entity(x=1), schema: Only(x=INT32), bag_id: $...)"#, |a| {
-        extract(a.slice("ds")?, opt(a, "schema")?.as_ref())
-    });
+  DataItem(Entity(x=1), schema: Only(x=INT32), bag_id: $...)"#,
+        |a| extract(a.slice("ds")?, opt(a, "schema")?.as_ref()),
+    );
     r.add(
         "kd.core.clone",
         &["kd.clone"],
@@ -517,7 +530,11 @@ Examples:
   DataItem('new', schema: STRING, bag_id: $...)"#,
         |a| clone_op(a, "kd.core.deep_clone", Depth::All, true),
     );
-    r.add("kd.core.stub", &["kd.stub"], "x, attrs=unspecified", r#"Returns x with a new bag holding only what updates to its items need.
+    r.add(
+        "kd.core.stub",
+        &["kd.stub"],
+        "x, attrs=unspecified",
+        r#"Returns x with a new bag holding only what updates to its items need.
 
 The stub keeps the ids of `x` and, in a new bag, just enough to add data to
 them and merge it back: the schema of each object, and the items of lists and
@@ -537,20 +554,26 @@ Examples:
   >>> kd.stub(a, kd.slice(['y'])).y.get_itemid() == a.y.get_itemid()
   DataItem(present, schema: MASK)
   >>> kd.stub(kd.obj(x=1)).get_obj_schema()
-  DataItem(IMPLICIT_ENTITY(), schema: SCHEMA, bag_id: $...)"#, |a| {
-        let names = match a.opt_slice("attrs")? {
-            Some(names) => (0..names.size())
-                .filter_map(|i| names.get(i))
-                .map(|v| match v {
-                    ScalarRef::String(s) => Ok(s.to_string()),
-                    _ => Err(Error::value("kd.core.stub", format!("`attrs` must hold attribute names (STRING), got {}", crate::describe(names)))),
-                })
-                .collect::<Result<Vec<_>>>()?,
-            None => Vec::new(),
-        };
-        stub(a.slice("x")?, &names)
-    });
-    r.add("kd.ids.deep_uuid", &["kd.deep_uuid"], "x, /, schema=unspecified, *, seed=''", r#"Returns a uuid per item computed from its content.
+  DataItem(IMPLICIT_ENTITY(), schema: SCHEMA, bag_id: $...)"#,
+        |a| {
+            let names = match a.opt_slice("attrs")? {
+                Some(names) => (0..names.size())
+                    .filter_map(|i| names.get(i))
+                    .map(|v| match v {
+                        ScalarRef::String(s) => Ok(s.to_string()),
+                        _ => Err(Error::value("kd.core.stub", format!("`attrs` must hold attribute names (STRING), got {}", crate::describe(names)))),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                None => Vec::new(),
+            };
+            stub(a.slice("x")?, &names)
+        },
+    );
+    r.add(
+        "kd.ids.deep_uuid",
+        &["kd.deep_uuid"],
+        "x, /, schema=unspecified, *, seed=''",
+        r#"Returns a uuid per item computed from its content.
 
 The content is followed through attributes, list items and dict entries, so two
 structures with equal data get equal ids whatever their own ids are. Dict
@@ -570,8 +593,8 @@ Examples:
   >>> kd.deep_uuid(a) == kd.deep_uuid(kd.new(x=1, y=kd.new(z=3)))
   DataItem(missing, schema: MASK)
   >>> kd.deep_uuid(kd.dict({'a': 1, 'b': 2})) == kd.deep_uuid(kd.dict({'b': 2, 'a': 1}))
-  DataItem(present, schema: MASK)"#, |a| {
-        deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?)
-    });
+  DataItem(present, schema: MASK)"#,
+        |a| deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?),
+    );
     r.without_bags("kd.ids.deep_uuid");
 }

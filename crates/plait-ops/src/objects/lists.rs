@@ -12,8 +12,8 @@ use plait_core::bag::text::LIST_ITEMS_ATTR;
 use plait_core::cast::cast_to;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
-use super::containers::{has_container, is_container, 
-    bag_for, container_schema_id, fill_container_schema, fit_to, held_schema, rows_for, schema_item, typed_items,
+use super::containers::{
+    bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
 use super::model::{attr_schema, ids_for, ids_of, keep_bags, result_bag, whole_allocation};
 use crate::registry::Registry;
@@ -111,7 +111,7 @@ pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {
                 return Err(Error::value(
                     EXPLODE,
                     format!("cannot explode 'x' to have additional {ndim} dimension(s), the maximum number of additional dimension(s) is {done}"),
-                ))
+                ));
             }
         }
         done += 1;
@@ -333,7 +333,11 @@ pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.schema.list_schema", &["kd.list_schema"], "item_schema", r#"Returns the schema of lists with items of item_schema.
+    r.add(
+        "kd.schema.list_schema",
+        &["kd.list_schema"],
+        "item_schema",
+        r#"Returns the schema of lists with items of item_schema.
 
 The same item schema always gives the same schema, which is the schema
 kd.list gives lists of such items.
@@ -347,10 +351,14 @@ Examples:
   >>> kd.list_schema(kd.list_schema(kd.STRING))
   DataItem(LIST[LIST[STRING]], schema: SCHEMA, bag_id: $...)
   >>> kd.list_schema(kd.INT32) == kd.list([1, 2]).get_schema()
-  DataItem(present, schema: MASK)"#, |a| {
-        list_schema(a.slice("item_schema")?)
-    });
-    r.add("kd.schema.get_item_schema", &["kd.get_item_schema"], "list_schema", r#"Returns the item schema of a list schema.
+  DataItem(present, schema: MASK)"#,
+        |a| list_schema(a.slice("item_schema")?),
+    );
+    r.add(
+        "kd.schema.get_item_schema",
+        &["kd.get_item_schema"],
+        "list_schema",
+        r#"Returns the item schema of a list schema.
 
 Anything other than a list schema DataItem raises ValueError.
 
@@ -361,10 +369,14 @@ Examples:
   >>> kd.get_item_schema(kd.list_schema(kd.INT32))
   DataItem(INT32, schema: SCHEMA, bag_id: $...)
   >>> kd.get_item_schema(kd.list([[1, 2]]).get_schema())
-  DataItem(LIST[INT32], schema: SCHEMA, bag_id: $...)"#, |a| {
-        get_item_schema(a.slice("list_schema")?)
-    });
-    r.add("kd.lists.implode", &["kd.implode"], "x, /, ndim=1, itemid=None", r#"Folds the last ndim dimensions of x into new lists.
+  DataItem(LIST[INT32], schema: SCHEMA, bag_id: $...)"#,
+        |a| get_item_schema(a.slice("list_schema")?),
+    );
+    r.add(
+        "kd.lists.implode",
+        &["kd.implode"],
+        "x, /, ndim=1, itemid=None",
+        r#"Folds the last ndim dimensions of x into new lists.
 
 Each implosion turns the last dimension into lists, one per item of the
 dimension before it, so the result has ndim fewer dimensions. With a
@@ -380,10 +392,14 @@ Examples:
   >>> kd.implode(kd.slice([[1, 2], [None]]))
   DataSlice([List[1, 2], List[None]], schema: LIST[INT32], present: 2/2, bag_id: $...)
   >>> kd.implode(kd.slice([[[1, 2], [3]], [[4]]]), ndim=-1)
-  DataItem(List[List[List[1, 2], List[3]], List[List[4]]], schema: LIST[LIST[LIST[INT32]]], bag_id: $...)"#, |a| {
-        implode(a.slice("x")?, a.int("ndim")?, a.opt_given("itemid")?)
-    });
-    r.add("kd.lists.explode", &["kd.explode"], "x, ndim=1", r#"Returns the items of the lists in x as ndim new dimensions.
+  DataItem(List[List[List[1, 2], List[3]], List[List[4]]], schema: LIST[LIST[LIST[INT32]]], bag_id: $...)"#,
+        |a| implode(a.slice("x")?, a.int("ndim")?, a.opt_given("itemid")?),
+    );
+    r.add(
+        "kd.lists.explode",
+        &["kd.explode"],
+        "x, ndim=1",
+        r#"Returns the items of the lists in x as ndim new dimensions.
 
 Each explosion adds one dimension holding the items of each list; a missing
 list gives no items. With a negative ndim, lists are exploded as long as the
@@ -398,10 +414,14 @@ Examples:
   >>> kd.explode(kd.slice([kd.list([1, 2]), None, kd.list([3])]))
   DataSlice([[1, 2], [], [3]], schema: INT32, present: 3/3, bag_id: $...)
   >>> kd.explode(kd.list([[1, 2], [3]]), ndim=-1)
-  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3, bag_id: $...)"#, |a| {
-        explode(a.slice("x")?, a.int("ndim")?)
-    });
-    r.add("kd.lists.size", &["kd.list_size"], "list_slice", r#"Returns the number of items of each list.
+  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3, bag_id: $...)"#,
+        |a| explode(a.slice("x")?, a.int("ndim")?),
+    );
+    r.add(
+        "kd.lists.size",
+        &["kd.list_size"],
+        "list_slice",
+        r#"Returns the number of items of each list.
 
 The result is INT64, of the shape of list_slice, and missing where a list is
 missing.
@@ -413,8 +433,14 @@ Examples:
   >>> kd.list_size(kd.implode(kd.slice([[1, 2, 3], [4]])))
   DataSlice([3, 1], schema: INT64, present: 2/2)
   >>> kd.list_size(kd.slice([kd.list([1, 2]), None]))
-  DataSlice([2, None], schema: INT64, present: 1/2)"#, |a| size(a.slice("list_slice")?));
-    r.add("kd.lists.has_list", &["kd.has_list"], "x", r#"Returns present for each item of x that is a list.
+  DataSlice([2, None], schema: INT64, present: 1/2)"#,
+        |a| size(a.slice("list_slice")?),
+    );
+    r.add(
+        "kd.lists.has_list",
+        &["kd.has_list"],
+        "x",
+        r#"Returns present for each item of x that is a list.
 
 Missing items are missing. In OBJECT data, each item is checked on its own.
 See kd.is_list for a check of the whole slice.
@@ -426,8 +452,14 @@ Examples:
   >>> kd.has_list(kd.slice([kd.list([1]), None]))
   DataSlice([present, missing], schema: MASK, present: 1/2)
   >>> kd.has_list(kd.slice([kd.obj(kd.list([1])), kd.obj(a=1), 1]))
-  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#, |a| has_list(a.slice("x")?));
-    r.add("kd.lists.is_list", &["kd.is_list"], "x", r#"Returns present if x holds lists only.
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)"#,
+        |a| has_list(a.slice("x")?),
+    );
+    r.add(
+        "kd.lists.is_list",
+        &["kd.is_list"],
+        "x",
+        r#"Returns present if x holds lists only.
 
 That is when x has a list schema, or has OBJECT schema and every present
 item is a list (so an OBJECT slice with no present item counts). The result
@@ -442,8 +474,14 @@ Examples:
   >>> kd.is_list(kd.slice([kd.obj(kd.list([1])), kd.obj(a=1)]))
   DataItem(missing, schema: MASK)
   >>> kd.is_list(kd.item(None, kd.OBJECT))
-  DataItem(present, schema: MASK)"#, |a| is_list(a.slice("x")?));
-    r.add("kd.lists.appended_list", &["kd.appended_list"], "x, append", r#"Returns new lists with the items of x followed by append.
+  DataItem(present, schema: MASK)"#,
+        |a| is_list(a.slice("x")?),
+    );
+    r.add(
+        "kd.lists.appended_list",
+        &["kd.appended_list"],
+        "x, append",
+        r#"Returns new lists with the items of x followed by append.
 
 x and append must have compatible shapes: append is broadcast to x, or has
 one more dimension holding several items for each list. The items must fit
@@ -459,9 +497,9 @@ Examples:
   DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
   >>> lists = kd.implode(kd.slice([[1], [2, 3]]))
   >>> kd.appended_list(lists, kd.slice([[10, 11], []]))
-  DataSlice([List[1, 10, 11], List[2, 3]], schema: LIST[INT32], present: 2/2, bag_id: $...)"#, |a| {
-        appended_list(a.slice("x")?, a.slice("append")?)
-    });
+  DataSlice([List[1, 10, 11], List[2, 3]], schema: LIST[INT32], present: 2/2, bag_id: $...)"#,
+        |a| appended_list(a.slice("x")?, a.slice("append")?),
+    );
     r.add(
         "kd.lists.with_list_append_update",
         &["kd.with_list_append_update"],
@@ -485,7 +523,11 @@ Examples:
   DataSlice([List[1, 7], List[2, 3, 8]], schema: LIST[INT32], present: 2/2, bag_id: $...)"#,
         |a| with_list_append_update(a.slice("x")?, a.slice("append")?),
     );
-    r.add("kd.lists.concat", &["kd.concat_lists"], "*lists", r#"Returns new lists holding the items of the given lists one after another.
+    r.add(
+        "kd.lists.concat",
+        &["kd.concat_lists"],
+        "*lists",
+        r#"Returns new lists holding the items of the given lists one after another.
 
 The arguments are aligned first (see kd.align), so one list can be joined
 to each list of a slice. A missing list counts as an empty one. The item
@@ -501,10 +543,14 @@ Examples:
   >>> kd.concat_lists(kd.implode(kd.slice([[1], [2, 3]])), kd.list([0]))
   DataSlice([List[1, 0], List[2, 3, 0]], schema: LIST[INT32], present: 2/2, bag_id: $...)
   >>> kd.concat_lists(kd.list([1]), kd.list(['a']))
-  DataItem(List[1, 'a'], schema: LIST[OBJECT], bag_id: $...)"#, |a| {
-        concat_lists(&a.var_slices()?)
-    });
-    r.add("kd.lists.select_items", &["kd.select_items"], "ds, fltr", r#"Returns the items of each list of ds where fltr is present, as a new last dimension.
+  DataItem(List[1, 'a'], schema: LIST[OBJECT], bag_id: $...)"#,
+        |a| concat_lists(&a.var_slices()?),
+    );
+    r.add(
+        "kd.lists.select_items",
+        &["kd.select_items"],
+        "ds, fltr",
+        r#"Returns the items of each list of ds where fltr is present, as a new last dimension.
 
 fltr is a MASK DataSlice with the shape of the exploded lists (`ds[:]`), or
 one that can be broadcast to it. The selected items keep their order.
@@ -519,9 +565,9 @@ Examples:
   DataSlice([3, 4], schema: INT32, present: 2/2, bag_id: $...)
   >>> lists = kd.implode(kd.slice([[1], [2, 3]]))
   >>> kd.select_items(lists, kd.slice([[kd.present], [None, kd.present]]))
-  DataSlice([[1], [3]], schema: INT32, present: 2/2, bag_id: $...)"#, |a| {
-        select_items(a.slice("ds")?, a.slice("fltr")?)
-    });
+  DataSlice([[1], [3]], schema: INT32, present: 2/2, bag_id: $...)"#,
+        |a| select_items(a.slice("ds")?, a.slice("fltr")?),
+    );
     r.add(
         "kd.lists.shaped",
         &["kd.list_shaped"],

@@ -4,12 +4,11 @@
 use std::sync::Arc;
 
 use arrow_buffer::NullBuffer;
-use plait_core::bag::text::schema_text;
 use plait_core::bag::SCHEMA_ATTR;
+use plait_core::bag::text::schema_text;
 use plait_core::cast::cast_to;
 use plait_core::itemid::new_allocation;
 use plait_core::{Column, DataBag, DataSlice, Error, IdBits, ItemId, ItemKind, Result, Schema, SchemaValues, SliceData, Values};
-
 
 /// The ItemIds of `x`'s items (`None` where missing or not an id).
 pub fn ids_of(x: &DataSlice) -> Vec<Option<ItemId>> {
@@ -120,10 +119,7 @@ pub fn whole_allocation(data: &SliceData) -> Option<(u64, usize)> {
     let high = allocation;
     let mut start = 0u64;
     for block in v.chunks(64) {
-        let ok = block
-            .iter()
-            .zip(start..)
-            .fold(true, |ok, (&bits, k)| ok & (bits as u64 == k) & ((bits as u128 >> 64) as u64 == high));
+        let ok = block.iter().zip(start..).fold(true, |ok, (&bits, k)| ok & (bits as u64 == k) & ((bits as u128 >> 64) as u64 == high));
         if !ok {
             return None;
         }
@@ -302,11 +298,8 @@ pub fn write_attrs(
                     }
                 } else {
                     let list = schema_ids.to_list();
-                    let implicit: Vec<Option<ItemId>> = list
-                        .iter()
-                        .enumerate()
-                        .map(|(i, s)| s.filter(|s| s.kind() == ItemKind::ImplicitSchema && ids.is_present(i)))
-                        .collect();
+                    let implicit: Vec<Option<ItemId>> =
+                        list.iter().enumerate().map(|(i, s)| s.filter(|s| s.kind() == ItemKind::ImplicitSchema && ids.is_present(i))).collect();
                     if implicit.iter().any(Option::is_some) {
                         set(name, &Ids::List(implicit), &same_schema_data(value.schema(), list.len()))?;
                     }

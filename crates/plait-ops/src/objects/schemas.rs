@@ -18,10 +18,7 @@ pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>
         let schema = match value.get(0) {
             Some(ScalarRef::Schema(s)) if value.is_item() => s,
             _ => {
-                return Err(Error::value(
-                    op,
-                    format!("argument `{field}` must be a schema item (e.g. kd.INT32), got {}", crate::describe(value)),
-                ))
+                return Err(Error::value(op, format!("argument `{field}` must be a schema item (e.g. kd.INT32), got {}", crate::describe(value))));
             }
         };
         bag.fill(|w| w.set_attr(field, &[Some(schema_id)], &schemas_data(vec![Some(schema)])));
@@ -43,7 +40,7 @@ pub fn get_obj_schema(x: &DataSlice) -> Result<DataSlice> {
             let from_bag = match x.bag() {
                 Some(bag) if ids.iter().any(Option::is_some) => object_schemas(bag, &ids, "kd.schema.get_obj_schema")?,
                 None if ids.iter().any(Option::is_some) => {
-                    return Err(Error::value("kd.schema.get_obj_schema", "the DataSlice is a reference without a bag"))
+                    return Err(Error::value("kd.schema.get_obj_schema", "the DataSlice is a reference without a bag"));
                 }
                 _ => vec![None; ids.len()],
             };
@@ -75,7 +72,11 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.schema.new_schema", &[], "**kwargs", r#"Creates a new explicit entity schema with the given attribute schemas.
+    r.add(
+        "kd.schema.new_schema",
+        &[],
+        "**kwargs",
+        r#"Creates a new explicit entity schema with the given attribute schemas.
 
 Every call makes a schema with a new id, even for the same attributes (see
 `kd.uu_schema` and `kd.named_schema` for schemas with stable ids). Each value
@@ -91,10 +92,14 @@ Examples:
   >>> kd.new(x=1, y='a', schema=s)
   DataItem(Entity(x=1, y='a'), schema: ENTITY(x=INT32, y=STRING), bag_id: $...)
   >>> kd.schema.new_schema(x=kd.INT32) == kd.schema.new_schema(x=kd.INT32)
-  DataItem(missing, schema: MASK)"#, |a| {
-        schema_with_fields("kd.schema.new_schema", allocate(ItemKind::Schema, 1).1[0], None, &a.named_slices()?)
-    });
-    r.add("kd.schema.named_schema", &["kd.named_schema"], "name, /, **kwargs", r#"Returns the schema named name (the same for the same name).
+  DataItem(missing, schema: MASK)"#,
+        |a| schema_with_fields("kd.schema.new_schema", allocate(ItemKind::Schema, 1).1[0], None, &a.named_slices()?),
+    );
+    r.add(
+        "kd.schema.named_schema",
+        &["kd.named_schema"],
+        "name, /, **kwargs",
+        r#"Returns the schema named name (the same for the same name).
 
 The schema's id depends only on `name`, so schemas of the same name are equal
 whatever attributes they are given, in any bag or process. `kd.new(...,
@@ -110,11 +115,17 @@ Examples:
   >>> kd.named_schema('Point') == kd.named_schema('Point', x=kd.INT32)
   DataItem(present, schema: MASK)
   >>> kd.new(x=1, schema='Point').get_schema() == kd.named_schema('Point')
-  DataItem(present, schema: MASK)"#, |a| {
-        let name = a.text("name")?;
-        schema_with_fields("kd.schema.named_schema", named_schema_id(&name), Some(&name), &a.named_slices()?)
-    });
-    r.add("kd.schema.get_obj_schema", &["kd.get_obj_schema"], "x", r#"Returns the schema of every item.
+  DataItem(present, schema: MASK)"#,
+        |a| {
+            let name = a.text("name")?;
+            schema_with_fields("kd.schema.named_schema", named_schema_id(&name), Some(&name), &a.named_slices()?)
+        },
+    );
+    r.add(
+        "kd.schema.get_obj_schema",
+        &["kd.get_obj_schema"],
+        "x",
+        r#"Returns the schema of every item.
 
 For an OBJECT slice, an object's schema is read from its bag (its implicit or
 explicit schema) and a primitive's schema is its type. For a slice of another
@@ -129,8 +140,14 @@ Examples:
   >>> kd.get_obj_schema(kd.slice([1, 'a', None, 2.0]))
   DataSlice([INT32, STRING, None, FLOAT32], schema: SCHEMA, present: 3/4)
   >>> kd.get_obj_schema(kd.slice([kd.obj(1), kd.obj(kd.new(y=2))]))
-  DataSlice([INT32, ENTITY(y=INT32)], schema: SCHEMA, present: 2/2, bag_id: $...)"#, |a| get_obj_schema(a.slice("x")?));
-    r.add("kd.core.get_itemid", &["kd.get_itemid"], "x", r#"Returns the ItemIds of entities and objects.
+  DataSlice([INT32, ENTITY(y=INT32)], schema: SCHEMA, present: 2/2, bag_id: $...)"#,
+        |a| get_obj_schema(a.slice("x")?),
+    );
+    r.add(
+        "kd.core.get_itemid",
+        &["kd.get_itemid"],
+        "x",
+        r#"Returns the ItemIds of entities and objects.
 
 The result has the shape of `x`, schema ITEMID and x's bag. Missing items stay
 missing. Lists and dicts have ids too; primitives (including primitives in an
@@ -147,5 +164,7 @@ Examples:
   >>> kd.get_itemid(kd.slice([1, 2]))
   Traceback (most recent call last):
   ...
-  ValueError: kd.core.get_itemid: expected entities or objects, got a DataSlice of INT32"#, |a| get_itemid(a.slice("x")?));
+  ValueError: kd.core.get_itemid: expected entities or objects, got a DataSlice of INT32"#,
+        |a| get_itemid(a.slice("x")?),
+    );
 }

@@ -9,7 +9,7 @@ use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{attr_schema, bag_of, ids_of, schemas_data, write_attrs, Ids, Target};
+use super::model::{Ids, Target, attr_schema, bag_of, ids_of, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -20,22 +20,24 @@ fn target_of(op: &str, x: &DataSlice, ids: &Ids, bag: &DataBag) -> Result<Target
         Schema::Struct(id) => Ok(Target::Struct(id)),
         Schema::Object => {
             if let Some(i) = first_primitive(x) {
-                return Err(Error::value(op, format!("cannot set attributes on primitives, got an OBJECT DataSlice with a primitive at ds.flatten().S[{i}]")));
+                return Err(Error::value(
+                    op,
+                    format!("cannot set attributes on primitives, got an OBJECT DataSlice with a primitive at ds.flatten().S[{i}]"),
+                ));
             }
             Ok(Target::PerItem(object_schema_ids(bag, ids, &format!("{op}: failed to set attributes"))?))
         }
         // Nothing to write on; Koda returns such a slice unchanged.
         Schema::None => Ok(Target::PerItem(Ids::List(vec![None; x.size()]))),
-        other => Err(Error::value(op, format!("cannot set attributes on a DataSlice with schema {other}; only entities and objects have attributes"))),
+        other => {
+            Err(Error::value(op, format!("cannot set attributes on a DataSlice with schema {other}; only entities and objects have attributes")))
+        }
     }
 }
 
 /// The attribute values expanded to `x`'s shape.
 fn expanded(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<Vec<(String, DataSlice)>> {
-    attrs
-        .iter()
-        .map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, x.shape(), 0)?.with_bag(v.bag().cloned()))))
-        .collect()
+    attrs.iter().map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, x.shape(), 0)?.with_bag(v.bag().cloned())))).collect()
 }
 
 /// `kd.with_attrs(x, overwrite_schema=False, **attrs)`: `x` with a new bag

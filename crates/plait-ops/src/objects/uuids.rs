@@ -10,7 +10,7 @@
 //! plait's uuids differ from Koda's (the id layouts differ).
 
 use plait_core::broadcast::align;
-use plait_core::itemid::{allocate, UuidHasher};
+use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::model::ids_data;
@@ -127,9 +127,7 @@ pub fn decode_itemid(x: &DataSlice) -> Result<DataSlice> {
     let ids: Vec<Option<ItemId>> = (0..x.size())
         .map(|i| match x.get(i) {
             None => Ok(None),
-            Some(ScalarRef::String(text)) => {
-                ItemId::decode(text).map(Some).ok_or_else(|| Error::value(op, format!("invalid ItemId text: {text:?}")))
-            }
+            Some(ScalarRef::String(text)) => ItemId::decode(text).map(Some).ok_or_else(|| Error::value(op, format!("invalid ItemId text: {text:?}"))),
             Some(_) => Err(Error::value(op, format!("expected STRING, got {}", crate::describe(x)))),
         })
         .collect::<Result<_>>()?;
@@ -188,34 +186,24 @@ fn seed(a: &Args<'_>) -> Result<String> {
 macro_rules! register_fresh_ids {
     ($r:expr, $kind:expr, [$new:literal, $new_doc:expr], [$shaped:literal, $shaped_doc:expr], [$shaped_as:literal, $shaped_as_doc:expr],
      [$like:literal, $like_doc:expr]) => {
-        $r.add(concat!("kd.allocation.", $new), &[concat!("kd.", $new)], "", $new_doc, |_| {
-            fresh($kind, &JaggedShape::scalar(), None)
+        $r.add(concat!("kd.allocation.", $new), &[concat!("kd.", $new)], "", $new_doc, |_| fresh($kind, &JaggedShape::scalar(), None));
+        $r.add(concat!("kd.allocation.", $shaped), &[concat!("kd.", $shaped)], "shape", $shaped_doc, |a| fresh($kind, a.shape("shape")?, None));
+        $r.add(concat!("kd.allocation.", $shaped_as), &[concat!("kd.", $shaped_as)], "shape_from", $shaped_as_doc, |a| {
+            fresh($kind, a.slice("shape_from")?.shape(), None)
         });
-        $r.add(concat!("kd.allocation.", $shaped), &[concat!("kd.", $shaped)], "shape", $shaped_doc, |a| {
-            fresh($kind, a.shape("shape")?, None)
+        $r.add(concat!("kd.allocation.", $like), &[concat!("kd.", $like)], "shape_and_mask_from", $like_doc, |a| {
+            let from = a.slice("shape_and_mask_from")?;
+            fresh($kind, from.shape(), Some(from))
         });
-        $r.add(
-            concat!("kd.allocation.", $shaped_as),
-            &[concat!("kd.", $shaped_as)],
-            "shape_from",
-            $shaped_as_doc,
-            |a| fresh($kind, a.slice("shape_from")?.shape(), None),
-        );
-        $r.add(
-            concat!("kd.allocation.", $like),
-            &[concat!("kd.", $like)],
-            "shape_and_mask_from",
-            $like_doc,
-            |a| {
-                let from = a.slice("shape_and_mask_from")?;
-                fresh($kind, from.shape(), Some(from))
-            },
-        );
     };
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.ids.uuid", &["kd.uuid"], "seed='', **kwargs", r#"Returns ItemIds derived from seed and the attribute values.
+    r.add(
+        "kd.ids.uuid",
+        &["kd.uuid"],
+        "seed='', **kwargs",
+        r#"Returns ItemIds derived from seed and the attribute values.
 
 The same seed, attribute names and values always give the same id, in any
 process; the order of the keyword arguments does not matter. The values are
@@ -232,10 +220,14 @@ Examples:
   >>> kd.uuid(x=kd.slice([1, 2, 1])) == kd.uuid(x=1)
   DataSlice([present, missing, present], schema: MASK, present: 2/3)
   >>> kd.uuid(seed='a', x=1) == kd.uuid(seed='b', x=1)
-  DataItem(missing, schema: MASK)"#, |a| {
-        uuids("kd.ids.uuid", ItemKind::Object, &seed(a)?, &a.named_slices()?)
-    });
-    r.add("kd.ids.uuid_for_list", &["kd.uuid_for_list"], "seed='', **kwargs", r#"Returns list ItemIds derived from seed and the attribute values.
+  DataItem(missing, schema: MASK)"#,
+        |a| uuids("kd.ids.uuid", ItemKind::Object, &seed(a)?, &a.named_slices()?),
+    );
+    r.add(
+        "kd.ids.uuid_for_list",
+        &["kd.uuid_for_list"],
+        "seed='', **kwargs",
+        r#"Returns list ItemIds derived from seed and the attribute values.
 
 Works like `kd.uuid`, but the ids are of the list kind (usable as `itemid=` of
 `kd.list`) and differ from the entity ids `kd.uuid` makes from the same values.
@@ -250,10 +242,14 @@ Examples:
   >>> kd.uuid_for_list(x=1) == kd.uuid(x=1)
   DataItem(missing, schema: MASK)
   >>> kd.list([1, 2], itemid=kd.uuid_for_list(seed='l'))
-  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#, |a| {
-        uuids("kd.ids.uuid_for_list", ItemKind::List, &seed(a)?, &a.named_slices()?)
-    });
-    r.add("kd.ids.uuid_for_dict", &["kd.uuid_for_dict"], "seed='', **kwargs", r#"Returns dict ItemIds derived from seed and the attribute values.
+  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#,
+        |a| uuids("kd.ids.uuid_for_list", ItemKind::List, &seed(a)?, &a.named_slices()?),
+    );
+    r.add(
+        "kd.ids.uuid_for_dict",
+        &["kd.uuid_for_dict"],
+        "seed='', **kwargs",
+        r#"Returns dict ItemIds derived from seed and the attribute values.
 
 Works like `kd.uuid`, but the ids are of the dict kind (usable as `itemid=` of
 `kd.dict`) and differ from the entity ids `kd.uuid` makes from the same values.
@@ -266,10 +262,14 @@ Examples:
   >>> kd.uuid_for_dict(seed='d', k=kd.slice([1, 2]))
   DataSlice([Dict:#..., Dict:#...], schema: ITEMID, present: 2/2)
   >>> kd.dict({'a': 1}, itemid=kd.uuid_for_dict(seed='d'))
-  DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}, bag_id: $...)"#, |a| {
-        uuids("kd.ids.uuid_for_dict", ItemKind::Dict, &seed(a)?, &a.named_slices()?)
-    });
-    r.add("kd.ids.agg_uuid", &[], "x, ndim=unspecified", r#"Returns one uuid per group of the last ndim dimensions.
+  DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}, bag_id: $...)"#,
+        |a| uuids("kd.ids.uuid_for_dict", ItemKind::Dict, &seed(a)?, &a.named_slices()?),
+    );
+    r.add(
+        "kd.ids.agg_uuid",
+        &[],
+        "x, ndim=unspecified",
+        r#"Returns one uuid per group of the last ndim dimensions.
 
 Each id is derived from the items of its group in order, so groups with equal
 items in equal order get equal ids. Missing items take part, and an empty group
@@ -284,9 +284,9 @@ Examples:
   >>> r == r.L[0]
   DataSlice([present, present, missing], schema: MASK, present: 2/3)
   >>> kd.ids.agg_uuid(kd.slice([[1, 2], [3]]), ndim=2)
-  DataItem(Entity:#..., schema: ITEMID)"#, |a| {
-        agg_uuid(a.slice("x")?, a.ndim()?)
-    });
+  DataItem(Entity:#..., schema: ITEMID)"#,
+        |a| agg_uuid(a.slice("x")?, a.ndim()?),
+    );
     r.add(
         "kd.ids.uuids_with_allocation_size",
         &["kd.uuids_with_allocation_size"],
@@ -311,7 +311,11 @@ Examples:
   DataItem(present, schema: MASK)"#,
         |a| uuids_with_allocation_size(&seed(a)?, a.int("size")?),
     );
-    r.add("kd.ids.encode_itemid", &["kd.encode_itemid"], "ds", r#"Returns the base-62 text of each ItemId.
+    r.add(
+        "kd.ids.encode_itemid",
+        &["kd.encode_itemid"],
+        "ds",
+        r#"Returns the base-62 text of each ItemId.
 
 The result is a STRING slice of the shape of `ds` (22 characters per id);
 missing items stay missing. `kd.decode_itemid` turns the text back into the
@@ -324,8 +328,14 @@ Examples:
   >>> kd.strings.length(kd.encode_itemid(kd.new_itemid()))
   DataItem(22, schema: INT64)
   >>> kd.encode_itemid(kd.slice([kd.uuid(x=1), None]))
-  DataSlice(['...', None], schema: STRING, present: 1/2)"#, |a| encode_itemid(a.slice("ds")?));
-    r.add("kd.ids.decode_itemid", &["kd.decode_itemid"], "ds", r#"Returns the ItemIds of base-62 texts.
+  DataSlice(['...', None], schema: STRING, present: 1/2)"#,
+        |a| encode_itemid(a.slice("ds")?),
+    );
+    r.add(
+        "kd.ids.decode_itemid",
+        &["kd.decode_itemid"],
+        "ds",
+        r#"Returns the ItemIds of base-62 texts.
 
 The inverse of `kd.encode_itemid`: the result has schema ITEMID and the shape
 of `ds`; missing items stay missing. Texts that are not encoded ids raise.
@@ -338,8 +348,14 @@ Examples:
   >>> kd.decode_itemid(kd.encode_itemid(ids)) == ids
   DataSlice([present, missing], schema: MASK, present: 1/2)
   >>> kd.decode_itemid(kd.encode_itemid(kd.new_itemid())).get_schema()
-  DataItem(ITEMID, schema: SCHEMA)"#, |a| decode_itemid(a.slice("ds")?));
-    r.add("kd.ids.hash_itemid", &["kd.hash_itemid"], "x", r#"Returns a 64-bit hash of each ItemId.
+  DataItem(ITEMID, schema: SCHEMA)"#,
+        |a| decode_itemid(a.slice("ds")?),
+    );
+    r.add(
+        "kd.ids.hash_itemid",
+        &["kd.hash_itemid"],
+        "x",
+        r#"Returns a 64-bit hash of each ItemId.
 
 The result is an INT64 slice of the shape of `x`; equal ids have equal hashes
 and missing items stay missing. Items that are not ids raise.
@@ -352,8 +368,14 @@ Examples:
   >>> h.get_schema()
   DataItem(INT64, schema: SCHEMA)
   >>> h == h.L[0]
-  DataSlice([present, missing, present], schema: MASK, present: 2/3)"#, |a| hash_itemid(a.slice("x")?));
-    r.add("kd.ids.has_uuid", &[], "x", r#"Returns present where the item is a uuid.
+  DataSlice([present, missing, present], schema: MASK, present: 2/3)"#,
+        |a| hash_itemid(a.slice("x")?),
+    );
+    r.add(
+        "kd.ids.has_uuid",
+        &[],
+        "x",
+        r#"Returns present where the item is a uuid.
 
 A uuid is an id derived from content (`kd.uuid`, `kd.uu`, `kd.deep_uuid`, ...)
 rather than freshly allocated. The result is a MASK of the shape of `x`;
@@ -366,8 +388,14 @@ Examples:
   >>> kd.ids.has_uuid(kd.slice([kd.uuid(x=1), None, kd.new_itemid()]))
   DataSlice([present, missing, missing], schema: MASK, present: 1/3)
   >>> kd.ids.has_uuid(kd.uu(x=kd.slice([1, 2])))
-  DataSlice([present, present], schema: MASK, present: 2/2)"#, |a| has_uuid(a.slice("x")?));
-    r.add("kd.ids.is_uuid", &[], "x", r#"Returns present if every present item is a uuid.
+  DataSlice([present, present], schema: MASK, present: 2/2)"#,
+        |a| has_uuid(a.slice("x")?),
+    );
+    r.add(
+        "kd.ids.is_uuid",
+        &[],
+        "x",
+        r#"Returns present if every present item is a uuid.
 
 The result is a MASK DataItem. Missing items are skipped; a primitive or an
 allocated id makes it missing.
@@ -381,14 +409,18 @@ Examples:
   >>> kd.ids.is_uuid(kd.new(x=1))
   DataItem(missing, schema: MASK)
   >>> kd.ids.is_uuid(kd.slice([1, 2]))
-  DataItem(missing, schema: MASK)"#, |a| is_uuid(a.slice("x")?));
+  DataItem(missing, schema: MASK)"#,
+        |a| is_uuid(a.slice("x")?),
+    );
     for name in ["kd.ids.uuid", "kd.ids.uuid_for_list", "kd.ids.uuid_for_dict", "kd.ids.agg_uuid"] {
         r.without_bags(name);
     }
     register_fresh_ids!(
         r,
         ItemKind::Object,
-        ["new_itemid", r#"Allocates a new ItemId.
+        [
+            "new_itemid",
+            r#"Allocates a new ItemId.
 
 The id is fresh: no other allocation gives it, in this process or (with
 overwhelming probability) in another one. The result is a DataItem of schema ITEMID without a bag; pass it as
@@ -400,8 +432,11 @@ Examples:
   >>> kd.new_itemid() == kd.new_itemid()
   DataItem(missing, schema: MASK)
   >>> kd.new(x=1, itemid=kd.new_itemid())
-  DataItem(Entity(x=1), schema: ENTITY(x=INT32), bag_id: $...)"#],
-        ["new_itemid_shaped", r#"Allocates new ItemIds of the given shape.
+  DataItem(Entity(x=1), schema: ENTITY(x=INT32), bag_id: $...)"#
+        ],
+        [
+            "new_itemid_shaped",
+            r#"Allocates new ItemIds of the given shape.
 
 All ids are fresh and distinct, and belong to one allocation. The result has
 schema ITEMID and no bag.
@@ -413,8 +448,11 @@ Examples:
   >>> kd.new_itemid_shaped(kd.shapes.new(2))
   DataSlice([Entity:$..., Entity:$...], schema: ITEMID, present: 2/2)
   >>> kd.new_itemid_shaped(kd.shapes.new(2, [2, 1])).get_shape()
-  JaggedShape(2, [2, 1])"#],
-        ["new_itemid_shaped_as", r#"Allocates new ItemIds of the shape of shape_from.
+  JaggedShape(2, [2, 1])"#
+        ],
+        [
+            "new_itemid_shaped_as",
+            r#"Allocates new ItemIds of the shape of shape_from.
 
 Only the shape of `shape_from` is used: every item gets a fresh id, missing or
 not. The result has schema ITEMID and no bag.
@@ -426,8 +464,11 @@ Examples:
   >>> kd.new_itemid_shaped_as(kd.slice([1, None]))
   DataSlice([Entity:$..., Entity:$...], schema: ITEMID, present: 2/2)
   >>> kd.new_itemid_shaped_as(kd.slice([[1, 2], [3]])).get_shape()
-  JaggedShape(2, [2, 1])"#],
-        ["new_itemid_like", r#"Allocates new ItemIds with the shape and sparsity of shape_and_mask_from.
+  JaggedShape(2, [2, 1])"#
+        ],
+        [
+            "new_itemid_like",
+            r#"Allocates new ItemIds with the shape and sparsity of shape_and_mask_from.
 
 Each present item of `shape_and_mask_from` gets a fresh id; where it is
 missing, the result is missing. The result has schema ITEMID and no bag.
@@ -440,12 +481,15 @@ Examples:
   >>> kd.new_itemid_like(kd.slice([1, None, 3]))
   DataSlice([Entity:$..., None, Entity:$...], schema: ITEMID, present: 2/3)
   >>> kd.has(kd.new_itemid_like(kd.slice([[None, 'a'], ['b']])))
-  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#]
+  DataSlice([[missing, present], [present]], schema: MASK, present: 2/3)"#
+        ]
     );
     register_fresh_ids!(
         r,
         ItemKind::List,
-        ["new_listid", r#"Allocates a new list ItemId.
+        [
+            "new_listid",
+            r#"Allocates a new list ItemId.
 
 The id is fresh and of the list kind, so it can be given as `itemid=` to
 `kd.list`. The result is a DataItem of schema ITEMID without a bag.
@@ -454,8 +498,11 @@ Examples:
   >>> kd.new_listid()
   DataItem(List:$..., schema: ITEMID)
   >>> kd.list([1, 2], itemid=kd.new_listid())
-  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#],
-        ["new_listid_shaped", r#"Allocates new list ItemIds of the given shape.
+  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#
+        ],
+        [
+            "new_listid_shaped",
+            r#"Allocates new list ItemIds of the given shape.
 
 All ids are fresh, distinct and of the list kind. The result has schema ITEMID
 and no bag.
@@ -467,8 +514,11 @@ Examples:
   >>> kd.new_listid_shaped(kd.shapes.new(2))
   DataSlice([List:$..., List:$...], schema: ITEMID, present: 2/2)
   >>> kd.new_listid_shaped(kd.shapes.new(2, [1, 3])).get_shape()
-  JaggedShape(2, [1, 3])"#],
-        ["new_listid_shaped_as", r#"Allocates new list ItemIds of the shape of shape_from.
+  JaggedShape(2, [1, 3])"#
+        ],
+        [
+            "new_listid_shaped_as",
+            r#"Allocates new list ItemIds of the shape of shape_from.
 
 Only the shape of `shape_from` is used: every item gets a fresh list id,
 missing or not. The result has schema ITEMID and no bag.
@@ -480,8 +530,11 @@ Examples:
   >>> kd.new_listid_shaped_as(kd.slice([None, 'a']))
   DataSlice([List:$..., List:$...], schema: ITEMID, present: 2/2)
   >>> kd.new_listid_shaped_as(kd.item(1))
-  DataItem(List:$..., schema: ITEMID)"#],
-        ["new_listid_like", r#"Allocates new list ItemIds with the shape and sparsity of shape_and_mask_from.
+  DataItem(List:$..., schema: ITEMID)"#
+        ],
+        [
+            "new_listid_like",
+            r#"Allocates new list ItemIds with the shape and sparsity of shape_and_mask_from.
 
 Each present item of `shape_and_mask_from` gets a fresh list id; where it is
 missing, the result is missing. The result has schema ITEMID and no bag.
@@ -492,12 +545,15 @@ Args:
 
 Examples:
   >>> kd.new_listid_like(kd.slice([1, None, 3]))
-  DataSlice([List:$..., None, List:$...], schema: ITEMID, present: 2/3)"#]
+  DataSlice([List:$..., None, List:$...], schema: ITEMID, present: 2/3)"#
+        ]
     );
     register_fresh_ids!(
         r,
         ItemKind::Dict,
-        ["new_dictid", r#"Allocates a new dict ItemId.
+        [
+            "new_dictid",
+            r#"Allocates a new dict ItemId.
 
 The id is fresh and of the dict kind, so it can be given as `itemid=` to
 `kd.dict`. The result is a DataItem of schema ITEMID without a bag.
@@ -506,8 +562,11 @@ Examples:
   >>> kd.new_dictid()
   DataItem(Dict:$..., schema: ITEMID)
   >>> kd.dict({'a': 1}, itemid=kd.new_dictid())
-  DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}, bag_id: $...)"#],
-        ["new_dictid_shaped", r#"Allocates new dict ItemIds of the given shape.
+  DataItem(Dict{'a'=1}, schema: DICT{STRING, INT32}, bag_id: $...)"#
+        ],
+        [
+            "new_dictid_shaped",
+            r#"Allocates new dict ItemIds of the given shape.
 
 All ids are fresh, distinct and of the dict kind. The result has schema ITEMID
 and no bag.
@@ -519,8 +578,11 @@ Examples:
   >>> kd.new_dictid_shaped(kd.shapes.new(2))
   DataSlice([Dict:$..., Dict:$...], schema: ITEMID, present: 2/2)
   >>> kd.new_dictid_shaped(kd.shapes.new()).get_ndim()
-  DataItem(0, schema: INT64)"#],
-        ["new_dictid_shaped_as", r#"Allocates new dict ItemIds of the shape of shape_from.
+  DataItem(0, schema: INT64)"#
+        ],
+        [
+            "new_dictid_shaped_as",
+            r#"Allocates new dict ItemIds of the shape of shape_from.
 
 Only the shape of `shape_from` is used: every item gets a fresh dict id,
 missing or not. The result has schema ITEMID and no bag.
@@ -532,8 +594,11 @@ Examples:
   >>> kd.new_dictid_shaped_as(kd.slice([1, None]))
   DataSlice([Dict:$..., Dict:$...], schema: ITEMID, present: 2/2)
   >>> kd.new_dictid_shaped_as(kd.slice([[1, 2], [3]])).get_shape()
-  JaggedShape(2, [2, 1])"#],
-        ["new_dictid_like", r#"Allocates new dict ItemIds with the shape and sparsity of shape_and_mask_from.
+  JaggedShape(2, [2, 1])"#
+        ],
+        [
+            "new_dictid_like",
+            r#"Allocates new dict ItemIds with the shape and sparsity of shape_and_mask_from.
 
 Each present item of `shape_and_mask_from` gets a fresh dict id; where it is
 missing, the result is missing. The result has schema ITEMID and no bag.
@@ -544,9 +609,14 @@ Args:
 
 Examples:
   >>> kd.new_dictid_like(kd.slice([None, 'x']))
-  DataSlice([None, Dict:$...], schema: ITEMID, present: 1/2)"#]
+  DataSlice([None, Dict:$...], schema: ITEMID, present: 1/2)"#
+        ]
     );
-    r.add("kd.schema.uu_schema", &["kd.uu_schema"], "seed='', **kwargs", r#"Returns the schema with the given attribute schemas (the same for the same seed and attributes).
+    r.add(
+        "kd.schema.uu_schema",
+        &["kd.uu_schema"],
+        "seed='', **kwargs",
+        r#"Returns the schema with the given attribute schemas (the same for the same seed and attributes).
 
 The schema's id is derived from seed and the attribute names and schemas, so
 the same arguments give the same schema in any bag or process, and a different
@@ -562,8 +632,10 @@ Examples:
   >>> kd.uu_schema(x=kd.INT32) == kd.uu_schema(x=kd.INT32)
   DataItem(present, schema: MASK)
   >>> kd.uu_schema(seed='a', x=kd.INT32) == kd.uu_schema(seed='b', x=kd.INT32)
-  DataItem(missing, schema: MASK)"#, |a| {
-        let fields = a.named_slices()?;
-        super::schemas::schema_with_fields("kd.schema.uu_schema", uu_schema_id(&seed(a)?, &fields)?, None, &fields)
-    });
+  DataItem(missing, schema: MASK)"#,
+        |a| {
+            let fields = a.named_slices()?;
+            super::schemas::schema_with_fields("kd.schema.uu_schema", uu_schema_id(&seed(a)?, &fields)?, None, &fields)
+        },
+    );
 }

@@ -19,10 +19,7 @@ fn check_ranks(op: &str, args: &[&DataSlice]) -> Result<usize> {
     };
     for x in args {
         if x.rank() != first.rank() {
-            return Err(Error::value(
-                op,
-                format!("all concat/stack args must have the same rank, got {} and {}", first.rank(), x.rank()),
-            ));
+            return Err(Error::value(op, format!("all concat/stack args must have the same rank, got {} and {}", first.rank(), x.rank())));
         }
     }
     Ok(first.rank())
@@ -33,10 +30,7 @@ fn check_ranks(op: &str, args: &[&DataSlice]) -> Result<usize> {
 fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
     let prefix = args[0].shape().prefix(dim);
     if args.iter().any(|x| x.shape().prefix(dim) != prefix) {
-        return Err(Error::value(
-            op,
-            "concat/stack requires all inputs to have the same shape prefix before the concatenation dimension",
-        ));
+        return Err(Error::value(op, "concat/stack requires all inputs to have the same shape prefix before the concatenation dimension"));
     }
     let schema = args
         .iter()

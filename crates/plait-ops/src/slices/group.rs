@@ -172,10 +172,7 @@ fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
         }
     }
     let member_sizes: Vec<i64> = order.iter().map(|&g| sizes[g] as i64).collect();
-    let shape = shape
-        .prefix(shape.rank() - 1)
-        .with_edge(Edge::from_sizes(&groups_per_parent)?)?
-        .with_edge(Edge::from_sizes(&member_sizes)?)?;
+    let shape = shape.prefix(shape.rank() - 1).with_edge(Edge::from_sizes(&groups_per_parent)?)?.with_edge(Edge::from_sizes(&member_sizes)?)?;
     debug_assert_eq!(shape.size(), members.len());
     Ok(Grouping { shape, members })
 }

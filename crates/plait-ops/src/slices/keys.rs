@@ -221,9 +221,7 @@ pub fn sortable_dtype(op: &str, arg: &str, x: &DataSlice) -> Result<Schema> {
         [] => Ok(Schema::None),
         [one] if sortable(*one) => Ok(*one),
         [one] => Err(not_orderable(format!("OBJECT containing {one} values"))),
-        many if many.iter().all(|t| t.is_numeric()) => {
-            Err(Error::value(op, format!("DataSlice with mixed types is not supported: {}", describe(x))))
-        }
+        many if many.iter().all(|t| t.is_numeric()) => Err(Error::value(op, format!("DataSlice with mixed types is not supported: {}", describe(x)))),
         many => {
             let names: Vec<&str> = many.iter().map(|t| t.name()).collect();
             Err(not_orderable(format!("OBJECT containing {} values", join_and(&names))))

@@ -28,7 +28,11 @@ pub use translate::{isin, translate, translate_group};
 use crate::registry::Registry;
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.slices.agg_count", &["kd.agg_count"], "x, ndim=unspecified", r#"Returns the number of present items along the last ndim dimensions.
+    r.add(
+        "kd.slices.agg_count",
+        &["kd.agg_count"],
+        "x, ndim=unspecified",
+        r#"Returns the number of present items along the last ndim dimensions.
 
 The result is an INT64 slice with ndim fewer dimensions than x; a group
 with no present item (or no item at all) counts 0.
@@ -41,10 +45,14 @@ Examples:
   >>> kd.agg_count(kd.slice([[1, None, 3], [None], []]))
   DataSlice([2, 0, 0], schema: INT64, present: 3/3)
   >>> kd.agg_count(kd.slice([[1, None], [3]]), ndim=2)
-  DataItem(2, schema: INT64)"#, |a| {
-        agg_count(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.slices.agg_size", &["kd.agg_size"], "x, ndim=unspecified", r#"Returns the number of items along the last ndim dimensions.
+  DataItem(2, schema: INT64)"#,
+        |a| agg_count(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.slices.agg_size",
+        &["kd.agg_size"],
+        "x, ndim=unspecified",
+        r#"Returns the number of items along the last ndim dimensions.
 
 Missing items are counted too (see `kd.agg_count` for present items only).
 The result is an INT64 slice with ndim fewer dimensions than x.
@@ -57,10 +65,14 @@ Examples:
   >>> kd.agg_size(kd.slice([[1, None, 3], [None], []]))
   DataSlice([3, 1, 0], schema: INT64, present: 3/3)
   >>> kd.agg_size(kd.slice([[1, None], [3]]), ndim=2)
-  DataItem(3, schema: INT64)"#, |a| {
-        agg_size(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.slices.count", &["kd.count"], "x", r#"Returns the number of present items.
+  DataItem(3, schema: INT64)"#,
+        |a| agg_size(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.slices.count",
+        &["kd.count"],
+        "x",
+        r#"Returns the number of present items.
 
 Counts over all dimensions of x and returns an INT64 DataItem.
 
@@ -71,8 +83,14 @@ Examples:
   >>> kd.count(kd.slice([[1, None], [3]]))
   DataItem(2, schema: INT64)
   >>> kd.count(kd.item(None))
-  DataItem(0, schema: INT64)"#, |a| count(a.slice("x")?));
-    r.add("kd.slices.size", &["kd.size"], "x", r#"Returns the number of items.
+  DataItem(0, schema: INT64)"#,
+        |a| count(a.slice("x")?),
+    );
+    r.add(
+        "kd.slices.size",
+        &["kd.size"],
+        "x",
+        r#"Returns the number of items.
 
 Counts every item over all dimensions, missing ones included, and returns
 an INT64 DataItem (see `kd.count` for present items only).
@@ -84,8 +102,14 @@ Examples:
   >>> kd.size(kd.slice([[1, None], [3]]))
   DataItem(3, schema: INT64)
   >>> kd.size(kd.item(None))
-  DataItem(1, schema: INT64)"#, |a| size(a.slice("x")?));
-    r.add("kd.slices.cum_count", &["kd.cum_count"], "x, ndim=unspecified", r#"Returns running counts of present items along the last ndim dimensions.
+  DataItem(1, schema: INT64)"#,
+        |a| size(a.slice("x")?),
+    );
+    r.add(
+        "kd.slices.cum_count",
+        &["kd.cum_count"],
+        "x, ndim=unspecified",
+        r#"Returns running counts of present items along the last ndim dimensions.
 
 Each present item gets the number of present items up to and including it
 within its group (counting from 1); missing items stay missing. The result
@@ -99,10 +123,14 @@ Examples:
   >>> kd.cum_count(kd.slice([[1, None, 3, 4], [None, 5]]))
   DataSlice([[1, None, 2, 3], [None, 1]], schema: INT64, present: 4/6)
   >>> kd.cum_count(kd.slice([[1, None], [3, 4]]), ndim=2)
-  DataSlice([[1, None], [2, 3]], schema: INT64, present: 3/4)"#, |a| {
-        cum_count(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.slices.index", &["kd.index"], "x, dim=-1", r#"Returns the index of each present item along dimension dim.
+  DataSlice([[1, None], [2, 3]], schema: INT64, present: 3/4)"#,
+        |a| cum_count(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.slices.index",
+        &["kd.index"],
+        "x, dim=-1",
+        r#"Returns the index of each present item along dimension dim.
 
 Each item gets its position within its group of dimension dim (a negative
 dim counts from the end). The result has the shape of x and schema INT64;
@@ -116,8 +144,14 @@ Examples:
   >>> kd.index(kd.slice([[1, None, 3], [4]]))
   DataSlice([[0, None, 2], [0]], schema: INT64, present: 3/4)
   >>> kd.index(kd.slice([[1, None, 3], [4]]), dim=0)
-  DataSlice([[0, 0, 0], [1]], schema: INT64, present: 4/4)"#, |a| index(a.slice("x")?, a.int("dim")?));
-    r.add("kd.slices.collapse", &["kd.collapse"], "x, ndim=unspecified", r#"Returns the common value of each group, or missing when the items differ.
+  DataSlice([[0, 0, 0], [1]], schema: INT64, present: 4/4)"#,
+        |a| index(a.slice("x")?, a.int("dim")?),
+    );
+    r.add(
+        "kd.slices.collapse",
+        &["kd.collapse"],
+        "x, ndim=unspecified",
+        r#"Returns the common value of each group, or missing when the items differ.
 
 Groups are formed over the last ndim dimensions. Missing items are ignored,
 so a group whose present items are all equal collapses to that value, and a
@@ -132,10 +166,14 @@ Examples:
   >>> kd.collapse(kd.slice([[1, 1, None], [2, 3], [None]]))
   DataSlice([1, None, None], schema: INT32, present: 1/3)
   >>> kd.collapse(kd.slice([[1, 1], [1, None]]), ndim=2)
-  DataItem(1, schema: INT32)"#, |a| {
-        collapse(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.slices.is_empty", &["kd.is_empty"], "x", r#"Returns present if x has no present item.
+  DataItem(1, schema: INT32)"#,
+        |a| collapse(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.slices.is_empty",
+        &["kd.is_empty"],
+        "x",
+        r#"Returns present if x has no present item.
 
 The result is a MASK DataItem; a DataItem or slice of only missing items is
 empty.
@@ -147,8 +185,14 @@ Examples:
   >>> kd.is_empty(kd.slice([None, None]))
   DataItem(present, schema: MASK)
   >>> kd.is_empty(kd.slice([None, 1]))
-  DataItem(missing, schema: MASK)"#, |a| is_empty(a.slice("x")?));
-    r.add("kd.slices.empty_shaped", &["kd.empty_shaped"], "shape, schema=MASK", r#"Returns an all-missing slice of the given shape.
+  DataItem(missing, schema: MASK)"#,
+        |a| is_empty(a.slice("x")?),
+    );
+    r.add(
+        "kd.slices.empty_shaped",
+        &["kd.empty_shaped"],
+        "shape, schema=MASK",
+        r#"Returns an all-missing slice of the given shape.
 
 Args:
   shape: a JaggedShape.
@@ -158,10 +202,14 @@ Examples:
   >>> kd.empty_shaped(kd.shapes.new(2))
   DataSlice([missing, missing], schema: MASK, present: 0/2)
   >>> kd.empty_shaped(kd.shapes.new(2, [1, 2]), schema=kd.INT32)
-  DataSlice([[None], [None, None]], schema: INT32, present: 0/3)"#, |a| {
-        empty_shaped(a.shape("shape")?, a.schema("schema")?)
-    });
-    r.add("kd.slices.empty_shaped_as", &["kd.empty_shaped_as"], "shape_from, schema=MASK", r#"Returns an all-missing slice of the shape of shape_from.
+  DataSlice([[None], [None, None]], schema: INT32, present: 0/3)"#,
+        |a| empty_shaped(a.shape("shape")?, a.schema("schema")?),
+    );
+    r.add(
+        "kd.slices.empty_shaped_as",
+        &["kd.empty_shaped_as"],
+        "shape_from, schema=MASK",
+        r#"Returns an all-missing slice of the shape of shape_from.
 
 Only the shape of shape_from is used, not its values or schema.
 
@@ -173,10 +221,14 @@ Examples:
   >>> kd.empty_shaped_as(kd.slice([[1], [2, 3]]))
   DataSlice([[missing], [missing, missing]], schema: MASK, present: 0/3)
   >>> kd.empty_shaped_as(kd.slice([1, 2]), schema=kd.STRING)
-  DataSlice([None, None], schema: STRING, present: 0/2)"#, |a| {
-        empty_shaped(a.slice("shape_from")?.shape(), a.schema("schema")?)
-    });
-    r.add("kd.slices.val_like", &["kd.val_like"], "x, val", r#"Returns val where x is present.
+  DataSlice([None, None], schema: STRING, present: 0/2)"#,
+        |a| empty_shaped(a.slice("shape_from")?.shape(), a.schema("schema")?),
+    );
+    r.add(
+        "kd.slices.val_like",
+        &["kd.val_like"],
+        "x, val",
+        r#"Returns val where x is present.
 
 val is broadcast to the shape of x and kept only where x is present; the
 result has the schema of val.
@@ -189,8 +241,14 @@ Examples:
   >>> kd.val_like(kd.slice([[1, None], [3]]), 'a')
   DataSlice([['a', None], ['a']], schema: STRING, present: 2/3)
   >>> kd.val_like(kd.slice([[1, None], [3]]), kd.slice([10, 20]))
-  DataSlice([[10, None], [20]], schema: INT32, present: 2/3)"#, |a| val_like(a.slice("x")?, a.slice("val")?));
-    r.add("kd.slices.val_shaped", &["kd.val_shaped"], "shape, val", r#"Returns val expanded to the given shape.
+  DataSlice([[10, None], [20]], schema: INT32, present: 2/3)"#,
+        |a| val_like(a.slice("x")?, a.slice("val")?),
+    );
+    r.add(
+        "kd.slices.val_shaped",
+        &["kd.val_shaped"],
+        "shape, val",
+        r#"Returns val expanded to the given shape.
 
 Args:
   shape: a JaggedShape.
@@ -200,8 +258,14 @@ Examples:
   >>> kd.val_shaped(kd.shapes.new(2, [1, 2]), 0)
   DataSlice([[0], [0, 0]], schema: INT32, present: 3/3)
   >>> kd.val_shaped(kd.shapes.new(2, [1, 2]), kd.slice(['a', 'b']))
-  DataSlice([['a'], ['b', 'b']], schema: STRING, present: 3/3)"#, |a| val_shaped(a.shape("shape")?, a.slice("val")?));
-    r.add("kd.slices.val_shaped_as", &["kd.val_shaped_as"], "x, val", r#"Returns val expanded to the shape of x.
+  DataSlice([['a'], ['b', 'b']], schema: STRING, present: 3/3)"#,
+        |a| val_shaped(a.shape("shape")?, a.slice("val")?),
+    );
+    r.add(
+        "kd.slices.val_shaped_as",
+        &["kd.val_shaped_as"],
+        "x, val",
+        r#"Returns val expanded to the shape of x.
 
 Unlike `kd.val_like`, the result is filled at every item, whether x is
 present there or not.
@@ -214,7 +278,9 @@ Examples:
   >>> kd.val_shaped_as(kd.slice([[1, None], [3]]), 'x')
   DataSlice([['x', 'x'], ['x']], schema: STRING, present: 3/3)
   >>> kd.val_shaped_as(kd.slice([[1, None], [3]]), kd.slice([1, 2]))
-  DataSlice([[1, 1], [2]], schema: INT32, present: 3/3)"#, |a| val_shaped(a.slice("x")?.shape(), a.slice("val")?));
+  DataSlice([[1, 1], [2]], schema: INT32, present: 3/3)"#,
+        |a| val_shaped(a.slice("x")?.shape(), a.slice("val")?),
+    );
     register_selection(r);
     register_ordering(r);
     register_construction(r);
@@ -222,7 +288,11 @@ Examples:
 }
 
 fn register_selection(r: &mut Registry) {
-    r.add("kd.slices.select", &["kd.select"], "ds, fltr, expand_filter=True", r#"Creates a new DataSlice by filtering out missing items in fltr.
+    r.add(
+        "kd.slices.select",
+        &["kd.select"],
+        "ds, fltr, expand_filter=True",
+        r#"Creates a new DataSlice by filtering out missing items in fltr.
 
 By default fltr is broadcast to the shape of ds and the last dimension of ds
 keeps only the items where fltr is present. With expand_filter=False, fltr
@@ -242,10 +312,14 @@ Examples:
   >>> kd.select(x, kd.slice([kd.present, kd.missing]))
   DataSlice([[1, 2, 3], []], schema: INT32, present: 3/3)
   >>> kd.select(x, kd.slice([kd.present, kd.missing]), expand_filter=False)
-  DataSlice([[1, 2, 3]], schema: INT32, present: 3/3)"#, |a| {
-        select(a.slice("ds")?, a.slice("fltr")?, a.bool("expand_filter")?)
-    });
-    r.add("kd.slices.select_present", &["kd.select_present"], "ds", r#"Creates a new DataSlice by removing missing items.
+  DataSlice([[1, 2, 3]], schema: INT32, present: 3/3)"#,
+        |a| select(a.slice("ds")?, a.slice("fltr")?, a.bool("expand_filter")?),
+    );
+    r.add(
+        "kd.slices.select_present",
+        &["kd.select_present"],
+        "ds",
+        r#"Creates a new DataSlice by removing missing items.
 
 The last dimension keeps only the present items; the other dimensions are
 unchanged. ds must not be a DataItem.
@@ -255,7 +329,9 @@ Args:
 
 Examples:
   >>> kd.select_present(kd.slice([[1, None, 3], [None]]))
-  DataSlice([[1, 3], []], schema: INT32, present: 2/2)"#, |a| select_present(a.slice("ds")?));
+  DataSlice([[1, 3], []], schema: INT32, present: 2/2)"#,
+        |a| select_present(a.slice("ds")?),
+    );
     r.add(
         "kd.slices.inverse_select",
         &["kd.slices.reverse_select", "kd.inverse_select", "kd.reverse_select"],
@@ -279,7 +355,11 @@ Examples:
   DataSlice([[None, 'b'], ['c']], schema: STRING, present: 2/3)"#,
         |a| inverse_select(a.slice("ds")?, a.slice("fltr")?),
     );
-    r.add("kd.slices.take", &["kd.slices.at", "kd.take", "kd.at"], "x, indices", r#"Returns a new DataSlice with items at provided indices.
+    r.add(
+        "kd.slices.take",
+        &["kd.slices.at", "kd.take", "kd.at"],
+        "x, indices",
+        r#"Returns a new DataSlice with items at provided indices.
 
 Each index selects an item of the matching group of the last dimension of
 x; negative indices count from the end, and missing or out-of-range indices
@@ -295,10 +375,14 @@ Examples:
   >>> kd.take(kd.slice([[1, 2, 3], [4]]), kd.slice([[0, -1], [0, 5]]))
   DataSlice([[1, 3], [4, None]], schema: INT32, present: 3/4)
   >>> kd.take(kd.slice([[1, 2, 3], [4]]), 1)
-  DataSlice([2, None], schema: INT32, present: 1/2)"#, |a| {
-        take(a.slice("x")?, a.slice("indices")?)
-    });
-    r.add("kd.slices.reverse", &["kd.reverse"], "ds", r#"Returns a DataSlice with items reversed on the last dimension.
+  DataSlice([2, None], schema: INT32, present: 1/2)"#,
+        |a| take(a.slice("x")?, a.slice("indices")?),
+    );
+    r.add(
+        "kd.slices.reverse",
+        &["kd.reverse"],
+        "ds",
+        r#"Returns a DataSlice with items reversed on the last dimension.
 
 Each group of the last dimension is reversed on its own; missing items move
 with the others. A DataItem is returned as it is.
@@ -310,11 +394,17 @@ Examples:
   >>> kd.reverse(kd.slice([[1, 2, None], [3]]))
   DataSlice([[None, 2, 1], [3]], schema: INT32, present: 3/4)
   >>> kd.reverse(kd.item(1))
-  DataItem(1, schema: INT32)"#, |a| reverse(a.slice("ds")?));
+  DataItem(1, schema: INT32)"#,
+        |a| reverse(a.slice("ds")?),
+    );
 }
 
 fn register_ordering(r: &mut Registry) {
-    r.add("kd.slices.sort", &["kd.sort"], "x, sort_by=unspecified, descending=False", r#"Sorts the items in `x` over the last dimension.
+    r.add(
+        "kd.slices.sort",
+        &["kd.sort"],
+        "x, sort_by=unspecified, descending=False",
+        r#"Sorts the items in `x` over the last dimension.
 
 Each group of the last dimension is sorted on its own (stable, smallest
 first unless descending); missing items go last and NaN goes after every
@@ -333,9 +423,9 @@ Examples:
   >>> kd.sort(kd.slice([[3, None, 1], [2, 5, 4]]), descending=True)
   DataSlice([[3, 1, None], [5, 4, 2]], schema: INT32, present: 5/6)
   >>> kd.sort(kd.slice(['a', 'b', 'c']), sort_by=kd.slice([2, 3, 1]))
-  DataSlice(['c', 'a', 'b'], schema: STRING, present: 3/3)"#, |a| {
-        sort(a.slice("x")?, a.opt_slice("sort_by")?, a.bool("descending")?)
-    });
+  DataSlice(['c', 'a', 'b'], schema: STRING, present: 3/3)"#,
+        |a| sort(a.slice("x")?, a.opt_slice("sort_by")?, a.bool("descending")?),
+    );
     r.add(
         "kd.slices.ordinal_rank",
         &["kd.ordinal_rank"],
@@ -364,7 +454,11 @@ Examples:
   DataSlice([[2, 0], [1]], schema: INT64, present: 3/3)"#,
         |a| ordinal_rank(a.slice("x")?, a.opt_slice("tie_breaker")?, a.bool("descending")?, a.ndim()?),
     );
-    r.add("kd.slices.dense_rank", &["kd.dense_rank"], "x, descending=False, ndim=unspecified", r#"Returns dense ranks of items in `x` over the last `ndim` dimensions.
+    r.add(
+        "kd.slices.dense_rank",
+        &["kd.dense_rank"],
+        "x, descending=False, ndim=unspecified",
+        r#"Returns dense ranks of items in `x` over the last `ndim` dimensions.
 
 Equal values share a rank, and the ranks of each group are consecutive
 integers from 0 (smallest first, or largest first with descending=True).
@@ -382,10 +476,14 @@ Examples:
   >>> kd.dense_rank(kd.slice([30, 10, 20, 10]), descending=True)
   DataSlice([0, 2, 1, 2], schema: INT64, present: 4/4)
   >>> kd.dense_rank(kd.slice([[3, 1], [3]]), ndim=2)
-  DataSlice([[1, 0], [1]], schema: INT64, present: 3/3)"#, |a| {
-        dense_rank(a.slice("x")?, a.bool("descending")?, a.ndim()?)
-    });
-    r.add("kd.slices.inverse_mapping", &["kd.inverse_mapping"], "x, ndim=unspecified", r#"Returns inverse permutations of indices over the last `ndim` dimension.
+  DataSlice([[1, 0], [1]], schema: INT64, present: 3/3)"#,
+        |a| dense_rank(a.slice("x")?, a.bool("descending")?, a.ndim()?),
+    );
+    r.add(
+        "kd.slices.inverse_mapping",
+        &["kd.inverse_mapping"],
+        "x, ndim=unspecified",
+        r#"Returns inverse permutations of indices over the last `ndim` dimension.
 
 Each group of the last ndim dimensions must hold a permutation of 0..n-1
 (n being the size of the group), with missing items allowed: the result puts
@@ -403,10 +501,14 @@ Examples:
   >>> kd.inverse_mapping(kd.slice([[1, None, 0], [0]]))
   DataSlice([[2, 0, None], [0]], schema: INT32, present: 3/4)
   >>> kd.inverse_mapping(kd.slice([[1, 2], [0]]), ndim=2)
-  DataSlice([[2, 0], [1]], schema: INT32, present: 3/3)"#, |a| {
-        inverse_mapping(a.slice("x")?, a.ndim()?)
-    });
-    r.add("kd.slices.unique", &["kd.unique"], "x, sort=False", r#"Returns a DataSlice with unique values within each dimension.
+  DataSlice([[2, 0], [1]], schema: INT32, present: 3/3)"#,
+        |a| inverse_mapping(a.slice("x")?, a.ndim()?),
+    );
+    r.add(
+        "kd.slices.unique",
+        &["kd.unique"],
+        "x, sort=False",
+        r#"Returns a DataSlice with unique values within each dimension.
 
 Each group of the last dimension keeps one item per distinct value, in order
 of first appearance (sorted with sort=True); missing items are dropped. Only
@@ -421,10 +523,14 @@ Examples:
   >>> kd.unique(kd.slice([[1, 2, 1, None, 3, 2], [5, 5]]))
   DataSlice([[1, 2, 3], [5]], schema: INT32, present: 4/4)
   >>> kd.unique(kd.slice([3, 1, 2, 1]), sort=True)
-  DataSlice([1, 2, 3], schema: INT32, present: 3/3)"#, |a| {
-        unique(a.slice("x")?, a.bool("sort")?)
-    });
-    r.add("kd.slices.group_by", &["kd.group_by"], "x, *keys, sort=False", r#"Returns `x` with values in last dimension grouped using a new dimension.
+  DataSlice([1, 2, 3], schema: INT32, present: 3/3)"#,
+        |a| unique(a.slice("x")?, a.bool("sort")?),
+    );
+    r.add(
+        "kd.slices.group_by",
+        &["kd.group_by"],
+        "x, *keys, sort=False",
+        r#"Returns `x` with values in last dimension grouped using a new dimension.
 
 Items of each group of the last dimension are grouped by equal values of
 keys (by x itself when no key is given). Groups come in order of first
@@ -443,10 +549,14 @@ Examples:
   >>> kd.group_by(kd.slice(['a', 'b', 'c', 'd']), kd.slice([2, 1, 2, None]), sort=True)
   DataSlice([['b'], ['a', 'c']], schema: STRING, present: 3/3)
   >>> kd.group_by(kd.slice([1, 2, 3, 4]), kd.slice(['x', 'y', 'x', 'x']), kd.slice([0, 0, 0, 1]))
-  DataSlice([[1, 3], [2], [4]], schema: INT32, present: 4/4)"#, |a| {
-        group_by(a.slice("x")?, &a.var_slices()?, a.bool("sort")?)
-    });
-    r.add("kd.slices.group_by_indices", &["kd.group_by_indices"], "*keys, sort=False", r#"Returns an indices DataSlice that describes the order of `group_by` result.
+  DataSlice([[1, 3], [2], [4]], schema: INT32, present: 4/4)"#,
+        |a| group_by(a.slice("x")?, &a.var_slices()?, a.bool("sort")?),
+    );
+    r.add(
+        "kd.slices.group_by_indices",
+        &["kd.group_by_indices"],
+        "*keys, sort=False",
+        r#"Returns an indices DataSlice that describes the order of `group_by` result.
 
 For each group of equal key tuples in the last dimension, the result holds
 the positions of its items in a new dimension, so
@@ -463,13 +573,17 @@ Examples:
   >>> kd.group_by_indices(kd.slice([3, 1, 3, 2]), sort=True)
   DataSlice([[1], [3], [0, 2]], schema: INT64, present: 4/4)
   >>> kd.group_by_indices(kd.slice([[1, 2, 1], [3, 3]]))
-  DataSlice([[[0, 2], [1]], [[0, 1]]], schema: INT64, present: 5/5)"#, |a| {
-        group_by_indices(&a.var_slices()?, a.bool("sort")?)
-    });
+  DataSlice([[[0, 2], [1]], [[0, 1]]], schema: INT64, present: 5/5)"#,
+        |a| group_by_indices(&a.var_slices()?, a.bool("sort")?),
+    );
 }
 
 fn register_construction(r: &mut Registry) {
-    r.add("kd.slices.concat", &["kd.concat"], "*args, ndim=1", r#"Returns the concatenation of the given DataSlices on dimension `rank-ndim`.
+    r.add(
+        "kd.slices.concat",
+        &["kd.concat"],
+        "*args, ndim=1",
+        r#"Returns the concatenation of the given DataSlices on dimension `rank-ndim`.
 
 All arguments must have the same rank (at least 1) and the same shape up to
 the concatenation dimension. Under each item before that dimension, the
@@ -487,10 +601,14 @@ Examples:
   >>> kd.concat(kd.slice([[1, 2], [3]]), kd.slice([[4], [5, 6]]), ndim=2)
   DataSlice([[1, 2], [3], [4], [5, 6]], schema: INT32, present: 6/6)
   >>> kd.concat(kd.slice([1, 2]), kd.slice(['a']))
-  DataSlice([1, 2, 'a'], schema: OBJECT, present: 3/3)"#, |a| {
-        concat(&a.var_slices()?, a.int("ndim")?)
-    });
-    r.add("kd.slices.stack", &["kd.stack"], "*args, ndim=0", r#"Stacks the given DataSlices, creating a new dimension at index `rank-ndim`.
+  DataSlice([1, 2, 'a'], schema: OBJECT, present: 3/3)"#,
+        |a| concat(&a.var_slices()?, a.int("ndim")?),
+    );
+    r.add(
+        "kd.slices.stack",
+        &["kd.stack"],
+        "*args, ndim=0",
+        r#"Stacks the given DataSlices, creating a new dimension at index `rank-ndim`.
 
 All arguments must have the same rank and the same shape in their first
 rank-ndim dimensions. With ndim=0 the new dimension is last and holds one
@@ -508,10 +626,14 @@ Examples:
   >>> kd.stack(kd.slice([1, 2]), kd.slice([3, 4]), ndim=1)
   DataSlice([[1, 2], [3, 4]], schema: INT32, present: 4/4)
   >>> kd.stack(kd.item(1), kd.item(2), kd.item(3))
-  DataSlice([1, 2, 3], schema: INT32, present: 3/3)"#, |a| {
-        stack(&a.var_slices()?, a.int("ndim")?)
-    });
-    r.add("kd.slices.zip", &["kd.zip"], "*args", r#"Zips the given DataSlices into a new DataSlice with a new last dimension.
+  DataSlice([1, 2, 3], schema: INT32, present: 3/3)"#,
+        |a| stack(&a.var_slices()?, a.int("ndim")?),
+    );
+    r.add(
+        "kd.slices.zip",
+        &["kd.zip"],
+        "*args",
+        r#"Zips the given DataSlices into a new DataSlice with a new last dimension.
 
 The arguments are first broadcast to a common shape (so they may have
 different ranks), then stacked: each item of the result holds one item of
@@ -527,8 +649,14 @@ Examples:
   >>> kd.zip(kd.slice([[1, 2], [3]]), kd.slice([10, 20]))
   DataSlice([[[1, 10], [2, 10]], [[3, 20]]], schema: INT32, present: 6/6)
   >>> kd.zip(kd.slice([1, 2]), 'a')
-  DataSlice([[1, 'a'], [2, 'a']], schema: OBJECT, present: 4/4)"#, |a| zip(&a.var_slices()?));
-    r.add("kd.slices.range", &["kd.range"], "start, end=unspecified", r#"Returns a DataSlice of INT64s with range [start, end).
+  DataSlice([[1, 'a'], [2, 'a']], schema: OBJECT, present: 4/4)"#,
+        |a| zip(&a.var_slices()?),
+    );
+    r.add(
+        "kd.slices.range",
+        &["kd.range"],
+        "start, end=unspecified",
+        r#"Returns a DataSlice of INT64s with range [start, end).
 
 With end unspecified the range is [0, start). start and end broadcast
 against each other, and each pair gives the integers from start up to end in
@@ -546,10 +674,14 @@ Examples:
   >>> kd.range(1, 4)
   DataSlice([1, 2, 3], schema: INT64, present: 3/3)
   >>> kd.range(kd.slice([0, 2, None]), 4)
-  DataSlice([[0, 1, 2, 3], [2, 3], []], schema: INT64, present: 6/6)"#, |a| {
-        range(a.slice("start")?, a.opt_slice("end")?)
-    });
-    r.add("kd.slices.repeat", &["kd.repeat"], "x, sizes", r#"Returns `x` with values repeated according to `sizes`.
+  DataSlice([[0, 1, 2, 3], [2, 3], []], schema: INT64, present: 6/6)"#,
+        |a| range(a.slice("start")?, a.opt_slice("end")?),
+    );
+    r.add(
+        "kd.slices.repeat",
+        &["kd.repeat"],
+        "x, sizes",
+        r#"Returns `x` with values repeated according to `sizes`.
 
 x and sizes broadcast against each other; each item is repeated sizes times
 in a new last dimension. Missing items are repeated as missing items (see
@@ -565,8 +697,14 @@ Examples:
   >>> kd.repeat(kd.slice([1, None, 3]), kd.slice([1, 2, 0]))
   DataSlice([[1], [None, None], []], schema: INT32, present: 1/3)
   >>> kd.repeat(kd.item('a'), 3)
-  DataSlice(['a', 'a', 'a'], schema: STRING, present: 3/3)"#, |a| repeat(a.slice("x")?, a.slice("sizes")?));
-    r.add("kd.slices.repeat_present", &["kd.repeat_present"], "x, sizes", r#"Returns `x` with present values repeated according to `sizes`.
+  DataSlice(['a', 'a', 'a'], schema: STRING, present: 3/3)"#,
+        |a| repeat(a.slice("x")?, a.slice("sizes")?),
+    );
+    r.add(
+        "kd.slices.repeat_present",
+        &["kd.repeat_present"],
+        "x, sizes",
+        r#"Returns `x` with present values repeated according to `sizes`.
 
 Like `kd.repeat`, but a missing item of x gets an empty group in the new
 last dimension instead of missing repetitions.
@@ -579,10 +717,14 @@ Examples:
   >>> kd.repeat_present(kd.slice([1, None, 3]), 2)
   DataSlice([[1, 1], [], [3, 3]], schema: INT32, present: 4/4)
   >>> kd.repeat_present(kd.slice([1, None, 3]), kd.slice([1, 2, 3]))
-  DataSlice([[1], [], [3, 3, 3]], schema: INT32, present: 4/4)"#, |a| {
-        repeat_present(a.slice("x")?, a.slice("sizes")?)
-    });
-    r.add("kd.slices.tile", &["kd.tile"], "x, shape", r#"Nests the whole `x` under `shape`.
+  DataSlice([[1], [], [3, 3, 3]], schema: INT32, present: 4/4)"#,
+        |a| repeat_present(a.slice("x")?, a.slice("sizes")?),
+    );
+    r.add(
+        "kd.slices.tile",
+        &["kd.tile"],
+        "x, shape",
+        r#"Nests the whole `x` under `shape`.
 
 The result repeats all of x (with its dimensions) under every item of shape,
 so its shape is shape followed by the dimensions of x.
@@ -595,11 +737,17 @@ Examples:
   >>> kd.tile(kd.slice([1, 2]), kd.shapes.new(3))
   DataSlice([[1, 2], [1, 2], [1, 2]], schema: INT32, present: 6/6)
   >>> kd.tile(kd.item(7), kd.shapes.new(2, [1, 2]))
-  DataSlice([[7], [7, 7]], schema: INT32, present: 3/3)"#, |a| tile(a.slice("x")?, a.shape("shape")?));
+  DataSlice([[7], [7, 7]], schema: INT32, present: 3/3)"#,
+        |a| tile(a.slice("x")?, a.shape("shape")?),
+    );
 }
 
 fn register_lookup(r: &mut Registry) {
-    r.add("kd.slices.translate", &["kd.translate"], "keys_to, keys_from, values_from", r#"Translates `keys_to` based on `keys_from`->`values_from` mapping.
+    r.add(
+        "kd.slices.translate",
+        &["kd.translate"],
+        "keys_to, keys_from, values_from",
+        r#"Translates `keys_to` based on `keys_from`->`values_from` mapping.
 
 Each item of keys_to is replaced by the value of values_from at the position
 of the equal key in keys_from, or missing when there is none. The last
@@ -618,10 +766,14 @@ Examples:
   DataSlice([1, None, None, 2], schema: INT32, present: 2/4)
   >>> kd.translate(kd.slice([['a', 'b'], ['a']]), kd.slice([['a', 'b'], ['b', 'a']]),
   ...              kd.slice([[1, 2], [3, 4]]))
-  DataSlice([[1, 2], [4]], schema: INT32, present: 3/3)"#, |a| {
-        translate(a.slice("keys_to")?, a.slice("keys_from")?, a.slice("values_from")?)
-    });
-    r.add("kd.slices.translate_group", &["kd.translate_group"], "keys_to, keys_from, values_from", r#"Translates `keys_to` based on `keys_from`->`values_from` mapping.
+  DataSlice([[1, 2], [4]], schema: INT32, present: 3/3)"#,
+        |a| translate(a.slice("keys_to")?, a.slice("keys_from")?, a.slice("values_from")?),
+    );
+    r.add(
+        "kd.slices.translate_group",
+        &["kd.translate_group"],
+        "keys_to, keys_from, values_from",
+        r#"Translates `keys_to` based on `keys_from`->`values_from` mapping.
 
 Unlike `kd.translate`, a key may appear several times in keys_from: each
 item of keys_to gets all the values of its key, in order, in a new last
@@ -636,10 +788,14 @@ Args:
 
 Examples:
   >>> kd.translate_group(kd.slice(['a', 'c', None]), kd.slice(['a', 'b', 'a']), kd.slice([1, 2, 3]))
-  DataSlice([[1, 3], [], []], schema: INT32, present: 2/2)"#, |a| {
-        translate_group(a.slice("keys_to")?, a.slice("keys_from")?, a.slice("values_from")?)
-    });
-    r.add("kd.slices.isin", &["kd.isin"], "x, y", r#"Returns a DataItem indicating whether DataItem x is present in y.
+  DataSlice([[1, 3], [], []], schema: INT32, present: 2/2)"#,
+        |a| translate_group(a.slice("keys_to")?, a.slice("keys_from")?, a.slice("values_from")?),
+    );
+    r.add(
+        "kd.slices.isin",
+        &["kd.isin"],
+        "x, y",
+        r#"Returns a DataItem indicating whether DataItem x is present in y.
 
 The result is present when some item of y (any dimension) equals x, and
 missing otherwise, including when x is missing. x must be a DataItem.
@@ -652,8 +808,14 @@ Examples:
   >>> kd.isin(kd.item(2), kd.slice([[1, 2], [3]]))
   DataItem(present, schema: MASK)
   >>> kd.isin(kd.item('a'), kd.slice([[1, 2], [3]]))
-  DataItem(missing, schema: MASK)"#, |a| isin(a.slice("x")?, a.slice("y")?));
-    r.add("kd.slices.is_shape_compatible", &["kd.is_shape_compatible"], "x, y", r#"Returns present if the shapes of `x` and `y` are compatible.
+  DataItem(missing, schema: MASK)"#,
+        |a| isin(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.slices.is_shape_compatible",
+        &["kd.is_shape_compatible"],
+        "x, y",
+        r#"Returns present if the shapes of `x` and `y` are compatible.
 
 Shapes are compatible when one of them is a prefix of the other, so that
 either slice can be broadcast to the other. The answer is a MASK DataItem.
@@ -668,10 +830,14 @@ Examples:
   >>> kd.is_shape_compatible(kd.slice([1, 2]), kd.slice([1, 2, 3]))
   DataItem(missing, schema: MASK)
   >>> kd.is_shape_compatible(kd.item(1), kd.slice([1, 2, 3]))
-  DataItem(present, schema: MASK)"#, |a| {
-        is_shape_compatible(a.slice("x")?, a.slice("y")?)
-    });
-    r.add("kd.slices.is_expandable_to", &["kd.is_expandable_to"], "x, target, ndim=unspecified", r#"Returns true if `x` is expandable to `target`.
+  DataItem(present, schema: MASK)"#,
+        |a| is_shape_compatible(a.slice("x")?, a.slice("y")?),
+    );
+    r.add(
+        "kd.slices.is_expandable_to",
+        &["kd.is_expandable_to"],
+        "x, target, ndim=unspecified",
+        r#"Returns true if `x` is expandable to `target`.
 
 x (without its last ndim dimensions) is expandable when its shape is a
 prefix of the shape of target, i.e. it broadcasts to target. The answer is a
@@ -688,7 +854,7 @@ Examples:
   >>> kd.is_expandable_to(kd.slice([[1], [2, 3]]), kd.slice([1, 2]))
   DataItem(missing, schema: MASK)
   >>> kd.is_expandable_to(kd.slice([[1], [2, 3]]), kd.slice([1, 2]), ndim=1)
-  DataItem(present, schema: MASK)"#, |a| {
-        is_expandable_to(a.slice("x")?, a.slice("target")?, a.ndim()?)
-    });
+  DataItem(present, schema: MASK)"#,
+        |a| is_expandable_to(a.slice("x")?, a.slice("target")?, a.ndim()?),
+    );
 }

@@ -61,9 +61,7 @@ fn rank_items(op: &str, x: &DataSlice, tie_breaker: Option<&DataSlice>, descendi
             let key = |i: usize| present(i).then(|| if descending && !nan(&keys[i]) { !keys[i] } else { keys[i] });
             rank_by(g, key, ties, nan)
         }
-        (None, Values::String(v) | Values::Bytes(v)) if descending => {
-            rank_by(g, |i| present(i).then(|| Reverse(v.value(i))), ties, |_| false)
-        }
+        (None, Values::String(v) | Values::Bytes(v)) if descending => rank_by(g, |i| present(i).then(|| Reverse(v.value(i))), ties, |_| false),
         (None, Values::String(v) | Values::Bytes(v)) => rank_by(g, |i| present(i).then(|| v.value(i)), ties, |_| false),
         (None, _) => unreachable!("every other type has fixed keys"),
     })

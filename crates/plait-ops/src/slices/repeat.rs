@@ -16,9 +16,7 @@ use super::keys::int64_values;
 
 /// The INT64 values of integer argument `arg`.
 fn integers(op: &str, arg: &str, x: &DataSlice) -> Result<(Vec<i64>, BooleanBuffer)> {
-    int64_values(x).ok_or_else(|| {
-        Error::value(op, format!("argument `{arg}` must be a slice of integer values, got {}", crate::describe(x)))
-    })
+    int64_values(x).ok_or_else(|| Error::value(op, format!("argument `{arg}` must be a slice of integer values, got {}", crate::describe(x))))
 }
 
 /// Fails cleanly when `items` results could not be allocated.
@@ -79,8 +77,7 @@ fn repeat_impl(op: &str, x: &DataSlice, sizes: &DataSlice, present_only: bool) -
         return Err(Error::value(op, format!("sizes must be non-negative, got {bad}")));
     }
     let kept = x.data().present_bits();
-    let counts: Vec<i64> =
-        counts.iter().enumerate().map(|(i, &k)| if present_only && !kept.value(i) { 0 } else { k }).collect();
+    let counts: Vec<i64> = counts.iter().enumerate().map(|(i, &k)| if present_only && !kept.value(i) { 0 } else { k }).collect();
     check_allocatable(op, counts.iter().map(|&k| k as u128).sum())?;
     let edge = Edge::from_sizes(&counts)?;
     let shape = x.shape().with_edge(edge.clone())?;

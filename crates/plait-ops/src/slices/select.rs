@@ -48,8 +48,7 @@ pub fn select(ds: &DataSlice, fltr: &DataSlice, expand_filter: bool) -> Result<D
         return Err(item_error(SELECT));
     }
     if expand_filter {
-        let expanded = expand_to_shape(SELECT, fltr, ds.shape(), 0)
-            .map_err(|_| Error::value(SELECT, "failed to broadcast `fltr` to `ds`"))?;
+        let expanded = expand_to_shape(SELECT, fltr, ds.shape(), 0).map_err(|_| Error::value(SELECT, "failed to broadcast `fltr` to `ds`"))?;
         return select_last(ds, &expanded.data().present_bits());
     }
     if fltr.is_item() {
@@ -96,11 +95,7 @@ pub fn inverse_select(ds: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
     if ds.rank() != fltr.rank() {
         return Err(Error::value(
             op,
-            format!(
-                "the rank of the ds and fltr DataSlice must be the same. Got rank(ds): {}, rank(fltr): {}",
-                ds.rank(),
-                fltr.rank()
-            ),
+            format!("the rank of the ds and fltr DataSlice must be the same. Got rank(ds): {}, rank(fltr): {}", ds.rank(), fltr.rank()),
         ));
     }
     let keep = fltr.data().present_bits();
@@ -108,10 +103,7 @@ pub fn inverse_select(ds: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
     if &selected != ds.shape() {
         return Err(Error::value(
             op,
-            format!(
-                "the shape of `ds` and the shape of the present elements in `fltr` do not match: {} vs {selected}",
-                ds.shape()
-            ),
+            format!("the shape of `ds` and the shape of the present elements in `fltr` do not match: {} vs {selected}", ds.shape()),
         ));
     }
     // The k-th present position of `fltr` takes item k of `ds`.

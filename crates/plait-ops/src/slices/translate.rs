@@ -66,8 +66,8 @@ pub fn translate(keys_to: &DataSlice, keys_from: &DataSlice, values_from: &DataS
     if keys_from.is_item() {
         return Err(Error::value(op, "keys_from and values_from must have at least one dimension"));
     }
-    let values = expand_to_shape(op, values_from, keys_from.shape(), 0)
-        .map_err(|_| Error::value(op, "values_from must be broadcastable to keys_from"))?;
+    let values =
+        expand_to_shape(op, values_from, keys_from.shape(), 0).map_err(|_| Error::value(op, "values_from must be broadcastable to keys_from"))?;
     let lookup = lookup(keys_to, keys_from)?;
     let mut table = fast_map::<(usize, Key<'_>), usize>(lookup.from.len());
     for &(t, k, i) in &lookup.from {

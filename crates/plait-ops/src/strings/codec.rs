@@ -75,9 +75,7 @@ pub fn encode(x: &DataSlice) -> Result<DataSlice> {
 pub fn decode(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.strings.decode";
     convert(op, x, Schema::String, |b| {
-        std::str::from_utf8(b)
-            .map(|_| ())
-            .map_err(|e| Error::value(op, format!("invalid UTF-8 sequence at position {}", e.valid_up_to())))
+        std::str::from_utf8(b).map(|_| ()).map_err(|e| Error::value(op, format!("invalid UTF-8 sequence at position {}", e.valid_up_to())))
     })
 }
 
@@ -140,8 +138,7 @@ pub fn decode_base64(x: &DataSlice, on_invalid: Option<&DataSlice>) -> Result<Da
     });
     let (values, presence) = out;
     let decoded = Column::new(Values::Bytes(values), presence);
-    let invalid: Vec<usize> =
-        (0..p.len()).filter(|&i| p.operands[0].is_present(i) && !decoded.is_present(i)).collect();
+    let invalid: Vec<usize> = (0..p.len()).filter(|&i| p.operands[0].is_present(i) && !decoded.is_present(i)).collect();
     let data = SliceData::from_column(decoded);
     let result = DataSlice::new(p.shape.clone(), data, Schema::Bytes)?;
     match on_invalid {

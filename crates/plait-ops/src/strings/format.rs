@@ -83,10 +83,7 @@ fn parse_format(op: &str, fmt: &str, names: &[&str]) -> Result<Vec<Field>> {
                 let (name, spec) = field.split_once(':').unwrap_or((field, ""));
                 let valid = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
                 if !valid {
-                    return Err(Error::value(
-                        op,
-                        format!("incorrect arg '' in format specification '{}'", &fmt[start..=start + close]),
-                    ));
+                    return Err(Error::value(op, format!("incorrect arg '' in format specification '{}'", &fmt[start..=start + close])));
                 }
                 let Some(k) = names.iter().position(|n| *n == name) else {
                     return Err(Error::value(op, format!("argument name '{name}' is not found")));
@@ -684,7 +681,9 @@ pub fn fstr(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.strings.fstr";
     let text = match (x.is_item(), x.get(0)) {
         (true, Some(ScalarRef::String(s))) => s.to_string(),
-        _ => return Err(Error::type_error(op, format!("argument `x` must be a Python str or a STRING item, got {}", crate::describe(x)))),
+        _ => {
+            return Err(Error::type_error(op, format!("argument `x` must be a Python str or a STRING item, got {}", crate::describe(x))));
+        }
     };
     let mut fmt = String::new();
     let mut names = Vec::new();

@@ -26,8 +26,8 @@ pub mod split_join;
 use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 use plait_core::column::VarBinary;
+use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 use rayon::prelude::*;
 
 use crate::elementwise::{Operand, Prepared, prepare_each};
@@ -48,12 +48,7 @@ const TEXT_CHUNK: usize = 1 << 14;
 /// Prepares an operator's text arguments (`text`, checked against
 /// `class` and promoted with [`promote_text`]) and integer arguments (`ints`,
 /// read as INT64), broadcast to one shape.
-pub(crate) fn prepare_text(
-    op: &str,
-    text: &[(&str, &DataSlice)],
-    class: TypeClass,
-    ints: &[(&str, &DataSlice)],
-) -> Result<Prepared> {
+pub(crate) fn prepare_text(op: &str, text: &[(&str, &DataSlice)], class: TypeClass, ints: &[(&str, &DataSlice)]) -> Result<Prepared> {
     let promotion = promote_text(op, text, class)?;
     for (name, x) in ints {
         data_type(op, name, x, TypeClass::Integer)?;
@@ -274,7 +269,11 @@ pub(crate) fn fixed(promotion: Promotion) -> Promotion {
 }
 
 pub(crate) fn register(r: &mut Registry) {
-    r.add("kd.strings.length", &[], "x", r#"Returns a DataSlice of lengths in bytes for Byte or codepoints for String.
+    r.add(
+        "kd.strings.length",
+        &[],
+        "x",
+        r#"Returns a DataSlice of lengths in bytes for Byte or codepoints for String.
 
 The result is INT64; missing items stay missing.
 
@@ -285,8 +284,14 @@ Examples:
   >>> kd.strings.length(kd.slice(['abc', 'héllo', '', None]))
   DataSlice([3, 5, 0, None], schema: INT64, present: 3/4)
   >>> kd.strings.length(kd.slice([b'h\xc3\xa9llo']))
-  DataSlice([6], schema: INT64, present: 1/1)"#, |a| length(a.slice("x")?));
-    r.add("kd.strings.upper", &[], "x", r#"Returns a DataSlice with the uppercase version of each string in the input.
+  DataSlice([6], schema: INT64, present: 1/1)"#,
+        |a| length(a.slice("x")?),
+    );
+    r.add(
+        "kd.strings.upper",
+        &[],
+        "x",
+        r#"Returns a DataSlice with the uppercase version of each string in the input.
 
 Uppercasing follows Unicode rules (a character may become several, as ß
 becomes SS); x must be STRING (BYTES raise a ValueError). Missing items stay
@@ -297,8 +302,14 @@ Args:
 
 Examples:
   >>> kd.strings.upper(kd.slice(['Hello', 'straße', None]))
-  DataSlice(['HELLO', 'STRASSE', None], schema: STRING, present: 2/3)"#, |a| upper(a.slice("x")?));
-    r.add("kd.strings.lower", &[], "x", r#"Returns a DataSlice with the lowercase version of each string in the input.
+  DataSlice(['HELLO', 'STRASSE', None], schema: STRING, present: 2/3)"#,
+        |a| upper(a.slice("x")?),
+    );
+    r.add(
+        "kd.strings.lower",
+        &[],
+        "x",
+        r#"Returns a DataSlice with the lowercase version of each string in the input.
 
 Lowercasing follows Unicode rules; x must be STRING (BYTES raise a
 ValueError). Missing items stay missing.
@@ -308,8 +319,14 @@ Args:
 
 Examples:
   >>> kd.strings.lower(kd.slice(['Hello', 'ÉCOLE', None]))
-  DataSlice(['hello', 'école', None], schema: STRING, present: 2/3)"#, |a| lower(a.slice("x")?));
-    r.add("kd.strings.contains", &[], "s, substr", r#"Returns present iff `s` contains `substr`.
+  DataSlice(['hello', 'école', None], schema: STRING, present: 2/3)"#,
+        |a| lower(a.slice("x")?),
+    );
+    r.add(
+        "kd.strings.contains",
+        &[],
+        "s, substr",
+        r#"Returns present iff `s` contains `substr`.
 
 s and substr broadcast against each other; the result is a MASK, missing
 where s or substr is missing. Every string contains the empty string.
@@ -322,8 +339,14 @@ Examples:
   >>> kd.strings.contains(kd.slice(['apple', 'banana', None]), 'an')
   DataSlice([missing, present, missing], schema: MASK, present: 1/3)
   >>> kd.strings.contains(kd.slice(['apple', 'banana']), kd.slice(['pl', 'x']))
-  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| contains(a.slice("s")?, a.slice("substr")?));
-    r.add("kd.strings.count", &[], "s, substr", r#"Counts the number of occurrences of `substr` in `s`.
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#,
+        |a| contains(a.slice("s")?, a.slice("substr")?),
+    );
+    r.add(
+        "kd.strings.count",
+        &[],
+        "s, substr",
+        r#"Counts the number of occurrences of `substr` in `s`.
 
 Occurrences may overlap ('aa' occurs 3 times in 'aaaa'), and the empty
 string occurs once more than the length of s. The result is INT64, missing
@@ -337,8 +360,14 @@ Examples:
   >>> kd.strings.count(kd.slice(['banana', 'apple', None]), 'a')
   DataSlice([3, 1, None], schema: INT64, present: 2/3)
   >>> kd.strings.count(kd.slice(['aaaa']), 'aa')
-  DataSlice([3], schema: INT64, present: 1/1)"#, |a| count(a.slice("s")?, a.slice("substr")?));
-    r.add("kd.strings.find", &[], "s, substr, start=0, end=None", r#"Returns the offset of the first occurrence of `substr` in `s`.
+  DataSlice([3], schema: INT64, present: 1/1)"#,
+        |a| count(a.slice("s")?, a.slice("substr")?),
+    );
+    r.add(
+        "kd.strings.find",
+        &[],
+        "s, substr, start=0, end=None",
+        r#"Returns the offset of the first occurrence of `substr` in `s`.
 
 Only the part [start, end) of s is searched (Python slice rules: negative
 offsets count from the end), but the offset is counted from the start of s.
@@ -357,10 +386,14 @@ Examples:
   >>> kd.strings.find('banana', 'an', start=2)
   DataItem(3, schema: INT64)
   >>> kd.strings.find('héllo', 'l')
-  DataItem(2, schema: INT64)"#, |a| {
-        find(a.slice("s")?, a.slice("substr")?, a.slice("start")?, a.slice("end")?)
-    });
-    r.add("kd.strings.rfind", &[], "s, substr, start=0, end=None", r#"Returns the offset of the last occurrence of `substr` in `s`.
+  DataItem(2, schema: INT64)"#,
+        |a| find(a.slice("s")?, a.slice("substr")?, a.slice("start")?, a.slice("end")?),
+    );
+    r.add(
+        "kd.strings.rfind",
+        &[],
+        "s, substr, start=0, end=None",
+        r#"Returns the offset of the last occurrence of `substr` in `s`.
 
 Like `kd.strings.find`, but searches from the right: only [start, end) of s
 is searched, and the offset is counted from the start of s (in characters
@@ -376,10 +409,14 @@ Examples:
   >>> kd.strings.rfind(kd.slice(['banana', 'apple', None]), 'an')
   DataSlice([3, None, None], schema: INT64, present: 1/3)
   >>> kd.strings.rfind('banana', 'an', end=4)
-  DataItem(1, schema: INT64)"#, |a| {
-        rfind(a.slice("s")?, a.slice("substr")?, a.slice("start")?, a.slice("end")?)
-    });
-    r.add("kd.strings.substr", &[], "x, start=0, end=None", r#"Returns a DataSlice of substrings with indices [start, end).
+  DataItem(1, schema: INT64)"#,
+        |a| rfind(a.slice("s")?, a.slice("substr")?, a.slice("start")?, a.slice("end")?),
+    );
+    r.add(
+        "kd.strings.substr",
+        &[],
+        "x, start=0, end=None",
+        r#"Returns a DataSlice of substrings with indices [start, end).
 
 Indices follow Python slice rules (negative ones count from the end, and an
 empty range gives ''); they count characters for STRING and bytes for BYTES.
@@ -396,10 +433,14 @@ Examples:
   >>> kd.strings.substr(kd.slice(['hello', 'world']), kd.slice([0, 2]), end=-1)
   DataSlice(['hell', 'rl'], schema: STRING, present: 2/2)
   >>> kd.strings.substr('héllo', -3)
-  DataItem('llo', schema: STRING)"#, |a| {
-        substr(a.slice("x")?, a.slice("start")?, a.slice("end")?)
-    });
-    r.add("kd.strings.strip", &[], "s, chars=None", r#"Strips whitespaces or the specified characters from both sides of `s`.
+  DataItem('llo', schema: STRING)"#,
+        |a| substr(a.slice("x")?, a.slice("start")?, a.slice("end")?),
+    );
+    r.add(
+        "kd.strings.strip",
+        &[],
+        "s, chars=None",
+        r#"Strips whitespaces or the specified characters from both sides of `s`.
 
 With chars, any of its characters is stripped (it is a set, not a prefix or
 suffix). s and chars broadcast together; missing items stay missing.
@@ -412,10 +453,14 @@ Examples:
   >>> kd.strings.strip(kd.slice(['  a b  ', '\tc\n', None]))
   DataSlice(['a b', 'c', None], schema: STRING, present: 2/3)
   >>> kd.strings.strip(kd.slice(['xxaxyx']), 'xy')
-  DataSlice(['a'], schema: STRING, present: 1/1)"#, |a| {
-        strip(a.slice("s")?, a.slice("chars")?)
-    });
-    r.add("kd.strings.lstrip", &[], "s, chars=None", r#"Strips whitespaces or the specified characters from the left side of `s`.
+  DataSlice(['a'], schema: STRING, present: 1/1)"#,
+        |a| strip(a.slice("s")?, a.slice("chars")?),
+    );
+    r.add(
+        "kd.strings.lstrip",
+        &[],
+        "s, chars=None",
+        r#"Strips whitespaces or the specified characters from the left side of `s`.
 
 With chars, any of its characters is stripped (it is a set, not a prefix).
 s and chars broadcast together; missing items stay missing.
@@ -428,10 +473,14 @@ Examples:
   >>> kd.strings.lstrip(kd.slice(['  a b  ', None]))
   DataSlice(['a b  ', None], schema: STRING, present: 1/2)
   >>> kd.strings.lstrip(kd.slice(['xxaxyx']), 'xy')
-  DataSlice(['axyx'], schema: STRING, present: 1/1)"#, |a| {
-        lstrip(a.slice("s")?, a.slice("chars")?)
-    });
-    r.add("kd.strings.rstrip", &[], "s, chars=None", r#"Strips whitespaces or the specified characters from the right side of `s`.
+  DataSlice(['axyx'], schema: STRING, present: 1/1)"#,
+        |a| lstrip(a.slice("s")?, a.slice("chars")?),
+    );
+    r.add(
+        "kd.strings.rstrip",
+        &[],
+        "s, chars=None",
+        r#"Strips whitespaces or the specified characters from the right side of `s`.
 
 With chars, any of its characters is stripped (it is a set, not a suffix).
 s and chars broadcast together; missing items stay missing.
@@ -444,10 +493,14 @@ Examples:
   >>> kd.strings.rstrip(kd.slice(['  a b  ', None]))
   DataSlice(['  a b', None], schema: STRING, present: 1/2)
   >>> kd.strings.rstrip(kd.slice(['xxaxyx']), 'xy')
-  DataSlice(['xxa'], schema: STRING, present: 1/1)"#, |a| {
-        rstrip(a.slice("s")?, a.slice("chars")?)
-    });
-    r.add("kd.strings.replace", &[], "s, old_substr, new_substr, max_subs=None", r#"Replaces up to `max_subs` occurrences of `old_substr` within `s` with `new_substr`.
+  DataSlice(['xxa'], schema: STRING, present: 1/1)"#,
+        |a| rstrip(a.slice("s")?, a.slice("chars")?),
+    );
+    r.add(
+        "kd.strings.replace",
+        &[],
+        "s, old_substr, new_substr, max_subs=None",
+        r#"Replaces up to `max_subs` occurrences of `old_substr` within `s` with `new_substr`.
 
 Occurrences are replaced from left to right, all of them when max_subs is
 missing. An empty old_substr matches before every character and at the end.
@@ -463,10 +516,14 @@ Examples:
   >>> kd.strings.replace(kd.slice(['banana', 'apple', None]), 'a', 'o')
   DataSlice(['bonono', 'opple', None], schema: STRING, present: 2/3)
   >>> kd.strings.replace(kd.slice(['banana']), 'a', 'o', max_subs=2)
-  DataSlice(['bonona'], schema: STRING, present: 1/1)"#, |a| {
-        replace(a.slice("s")?, a.slice("old_substr")?, a.slice("new_substr")?, a.slice("max_subs")?)
-    });
-    r.add("kd.strings.join", &[], "*args", r#"Concatenates the given strings.
+  DataSlice(['bonona'], schema: STRING, present: 1/1)"#,
+        |a| replace(a.slice("s")?, a.slice("old_substr")?, a.slice("new_substr")?, a.slice("max_subs")?),
+    );
+    r.add(
+        "kd.strings.join",
+        &[],
+        "*args",
+        r#"Concatenates the given strings.
 
 The arguments broadcast together and are concatenated item by item; an item
 is missing where any argument is missing. All arguments must be STRING or
@@ -479,8 +536,14 @@ Examples:
   >>> kd.strings.join('Hello, ', kd.slice(['Ann', 'Bob']), '!')
   DataSlice(['Hello, Ann!', 'Hello, Bob!'], schema: STRING, present: 2/2)
   >>> kd.strings.join(kd.slice(['a', 'b', None]), '-', kd.slice(['x', 'y', 'z']))
-  DataSlice(['a-x', 'b-y', None], schema: STRING, present: 2/3)"#, |a| join(&a.var_slices()?));
-    r.add("kd.strings.split", &[], "x, sep=None", r#"Returns x split by the provided separator.
+  DataSlice(['a-x', 'b-y', None], schema: STRING, present: 2/3)"#,
+        |a| join(&a.var_slices()?),
+    );
+    r.add(
+        "kd.strings.split",
+        &[],
+        "x, sep=None",
+        r#"Returns x split by the provided separator.
 
 The parts of each item go into a new last dimension. Without sep, runs of
 whitespace separate the parts and empty parts are dropped (as Python's
@@ -495,8 +558,14 @@ Examples:
   >>> kd.strings.split(kd.slice(['a b  c', ' d ', None]))
   DataSlice([['a', 'b', 'c'], ['d'], []], schema: STRING, present: 4/4)
   >>> kd.strings.split(kd.slice(['a,b,,c', '']), ',')
-  DataSlice([['a', 'b', '', 'c'], ['']], schema: STRING, present: 5/5)"#, |a| split(a.slice("x")?, a.slice("sep")?));
-    r.add("kd.strings.agg_join", &[], "x, sep=None, ndim=unspecified", r#"Returns a DataSlice of strings joined on last ndim dimensions.
+  DataSlice([['a', 'b', '', 'c'], ['']], schema: STRING, present: 5/5)"#,
+        |a| split(a.slice("x")?, a.slice("sep")?),
+    );
+    r.add(
+        "kd.strings.agg_join",
+        &[],
+        "x, sep=None, ndim=unspecified",
+        r#"Returns a DataSlice of strings joined on last ndim dimensions.
 
 The present items of each group are joined with sep between them (nothing
 when sep is missing); a group with no present item gives a missing item.
@@ -513,10 +582,14 @@ Examples:
   >>> kd.strings.agg_join(kd.slice([['a', 'b'], ['c']]), '-', ndim=2)
   DataItem('a-b-c', schema: STRING)
   >>> kd.strings.agg_join(kd.slice([[b'a', b'b'], [b'c']]))
-  DataSlice([b'ab', b'c'], schema: BYTES, present: 2/2)"#, |a| {
-        agg_join(a.slice("x")?, a.slice("sep")?, a.ndim()?)
-    });
-    r.add("kd.strings.encode", &[], "x", r#"Encodes `x` as BYTES using UTF-8 encoding.
+  DataSlice([b'ab', b'c'], schema: BYTES, present: 2/2)"#,
+        |a| agg_join(a.slice("x")?, a.slice("sep")?, a.ndim()?),
+    );
+    r.add(
+        "kd.strings.encode",
+        &[],
+        "x",
+        r#"Encodes `x` as BYTES using UTF-8 encoding.
 
 STRING items are encoded and BYTES items are kept as they are; missing
 items stay missing.
@@ -526,8 +599,14 @@ Args:
 
 Examples:
   >>> kd.strings.encode(kd.slice(['abc', 'é', None]))
-  DataSlice([b'abc', b'\xc3\xa9', None], schema: BYTES, present: 2/3)"#, |a| encode(a.slice("x")?));
-    r.add("kd.strings.decode", &[], "x", r#"Decodes `x` as STRING using UTF-8 decoding.
+  DataSlice([b'abc', b'\xc3\xa9', None], schema: BYTES, present: 2/3)"#,
+        |a| encode(a.slice("x")?),
+    );
+    r.add(
+        "kd.strings.decode",
+        &[],
+        "x",
+        r#"Decodes `x` as STRING using UTF-8 decoding.
 
 BYTES items are decoded as UTF-8 and STRING items are kept as they are;
 invalid UTF-8 raises a ValueError. Missing items stay missing.
@@ -537,8 +616,14 @@ Args:
 
 Examples:
   >>> kd.strings.decode(kd.slice([b'abc', b'\xc3\xa9', None]))
-  DataSlice(['abc', 'é', None], schema: STRING, present: 2/3)"#, |a| decode(a.slice("x")?));
-    r.add("kd.strings.encode_base64", &[], "x", r#"Encodes BYTES `x` using base64 encoding (RFC 4648 section 4), with padding.
+  DataSlice(['abc', 'é', None], schema: STRING, present: 2/3)"#,
+        |a| decode(a.slice("x")?),
+    );
+    r.add(
+        "kd.strings.encode_base64",
+        &[],
+        "x",
+        r#"Encodes BYTES `x` using base64 encoding (RFC 4648 section 4), with padding.
 
 The result is STRING; missing items stay missing. STRING input is refused
 (encode it to BYTES first with `kd.strings.encode`).
@@ -548,10 +633,14 @@ Args:
 
 Examples:
   >>> kd.strings.encode_base64(kd.slice([b'hello', b'', None]))
-  DataSlice(['aGVsbG8=', '', None], schema: STRING, present: 2/3)"#, |a| {
-        encode_base64(a.slice("x")?)
-    });
-    r.add("kd.strings.decode_base64", &[], "x, /, *, on_invalid=unspecified", r#"Decodes BYTES from `x` using base64 encoding (RFC 4648 section 4).
+  DataSlice(['aGVsbG8=', '', None], schema: STRING, present: 2/3)"#,
+        |a| encode_base64(a.slice("x")?),
+    );
+    r.add(
+        "kd.strings.decode_base64",
+        &[],
+        "x, /, *, on_invalid=unspecified",
+        r#"Decodes BYTES from `x` using base64 encoding (RFC 4648 section 4).
 
 x may hold STRING or BYTES; padding is optional. An invalid item raises a
 ValueError unless on_invalid is given, in which case it replaces the item
@@ -568,10 +657,14 @@ Examples:
   >>> kd.strings.decode_base64(kd.slice(['aGVsbG8=', '!!']), on_invalid=None)
   DataSlice([b'hello', None], schema: BYTES, present: 1/2)
   >>> kd.strings.decode_base64(kd.slice(['aGVsbG8=', '!!']), on_invalid=b'?')
-  DataSlice([b'hello', b'?'], schema: BYTES, present: 2/2)"#, |a| {
-        decode_base64(a.slice("x")?, a.opt_slice("on_invalid")?)
-    });
-    r.add("kd.strings.regex_match", &[], "text, regex", r#"Returns `present` if `text` matches the regular expression `regex`.
+  DataSlice([b'hello', b'?'], schema: BYTES, present: 2/2)"#,
+        |a| decode_base64(a.slice("x")?, a.opt_slice("on_invalid")?),
+    );
+    r.add(
+        "kd.strings.regex_match",
+        &[],
+        "text, regex",
+        r#"Returns `present` if `text` matches the regular expression `regex`.
 
 The regex may match anywhere in the text; anchor it with ^ and $ to match
 the whole text. The result is a MASK, missing where text is missing. regex
@@ -585,10 +678,14 @@ Examples:
   >>> kd.strings.regex_match(kd.slice(['abc', 'xbz', 'a', None]), 'b.')
   DataSlice([present, present, missing, missing], schema: MASK, present: 2/4)
   >>> kd.strings.regex_match(kd.slice(['abc', 'ABC']), '^[a-z]+$')
-  DataSlice([present, missing], schema: MASK, present: 1/2)"#, |a| {
-        regex_match(a.slice("text")?, a.slice("regex")?)
-    });
-    r.add("kd.strings.regex_extract", &[], "text, regex", r#"Extracts a substring from `text` with the capturing group of `regex`.
+  DataSlice([present, missing], schema: MASK, present: 1/2)"#,
+        |a| regex_match(a.slice("text")?, a.slice("regex")?),
+    );
+    r.add(
+        "kd.strings.regex_extract",
+        &[],
+        "text, regex",
+        r#"Extracts a substring from `text` with the capturing group of `regex`.
 
 regex must have exactly one capturing group. The result holds the text the
 group captured in the first match, and is missing where there is no match or
@@ -600,10 +697,14 @@ Args:
 
 Examples:
   >>> kd.strings.regex_extract(kd.slice(['id=12', 'x id=7;', 'none', None]), r'id=(\d+)')
-  DataSlice(['12', '7', None, None], schema: STRING, present: 2/4)"#, |a| {
-        regex_extract(a.slice("text")?, a.slice("regex")?)
-    });
-    r.add("kd.strings.regex_find_all", &[], "text, regex", r#"Returns the captured groups of all matches of `regex` in `text`.
+  DataSlice(['12', '7', None, None], schema: STRING, present: 2/4)"#,
+        |a| regex_extract(a.slice("text")?, a.slice("regex")?),
+    );
+    r.add(
+        "kd.strings.regex_find_all",
+        &[],
+        "text, regex",
+        r#"Returns the captured groups of all matches of `regex` in `text`.
 
 The result has two more dimensions than text: one item per non-overlapping
 match, then the texts of its capturing groups (none when regex has no
@@ -617,10 +718,14 @@ Examples:
   >>> kd.strings.regex_find_all(kd.slice(['a1b22', 'none', None]), r'(\d+)')
   DataSlice([[['1'], ['22']], [], []], schema: STRING, present: 2/2)
   >>> kd.strings.regex_find_all(kd.item('k1=v1,k2=v2'), r'(\w+)=(\w+)')
-  DataSlice([['k1', 'v1'], ['k2', 'v2']], schema: STRING, present: 4/4)"#, |a| {
-        regex_find_all(a.slice("text")?, a.slice("regex")?)
-    });
-    r.add("kd.strings.regex_replace_all", &[], "text, regex, replacement", r#"Replaces all non-overlapping matches of `regex` in `text`.
+  DataSlice([['k1', 'v1'], ['k2', 'v2']], schema: STRING, present: 4/4)"#,
+        |a| regex_find_all(a.slice("text")?, a.slice("regex")?),
+    );
+    r.add(
+        "kd.strings.regex_replace_all",
+        &[],
+        "text, regex, replacement",
+        r#"Replaces all non-overlapping matches of `regex` in `text`.
 
 In replacement, \1 to \9 stand for the capturing groups of the match and
 \0 for the whole match. text and replacement broadcast together; missing
@@ -635,10 +740,14 @@ Examples:
   >>> kd.strings.regex_replace_all(kd.slice(['a1b22', None]), r'\d+', '#')
   DataSlice(['a#b#', None], schema: STRING, present: 1/2)
   >>> kd.strings.regex_replace_all(kd.slice(['John Smith']), r'(\w+) (\w+)', r'\2, \1')
-  DataSlice(['Smith, John'], schema: STRING, present: 1/1)"#, |a| {
-        regex_replace_all(a.slice("text")?, a.slice("regex")?, a.slice("replacement")?)
-    });
-    r.add("kd.strings.format", &["kd.format"], "fmt, /, **kwargs", r#"Formats strings according to python str.format style.
+  DataSlice(['Smith, John'], schema: STRING, present: 1/1)"#,
+        |a| regex_replace_all(a.slice("text")?, a.slice("regex")?, a.slice("replacement")?),
+    );
+    r.add(
+        "kd.strings.format",
+        &["kd.format"],
+        "fmt, /, **kwargs",
+        r#"Formats strings according to python str.format style.
 
 Fields of fmt are named after the keyword arguments ({name}, with an
 optional format spec such as {x:.2f} or {n:03d}); all arguments broadcast
@@ -656,18 +765,24 @@ Examples:
   >>> kd.format(kd.slice(['{x}+{y}', '{x}*{y}']), x=1, y=kd.slice([2, 3]))
   DataSlice(['1+2', '1*3'], schema: STRING, present: 2/2)
   >>> kd.format('{v:.2f}', v=3.14159)
-  DataItem('3.14', schema: STRING)"#, |a| {
-        let kwargs: Vec<(&str, &DataSlice)> = a
-            .var_kwargs()
-            .iter()
-            .map(|(name, v)| match v {
-                crate::registry::Value::Slice(x) => Ok((name.as_str(), x)),
-                crate::registry::Value::Shape(_) => Err(Error::type_error("kd.strings.format", format!("argument `{name}` must be a DataSlice"))),
-            })
-            .collect::<Result<_>>()?;
-        format(a.slice("fmt")?, &kwargs)
-    });
-    r.add("kd.strings.printf", &[], "fmt, *args", r#"Formats strings according to printf-style (C++) format strings.
+  DataItem('3.14', schema: STRING)"#,
+        |a| {
+            let kwargs: Vec<(&str, &DataSlice)> = a
+                .var_kwargs()
+                .iter()
+                .map(|(name, v)| match v {
+                    crate::registry::Value::Slice(x) => Ok((name.as_str(), x)),
+                    crate::registry::Value::Shape(_) => Err(Error::type_error("kd.strings.format", format!("argument `{name}` must be a DataSlice"))),
+                })
+                .collect::<Result<_>>()?;
+            format(a.slice("fmt")?, &kwargs)
+        },
+    );
+    r.add(
+        "kd.strings.printf",
+        &[],
+        "fmt, *args",
+        r#"Formats strings according to printf-style (C++) format strings.
 
 The arguments fill the conversions of fmt in order (%s, %d, %5.2f, %x, ...;
 %% is a literal percent sign). fmt and the arguments broadcast together, and
@@ -681,10 +796,14 @@ Examples:
   >>> kd.strings.printf('%s is %d', kd.slice(['Ann', 'Bob']), kd.slice([3, None]))
   DataSlice(['Ann is 3', None], schema: STRING, present: 1/2)
   >>> kd.strings.printf('%.2f|%5s|%x', 3.14159, 'ab', 255)
-  DataItem('3.14|   ab|ff', schema: STRING)"#, |a| {
-        printf(a.slice("fmt")?, &a.var_slices()?)
-    });
-    r.add("kd.strings.fstr", &["kd.fstr"], "x", r#"Transforms Koda f-string into an expression.
+  DataItem('3.14|   ab|ff', schema: STRING)"#,
+        |a| printf(a.slice("fmt")?, &a.var_slices()?),
+    );
+    r.add(
+        "kd.strings.fstr",
+        &["kd.fstr"],
+        "x",
+        r#"Transforms Koda f-string into an expression.
 
 Write a Python f-string in which every DataSlice has a format spec (`{x:s}`
 for the default text, or a spec such as `{x:.2f}`); kd.fstr evaluates it
@@ -701,5 +820,7 @@ Examples:
   >>> kd.fstr(f'{name:s} has {cats:s} cats')
   DataSlice(['Ann has 1 cats', 'Bob has 2 cats', None], schema: STRING, present: 2/3)
   >>> kd.fstr(f'price: {kd.item(1.5):.2f}')
-  DataItem('price: 1.50', schema: STRING)"#, |a| fstr(a.slice("x")?));
+  DataItem('price: 1.50', schema: STRING)"#,
+        |a| fstr(a.slice("x")?),
+    );
 }

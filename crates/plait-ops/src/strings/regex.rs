@@ -24,10 +24,7 @@ const CACHE_LIMIT: usize = 256;
 fn compiled(op: &str, regex: &DataSlice) -> Result<Arc<Regex>> {
     let pattern = match (regex.is_item(), regex.get(0)) {
         (false, _) => {
-            return Err(Error::value(
-                op,
-                format!("argument `regex` must be an item holding STRING, got a slice of rank {} > 0", regex.rank()),
-            ));
+            return Err(Error::value(op, format!("argument `regex` must be an item holding STRING, got a slice of rank {} > 0", regex.rank())));
         }
         (true, Some(ScalarRef::String(s))) => s,
         (true, None) => return Err(Error::value(op, "argument `regex` must be an item holding STRING, got missing")),
