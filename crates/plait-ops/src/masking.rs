@@ -572,4 +572,18 @@ Examples:
   DataSlice([[present, present], [present]], schema: MASK, present: 3/3)"#,
         |a| present_shaped_as(a.slice("x")?),
     );
+    // Operators that pass items through keep the inputs' bag on any result,
+    // as in Koda.
+    for name in [
+        "kd.masking.apply_mask",
+        "kd.masking.coalesce",
+        "kd.masking.disjoint_coalesce",
+        "kd.masking.cond",
+        "kd.masking.mask_and",
+        "kd.masking.mask_or",
+        "kd.masking.mask_equal",
+        "kd.masking.xor",
+    ] {
+        r.bag_rule(name, crate::registry::BagRule::PassThrough);
+    }
 }

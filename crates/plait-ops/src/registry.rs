@@ -56,12 +56,32 @@ pub struct Operator {
     pub signature: &'static str,
     pub doc: &'static str,
     pub kernel: Kernel,
-    /// Whether a result of ids keeps the inputs' bags (false for ids derived
-    /// from content, which hold no data: `kd.uuid`).
-    pub keeps_bags: bool,
+    /// Which bag the result reads (see [`BagRule`]).
+    pub bags: BagRule,
     /// Whether equal arguments always give equal results (false for
     /// operators that allocate fresh ids); only those are folded.
     pub deterministic: bool,
+}
+
+/// Which bag an operator's result reads, from its inputs' bags. (The
+/// operators that build a bag of their own, `kd.new`, `kd.list`,
+/// `with_attrs` ..., return it and follow `plait_core::bag::layering`.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BagRule {
+    /// None (ids derived from content, which hold no data: `kd.uuid`).
+    Drop,
+    /// A result of entities, objects, ids or schemas reads the inputs' bags
+    /// (the first that knows an item wins); a computed primitive result
+    /// carries none, as in Koda (`x + 1`, `kd.agg_sum`).
+    Structured,
+    /// Any result reads the inputs' bags: operators that pass the inputs'
+    /// items through (`select`, `take`, `coalesce`, casts), whose primitive
+    /// results keep the bag in Koda too.
+    PassThrough,
+    /// Like `PassThrough`, and the inputs' bags are merged: they must agree,
+    /// else Koda's "cannot merge DataBags" ValueError (`stack`, `concat`,
+    /// `zip`).
+    Merge,
 }
 
 /// All operators, by name.
@@ -80,13 +100,14 @@ impl Registry {
         for n in std::iter::once(&name).chain(aliases) {
             assert!(self.by_name.insert(n, index).is_none(), "operator {n} registered twice");
         }
-        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel, keeps_bags: true, deterministic: true });
+        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel, bags: BagRule::Structured, deterministic: true });
     }
 
-    /// Marks operator `name` as returning results without the inputs' bags.
-    pub fn without_bags(&mut self, name: &str) {
+    /// Sets which bag the results of operator `name` read (the default is
+    /// [`BagRule::Structured`]).
+    pub fn bag_rule(&mut self, name: &str, rule: BagRule) {
         let index = self.by_name[name];
-        self.ops[index].keeps_bags = false;
+        self.ops[index].bags = rule;
     }
 
     /// Marks operator `name` as giving a new result on every call.
@@ -153,9 +174,13 @@ impl BindError {
         Error::type_error(
             op,
             match self {
-                BindError::TooManyPositional { max, given } => format!("takes {max} positional arguments but {given} were given"),
+                BindError::TooManyPositional { max, given } => {
+                    format!("takes {max} positional arguments but {given} were given")
+                }
                 BindError::Twice(name) => format!("got multiple values for argument '{name}'"),
-                BindError::UnknownKeywords(names) => format!("got an unexpected keyword argument '{}'", names[0]),
+                BindError::UnknownKeywords(names) => {
+                    format!("got an unexpected keyword argument '{}'", names[0])
+                }
                 BindError::Missing { name, .. } => format!("missing required argument: '{name}'"),
             },
         )
@@ -170,7 +195,9 @@ impl BindError {
                     format!("too many positional arguments passed ({} extra)", given - max)
                 }
                 BindError::Twice(name) => format!("parameter [{name}] specified twice"),
-                BindError::UnknownKeywords(names) => format!("unknown keyword arguments: [{}]", names.join(", ")),
+                BindError::UnknownKeywords(names) => {
+                    format!("unknown keyword arguments: [{}]", names.join(", "))
+                }
                 BindError::Missing { name, keyword_only: false } => {
                     format!("no value provided for positional or keyword parameter [{name}]")
                 }
@@ -257,7 +284,7 @@ impl Operator {
 
     fn run(&self, args: Args<'_>) -> Result<DataSlice> {
         let result = (self.kernel)(&args)?;
-        Ok(if self.keeps_bags { attach_input_bags(result, &args) } else { result })
+        attach_input_bags(self, result, &args)
     }
 }
 
@@ -306,7 +333,9 @@ impl Args<'_> {
 
     /// An integer item argument, `None` when unspecified or missing.
     pub fn opt_int(&self, name: &str) -> Result<Option<i64>> {
-        let Some(x) = self.opt_slice(name)? else { return Ok(None) };
+        let Some(x) = self.opt_slice(name)? else {
+            return Ok(None);
+        };
         if !x.is_item() {
             return Err(Error::value(
                 self.op.name,
@@ -398,12 +427,35 @@ impl Args<'_> {
     }
 }
 
-/// The result keeps the bags of the slice arguments (see
-/// [`crate::objects::model::keep_bags`]).
-fn attach_input_bags(result: DataSlice, args: &Args<'_>) -> DataSlice {
+/// The result with the bag `op`'s [`BagRule`] gives it from the slice
+/// arguments' bags.
+fn attach_input_bags(op: &Operator, result: DataSlice, args: &Args<'_>) -> Result<DataSlice> {
     let values = args.values.iter().flatten().chain(args.var_args.iter()).chain(args.var_kwargs.iter().map(|(_, v)| v));
     let inputs: Vec<&DataSlice> = values.filter_map(|v| if let Value::Slice(x) = v { Some(x) } else { None }).collect();
-    crate::objects::model::keep_bags(result, &inputs)
+    op.with_input_bags(result, &inputs)
+}
+
+impl Operator {
+    /// `result` with the bag this operator's [`BagRule`] gives it from the
+    /// bags of `inputs` (a result that has a bag of its own keeps it). Also
+    /// for callers that run a kernel directly (`x & y` in Python).
+    pub fn with_input_bags(&self, result: DataSlice, inputs: &[&DataSlice]) -> Result<DataSlice> {
+        if self.bags == BagRule::Drop || result.bag().is_some() {
+            return Ok(result);
+        }
+        Ok(match self.bags {
+            BagRule::Drop => result,
+            BagRule::Structured => crate::objects::model::keep_bags(result, inputs),
+            BagRule::PassThrough => {
+                let bag = plait_core::DataBag::combined(inputs.iter().filter_map(|x| x.bag()));
+                result.with_bag(bag)
+            }
+            BagRule::Merge => {
+                let bag = plait_core::DataBag::merge_of(self.name, inputs.iter().filter_map(|x| x.bag()))?;
+                result.with_bag(bag)
+            }
+        })
+    }
 }
 
 /// Parses a Python parameter list.

@@ -262,7 +262,7 @@ fn fits_f32(v: f64) -> bool {
 /// Pass 2: the columns in the result type, then the requested schema.
 fn box_leaves(op: &str, shape: JaggedShape, leaves: Vec<Bound<'_, PyAny>>, schema: Option<Schema>) -> PyResult<DataSlice> {
     let leaves = if schema == Some(Schema::Object) { entities_as_objects(leaves)? } else { leaves };
-    let bag = leaf_bags(&leaves);
+    let bag = leaf_bags(op, &leaves)?;
     let leaves = classify(op, leaves)?;
     let inferred = leaves.schema;
     // A numeric target is built straight from the Python numbers, so each value
@@ -298,10 +298,11 @@ fn entities_as_objects(leaves: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Bound<'_, 
         .collect()
 }
 
-/// The bag of the DataItem leaves (entities, objects).
-fn leaf_bags(leaves: &[Bound<'_, PyAny>]) -> Option<plait_core::DataBag> {
+/// The bag of the DataItem leaves (entities, objects): the merge of their
+/// bags, which must agree.
+fn leaf_bags(op: &str, leaves: &[Bound<'_, PyAny>]) -> PyResult<Option<plait_core::DataBag>> {
     let slices: Vec<Bound<'_, PyDataSlice>> = leaves.iter().filter_map(|l| l.cast::<PyDataSlice>().ok().cloned()).collect();
-    plait_core::DataBag::combined(slices.iter().filter_map(|ds| ds.get().inner.bag()))
+    guard(|| plait_core::DataBag::merge_of(op, slices.iter().filter_map(|ds| ds.get().inner.bag())))
 }
 
 /// The value of a DataItem leaf.
@@ -346,7 +347,9 @@ fn numeric_column(op: &str, leaves: &Leaves<'_>, target: Schema) -> PyResult<Sli
                     match i32::try_from(v) {
                         Ok(v) => narrow.push(v),
                         Err(_) if presence.as_ref().is_some_and(|p| p.is_null(k)) => narrow.push(0),
-                        Err(_) => return Err(value_error(op, format!("cannot cast int64{{{v}}} to int32"))),
+                        Err(_) => {
+                            return Err(value_error(op, format!("cannot cast int64{{{v}}} to int32")));
+                        }
                     }
                 }
                 Values::Int32(ScalarBuffer::from(narrow))

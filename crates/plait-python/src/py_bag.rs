@@ -106,12 +106,12 @@ impl PyDataBag {
 
     /// `a << b`: a bag reading `b` first, then `a` (`kd.updated_bag(a, b)`).
     fn __lshift__(&self, other: PyRef<'_, PyDataBag>) -> PyDataBag {
-        PyDataBag { inner: DataBag::with_fallbacks(vec![other.inner.clone(), self.inner.clone()]) }
+        PyDataBag { inner: DataBag::updated(&self.inner, std::slice::from_ref(&other.inner)) }
     }
 
     /// `a >> b`: a bag reading `a` first, then `b` (`kd.enriched_bag(a, b)`).
     fn __rshift__(&self, other: PyRef<'_, PyDataBag>) -> PyDataBag {
-        PyDataBag { inner: DataBag::with_fallbacks(vec![self.inner.clone(), other.inner.clone()]) }
+        PyDataBag { inner: DataBag::enriched(&[self.inner.clone(), other.inner.clone()]) }
     }
 
     /// An immutable copy with the fallbacks merged in (one layer).
@@ -356,11 +356,12 @@ fn attrs(x: PyRef<'_, PyDataSlice>, attrs: &Bound<'_, PyDict>, overwrite_schema:
 #[pyfunction]
 #[pyo3(signature = (bags, last_first))]
 fn layered_bag(bags: Vec<Option<PyRef<'_, PyDataBag>>>, last_first: bool) -> PyDataBag {
-    let mut bags: Vec<DataBag> = bags.into_iter().flatten().map(|b| b.inner.clone()).collect();
-    if last_first {
-        bags.reverse();
-    }
-    PyDataBag { inner: DataBag::with_fallbacks(DataBag::distinct(&bags)) }
+    let bags: Vec<DataBag> = bags.into_iter().flatten().map(|b| b.inner.clone()).collect();
+    let inner = match bags.split_first() {
+        Some((base, updates)) if last_first => DataBag::updated(base, updates),
+        _ => DataBag::enriched(&bags),
+    };
+    PyDataBag { inner }
 }
 
 /// Returns a new empty immutable DataBag.

@@ -249,38 +249,34 @@ impl PyDataSlice {
     /// `x & mask` is `kd.apply_mask(x, mask)`.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
-        let result = guard(|| plait_ops::masking::apply_mask(&self.inner, &y))?;
-        wrap(py, plait_ops::objects::model::keep_bags(result, &[&self.inner, &y]))
+        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&self.inner, &y)?, &[&self.inner, &y]))?)
     }
 
     fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
-        let result = guard(|| plait_ops::masking::apply_mask(&x, &self.inner))?;
-        wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
+        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&x, &self.inner)?, &[&x, &self.inner]))?)
     }
 
     /// `x | y` is `kd.coalesce(x, y)`.
     fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.coalesce", other)? else { return Ok(py.NotImplemented()) };
-        let result = guard(|| plait_ops::masking::coalesce(&self.inner, &y))?;
-        wrap(py, plait_ops::objects::model::keep_bags(result, &[&self.inner, &y]))
+        wrap(py, guard(|| with_operator_bags("kd.masking.coalesce", plait_ops::masking::coalesce(&self.inner, &y)?, &[&self.inner, &y]))?)
     }
 
     fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.coalesce", other)? else { return Ok(py.NotImplemented()) };
-        let result = guard(|| plait_ops::masking::coalesce(&x, &self.inner))?;
-        wrap(py, plait_ops::objects::model::keep_bags(result, &[&x, &self.inner]))
+        wrap(py, guard(|| with_operator_bags("kd.masking.coalesce", plait_ops::masking::coalesce(&x, &self.inner)?, &[&x, &self.inner]))?)
     }
 
     /// `x ^ y` is `kd.xor(x, y)`.
     fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::masking::xor(&self.inner, &y))?)
+        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&self.inner, &y)?, &[&self.inner, &y]))?)
     }
 
     fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::masking::xor(&x, &self.inner))?)
+        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&x, &self.inner)?, &[&x, &self.inner]))?)
     }
 
     /// Comparisons give MASK slices, as in Koda.
@@ -313,4 +309,13 @@ impl PyDataSlice {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Operator>()?;
     m.add_function(wrap_pyfunction!(operators, m)?)
+}
+
+/// `result` with the bags operator `name` gives its results (for the Python
+/// operators that run a kernel directly).
+fn with_operator_bags(name: &str, result: DataSlice, inputs: &[&DataSlice]) -> plait_core::Result<DataSlice> {
+    match plait_ops::registry::registry().get(name) {
+        Some(op) => op.with_input_bags(result, inputs),
+        None => Err(plait_core::Error::internal(format!("{name} is not a registered operator"))),
+    }
 }

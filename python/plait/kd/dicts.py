@@ -181,10 +181,10 @@ def select_keys(ds, fltr):
     Examples:
       >>> d = kd.dict({'a': 1, 'b': 2, 'c': 3})
       >>> kd.sort(kd.select_keys(d, lambda k: k != 'b'))
-      DataSlice(['a', 'c'], schema: STRING, present: 2/2)
+      DataSlice(['a', 'c'], schema: STRING, present: 2/2, bag_id: $...)
       >>> ds = kd.dict_shaped(kd.shapes.new(2), kd.slice([['a', 'b'], ['c']]), 1)
       >>> kd.select_keys(ds, lambda k: k == 'a')
-      DataSlice([['a'], []], schema: STRING, present: 1/1)
+      DataSlice([['a'], []], schema: STRING, present: 1/1, bag_id: $...)
     """
     keys = _OPERATORS["kd.dicts.get_keys"](ds)
     return _select(keys, fltr)
@@ -206,10 +206,10 @@ def select_values(ds, fltr):
     Examples:
       >>> d = kd.dict({'a': 1, 'b': 2, 'c': 3})
       >>> kd.sort(kd.select_values(d, lambda v: v >= 2))
-      DataSlice([2, 3], schema: INT32, present: 2/2)
+      DataSlice([2, 3], schema: INT32, present: 2/2, bag_id: $...)
       >>> ds = kd.dict_shaped(kd.shapes.new(2), 'k', kd.slice([1, 5]))
       >>> kd.select_values(ds, lambda v: v > 2)
-      DataSlice([[], [5]], schema: INT32, present: 1/1)
+      DataSlice([[], [5]], schema: INT32, present: 1/1, bag_id: $...)
     """
     values = _OPERATORS["kd.dicts.get_values"](ds)
     return _select(values, fltr)

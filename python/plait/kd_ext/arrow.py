@@ -321,13 +321,13 @@ def _union_slice(array):
     dense = array.type.mode == "dense"
     offsets = np.asarray(array.offsets) if dense else np.arange(len(array))
     codes = array.type.type_codes
-    result = kd.obj(kd.slice([None] * len(array)))
+    result = kd.slice([None] * len(array), kd.OBJECT)
     for i, code in enumerate(codes):
         where = type_ids == code
         if not where.any():
             continue
         child = array.field(i).take(pa.array(offsets[where]))
-        items = kd.obj(_flat_slice(child))
+        items = kd.to_object(_flat_slice(child))
         mask = _flat_slice(pa.array(where)) == True  # noqa: E712 - a pointwise comparison
         result = kd.coalesce(result, kd.inverse_select(items, mask))
     return result

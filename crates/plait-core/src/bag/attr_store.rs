@@ -209,6 +209,22 @@ impl AttrStore {
         out
     }
 
+    /// Whether an item of `allocation` has this attribute set here.
+    pub fn touches_allocation(&self, allocation: u64) -> bool {
+        self.dense.contains_key(&allocation) || self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+    }
+
+    /// Calls `f` with each item that has this attribute set, skipping the
+    /// dense blocks of allocations for which `wanted` is false.
+    pub fn for_each_set_item(&self, wanted: impl Fn(u64) -> bool, mut f: impl FnMut(ItemId)) {
+        self.sparse.keys().copied().for_each(&mut f);
+        for (&allocation, dense) in &self.dense {
+            if wanted(allocation) {
+                (0..dense.data.len()).filter(|&offset| dense.is_set(offset)).for_each(|offset| f(ItemId::in_allocation(allocation, offset as u64)));
+            }
+        }
+    }
+
     /// The value of one item: `None` when unset, `Some(None)` when set missing.
     pub fn get_one(&self, id: ItemId) -> Option<Option<ScalarRef<'_>>> {
         if let Some(dense) = id.allocation().and_then(|a| self.dense.get(&a)) {
@@ -315,7 +331,9 @@ impl AttrStore {
             }
         }
         let present: Vec<(usize, ItemId)> = ids.iter().enumerate().filter_map(|(i, id)| id.map(|id| (i, id))).collect();
-        let Some(&(_, first)) = present.first() else { return };
+        let Some(&(_, first)) = present.first() else {
+            return;
+        };
         let one_allocation = first.allocation().filter(|&a| present.iter().all(|(_, id)| id.allocation() == Some(a)));
         if let Some(allocation) = one_allocation {
             if self.dense.contains_key(&allocation) || present.len() >= DENSE_MIN_WRITE {
@@ -399,7 +417,9 @@ impl AttrStore {
 
     /// Moves the allocation's dense column, if any, into the sparse map.
     fn make_sparse(&mut self, allocation: u64) {
-        let Some(dense) = self.dense.remove(&allocation) else { return };
+        let Some(dense) = self.dense.remove(&allocation) else {
+            return;
+        };
         for offset in 0..dense.data.len() {
             if dense.is_set(offset) {
                 self.sparse.insert(ItemId::in_allocation(allocation, offset as u64), dense.data.get(offset).map(Stored::from_ref));
@@ -443,17 +463,13 @@ impl DataBag {
     }
 
     fn read_whole(&self, attr: &str, allocation: u64, len: usize) -> WholeRead {
-        let store = self.read();
-        if let Some(values) = store.attrs.get(attr) {
-            return match values.whole_column(allocation, len) {
-                Some(data) => WholeRead::Column(data.clone()),
-                None => WholeRead::Other,
-            };
-        }
-        for fallback in self.fallbacks() {
-            match fallback.read_whole(attr, allocation, len) {
-                WholeRead::Absent => continue,
-                answer => return answer,
+        // The first layer with any value of `attr` answers.
+        for layer in self.layers() {
+            if let Some(values) = layer.attrs.get(attr) {
+                return match values.whole_column(allocation, len) {
+                    Some(data) => WholeRead::Column(data.clone()),
+                    None => WholeRead::Other,
+                };
             }
         }
         WholeRead::Absent

@@ -67,6 +67,22 @@ impl ListStore {
         !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation))
     }
 
+    /// Whether a list of `allocation` is stored here.
+    pub fn touches_allocation(&self, allocation: u64) -> bool {
+        self.dense.contains_key(&allocation) || self.has_sparse_in(allocation)
+    }
+
+    /// Calls `f` with the id of each list stored here, skipping the dense
+    /// lists of allocations for which `wanted` is false.
+    pub fn for_each_id(&self, wanted: impl Fn(u64) -> bool, mut f: impl FnMut(ItemId)) {
+        self.sparse.keys().copied().for_each(&mut f);
+        for (&allocation, dense) in &self.dense {
+            if wanted(allocation) {
+                (0..dense.edge.parent_size()).for_each(|offset| f(ItemId::in_allocation(allocation, offset as u64)));
+            }
+        }
+    }
+
     /// Stores the lists of a whole allocation at once.
     pub fn set_dense(&mut self, allocation: u64, lists: DenseLists) {
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));

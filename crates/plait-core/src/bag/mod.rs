@@ -12,6 +12,7 @@
 
 mod attr_store;
 pub mod dict_store;
+mod layering;
 pub mod list_store;
 pub mod text;
 
@@ -52,6 +53,9 @@ struct BagInner {
     mutable: bool,
     store: RwLock<Arc<Store>>,
     fallbacks: Vec<DataBag>,
+    /// Whether nothing this bag reads can change: it is immutable and so is
+    /// every bag it reads through (see [`DataBag::snapshot`]).
+    frozen: bool,
 }
 
 /// A handle to a bag; clones share it.
@@ -66,7 +70,8 @@ impl PartialEq for DataBag {
 
 impl DataBag {
     fn from_parts(store: Arc<Store>, mutable: bool, fallbacks: Vec<DataBag>) -> DataBag {
-        DataBag(Arc::new(BagInner { id: new_allocation(), mutable, store: RwLock::new(store), fallbacks }))
+        let frozen = !mutable && fallbacks.iter().all(|f| f.0.frozen);
+        DataBag(Arc::new(BagInner { id: new_allocation(), mutable, store: RwLock::new(store), fallbacks, frozen }))
     }
 
     /// An empty mutable bag (`kd.mutable_bag()`).
@@ -126,9 +131,9 @@ impl DataBag {
     /// What this bag reads, as one layer: its own contents, then each
     /// fallback's where the layers before say nothing.
     fn flattened(&self) -> Arc<Store> {
-        let mut acc = self.read();
-        for fallback in &self.0.fallbacks {
-            let below = fallback.flattened();
+        let mut layers = self.layers().into_iter();
+        let mut acc = layers.next().expect("a bag has its own layer");
+        for below in layers {
             acc = Arc::new(merge_stores(&acc, &below));
         }
         acc
@@ -181,14 +186,12 @@ impl DataBag {
         if self == other {
             return Ok(());
         }
-        let theirs = other.flattened();
-        let ours = self.read();
         if on_conflict == OnConflict::Raise {
-            if let Some(conflict) = first_conflict(&ours, &theirs) {
+            if let Some(conflict) = layering::first_disagreement(self, other) {
                 return Err(Error::value(op, conflict));
             }
         }
-        let merged = merge_stores(&ours, &theirs);
+        let merged = merge_stores(&self.read(), &other.flattened());
         self.write(op, |store| *store = merged)
     }
 
@@ -200,53 +203,52 @@ impl DataBag {
     /// The values of `attr` for `ids`, looking through fallbacks; unset and
     /// missing ids give missing values.
     pub fn get_attr(&self, attr: &str, ids: &[Option<ItemId>]) -> SliceData {
-        let store = self.read();
-        let lookup = match store.attrs.get(attr) {
+        let layers = self.layers();
+        let mut layers = layers.iter();
+        let first = layers.next().expect("a bag has its own layer");
+        let lookup = match first.attrs.get(attr) {
             Some(values) => values.get(ids),
             None => attr_store::Lookup { data: SliceData::missing(ids.len()), unset: (0..ids.len()).filter(|&i| ids[i].is_some()).collect() },
         };
-        if lookup.unset.is_empty() || self.0.fallbacks.is_empty() {
+        if lookup.unset.is_empty() || layers.len() == 0 {
             return lookup.data;
         }
-        // Ask the fallbacks about the unset items only, then merge.
-        let asked: Vec<Option<ItemId>> = lookup.unset.iter().map(|&i| ids[i]).collect();
-        let mut answers = vec![None; ids.len()];
-        let mut found = SliceData::missing(asked.len());
-        for fallback in &self.0.fallbacks {
-            let remaining: Vec<Option<ItemId>> = asked.iter().enumerate().map(|(k, id)| if found.get(k).is_some() { None } else { *id }).collect();
-            let more = fallback.get_attr(attr, &remaining);
-            found = merge_present(&found, &more);
-        }
-        for (k, &i) in lookup.unset.iter().enumerate() {
-            answers[i] = Some(k);
-        }
-        let mut builder = SliceBuilder::new();
-        for (i, answer) in answers.iter().enumerate() {
-            builder.push(match answer {
-                Some(k) => found.get(*k),
-                None => lookup.data.get(i),
+        // Ask the layers below about the items still unset only, layer by
+        // layer, then put the answers in place.
+        let mut unset = lookup.unset;
+        let mut answers: Vec<Option<ScalarRef<'_>>> = vec![None; ids.len()];
+        for layer in layers {
+            let Some(values) = layer.attrs.get(attr) else {
+                continue;
+            };
+            unset.retain(|&i| match values.get_one(ids[i].expect("unset items are present")) {
+                Some(value) => {
+                    answers[i] = value;
+                    false
+                }
+                None => true,
             });
+            if unset.is_empty() {
+                break;
+            }
+        }
+        let mut builder = SliceBuilder::with_capacity(ids.len());
+        for (i, answer) in answers.into_iter().enumerate() {
+            builder.push(answer.or_else(|| lookup.data.get(i)));
         }
         builder.finish()
     }
 
     /// The value of `attr` of one item, looking through fallbacks.
     pub fn get_one(&self, attr: &str, id: ItemId) -> Option<Stored> {
-        let store = self.read();
-        if let Some(answer) = store.attrs.get(attr).and_then(|a| a.get_one(id)) {
-            return answer.map(Stored::from_ref);
-        }
-        self.0.fallbacks.iter().find_map(|f| f.get_one_set(attr, id)).flatten()
+        self.get_one_set(attr, id).flatten()
     }
 
     /// Like [`Self::get_one`] but tells "set to missing" (`Some(None)`) from
     /// "unset" (`None`).
     fn get_one_set(&self, attr: &str, id: ItemId) -> Option<Option<Stored>> {
-        let store = self.read();
-        if let Some(answer) = store.attrs.get(attr).and_then(|a| a.get_one(id)) {
-            return Some(answer.map(Stored::from_ref));
-        }
-        self.0.fallbacks.iter().find_map(|f| f.get_one_set(attr, id))
+        let layers = self.layers();
+        layers.iter().find_map(|layer| layer.attrs.get(attr)?.get_one(id)).map(|v| v.map(Stored::from_ref))
     }
 
     /// The attributes present on item `id` (here or in fallbacks), sorted.
@@ -258,10 +260,7 @@ impl DataBag {
     }
 
     fn all_attr_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.read().attrs.keys().map(|k| k.to_string()).collect();
-        for f in &self.0.fallbacks {
-            names.extend(f.all_attr_names());
-        }
+        let mut names: Vec<String> = self.layers().iter().flat_map(|l| l.attrs.keys().map(|k| k.to_string())).collect();
         names.sort();
         names.dedup();
         names
@@ -332,11 +331,35 @@ impl DataBag {
     }
 
     /// This bag's own contents, then each fallback's (depth first): the order
-    /// in which reads consult them.
+    /// in which reads consult them. A bag reached twice is read the first
+    /// time only (the second could only repeat answers); the walk is
+    /// iterative, so no depth of layering reaches the native stack.
     fn layers(&self) -> Vec<Arc<Store>> {
-        let mut out = vec![self.read()];
-        for fallback in &self.0.fallbacks {
-            out.extend(fallback.layers());
+        if self.0.fallbacks.is_empty() {
+            return vec![self.read()];
+        }
+        let mut out = Vec::new();
+        // Bags already read: a short list scanned, a set once there are many.
+        let mut seen: Vec<*const BagInner> = Vec::new();
+        let mut seen_many: std::collections::HashSet<*const BagInner> = std::collections::HashSet::new();
+        let mut stack = vec![self];
+        while let Some(bag) = stack.pop() {
+            let ptr = Arc::as_ptr(&bag.0);
+            let first_time = if seen.len() < 32 {
+                !seen.contains(&ptr) && {
+                    seen.push(ptr);
+                    true
+                }
+            } else {
+                if seen_many.is_empty() {
+                    seen_many.extend(seen.iter().copied());
+                }
+                seen_many.insert(ptr)
+            };
+            if first_time {
+                out.push(bag.read());
+                stack.extend(bag.0.fallbacks.iter().rev());
+            }
         }
         out
     }
@@ -451,7 +474,9 @@ impl DataBag {
     pub fn dict_get_whole(&self, allocation: u64, len: usize, key: ScalarRef<'_>) -> Option<SliceData> {
         let layers = self.layers();
         let mut holders = layers.iter().filter(|layer| layer.dicts.holds_allocation(allocation));
-        let (Some(layer), None) = (holders.next(), holders.next()) else { return None };
+        let (Some(layer), None) = (holders.next(), holders.next()) else {
+            return None;
+        };
         let dense = layer.dicts.dense_of(allocation).filter(|d| d.len() == len)?;
         let hash = dict_store::key_hash(key);
         let mut builder = SliceBuilder::with_capacity(len);
@@ -778,72 +803,6 @@ fn merge_stores(ours: &Store, theirs: &Store) -> Store {
     store
 }
 
-/// Koda's text for the first item `ours` and `theirs` give different values
-/// (entities and objects before schemas, then dicts, then lists).
-fn first_conflict(ours: &Store, theirs: &Store) -> Option<String> {
-    let mut names: Vec<&Arc<str>> = theirs.attrs.keys().filter(|n| ours.attrs.contains_key(*n)).collect();
-    names.sort();
-    let mut schema_conflict = None;
-    for name in names {
-        let (mine, values) = (&ours.attrs[name], &theirs.attrs[name]);
-        if Arc::ptr_eq(mine, values) {
-            continue;
-        }
-        for id in values.set_items() {
-            let (Some(Some(a)), Some(Some(b))) = (mine.get_one(id), values.get_one(id)) else { continue };
-            if a == b {
-                continue;
-            }
-            let (a, b) = (crate::repr::item_text(a), crate::repr::item_text(b));
-            let what = if id.is_schema() { "schemas" } else { "entities" };
-            let text = format!(
-                "cannot merge DataBags due to an exception encountered when merging {what}.\n\nThe conflicting \
-                 {what} in the both DataBags: Entity():{}\n\nThe cause is the values of attribute '{name}' are \
-                 different: {a} vs {b}",
-                id.short()
-            );
-            if !id.is_schema() {
-                return Some(text);
-            }
-            schema_conflict.get_or_insert(text);
-        }
-    }
-    if schema_conflict.is_some() {
-        return schema_conflict;
-    }
-    for (id, dict) in theirs.dicts.iter() {
-        let Some(mine) = ours.dicts.get(id) else { continue };
-        for (key, value) in dict.iter() {
-            if let (Some(Some(a)), Some(b)) = (mine.get(key), value) {
-                if a != b {
-                    return Some(format!(
-                        "cannot merge DataBags due to an exception encountered when merging dicts.\n\nThe \
-                         conflicting dict in the both DataBags: Dict:{}\n\nThe cause is the value of the key {} is \
-                         incompatible: {} vs {}",
-                        id.short(),
-                        crate::repr::item_text(key),
-                        crate::repr::item_text(a),
-                        crate::repr::item_text(b)
-                    ));
-                }
-            }
-        }
-    }
-    let lists_to_compare = if ours.lists.is_empty() { Vec::new() } else { theirs.lists.ids() };
-    for id in lists_to_compare {
-        let (Some(mine), Some(list)) = (ours.lists.get(id), theirs.lists.get(id)) else { continue };
-        let same = mine.len() == list.len() && mine.range.clone().zip(list.range.clone()).all(|(i, j)| mine.items.get(i) == list.items.get(j));
-        if !same {
-            return Some(format!(
-                "cannot merge DataBags due to an exception encountered when merging lists.\n\nThe conflicting \
-                 list in the both DataBags: List:{}\n\nThe cause is the items of the list are different",
-                id.short()
-            ));
-        }
-    }
-    None
-}
-
 /// The position of item `index` of the list stored at `range` (negative
 /// counts from the end), or `MISSING_INDEX` when missing or out of range.
 pub fn position_in(range: std::ops::Range<usize>, index: Option<i64>) -> usize {
@@ -893,15 +852,6 @@ fn whole_allocation<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> Opt
         }
     }
     None
-}
-
-/// `a`, with the missing items taken from `b`.
-fn merge_present(a: &SliceData, b: &SliceData) -> SliceData {
-    let mut builder = SliceBuilder::new();
-    for i in 0..a.len() {
-        builder.push(a.get(i).or_else(|| b.get(i)));
-    }
-    builder.finish()
 }
 
 /// The error of writing to an immutable bag, pointing to `fork_bag`.

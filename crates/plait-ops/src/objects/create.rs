@@ -5,9 +5,9 @@ use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::broadcast::{common_shape, expand_to_shape};
 use plait_core::itemid::{UuidHasher, allocate};
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
+use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
-use super::model::{Ids, Target, fresh_ids, ids_data, ids_of, implicit_schemas_of, result_bag, schemas_data, write_attrs};
+use super::model::{Ids, Target, fresh_ids, ids_data, ids_of, implicit_schemas_of, new_bag_over, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const NEW: &str = "kd.entities.new";
@@ -67,7 +67,7 @@ pub fn new(
             }
         }
     };
-    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    let bag = new_bag_over(NEW, &inputs)?;
     if let Some(name) = named {
         let text = plait_core::column::SliceData::from_column(string_column(name));
         bag.fill(|w| w.set_attr(SCHEMA_NAME_ATTR, &[Some(schema_id)], &text));
@@ -115,7 +115,7 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
     let (shape, attrs) = aligned(OBJ, attrs, shape.or(itemid.map(|i| i.shape())))?;
     let (ids, ids_column) = item_ids(OBJ, ItemKind::Object, &shape, itemid)?;
     let inputs: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
-    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    let bag = new_bag_over(OBJ, &inputs)?;
     // Each object's implicit schema has the object's allocation and offset.
     let schema_ids = match &ids {
         Ids::Whole { allocation, len } => {
@@ -134,6 +134,15 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
     Ok(DataSlice::new(shape, ids_column, Schema::Object)?.with_bag(Some(bag)))
 }
 
+/// `x` with its bag, or with a new empty bag: `kd.new(x)` / `kd.obj(x)`
+/// always return a bag, as in Koda.
+fn with_a_bag(x: DataSlice) -> DataSlice {
+    match x.bag() {
+        Some(_) => x,
+        None => x.with_bag(Some(plait_core::DataBag::new_immutable())),
+    }
+}
+
 /// `kd.obj(x)` of a slice: see [`to_object`].
 pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
     to_object(OBJ, x)
@@ -145,7 +154,7 @@ pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
 pub fn to_object(op: &str, x: &DataSlice) -> Result<DataSlice> {
     match x.schema() {
         Schema::Struct(schema_id) => {
-            let bag = DataBag::with_fallbacks(result_bag(&[x]));
+            let bag = new_bag_over(op, &[x])?;
             let ids = ids_of(x);
             let schemas = schemas_data(ids.iter().map(|id| id.map(|_| Schema::Struct(schema_id))).collect());
             bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
@@ -212,7 +221,7 @@ Examples:
                 if arg.schema().is_struct() || arg.schema() == Schema::Object {
                     return Err(Error::value(NEW, "converting entities or objects with kd.new is not supported; use kd.obj or with_schema"));
                 }
-                return Ok(arg.clone());
+                return Ok(with_a_bag(arg.clone()));
             }
             let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
             new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, itemid, None)
@@ -248,7 +257,7 @@ Examples:
                 if !a.var_kwargs().is_empty() {
                     return Err(Error::value(OBJ, "attributes cannot be given together with a positional argument"));
                 }
-                return obj_of(arg);
+                return obj_of(arg).map(with_a_bag);
             }
             let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
             obj(&a.named_slices()?, itemid, None)

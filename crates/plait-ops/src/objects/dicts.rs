@@ -15,7 +15,7 @@ use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
-use super::model::{attr_schema, ids_for, ids_of, result_bag, whole_allocation};
+use super::model::{attr_schema, ids_for, ids_of, new_bag_over, updated_over, whole_allocation};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -48,7 +48,7 @@ pub fn dict_schema(key: &DataSlice, value: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.dict_schema";
     let (key_schema, value_schema) = (schema_item(op, key)?, schema_item(op, value)?);
     check_key_schema(op, key_schema)?;
-    let bag = DataBag::with_fallbacks(result_bag(&[key, value]));
+    let bag = new_bag_over(op, &[key, value])?;
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
     Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
 }
@@ -56,7 +56,9 @@ pub fn dict_schema(key: &DataSlice, value: &DataSlice) -> Result<DataSlice> {
 /// The key and value schemas of the dicts in `x`; `None` when `x` does not
 /// hold dicts.
 fn entry_schemas(op: &str, x: &DataSlice) -> Result<Option<(Schema, Schema)>> {
-    let Some(keys) = held_schema(op, x, DICT_KEYS_ATTR)? else { return Ok(None) };
+    let Some(keys) = held_schema(op, x, DICT_KEYS_ATTR)? else {
+        return Ok(None);
+    };
     let values = held_schema(op, x, DICT_VALUES_ATTR)?.unwrap_or(Schema::Object);
     Ok(Some((keys, values)))
 }
@@ -115,7 +117,7 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
     check_key_schema(op, key_schema)?;
     let (ids, column) = ids_for(op, ItemKind::Dict, contents.itemid, shape)?;
     let inputs: Vec<&DataSlice> = [contents.keys, contents.values].into_iter().flatten().collect();
-    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    let bag = new_bag_over(op, &inputs)?;
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
     let dicts = DataSlice::new(shape.clone(), column, schema)?;
     if let Some(keys) = contents.keys {
@@ -268,7 +270,10 @@ fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSli
 /// `kd.dict_update(x, keys, values)`: a new bag holding only the updated
 /// entries (and the dicts' schema).
 pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
-    update_bag("kd.dicts.dict_update", x, keys, values)
+    let op = "kd.dicts.dict_update";
+    let mut layers = vec![update_bag(op, x, keys, values)?];
+    layers.extend(DataBag::merged_inputs(op, std::iter::once(keys).chain(values).filter_map(DataSlice::bag))?);
+    Ok(DataBag::combined(&layers).expect("one layer at least"))
 }
 
 /// `kd.with_dict_update(x, keys, values)`: `x` with a bag in which its dicts
@@ -278,9 +283,8 @@ pub fn with_dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSli
     let op = "kd.dicts.with_dict_update";
     let old = bag_for(op, x, "cannot update dicts")?.clone();
     let update = update_bag(op, x, keys, values)?;
-    let inputs = values.and_then(DataSlice::bag).into_iter().chain(keys.bag());
-    let bags = DataBag::distinct(std::iter::once(&update).chain(std::iter::once(&old)).chain(inputs));
-    Ok(x.clone().with_bag(Some(DataBag::with_fallbacks(bags))))
+    let inputs: Vec<&DataSlice> = std::iter::once(keys).chain(values).collect();
+    Ok(x.clone().with_bag(Some(updated_over(op, &old, update, &inputs)?)))
 }
 
 /// `d[keys] = values` on dicts of a mutable bag. Values bringing their own

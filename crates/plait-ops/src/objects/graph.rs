@@ -19,7 +19,7 @@ use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
 
 use super::containers::schema_item;
-use super::model::{attr_schema, ids_data, ids_of, result_bag};
+use super::model::{attr_schema, ids_data, ids_of};
 use crate::registry::{Args, Registry};
 
 /// How far a walk goes and which ids it renews.
@@ -209,7 +209,7 @@ fn source_bag(op: &str, x: &DataSlice, schema: Option<&DataSlice>, what: &str) -
         return Err(Error::value(op, format!("cannot {what} without a DataBag")));
     }
     let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
-    Ok(DataBag::combined(result_bag(&inputs).iter()).expect("x has a bag"))
+    Ok(DataBag::combined(inputs.iter().filter_map(|x| x.bag())).expect("x has a bag"))
 }
 
 /// The schema to walk `x` as: `schema=` when given, else `x`'s own.
@@ -596,5 +596,5 @@ Examples:
   DataItem(present, schema: MASK)"#,
         |a| deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?),
     );
-    r.without_bags("kd.ids.deep_uuid");
+    r.bag_rule("kd.ids.deep_uuid", crate::registry::BagRule::Drop);
 }

@@ -15,7 +15,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
-use super::model::{attr_schema, ids_for, ids_of, keep_bags, result_bag, whole_allocation};
+use super::model::{attr_schema, ids_for, ids_of, keep_bags, new_bag_over, updated_over, whole_allocation};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -38,7 +38,7 @@ fn fill_list_schema(bag: &DataBag, item: Schema) -> Schema {
 pub fn list_schema(item: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.list_schema";
     let item_schema = schema_item(op, item)?;
-    let bag = DataBag::with_fallbacks(result_bag(&[item]));
+    let bag = new_bag_over(op, &[item])?;
     let schema = fill_list_schema(&bag, item_schema);
     Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
 }
@@ -67,7 +67,7 @@ pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<D
     if ndim == 0 {
         return Ok(x.clone());
     }
-    let bag = DataBag::with_fallbacks(result_bag(&[x]));
+    let bag = new_bag_over("kd.implode", &[x])?;
     let mut current = x.clone();
     for level in 0..ndim {
         let edges = current.shape().edges();
@@ -206,10 +206,11 @@ pub fn appended_list(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
 pub fn with_list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
     let op = "kd.lists.with_list_append_update";
     let rows = appended_rows(op, x, append)?;
-    let bag = DataBag::with_fallbacks(result_bag(&[x, append]));
+    let update = DataBag::new_immutable();
     let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
-    bag.fill(|w| w.set_lists(&ids_of(x), &edge, rows.data()));
-    Ok(x.clone().with_bag(Some(bag)))
+    update.fill(|w| w.set_lists(&ids_of(x), &edge, rows.data()));
+    let old = list_bag(op, x, "append items")?;
+    Ok(x.clone().with_bag(Some(updated_over(op, old, update, &[append])?)))
 }
 
 /// `kd.lists.list_append_update(x, append)`: a new bag holding only the
@@ -226,10 +227,9 @@ pub fn list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataBag> 
         }
     }
     // Appended entities keep their attributes through their own bag.
-    Ok(match append.bag() {
-        Some(values) => DataBag::with_fallbacks(vec![update, values.clone()]),
-        None => update,
-    })
+    let mut layers = vec![update];
+    layers.extend(DataBag::merged_inputs(op, append.bag())?);
+    Ok(DataBag::combined(&layers).expect("one layer at least"))
 }
 
 /// `kd.concat_lists(*lists)`: new lists with the items of each argument's lists in turn.
@@ -281,7 +281,9 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     // Each distinct list is read once, changed, and written back whole.
     let mut changed: Vec<(ItemId, Vec<Option<plait_core::bag::Stored>>)> = Vec::new();
     for (i, id) in ids.iter().enumerate() {
-        let (Some(id), Some(k)) = (id, index.get(i)) else { continue };
+        let (Some(id), Some(k)) = (id, index.get(i)) else {
+            continue;
+        };
         let k = match k {
             ScalarRef::Int32(v) => v as i64,
             ScalarRef::Int64(v) => v,

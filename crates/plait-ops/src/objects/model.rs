@@ -106,7 +106,9 @@ impl Ids {
 /// slots 0..len of one allocation in order. One pass over the raw bits, in
 /// blocks without early exit so that it vectorizes.
 pub fn whole_allocation(data: &SliceData) -> Option<(u64, usize)> {
-    let Some(Column { values: Values::ItemId(ids), presence: None }) = data.single_column() else { return None };
+    let Some(Column { values: Values::ItemId(ids), presence: None }) = data.single_column() else {
+        return None;
+    };
     if let Some((base, len)) = ids.as_run() {
         let first = ItemId(base);
         return first.allocation().filter(|_| first.offset() == 0).map(|allocation| (allocation, len));
@@ -177,7 +179,9 @@ pub fn implicit_schemas_of(allocation: u64, len: usize) -> (Ids, SliceData) {
 /// Whether `data` is exactly the implicit schemas of slots 0..len of
 /// `allocation` (objects made together), all present.
 pub fn is_implicit_schemas_of(data: &SliceData, allocation: u64) -> Option<u64> {
-    let Some(Column { values: Values::Schema(schemas), presence: None }) = data.single_column() else { return None };
+    let Some(Column { values: Values::Schema(schemas), presence: None }) = data.single_column() else {
+        return None;
+    };
     let base = ItemId(Ids::base(allocation)).with_kind(ItemKind::ImplicitSchema).0;
     if let Some((run_base, _)) = schemas.as_structs() {
         return (run_base == base).then_some((base >> 64) as u64);
@@ -367,10 +371,27 @@ fn fit_value(
     Ok(value.clone())
 }
 
-/// The distinct bags of `inputs`, in order: what a new bag built from them
-/// reads through.
-pub fn result_bag(inputs: &[&DataSlice]) -> Vec<DataBag> {
-    DataBag::distinct(inputs.iter().filter_map(|x| x.bag()))
+/// A new bag for items built by `op` from `inputs`: it reads the merge of
+/// the inputs' bags (snapshots that must agree: Koda's "cannot merge
+/// DataBags" error where they do not; see `plait_core::bag::layering`).
+pub fn new_bag_over(op: &str, inputs: &[&DataSlice]) -> Result<DataBag> {
+    Ok(DataBag::with_fallbacks(DataBag::merged_inputs(op, inputs.iter().filter_map(|x| x.bag()))?))
+}
+
+/// What the update layer of `with_attrs`, `with_dict_update` and list
+/// appends reads through: the merge of the bags of the `values` written
+/// (entities keep their attributes; snapshots that must agree), then `x`'s
+/// bag (read through), which the update and the values win over.
+pub fn below_update(op: &str, x: &DataBag, values: &[&DataSlice]) -> Result<Vec<DataBag>> {
+    let mut layers = DataBag::merged_inputs(op, values.iter().filter_map(|v| v.bag()))?;
+    layers.push(x.clone());
+    Ok(DataBag::distinct(&layers))
+}
+
+/// `x`'s bag updated by the bag `update`, over the merge of the values'
+/// bags (see [`below_update`]).
+pub fn updated_over(op: &str, x: &DataBag, update: DataBag, values: &[&DataSlice]) -> Result<DataBag> {
+    Ok(DataBag::updated(&DataBag::with_fallbacks(below_update(op, x, values)?), &[update]))
 }
 
 /// A result holding entities or objects keeps the bags of the inputs (one bag

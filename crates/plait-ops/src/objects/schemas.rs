@@ -3,17 +3,17 @@
 
 use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::itemid::allocate;
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema};
+use plait_core::{DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema};
 
 use super::access::object_schemas;
 use super::create::named_schema_id;
-use super::model::{ids_of, result_bag, schemas_data};
+use super::model::{ids_of, new_bag_over, schemas_data};
 use crate::registry::Registry;
 
 /// A schema item `schema_id` whose attributes are `fields` (schema items).
 pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>, fields: &[(String, DataSlice)]) -> Result<DataSlice> {
     let inputs: Vec<&DataSlice> = fields.iter().map(|(_, v)| v).collect();
-    let bag = DataBag::with_fallbacks(result_bag(&inputs));
+    let bag = new_bag_over(op, &inputs)?;
     for (field, value) in fields {
         let schema = match value.get(0) {
             Some(ScalarRef::Schema(s)) if value.is_item() => s,
@@ -52,7 +52,9 @@ pub fn get_obj_schema(x: &DataSlice) -> Result<DataSlice> {
                 })
                 .collect()
         }
-        _ => return Err(Error::value("kd.schema.get_obj_schema", "DataSlice must have OBJECT schema for get_obj_schema")),
+        _ => {
+            return Err(Error::value("kd.schema.get_obj_schema", "DataSlice must have OBJECT schema for get_obj_schema"));
+        }
     };
     Ok(DataSlice::new(x.shape().clone(), schemas_data(schemas), Schema::Schema)?.with_bag(x.bag().cloned()))
 }

@@ -9,7 +9,7 @@ use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{Ids, Target, attr_schema, bag_of, ids_of, schemas_data, write_attrs};
+use super::model::{Ids, Target, attr_schema, bag_of, below_update, ids_of, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -46,8 +46,9 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
     not_primitives(WITH_ATTRS, x)?;
     let old = bag_of(WITH_ATTRS, x)?.clone();
     let attrs = expanded(WITH_ATTRS, x, attrs)?;
-    let fallbacks = DataBag::distinct(std::iter::once(&old).chain(attrs.iter().filter_map(|(_, v)| v.bag())));
-    let bag = DataBag::with_fallbacks(fallbacks);
+    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    // The updates are written into the new bag's own layer.
+    let bag = DataBag::with_fallbacks(below_update(WITH_ATTRS, &old, &values)?);
     let ids = Ids::of(x);
     let target = target_of(WITH_ATTRS, x, &ids, &old)?;
     write_attrs(WITH_ATTRS, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
@@ -69,16 +70,15 @@ pub fn attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: boo
     not_primitives(OP, x)?;
     let old = bag_of(OP, x)?.clone();
     let attrs = expanded(OP, x, attrs)?;
-    let value_bags: Vec<DataBag> = DataBag::distinct(attrs.iter().filter_map(|(_, v)| v.bag()));
-    let bag = DataBag::with_fallbacks(DataBag::distinct(std::iter::once(&old).chain(&value_bags)));
+    let value_bags = DataBag::merged_inputs(OP, attrs.iter().filter_map(|(_, v)| v.bag()))?;
+    let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(&old))));
     let ids = Ids::of(x);
     let target = target_of(OP, x, &ids, &old)?;
     write_attrs(OP, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
     copy_schemas_of(OP, x, &bag, &attrs)?;
     // The update alone, reading through to the values' own bags (entities
     // assigned keep their attributes).
-    let update = bag.own_layer();
-    Ok(if value_bags.is_empty() { update } else { DataBag::with_fallbacks(std::iter::once(update).chain(value_bags).collect()) })
+    Ok(DataBag::combined(std::iter::once(&bag.own_layer()).chain(&value_bags)).expect("one layer at least"))
 }
 
 /// Writes into `bag`'s own layer the schemas that the update of `attrs` on

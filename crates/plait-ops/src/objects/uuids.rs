@@ -413,7 +413,7 @@ Examples:
         |a| is_uuid(a.slice("x")?),
     );
     for name in ["kd.ids.uuid", "kd.ids.uuid_for_list", "kd.ids.uuid_for_dict", "kd.ids.agg_uuid"] {
-        r.without_bags(name);
+        r.bag_rule(name, crate::registry::BagRule::Drop);
     }
     register_fresh_ids!(
         r,

@@ -285,6 +285,32 @@ Examples:
     register_ordering(r);
     register_construction(r);
     register_lookup(r);
+    // Operators that pass items through keep the inputs' bag on any result,
+    // as in Koda; the ones that combine several inputs merge their bags.
+    for name in [
+        "kd.slices.collapse",
+        "kd.slices.group_by",
+        "kd.slices.repeat",
+        "kd.slices.repeat_present",
+        "kd.slices.reverse",
+        "kd.slices.select",
+        "kd.slices.select_present",
+        "kd.slices.inverse_select",
+        "kd.slices.sort",
+        "kd.slices.take",
+        "kd.slices.unique",
+        "kd.slices.val_like",
+        "kd.slices.val_shaped",
+        "kd.slices.val_shaped_as",
+        "kd.slices.tile",
+        "kd.slices.translate",
+        "kd.slices.translate_group",
+    ] {
+        r.bag_rule(name, crate::registry::BagRule::PassThrough);
+    }
+    for name in ["kd.slices.concat", "kd.slices.stack", "kd.slices.zip"] {
+        r.bag_rule(name, crate::registry::BagRule::Merge);
+    }
 }
 
 fn register_selection(r: &mut Registry) {

@@ -1,0 +1,272 @@
+//! How bags combine: the one place that decides which value wins when an
+//! item's attribute, list or dict entry is set in more than one bag.
+//!
+//! A bag reads its own contents first, then its fallbacks, depth first:
+//!
+//! ```text
+//!   bag ── own layer ── fallback 1 ── its own layer ── its fallbacks ...
+//!                   └── fallback 2 ── ...
+//! ```
+//!
+//! Koda copies (merges) bags where plait reads through them in O(1). Every
+//! way of combining bags follows one of three rules, chosen so that what is
+//! read is what Koda's copy would hold:
+//!
+//! | rule | operations | which value wins | later writes to a mutable input |
+//! |---|---|---|---|
+//! | update | `kd.updated_bag`, `a << b`, `x.updated(bag)`; `with_attrs`, `with_dict_update` and list appends over `x`'s bag | the later bag | seen (read through) |
+//! | enrich | `kd.enriched_bag`, `a >> b`, `x.enriched(bag)`; operators that keep their inputs' bags | the earlier bag | seen (read through) |
+//! | merge | `kd.new` / `kd.obj` / `kd.uu` / `kd.list` / `kd.dict` of values with bags, `kd.slice([...])` of items with bags, `kd.stack` / `kd.concat` / `kd.zip`, the values given to `kd.attrs` / `with_attrs` | none: the bags must agree, else Koda's "cannot merge DataBags" ValueError | not seen (a snapshot is read) |
+//!
+//! `with_attrs(x, **v)` combines all three: its bag is the update layer, then
+//! the merge of the values' bags, then `x`'s bag (update rule over it).
+//! `kd.attrs(x, **v)` is the first two. A fork (`fork_bag`) and a freeze
+//! (`freeze_bag`) copy the bag's own contents (copy-on-write) and keep its
+//! fallbacks; `with_merged_bag` flattens everything into one layer.
+//!
+//! The merge check compares only what can differ: the layers one side reads
+//! and the other does not. Layers shared by both (the common case: an update
+//! over a bag the other input also reads) are skipped whole, and blocks of
+//! attributes of allocations the other side never wrote are skipped without
+//! looking at their items, so merging bags of unrelated data costs nothing
+//! per item.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::dict_store::DictMap;
+use super::{DataBag, Store, merged_entries};
+use crate::column::ScalarRef;
+use crate::error::{Error, Result};
+use crate::itemid::ItemId;
+use crate::repr::item_text;
+
+impl DataBag {
+    /// `kd.updated_bag(base, *updates)`: a bag reading the updates, the
+    /// latest first, then `base`. Nothing is copied; writes to a mutable
+    /// input are seen.
+    pub fn updated(base: &DataBag, updates: &[DataBag]) -> DataBag {
+        DataBag::with_fallbacks(DataBag::distinct(updates.iter().rev().chain(std::iter::once(base))))
+    }
+
+    /// `kd.enriched_bag(*bags)`: a bag reading `bags` in order (the first
+    /// that says something about an item wins). Nothing is copied.
+    pub fn enriched(bags: &[DataBag]) -> DataBag {
+        DataBag::with_fallbacks(DataBag::distinct(bags))
+    }
+
+    /// What this bag reads now, unaffected by later writes to it or to a
+    /// mutable bag it reads through: the bag itself when nothing it reads can
+    /// change, else an immutable copy (O(1) per layer: layers are shared
+    /// copy-on-write).
+    pub fn snapshot(&self) -> DataBag {
+        if self.0.frozen {
+            return self.clone();
+        }
+        // Depth first, as reads go; frozen bags are kept whole.
+        let mut parts = Vec::new();
+        let mut stack = vec![self.clone()];
+        let mut seen = HashSet::new();
+        while let Some(bag) = stack.pop() {
+            if !seen.insert(Arc::as_ptr(&bag.0)) {
+                continue;
+            }
+            if bag.0.frozen {
+                parts.push(bag);
+                continue;
+            }
+            parts.push(bag.own_layer());
+            stack.extend(bag.0.fallbacks.iter().rev().cloned());
+        }
+        DataBag::with_fallbacks(parts)
+    }
+
+    /// The bags a result built from inputs with `bags` reads, after Koda's
+    /// merge of them (the merge rule): snapshots of the distinct bags, in
+    /// order. Raises Koda's "cannot merge DataBags" ValueError, named after
+    /// `op`, where two of them give one item different values.
+    pub fn merged_inputs<'a>(op: &str, bags: impl IntoIterator<Item = &'a DataBag>) -> Result<Vec<DataBag>> {
+        let bags: Vec<DataBag> = DataBag::distinct(bags).iter().map(DataBag::snapshot).collect();
+        for k in 1..bags.len() {
+            let before = match k {
+                1 => bags[0].clone(),
+                _ => DataBag::with_fallbacks(bags[..k].to_vec()),
+            };
+            if let Some(conflict) = first_disagreement(&before, &bags[k]) {
+                return Err(Error::value(op, conflict));
+            }
+        }
+        Ok(bags)
+    }
+
+    /// One bag reading the merge of `bags` (see [`DataBag::merged_inputs`]):
+    /// none, the one bag, or a bag reading all of them.
+    pub fn merge_of<'a>(op: &str, bags: impl IntoIterator<Item = &'a DataBag>) -> Result<Option<DataBag>> {
+        let mut bags = DataBag::merged_inputs(op, bags)?;
+        Ok(match bags.len() {
+            0 | 1 => bags.pop(),
+            _ => Some(DataBag::with_fallbacks(bags)),
+        })
+    }
+}
+
+/// Koda's text for the first thing `ours` and `theirs` read differently
+/// (both set, to different values; "set to missing" counts as a value):
+/// entities and objects first, then schemas, then dicts, then lists.
+pub(super) fn first_disagreement(ours: &DataBag, theirs: &DataBag) -> Option<String> {
+    let (a, b) = (ours.layers(), theirs.layers());
+    let (only_a, only_b) = differing_layers(&a, &b);
+    if only_a.is_empty() && only_b.is_empty() {
+        return None;
+    }
+    attr_disagreement(&a, &b, &only_a, &only_b)
+        .or_else(|| dict_disagreement(&a, &b, &only_a, &only_b))
+        .or_else(|| list_disagreement(&a, &b, &only_a, &only_b))
+}
+
+/// The layers of each side that can make its reads differ from the other's:
+/// those the other side does not read. When the shared layers come in another
+/// order on each side, they can too, and every layer is compared.
+fn differing_layers<'a>(a: &'a [Arc<Store>], b: &'a [Arc<Store>]) -> (Vec<&'a Store>, Vec<&'a Store>) {
+    let in_a: HashSet<*const Store> = a.iter().map(Arc::as_ptr).collect();
+    let in_b: HashSet<*const Store> = b.iter().map(Arc::as_ptr).collect();
+    let shared_a: Vec<*const Store> = a.iter().map(Arc::as_ptr).filter(|p| in_b.contains(p)).collect();
+    let shared_b: Vec<*const Store> = b.iter().map(Arc::as_ptr).filter(|p| in_a.contains(p)).collect();
+    let all = shared_a != shared_b;
+    let pick = |layers: &'a [Arc<Store>], other: &HashSet<*const Store>| -> Vec<&'a Store> {
+        layers.iter().filter(|l| all || !other.contains(&Arc::as_ptr(l))).map(Arc::as_ref).collect()
+    };
+    (pick(a, &in_b), pick(b, &in_a))
+}
+
+/// What `layers` read for attribute `attr` of `id`: `None` when unset,
+/// `Some(None)` when set to missing.
+fn read_attr<'a>(layers: &'a [Arc<Store>], attr: &str, id: ItemId) -> Option<Option<ScalarRef<'a>>> {
+    layers.iter().find_map(|layer| layer.attrs.get(attr)?.get_one(id))
+}
+
+/// Whether any of `layers` sets attribute `attr` on an item of `allocation`
+/// (or, for `None`, on an item stored sparsely).
+fn touches(layers: &[Arc<Store>], attr: &str, allocation: u64) -> bool {
+    layers.iter().any(|layer| layer.attrs.get(attr).is_some_and(|values| values.touches_allocation(allocation)))
+}
+
+fn attr_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only_b: &[&Store]) -> Option<String> {
+    // The (attribute, item) pairs either side sets in a layer of its own,
+    // skipping blocks of allocations the other side never touches.
+    let mut keys: Vec<(Arc<str>, ItemId)> = Vec::new();
+    for (mine, other) in [(only_a, b), (only_b, a)] {
+        for layer in mine {
+            for (name, values) in &layer.attrs {
+                values.for_each_set_item(|allocation| touches(other, name, allocation), |id| keys.push((name.clone(), id)));
+            }
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    let mut schema_conflict = None;
+    for (name, id) in keys {
+        let (Some(x), Some(y)) = (read_attr(a, &name, id), read_attr(b, &name, id)) else {
+            continue;
+        };
+        if x == y {
+            continue;
+        }
+        let what = if id.is_schema() { "schemas" } else { "entities" };
+        let text = format!(
+            "cannot merge DataBags due to an exception encountered when merging {what}.\n\nThe conflicting {what} \
+             in the both DataBags: Entity():{}\n\nThe cause is the values of attribute '{name}' are different: {} vs {}",
+            id.short(),
+            value_text(x),
+            value_text(y)
+        );
+        if !id.is_schema() {
+            return Some(text);
+        }
+        schema_conflict.get_or_insert(text);
+    }
+    schema_conflict
+}
+
+fn value_text(value: Option<ScalarRef<'_>>) -> String {
+    value.map_or_else(|| "None".to_string(), item_text)
+}
+
+/// The parts of dict `id` that `layers` hold, first layer first.
+fn dict_parts(layers: &[Arc<Store>], id: ItemId) -> Vec<&DictMap> {
+    layers.iter().filter_map(|layer| layer.dicts.get(id)).collect()
+}
+
+/// `Dict{k=v, ...}` for the dict whose parts are `parts`.
+fn dict_text(parts: &[&DictMap]) -> String {
+    let mut entries = Vec::new();
+    merged_entries(parts, |k, v| {
+        if let Some(v) = v {
+            entries.push(format!("{}={}", item_text(k), item_text(v)));
+        }
+    });
+    format!("Dict{{{}}}", entries.join(", "))
+}
+
+fn dict_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only_b: &[&Store]) -> Option<String> {
+    let mut ids: Vec<ItemId> = Vec::new();
+    for (mine, other) in [(only_a, b), (only_b, a)] {
+        for layer in mine {
+            ids.extend(layer.dicts.iter().map(|(id, _)| id).filter(|&id| other.iter().any(|l| l.dicts.get(id).is_some())));
+        }
+    }
+    ids.sort();
+    ids.dedup();
+    for id in ids {
+        let (pa, pb) = (dict_parts(a, id), dict_parts(b, id));
+        let mut conflict = None;
+        merged_entries(&pa, |key, x| {
+            if conflict.is_some() {
+                return;
+            }
+            let y = pb.iter().find_map(|d| d.get(key));
+            if let Some(y) = y.filter(|y| *y != x) {
+                conflict = Some(format!(
+                    "cannot merge DataBags due to an exception encountered when merging dicts.\n\nThe conflicting dict \
+                     in the first DataBag: {}\nThe conflicting dict in the second DataBag: {}\n\nThe cause is the \
+                     value of the key {} is incompatible: {} vs {}",
+                    dict_text(&pa),
+                    dict_text(&pb),
+                    item_text(key),
+                    value_text(x),
+                    value_text(y)
+                ));
+            }
+        });
+        if conflict.is_some() {
+            return conflict;
+        }
+    }
+    None
+}
+
+fn list_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only_b: &[&Store]) -> Option<String> {
+    let mut ids: Vec<ItemId> = Vec::new();
+    for (mine, other) in [(only_a, b), (only_b, a)] {
+        for layer in mine {
+            layer.lists.for_each_id(|allocation| other.iter().any(|l| l.lists.touches_allocation(allocation)), |id| ids.push(id));
+        }
+    }
+    ids.sort();
+    ids.dedup();
+    for id in ids {
+        let find = |layers: &[Arc<Store>]| layers.iter().find_map(|l| l.lists.get(id).map(|r| (r.items.clone(), r.range)));
+        let (Some((xa, ra)), Some((xb, rb))) = (find(a), find(b)) else {
+            continue;
+        };
+        let same = ra.len() == rb.len() && ra.clone().zip(rb.clone()).all(|(i, j)| xa.get(i) == xb.get(j));
+        if !same {
+            return Some(format!(
+                "cannot merge DataBags due to an exception encountered when merging lists.\n\nThe conflicting list in \
+                 the both DataBags: List:{}\n\nThe cause is the items of the list are different",
+                id.short()
+            ));
+        }
+    }
+    None
+}

@@ -1,0 +1,165 @@
+"""Which value wins when bags combine (docs/bags.md, plait-core's
+bag/layering.rs): updates win over what they update, enrichments lose to it,
+and inputs merged into a new bag must agree. Every expected value here is
+what koladata 0.0.4 gives for the same program."""
+
+import pytest
+
+from plait import kd
+
+
+def conflict(attr, ours, theirs):
+    return (f"(?s)cannot merge DataBags due to an exception encountered when merging entities.*"
+            f"The cause is the values of attribute '{attr}' are different: {ours} vs {theirs}")
+
+
+# --- the examples of issue 18
+
+def test_an_update_of_a_sub_entity_given_to_with_attrs_wins():
+    r = kd.new(x=1, y=2, z=kd.new(a=3, b=4, schema="Data"), schema="PointWithData")
+    updated = r.with_attrs(z=r.z.with_attrs(a=30, c=50))
+    assert updated.z.a.to_py() == 30
+    assert updated.z.c.to_py() == 50
+    assert updated.z.b.to_py() == 4
+    assert r.z.a.to_py() == 3  # the original is unchanged
+
+
+def test_new_of_two_versions_of_one_entity_is_a_merge_conflict():
+    x = kd.new(a=1)
+    with pytest.raises(ValueError, match=conflict("a", 1, 5)):
+        kd.new(p=x, q=x.with_attrs(a=5))
+    with pytest.raises(ValueError, match=conflict("a", 1, 5)):
+        kd.obj(p=x, q=x.with_attrs(a=5))
+
+
+# --- the merge rule: inputs' bags must agree
+
+@pytest.mark.parametrize("make", [
+    lambda x, y: kd.list([x, y]),
+    lambda x, y: kd.slice([x, y]),
+    lambda x, y: kd.dict({1: x, 2: y}),
+    lambda x, y: kd.stack(x, y),
+    lambda x, y: kd.concat(kd.slice([x]), kd.slice([y])),
+    lambda x, y: kd.zip(x, y),
+    lambda x, y: kd.attrs(x, p=y, q=x.with_attrs(a=6)),
+])
+def test_every_merge_of_disagreeing_bags_raises(make):
+    x = kd.new(a=1)
+    with pytest.raises(ValueError, match="cannot merge DataBags"):
+        make(x, x.with_attrs(a=5))
+
+
+def test_set_to_missing_disagrees_with_a_value():
+    x = kd.new(a=1)
+    with pytest.raises(ValueError, match=conflict("a", 1, "None")):
+        kd.new(p=x, q=x.with_attrs(a=None))
+
+
+def test_a_dict_entry_set_twice_differently_is_a_conflict():
+    d = kd.dict({1: 2})
+    with pytest.raises(ValueError, match="(?s)merging dicts.*Dict\\{1=2\\}.*Dict\\{1=3\\}.*key 1 is incompatible: 2 vs 3"):
+        kd.new(p=d, q=kd.with_dict_update(d, 1, 3))
+    # Other keys merge.
+    assert sorted(kd.new(p=d, q=kd.with_dict_update(d, 2, 3)).q.to_py().items()) == [(1, 2), (2, 3)]
+
+
+def test_agreeing_bags_merge_and_each_input_adds_what_it_knows():
+    x = kd.new(a=1)
+    both = kd.new(p=x, q=x.with_attrs(b=5))
+    assert both.to_py(obj_as_dict=True) == {"p": {"a": 1, "b": 5}, "q": {"a": 1, "b": 5}}
+    assert kd.slice([x, x]).get_bag() == x.get_bag()  # one bag: nothing to merge
+
+
+def test_unrelated_bags_merge_without_comparing_items():
+    xs = kd.new(a=kd.slice(list(range(1000))))
+    ys = kd.new(a=kd.slice(list(range(1000))))
+    pairs = kd.new(p=xs, q=ys)
+    assert pairs.q.a.to_py()[-1] == 999
+
+
+# --- the update rule: the update wins, and values' bags win over x's
+
+def test_values_given_to_with_attrs_win_over_the_bag_they_update():
+    x = kd.new(a=1)
+    assert x.with_attrs(q=x.with_attrs(a=5)).a.to_py() == 5
+    assert kd.with_attrs(x.with_attrs(a=7), q=x.with_attrs(a=5)).a.to_py() == 5
+    # ... and the attributes set by with_attrs itself win over the values.
+    assert x.with_attrs(a=9, q=x.with_attrs(a=5)).a.to_py() == 9
+    with pytest.raises(ValueError, match=conflict("a", 5, 6)):
+        x.with_attrs(q=x.with_attrs(a=5), p=x.with_attrs(a=6))
+
+
+def test_updated_and_enriched_order():
+    x = kd.new(a=1)
+    update = x.with_attrs(a=5).get_bag()
+    assert x.updated(update).a.to_py() == 5
+    assert x.enriched(update).a.to_py() == 1
+    assert kd.with_bag(x, x.get_bag() << update).a.to_py() == 5
+    assert kd.with_bag(x, x.get_bag() >> update).a.to_py() == 1
+    assert x.updated(kd.attrs(x, a=2), kd.attrs(x, a=3)).a.to_py() == 3
+    assert kd.with_bag(x, kd.enriched_bag(kd.attrs(x, a=2), kd.attrs(x, a=3))).a.to_py() == 2
+
+
+# --- mutable inputs: merges copy them, layering reads through
+
+def test_merges_snapshot_mutable_inputs_and_layering_reads_through():
+    m = kd.new(a=1).fork_bag()
+    made = kd.new(p=m)
+    in_dict = kd.dict({1: m})
+    enriched = kd.new(b=1).enriched(m.get_bag())
+    with_attrs = m.with_attrs(c=1)
+    m.a = 2
+    assert made.p.a.to_py() == 1
+    assert in_dict[1].a.to_py() == 1
+    assert kd.with_bag(m, enriched.get_bag()).a.to_py() == 2
+    assert with_attrs.a.to_py() == 2
+
+
+def test_fork_and_freeze_copy():
+    m = kd.new(a=1).fork_bag()
+    frozen = m.freeze_bag()
+    m.a = 2
+    fork = m.fork_bag()
+    m.a = 3
+    assert (frozen.a.to_py(), fork.a.to_py(), m.a.to_py()) == (1, 2, 3)
+
+
+def test_a_mutable_bag_adopts_values_and_raises_on_conflicts():
+    m = kd.mutable_bag()
+    e = m.new(a=1)
+    x = kd.new(b=2)
+    e.p = x
+    assert e.p.b.to_py() == 2
+    with pytest.raises(ValueError, match=conflict("b", 2, 3)):
+        e.q = x.with_attrs(b=3)
+
+
+# --- bags on primitive results, as in Koda
+
+def test_operators_that_pass_items_through_keep_the_bag():
+    bag = kd.bag()
+    x = kd.slice([1, 2]).with_bag(bag)
+    mask = kd.slice([kd.present, None])
+    for result in [kd.select(x, mask), kd.reverse(x), kd.take(x, 0), kd.coalesce(x, 0), x & mask,
+                   kd.stack(x, x), kd.sort(x)]:
+        assert result.get_bag() == bag, result
+    for result in [x + 1, kd.agg_sum(x), x == 1, kd.has(x), kd.count(x)]:
+        assert result.get_bag() is None, result
+
+
+def test_new_and_obj_of_a_primitive_give_a_bag():
+    assert kd.obj(1).get_bag() is not None
+    assert kd.new(1).get_bag() is not None
+    bag = kd.bag()
+    assert kd.obj(kd.item(1).with_bag(bag)).get_bag() == bag
+
+
+def test_deep_layering_reads_without_recursion():
+    x = kd.new(a=1)
+    for _ in range(20_000):
+        x = x.enriched(kd.bag())
+    assert x.a.to_py() == 1
+    y = kd.new(a=1)
+    for i in range(3_000):
+        y = y.with_attrs(a=i)
+    assert y.a.to_py() == 2_999
