@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 import workloads_entities
+import workloads_layering
 import workloads_lists
 import workloads_conversion
 import workloads_dicts
@@ -100,6 +101,7 @@ def main():
         "slices": workloads_slices.workloads(args.scale, pkd, kkd),
         "strings": workloads_strings.workloads(args.scale, pkd, kkd),
         "entities": workloads_entities.workloads(args.scale, pkd, kkd),
+        "layering": workloads_layering.workloads(args.scale, pkd, kkd),
         "lists": workloads_lists.workloads(args.scale, pkd, kkd),
         "dicts": workloads_dicts.workloads(args.scale, pkd, kkd),
         "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),

@@ -246,8 +246,11 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
             let ty = x.get_type();
             return Err(value_error(op, format!("object with unsupported type: {}.{}", ty.module()?, ty.qualname()?)));
         };
-        schema = Schema::common(schema, leaf_schema)
-            .ok_or_else(|| value_error(op, format!("cannot find a common schema for {schema} and {leaf_schema}")))?;
+        schema = Schema::common(schema, leaf_schema).ok_or_else(|| {
+            let bags = objects.iter().filter_map(|o| o.cast::<PyDataSlice>().ok().and_then(|ds| ds.get().inner.bag().cloned()));
+            let bag = plait_core::DataBag::combined(&bags.collect::<Vec<_>>());
+            value_error(op, plait_core::bag::text::no_common_schema(schema, leaf_schema, bag.as_ref()))
+        })?;
         kinds.push(kind);
         numbers.push(number);
     }
@@ -262,8 +265,9 @@ fn fits_f32(v: f64) -> bool {
 /// Pass 2: the columns in the result type, then the requested schema.
 fn box_leaves(op: &str, shape: JaggedShape, leaves: Vec<Bound<'_, PyAny>>, schema: Option<Schema>) -> PyResult<DataSlice> {
     let leaves = if schema == Some(Schema::Object) { entities_as_objects(leaves)? } else { leaves };
-    let bag = leaf_bags(op, &leaves)?;
     let leaves = classify(op, leaves)?;
+    // After the common schema is found, as in Koda: a schema error comes first.
+    let bag = leaf_bags(op, &leaves.objects)?;
     let inferred = leaves.schema;
     // A numeric target is built straight from the Python numbers, so each value
     // is rounded once (0.1 with schema=FLOAT64 stays 0.1).

@@ -298,12 +298,6 @@ impl AttrStore {
         Some(Lookup { data, unset })
     }
 
-    /// The values of slots 0..len of `allocation` when they are exactly one
-    /// dense column, every slot set.
-    fn whole_column(&self, allocation: u64, len: usize) -> Option<&SliceData> {
-        self.dense.get(&allocation).filter(|d| d.data.len() == len && d.set.is_none()).map(|d| &d.data)
-    }
-
     /// Makes `values` the column of slots 0..values.len() of `allocation`
     /// when that loses nothing (no other slot of the allocation is set):
     /// O(1). False when the general write is needed.
@@ -435,15 +429,6 @@ impl AttrStore {
 
 /// How a bag answers a read of a whole allocation (see
 /// [`DataBag::get_attr_of_allocation`]).
-enum WholeRead {
-    /// One dense column answers for every item.
-    Column(SliceData),
-    /// Nothing here (nor in fallbacks) has any value of the attribute.
-    Absent,
-    /// Some other layout: use the general read.
-    Other,
-}
-
 // Reads and writes of whole allocations: slots 0..len of one allocation, in
 // order, which is what `kd.new`/`kd.obj` create and what `ds.x` reads most
 // often. They take the allocation instead of a list of ids, so neither side
@@ -451,28 +436,39 @@ enum WholeRead {
 // store they use; the bag module's private parts are visible to this child
 // module.)
 impl DataBag {
-    /// The values of `attr` for slots 0..len of `allocation` when one dense
-    /// column of this bag (or, where this bag has no value of `attr` at all,
-    /// of a fallback) holds them all; `None` when the general
-    /// [`DataBag::get_attr`] is needed.
+    /// The values of `attr` for slots 0..len of `allocation` when the layers
+    /// holding `attr` store that allocation densely (one column answers, or
+    /// the columns of several layers are merged by their set bits); `None`
+    /// when the general [`DataBag::get_attr`] is needed.
     pub fn get_attr_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> Option<SliceData> {
-        match self.read_whole(attr, allocation, len) {
-            WholeRead::Column(data) => Some(data),
-            WholeRead::Absent | WholeRead::Other => None,
-        }
-    }
-
-    fn read_whole(&self, attr: &str, allocation: u64, len: usize) -> WholeRead {
-        // The first layer with any value of `attr` answers.
-        for layer in self.layers() {
-            if let Some(values) = layer.attrs.get(attr) {
-                return match values.whole_column(allocation, len) {
-                    Some(data) => WholeRead::Column(data.clone()),
-                    None => WholeRead::Other,
-                };
+        let layers = self.layers();
+        let mut blocks: Vec<&Dense> = Vec::new();
+        for layer in &layers {
+            let Some(values) = layer.attrs.get(attr) else { continue };
+            if values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+                return None;
+            }
+            let Some(dense) = values.dense.get(&allocation) else { continue };
+            if blocks.is_empty() && dense.set.is_none() && dense.data.len() == len {
+                return Some(dense.data.clone());
+            }
+            blocks.push(dense);
+            if dense.set.is_none() && dense.data.len() >= len {
+                break; // nothing below is read
             }
         }
-        WholeRead::Absent
+        if blocks.is_empty() {
+            return None;
+        }
+        // Each slot reads the first block that has it set.
+        let picks: Vec<(usize, usize)> = (0..len)
+            .map(|offset| match blocks.iter().position(|b| b.is_set(offset)) {
+                Some(k) => (k, offset),
+                None => (0, MISSING_INDEX),
+            })
+            .collect();
+        let sources: Vec<&SliceData> = blocks.iter().map(|b| &b.data).collect();
+        Some(super::list_store::gather(&sources, &picks))
     }
 
     /// Sets `attr` of slots 0..values.len() of `allocation` to `values`, in

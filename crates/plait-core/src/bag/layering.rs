@@ -35,11 +35,13 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::dict_store::DictMap;
+use super::text::schema_text;
 use super::{DataBag, Store, merged_entries};
 use crate::column::ScalarRef;
 use crate::error::{Error, Result};
 use crate::itemid::ItemId;
 use crate::repr::item_text;
+use crate::schema::Schema;
 
 impl DataBag {
     /// `kd.updated_bag(base, *updates)`: a bag reading the updates, the
@@ -99,6 +101,21 @@ impl DataBag {
         Ok(bags)
     }
 
+    /// Koda's error where the schemas written by an update (`update`, the
+    /// own layer of `with_attrs` / `kd.attrs`) disagree with the schemas the
+    /// merged values' bags give the same items. (Data written by the update
+    /// simply wins over the values' bags.)
+    pub fn check_update_schemas(op: &str, update: &DataBag, values: &[DataBag]) -> Result<()> {
+        if values.is_empty() {
+            return Ok(());
+        }
+        let below = DataBag::with_fallbacks(values.to_vec());
+        match first_disagreement_of(update, &below, Only::Schemas) {
+            Some(conflict) => Err(Error::value(op, conflict)),
+            None => Ok(()),
+        }
+    }
+
     /// One bag reading the merge of `bags` (see [`DataBag::merged_inputs`]):
     /// none, the one bag, or a bag reading all of them.
     pub fn merge_of<'a>(op: &str, bags: impl IntoIterator<Item = &'a DataBag>) -> Result<Option<DataBag>> {
@@ -114,14 +131,27 @@ impl DataBag {
 /// (both set, to different values; "set to missing" counts as a value):
 /// entities and objects first, then schemas, then dicts, then lists.
 pub(super) fn first_disagreement(ours: &DataBag, theirs: &DataBag) -> Option<String> {
+    first_disagreement_of(ours, theirs, Only::Everything)
+}
+
+/// What a disagreement check compares.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Only {
+    Everything,
+    Schemas,
+}
+
+fn first_disagreement_of(ours: &DataBag, theirs: &DataBag, only: Only) -> Option<String> {
     let (a, b) = (ours.layers(), theirs.layers());
     let (only_a, only_b) = differing_layers(&a, &b);
     if only_a.is_empty() && only_b.is_empty() {
         return None;
     }
-    attr_disagreement(&a, &b, &only_a, &only_b)
-        .or_else(|| dict_disagreement(&a, &b, &only_a, &only_b))
-        .or_else(|| list_disagreement(&a, &b, &only_a, &only_b))
+    let attrs = attr_disagreement((ours, &a), (theirs, &b), &only_a, &only_b, only);
+    if only == Only::Schemas {
+        return attrs;
+    }
+    attrs.or_else(|| dict_disagreement(&a, &b, &only_a, &only_b)).or_else(|| list_disagreement(&a, &b, &only_a, &only_b))
 }
 
 /// The layers of each side that can make its reads differ from the other's:
@@ -151,7 +181,13 @@ fn touches(layers: &[Arc<Store>], attr: &str, allocation: u64) -> bool {
     layers.iter().any(|layer| layer.attrs.get(attr).is_some_and(|values| values.touches_allocation(allocation)))
 }
 
-fn attr_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only_b: &[&Store]) -> Option<String> {
+fn attr_disagreement(
+    (bag_a, a): (&DataBag, &[Arc<Store>]),
+    (bag_b, b): (&DataBag, &[Arc<Store>]),
+    only_a: &[&Store],
+    only_b: &[&Store],
+    only: Only,
+) -> Option<String> {
     // The (attribute, item) pairs either side sets in a layer of its own,
     // skipping blocks of allocations the other side never touches.
     let mut keys: Vec<(Arc<str>, ItemId)> = Vec::new();
@@ -161,6 +197,9 @@ fn attr_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
                 values.for_each_set_item(|allocation| touches(other, name, allocation), |id| keys.push((name.clone(), id)));
             }
         }
+    }
+    if only == Only::Schemas {
+        keys.retain(|(_, id)| id.is_schema());
     }
     keys.sort();
     keys.dedup();
@@ -172,18 +211,31 @@ fn attr_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
         if x == y {
             continue;
         }
-        let what = if id.is_schema() { "schemas" } else { "entities" };
-        let text = format!(
-            "cannot merge DataBags due to an exception encountered when merging {what}.\n\nThe conflicting {what} \
-             in the both DataBags: Entity():{}\n\nThe cause is the values of attribute '{name}' are different: {} vs {}",
-            id.short(),
-            value_text(x),
-            value_text(y)
-        );
         if !id.is_schema() {
-            return Some(text);
+            return Some(format!(
+                "cannot merge DataBags due to an exception encountered when merging entities.\n\nThe conflicting \
+                 entities in the both DataBags: Entity():{}\n\nThe cause is the values of attribute '{name}' are \
+                 different: {} vs {}",
+                id.short(),
+                value_text(x),
+                value_text(y)
+            ));
         }
-        schema_conflict.get_or_insert(text);
+        let schema = |bag: &DataBag, value: Option<ScalarRef<'_>>| match value {
+            Some(ScalarRef::Schema(s)) => schema_text(s, Some(bag)),
+            other => value_text(other),
+        };
+        schema_conflict.get_or_insert_with(|| {
+            format!(
+                "cannot merge DataBags due to an exception encountered when merging schemas.\n\nThe conflicting schema \
+                 in the first DataBag: {}\nThe conflicting schema in the second DataBag: {}\n\nThe cause is the schema \
+                 for attribute '{name}' is incompatible: {} vs {}",
+                schema_text(Schema::Struct(id), Some(bag_a)),
+                schema_text(Schema::Struct(id), Some(bag_b)),
+                schema(bag_a, x),
+                schema(bag_b, y)
+            )
+        });
     }
     schema_conflict
 }
@@ -256,17 +308,26 @@ fn list_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
     ids.dedup();
     for id in ids {
         let find = |layers: &[Arc<Store>]| layers.iter().find_map(|l| l.lists.get(id).map(|r| (r.items.clone(), r.range)));
-        let (Some((xa, ra)), Some((xb, rb))) = (find(a), find(b)) else {
-            continue;
+        let (Some((xa, ra)), Some((xb, rb))) = (find(a), find(b)) else { continue };
+        let cause = if ra.len() != rb.len() {
+            format!("the list sizes are incompatible: {} vs {}", ra.len(), rb.len())
+        } else {
+            match ra.clone().zip(rb.clone()).position(|(i, j)| xa.get(i) != xb.get(j)) {
+                Some(k) => {
+                    format!("the value at index {k} is incompatible: {} vs {}", value_text(xa.get(ra.start + k)), value_text(xb.get(rb.start + k)))
+                }
+                None => continue,
+            }
         };
-        let same = ra.len() == rb.len() && ra.clone().zip(rb.clone()).all(|(i, j)| xa.get(i) == xb.get(j));
-        if !same {
-            return Some(format!(
-                "cannot merge DataBags due to an exception encountered when merging lists.\n\nThe conflicting list in \
-                 the both DataBags: List:{}\n\nThe cause is the items of the list are different",
-                id.short()
-            ));
-        }
+        let text = |items: &crate::column::SliceData, range: std::ops::Range<usize>| {
+            format!("List[{}]", range.map(|i| value_text(items.get(i))).collect::<Vec<_>>().join(", "))
+        };
+        return Some(format!(
+            "cannot merge DataBags due to an exception encountered when merging lists.\n\nThe conflicting list in the \
+             first DataBag: {}\nThe conflicting list in the second DataBag: {}\n\nThe cause is {cause}",
+            text(&xa, ra),
+            text(&xb, rb)
+        ));
     }
     None
 }

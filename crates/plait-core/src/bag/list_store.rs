@@ -144,11 +144,69 @@ pub fn gather(sources: &[&SliceData], picks: &[(usize, usize)]) -> SliceData {
         let indices: Vec<usize> = picks.iter().map(|&(_, i)| i).collect();
         return only.take(&indices);
     }
-    let mut builder = SliceBuilder::new();
+    if let Some(data) = gather_numbers(sources, picks) {
+        return data;
+    }
+    let mut builder = SliceBuilder::with_capacity(picks.len());
     for &(source, index) in picks {
         builder.push(if index == MISSING_INDEX { None } else { sources[source].get(index) });
     }
     builder.finish()
+}
+
+/// [`gather`] when every source is one column of the same fixed-width type
+/// (or all missing): one typed pass, no per-item dispatch.
+fn gather_numbers(sources: &[&SliceData], picks: &[(usize, usize)]) -> Option<SliceData> {
+    use arrow_buffer::{ArrowNativeType, BooleanBuffer, NullBuffer, ScalarBuffer};
+
+    use crate::column::{Column, Values};
+
+    let columns: Vec<Option<&Column>> = sources.iter().map(|s| if s.present_count() == 0 { None } else { s.single_column() }).collect();
+    let first = columns.iter().flatten().next()?;
+    if sources.iter().zip(&columns).any(|(s, c)| c.is_none() && s.present_count() > 0) {
+        return None;
+    }
+    fn pick<T: ArrowNativeType>(bufs: &[Option<&ScalarBuffer<T>>], picks: &[(usize, usize)]) -> ScalarBuffer<T> {
+        let out: Vec<T> = picks
+            .iter()
+            .map(|&(s, i)| match bufs[s] {
+                Some(v) if i != MISSING_INDEX => v[i],
+                _ => T::default(),
+            })
+            .collect();
+        ScalarBuffer::from(out)
+    }
+    fn bits(v: &crate::column::IdBits) -> &ScalarBuffer<i128> {
+        v.bits()
+    }
+    macro_rules! typed {
+        ($variant:ident, $get:expr) => {{
+            let bufs: Vec<Option<&ScalarBuffer<_>>> = columns
+                .iter()
+                .map(|c| match c {
+                    None => Ok(None),
+                    Some(Column { values: Values::$variant(v), .. }) => Ok(Some($get(v))),
+                    Some(_) => Err(()),
+                })
+                .collect::<Result<_, ()>>()
+                .ok()?;
+            pick(&bufs, picks)
+        }};
+    }
+    let values = match &first.values {
+        Values::Int32(_) => Values::Int32(typed!(Int32, std::convert::identity)),
+        Values::Int64(_) => Values::Int64(typed!(Int64, std::convert::identity)),
+        Values::Float32(_) => Values::Float32(typed!(Float32, std::convert::identity)),
+        Values::Float64(_) => Values::Float64(typed!(Float64, std::convert::identity)),
+        Values::ItemId(_) => Values::ItemId(typed!(ItemId, bits).into()),
+        _ => return None,
+    };
+    let present = BooleanBuffer::collect_bool(picks.len(), |j| {
+        let (s, i) = picks[j];
+        i != MISSING_INDEX && columns[s].is_some_and(|c| c.is_present(i))
+    });
+    let presence = (present.count_set_bits() < picks.len()).then(|| NullBuffer::new(present));
+    Some(SliceData::from_column(Column::new(values, presence)))
 }
 
 #[cfg(test)]

@@ -204,39 +204,42 @@ impl DataBag {
     /// missing ids give missing values.
     pub fn get_attr(&self, attr: &str, ids: &[Option<ItemId>]) -> SliceData {
         let layers = self.layers();
-        let mut layers = layers.iter();
-        let first = layers.next().expect("a bag has its own layer");
-        let lookup = match first.attrs.get(attr) {
-            Some(values) => values.get(ids),
-            None => attr_store::Lookup { data: SliceData::missing(ids.len()), unset: (0..ids.len()).filter(|&i| ids[i].is_some()).collect() },
-        };
-        if lookup.unset.is_empty() || layers.len() == 0 {
-            return lookup.data;
-        }
-        // Ask the layers below about the items still unset only, layer by
-        // layer, then put the answers in place.
-        let mut unset = lookup.unset;
-        let mut answers: Vec<Option<ScalarRef<'_>>> = vec![None; ids.len()];
-        for layer in layers {
-            let Some(values) = layer.attrs.get(attr) else {
-                continue;
-            };
-            unset.retain(|&i| match values.get_one(ids[i].expect("unset items are present")) {
-                Some(value) => {
-                    answers[i] = value;
-                    false
-                }
-                None => true,
-            });
-            if unset.is_empty() {
+        // The first layer holding `attr` answers for all ids (a dense column
+        // comes back without a copy); each layer below is asked, in one
+        // batch, about the ids still unset.
+        let mut base: Option<SliceData> = None;
+        let mut pending: Vec<usize> = Vec::new();
+        let mut overlays: Vec<(Vec<usize>, SliceData)> = Vec::new();
+        for layer in &layers {
+            let Some(values) = layer.attrs.get(attr) else { continue };
+            if base.is_none() {
+                let lookup = values.get(ids);
+                base = Some(lookup.data);
+                pending = lookup.unset;
+            } else {
+                let asked: Vec<Option<ItemId>> = pending.iter().map(|&i| ids[i]).collect();
+                let lookup = values.get(&asked);
+                let still_unset: Vec<usize> = lookup.unset.iter().map(|&k| pending[k]).collect();
+                overlays.push((std::mem::replace(&mut pending, still_unset), lookup.data));
+            }
+            if pending.is_empty() {
                 break;
             }
         }
-        let mut builder = SliceBuilder::with_capacity(ids.len());
-        for (i, answer) in answers.into_iter().enumerate() {
-            builder.push(answer.or_else(|| lookup.data.get(i)));
+        let Some(base) = base else { return SliceData::missing(ids.len()) };
+        if overlays.is_empty() {
+            return base;
         }
-        builder.finish()
+        // Where each position's value is: the base, or an overlay (later
+        // overlays only cover what earlier ones left unset).
+        let mut from: Vec<(usize, usize)> = (0..ids.len()).map(|i| (0, i)).collect();
+        for (n, (positions, _)) in overlays.iter().enumerate() {
+            for (k, &i) in positions.iter().enumerate() {
+                from[i] = (n + 1, k);
+            }
+        }
+        let sources: Vec<&SliceData> = std::iter::once(&base).chain(overlays.iter().map(|(_, data)| data)).collect();
+        gather(&sources, &from)
     }
 
     /// The value of `attr` of one item, looking through fallbacks.

@@ -25,6 +25,16 @@ pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
 /// Nesting deeper than this prints ids instead of contents (also stops cycles).
 const MAX_DEPTH: usize = 5;
 
+/// Koda's text where no common schema exists: `common` is the common schema
+/// of the items before the first one of schema `conflicting`.
+pub fn no_common_schema(common: Schema, conflicting: Schema, bag: Option<&DataBag>) -> String {
+    format!(
+        "cannot find a common schema\n\n the common schema(s) {common}: {}\n the first conflicting schema {conflicting}: {}",
+        schema_text(common, bag),
+        schema_text(conflicting, bag)
+    )
+}
+
 /// A schema as Koda prints it, looking struct schemas up in `bag`.
 pub fn schema_text(schema: Schema, bag: Option<&DataBag>) -> String {
     let mut out = String::new();

@@ -8,8 +8,6 @@ use plait_core::schema::Schema;
 use plait_core::slice::common_schema_of;
 use plait_core::{Column, DataBag, DataSlice, Error, ItemId, Result, ScalarRef, SliceData, Values};
 
-use plait_core::bag::text::schema_text;
-
 use super::model::{Ids, attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr};
 use crate::registry::Registry;
 
@@ -251,14 +249,7 @@ pub(crate) fn common_attr_schema(bag: &DataBag, schemas: &[Schema], context: &st
     if structs.len() > 1 || (!structs.is_empty() && structs.len() < schemas.len() && schemas.iter().any(|s| *s != Schema::None && !s.is_struct())) {
         let first = structs[0];
         let other = schemas.iter().copied().find(|s| *s != first).unwrap_or(first);
-        return Err(attr_error(
-            context,
-            format!(
-                "cannot find a common schema\n\n the common schema(s) {first}: {}\n the first conflicting schema {other}: {}",
-                schema_text(first, Some(bag)),
-                schema_text(other, Some(bag))
-            ),
-        ));
+        return Err(attr_error(context, plait_core::bag::text::no_common_schema(first, other, Some(bag))));
     }
     if let Some(&s) = structs.first() {
         return Ok(s);

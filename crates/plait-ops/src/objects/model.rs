@@ -375,7 +375,14 @@ fn fit_value(
 /// the inputs' bags (snapshots that must agree: Koda's "cannot merge
 /// DataBags" error where they do not; see `plait_core::bag::layering`).
 pub fn new_bag_over(op: &str, inputs: &[&DataSlice]) -> Result<DataBag> {
-    Ok(DataBag::with_fallbacks(DataBag::merged_inputs(op, inputs.iter().filter_map(|x| x.bag()))?))
+    Ok(DataBag::with_fallbacks(DataBag::merged_inputs(op, data_bags(inputs))?))
+}
+
+/// The bags of `values` that can hold data the values refer to: those of
+/// entities, objects and schemas. The bag of a primitive value holds nothing
+/// it refers to, and Koda leaves it out of merges.
+pub fn data_bags<'a>(values: &'a [&'a DataSlice]) -> impl Iterator<Item = &'a DataBag> + 'a {
+    values.iter().filter(|v| !v.schema().is_primitive() || v.schema() == Schema::Schema).filter_map(|v| v.bag())
 }
 
 /// What the update layer of `with_attrs`, `with_dict_update` and list
@@ -383,7 +390,7 @@ pub fn new_bag_over(op: &str, inputs: &[&DataSlice]) -> Result<DataBag> {
 /// (entities keep their attributes; snapshots that must agree), then `x`'s
 /// bag (read through), which the update and the values win over.
 pub fn below_update(op: &str, x: &DataBag, values: &[&DataSlice]) -> Result<Vec<DataBag>> {
-    let mut layers = DataBag::merged_inputs(op, values.iter().filter_map(|v| v.bag()))?;
+    let mut layers = DataBag::merged_inputs(op, data_bags(values))?;
     layers.push(x.clone());
     Ok(DataBag::distinct(&layers))
 }

@@ -9,7 +9,7 @@ use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{Ids, Target, attr_schema, bag_of, below_update, ids_of, schemas_data, write_attrs};
+use super::model::{Ids, Target, attr_schema, bag_of, data_bags, ids_of, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -46,13 +46,23 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
     not_primitives(WITH_ATTRS, x)?;
     let old = bag_of(WITH_ATTRS, x)?.clone();
     let attrs = expanded(WITH_ATTRS, x, attrs)?;
-    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
-    // The updates are written into the new bag's own layer.
-    let bag = DataBag::with_fallbacks(below_update(WITH_ATTRS, &old, &values)?);
-    let ids = Ids::of(x);
-    let target = target_of(WITH_ATTRS, x, &ids, &old)?;
-    write_attrs(WITH_ATTRS, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
+    let (bag, _) = update_layer(WITH_ATTRS, x, &old, &attrs, overwrite_schema)?;
     Ok(x.clone().with_bag(Some(bag)))
+}
+
+/// The bag of `with_attrs(x, **attrs)`: its own layer holds the update, then
+/// it reads the merge of the values' bags (returned too), then `old` (`x`'s
+/// bag). Schemas the update writes must agree with the values' bags.
+fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<(DataBag, Vec<DataBag>)> {
+    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    // A value in `x`'s own bag brings nothing new: it is read through `old`.
+    let value_bags = DataBag::merged_inputs(op, data_bags(&values).filter(|b| *b != old))?;
+    let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(old))));
+    let ids = Ids::of(x);
+    let target = target_of(op, x, &ids, old)?;
+    write_attrs(op, &bag, &ids, &target, attrs, overwrite_schema, true)?;
+    DataBag::check_update_schemas(op, &bag.own_layer(), &value_bags)?;
+    Ok((bag, value_bags))
 }
 
 /// Koda's error for attributes of primitives (before the one for a missing bag).
@@ -70,11 +80,7 @@ pub fn attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: boo
     not_primitives(OP, x)?;
     let old = bag_of(OP, x)?.clone();
     let attrs = expanded(OP, x, attrs)?;
-    let value_bags = DataBag::merged_inputs(OP, attrs.iter().filter_map(|(_, v)| v.bag()))?;
-    let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(&old))));
-    let ids = Ids::of(x);
-    let target = target_of(OP, x, &ids, &old)?;
-    write_attrs(OP, &bag, &ids, &target, &attrs, overwrite_schema, true)?;
+    let (bag, value_bags) = update_layer(OP, x, &old, &attrs, overwrite_schema)?;
     copy_schemas_of(OP, x, &bag, &attrs)?;
     // The update alone, reading through to the values' own bags (entities
     // assigned keep their attributes).
@@ -118,16 +124,18 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
         return Err(plait_core::bag::immutable_error(OP));
     }
     let attrs = expanded(OP, x, attrs)?;
-    for (_, v) in &attrs {
-        if let Some(other) = v.bag() {
-            if other != bag {
-                bag.merge_from(OP, other, OnConflict::Raise)?;
-            }
-        }
-    }
     let ids = Ids::of(x);
     let target = target_of(OP, x, &ids, bag)?;
-    write_attrs(OP, bag, &ids, &target, &attrs, overwrite_schema, false)
+    write_attrs(OP, bag, &ids, &target, &attrs, overwrite_schema, false)?;
+    // The values' bags are merged in after the write, as in Koda: one that
+    // disagrees with what was just written is a conflict.
+    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    for other in data_bags(&values) {
+        if other != bag {
+            bag.merge_from(OP, other, OnConflict::Raise)?;
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn register(r: &mut Registry) {

@@ -1,0 +1,43 @@
+"""Benchmark workloads of bag layering (issue "Updates are never lost"):
+with_attrs / updated on 1M entities, reading attributes through 10 layers of
+updates (layers that do not hold the attribute, and layers that each update
+a tenth of the entities), and kd.new over inputs whose bags must be checked
+for conflicts (related bags sharing layers, unrelated bags)."""
+
+
+def workloads(scale, pkd, kkd):
+    n = int(1_000_000 * scale)
+    state = {}
+
+    def prepare(kd, name):
+        x = kd.new(a=kd.slice(list(range(n))))
+        ys = kd.slice([float(i) for i in range(n)])
+        texts = kd.slice([f"t{i % 1000}" for i in range(n)])
+        # Ten layers over x, none holding `a`.
+        over = x
+        for k in range(10):
+            over = over.with_attrs(**{f"b{k}": k})
+        # Ten layers each updating `a` on every tenth entity.
+        patched = x
+        positions = kd.slice(list(range(n))) % 10
+        for k in range(10):
+            part = kd.select(x, positions == k)
+            patched = patched.updated(kd.attrs(part, a=kd.slice(list(range(k, n, 10)) if n else [])))
+        other = kd.new(a=kd.slice(list(range(n))))
+        state[name] = {"x": x, "ys": ys, "texts": texts, "over": over, "patched": patched, "other": other,
+                       "x_b": x.with_attrs(b=ys)}
+
+    def both(fn):
+        impls = {"plait": lambda: fn(pkd, state["plait"])}
+        if kkd is not None:
+            impls["koladata"] = lambda: fn(kkd, state["koladata"])
+        return impls
+
+    yield f"with_attrs(y=) on {n:,} entities", both(lambda kd, s: s["x"].with_attrs(y=s["ys"])), prepare
+    yield f"with_attrs(s=STRING) on {n:,} entities", both(lambda kd, s: s["x"].with_attrs(s=s["texts"])), None
+    yield f"updated(attrs(y=)) on {n:,} entities", both(lambda kd, s: s["x"].updated(kd.attrs(s["x"], y=s["ys"]))), None
+    yield ".a under 10 layers without it (1M)", both(lambda kd, s: s["over"].a), None
+    yield ".a under 10 layers each updating 1/10", both(lambda kd, s: s["patched"].a), None
+    yield ".a.S[::3] items under 10 partial layers", both(lambda kd, s: kd.select(s["patched"], kd.has(s["x"].a) & (s["x"].a % 3 == 0)).a), None
+    yield "kd.new(p=x, q=x.with_attrs(b=)) (merge)", both(lambda kd, s: kd.new(p=s["x"], q=s["x_b"])), None
+    yield "kd.new(p=x, q=other) unrelated (merge)", both(lambda kd, s: kd.new(p=s["x"], q=s["other"])), None
