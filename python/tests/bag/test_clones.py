@@ -1,4 +1,4 @@
-"""Koda parity of clones and stubs (issue 18).
+"""Koda parity of clones, stubs and deep uuids (issue 18).
 Expected values were checked against koladata 0.0.4 (bag ids and item ids
 removed)."""
 
@@ -169,3 +169,76 @@ def test_stub_without_a_bag_gets_an_empty_one():
     assert text(s) == "DataItem(Entity():ID, schema: ENTITY())" and same(s.get_itemid(), e.get_itemid())
     s = kd.stub(e.no_bag().get_itemid())
     assert text(s) == "DataItem(Entity:ID, schema: ITEMID)" and has_bag(s)
+
+
+# --- deep_uuid ----------------------------------------------------------------
+
+
+def uuid_of(x, **kw):
+    return kd.deep_uuid(x, **kw)
+
+
+def test_deep_uuid_of_primitives_and_missing_items():
+    one = uuid_of(kd.item(1))
+    assert text(one) == "DataItem(Entity:ID, schema: ITEMID)" and not has_bag(one)
+    assert same(one, uuid_of(kd.item(1)))
+    assert not same(one, uuid_of(kd.item(2)))
+    assert not same(one, uuid_of(kd.int64(1)))
+    assert not same(one, uuid_of(kd.item(1.0)))
+    assert same(one, uuid_of(kd.obj(1)))
+    assert not same(uuid_of(kd.item("a")), uuid_of(kd.item(b"a")))
+    none = uuid_of(kd.item(None))
+    assert text(none) == "DataItem(Entity:ID, schema: ITEMID)"
+    for missing in (kd.item(None, kd.INT32), kd.item(None, kd.OBJECT), kd.item(None, kd.SCHEMA), kd.new(x=1) & kd.missing,
+                    kd.obj(x=1) & kd.missing, kd.list([1]) & kd.missing):
+        assert same(uuid_of(missing), none)
+    for present in (kd.new(x=None), kd.new(), kd.list([])):
+        assert not same(uuid_of(present), none)
+    assert same(uuid_of(kd.INT32), uuid_of(kd.INT32)) and not same(uuid_of(kd.INT32), uuid_of(kd.INT64))
+    assert not same(uuid_of(kd.present), uuid_of(kd.item(True)))
+
+
+def test_deep_uuid_of_mixed_slices():
+    x = kd.slice([kd.obj(x=1), None, 2, kd.obj(x=1), "a"])
+    u = uuid_of(x)
+    assert text(u.get_schema()) == "DataItem(ITEMID, schema: SCHEMA)"
+    assert u.get_present_count().to_py() == 5
+    assert (u == uuid_of(kd.item(None))).to_py() == [None, kd.present, None, None, None]
+    assert (u == uuid_of(kd.item(2))).to_py() == [None, None, kd.present, None, None]
+    assert same(u.S[0], u.S[3]) and same(u.S[0], uuid_of(kd.new(x=1)))
+    assert uuid_of(kd.slice([[1, None], [2]])).get_present_count().to_py() == 3
+    assert uuid_of(kd.slice([None, None], kd.OBJECT)).get_present_count().to_py() == 2
+    entities = kd.new(x=kd.slice([1, None])) & kd.slice([None, kd.present])
+    assert same(uuid_of(entities).S[0], uuid_of(kd.item(None)))
+    assert text(uuid_of(kd.slice([]))) == "DataSlice([], schema: ITEMID, present: 0/0)"
+
+
+def test_deep_uuid_of_ids_and_schemas():
+    e = kd.new(x=1)
+    assert same(uuid_of(e.get_itemid()), e.get_itemid())
+    assert same(uuid_of(e.get_itemid().no_bag()), e.get_itemid())
+    assert text(uuid_of(kd.item(None, kd.ITEMID))) == "DataItem(None, schema: ITEMID)"
+    assert same(uuid_of(kd.schema.new_schema(x=kd.INT32)), uuid_of(kd.schema.new_schema(x=kd.INT32)))
+    assert not same(uuid_of(kd.schema.new_schema(x=kd.INT32)), uuid_of(kd.schema.new_schema(x=kd.INT64)))
+    assert not same(uuid_of(kd.named_schema("A", x=kd.INT32)), uuid_of(kd.named_schema("B", x=kd.INT32)))
+    assert not same(uuid_of(kd.named_schema("A", x=kd.INT32)), uuid_of(kd.schema.new_schema(x=kd.INT32)))
+    # An entity's name does not count, only its content.
+    assert same(uuid_of(kd.new(x=1, schema="N")), uuid_of(kd.new(x=1, schema=kd.schema.new_schema(x=kd.INT32))))
+
+
+def test_deep_uuid_seed_and_errors():
+    assert not same(uuid_of(kd.item(1), seed="s"), uuid_of(kd.item(1)))
+    assert same(uuid_of(kd.item(1), seed="s"), uuid_of(kd.item(1), seed="s"))
+    assert not same(uuid_of(kd.item(None), seed="s"), uuid_of(kd.item(None)))
+    assert same(uuid_of(kd.new(x=1), seed="a"), uuid_of(kd.new(x=1), seed=kd.item("a")))
+    assert same(uuid_of(kd.new(x=1), seed=kd.item(None, kd.STRING)), uuid_of(kd.new(x=1)))
+    with pytest.raises(ValueError, match=r"seed can only be 0-rank schema slice, got: rank\(1\)"):
+        kd.deep_uuid(kd.new(x=1), seed=kd.slice(["a", "b"]))
+    with pytest.raises(ValueError, match="seed must be a string"):
+        kd.deep_uuid(kd.new(x=1), seed=1)
+    with pytest.raises(ValueError, match="cannot compute deep_uuid of entity slice without a DataBag"):
+        kd.deep_uuid(kd.new(x=1).no_bag())
+    with pytest.raises(ValueError, match="cannot compute deep_uuid of entity slice without a DataBag"):
+        kd.deep_uuid(kd.new(x=1).no_bag() & kd.missing)
+    with pytest.raises(ValueError, match="is missing __schema__ attribute"):
+        kd.deep_uuid(kd.new(x=1).with_schema(kd.OBJECT))

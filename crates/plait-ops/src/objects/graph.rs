@@ -418,90 +418,149 @@ fn copy_attrs(src: &DataBag, out: &DataBag, id: ItemId, names: &[&str]) {
 
 /// `kd.deep_uuid(x, schema=unspecified, seed='')`: a uuid per item from its
 /// content, followed through entities, objects, lists and dicts (dict
-/// entries in key order, so insertion order does not matter).
+/// entries in key order, so insertion order does not matter). Primitives and
+/// struct schemas get uuids from their values, and a missing item the uuid of
+/// None; ITEMID slices give their ids back.
 pub fn deep_uuid(x: &DataSlice, schema: Option<&DataSlice>, seed: &str) -> Result<DataSlice> {
     let op = "kd.ids.deep_uuid";
-    let src = source_bag(op, x, schema, "compute deep_uuid")?;
     let as_schema = walk_schema(op, x, schema)?;
-    let mut memo: HashMap<ItemId, u128> = HashMap::new();
+    if as_schema == Schema::ItemId {
+        return DataSlice::new(x.shape().clone(), x.data().clone(), Schema::ItemId);
+    }
+    let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
+    let src = match DataBag::combined(inputs.iter().filter_map(|x| x.bag())) {
+        Some(bag) => bag,
+        None if as_schema.is_struct() => {
+            return Err(Error::value(op, "cannot compute deep_uuid of entity slice without a DataBag"));
+        }
+        None => DataBag::new_immutable(),
+    };
+    let mut walk = Hashing { src: &src, memo: HashMap::new(), open: HashSet::new() };
     let mut ids = Vec::with_capacity(x.size());
     for i in 0..x.size() {
+        let item = x.get(i);
         let mut h = UuidHasher::new("deep_uuid");
         h.write_str(seed);
-        content_hash(&src, as_schema, x.get(i), &mut h, &mut memo, &mut HashSet::new());
-        ids.push(x.get(i).map(|_| ItemId::uuid(ItemKind::Object, h.finish())));
+        walk.content(as_schema, item, &mut h)?;
+        let kind = match item {
+            Some(ScalarRef::ItemId(id)) if id.is_list() => ItemKind::List,
+            Some(ScalarRef::ItemId(id)) if id.is_dict() => ItemKind::Dict,
+            Some(ScalarRef::Schema(Schema::Struct(_))) => ItemKind::Schema,
+            _ => ItemKind::Object,
+        };
+        ids.push(Some(ItemId::uuid(kind, h.finish())));
     }
     DataSlice::new(x.shape().clone(), ids_data(&ids), Schema::ItemId)
 }
 
-/// Adds the content of one item of `schema` to `h`.
-fn content_hash(
-    src: &DataBag,
-    schema: Schema,
-    item: Option<ScalarRef<'_>>,
-    h: &mut UuidHasher,
-    memo: &mut HashMap<ItemId, u128>,
-    open: &mut HashSet<ItemId>,
-) {
-    let Some(ScalarRef::ItemId(id)) = item else {
-        h.write_item(item);
-        return;
-    };
-    let schema = match schema {
-        Schema::Object => src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()).unwrap_or(Schema::Object),
-        other => other,
-    };
-    let Schema::Struct(schema_id) = schema else {
-        h.write_item(item);
-        return;
-    };
-    if let Some(done) = memo.get(&id) {
+/// The content hashes of [`deep_uuid`]: each item and struct schema is
+/// hashed once (`memo`); `open` holds the items being hashed, to end cycles.
+struct Hashing<'a> {
+    src: &'a DataBag,
+    memo: HashMap<ItemId, u128>,
+    open: HashSet<ItemId>,
+}
+
+impl Hashing<'_> {
+    /// Adds the content of one item of `schema` to `h`.
+    fn content(&mut self, schema: Schema, item: Option<ScalarRef<'_>>, h: &mut UuidHasher) -> Result<()> {
+        let id = match item {
+            Some(ScalarRef::ItemId(id)) => id,
+            Some(ScalarRef::Schema(Schema::Struct(id))) => {
+                let done = self.memoized(id, |walk, inner| walk.schema_content(id, inner))?;
+                h.write_bytes(&done.to_le_bytes());
+                return Ok(());
+            }
+            _ => {
+                h.write_item(item);
+                return Ok(());
+            }
+        };
+        let schema_id = match schema {
+            Schema::Object => match self.src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()) {
+                Some(Schema::Struct(s)) => s,
+                _ => {
+                    return Err(Error::value("kd.ids.deep_uuid", format!("object {} is missing __schema__ attribute", id.repr())));
+                }
+            },
+            Schema::Struct(s) => s,
+            _ => {
+                h.write_item(item);
+                return Ok(());
+            }
+        };
+        let done = self.memoized(id, |walk, inner| walk.item_content(schema_id, id, inner))?;
         h.write_bytes(&done.to_le_bytes());
-        return;
+        Ok(())
     }
-    if !open.insert(id) {
-        h.write_str("<cycle>");
-        return;
+
+    /// The hash of `id` written by `write`, computed once; an id met again
+    /// while its hash is computed (a cycle) hashes as a marker.
+    fn memoized(&mut self, id: ItemId, write: impl FnOnce(&mut Self, &mut UuidHasher) -> Result<()>) -> Result<u128> {
+        if let Some(done) = self.memo.get(&id) {
+            return Ok(*done);
+        }
+        if !self.open.insert(id) {
+            let mut cycle = UuidHasher::new("deep_uuid_cycle");
+            cycle.write_str("<cycle>");
+            return Ok(cycle.finish());
+        }
+        let mut inner = UuidHasher::new("deep_uuid_item");
+        write(self, &mut inner)?;
+        self.open.remove(&id);
+        let done = inner.finish();
+        self.memo.insert(id, done);
+        Ok(done)
     }
-    let mut inner = UuidHasher::new("deep_uuid_item");
-    let keys = [Some(id)];
-    if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
-        if let Ok((_, items)) = src.explode(&keys) {
+
+    /// The content of item `id` of struct schema `schema_id`: its list
+    /// items, dict entries or attributes.
+    fn item_content(&mut self, schema_id: ItemId, id: ItemId, inner: &mut UuidHasher) -> Result<()> {
+        let (src, keys) = (self.src, [Some(id)]);
+        if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
+            let (_, items) = src.explode(&keys)?;
             inner.write_str("list");
             for i in 0..items.len() {
-                content_hash(src, item_schema, items.get(i), &mut inner, memo, open);
+                self.content(item_schema, items.get(i), inner)?;
             }
-        }
-    } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
-        let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
-        if let Ok((_, dict_keys, values)) = src.dict_entries(&keys) {
+        } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
+            let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+            let (_, dict_keys, values) = src.dict_entries(&keys)?;
             inner.write_str("dict");
-            let mut entries: Vec<(u128, u128)> = (0..dict_keys.len())
-                .map(|i| {
-                    let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
-                    content_hash(src, key_schema, dict_keys.get(i), &mut k, memo, open);
-                    content_hash(src, value_schema, values.get(i), &mut v, memo, open);
-                    (k.finish(), v.finish())
-                })
-                .collect();
+            let mut entries = Vec::with_capacity(dict_keys.len());
+            for i in 0..dict_keys.len() {
+                let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
+                self.content(key_schema, dict_keys.get(i), &mut k)?;
+                self.content(value_schema, values.get(i), &mut v)?;
+                entries.push((k.finish(), v.finish()));
+            }
             entries.sort_unstable();
             for (k, v) in entries {
                 inner.write_bytes(&k.to_le_bytes());
                 inner.write_bytes(&v.to_le_bytes());
             }
+        } else {
+            for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
+                inner.write_str(&name);
+                let value = src.get_attr(&name, &keys);
+                let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
+                self.content(attr, value.get(0), inner)?;
+            }
         }
-    } else {
-        for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
-            inner.write_str(&name);
-            let value = src.get_attr(&name, &keys);
-            let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
-            content_hash(src, attr, value.get(0), &mut inner, memo, open);
-        }
+        Ok(())
     }
-    open.remove(&id);
-    let done = inner.finish();
-    memo.insert(id, done);
-    h.write_bytes(&done.to_le_bytes());
+
+    /// The content of struct schema `id`: its attributes (its name
+    /// included) and their schemas, followed.
+    fn schema_content(&mut self, id: ItemId, inner: &mut UuidHasher) -> Result<()> {
+        inner.write_str("schema");
+        for name in self.src.attr_names(id) {
+            inner.write_str(&name);
+            let value = self.src.get_attr(&name, &[Some(id)]);
+            self.content(Schema::Schema, value.get(0), inner)?;
+        }
+        Ok(())
+    }
 }
 
 /// The clones with `overrides` applied as attributes, in the clones' bag.
@@ -523,6 +582,19 @@ fn clone_op(a: &Args<'_>, op: &str, depth: Option<Depth>) -> Result<DataSlice> {
         None => deep_clone(op, x, schema.as_ref())?,
     };
     with_overrides(clone, &a.named_slices()?)
+}
+
+/// `seed=` of `kd.deep_uuid`: a STRING item (missing is the empty text).
+fn seed_text(seed: &DataSlice) -> Result<String> {
+    let op = "kd.ids.deep_uuid";
+    if !seed.is_item() {
+        return Err(Error::value(op, format!("seed can only be 0-rank schema slice, got: rank({})", seed.shape().rank())));
+    }
+    match seed.get(0) {
+        Some(ScalarRef::String(s)) => Ok(s.to_string()),
+        None if matches!(seed.schema(), Schema::String | Schema::Object | Schema::None) => Ok(String::new()),
+        _ => Err(Error::value(op, format!("seed must be a string, got {}", crate::describe(seed)))),
+    }
 }
 
 /// The optional `itemid=` / `schema=` arguments.
@@ -706,10 +778,12 @@ Examples:
 The content is followed through attributes, list items and dict entries, so two
 structures with equal data get equal ids whatever their own ids are. Dict
 entries count regardless of the order they were set in; list items count in
-order. Missing items stay missing. Raises when x has no bag.
+order. Primitives and schemas get ids from their values, and a missing item
+the id of None; an ITEMID slice is returned as is. Raises for entities
+without a bag and for objects without a schema.
 
 Args:
-  x: a DataSlice with a bag.
+  x: a DataSlice.
   schema: the schema to read x with; attributes it does not name are ignored.
     x's own schema when unspecified.
   seed: a text that separates ids made from the same content.
@@ -721,8 +795,10 @@ Examples:
   >>> kd.deep_uuid(a) == kd.deep_uuid(kd.new(x=1, y=kd.new(z=3)))
   DataItem(missing, schema: MASK)
   >>> kd.deep_uuid(kd.dict({'a': 1, 'b': 2})) == kd.deep_uuid(kd.dict({'b': 2, 'a': 1}))
+  DataItem(present, schema: MASK)
+  >>> kd.deep_uuid(kd.item(None)) == kd.deep_uuid(kd.new(x=1) & kd.missing)
   DataItem(present, schema: MASK)"#,
-        |a| deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?),
+        |a| deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &seed_text(a.slice("seed")?)?),
     );
     r.bag_rule("kd.ids.deep_uuid", crate::registry::BagRule::Drop);
 }
