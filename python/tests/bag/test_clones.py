@@ -1,4 +1,4 @@
-"""Koda parity of clones, stubs and deep uuids (issue 18).
+"""Koda parity of clones, stubs, deep uuids and with_schema (issue 18).
 Expected values were checked against koladata 0.0.4 (bag ids and item ids
 removed)."""
 
@@ -242,3 +242,55 @@ def test_deep_uuid_seed_and_errors():
         kd.deep_uuid(kd.new(x=1).no_bag() & kd.missing)
     with pytest.raises(ValueError, match="is missing __schema__ attribute"):
         kd.deep_uuid(kd.new(x=1).with_schema(kd.OBJECT))
+
+
+# --- with_schema --------------------------------------------------------------
+
+
+POINT = {"x": kd.INT32, "y": kd.INT32}
+
+
+def test_with_schema_of_objects_and_entities_keeps_their_attributes():
+    p = kd.named_schema("Point", **POINT)
+    r = kd.obj(x=1, y=2).with_schema(p)
+    assert text(r) == "DataItem(Entity(x=1, y=2), schema: Point(x=INT32, y=INT32))"
+    assert text(r.get_schema()) == "DataItem(Point(x=INT32, y=INT32), schema: SCHEMA)"
+    assert r.x.to_py() == 1
+    assert text(kd.with_schema(kd.obj(x=1, y=2), p)) == text(r)
+    assert text(kd.schema.with_schema(kd.obj(x=1, y=2), p)) == text(r)
+    assert text(kd.new(x=1).with_schema(kd.named_schema("Q", x=kd.INT32))) == "DataItem(Entity(x=1), schema: Q(x=INT32))"
+    assert text(kd.obj(x=1).with_schema(kd.schema.new_schema(x=kd.INT32))) == "DataItem(Entity(x=1), schema: ENTITY(x=INT32))"
+    z = kd.obj(x=1).with_schema(kd.schema.new_schema(z=kd.INT32))
+    assert text(z) == "DataItem(Entity(z=None), schema: ENTITY(z=INT32))"
+    assert z.get_attr_names(intersection=True) == ["z"]
+    assert text(kd.slice([kd.obj(x=1, y=2), kd.obj(x=3)]).with_schema(p)) == (
+        "DataSlice([Entity(x=1, y=2), Entity(x=3, y=None)], schema: Point(x=INT32, y=INT32), present: 2/2)")
+    assert text(kd.new(x=1, y=2).get_itemid().with_schema(p)) == "DataItem(Entity(x=1, y=2), schema: Point(x=INT32, y=INT32))"
+    assert text(kd.eval(kd.lazy.with_schema(kd.I.x, kd.I.s), x=kd.obj(x=1, y=2), s=p)) == text(r)
+
+
+def test_with_schema_bags():
+    p = kd.named_schema("Point", **POINT)
+    # The data's bag and the schema's: the result reads both.
+    assert "2 schemas with 5 values" in repr(kd.obj(x=1, y=2).with_schema(p).get_bag())
+    # A schema without a bag: the data's bag as it is, mutable or not.
+    m = kd.obj(x=1, y=2).fork_bag()
+    assert text(m.with_schema(p.no_bag())) == "DataItem(Entity():ID, schema: ENTITY())"
+    assert m.with_schema(p.no_bag()).get_bag().is_mutable()
+    assert not kd.with_schema(m, p).get_bag().is_mutable()
+    # Data without a bag: the schema's bag.
+    assert text(kd.obj(x=1).no_bag().with_schema(p)) == "DataItem(Entity(x=None, y=None), schema: Point(x=INT32, y=INT32))"
+    assert text(kd.item(None).with_schema(p)) == "DataItem(None, schema: Point(x=INT32, y=INT32))"
+    # Primitive schemas keep the data's bag, or none.
+    assert has_bag(kd.obj(1).with_bag(kd.bag()).with_schema(kd.INT32))
+    assert not has_bag(kd.item(1).with_schema(kd.OBJECT))
+
+
+def test_with_schema_errors():
+    p = kd.named_schema("Point", **POINT)
+    with pytest.raises(ValueError, match=r"kd.schema.with_schema: schema can only be 0-rank schema slice, got: rank\(1\)"):
+        kd.with_schema(kd.obj(x=1), kd.slice([p]))
+    with pytest.raises(ValueError, match="schema's schema must be SCHEMA, got: INT32"):
+        kd.obj(x=1).with_schema(kd.item(1))
+    with pytest.raises(ValueError, match="INT64 schema can only be assigned"):
+        kd.slice([1, 2]).with_schema(kd.INT64)
