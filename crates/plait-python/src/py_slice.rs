@@ -171,8 +171,8 @@ impl PyDataSlice {
 
     /// Reinterprets the items as `schema` without converting them.
     fn with_schema(&self, py: Python<'_>, schema: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let schema = schema_arg("kd.with_schema", "schema", schema)?;
-        wrap(py, guard(|| self.inner.with_schema(schema))?)
+        let schema = crate::boxing::box_slice("kd.schema.with_schema", schema, None)?;
+        wrap(py, guard(|| plait_ops::objects::schemas::with_schema(&self.inner, &schema))?)
     }
 
     /// Subslicing helper: `x.S[1, 2:]`.

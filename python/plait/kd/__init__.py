@@ -131,7 +131,6 @@ mask = schema._make_caster("kd.mask", MASK)
 bytes = schema._make_caster("kd.bytes", BYTES)  # noqa: A001 - Koda's name
 str = schema._make_caster("kd.str", STRING)  # noqa: A001 - Koda's name
 to_object = schema._make_caster("kd.to_object", OBJECT)
-with_schema = schema.with_schema
 get_schema = schema.get_schema
 get_shape = shapes.get_shape
 

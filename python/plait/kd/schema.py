@@ -172,30 +172,6 @@ def get_schema(x):
     return x.get_schema()
 
 
-def with_schema(x, schema):
-    """Returns `x` with its schema replaced by `schema`, items unchanged.
-
-    Nothing is converted (use `kd.cast_to` for that), so the items must
-    already fit: a primitive schema needs items of exactly that type (OBJECT
-    items included), and an ItemId schema needs ItemIds. Otherwise it raises.
-
-    Args:
-      x: a DataSlice.
-      schema: a SCHEMA DataItem.
-
-    Examples:
-      >>> kd.with_schema(kd.slice([1, 2], kd.OBJECT), kd.INT32)
-      DataSlice([1, 2], schema: INT32, present: 2/2)
-      >>> kd.with_schema(kd.slice([1, None]), kd.OBJECT)
-      DataSlice([1, None], schema: OBJECT, present: 1/2)
-      >>> kd.with_schema(kd.slice([1, 2]), kd.INT64)
-      Traceback (most recent call last):
-      ...
-      ValueError: kd.with_schema: INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64, got items of type INT32 (use kd.cast_to to convert them)
-    """
-    return x.with_schema(schema)
-
-
 def is_primitive_schema(x):
     """Returns `kd.present` if `x` is a primitive schema DataItem, else `kd.missing`.
 

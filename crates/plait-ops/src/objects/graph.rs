@@ -19,7 +19,7 @@ use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
 
 use super::containers::schema_item;
-use super::model::{attr_schema, ids_data, ids_of};
+use super::model::{attr_schema, ids_data, ids_of, schemas_data};
 use crate::registry::{Args, Registry};
 
 /// How far a walk goes and which ids it renews.
@@ -61,10 +61,6 @@ impl<'a> Walk<'a> {
     /// The new id of `id` (itself when it keeps its id).
     fn map(&self, id: ItemId) -> ItemId {
         *self.remap.get(&id).unwrap_or(&id)
-    }
-
-    fn map_ids(&self, ids: &[ItemId]) -> Vec<Option<ItemId>> {
-        ids.iter().map(|&id| Some(self.map(id))).collect()
     }
 
     /// `data` with its ids renewed where they were.
@@ -122,76 +118,125 @@ impl<'a> Walk<'a> {
     /// Copies schema `id`'s attributes (and, walking everything, the schemas
     /// they name).
     fn copy_schema(&mut self, id: ItemId) {
-        if !self.seen_schemas.insert(id) {
-            return;
+        if self.seen_schemas.insert(id) {
+            self.copy_schema_as(id, id);
         }
-        for name in self.src.attr_names(id) {
-            let value = self.src.get_attr(&name, &[Some(id)]);
-            self.out.fill(|w| w.set_attr(&name, &[Some(id)], &value));
+    }
+
+    /// Copies schema `from`'s attributes as those of schema `to`.
+    fn copy_schema_as(&mut self, from: ItemId, to: ItemId) {
+        for name in self.src.attr_names(from) {
+            let value = self.src.get_attr(&name, &[Some(from)]);
+            self.out.fill(|w| w.set_attr(&name, &[Some(to)], &value));
             if let (Some(ScalarRef::Schema(Schema::Struct(nested))), Depth::All) = (value.get(0), self.depth) {
                 self.copy_schema(nested);
             }
         }
     }
 
-    /// Copies what `ids` (items of `schema`) hold.
-    fn visit(&mut self, schema: Schema, ids: Vec<ItemId>) -> Result<()> {
+    /// Copies what the items of `schema` hold: each `(from, to)` pair reads
+    /// item `from` and writes its copy as item `to`.
+    fn visit(&mut self, schema: Schema, items: Vec<(ItemId, ItemId)>) -> Result<()> {
         match schema {
             Schema::Object => {
-                let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
-                let schemas = self.src.get_attr(SCHEMA_ATTR, &keys);
-                self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &self.map_ids(&ids), &schemas));
-                let mut groups: HashMap<ItemId, Vec<ItemId>> = HashMap::new();
-                for (i, id) in ids.iter().enumerate() {
-                    if let Some(ScalarRef::Schema(Schema::Struct(s))) = schemas.get(i) {
-                        groups.entry(s).or_default().push(*id);
+                let from: Vec<Option<ItemId>> = items.iter().map(|&(f, _)| Some(f)).collect();
+                let schemas = self.src.get_attr(SCHEMA_ATTR, &from);
+                let mut groups: HashMap<ItemId, Vec<(ItemId, ItemId)>> = HashMap::new();
+                let mut written = Vec::with_capacity(items.len());
+                for (i, &(f, t)) in items.iter().enumerate() {
+                    let Some(ScalarRef::Schema(Schema::Struct(s))) = schemas.get(i) else {
+                        written.push(match schemas.get(i) {
+                            Some(ScalarRef::Schema(other)) => Some(other),
+                            _ => None,
+                        });
+                        continue;
+                    };
+                    groups.entry(s).or_default().push((f, t));
+                    // A copy under a new id gets its own implicit schema, as
+                    // each object has one.
+                    if f != t && s.kind() == ItemKind::ImplicitSchema {
+                        let own = t.with_kind(ItemKind::ImplicitSchema);
+                        self.copy_schema_as(s, own);
+                        written.push(Some(Schema::Struct(own)));
+                    } else {
+                        self.copy_schema(s);
+                        written.push(Some(Schema::Struct(s)));
                     }
                 }
+                let to: Vec<Option<ItemId>> = items.iter().map(|&(_, t)| Some(t)).collect();
+                self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &to, &schemas_data(written)));
                 for (s, group) in groups {
-                    self.visit(Schema::Struct(s), group)?;
+                    self.visit_struct(s, group)?;
                 }
             }
             Schema::Struct(schema_id) => {
                 self.copy_schema(schema_id);
-                let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
-                if let Some(item_schema) = attr_schema(self.src, schema_id, LIST_ITEMS_ATTR) {
-                    let (edge, items) = self.src.explode(&keys)?;
-                    self.discover(item_schema, &items);
-                    let items = self.map_data(&items);
-                    self.out.fill(|w| w.set_lists(&self.map_ids(&ids), &edge, &items));
-                } else if let Some(key_schema) = attr_schema(self.src, schema_id, DICT_KEYS_ATTR) {
-                    let value_schema = attr_schema(self.src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
-                    let (edge, dict_keys, values) = self.src.dict_entries(&keys)?;
-                    self.discover(key_schema, &dict_keys);
-                    self.discover(value_schema, &values);
-                    let owners = owners_of(&self.map_ids(&ids), &edge);
-                    let (dict_keys, values) = (self.map_data(&dict_keys), self.map_data(&values));
-                    self.out.fill(|w| w.set_dict_entries(&owners, &dict_keys, &values));
-                } else {
-                    for name in self.src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
-                        let values = self.src.get_attr(&name, &keys);
-                        if let Some(attr) = attr_schema(self.src, schema_id, &name) {
-                            self.discover(attr, &values);
-                        }
-                        let values = self.map_data(&values);
-                        self.out.fill(|w| w.set_attr(&name, &self.map_ids(&ids), &values));
-                    }
-                }
+                self.visit_struct(schema_id, items)?;
             }
             _ => {}
         }
         Ok(())
     }
 
-    /// Walks from the items of `x` (read as `schema`).
+    /// [`Walk::visit`] of items of struct schema `schema_id` (whose own
+    /// attributes are copied by the caller).
+    fn visit_struct(&mut self, schema_id: ItemId, items: Vec<(ItemId, ItemId)>) -> Result<()> {
+        let (keys, to): (Vec<Option<ItemId>>, Vec<Option<ItemId>>) = items.iter().map(|&(f, t)| (Some(f), Some(t))).unzip();
+        if let Some(item_schema) = attr_schema(self.src, schema_id, LIST_ITEMS_ATTR) {
+            let (edge, list_items) = self.src.explode(&keys)?;
+            self.discover(item_schema, &list_items);
+            let list_items = self.map_data(&list_items);
+            self.out.fill(|w| w.set_lists(&to, &edge, &list_items));
+        } else if let Some(key_schema) = attr_schema(self.src, schema_id, DICT_KEYS_ATTR) {
+            let value_schema = attr_schema(self.src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+            let (edge, dict_keys, values) = self.src.dict_entries(&keys)?;
+            self.discover(key_schema, &dict_keys);
+            self.discover(value_schema, &values);
+            let owners = owners_of(&to, &edge);
+            let (dict_keys, values) = (self.map_data(&dict_keys), self.map_data(&values));
+            self.out.fill(|w| w.set_dict_entries(&owners, &dict_keys, &values));
+        } else {
+            for name in self.src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
+                let values = self.src.get_attr(&name, &keys);
+                if let Some(attr) = attr_schema(self.src, schema_id, &name) {
+                    self.discover(attr, &values);
+                }
+                let values = self.map_data(&values);
+                self.out.fill(|w| w.set_attr(&name, &to, &values));
+            }
+        }
+        Ok(())
+    }
+
+    /// `ids` paired with their new ids.
+    fn pairs(&self, ids: Vec<ItemId>) -> Vec<(ItemId, ItemId)> {
+        ids.into_iter().map(|id| (id, self.map(id))).collect()
+    }
+
+    /// Walks from the items of `x` (read as `schema`), each distinct item
+    /// once, copied as its new id.
     fn run(&mut self, x: &DataSlice, schema: Schema) -> Result<()> {
         let top: Vec<ItemId> = ids_of(x).into_iter().flatten().filter(|id| self.seen.insert(*id)).collect();
+        self.run_from(schema, self.pairs(top))
+    }
+
+    /// Walks from the items of `x` (read as `schema`), copying the item at
+    /// each position as `to` at that position (one copy per position even
+    /// where `x` repeats an item). The items keep their ids where the walk
+    /// reaches them again.
+    fn run_per_position(&mut self, x: &DataSlice, schema: Schema, to: &[Option<ItemId>]) -> Result<()> {
+        let top = ids_of(x).into_iter().zip(to).filter_map(|(f, t)| Some((f?, (*t)?))).collect();
+        self.run_from(schema, top)
+    }
+
+    fn run_from(&mut self, schema: Schema, top: Vec<(ItemId, ItemId)>) -> Result<()> {
         if let Schema::Struct(id) = schema {
             self.copy_schema(id);
         }
         self.visit(schema, top)?;
         while let Some((schema, ids)) = self.queue.pop_front() {
-            self.visit(schema, ids)?;
+            let items = self.pairs(ids);
+            self.visit(schema, items)?;
         }
         Ok(())
     }
@@ -228,38 +273,73 @@ pub fn extract(x: &DataSlice, schema: Option<&DataSlice>) -> Result<DataSlice> {
     Ok(x.with_schema(as_schema).unwrap_or_else(|_| x.clone()).with_bag(Some(walk.out)))
 }
 
-/// The clones' ids: `itemid=` when given, else new ids of the same kinds.
-fn clone_ids(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, walk: &mut Walk<'_>) -> Result<SliceData> {
+/// The ids of the clones of `x`, one per present position: `itemid=` when
+/// given, else new ids of the same kinds.
+fn clone_ids(op: &str, x: &DataSlice, itemid: Option<&DataSlice>) -> Result<Vec<Option<ItemId>>> {
     let old = ids_of(x);
-    match itemid {
-        Some(given) => {
-            let given = plait_core::broadcast::expand_to_shape(op, given, x.shape(), 0)?;
-            for (old, new) in old.iter().zip(ids_of(&given)) {
-                if let (Some(old), Some(new)) = (old, new) {
-                    walk.remap.insert(*old, new);
-                }
-            }
-        }
-        None => walk.renew(&old.iter().flatten().copied().collect::<Vec<_>>()),
+    let Some(given) = itemid else {
+        return Ok(fresh_like(&old));
+    };
+    if given.shape().rank() != x.shape().rank() {
+        return Err(Error::value(
+            op,
+            format!("obj and itemid must have the same rank. Got rank(obj): {}, rank(itemid): {}", x.shape().rank(), given.shape().rank()),
+        ));
     }
-    Ok(ids_data(&old.iter().map(|id| id.map(|id| walk.map(id))).collect::<Vec<_>>()))
+    let given = plait_core::broadcast::expand_to_shape(op, given, x.shape(), 0)?;
+    let given = ids_of(&given);
+    if old.iter().zip(&given).any(|(o, g)| o.is_some() && g.is_none()) {
+        return Err(Error::value(op, "itemid must have an objectId for each item present in ds"));
+    }
+    Ok(old.iter().zip(given).map(|(o, g)| o.and(g)).collect())
 }
 
-/// `kd.clone` (`Depth::All`, top-level ids renewed), `kd.shallow_clone`
-/// (`Depth::TopLevel`) and `kd.deep_clone` (`renew_all`).
-fn clone_with(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, schema: Option<&DataSlice>, depth: Depth, renew_all: bool) -> Result<DataSlice> {
+/// A new id for each present id, of the same kind (one allocation per kind).
+fn fresh_like(old: &[Option<ItemId>]) -> Vec<Option<ItemId>> {
+    let mut by_kind: HashMap<ItemKind, Vec<usize>> = HashMap::new();
+    for (i, id) in old.iter().enumerate() {
+        if let Some(id) = id {
+            by_kind.entry(id.kind()).or_default().push(i);
+        }
+    }
+    let mut out = vec![None; old.len()];
+    for (kind, positions) in by_kind {
+        for (i, new) in positions.iter().zip(allocate(kind, positions.len()).1) {
+            out[*i] = Some(new);
+        }
+    }
+    out
+}
+
+/// `kd.clone` (`Depth::All`) and `kd.shallow_clone` (`Depth::TopLevel`):
+/// each position of `x` gets its own clone, even where `x` repeats an item;
+/// what the clones refer to keeps its ids.
+fn clone_with(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, schema: Option<&DataSlice>, depth: Depth) -> Result<DataSlice> {
     let src = source_bag(op, x, schema, "clone")?;
     let as_schema = walk_schema(op, x, schema)?;
-    let mut walk = Walk::new(&src, depth, renew_all);
-    let ids = clone_ids(op, x, itemid, &mut walk)?;
+    let ids = clone_ids(op, x, itemid)?;
+    let mut walk = Walk::new(&src, depth, false);
+    walk.run_per_position(x, as_schema, &ids)?;
+    Ok(DataSlice::new(x.shape().clone(), ids_data(&ids), as_schema)?.with_bag(Some(walk.out)))
+}
+
+/// `kd.deep_clone`: every item reached, `x`'s own included, gets one new
+/// id, so an item reached (or repeated in `x`) several times has one clone.
+fn deep_clone(op: &str, x: &DataSlice, schema: Option<&DataSlice>) -> Result<DataSlice> {
+    let src = source_bag(op, x, schema, "clone")?;
+    let as_schema = walk_schema(op, x, schema)?;
+    let mut walk = Walk::new(&src, Depth::All, true);
+    let old = ids_of(x);
+    walk.renew(&old.iter().flatten().copied().collect::<Vec<_>>());
     walk.run(x, as_schema)?;
-    Ok(DataSlice::new(x.shape().clone(), ids, as_schema)?.with_bag(Some(walk.out)))
+    let ids: Vec<Option<ItemId>> = old.iter().map(|id| id.map(|id| walk.map(id))).collect();
+    Ok(DataSlice::new(x.shape().clone(), ids_data(&ids), as_schema)?.with_bag(Some(walk.out)))
 }
 
 /// `kd.stub(x, attrs=[])`: the same items with a new bag holding only what
-/// updates to them need: objects' schemas, and the items and entries of
-/// lists and dicts (not their contents); attributes named in `attrs` are
-/// kept too, as stubs of their own.
+/// updates to them need: objects' schemas (without attributes), lists' items
+/// (stubbed in turn) and dicts' schemas (with no entries); attributes named
+/// in `attrs` are kept too, as stubs of their own.
 pub fn stub(x: &DataSlice, attrs: &[String]) -> Result<DataSlice> {
     let op = "kd.core.stub";
     let base = stub_items(x)?;
@@ -278,116 +358,209 @@ pub fn stub(x: &DataSlice, attrs: &[String]) -> Result<DataSlice> {
     Ok(x.clone().with_bag(Some(bag.fork(false))))
 }
 
-/// [`stub`] without attributes.
+/// [`stub`] without attributes. A slice without a bag (primitives,
+/// references) gets an empty one.
 fn stub_items(x: &DataSlice) -> Result<DataSlice> {
-    let op = "kd.core.stub";
-    let src = source_bag(op, x, None, "stub")?;
-    let mut walk = Walk::new(&src, Depth::TopLevel, false);
-    let ids: Vec<ItemId> = ids_of(x).into_iter().flatten().collect();
-    match x.schema() {
-        Schema::Object => {
-            let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
-            let schemas = src.get_attr(SCHEMA_ATTR, &keys);
-            walk.out.fill(|w| w.set_attr(SCHEMA_ATTR, &keys, &schemas));
-            let lists_or_dicts: Vec<ItemId> = ids.iter().copied().filter(|id| id.is_list() || id.is_dict()).collect();
-            walk.visit(Schema::Object, lists_or_dicts)?;
+    let out = DataBag::new_immutable();
+    let Some(src) = x.bag() else {
+        return Ok(x.clone().with_bag(Some(out)));
+    };
+    let mut seen = HashSet::new();
+    let top: Vec<ItemId> = ids_of(x).into_iter().flatten().filter(|id| seen.insert(*id)).collect();
+    let mut queue = VecDeque::from([(x.schema(), top)]);
+    while let Some((schema, ids)) = queue.pop_front() {
+        let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
+        let mut groups: Vec<(ItemId, Vec<Option<ItemId>>)> = Vec::new();
+        match schema {
+            Schema::Object => {
+                let schemas = src.get_attr(SCHEMA_ATTR, &keys);
+                out.fill(|w| w.set_attr(SCHEMA_ATTR, &keys, &schemas));
+                let mut by_schema: HashMap<ItemId, Vec<Option<ItemId>>> = HashMap::new();
+                for (i, id) in keys.iter().enumerate() {
+                    if let Some(ScalarRef::Schema(Schema::Struct(s))) = schemas.get(i) {
+                        by_schema.entry(s).or_default().push(*id);
+                    }
+                }
+                groups.extend(by_schema);
+            }
+            Schema::Struct(s) => groups.push((s, keys)),
+            _ => {}
         }
-        Schema::Struct(schema_id)
-            if attr_schema(&src, schema_id, LIST_ITEMS_ATTR).is_some() || attr_schema(&src, schema_id, DICT_KEYS_ATTR).is_some() =>
-        {
-            walk.visit(x.schema(), ids)?;
+        for (s, keys) in groups {
+            if let Some(item_schema) = attr_schema(src, s, LIST_ITEMS_ATTR) {
+                copy_attrs(src, &out, s, &[LIST_ITEMS_ATTR]);
+                let (edge, items) = src.explode(&keys)?;
+                out.fill(|w| w.set_lists(&keys, &edge, &items));
+                let fresh: Vec<ItemId> = (0..items.len())
+                    .filter_map(|i| match items.get(i) {
+                        Some(ScalarRef::ItemId(id)) if seen.insert(id) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                if !fresh.is_empty() {
+                    queue.push_back((item_schema, fresh));
+                }
+            } else if attr_schema(src, s, DICT_KEYS_ATTR).is_some() {
+                copy_attrs(src, &out, s, &[DICT_KEYS_ATTR, DICT_VALUES_ATTR]);
+            }
         }
-        _ => {}
     }
-    Ok(x.clone().with_bag(Some(walk.out)))
+    Ok(x.clone().with_bag(Some(out)))
+}
+
+/// Copies the attributes `names` of item `id` from `src` to `out`.
+fn copy_attrs(src: &DataBag, out: &DataBag, id: ItemId, names: &[&str]) {
+    for name in names {
+        let value = src.get_attr(name, &[Some(id)]);
+        out.fill(|w| w.set_attr(name, &[Some(id)], &value));
+    }
 }
 
 /// `kd.deep_uuid(x, schema=unspecified, seed='')`: a uuid per item from its
 /// content, followed through entities, objects, lists and dicts (dict
-/// entries in key order, so insertion order does not matter).
+/// entries in key order, so insertion order does not matter). Primitives and
+/// struct schemas get uuids from their values, and a missing item the uuid of
+/// None; ITEMID slices give their ids back.
 pub fn deep_uuid(x: &DataSlice, schema: Option<&DataSlice>, seed: &str) -> Result<DataSlice> {
     let op = "kd.ids.deep_uuid";
-    let src = source_bag(op, x, schema, "compute deep_uuid")?;
     let as_schema = walk_schema(op, x, schema)?;
-    let mut memo: HashMap<ItemId, u128> = HashMap::new();
+    if as_schema == Schema::ItemId {
+        return DataSlice::new(x.shape().clone(), x.data().clone(), Schema::ItemId);
+    }
+    let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
+    let src = match DataBag::combined(inputs.iter().filter_map(|x| x.bag())) {
+        Some(bag) => bag,
+        None if as_schema.is_struct() => {
+            return Err(Error::value(op, "cannot compute deep_uuid of entity slice without a DataBag"));
+        }
+        None => DataBag::new_immutable(),
+    };
+    let mut walk = Hashing { src: &src, memo: HashMap::new(), open: HashSet::new() };
     let mut ids = Vec::with_capacity(x.size());
     for i in 0..x.size() {
+        let item = x.get(i);
         let mut h = UuidHasher::new("deep_uuid");
         h.write_str(seed);
-        content_hash(&src, as_schema, x.get(i), &mut h, &mut memo, &mut HashSet::new());
-        ids.push(x.get(i).map(|_| ItemId::uuid(ItemKind::Object, h.finish())));
+        walk.content(as_schema, item, &mut h)?;
+        let kind = match item {
+            Some(ScalarRef::ItemId(id)) if id.is_list() => ItemKind::List,
+            Some(ScalarRef::ItemId(id)) if id.is_dict() => ItemKind::Dict,
+            Some(ScalarRef::Schema(Schema::Struct(_))) => ItemKind::Schema,
+            _ => ItemKind::Object,
+        };
+        ids.push(Some(ItemId::uuid(kind, h.finish())));
     }
     DataSlice::new(x.shape().clone(), ids_data(&ids), Schema::ItemId)
 }
 
-/// Adds the content of one item of `schema` to `h`.
-fn content_hash(
-    src: &DataBag,
-    schema: Schema,
-    item: Option<ScalarRef<'_>>,
-    h: &mut UuidHasher,
-    memo: &mut HashMap<ItemId, u128>,
-    open: &mut HashSet<ItemId>,
-) {
-    let Some(ScalarRef::ItemId(id)) = item else {
-        h.write_item(item);
-        return;
-    };
-    let schema = match schema {
-        Schema::Object => src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()).unwrap_or(Schema::Object),
-        other => other,
-    };
-    let Schema::Struct(schema_id) = schema else {
-        h.write_item(item);
-        return;
-    };
-    if let Some(done) = memo.get(&id) {
+/// The content hashes of [`deep_uuid`]: each item and struct schema is
+/// hashed once (`memo`); `open` holds the items being hashed, to end cycles.
+struct Hashing<'a> {
+    src: &'a DataBag,
+    memo: HashMap<ItemId, u128>,
+    open: HashSet<ItemId>,
+}
+
+impl Hashing<'_> {
+    /// Adds the content of one item of `schema` to `h`.
+    fn content(&mut self, schema: Schema, item: Option<ScalarRef<'_>>, h: &mut UuidHasher) -> Result<()> {
+        let id = match item {
+            Some(ScalarRef::ItemId(id)) => id,
+            Some(ScalarRef::Schema(Schema::Struct(id))) => {
+                let done = self.memoized(id, |walk, inner| walk.schema_content(id, inner))?;
+                h.write_bytes(&done.to_le_bytes());
+                return Ok(());
+            }
+            _ => {
+                h.write_item(item);
+                return Ok(());
+            }
+        };
+        let schema_id = match schema {
+            Schema::Object => match self.src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()) {
+                Some(Schema::Struct(s)) => s,
+                _ => {
+                    return Err(Error::value("kd.ids.deep_uuid", format!("object {} is missing __schema__ attribute", id.repr())));
+                }
+            },
+            Schema::Struct(s) => s,
+            _ => {
+                h.write_item(item);
+                return Ok(());
+            }
+        };
+        let done = self.memoized(id, |walk, inner| walk.item_content(schema_id, id, inner))?;
         h.write_bytes(&done.to_le_bytes());
-        return;
+        Ok(())
     }
-    if !open.insert(id) {
-        h.write_str("<cycle>");
-        return;
+
+    /// The hash of `id` written by `write`, computed once; an id met again
+    /// while its hash is computed (a cycle) hashes as a marker.
+    fn memoized(&mut self, id: ItemId, write: impl FnOnce(&mut Self, &mut UuidHasher) -> Result<()>) -> Result<u128> {
+        if let Some(done) = self.memo.get(&id) {
+            return Ok(*done);
+        }
+        if !self.open.insert(id) {
+            let mut cycle = UuidHasher::new("deep_uuid_cycle");
+            cycle.write_str("<cycle>");
+            return Ok(cycle.finish());
+        }
+        let mut inner = UuidHasher::new("deep_uuid_item");
+        write(self, &mut inner)?;
+        self.open.remove(&id);
+        let done = inner.finish();
+        self.memo.insert(id, done);
+        Ok(done)
     }
-    let mut inner = UuidHasher::new("deep_uuid_item");
-    let keys = [Some(id)];
-    if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
-        if let Ok((_, items)) = src.explode(&keys) {
+
+    /// The content of item `id` of struct schema `schema_id`: its list
+    /// items, dict entries or attributes.
+    fn item_content(&mut self, schema_id: ItemId, id: ItemId, inner: &mut UuidHasher) -> Result<()> {
+        let (src, keys) = (self.src, [Some(id)]);
+        if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
+            let (_, items) = src.explode(&keys)?;
             inner.write_str("list");
             for i in 0..items.len() {
-                content_hash(src, item_schema, items.get(i), &mut inner, memo, open);
+                self.content(item_schema, items.get(i), inner)?;
             }
-        }
-    } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
-        let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
-        if let Ok((_, dict_keys, values)) = src.dict_entries(&keys) {
+        } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
+            let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+            let (_, dict_keys, values) = src.dict_entries(&keys)?;
             inner.write_str("dict");
-            let mut entries: Vec<(u128, u128)> = (0..dict_keys.len())
-                .map(|i| {
-                    let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
-                    content_hash(src, key_schema, dict_keys.get(i), &mut k, memo, open);
-                    content_hash(src, value_schema, values.get(i), &mut v, memo, open);
-                    (k.finish(), v.finish())
-                })
-                .collect();
+            let mut entries = Vec::with_capacity(dict_keys.len());
+            for i in 0..dict_keys.len() {
+                let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
+                self.content(key_schema, dict_keys.get(i), &mut k)?;
+                self.content(value_schema, values.get(i), &mut v)?;
+                entries.push((k.finish(), v.finish()));
+            }
             entries.sort_unstable();
             for (k, v) in entries {
                 inner.write_bytes(&k.to_le_bytes());
                 inner.write_bytes(&v.to_le_bytes());
             }
+        } else {
+            for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
+                inner.write_str(&name);
+                let value = src.get_attr(&name, &keys);
+                let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
+                self.content(attr, value.get(0), inner)?;
+            }
         }
-    } else {
-        for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
-            inner.write_str(&name);
-            let value = src.get_attr(&name, &keys);
-            let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
-            content_hash(src, attr, value.get(0), &mut inner, memo, open);
-        }
+        Ok(())
     }
-    open.remove(&id);
-    let done = inner.finish();
-    memo.insert(id, done);
-    h.write_bytes(&done.to_le_bytes());
+
+    /// The content of struct schema `id`: its attributes (its name
+    /// included) and their schemas, followed.
+    fn schema_content(&mut self, id: ItemId, inner: &mut UuidHasher) -> Result<()> {
+        inner.write_str("schema");
+        for name in self.src.attr_names(id) {
+            inner.write_str(&name);
+            let value = self.src.get_attr(&name, &[Some(id)]);
+            self.content(Schema::Schema, value.get(0), inner)?;
+        }
+        Ok(())
+    }
 }
 
 /// The clones with `overrides` applied as attributes, in the clones' bag.
@@ -402,10 +575,26 @@ fn with_overrides(clone: DataSlice, overrides: &[(String, DataSlice)]) -> Result
 
 /// The clone operators from their arguments: `x`, `itemid=` (where the
 /// operator has it), `schema=` and the attribute overrides.
-fn clone_op(a: &Args<'_>, op: &str, depth: Depth, renew_all: bool) -> Result<DataSlice> {
-    let itemid = if renew_all { None } else { opt(a, "itemid")? };
-    let clone = clone_with(op, a.slice("x")?, itemid.as_ref(), opt(a, "schema")?.as_ref(), depth, renew_all)?;
+fn clone_op(a: &Args<'_>, op: &str, depth: Option<Depth>) -> Result<DataSlice> {
+    let (x, schema) = (a.slice("x")?, opt(a, "schema")?);
+    let clone = match depth {
+        Some(depth) => clone_with(op, x, opt(a, "itemid")?.as_ref(), schema.as_ref(), depth)?,
+        None => deep_clone(op, x, schema.as_ref())?,
+    };
     with_overrides(clone, &a.named_slices()?)
+}
+
+/// `seed=` of `kd.deep_uuid`: a STRING item (missing is the empty text).
+fn seed_text(seed: &DataSlice) -> Result<String> {
+    let op = "kd.ids.deep_uuid";
+    if !seed.is_item() {
+        return Err(Error::value(op, format!("seed can only be 0-rank schema slice, got: rank({})", seed.shape().rank())));
+    }
+    match seed.get(0) {
+        Some(ScalarRef::String(s)) => Ok(s.to_string()),
+        None if matches!(seed.schema(), Schema::String | Schema::Object | Schema::None) => Ok(String::new()),
+        _ => Err(Error::value(op, format!("seed must be a string, got {}", crate::describe(seed)))),
+    }
 }
 
 /// The optional `itemid=` / `schema=` arguments.
@@ -448,14 +637,16 @@ Examples:
         r#"Returns clones of x with new ItemIds; what they refer to is extracted as is.
 
 The items of `x` (entities, objects, lists or dicts) get new ids and a new bag
-holding their data. Everything reachable from them is copied into that bag with
-its own ids kept, so attributes of the clones still refer to the original
-entities. Keyword arguments set attributes on the clones.
+holding their data; each position gets its own clone, even where `x` repeats
+an item (an object's clone gets its own implicit schema). Everything reachable
+from them is copied into that bag with its own ids kept, so attributes of the
+clones still refer to the original entities. Keyword arguments set attributes
+on the clones.
 
 Args:
   x: a DataSlice of entities, objects, lists or dicts, with a bag.
-  itemid: the ids to give the clones (ITEMID, aligned with x); new ids when
-    unspecified.
+  itemid: the ids to give the clones (ITEMID, of x's rank, with an id for
+    each present item); new ids when unspecified.
   schema: the schema to read x with and to give the result; x's own schema
     when unspecified. Attributes the schema does not name are left out.
   **overrides: attribute values to set on the clones.
@@ -468,8 +659,11 @@ Examples:
   >>> c.get_itemid() == a.get_itemid(), c.y.get_itemid() == a.y.get_itemid()
   (DataItem(missing, schema: MASK), DataItem(present, schema: MASK))
   >>> kd.clone(a, x=5).x
-  DataItem(5, schema: INT32, bag_id: $...)"#,
-        |a| clone_op(a, "kd.core.clone", Depth::All, false),
+  DataItem(5, schema: INT32, bag_id: $...)
+  >>> c = kd.clone(a.expand_to(kd.slice([1, 2])))
+  >>> c.S[0].get_itemid() == c.S[1].get_itemid()
+  DataItem(missing, schema: MASK)"#,
+        |a| clone_op(a, "kd.core.clone", Some(Depth::All)),
     );
     r.add(
         "kd.core.shallow_clone",
@@ -477,15 +671,16 @@ Examples:
         "x, /, *, itemid=unspecified, schema=unspecified, **overrides",
         r#"Returns clones of x with new ItemIds holding the same top-level attributes.
 
-The items of `x` get new ids and a new bag with their own attribute values
-(list items, dict entries). Only those values are copied: the entities they
-refer to keep their ids but none of their attributes, and their schemas are
-copied without attributes. Keyword arguments set attributes on the clones.
+The items of `x` get new ids (one per position, even where `x` repeats an
+item) and a new bag with their own attribute values (list items, dict
+entries). Only those values are copied: the entities they refer to keep their
+ids but none of their attributes, and their schemas are copied without
+attributes. Keyword arguments set attributes on the clones.
 
 Args:
   x: a DataSlice of entities, objects, lists or dicts, with a bag.
-  itemid: the ids to give the clones (ITEMID, aligned with x); new ids when
-    unspecified.
+  itemid: the ids to give the clones (ITEMID, of x's rank, with an id for
+    each present item); new ids when unspecified.
   schema: the schema to read x with and to give the result; x's own schema
     when unspecified.
   **overrides: attribute values to set on the clones.
@@ -499,7 +694,7 @@ Examples:
   DataItem(present, schema: MASK)
   >>> s.y.get_attr_names(intersection=True)
   []"#,
-        |a| clone_op(a, "kd.core.shallow_clone", Depth::TopLevel, false),
+        |a| clone_op(a, "kd.core.shallow_clone", Some(Depth::TopLevel)),
     );
     r.add(
         "kd.core.deep_clone",
@@ -508,9 +703,10 @@ Examples:
         r#"Returns clones of x and of everything reachable from it, all with new ItemIds.
 
 Every entity, object, list and dict reached from `x` is copied into a new bag
-with a new id. An item reached twice is cloned once, so shared references stay
-shared among the clones. Schemas keep their ids. Keyword arguments set
-attributes on the top-level clones.
+with a new id. An item reached twice (or repeated in `x`) is cloned once, so
+shared references stay shared among the clones. Schemas keep their ids, but
+objects get implicit schemas of their own. Keyword arguments set attributes on
+the top-level clones.
 
 Args:
   x: a DataSlice of entities, objects, lists or dicts, with a bag.
@@ -528,7 +724,7 @@ Examples:
   (DataItem(missing, schema: MASK), DataItem(present, schema: MASK))
   >>> kd.deep_clone(b, r='new').r
   DataItem('new', schema: STRING, bag_id: $...)"#,
-        |a| clone_op(a, "kd.core.deep_clone", Depth::All, true),
+        |a| clone_op(a, "kd.core.deep_clone", None),
     );
     r.add(
         "kd.core.stub",
@@ -537,12 +733,14 @@ Examples:
         r#"Returns x with a new bag holding only what updates to its items need.
 
 The stub keeps the ids of `x` and, in a new bag, just enough to add data to
-them and merge it back: the schema of each object, and the items of lists and
-entries of dicts (as stubs). Attributes are not copied unless named in `attrs`,
-whose values are stubbed in turn. Raises when x has no bag.
+them and merge it back: the schema of each object (without its attributes),
+the items of lists (stubbed in turn) and the key and value schemas of dicts,
+which are empty. Attributes are not copied unless named in `attrs`, whose
+values are stubbed in turn. A slice without a bag (primitives, ids) gets an
+empty one.
 
 Args:
-  x: a DataSlice of entities, objects, lists or dicts, with a bag.
+  x: a DataSlice.
   attrs: a DataSlice of attribute names (STRING) to keep as well; none when
     unspecified.
 
@@ -554,7 +752,9 @@ Examples:
   >>> kd.stub(a, kd.slice(['y'])).y.get_itemid() == a.y.get_itemid()
   DataItem(present, schema: MASK)
   >>> kd.stub(kd.obj(x=1)).get_obj_schema()
-  DataItem(IMPLICIT_ENTITY(), schema: SCHEMA, bag_id: $...)"#,
+  DataItem(IMPLICIT_ENTITY(), schema: SCHEMA, bag_id: $...)
+  >>> kd.stub(kd.dict({1: 2}))
+  DataItem(Dict{}, schema: DICT{INT32, INT32}, bag_id: $...)"#,
         |a| {
             let names = match a.opt_slice("attrs")? {
                 Some(names) => (0..names.size())
@@ -578,10 +778,12 @@ Examples:
 The content is followed through attributes, list items and dict entries, so two
 structures with equal data get equal ids whatever their own ids are. Dict
 entries count regardless of the order they were set in; list items count in
-order. Missing items stay missing. Raises when x has no bag.
+order. Primitives and schemas get ids from their values, and a missing item
+the id of None; an ITEMID slice is returned as is. Raises for entities
+without a bag and for objects without a schema.
 
 Args:
-  x: a DataSlice with a bag.
+  x: a DataSlice.
   schema: the schema to read x with; attributes it does not name are ignored.
     x's own schema when unspecified.
   seed: a text that separates ids made from the same content.
@@ -593,8 +795,10 @@ Examples:
   >>> kd.deep_uuid(a) == kd.deep_uuid(kd.new(x=1, y=kd.new(z=3)))
   DataItem(missing, schema: MASK)
   >>> kd.deep_uuid(kd.dict({'a': 1, 'b': 2})) == kd.deep_uuid(kd.dict({'b': 2, 'a': 1}))
+  DataItem(present, schema: MASK)
+  >>> kd.deep_uuid(kd.item(None)) == kd.deep_uuid(kd.new(x=1) & kd.missing)
   DataItem(present, schema: MASK)"#,
-        |a| deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &a.text("seed")?),
+        |a| deep_uuid(a.slice("x")?, opt(a, "schema")?.as_ref(), &seed_text(a.slice("seed")?)?),
     );
     r.bag_rule("kd.ids.deep_uuid", crate::registry::BagRule::Drop);
 }

@@ -3,7 +3,7 @@
 
 use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::itemid::allocate;
-use plait_core::{DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema};
 
 use super::access::object_schemas;
 use super::create::named_schema_id;
@@ -73,6 +73,21 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
     }
 }
 
+/// `kd.with_schema(x, schema)`: the items of `x` read as `schema`, unchanged
+/// (they must fit it). The result reads x's bag and the schema's bag, x's
+/// first, so that entities keep their attributes and take the schema's.
+pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
+    let op = "kd.schema.with_schema";
+    if !schema.is_item() {
+        return Err(Error::value(op, format!("schema can only be 0-rank schema slice, got: rank({})", schema.shape().rank())));
+    }
+    let Some(ScalarRef::Schema(target)) = schema.get(0) else {
+        return Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", schema.schema())));
+    };
+    let bag = DataBag::combined([x, schema].into_iter().filter_map(|x| x.bag()));
+    Ok(x.with_schema(target)?.with_bag(bag))
+}
+
 pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.schema.new_schema",
@@ -122,6 +137,33 @@ Examples:
             let name = a.text("name")?;
             schema_with_fields("kd.schema.named_schema", named_schema_id(&name), Some(&name), &a.named_slices()?)
         },
+    );
+    r.add(
+        "kd.schema.with_schema",
+        &["kd.with_schema"],
+        "x, schema",
+        r#"Returns x with its schema replaced by schema, items unchanged.
+
+Nothing is converted (use `kd.cast_to` for that), so the items must already
+fit: a primitive schema needs items of exactly that type (OBJECT items
+included), and an entity, list or dict schema needs ItemIds. The result reads
+x's bag and, after it, the schema's bag: entities keep their attributes and
+are read through the attributes the schema names.
+
+Args:
+  x: a DataSlice.
+  schema: a SCHEMA DataItem.
+
+Examples:
+  >>> kd.with_schema(kd.slice([1, 2], kd.OBJECT), kd.INT32)
+  DataSlice([1, 2], schema: INT32, present: 2/2)
+  >>> kd.with_schema(kd.obj(x=1, y=2), kd.named_schema('Point', x=kd.INT32, y=kd.INT32))
+  DataItem(Entity(x=1, y=2), schema: Point(x=INT32, y=INT32), bag_id: $...)
+  >>> kd.with_schema(kd.slice([1, 2]), kd.INT64)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.with_schema: INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64, got items of type INT32 (use kd.cast_to to convert them)"#,
+        |a| with_schema(a.slice("x")?, a.slice("schema")?),
     );
     r.add(
         "kd.schema.get_obj_schema",
