@@ -32,6 +32,14 @@ def test_new_of_two_versions_of_one_entity_is_a_merge_conflict():
         kd.obj(p=x, q=x.with_attrs(a=5))
 
 
+def test_clone_of_a_repeated_entity_makes_one_clone_per_position():
+    z = kd.new(x=1)
+    a = kd.new(x=kd.slice([1, 2, 3]))
+    a = a.with_attrs(z=z.expand_to(a).clone())
+    assert (a.S[0].z.get_itemid() != a.S[1].z.get_itemid()).to_py() == kd.present
+    assert a.updated(kd.attrs(a.S[2].z, x=10)).z.x.to_py() == [1, 1, 10]
+
+
 # --- the merge rule: inputs' bags must agree
 
 @pytest.mark.parametrize("make", [
