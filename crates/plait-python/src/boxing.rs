@@ -246,11 +246,7 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
             let ty = x.get_type();
             return Err(value_error(op, format!("object with unsupported type: {}.{}", ty.module()?, ty.qualname()?)));
         };
-        schema = Schema::common(schema, leaf_schema).ok_or_else(|| {
-            let bags = objects.iter().filter_map(|o| o.cast::<PyDataSlice>().ok().and_then(|ds| ds.get().inner.bag().cloned()));
-            let bag = plait_core::DataBag::combined(&bags.collect::<Vec<_>>());
-            value_error(op, plait_core::bag::text::no_common_schema(schema, leaf_schema, bag.as_ref()))
-        })?;
+        schema = Schema::common(schema, leaf_schema).ok_or_else(|| no_common_schema(op, &objects))?;
         kinds.push(kind);
         numbers.push(number);
     }
@@ -300,6 +296,26 @@ fn entities_as_objects(leaves: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Bound<'_, 
             }
         })
         .collect()
+}
+
+/// Koda's error for leaves without a common schema (the schemas of all of
+/// them are looked at, as Koda does).
+fn no_common_schema(op: &str, leaves: &[Bound<'_, PyAny>]) -> PyErr {
+    let items: Vec<DataSlice> = leaves.iter().filter_map(|o| o.cast::<PyDataSlice>().ok().map(|ds| ds.get().inner.clone())).collect();
+    let schemas: Vec<Schema> = leaves
+        .iter()
+        .map(|x| match x.cast::<PyDataSlice>() {
+            Ok(item) => item.get().inner.schema(),
+            Err(_) if x.is_instance_of::<PyBool>() => Schema::Boolean,
+            Err(_) if x.is_instance_of::<PyInt>() => int_leaf(x).map_or(Schema::Int64, |leaf| leaf.2),
+            Err(_) if x.is_instance_of::<PyFloat>() => Schema::Float32,
+            Err(_) if x.is_instance_of::<PyString>() => Schema::String,
+            Err(_) if x.is_instance_of::<PyBytes>() => Schema::Bytes,
+            Err(_) => Schema::None,
+        })
+        .collect();
+    let bag = plait_core::DataBag::combined(items.iter().filter_map(DataSlice::bag));
+    value_error(op, plait_core::bag::text::no_common_schema_among(&schemas, bag.as_ref()))
 }
 
 /// The bag of the DataItem leaves (entities, objects): the merge of their

@@ -101,19 +101,47 @@ impl DataBag {
         Ok(bags)
     }
 
-    /// Koda's error where the schemas written by an update (`update`, the
-    /// own layer of `with_attrs` / `kd.attrs`) disagree with the schemas the
-    /// merged values' bags give the same items. (Data written by the update
-    /// simply wins over the values' bags.)
-    pub fn check_update_schemas(op: &str, update: &DataBag, values: &[DataBag]) -> Result<()> {
+    /// Koda's check before `with_attrs` / `kd.attrs` write attributes
+    /// `names` of items whose schemas are `schemas`, over the merge of the
+    /// values' bags (`values`): where the items' bag (`old`) and `values`
+    /// both give one of these schemas one of these attributes, they must
+    /// agree ("cannot merge DataBags ... merging schemas"). The data of the
+    /// values' bags, and what the update then writes, simply win.
+    pub fn check_value_schemas(op: &str, old: &DataBag, values: &[DataBag], schemas: SchemaIds<'_>, names: &[&str]) -> Result<()> {
         if values.is_empty() {
             return Ok(());
         }
         let below = DataBag::with_fallbacks(values.to_vec());
-        match first_disagreement_of(update, &below, Only::Schemas) {
-            Some(conflict) => Err(Error::value(op, conflict)),
-            None => Ok(()),
+        let (a, b) = (old.layers(), below.layers());
+        let (_, only_b) = differing_layers(&a, &b);
+        if only_b.is_empty() {
+            return Ok(());
         }
+        for name in names {
+            let ids: Vec<ItemId> = match schemas {
+                SchemaIds::One(id) => vec![id],
+                SchemaIds::List(ids) => {
+                    let mut ids: Vec<ItemId> = ids.iter().flatten().copied().collect();
+                    ids.sort();
+                    ids.dedup();
+                    ids
+                }
+                SchemaIds::Allocation(allocation, len) => {
+                    let touched = only_b.iter().any(|l| l.attrs.get(*name).is_some_and(|v| v.touches_allocation(allocation)));
+                    if !touched {
+                        continue;
+                    }
+                    (0..len as u64).map(|offset| ItemId::in_allocation(allocation, offset)).collect()
+                }
+            };
+            for id in ids {
+                let (Some(x), Some(y)) = (read_attr(&a, name, id), read_attr(&b, name, id)) else { continue };
+                if x != y {
+                    return Err(Error::value(op, schema_conflict_text(id, name, (old, x), (&below, y))));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// One bag reading the merge of `bags` (see [`DataBag::merged_inputs`]):
@@ -127,31 +155,54 @@ impl DataBag {
     }
 }
 
+/// The schemas of the items an update writes to (see
+/// [`DataBag::check_value_schemas`]).
+#[derive(Clone, Copy, Debug)]
+pub enum SchemaIds<'a> {
+    /// One schema for all (entities).
+    One(ItemId),
+    /// One per item (objects).
+    List(&'a [Option<ItemId>]),
+    /// Slots 0..len of an allocation of implicit schemas (objects made
+    /// together).
+    Allocation(u64, usize),
+}
+
+/// Koda's text for two bags giving schema `id` different schemas for
+/// attribute `name`.
+fn schema_conflict_text(
+    id: ItemId,
+    name: &str,
+    (bag_a, x): (&DataBag, Option<ScalarRef<'_>>),
+    (bag_b, y): (&DataBag, Option<ScalarRef<'_>>),
+) -> String {
+    let schema = |bag: &DataBag, value: Option<ScalarRef<'_>>| match value {
+        Some(ScalarRef::Schema(s)) => schema_text(s, Some(bag)),
+        other => value_text(other),
+    };
+    format!(
+        "cannot merge DataBags due to an exception encountered when merging schemas.\n\nThe conflicting schema in the \
+         first DataBag: {}\nThe conflicting schema in the second DataBag: {}\n\nThe cause is the schema for attribute \
+         '{name}' is incompatible: {} vs {}",
+        schema_text(Schema::Struct(id), Some(bag_a)),
+        schema_text(Schema::Struct(id), Some(bag_b)),
+        schema(bag_a, x),
+        schema(bag_b, y)
+    )
+}
+
 /// Koda's text for the first thing `ours` and `theirs` read differently
 /// (both set, to different values; "set to missing" counts as a value):
 /// entities and objects first, then schemas, then dicts, then lists.
 pub(super) fn first_disagreement(ours: &DataBag, theirs: &DataBag) -> Option<String> {
-    first_disagreement_of(ours, theirs, Only::Everything)
-}
-
-/// What a disagreement check compares.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Only {
-    Everything,
-    Schemas,
-}
-
-fn first_disagreement_of(ours: &DataBag, theirs: &DataBag, only: Only) -> Option<String> {
     let (a, b) = (ours.layers(), theirs.layers());
     let (only_a, only_b) = differing_layers(&a, &b);
     if only_a.is_empty() && only_b.is_empty() {
         return None;
     }
-    let attrs = attr_disagreement((ours, &a), (theirs, &b), &only_a, &only_b, only);
-    if only == Only::Schemas {
-        return attrs;
-    }
-    attrs.or_else(|| dict_disagreement(&a, &b, &only_a, &only_b)).or_else(|| list_disagreement(&a, &b, &only_a, &only_b))
+    attr_disagreement((ours, &a), (theirs, &b), &only_a, &only_b)
+        .or_else(|| dict_disagreement(&a, &b, &only_a, &only_b))
+        .or_else(|| list_disagreement(&a, &b, &only_a, &only_b))
 }
 
 /// The layers of each side that can make its reads differ from the other's:
@@ -186,7 +237,6 @@ fn attr_disagreement(
     (bag_b, b): (&DataBag, &[Arc<Store>]),
     only_a: &[&Store],
     only_b: &[&Store],
-    only: Only,
 ) -> Option<String> {
     // The (attribute, item) pairs either side sets in a layer of its own,
     // skipping blocks of allocations the other side never touches.
@@ -197,9 +247,6 @@ fn attr_disagreement(
                 values.for_each_set_item(|allocation| touches(other, name, allocation), |id| keys.push((name.clone(), id)));
             }
         }
-    }
-    if only == Only::Schemas {
-        keys.retain(|(_, id)| id.is_schema());
     }
     keys.sort();
     keys.dedup();
@@ -221,21 +268,7 @@ fn attr_disagreement(
                 value_text(y)
             ));
         }
-        let schema = |bag: &DataBag, value: Option<ScalarRef<'_>>| match value {
-            Some(ScalarRef::Schema(s)) => schema_text(s, Some(bag)),
-            other => value_text(other),
-        };
-        schema_conflict.get_or_insert_with(|| {
-            format!(
-                "cannot merge DataBags due to an exception encountered when merging schemas.\n\nThe conflicting schema \
-                 in the first DataBag: {}\nThe conflicting schema in the second DataBag: {}\n\nThe cause is the schema \
-                 for attribute '{name}' is incompatible: {} vs {}",
-                schema_text(Schema::Struct(id), Some(bag_a)),
-                schema_text(Schema::Struct(id), Some(bag_b)),
-                schema(bag_a, x),
-                schema(bag_b, y)
-            )
-        });
+        schema_conflict.get_or_insert_with(|| schema_conflict_text(id, &name, (bag_a, x), (bag_b, y)));
     }
     schema_conflict
 }

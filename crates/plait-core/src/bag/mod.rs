@@ -21,6 +21,7 @@ use std::sync::{Arc, RwLock};
 
 pub use attr_store::{AttrBlock, AttrStore, ItemTally, Stored};
 use dict_store::{DictMap, DictStore, KeyRef};
+pub use layering::SchemaIds;
 use list_store::{DenseLists, ListRef, ListStore, gather};
 
 use crate::column::{MISSING_INDEX, ScalarRef, SliceBuilder, SliceData};

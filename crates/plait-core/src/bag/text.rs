@@ -25,8 +25,25 @@ pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
 /// Nesting deeper than this prints ids instead of contents (also stops cycles).
 const MAX_DEPTH: usize = 5;
 
+/// Koda's text where `schemas` have no common schema: two different struct
+/// schemas (the first two), or else the common schema of the others and the
+/// struct schema.
+pub fn no_common_schema_among(schemas: &[Schema], bag: Option<&DataBag>) -> String {
+    let mut structs: Vec<Schema> = Vec::new();
+    for s in schemas.iter().filter(|s| s.is_struct()) {
+        if !structs.contains(s) {
+            structs.push(*s);
+        }
+    }
+    if let [first, second, ..] = structs[..] {
+        return no_common_schema(first, second, bag);
+    }
+    let others = schemas.iter().filter(|s| !s.is_struct()).try_fold(Schema::None, |acc, s| Schema::common(acc, *s));
+    no_common_schema(others.unwrap_or(Schema::Object), structs.first().copied().unwrap_or(Schema::Object), bag)
+}
+
 /// Koda's text where no common schema exists: `common` is the common schema
-/// of the items before the first one of schema `conflicting`.
+/// of the other items and `conflicting` the first one that has none with it.
 pub fn no_common_schema(common: Schema, conflicting: Schema, bag: Option<&DataBag>) -> String {
     format!(
         "cannot find a common schema\n\n the common schema(s) {common}: {}\n the first conflicting schema {conflicting}: {}",

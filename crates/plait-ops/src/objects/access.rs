@@ -57,7 +57,12 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
                 return Err(missing_on_schema(context, name));
             };
             let data = read_attr(bag, name, &Ids::of(x));
-            Ok(DataSlice::new(x.shape().clone(), data, schema)?.with_bag(Some(bag.clone())))
+            // Bags layered over one another can hold values that the schema
+            // read does not admit: Koda's error, not an internal one.
+            let read = DataSlice::new(x.shape().clone(), data, schema).map_err(|_| {
+                attr_error(context, format!("{schema} schema can only be assigned to a DataSlice that contains only primitives of {schema}"))
+            })?;
+            Ok(read.with_bag(Some(bag.clone())))
         }
         Schema::Object => lookup_objects(x, name, lenient, context),
         Schema::Schema => lookup_schema_attrs(x, name, lenient, context),

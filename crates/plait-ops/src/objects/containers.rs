@@ -130,7 +130,12 @@ pub fn fit_to(op: &str, what: &str, container: &DataSlice, schema: Schema, value
     // schema; typed values are checked even when there are none.
     let untyped = values.schema() == Schema::None || (values.schema() == Schema::Object && values.present_count() == 0);
     if values.schema() == schema || schema == Schema::Object || untyped {
-        return if schema == Schema::Object { cast_to(op, values, Schema::Object) } else { values.with_schema(schema) };
+        return match schema {
+            // Entities become objects (their schema embedded), as in Koda.
+            Schema::Object if values.schema().is_struct() => super::create::to_object(op, values),
+            Schema::Object => cast_to(op, values, Schema::Object),
+            _ => values.with_schema(schema),
+        };
     }
     let narrowed = values.narrowed_schema();
     if !schema.is_struct() && narrowed.is_implicitly_castable_to(schema) {

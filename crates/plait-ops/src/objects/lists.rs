@@ -272,6 +272,9 @@ pub fn shaped(shape: &JaggedShape, items: Option<&DataSlice>, item_schema: Optio
 /// the value (indices out of range are ignored, as in Koda).
 pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) -> Result<()> {
     let op = "kd.lists.set_item";
+    if x.bag().is_some_and(|bag| !bag.is_mutable()) {
+        return Err(plait_core::bag::immutable_error(op));
+    }
     let schema = require_lists(op, x)?;
     let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
     let (lists, index) = (&aligned[0], &aligned[1]);
@@ -317,8 +320,12 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
 /// `l.append(v)` on lists of a mutable bag.
 pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
     let op = "kd.lists.append";
-    let rows = appended_rows(op, x, append)?;
+    // Mutability is checked first, as in Koda.
     let bag = list_bag(op, x, "append to Lists")?;
+    if !bag.is_mutable() {
+        return Err(plait_core::bag::immutable_error(op));
+    }
+    let rows = appended_rows(op, x, append)?;
     let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
     bag.set_lists(op, &ids_of(x), &edge, rows.data())
 }

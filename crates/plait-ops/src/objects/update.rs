@@ -3,8 +3,8 @@
 //! the update) and in-place assignment on a mutable bag (`ds.x = v`,
 //! `ds.set_attrs(...)`).
 
-use plait_core::bag::OnConflict;
 use plait_core::bag::SCHEMA_ATTR;
+use plait_core::bag::{OnConflict, SchemaIds};
 use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
@@ -55,13 +55,18 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
 /// bag). Schemas the update writes must agree with the values' bags.
 fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<(DataBag, Vec<DataBag>)> {
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
-    // A value in `x`'s own bag brings nothing new: it is read through `old`.
-    let value_bags = DataBag::merged_inputs(op, data_bags(&values).filter(|b| *b != old))?;
+    let value_bags = DataBag::merged_inputs(op, data_bags(&values))?;
     let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(old))));
     let ids = Ids::of(x);
     let target = target_of(op, x, &ids, old)?;
+    let schemas = match &target {
+        Target::Struct(id) => SchemaIds::One(*id),
+        Target::PerItem(Ids::Whole { allocation, len }) => SchemaIds::Allocation(*allocation, *len),
+        Target::PerItem(Ids::List(ids)) => SchemaIds::List(ids),
+    };
+    let names: Vec<&str> = attrs.iter().map(|(n, _)| n.as_str()).collect();
+    DataBag::check_value_schemas(op, old, &value_bags, schemas, &names)?;
     write_attrs(op, &bag, &ids, &target, attrs, overwrite_schema, true)?;
-    DataBag::check_update_schemas(op, &bag.own_layer(), &value_bags)?;
     Ok((bag, value_bags))
 }
 

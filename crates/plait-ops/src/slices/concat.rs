@@ -32,13 +32,11 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
     if args.iter().any(|x| x.shape().prefix(dim) != prefix) {
         return Err(Error::value(op, "concat/stack requires all inputs to have the same shape prefix before the concatenation dimension"));
     }
-    let mut schema = Schema::None;
-    for x in args {
-        schema = Schema::common(schema, x.schema()).ok_or_else(|| {
-            let bag = plait_core::DataBag::combined(args.iter().filter_map(DataSlice::bag));
-            Error::value(op, plait_core::bag::text::no_common_schema(schema, x.schema(), bag.as_ref()))
-        })?;
-    }
+    let schema = args.iter().try_fold(Schema::None, |acc, x| Schema::common(acc, x.schema())).ok_or_else(|| {
+        let bag = plait_core::DataBag::combined(args.iter().filter_map(DataSlice::bag));
+        let schemas: Vec<Schema> = args.iter().map(DataSlice::schema).collect();
+        Error::value(op, plait_core::bag::text::no_common_schema_among(&schemas, bag.as_ref()))
+    })?;
     let args: Vec<DataSlice> = args.iter().map(|x| cast_to_implicit(op, x, schema)).collect::<Result<_>>()?;
     // The items of each level in result order, as (argument, index).
     let mut items: Vec<(usize, usize)> = Vec::new();
