@@ -154,6 +154,10 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
         });
     }
     if let Some(i) = missing_at.filter(|_| !lenient) {
+        if x.is_item() {
+            // One object: its schema lacks the attribute, as Koda says.
+            return Err(missing_on_schema(context, name));
+        }
         return Err(attr_error(
             context,
             format!(

@@ -15,7 +15,7 @@ use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
-use super::model::{attr_schema, ids_for, ids_of, new_bag_over, updated_over, whole_allocation};
+use super::model::{attr_schema, data_bags, ids_for, ids_of, new_bag_over, updated_over, whole_allocation};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -253,26 +253,32 @@ fn update_with(
 
 /// A new bag holding only the entries `op` writes into dicts `x` (and the
 /// dicts' schema).
-fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
+/// Also returns the keys and values written (entities among them made
+/// objects for OBJECT dicts), whose bags the update brings along.
+fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<(DataBag, [DataSlice; 2])> {
     let update = DataBag::new_immutable();
+    let mut written = None;
     update_with(op, x, keys, values, |ids, keys, values| {
         update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
+        written = Some([keys.clone(), values.clone()]);
         Ok(())
     })?;
+    let written = written.expect("update_with writes once");
     if let (Schema::Struct(id), Some(bag)) = (x.schema(), x.bag()) {
         if let (Some(k), Some(v)) = (attr_schema(bag, id, DICT_KEYS_ATTR), attr_schema(bag, id, DICT_VALUES_ATTR)) {
             fill_dict_schema(&update, k, v);
         }
     }
-    Ok(update)
+    Ok((update, written))
 }
 
 /// `kd.dict_update(x, keys, values)`: a new bag holding only the updated
 /// entries (and the dicts' schema).
 pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
     let op = "kd.dicts.dict_update";
-    let mut layers = vec![update_bag(op, x, keys, values)?];
-    layers.extend(DataBag::merged_inputs(op, std::iter::once(keys).chain(values).filter_map(DataSlice::bag))?);
+    let (update, [keys, values]) = update_bag(op, x, keys, values)?;
+    let mut layers = vec![update];
+    layers.extend(DataBag::merged_inputs(op, data_bags(&[&keys, &values]))?);
     Ok(DataBag::combined(&layers).expect("one layer at least"))
 }
 
@@ -282,9 +288,8 @@ pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) 
 pub fn with_dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataSlice> {
     let op = "kd.dicts.with_dict_update";
     let old = bag_for(op, x, "cannot update dicts")?.clone();
-    let update = update_bag(op, x, keys, values)?;
-    let inputs: Vec<&DataSlice> = std::iter::once(keys).chain(values).collect();
-    Ok(x.clone().with_bag(Some(updated_over(op, &old, update, &inputs)?)))
+    let (update, [keys, values]) = update_bag(op, x, keys, values)?;
+    Ok(x.clone().with_bag(Some(updated_over(op, &old, update, &[&keys, &values])?)))
 }
 
 /// `d[keys] = values` on dicts of a mutable bag. Values bringing their own
@@ -295,12 +300,15 @@ pub fn set_in_place(x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Resu
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(op));
     }
-    for other in [keys.bag(), values.bag()].into_iter().flatten() {
-        if other != bag {
-            bag.merge_from(op, other, OnConflict::Raise)?;
+    update_with(op, x, keys, Some(values), |ids, keys, values| {
+        // The bags of what is written (entities made objects included).
+        for other in data_bags(&[keys, values]) {
+            if other != bag {
+                bag.merge_from(op, other, OnConflict::Raise)?;
+            }
         }
-    }
-    update_with(op, x, keys, Some(values), |ids, keys, values| bag.set_dict_entries(op, ids, keys.data(), values.data()))
+        bag.set_dict_entries(op, ids, keys.data(), values.data())
+    })
 }
 
 /// `kd.get_key_schema` / `kd.get_value_schema`: the schema in `attr` of a dict schema.

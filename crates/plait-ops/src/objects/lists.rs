@@ -15,7 +15,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
-use super::model::{attr_schema, ids_for, ids_of, keep_bags, new_bag_over, updated_over, whole_allocation};
+use super::model::{attr_schema, data_bags, ids_for, ids_of, keep_bags, new_bag_over, updated_over, whole_allocation};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -186,18 +186,20 @@ pub fn is_list(x: &DataSlice) -> Result<DataSlice> {
 }
 
 /// The items of lists `x` followed by `append`, as rows (for the append
-/// operators), with the item schema checked.
-fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
+/// operators), with the item schema checked; and the items appended as
+/// written (entities made objects for OBJECT lists), whose bag the update
+/// brings along.
+fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<(DataSlice, DataSlice)> {
     let schema = require_lists(op, x)?;
     let rows = explode_once(x, schema)?;
     let extra = rows_for(op, append, x.shape())?;
     let extra = fit_to(op, "list items", x, schema, &extra)?;
-    Ok(keep_bags(crate::slices::concat(&[&rows, &extra], 1)?, &[&rows, &extra]))
+    Ok((keep_bags(crate::slices::concat(&[&rows, &extra], 1)?, &[&rows, &extra]), extra))
 }
 
 /// `kd.appended_list(x, append)`: new lists with the items of `x` and then `append`.
 pub fn appended_list(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
-    let rows = appended_rows(APPENDED, x, append)?;
+    let (rows, _) = appended_rows(APPENDED, x, append)?;
     implode(&rows, 1, None).map(|lists| lists.with_schema(x.schema()).unwrap_or(lists))
 }
 
@@ -205,19 +207,19 @@ pub fn appended_list(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
 /// they end with `append`.
 pub fn with_list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
     let op = "kd.lists.with_list_append_update";
-    let rows = appended_rows(op, x, append)?;
+    let (rows, appended) = appended_rows(op, x, append)?;
     let update = DataBag::new_immutable();
     let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
     update.fill(|w| w.set_lists(&ids_of(x), &edge, rows.data()));
     let old = list_bag(op, x, "append items")?;
-    Ok(x.clone().with_bag(Some(updated_over(op, old, update, &[append])?)))
+    Ok(x.clone().with_bag(Some(updated_over(op, old, update, &[&appended])?)))
 }
 
 /// `kd.lists.list_append_update(x, append)`: a new bag holding only the
 /// lists of `x` with `append` at their ends (and their schema).
 pub fn list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataBag> {
     let op = "kd.lists.list_append_update";
-    let rows = appended_rows(op, x, append)?;
+    let (rows, appended) = appended_rows(op, x, append)?;
     let update = DataBag::new_immutable();
     let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
     update.fill(|w| w.set_lists(&ids_of(x), &edge, rows.data()));
@@ -228,7 +230,7 @@ pub fn list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataBag> 
     }
     // Appended entities keep their attributes through their own bag.
     let mut layers = vec![update];
-    layers.extend(DataBag::merged_inputs(op, append.bag())?);
+    layers.extend(DataBag::merged_inputs(op, data_bags(&[&appended]))?);
     Ok(DataBag::combined(&layers).expect("one layer at least"))
 }
 
@@ -325,7 +327,13 @@ pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(op));
     }
-    let rows = appended_rows(op, x, append)?;
+    let (rows, appended) = appended_rows(op, x, append)?;
+    // Appended entities and objects bring their data along.
+    for other in data_bags(&[&appended]) {
+        if other != bag {
+            bag.merge_from(op, other, plait_core::bag::OnConflict::Raise)?;
+        }
+    }
     let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
     bag.set_lists(op, &ids_of(x), &edge, rows.data())
 }

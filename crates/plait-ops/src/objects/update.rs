@@ -25,7 +25,18 @@ fn target_of(op: &str, x: &DataSlice, ids: &Ids, bag: &DataBag) -> Result<Target
                     format!("cannot set attributes on primitives, got an OBJECT DataSlice with a primitive at ds.flatten().S[{i}]"),
                 ));
             }
-            Ok(Target::PerItem(object_schema_ids(bag, ids, &format!("{op}: failed to set attributes"))?))
+            object_schema_ids(bag, ids, op).map(Target::PerItem).map_err(|_| {
+                // Koda's text for writing to objects without `__schema__`.
+                let without: Vec<String> = ids
+                    .to_list()
+                    .iter()
+                    .flatten()
+                    .filter(|id| bag.get_one(SCHEMA_ATTR, **id).and_then(|s| s.schema()).is_none_or(|s| !s.is_struct()))
+                    .map(|id| format!("Entity:{}", id.short()))
+                    .collect();
+                let objects = if without.len() == 1 { without[0].clone() } else { format!("[{}]", without.join(", ")) };
+                Error::value(op, format!("object {objects} is missing __schema__ attribute"))
+            })
         }
         // Nothing to write on; Koda returns such a slice unchanged.
         Schema::None => Ok(Target::PerItem(Ids::List(vec![None; x.size()]))),
