@@ -66,8 +66,6 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
 /// bag). Schemas the update writes must agree with the values' bags.
 fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<(DataBag, Vec<DataBag>)> {
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
-    let value_bags = DataBag::merged_inputs(op, data_bags(&values))?;
-    let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(old))));
     let ids = Ids::of(x);
     let target = target_of(op, x, &ids, old)?;
     let schemas = match &target {
@@ -76,7 +74,13 @@ fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSl
         Target::PerItem(Ids::List(ids)) => SchemaIds::List(ids),
     };
     let names: Vec<&str> = attrs.iter().map(|(n, _)| n.as_str()).collect();
-    DataBag::check_value_schemas(op, old, &value_bags, schemas, &names)?;
+    // In Koda's order: the schemas in x's bag against the values' bags, then
+    // the values' bags against one another, then the values against the
+    // attributes' schemas.
+    let snapshots: Vec<DataBag> = DataBag::distinct(data_bags(&values)).iter().map(DataBag::snapshot).collect();
+    DataBag::check_value_schemas(op, old, &snapshots, schemas, &names)?;
+    let value_bags = DataBag::merged_inputs(op, &snapshots)?;
+    let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(old))));
     write_attrs(op, &bag, &ids, &target, attrs, overwrite_schema, true)?;
     Ok((bag, value_bags))
 }
