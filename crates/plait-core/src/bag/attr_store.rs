@@ -442,33 +442,50 @@ impl DataBag {
     /// when the general [`DataBag::get_attr`] is needed.
     pub fn get_attr_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> Option<SliceData> {
         let layers = self.layers();
-        let mut blocks: Vec<&Dense> = Vec::new();
-        for layer in &layers {
-            let Some(values) = layer.attrs.get(attr) else { continue };
-            if values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
-                return None;
-            }
-            let Some(dense) = values.dense.get(&allocation) else { continue };
-            if blocks.is_empty() && dense.set.is_none() && dense.data.len() == len {
-                return Some(dense.data.clone());
-            }
-            blocks.push(dense);
-            if dense.set.is_none() && dense.data.len() >= len {
-                break; // nothing below is read
+        let blocks = dense_blocks(&layers, attr, allocation, len)?;
+        if let [only] = blocks[..] {
+            if only.set.is_none() && only.data.len() == len {
+                return Some(only.data.clone());
             }
         }
-        if blocks.is_empty() {
+        if let Some(merged) = self.merged_column(attr, allocation, &blocks) {
+            return Some(if merged.len() == len { merged } else { merged.take(&prefix_offsets(len, merged.len())) });
+        }
+        if let Some(data) = overlay(&blocks, len) {
+            return Some(data);
+        }
+        let offsets: Vec<usize> = (0..len).collect();
+        Some(pick_from_blocks(&blocks, &offsets))
+    }
+
+    /// The column of `attr` over the whole of `allocation` merged from
+    /// `blocks`, kept for later reads, when this bag is frozen (nothing it
+    /// reads changes) and the blocks' type allows the typed merge.
+    fn merged_column(&self, attr: &str, allocation: u64, blocks: &[&Dense]) -> Option<SliceData> {
+        if !self.0.frozen || blocks.len() < 2 {
             return None;
         }
-        // Each slot reads the first block that has it set.
-        let picks: Vec<(usize, usize)> = (0..len)
-            .map(|offset| match blocks.iter().position(|b| b.is_set(offset)) {
-                Some(k) => (k, offset),
-                None => (0, MISSING_INDEX),
-            })
-            .collect();
-        let sources: Vec<&SliceData> = blocks.iter().map(|b| &b.data).collect();
-        Some(super::list_store::gather(&sources, &picks))
+        let mut cache = self.0.merged_columns.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(data) = cache.get(&(Arc::from(attr), allocation)) {
+            return Some(data.clone());
+        }
+        let len = blocks.iter().map(|b| b.data.len()).max().unwrap_or(0);
+        let data = overlay(blocks, len)?;
+        cache.insert((Arc::from(attr), allocation), data.clone());
+        Some(data)
+    }
+
+    /// The values of `attr` for items of one allocation at `offsets`
+    /// (`MISSING_INDEX` for a missing item), when the layers holding `attr`
+    /// store that allocation densely; `None` when the general read is needed.
+    pub(super) fn get_attr_at_offsets(&self, layers: &[Arc<Store>], attr: &str, allocation: u64, offsets: &[usize]) -> Option<SliceData> {
+        let blocks = dense_blocks(layers, attr, allocation, usize::MAX)?;
+        if let Some(merged) = self.merged_column(attr, allocation, &blocks) {
+            let n = merged.len();
+            let offsets: Vec<usize> = offsets.iter().map(|&o| if o < n { o } else { MISSING_INDEX }).collect();
+            return Some(merged.take(&offsets));
+        }
+        Some(pick_from_blocks(&blocks, offsets))
     }
 
     /// Sets `attr` of slots 0..values.len() of `allocation` to `values`, in
@@ -558,9 +575,10 @@ mod tests {
         bag.set_attr_of_allocation("op", "x", allocation, &ints((0..40).map(Some))).unwrap();
         let got = bag.get_attr_of_allocation("x", allocation, 40).expect("one dense column");
         assert_eq!(got.get(39), Some(ScalarRef::Int32(39)));
-        // Another length, or an unknown attribute of a bag without fallbacks:
-        // the general read answers.
-        assert!(bag.get_attr_of_allocation("x", allocation, 20).is_none());
+        // A shorter read takes the first slots; an unknown attribute is left
+        // to the general read.
+        let first = bag.get_attr_of_allocation("x", allocation, 20).expect("slots 0..20");
+        assert_eq!((first.len(), first.get(19)), (20, Some(ScalarRef::Int32(19))));
         assert!(bag.get_attr_of_allocation("y", allocation, 40).is_none());
         // Written through a list of ids in order: the same fast layout.
         bag.set_attr("op", "y", &as_ids(&ids), &ints((0..40).map(|v| Some(-v)))).unwrap();
@@ -577,6 +595,31 @@ mod tests {
         let got = bag.get_attr("x", &as_ids(&ids));
         assert_eq!((got.get(19), got.get(20)), (Some(ScalarRef::Int32(1)), Some(ScalarRef::Int32(20))));
         assert!(bag.fork(false).set_attr_of_allocation("op", "x", allocation, &ints([Some(1)])).is_err());
+    }
+
+    #[test]
+    fn layers_of_partial_updates_merge_by_their_set_slots() {
+        let (_, ids) = allocate(ItemKind::Object, 400);
+        let allocation = ids[0].allocation().unwrap();
+        let base = DataBag::new_mutable();
+        base.set_attr_of_allocation("op", "a", allocation, &ints((0..400).map(Some))).unwrap();
+        // Ten layers, layer k setting every tenth slot from k (dense writes of
+        // 40 slots; one slot set to missing).
+        let mut bag = base.fork(false);
+        for k in 0..10usize {
+            let update = DataBag::new_mutable();
+            let part: Vec<Option<ItemId>> = (k..400).step_by(10).map(|i| Some(ids[i])).collect();
+            let values: Vec<Option<i32>> = (k..400).step_by(10).map(|i| if i == 33 { None } else { Some(1000 + i as i32) }).collect();
+            update.set_attr("op", "a", &part, &ints(values)).unwrap();
+            bag = DataBag::updated(&bag, &[update.fork(false)]);
+        }
+        let whole = bag.get_attr_of_allocation("a", allocation, 400).expect("dense layers");
+        let some = bag.get_attr("a", &[Some(ids[3]), None, Some(ids[33]), Some(ids[99])]);
+        for i in 0..400 {
+            let expected = if i == 33 { None } else { Some(ScalarRef::Int32(1000 + i as i32)) };
+            assert_eq!(whole.get(i), expected, "slot {i}");
+        }
+        assert_eq!((some.get(0), some.get(1), some.get(2), some.get(3)), (Some(ScalarRef::Int32(1003)), None, None, Some(ScalarRef::Int32(1099))));
     }
 
     #[test]
@@ -634,4 +677,107 @@ mod far_offset_tests {
         assert_eq!(store.get_one(ItemId::in_allocation(allocation, 3)), Some(Some(ScalarRef::Int32(3))));
         assert_eq!(store.get_one(ItemId::in_allocation(allocation, 1 << 50)), Some(Some(ScalarRef::Int32(15))));
     }
+}
+
+/// Slots 0..len of a column of `have` slots (missing past its end).
+fn prefix_offsets(len: usize, have: usize) -> Vec<usize> {
+    (0..len).map(|i| if i < have { i } else { MISSING_INDEX }).collect()
+}
+
+/// The dense blocks of `allocation` in the layers holding `attr`, first
+/// layer first, down to one that sets slots 0..len all; `None` when a layer
+/// stores an item of the allocation sparsely or none holds the attribute.
+fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: usize) -> Option<Vec<&'a Dense>> {
+    let mut blocks: Vec<&Dense> = Vec::new();
+    for layer in layers {
+        let Some(values) = layer.attrs.get(attr) else { continue };
+        if !values.sparse.is_empty() && values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+            return None;
+        }
+        let Some(dense) = values.dense.get(&allocation) else { continue };
+        blocks.push(dense);
+        if dense.set.is_none() && dense.data.len() >= len {
+            break; // nothing below is read
+        }
+    }
+    (!blocks.is_empty()).then_some(blocks)
+}
+
+/// The value at each of `offsets` from the first block that has it set.
+fn pick_from_blocks(blocks: &[&Dense], offsets: &[usize]) -> SliceData {
+    let picks: Vec<(usize, usize)> = offsets
+        .iter()
+        .map(|&offset| match blocks.iter().position(|b| offset != MISSING_INDEX && b.is_set(offset)) {
+            Some(k) => (k, offset),
+            None => (0, MISSING_INDEX),
+        })
+        .collect();
+    let sources: Vec<&SliceData> = blocks.iter().map(|b| &b.data).collect();
+    super::list_store::gather(&sources, &picks)
+}
+
+/// Slots 0..len from `blocks` (first block wins where it is set), when every
+/// block is one column of the same fixed-width type or all missing: each
+/// block, lowest first, is copied over the result where it is set, so the
+/// cost is the items the blocks hold, with no per-slot search.
+fn overlay(blocks: &[&Dense], len: usize) -> Option<SliceData> {
+    use arrow_buffer::{ArrowNativeType, NullBuffer, ScalarBuffer};
+
+    use crate::column::Column;
+
+    let columns: Vec<Option<&Column>> = blocks.iter().map(|b| if b.data.present_count() == 0 { None } else { b.data.single_column() }).collect();
+    if blocks.iter().zip(&columns).any(|(b, c)| c.is_none() && b.data.present_count() > 0) {
+        return None;
+    }
+    let first = (*columns.iter().flatten().next()?).clone();
+    fn fill<T: ArrowNativeType>(
+        blocks: &[&Dense],
+        columns: &[Option<&Column>],
+        bufs: &[Option<&ScalarBuffer<T>>],
+        len: usize,
+    ) -> (ScalarBuffer<T>, BooleanBuffer) {
+        let mut out = vec![T::default(); len];
+        let mut present = BooleanBufferBuilder::new(len);
+        present.append_n(len, false);
+        for k in (0..blocks.len()).rev() {
+            let n = blocks[k].data.len().min(len);
+            let mut put = |i: usize| {
+                if let (Some(v), Some(c)) = (bufs[k], columns[k]) {
+                    out[i] = v[i];
+                    present.set_bit(i, c.is_present(i));
+                } else {
+                    present.set_bit(i, false);
+                }
+            };
+            match &blocks[k].set {
+                None => (0..n).for_each(&mut put),
+                Some(set) => set.set_indices().take_while(|&i| i < n).for_each(&mut put),
+            }
+        }
+        (ScalarBuffer::from(out), present.finish())
+    }
+    macro_rules! typed {
+        ($variant:ident, $wrap:expr) => {{
+            let bufs: Vec<Option<&ScalarBuffer<_>>> = columns
+                .iter()
+                .map(|c| match c {
+                    None => Ok(None),
+                    Some(Column { values: Values::$variant(v), .. }) => Ok(Some(v)),
+                    Some(_) => Err(()),
+                })
+                .collect::<std::result::Result<_, ()>>()
+                .ok()?;
+            let (values, present) = fill(blocks, &columns, &bufs, len);
+            ($wrap(values), present)
+        }};
+    }
+    let (values, present) = match &first.values {
+        Values::Int32(_) => typed!(Int32, Values::Int32),
+        Values::Int64(_) => typed!(Int64, Values::Int64),
+        Values::Float32(_) => typed!(Float32, Values::Float32),
+        Values::Float64(_) => typed!(Float64, Values::Float64),
+        _ => return None,
+    };
+    let presence = (present.count_set_bits() < len).then(|| NullBuffer::new(present));
+    Some(SliceData::from_column(Column::new(values, presence)))
 }

@@ -57,6 +57,11 @@ struct BagInner {
     /// Whether nothing this bag reads can change: it is immutable and so is
     /// every bag it reads through (see [`DataBag::snapshot`]).
     frozen: bool,
+    /// For a frozen bag, the columns of attributes of whole allocations that
+    /// several layers make up, merged at their first read (so reads through
+    /// long chains of updates stay O(1) amortized); by (attribute,
+    /// allocation).
+    merged_columns: std::sync::Mutex<HashMap<(Arc<str>, u64), SliceData>>,
 }
 
 /// A handle to a bag; clones share it.
@@ -72,7 +77,14 @@ impl PartialEq for DataBag {
 impl DataBag {
     fn from_parts(store: Arc<Store>, mutable: bool, fallbacks: Vec<DataBag>) -> DataBag {
         let frozen = !mutable && fallbacks.iter().all(|f| f.0.frozen);
-        DataBag(Arc::new(BagInner { id: new_allocation(), mutable, store: RwLock::new(store), fallbacks, frozen }))
+        DataBag(Arc::new(BagInner {
+            id: new_allocation(),
+            mutable,
+            store: RwLock::new(store),
+            fallbacks,
+            frozen,
+            merged_columns: Default::default(),
+        }))
     }
 
     /// An empty mutable bag (`kd.mutable_bag()`).
@@ -175,7 +187,10 @@ impl DataBag {
     /// not yet visible to anyone else), mutable or not.
     pub fn fill<T>(&self, write: impl FnOnce(&mut BagWriter<'_>) -> T) -> T {
         let mut guard = self.0.store.write().unwrap_or_else(|e| e.into_inner());
-        write(&mut BagWriter { store: Arc::make_mut(&mut guard) })
+        let result = write(&mut BagWriter { store: Arc::make_mut(&mut guard) });
+        // Columns merged by reads while the bag was being built are stale.
+        self.0.merged_columns.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        result
     }
 
     /// Copies everything `other` reads (its fallbacks included) into this
@@ -205,6 +220,23 @@ impl DataBag {
     /// missing ids give missing values.
     pub fn get_attr(&self, attr: &str, ids: &[Option<ItemId>]) -> SliceData {
         let layers = self.layers();
+        // Items of one allocation stored densely in every layer (a selection
+        // of what `kd.new` made): each item's slot is found once, and the
+        // layers' columns are read by offset.
+        if layers.len() > 1 {
+            if let Some(allocation) = ids.iter().flatten().next().and_then(|id| id.allocation()) {
+                let offsets: Option<Vec<usize>> = ids
+                    .iter()
+                    .map(|id| match id {
+                        None => Some(MISSING_INDEX),
+                        Some(id) => (id.allocation() == Some(allocation)).then_some(id.offset() as usize),
+                    })
+                    .collect();
+                if let Some(data) = offsets.and_then(|offsets| self.get_attr_at_offsets(&layers, attr, allocation, &offsets)) {
+                    return data;
+                }
+            }
+        }
         // The first layer holding `attr` answers for all ids (a dense column
         // comes back without a copy); each layer below is asked, in one
         // batch, about the ids still unset.
