@@ -8,7 +8,7 @@ DEPS := $(VENV)/.deps-installed
 export VIRTUAL_ENV := $(abspath $(VENV))
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: demo test test-rust test-python develop develop-release bench clean
+.PHONY: demo lint test test-rust test-python develop develop-release bench clean
 
 $(DEPS): requirements-dev.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,13 +29,19 @@ develop-release: $(DEPS)
 demo: develop
 	$(PY) examples/quickstart.py
 
+# Formatting, clippy and ruff: all must be clean.
+lint: $(DEPS)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(VENV)/bin/ruff check python scripts bench examples
+
 test-rust:
 	cargo test --workspace --quiet
 
 test-python: develop
 	$(PY) -m pytest python/tests -q
 
-test: test-rust test-python
+test: lint test-rust test-python
 
 bench: develop-release
 	$(PY) bench/run.py

@@ -152,7 +152,6 @@ def from_1d_slice(slice_):
       >>> list(kd.iterables.from_1d_slice(kd.slice([1, None, 3])))
       [DataItem(1, schema: INT32), DataItem(None, schema: INT32), DataItem(3, schema: INT32)]
     """
-    kd = _kd()
     if slice_.get_ndim().to_py() != 1:
         raise ValueError(f"kd.iterables.from_1d_slice: expected a 1-dimensional DataSlice, got rank {slice_.get_ndim().to_py()}")
     return Iterable(slice_.L)

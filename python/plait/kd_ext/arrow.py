@@ -299,7 +299,6 @@ def _with_validity(ds, array):
     """`ds` with the items missing where `array` is null."""
     if not array.null_count:
         return ds
-    kd = _kd()
     return ds & (_flat_slice(array.is_valid()) == True)  # noqa: E712 - a pointwise comparison
 
 

@@ -8,7 +8,6 @@ import pytest
 
 from plait import kd
 
-from test_vs_koladata import same
 from koda_compare import outcome, same_outcome
 
 SEEDS = range(1500)

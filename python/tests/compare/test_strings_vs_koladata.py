@@ -65,7 +65,8 @@ def call(k, seed):
                      "decode_base64", "regex_match", "regex_extract", "regex_find_all", "regex_replace_all",
                      "format", "printf"])
     x, kx = text_input(rng)
-    s = lambda: build(k, x, kx)
+    def s():
+        return build(k, x, kx)
     bytes_mode = kx == "bytes"
     sub = scalar(rng, "sub")
     if bytes_mode and isinstance(sub, str) and rng.random() < 0.9:
