@@ -2,7 +2,9 @@
 with_attrs / updated on 1M entities, reading attributes through 10 layers of
 updates (layers that do not hold the attribute, and layers that each update
 a tenth of the entities), and kd.new over inputs whose bags must be checked
-for conflicts (related bags sharing layers, unrelated bags)."""
+for conflicts (related bags sharing layers, unrelated bags); single writes
+into mutable bags of 1M objects (issue "Hostile inputs": writes must not
+copy the column)."""
 
 
 def workloads(scale, pkd, kkd):
@@ -24,8 +26,16 @@ def workloads(scale, pkd, kkd):
             part = kd.select(x, positions == k)
             patched = patched.updated(kd.attrs(part, a=kd.slice(list(range(k, n, 10)) if n else [])))
         other = kd.new(a=kd.slice(list(range(n))))
+        objs = kd.obj(a=kd.slice(list(range(n)))).fork_bag()
+        ents = kd.new(a=kd.slice(list(range(n)))).fork_bag()
+        picks = [(i * 7919) % max(n, 1) for i in range(100)]
         state[name] = {"x": x, "ys": ys, "texts": texts, "over": over, "patched": patched, "other": other,
-                       "x_b": x.with_attrs(b=ys)}
+                       "x_b": x.with_attrs(b=ys), "objs": objs, "ents": ents,
+                       "obj_items": [objs.S[i] for i in picks], "ent_items": [ents.S[i] for i in picks]}
+
+    def write_each(items):
+        for k, item in enumerate(items):
+            item.a = k
 
     def both(fn):
         impls = {"plait": lambda: fn(pkd, state["plait"])}
@@ -41,3 +51,6 @@ def workloads(scale, pkd, kkd):
     yield ".a.S[::3] items under 10 partial layers", both(lambda kd, s: kd.select(s["patched"], kd.has(s["x"].a) & (s["x"].a % 3 == 0)).a), None
     yield "kd.new(p=x, q=x.with_attrs(b=)) (merge)", both(lambda kd, s: kd.new(p=s["x"], q=s["x_b"])), None
     yield "kd.new(p=x, q=other) unrelated (merge)", both(lambda kd, s: kd.new(p=s["x"], q=s["other"])), None
+    yield "100 single writes item.a = k (1M objects)", both(lambda kd, s: write_each(s["obj_items"])), None
+    yield "100 single writes item.a = k (1M entities)", both(lambda kd, s: write_each(s["ent_items"])), None
+    yield ".a of 1M entities after those writes", both(lambda kd, s: s["ents"].a), None

@@ -4,8 +4,11 @@
 //! column indexed by the item's offset (so `kd.new(x=slice)` stores `slice`'s
 //! column as is, and reading `.x` back is a zero-copy view). Other items
 //! (uuids, and a few items of an allocation) are stored *sparsely* in a map.
-//! An allocation lives in one of the two, never both, so a read looks in one
-//! place. Each item is *set* (to a value, or explicitly to missing) or *unset*
+//! An allocation lives in one of the two, except for *patches*: a few items
+//! written later into a dense allocation (`x.S[5].a = 3` on a mutable bag)
+//! go to the sparse map, where they shadow the column, so that such a write
+//! is O(1); they are folded into the column once there are many of them
+//! (amortized O(1) per item). Each item is *set* (to a value, or explicitly to missing) or *unset*
 //! (the bag says nothing; a fallback bag may).
 
 use std::collections::HashMap;
@@ -22,6 +25,10 @@ use crate::schema::Schema;
 
 /// Writes of at least this many items of one allocation go to a dense column.
 const DENSE_MIN_WRITE: usize = 16;
+
+/// A dense allocation takes up to this many patches (or a sixteenth of its
+/// column, if more) before they are folded into the column.
+const PATCH_FOLD_MIN: usize = 1024;
 
 /// The longest dense column for `items` set items: a column may have gaps,
 /// but not so many that a few ids with far offsets allocate gigabytes.
@@ -139,6 +146,9 @@ impl ItemTally {
 pub struct AttrStore {
     dense: HashMap<u64, Dense>,
     sparse: HashMap<ItemId, Option<Stored>>,
+    /// For each dense allocation with patches, how many of its items are in
+    /// `sparse` (shadowing their slots of the column).
+    patches: HashMap<u64, usize>,
 }
 
 /// The values of one attribute, a block at a time, for copying a bag out
@@ -173,7 +183,19 @@ impl AttrStore {
 
     /// Number of present values (for bag statistics).
     pub fn value_count(&self) -> usize {
-        self.dense.values().map(|d| d.data.present_count()).sum::<usize>() + self.sparse.values().filter(|v| v.is_some()).count()
+        let shadowed = self.sparse.keys().filter(|id| self.shadowed(**id) == Some(true)).count();
+        self.dense.values().map(|d| d.data.present_count()).sum::<usize>() + self.sparse.values().filter(|v| v.is_some()).count() - shadowed
+    }
+
+    /// For a patch (a sparse item of a dense allocation whose slot is
+    /// set), whether the slot it shadows holds a present value.
+    fn shadowed(&self, id: ItemId) -> Option<bool> {
+        if self.patches.is_empty() {
+            return None;
+        }
+        let dense = self.dense.get(&id.allocation()?)?;
+        let offset = id.offset() as usize;
+        dense.is_set(offset).then(|| dense.data.get(offset).is_some())
     }
 
     /// Records the items holding this attribute in `items`; returns the
@@ -188,10 +210,13 @@ impl AttrStore {
             if ItemId::in_allocation(key, 0).is_schema() { values.1 += present } else { values.0 += present }
         }
         for (id, value) in &self.sparse {
-            items.sparse.insert(*id);
-            if value.is_some() {
-                if id.is_schema() { values.1 += 1 } else { values.0 += 1 }
+            // A patch within its column's length is counted with the column.
+            let in_column = id.allocation().and_then(|a| self.dense.get(&a)).is_some_and(|d| (id.offset() as usize) < d.data.len());
+            if !in_column {
+                items.sparse.insert(*id);
             }
+            let count = usize::from(value.is_some()) as isize - isize::from(self.shadowed(*id) == Some(true));
+            if id.is_schema() { values.1 = (values.1 as isize + count) as usize } else { values.0 = (values.0 as isize + count) as usize }
         }
         values
     }
@@ -200,9 +225,11 @@ impl AttrStore {
     pub fn set_items(&self) -> Vec<ItemId> {
         let mut out: Vec<ItemId> = self.sparse.keys().copied().collect();
         for (&high, dense) in &self.dense {
+            let patched = self.patches.contains_key(&high);
             for offset in 0..dense.data.len() {
-                if dense.is_set(offset) {
-                    out.push(ItemId::in_allocation(high, offset as u64));
+                let id = ItemId::in_allocation(high, offset as u64);
+                if dense.is_set(offset) && !(patched && self.sparse.contains_key(&id)) {
+                    out.push(id);
                 }
             }
         }
@@ -227,6 +254,11 @@ impl AttrStore {
 
     /// The value of one item: `None` when unset, `Some(None)` when set missing.
     pub fn get_one(&self, id: ItemId) -> Option<Option<ScalarRef<'_>>> {
+        if !self.patches.is_empty() {
+            if let Some(patch) = self.sparse.get(&id) {
+                return Some(patch.as_ref().map(Stored::as_ref));
+            }
+        }
         if let Some(dense) = id.allocation().and_then(|a| self.dense.get(&a)) {
             let offset = id.offset() as usize;
             return dense.is_set(offset).then(|| dense.data.get(offset));
@@ -257,6 +289,14 @@ impl AttrStore {
     /// All present ids from one allocation stored densely: one gather (or none,
     /// when the ids are exactly the allocation in order).
     fn get_dense_fast(&self, ids: &[Option<ItemId>]) -> Option<Lookup> {
+        // Patched allocations are read item by item (`get_one` sees the
+        // patches); whole reads merge them as a block (`dense_blocks`).
+        if !self.patches.is_empty() {
+            let allocation = ids.iter().flatten().next()?.allocation()?;
+            if self.patches.contains_key(&allocation) {
+                return None;
+            }
+        }
         // The common case (`ds.x` on what `kd.new` made): the ids are slots
         // 0..len of the column, in order. One comparison pass and no index
         // vector; the column is shared, not copied.
@@ -309,6 +349,9 @@ impl AttrStore {
         };
         if replaces_all {
             self.dense.insert(allocation, Dense { data: values.clone(), set: None });
+            if self.patches.remove(&allocation).is_some() {
+                self.sparse.retain(|id, _| id.allocation() != Some(allocation));
+            }
         }
         replaces_all
     }
@@ -330,6 +373,15 @@ impl AttrStore {
         };
         let one_allocation = first.allocation().filter(|&a| present.iter().all(|(_, id)| id.allocation() == Some(a)));
         if let Some(allocation) = one_allocation {
+            if let Some(dense) = self.dense.get(&allocation) {
+                let patched = self.patches.get(&allocation).copied().unwrap_or(0);
+                if present.len() < DENSE_MIN_WRITE && patched + present.len() <= PATCH_FOLD_MIN.max(dense.data.len() / 16) {
+                    for (i, id) in present {
+                        self.patch(allocation, id, values.get(i));
+                    }
+                    return;
+                }
+            }
             if self.dense.contains_key(&allocation) || present.len() >= DENSE_MIN_WRITE {
                 self.set_dense(allocation, &present, values);
                 return;
@@ -340,9 +392,42 @@ impl AttrStore {
         }
     }
 
+    /// The patches of dense `allocation` as a block of their own: a column
+    /// up to the last patched slot, set where patched.
+    fn patch_block(&self, allocation: u64) -> Dense {
+        let patches: Vec<(usize, Option<ScalarRef<'_>>)> = self
+            .sparse
+            .iter()
+            .filter(|(id, _)| id.allocation() == Some(allocation))
+            .map(|(id, v)| (id.offset() as usize, v.as_ref().map(Stored::as_ref)))
+            .collect();
+        let len = patches.iter().map(|(o, _)| o + 1).max().unwrap_or(0);
+        let mut values = SliceBuilder::with_capacity(patches.len());
+        let mut picks = vec![(0, MISSING_INDEX); len];
+        for (k, (offset, value)) in patches.iter().enumerate() {
+            values.push(*value);
+            picks[*offset] = (0, k);
+        }
+        let set = BooleanBuffer::collect_bool(len, |i| picks[i].1 != MISSING_INDEX);
+        Dense { data: super::list_store::gather(&[&values.finish()], &picks), set: Some(set) }
+    }
+
+    /// Writes `id` of dense `allocation` as a patch (see the module docs).
+    fn patch(&mut self, allocation: u64, id: ItemId, value: Option<ScalarRef<'_>>) {
+        if self.sparse.insert(id, value.map(Stored::from_ref)).is_none() {
+            *self.patches.entry(allocation).or_default() += 1;
+        }
+    }
+
     fn set_sparse(&mut self, id: ItemId, value: Option<ScalarRef<'_>>) {
         if let Some(allocation) = id.allocation().filter(|a| self.dense.contains_key(a)) {
-            // The allocation is dense: write there.
+            // The allocation is dense: a patch, or the column once there
+            // are many.
+            let patched = self.patches.get(&allocation).copied().unwrap_or(0);
+            if patched < PATCH_FOLD_MIN.max(self.dense[&allocation].data.len() / 16) {
+                self.patch(allocation, id, value);
+                return;
+            }
             let mut one = SliceBuilder::new();
             one.push(value);
             self.set_dense(allocation, &[(0, id)], &one.finish());
@@ -380,6 +465,7 @@ impl AttrStore {
             return;
         }
         let old = self.dense.remove(&allocation);
+        self.patches.remove(&allocation); // folded in below
         // Which new value (position in `values`) goes to each slot.
         let mut source = vec![MISSING_INDEX; len];
         for &(i, id) in present {
@@ -414,9 +500,12 @@ impl AttrStore {
         let Some(dense) = self.dense.remove(&allocation) else {
             return;
         };
+        // Patches already hold the newer values of their items.
+        self.patches.remove(&allocation);
         for offset in 0..dense.data.len() {
             if dense.is_set(offset) {
-                self.sparse.insert(ItemId::in_allocation(allocation, offset as u64), dense.data.get(offset).map(Stored::from_ref));
+                let id = ItemId::in_allocation(allocation, offset as u64);
+                self.sparse.entry(id).or_insert_with(|| dense.data.get(offset).map(Stored::from_ref));
             }
         }
     }
@@ -442,7 +531,8 @@ impl DataBag {
     /// when the general [`DataBag::get_attr`] is needed.
     pub fn get_attr_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> Option<SliceData> {
         let layers = self.layers();
-        let blocks = dense_blocks(&layers, attr, allocation, len)?;
+        let owned = dense_blocks(&layers, attr, allocation, len)?;
+        let blocks: Vec<&Dense> = owned.iter().map(|b| b.as_ref()).collect();
         if let [only] = blocks[..] {
             if only.set.is_none() && only.data.len() == len {
                 return Some(only.data.clone());
@@ -479,7 +569,8 @@ impl DataBag {
     /// (`MISSING_INDEX` for a missing item), when the layers holding `attr`
     /// store that allocation densely; `None` when the general read is needed.
     pub(super) fn get_attr_at_offsets(&self, layers: &[Arc<Store>], attr: &str, allocation: u64, offsets: &[usize]) -> Option<SliceData> {
-        let blocks = dense_blocks(layers, attr, allocation, usize::MAX)?;
+        let owned = dense_blocks(layers, attr, allocation, usize::MAX)?;
+        let blocks: Vec<&Dense> = owned.iter().map(|b| b.as_ref()).collect();
         if let Some(merged) = self.merged_column(attr, allocation, &blocks) {
             let n = merged.len();
             let offsets: Vec<usize> = offsets.iter().map(|&o| if o < n { o } else { MISSING_INDEX }).collect();
@@ -598,6 +689,45 @@ mod tests {
     }
 
     #[test]
+    fn single_writes_into_a_dense_column_are_patches_until_folded() {
+        let n = 5000;
+        let (_, ids) = allocate(ItemKind::Object, n);
+        let allocation = ids[0].allocation().unwrap();
+        let bag = DataBag::new_mutable();
+        bag.set_attr_of_allocation("op", "a", allocation, &ints((0..n as i32).map(Some))).unwrap();
+        let frozen = bag.fork(false);
+        // One write: a patch, seen by every kind of read.
+        bag.set_attr("op", "a", &[Some(ids[7])], &ints([Some(-7)])).unwrap();
+        bag.set_attr("op", "a", &[Some(ids[8])], &ints([None])).unwrap();
+        let whole = bag.get_attr_of_allocation("a", allocation, n).expect("dense with patches");
+        assert_eq!(
+            (whole.get(6), whole.get(7), whole.get(8), whole.get(9)),
+            (Some(ScalarRef::Int32(6)), Some(ScalarRef::Int32(-7)), None, Some(ScalarRef::Int32(9)))
+        );
+        let some = bag.get_attr("a", &[Some(ids[8]), Some(ids[7]), Some(ids[1])]);
+        assert_eq!((some.get(0), some.get(1), some.get(2)), (None, Some(ScalarRef::Int32(-7)), Some(ScalarRef::Int32(1))));
+        assert_eq!(bag.get_one("a", ids[7]), Some(Stored::Int32(-7)));
+        let store = bag.read();
+        let a = &store.attrs["a"];
+        assert_eq!((a.set_items().len(), a.value_count()), (n, n - 1));
+        // The frozen copy from before is unchanged.
+        assert_eq!(frozen.get_one("a", ids[7]), Some(Stored::Int32(7)));
+        // Many writes fold into the column; values stay right.
+        for (i, id) in ids.iter().enumerate().take(2000) {
+            bag.set_attr("op", "a", &[Some(*id)], &ints([Some(10_000 + i as i32)])).unwrap();
+        }
+        assert!(bag.read().attrs["a"].patches.get(&allocation).copied().unwrap_or(0) <= PATCH_FOLD_MIN);
+        let whole = bag.get_attr_of_allocation("a", allocation, n).unwrap();
+        assert_eq!(
+            (whole.get(0), whole.get(1999), whole.get(2000)),
+            (Some(ScalarRef::Int32(10_000)), Some(ScalarRef::Int32(11_999)), Some(ScalarRef::Int32(2000)))
+        );
+        // A whole write replaces the patches too.
+        bag.set_attr_of_allocation("op", "a", allocation, &ints((0..n as i32).map(|_| Some(1)))).unwrap();
+        assert_eq!(bag.get_one("a", ids[7]), Some(Stored::Int32(1)));
+    }
+
+    #[test]
     fn layers_of_partial_updates_merge_by_their_set_slots() {
         let (_, ids) = allocate(ItemKind::Object, 400);
         let allocation = ids[0].allocation().unwrap();
@@ -687,16 +817,21 @@ fn prefix_offsets(len: usize, have: usize) -> Vec<usize> {
 /// The dense blocks of `allocation` in the layers holding `attr`, first
 /// layer first, down to one that sets slots 0..len all; `None` when a layer
 /// stores an item of the allocation sparsely or none holds the attribute.
-fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: usize) -> Option<Vec<&'a Dense>> {
-    let mut blocks: Vec<&Dense> = Vec::new();
+fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: usize) -> Option<Vec<std::borrow::Cow<'a, Dense>>> {
+    let mut blocks: Vec<std::borrow::Cow<'a, Dense>> = Vec::new();
     for layer in layers {
         let Some(values) = layer.attrs.get(attr) else { continue };
-        if !values.sparse.is_empty() && values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+        let patched = values.patches.contains_key(&allocation);
+        if !patched && !values.sparse.is_empty() && values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
             return None;
         }
         let Some(dense) = values.dense.get(&allocation) else { continue };
-        blocks.push(dense);
-        if dense.set.is_none() && dense.data.len() >= len {
+        if patched {
+            // The patches, as a block over the column.
+            blocks.push(std::borrow::Cow::Owned(values.patch_block(allocation)));
+        }
+        blocks.push(std::borrow::Cow::Borrowed(dense));
+        if !patched && dense.set.is_none() && dense.data.len() >= len {
             break; // nothing below is read
         }
     }
