@@ -29,9 +29,15 @@ def workloads(scale, pkd, kkd):
         objs = kd.obj(a=kd.slice(list(range(n)))).fork_bag()
         ents = kd.new(a=kd.slice(list(range(n)))).fork_bag()
         picks = [(i * 7919) % max(n, 1) for i in range(100)]
+        big_list = kd.list(list(range(n))).fork_bag()
         state[name] = {"x": x, "ys": ys, "texts": texts, "over": over, "patched": patched, "other": other,
                        "x_b": x.with_attrs(b=ys), "objs": objs, "ents": ents,
-                       "obj_items": [objs.S[i] for i in picks], "ent_items": [ents.S[i] for i in picks]}
+                       "obj_items": [objs.S[i] for i in picks], "ent_items": [ents.S[i] for i in picks],
+                       "big_list": big_list}
+
+    def append_each(lst):
+        for k in range(100):
+            lst.append(k)
 
     def write_each(items):
         for k, item in enumerate(items):
@@ -54,3 +60,4 @@ def workloads(scale, pkd, kkd):
     yield "100 single writes item.a = k (1M objects)", both(lambda kd, s: write_each(s["obj_items"])), None
     yield "100 single writes item.a = k (1M entities)", both(lambda kd, s: write_each(s["ent_items"])), None
     yield ".a of 1M entities after those writes", both(lambda kd, s: s["ents"].a), None
+    yield "100 single appends to a 1M-item list", both(lambda kd, s: append_each(s["big_list"])), None

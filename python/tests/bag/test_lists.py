@@ -165,3 +165,39 @@ def test_to_py_of_lists_and_objects():
     deep = kd.implode(kd.slice([[[[1]]]]), ndim=-1).to_py()
     assert isinstance(deep[0][0], kd.types.DataItem)
     assert kd.slice([kd.obj(a=1), None]).to_py(obj_as_dict=True) == [{"a": 1}, None]
+
+
+def test_many_single_appends_read_back_in_order():
+    # In-place appends go to the list's tail (no copy of the list each time);
+    # every read sees them in order.
+    lst = kd.list([0, 1, 2]).fork_bag()
+    for i in range(3, 1000):
+        lst.append(i)
+    assert lst.to_py() == list(range(1000))
+    assert lst[:].to_py()[-3:] == [997, 998, 999]
+    assert lst[500].to_py() == 500
+    assert lst[-1].to_py() == 999
+    assert kd.list_size(lst).to_py() == 1000
+    frozen = lst.freeze_bag()
+    lst.append(1000)
+    assert kd.list_size(frozen).to_py() == 1000  # the copy from before is unchanged
+    assert kd.loads(kd.dumps(lst)).to_py() == list(range(1001))
+    assert kd.with_list_append_update(lst, 1001)[:].to_py()[-2:] == [1000, 1001]
+    assert kd.with_merged_bag(lst).to_py() == list(range(1001))
+
+
+def test_appends_to_a_list_of_a_fallback_bag_copy_it_first():
+    base = kd.list([1, 2])
+    layered = kd.updated(base, kd.bag())  # the list lives in a fallback
+    mutable = layered.fork_bag()
+    mutable.append(3)
+    mutable.append(kd.slice([4, 5]))
+    assert mutable.to_py() == [1, 2, 3, 4, 5]
+    assert base.to_py() == [1, 2]
+
+
+def test_appends_to_several_lists_at_once():
+    lists = kd.implode(kd.slice([[1], [2, 3], []])).fork_bag()
+    lists.append(kd.slice([10, 20, 30]))
+    lists.append(kd.slice([[11], [], [31, 32]]))
+    assert lists[:].to_py() == [[1, 10, 11], [2, 3, 20], [30, 31, 32]]

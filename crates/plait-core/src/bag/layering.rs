@@ -340,7 +340,15 @@ fn list_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
     ids.sort();
     ids.dedup();
     for id in ids {
-        let find = |layers: &[Arc<Store>]| layers.iter().find_map(|l| l.lists.get(id).map(|r| (r.items.clone(), r.range)));
+        let find = |layers: &[Arc<Store>]| {
+            layers.iter().find_map(|l| {
+                l.lists.get(id).map(|r| {
+                    let data = r.to_data();
+                    let n = data.len();
+                    (data, 0..n)
+                })
+            })
+        };
         let (Some((xa, ra)), Some((xb, rb))) = (find(a), find(b)) else { continue };
         let cause = if ra.len() != rb.len() {
             format!("the list sizes are incompatible: {} vs {}", ra.len(), rb.len())

@@ -5,7 +5,11 @@
 //! imploding a slice keeps its column as is and exploding the lists back is a
 //! zero-copy view. Lists written one by one, or changed after creation, are
 //! stored *sparsely*, each with its own items; a sparse list shadows the
-//! dense row of the same id.
+//! dense row of the same id. Items appended to a list in place (`l.append`)
+//! are kept as a *tail* of chunks after its items, so an append never copies
+//! the list: chunks merge as they come, each at most half the size of the
+//! one before it (a binary counter), so there are O(log n) of them and an
+//! item is copied O(log n) times in all.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -27,34 +31,63 @@ pub struct DenseLists {
 pub struct ListStore {
     dense: HashMap<u64, Arc<DenseLists>>,
     sparse: HashMap<ItemId, SliceData>,
+    /// Items appended in place to lists held here, as chunks (see the
+    /// module docs).
+    tails: HashMap<ItemId, Vec<SliceData>>,
 }
 
-/// Where the items of one list are: a range of a column.
+/// Where the items of one list are: a range of a column, then the chunks
+/// appended since.
 #[derive(Clone, Debug)]
 pub struct ListRef<'a> {
     pub items: &'a SliceData,
     pub range: Range<usize>,
+    pub tail: &'a [SliceData],
 }
 
-impl ListRef<'_> {
+impl<'a> ListRef<'a> {
     pub fn len(&self) -> usize {
-        self.range.len()
+        self.range.len() + self.tail.iter().map(SliceData::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.range.is_empty()
+        self.len() == 0
+    }
+
+    /// The list's items, piece by piece: (column, range of it).
+    pub fn pieces(&self) -> impl Iterator<Item = (&'a SliceData, Range<usize>)> + '_ {
+        std::iter::once((self.items, self.range.clone())).chain(self.tail.iter().map(|c| (c, 0..c.len())))
+    }
+
+    /// Item `k` of the list: (column, index in it).
+    pub fn locate(&self, mut k: usize) -> Option<(&'a SliceData, usize)> {
+        for (items, range) in self.pieces() {
+            if k < range.len() {
+                return Some((items, range.start + k));
+            }
+            k -= range.len();
+        }
+        None
+    }
+
+    /// The list's items as one column.
+    pub fn to_data(&self) -> SliceData {
+        let sources: Vec<&SliceData> = self.pieces().map(|(items, _)| items).collect();
+        let picks: Vec<(usize, usize)> = self.pieces().enumerate().flat_map(|(s, (_, range))| range.map(move |i| (s, i))).collect();
+        gather(&sources, &picks)
     }
 }
 
 impl ListStore {
     /// The items of list `id`, or `None` when this store has no such list.
     pub fn get(&self, id: ItemId) -> Option<ListRef<'_>> {
+        let tail = if self.tails.is_empty() { &[][..] } else { self.tails.get(&id).map_or(&[][..], Vec::as_slice) };
         if let Some(items) = self.sparse.get(&id) {
-            return Some(ListRef { items, range: 0..items.len() });
+            return Some(ListRef { items, range: 0..items.len(), tail });
         }
         let dense = self.dense.get(&id.allocation()?)?;
         let offset = id.offset() as usize;
-        (offset < dense.edge.parent_size()).then(|| ListRef { items: &dense.items, range: dense.edge.child_range(offset) })
+        (offset < dense.edge.parent_size()).then(|| ListRef { items: &dense.items, range: dense.edge.child_range(offset), tail })
     }
 
     /// The dense lists of `allocation`, when no list of it was changed since.
@@ -64,7 +97,8 @@ impl ListStore {
 
     /// Whether any list of `allocation` is stored sparsely.
     pub fn has_sparse_in(&self, allocation: u64) -> bool {
-        !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+        (!self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation)))
+            || (!self.tails.is_empty() && self.tails.keys().any(|id| id.allocation() == Some(allocation)))
     }
 
     /// Whether a list of `allocation` is stored here.
@@ -86,12 +120,38 @@ impl ListStore {
     /// Stores the lists of a whole allocation at once.
     pub fn set_dense(&mut self, allocation: u64, lists: DenseLists) {
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));
+        self.tails.retain(|id, _| id.allocation() != Some(allocation));
         self.dense.insert(allocation, Arc::new(lists));
     }
 
     /// Replaces the items of list `id`.
     pub fn set(&mut self, id: ItemId, items: SliceData) {
         self.sparse.insert(id, items);
+        self.tails.remove(&id);
+    }
+
+    /// Appends `items` to list `id`, which this store holds (false when it
+    /// does not): a chunk of its tail, merged with the chunks before it
+    /// while they are no larger.
+    pub fn append(&mut self, id: ItemId, items: SliceData) -> bool {
+        if self.get(id).is_none() {
+            return false;
+        }
+        if items.is_empty() {
+            return true;
+        }
+        let chunks = self.tails.entry(id).or_default();
+        chunks.push(items);
+        while let [.., before, last] = &chunks[..] {
+            if before.len() > last.len() {
+                break;
+            }
+            let picks: Vec<(usize, usize)> = (0..before.len()).map(|i| (0, i)).chain((0..last.len()).map(|i| (1, i))).collect();
+            let merged = gather(&[before, last], &picks);
+            chunks.truncate(chunks.len() - 2);
+            chunks.push(merged);
+        }
+        true
     }
 
     /// Number of lists with at least one item, and their items (for the bag's
@@ -112,6 +172,12 @@ impl ListStore {
         for list in self.sparse.values() {
             lists += usize::from(!list.is_empty());
             items += list.len();
+        }
+        for (id, tail) in &self.tails {
+            let appended: usize = tail.iter().map(SliceData::len).sum();
+            let base = self.get(*id).map_or(0, |l| l.range.len());
+            lists += usize::from(base == 0 && appended > 0);
+            items += appended;
         }
         (lists, items)
     }

@@ -408,14 +408,17 @@ impl DataBag {
         if let Some(whole) = whole_allocation(&layers, ids) {
             return Ok((whole.edge.clone(), whole.items.clone()));
         }
-        let found = find_lists(&layers, ids);
+        let mut found = find_lists(&layers, ids);
         let mut sizes = Vec::with_capacity(ids.len());
         let mut picks = Vec::new();
         for list in &found.lists {
             match list {
-                Some((source, list)) => {
+                Some(list) => {
                     sizes.push(list.len() as i64);
-                    picks.extend(list.range.clone().map(|i| (*source, i)));
+                    for (items, range) in list.pieces() {
+                        let source = source_index(&mut found.sources, items);
+                        picks.extend(range.map(|i| (source, i)));
+                    }
                 }
                 None => sizes.push(0),
             }
@@ -431,19 +434,18 @@ impl DataBag {
             let picks: Vec<usize> = indices.iter().enumerate().map(|(i, index)| position_in(whole.edge.child_range(i), *index)).collect();
             return whole.items.take(&picks);
         }
-        let found = find_lists(&layers, ids);
-        let picks: Vec<(usize, usize)> = found
-            .lists
-            .iter()
-            .zip(indices)
-            .map(|(list, index)| match list {
-                Some((source, list)) => match position_in(list.range.clone(), *index) {
-                    MISSING_INDEX => (0, MISSING_INDEX),
-                    k => (*source, k),
-                },
+        let mut found = find_lists(&layers, ids);
+        let mut picks: Vec<(usize, usize)> = Vec::with_capacity(ids.len());
+        for (list, index) in found.lists.iter().zip(indices) {
+            let at = list.as_ref().and_then(|list| match position_in(0..list.len(), *index) {
+                MISSING_INDEX => None,
+                k => list.locate(k),
+            });
+            picks.push(match at {
+                Some((items, i)) => (source_index(&mut found.sources, items), i),
                 None => (0, MISSING_INDEX),
-            })
-            .collect();
+            });
+        }
         if found.sources.is_empty() {
             return SliceData::missing(ids.len());
         }
@@ -472,7 +474,41 @@ impl DataBag {
             return (0..ids.len()).map(|i| Some(whole.edge.child_range(i).len())).collect();
         }
         let found = find_lists(&layers, ids);
-        ids.iter().zip(&found.lists).map(|(id, list)| id.map(|_| list.as_ref().map_or(0, |(_, l)| l.len()))).collect()
+        ids.iter().zip(&found.lists).map(|(id, list)| id.map(|_| list.as_ref().map_or(0, ListRef::len))).collect()
+    }
+
+    /// Appends the rows of `items` under `edge` to lists `ids`, in place,
+    /// without copying the lists (see `list_store`'s tails). A list this
+    /// bag's own layer does not hold is first copied in as read through the
+    /// fallbacks (a list no layer knows starts empty).
+    pub fn append_to_lists(&self, op: &str, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) -> Result<()> {
+        if !self.0.mutable {
+            return Err(immutable_error(op));
+        }
+        let own = self.read();
+        let absent: Vec<Option<ItemId>> = ids.iter().map(|id| id.filter(|id| own.lists.get(*id).is_none())).collect();
+        drop(own);
+        if absent.iter().any(Option::is_some) {
+            let (rows, base) = self.explode(&absent)?;
+            self.write(op, |store| {
+                let lists = Arc::make_mut(&mut store.lists);
+                for (i, id) in absent.iter().enumerate() {
+                    if let Some(id) = id {
+                        lists.set(*id, base.take(&rows.child_range(i).collect::<Vec<_>>()));
+                    }
+                }
+            })?;
+        }
+        self.write(op, |store| {
+            let lists = Arc::make_mut(&mut store.lists);
+            for (i, id) in ids.iter().enumerate() {
+                let range = edge.child_range(i);
+                if let (Some(id), false) = (id, range.is_empty()) {
+                    let appended = lists.append(*id, items.take(&range.collect::<Vec<_>>()));
+                    debug_assert!(appended, "the list was copied in above");
+                }
+            }
+        })
     }
 
     /// Replaces the items of lists `ids` with the rows of `items` under `edge`.
@@ -807,8 +843,7 @@ fn merge_stores(ours: &Store, theirs: &Store) -> Store {
     } else {
         for id in theirs.lists.ids() {
             if ours.lists.get(id).is_none() {
-                let list = theirs.lists.get(id).expect("listed ids exist");
-                let items = list.items.take(&list.range.clone().collect::<Vec<_>>());
+                let items = theirs.lists.get(id).expect("listed ids exist").to_data();
                 Arc::make_mut(&mut store.lists).set(id, items);
             }
         }
@@ -849,30 +884,28 @@ pub fn position_in(range: std::ops::Range<usize>, index: Option<i64>) -> usize {
     }
 }
 
-/// Lists found in a bag's layers: for each id, the source column it reads
-/// (an index into `sources`) and where.
+/// Lists found in a bag's layers, and the columns their items are read
+/// from (`sources`, filled by [`source_index`] as picks are made).
 struct FoundLists<'a> {
     sources: Vec<&'a SliceData>,
-    lists: Vec<Option<(usize, ListRef<'a>)>>,
+    lists: Vec<Option<ListRef<'a>>>,
 }
 
 fn find_lists<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> FoundLists<'a> {
-    let mut sources: Vec<&'a SliceData> = Vec::new();
-    let lists = ids
-        .iter()
-        .map(|id| {
-            let list = layers.iter().find_map(|layer| layer.lists.get((*id)?))?;
-            let source = match sources.iter().position(|s| std::ptr::eq(*s, list.items)) {
-                Some(k) => k,
-                None => {
-                    sources.push(list.items);
-                    sources.len() - 1
-                }
-            };
-            Some((source, list))
-        })
-        .collect();
-    FoundLists { sources, lists }
+    let lists = ids.iter().map(|id| layers.iter().find_map(|layer| layer.lists.get((*id)?))).collect();
+    FoundLists { sources: Vec::new(), lists }
+}
+
+/// The index of column `items` in `sources`, added when new. Lists of one
+/// allocation share a column, so the search is short.
+fn source_index<'a>(sources: &mut Vec<&'a SliceData>, items: &'a SliceData) -> usize {
+    match sources.iter().rposition(|s| std::ptr::eq(*s, items)) {
+        Some(k) => k,
+        None => {
+            sources.push(items);
+            sources.len() - 1
+        }
+    }
 }
 
 /// The dense lists of one allocation when `ids` are exactly its lists in

@@ -327,16 +327,31 @@ pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(op));
     }
-    let (rows, appended) = appended_rows(op, x, append)?;
+    // Only the new items are fitted and written: the lists are not read.
+    let schema = require_lists(op, x)?;
+    let appended = rows_for(op, append, x.shape())?;
+    let appended = fit_to(op, "list items", x, schema, &appended)?;
     // Appended entities and objects bring their data along.
     for other in data_bags(&[&appended]) {
         if other != bag {
             bag.merge_from(op, other, plait_core::bag::OnConflict::Raise)?;
         }
     }
-    let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
-    bag.set_lists(op, &ids_of(x), &edge, rows.data())
+    let ids = ids_of(x);
+    if ids.len() > APPEND_IN_PLACE_MAX_LISTS {
+        // Many lists at once: one new column for all of them is cheaper than
+        // a tail chunk each.
+        let (rows, _) = appended_rows(op, x, append)?;
+        let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
+        return bag.set_lists(op, &ids, &edge, rows.data());
+    }
+    let edge = appended.shape().edges().last().expect("rows have rank >= 1").clone();
+    bag.append_to_lists(op, &ids, &edge, appended.data())
 }
+
+/// Appends to at most this many lists at once go to the lists' tails
+/// (O(items appended)); more are written as one new column.
+const APPEND_IN_PLACE_MAX_LISTS: usize = 64;
 
 /// `kd.get_item_schema(list_schema)`: the item schema of a list schema.
 pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
