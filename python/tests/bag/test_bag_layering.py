@@ -171,3 +171,25 @@ def test_deep_layering_reads_without_recursion():
     for i in range(3_000):
         y = y.with_attrs(a=i)
     assert y.a.to_py() == 2_999
+
+
+def test_single_writes_into_a_large_mutable_bag_are_read_everywhere():
+    # Writes of a few items land as patches over the column (O(1) each);
+    # every read, copy and save sees them.
+    n = 5000
+    objs = kd.obj(a=kd.slice(list(range(n)))).fork_bag()
+    ents = kd.new(a=kd.slice(list(range(n)))).fork_bag()
+    for x in (objs, ents):
+        frozen = x.freeze_bag()
+        x.S[7].a = -7
+        x.S[8].a = None
+        x.S[9].a = 'nine' if x is objs else 9
+        values = x.a.to_py()
+        assert values[6:10] == [6, -7, None, 'nine' if x is objs else 9]
+        assert kd.select(x, kd.slice([i in (7, 9) for i in range(n)]) == True).a.to_py()[0] == -7  # noqa: E712
+        assert frozen.a.to_py()[7] == 7
+        assert kd.loads(kd.dumps(x)).a.to_py()[6:10] == values[6:10]
+        assert kd.with_merged_bag(x).a.to_py()[6:10] == values[6:10]
+    for i in range(3000):  # enough to fold the patches into the column
+        ents.S[i].a = i + 1
+    assert ents.a.to_py()[:3] == [1, 2, 3] and ents.a.to_py()[3000] == 3000
