@@ -456,11 +456,13 @@ impl DataBag {
         // Each lookup is a cache miss or two in a large dict: chunks of
         // lookups run in parallel, then the values found are copied out in order.
         let found: Vec<Option<ScalarRef<'_>>> = if ids.len() >= PARALLEL_LOOKUPS {
-            let chunks: Vec<Vec<Option<ScalarRef<'_>>>> = (0..ids.len())
-                .into_par_iter()
-                .step_by(LOOKUP_CHUNK)
-                .map(|start| lookup_values(&layers, ids, keys, start..(start + LOOKUP_CHUNK).min(ids.len())))
-                .collect();
+            let chunks: Vec<Vec<Option<ScalarRef<'_>>>> = crate::parallel::install(|| {
+                (0..ids.len())
+                    .into_par_iter()
+                    .step_by(LOOKUP_CHUNK)
+                    .map(|start| lookup_values(&layers, ids, keys, start..(start + LOOKUP_CHUNK).min(ids.len())))
+                    .collect()
+            });
             chunks.concat()
         } else {
             lookup_values(&layers, ids, keys, 0..ids.len())
@@ -645,7 +647,7 @@ impl Store {
         match attr_store::in_order_allocation(dict_ids) {
             Some(allocation) => {
                 let tables: Vec<DictMap> = if dict_ids.len() >= PARALLEL_LOOKUPS {
-                    (0..dict_ids.len()).into_par_iter().map(build).collect()
+                    crate::parallel::install(|| (0..dict_ids.len()).into_par_iter().map(build).collect())
                 } else {
                     (0..dict_ids.len()).map(build).collect()
                 };
