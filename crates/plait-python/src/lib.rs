@@ -45,6 +45,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::SlicingHelper>()?;
     m.add_class::<py_slice::ListView>()?;
+    m.add_class::<py_slice::ItemIterator>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
     m.add_class::<py_shape::PyEdge>()?;
     py_operator::register(m)?;
