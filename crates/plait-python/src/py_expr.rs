@@ -247,7 +247,7 @@ pub fn eager_arg_error(op: &backend::Operator, param: &str, x: &Bound<'_, PyAny>
 /// An expression: a node of a computation to evaluate later. Not iterable
 /// (a mapping to Python: `e[0]`, `e[1]`, ... are expressions, so iterating
 /// by index would never stop).
-#[pyclass(name = "Expr", module = "plait.types", frozen, mapping)]
+#[pyclass(name = "Expr", module = "plait.types", frozen, mapping, weakref)]
 pub struct PyExpr {
     pub inner: Expr,
 }

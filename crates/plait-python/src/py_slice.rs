@@ -20,7 +20,7 @@ use crate::py_shape::PyJaggedShape;
 use crate::unboxing::to_py;
 
 /// A multidimensional jagged array of items with a schema.
-#[pyclass(name = "DataSlice", module = "plait.types", subclass, frozen, mapping)]
+#[pyclass(name = "DataSlice", module = "plait.types", subclass, frozen, mapping, weakref)]
 pub struct PyDataSlice {
     pub inner: DataSlice,
 }

@@ -949,6 +949,37 @@ mod tests {
     }
 
     #[test]
+    fn detached_copies_share_no_later_writes() {
+        let (_, ids) = allocate(ItemKind::Object, 2);
+        let ids: Vec<Option<ItemId>> = ids.into_iter().map(Some).collect();
+        let below = DataBag::new_mutable();
+        below.set_attr("op", "x", &ids, &ints(&[Some(1), Some(2)])).unwrap();
+        let top = DataBag::new_mutable();
+        let layered = DataBag::with_fallbacks(vec![top.clone(), below.clone()]);
+        // A mutable bag's copy is mutable; an immutable one's is not.
+        let copy = below.detached_copy();
+        assert!(copy.is_mutable() && !layered.detached_copy().is_mutable());
+        let layered_copy = layered.detached_copy();
+        copy.set_attr("op", "x", &ids[..1], &ints(&[Some(10)])).unwrap();
+        below.set_attr("op", "x", &ids[1..], &ints(&[Some(20)])).unwrap();
+        top.set_attr("op", "x", &ids[..1], &ints(&[Some(30)])).unwrap();
+        let read = |bag: &DataBag| {
+            let got = bag.get_attr("x", &ids);
+            let int = |i| match got.get(i) {
+                Some(ScalarRef::Int32(v)) => Some(v),
+                _ => None,
+            };
+            (int(0), int(1))
+        };
+        assert_eq!(read(&copy), (Some(10), Some(2)));
+        assert_eq!(read(&below), (Some(1), Some(20)));
+        assert_eq!(read(&layered_copy), (Some(1), Some(2)));
+        // A bag nothing can change is its own copy.
+        let frozen = below.fork(false);
+        assert!(frozen.detached_copy() == frozen);
+    }
+
+    #[test]
     fn sparse_items_and_names() {
         let (_, ids) = allocate(ItemKind::Object, 3);
         let bag = DataBag::new_mutable();
