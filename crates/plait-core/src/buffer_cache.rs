@@ -43,6 +43,42 @@ fn lock() -> std::sync::MutexGuard<'static, Cache> {
     CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Makes `fork()` safe for the block table: the forking thread takes the
+/// table's lock just before the fork and releases it after, in the parent and
+/// in the child, so a child never starts with the lock held by a thread it
+/// does not have (its first large allocation would wait forever). Registered
+/// once, by the program that installs the allocator; later calls do nothing.
+#[cfg(target_os = "linux")]
+pub fn install_fork_handlers() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: the handlers are plain functions living as long as the program.
+        unsafe { libc::pthread_atfork(Some(fork_prepare), Some(fork_release), Some(fork_release)) };
+    });
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn install_fork_handlers() {}
+
+#[cfg(target_os = "linux")]
+thread_local! {
+    /// The table's lock, held by the forking thread across `fork()`.
+    static HELD_FOR_FORK: std::cell::RefCell<Option<std::sync::MutexGuard<'static, Cache>>> = const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(target_os = "linux")]
+extern "C" fn fork_prepare() {
+    let guard = lock();
+    HELD_FOR_FORK.with(|held| *held.borrow_mut() = Some(guard));
+}
+
+#[cfg(target_os = "linux")]
+extern "C" fn fork_release() {
+    // The child's only thread is a copy of the forking one, guard included.
+    let guard = HELD_FOR_FORK.with(|held| held.borrow_mut().take());
+    drop(guard);
+}
+
 /// The global allocator: [`System`] plus the large-block table.
 pub struct BufferCachingAllocator;
 

@@ -8,6 +8,8 @@
 //! * [`quoted`] — expressions as values (EXPR items).
 //! * [`repr`] — Koda's text forms.
 //! * [`alloc`], [`buffer_cache`] — large output buffers and their reuse.
+//! * [`parallel`] — the worker threads of parallel kernels (one pool per
+//!   process, rebuilt in a forked child).
 
 pub mod alloc;
 pub mod bag;
@@ -17,6 +19,7 @@ pub mod cast;
 pub mod column;
 pub mod error;
 pub mod itemid;
+pub mod parallel;
 pub mod quoted;
 pub mod repr;
 pub mod schema;

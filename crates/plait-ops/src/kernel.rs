@@ -9,7 +9,7 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, NullBuffer};
-use plait_core::Edge;
+use plait_core::{Edge, parallel};
 use rayon::prelude::*;
 
 /// Inputs of at least this many items are split across threads.
@@ -43,7 +43,7 @@ pub fn build_vec<R: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<R>]) 
     let mut out: Vec<R> = output_vec(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_MIN {
-        spare.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| fill(k * CHUNK, chunk));
+        parallel::install(|| spare.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| fill(k * CHUNK, chunk)));
     } else {
         fill(0, spare);
     }
@@ -115,7 +115,8 @@ pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) ->
         // Tasks of about CHUNK children each, whatever the group sizes.
         let per_task = (groups * CHUNK / edge.child_size().max(1)).max(1);
         let mut out: Vec<R> = output_vec(groups);
-        out.spare_capacity_mut()[..groups].par_chunks_mut(per_task).enumerate().for_each(|(k, chunk)| run(k * per_task, chunk));
+        let spare = &mut out.spare_capacity_mut()[..groups];
+        parallel::install(|| spare.par_chunks_mut(per_task).enumerate().for_each(|(k, chunk)| run(k * per_task, chunk)));
         // SAFETY: `run` writes every slot of every chunk.
         unsafe { out.set_len(groups) };
         out

@@ -25,8 +25,9 @@ use pyo3::prelude::*;
 static ALLOCATOR: plait_core::buffer_cache::BufferCachingAllocator = plait_core::buffer_cache::BufferCachingAllocator;
 
 /// Applies `PLAIT_BUFFER_CACHE_MB` (megabytes of freed large buffers kept for
-/// reuse; 0 turns the cache off).
+/// reuse; 0 turns the cache off) and makes the cache safe across `fork()`.
 fn configure_buffer_cache() -> PyResult<()> {
+    plait_core::buffer_cache::install_fork_handlers();
     let Ok(text) = std::env::var("PLAIT_BUFFER_CACHE_MB") else { return Ok(()) };
     let megabytes: usize = text
         .trim()
@@ -44,6 +45,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::SlicingHelper>()?;
     m.add_class::<py_slice::ListView>()?;
+    m.add_class::<py_slice::ItemIterator>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
     m.add_class::<py_shape::PyEdge>()?;
     py_operator::register(m)?;

@@ -13,7 +13,7 @@ use crate::errors::guard;
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// A store of attributes of entities and objects.
-#[pyclass(name = "DataBag", module = "plait.types", frozen)]
+#[pyclass(name = "DataBag", module = "plait.types", frozen, weakref)]
 pub struct PyDataBag {
     pub inner: DataBag,
 }

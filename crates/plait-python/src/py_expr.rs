@@ -244,8 +244,10 @@ pub fn eager_arg_error(op: &backend::Operator, param: &str, x: &Bound<'_, PyAny>
 
 // ---------------------------------------------------------------- Expr
 
-/// An expression: a node of a computation to evaluate later.
-#[pyclass(name = "Expr", module = "plait.types", frozen)]
+/// An expression: a node of a computation to evaluate later. Not iterable
+/// (a mapping to Python: `e[0]`, `e[1]`, ... are expressions, so iterating
+/// by index would never stop).
+#[pyclass(name = "Expr", module = "plait.types", frozen, mapping, weakref)]
 pub struct PyExpr {
     pub inner: Expr,
 }

@@ -1,13 +1,24 @@
 //! `kd.dumps` / `kd.loads`: plait's binary format from Python (the format
-//! is `plait-persist`'s).
+//! is `plait-persist`'s); Python's `pickle` and `copy` protocols, which go
+//! through it.
+//!
+//! `pickle.dumps(x)` of a DataSlice, DataBag, JaggedShape or Expr saves `x`
+//! in plait's format (a DataSlice with its whole bag, flattened, as Koda
+//! pickles it); loading gives a mutable bag back where `x` had one.
+//! `copy.copy` / `copy.deepcopy` of a DataSlice or a DataBag give a value
+//! whose bag is detached from the original's (`DataBag::detached_copy`,
+//! O(1) per layer): writes to either never show in the other. A deep copy of
+//! several values sharing one bag gives copies sharing one new bag.
 
+use plait_core::{DataBag, DataSlice, Schema};
 use plait_persist::Saved;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
 use crate::errors::{guard, type_error};
 use crate::py_bag::PyDataBag;
 use crate::py_expr::PyExpr;
+use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// The bytes of a DataSlice (with its bag), a DataBag or an Expr;
@@ -45,8 +56,131 @@ fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
     }
 }
 
+// ------------------------------------------------------------- pickle, copy
+
+/// What `__reduce__` gives: `(_unpickle, (bytes, mutable))`.
+fn reduced<'py>(py: Python<'py>, value: &Saved, mutable: bool) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes = guard(|| plait_persist::dumps(value))?;
+    let module = py.import("plait._plait")?;
+    let args = PyTuple::new(py, [PyBytes::new(py, &bytes).into_any(), mutable.into_pyobject(py)?.to_owned().into_any()])?;
+    PyTuple::new(py, [module.getattr("_unpickle")?, args.into_any()])
+}
+
+/// Loads what `__reduce__` saved (pickle calls it; not for direct use).
+#[pyfunction]
+fn _unpickle(py: Python<'_>, data: &[u8], mutable: bool) -> PyResult<Py<PyAny>> {
+    let fork = |bag: DataBag| if mutable { bag.fork(true) } else { bag };
+    match guard(|| plait_persist::loads(data))? {
+        Saved::Slice(ds) => {
+            let bag = ds.bag().cloned().map(fork);
+            wrap(py, ds.with_bag(bag))
+        }
+        Saved::Bag(bag) => Ok(Py::new(py, PyDataBag { inner: fork(bag) })?.into_any()),
+        Saved::Expr(e) => Ok(Py::new(py, PyExpr { inner: e })?.into_any()),
+    }
+}
+
+/// Loads a JaggedShape `__reduce__` saved (as the shape of a NONE slice).
+#[pyfunction]
+fn _unpickle_shape(data: &[u8]) -> PyResult<PyJaggedShape> {
+    match guard(|| plait_persist::loads(data))? {
+        Saved::Slice(ds) => Ok(PyJaggedShape { inner: ds.shape().clone() }),
+        _ => Err(crate::errors::value_error("pickle", "the data of a JaggedShape is not a DataSlice")),
+    }
+}
+
+/// A deep copy of `bag` shares what `memo` (copy.deepcopy's) already made
+/// for the same bag, so values sharing a bag keep sharing one copy.
+fn copied_bag(py: Python<'_>, bag: &DataBag, memo: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyDataBag>> {
+    let Some(memo) = memo else { return Py::new(py, PyDataBag { inner: bag.detached_copy() }) };
+    let key = ("plait.DataBag", bag.id());
+    if let Some(found) = memo.get_item(key)? {
+        if let Ok(found) = found.cast_into::<PyDataBag>() {
+            return Ok(found.unbind());
+        }
+    }
+    let copy = Py::new(py, PyDataBag { inner: bag.detached_copy() })?;
+    memo.set_item(key, copy.clone_ref(py))?;
+    Ok(copy)
+}
+
+fn copied_slice(py: Python<'_>, ds: &DataSlice, memo: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    let bag = match ds.bag() {
+        Some(bag) => Some(copied_bag(py, bag, memo)?.get().inner.clone()),
+        None => None,
+    };
+    wrap(py, ds.clone().with_bag(bag))
+}
+
+#[pymethods]
+impl PyDataSlice {
+    /// `pickle`: the slice and its whole bag, in plait's format.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        reduced(py, &Saved::Slice(self.inner.clone()), self.inner.bag().is_some_and(DataBag::is_mutable))
+    }
+
+    /// `copy.copy`: the same items with a detached copy of the bag (as in
+    /// Koda, writing to one never changes the other).
+    fn __copy__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        copied_slice(py, &self.inner, None)
+    }
+
+    /// `copy.deepcopy`: as `copy.copy`; values sharing a bag share its copy.
+    fn __deepcopy__(&self, py: Python<'_>, memo: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        copied_slice(py, &self.inner, memo)
+    }
+}
+
+#[pymethods]
+impl PyDataBag {
+    /// `pickle`: the bag (flattened) in plait's format; mutable again when loaded if it was.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        reduced(py, &Saved::Bag(self.inner.clone()), self.inner.is_mutable())
+    }
+
+    /// `copy.copy`: a detached copy (writes to one never show in the other).
+    fn __copy__(&self, py: Python<'_>) -> PyResult<Py<PyDataBag>> {
+        copied_bag(py, &self.inner, None)
+    }
+
+    /// `copy.deepcopy`: as `copy.copy`, once per bag within one deep copy.
+    fn __deepcopy__(&self, py: Python<'_>, memo: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyDataBag>> {
+        copied_bag(py, &self.inner, memo)
+    }
+}
+
+#[pymethods]
+impl PyJaggedShape {
+    /// `pickle`: the shape, saved as an all-missing NONE slice of it.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let bytes = guard(|| plait_persist::dumps(&Saved::Slice(DataSlice::missing(self.inner.clone(), Schema::None))))?;
+        let module = py.import("plait._plait")?;
+        let args = PyTuple::new(py, [PyBytes::new(py, &bytes)])?;
+        PyTuple::new(py, [module.getattr("_unpickle_shape")?, args.into_any()])
+    }
+
+    /// Shapes are immutable: a copy is the same shape.
+    fn __copy__(&self) -> PyJaggedShape {
+        PyJaggedShape { inner: self.inner.clone() }
+    }
+
+    fn __deepcopy__(&self, _memo: Option<&Bound<'_, PyAny>>) -> PyJaggedShape {
+        PyJaggedShape { inner: self.inner.clone() }
+    }
+}
+
+#[pymethods]
+impl PyExpr {
+    /// `pickle` (and so `copy`): the expression in plait's format (Python-function operators are refused).
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        reduced(py, &Saved::Expr(self.inner.clone()), false)
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dumps, m)?)?;
     m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(_unpickle, m)?)?;
+    m.add_function(wrap_pyfunction!(_unpickle_shape, m)?)?;
     Ok(())
 }

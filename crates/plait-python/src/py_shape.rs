@@ -9,7 +9,7 @@ use crate::errors::guard;
 use crate::py_slice::wrap;
 
 /// The partition tree of a DataSlice: one edge per dimension.
-#[pyclass(name = "JaggedShape", module = "plait.types", frozen)]
+#[pyclass(name = "JaggedShape", module = "plait.types", frozen, weakref)]
 pub struct PyJaggedShape {
     pub inner: JaggedShape,
 }

@@ -1,8 +1,17 @@
 //! The Python classes `DataSlice` and `DataItem` (a DataSlice of rank 0), and
 //! the `.S` (subslicing) and `.L` (first-dimension iteration) helpers.
+//!
+//! Python's container protocols follow Koda: a DataItem holding a list
+//! iterates over (and counts, and searches) its items, one holding a dict
+//! over its keys; any other DataItem, and every DataSlice of rank > 0, is
+//! neither iterable nor sized (TypeError). `ds[i]` never makes a slice
+//! iterable: the classes are mappings to Python, so it does not fall back
+//! to calling `ds[0]`, `ds[1]`, ... (which would never stop: a list item
+//! past the end is missing, not an IndexError).
 
 use plait_core::subslice::{SliceArg, subslice};
 use plait_core::{DataSlice, JaggedShape, ScalarRef, Schema};
+use plait_ops::objects::{dicts, lists};
 use pyo3::prelude::*;
 use pyo3::types::{PyEllipsis, PySlice, PyTuple};
 
@@ -11,7 +20,7 @@ use crate::py_shape::PyJaggedShape;
 use crate::unboxing::to_py;
 
 /// A multidimensional jagged array of items with a schema.
-#[pyclass(name = "DataSlice", module = "plait.types", subclass, frozen)]
+#[pyclass(name = "DataSlice", module = "plait.types", subclass, frozen, mapping, weakref)]
 pub struct PyDataSlice {
     pub inner: DataSlice,
 }
@@ -209,6 +218,133 @@ impl PyDataSlice {
     }
 }
 
+/// What a DataItem holds, for Python's container protocols.
+#[derive(Clone, Copy, PartialEq)]
+enum Container {
+    List,
+    Dict,
+}
+
+/// The list or dict a DataItem holds (as Koda tells a ListItem / DictItem
+/// by the item itself, whatever its schema: LIST, DICT or OBJECT; an
+/// ITEMID is an id, not a container).
+fn container(ds: &DataSlice) -> Option<Container> {
+    if !ds.is_item() || ds.schema() == Schema::ItemId {
+        return None;
+    }
+    match ds.get(0) {
+        Some(ScalarRef::ItemId(id)) if id.is_list() => Some(Container::List),
+        Some(ScalarRef::ItemId(id)) if id.is_dict() => Some(Container::Dict),
+        _ => None,
+    }
+}
+
+/// The TypeError of a protocol the DataItem `x` does not support: Python's
+/// own text (`text`, with the class name for `{}`), then why.
+fn protocol_error(x: &Bound<'_, PyDataItem>, text: &str) -> PyErr {
+    let class = x.get_type().fully_qualified_name().map(|n| n.to_string()).unwrap_or_else(|_| "DataItem".to_string());
+    let item = short_repr(&x.as_super().get().inner);
+    pyo3::exceptions::PyTypeError::new_err(format!("{}; only a DataItem holding a list or a dict is, got {item}", text.replace("{}", &class)))
+}
+
+/// `iter(x)` of a list or dict DataItem: one DataItem per item (or key),
+/// made as they are asked for.
+#[pyclass(name = "DataItemIterator", module = "plait.types")]
+pub struct ItemIterator {
+    /// The items (or keys), a DataSlice of rank 1.
+    items: DataSlice,
+    next: usize,
+    /// Whether `items` are a dict's keys: as in Koda, a primitive key comes
+    /// as a plain value (its own schema, no bag).
+    keys: bool,
+}
+
+#[pymethods]
+impl ItemIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        if self.next >= self.items.size() {
+            return Ok(None);
+        }
+        let i = self.next as i64;
+        self.next += 1;
+        let keys = self.keys;
+        let item = guard(|| {
+            let item = subslice(&self.items, &[SliceArg::Index(i)])?;
+            match item.get(0) {
+                Some(ScalarRef::ItemId(_)) | None => Ok(item),
+                Some(_) if keys => Ok(item.with_schema(item.narrowed_schema())?.with_bag(None)),
+                Some(_) => Ok(item),
+            }
+        })?;
+        wrap(py, item).map(Some)
+    }
+
+    fn __length_hint__(&self) -> usize {
+        self.items.size().saturating_sub(self.next)
+    }
+}
+
+/// Python's container protocols, on DataItems holding lists or dicts.
+#[pymethods]
+impl PyDataItem {
+    /// `iter(x)`: the items of a list, the keys of a dict (in the order
+    /// `kd.get_keys` gives), as DataItems; TypeError for any other item.
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<ItemIterator> {
+        let ds = &slf.as_super().get().inner;
+        let (items, keys) = match container(ds) {
+            Some(Container::List) => (guard(|| lists::explode(ds, 1))?, false),
+            Some(Container::Dict) => (guard(|| dicts::get_keys(ds))?, true),
+            None => return Err(protocol_error(slf, "'{}' object is not iterable")),
+        };
+        Ok(ItemIterator { items, next: 0, keys })
+    }
+
+    /// `len(x)`: the size of a list or a dict; TypeError for any other item.
+    fn __len__(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        let ds = &slf.as_super().get().inner;
+        let sizes = match container(ds) {
+            Some(Container::List) => guard(|| lists::size(ds))?,
+            Some(Container::Dict) => guard(|| dicts::size(ds))?,
+            None => return Err(protocol_error(slf, "object of type '{}' has no len()")),
+        };
+        Ok(match sizes.get(0) {
+            Some(ScalarRef::Int64(n)) => n as usize,
+            _ => 0,
+        })
+    }
+
+    /// `key in x`: for a list, whether an item equals `key` (`kd.isin`,
+    /// so `key` must be a DataItem); for a dict, whether a value is present
+    /// for `key` (for any of the keys, when `key` is a DataSlice). TypeError
+    /// for any other item.
+    fn __contains__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let ds = &slf.as_super().get().inner;
+        let kind = container(ds).ok_or_else(|| protocol_error(slf, "argument of type '{}' is not iterable"))?;
+        let op = if kind == Container::List { "kd.slices.isin" } else { "kd.dicts.get_item" };
+        let key = match crate::py_operator::value_arg(op, key)? {
+            plait_ops::registry::Value::Slice(key) => key,
+            plait_ops::registry::Value::Shape(_) => return Err(type_error(op, "expected a DataSlice, got a JaggedShape")),
+        };
+        guard(|| {
+            let found = match kind {
+                Container::List => plait_ops::slices::isin(&key, &lists::explode(ds, 1)?)?,
+                Container::Dict => dicts::get_item(ds, &key)?,
+            };
+            Ok(found.present_count() > 0)
+        })
+    }
+
+    /// `reversed(x)`: refused, as in Koda (a list's items are `x[:]`).
+    fn __reversed__(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let class = slf.get_type().fully_qualified_name()?;
+        Err(pyo3::exceptions::PyTypeError::new_err(format!("'{class}' object is not reversible")))
+    }
+}
+
 /// A schema constant (`kd.INT32`, ...) as a DataItem.
 pub fn schema_item(py: Python<'_>, schema: Schema) -> PyResult<Py<PyAny>> {
     wrap(py, guard(|| DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema))?)
@@ -219,8 +355,10 @@ pub fn int64_item(py: Python<'_>, v: i64) -> PyResult<Py<PyAny>> {
     wrap(py, guard(|| DataSlice::item(Some(ScalarRef::Int64(v)), Schema::Int64))?)
 }
 
-/// `x.S`: indexes dimensions left to right (see `kd.subslice`).
-#[pyclass(module = "plait.types", frozen)]
+/// `x.S`: indexes dimensions left to right (see `kd.subslice`). Not
+/// iterable (a mapping to Python: indexes past the end are missing items,
+/// so `ds.S[0]`, `ds.S[1]`, ... would never stop).
+#[pyclass(module = "plait.types", frozen, mapping)]
 pub struct SlicingHelper {
     inner: DataSlice,
 }

@@ -6,6 +6,10 @@
 //! later), so a kernel on two CPUs often ran at one CPU's speed.
 //! `PLAIT_PIN_THREADS=0` leaves placement to the OS; `RAYON_NUM_THREADS` still
 //! sets the number of workers.
+//!
+//! The pool itself is `plait_core::parallel`'s: built on first use, once per
+//! process, so a forked child builds its own (the parent's workers do not
+//! exist there).
 
 use pyo3::prelude::*;
 
@@ -20,14 +24,16 @@ pub fn configure() -> PyResult<()> {
         },
         Err(_) => true,
     };
-    let cpus = if pin { allowed_cpus() } else { Vec::new() };
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if !cpus.is_empty() {
-        builder = builder.start_handler(move |worker| pin_to(cpus[worker % cpus.len()]));
+    if pin {
+        // The CPUs are read when a pool starts: a forked child may have been
+        // given others.
+        plait_core::parallel::set_start_handler(Box::new(|worker| {
+            let cpus = allowed_cpus();
+            if !cpus.is_empty() {
+                pin_to(cpus[worker % cpus.len()]);
+            }
+        }));
     }
-    // Fails only if the pool already exists (another extension built it), and
-    // then that pool serves.
-    let _ = builder.build_global();
     Ok(())
 }
 

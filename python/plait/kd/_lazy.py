@@ -191,6 +191,10 @@ def _method(op):
 class _Subslicer:
     """`expr.S[...]`: `kd.subslice` of the expression."""
 
+    # Not iterable: `[0]`, `[1]`, ... are expressions, so Python's fallback
+    # iteration by index would never stop.
+    __iter__ = None
+
     def __init__(self, expr, subslice):
         self._expr = expr
         self._subslice = subslice

@@ -83,6 +83,20 @@ impl DataBag {
         DataBag::with_fallbacks(parts)
     }
 
+    /// A copy that reads what this bag reads now and is detached from it:
+    /// later writes to this bag or to a mutable bag it reads through do not
+    /// show in the copy, and writes to the copy (mutable when this bag is)
+    /// do not show here. O(1) per layer (copy-on-write); a bag nothing can
+    /// change is its own copy. This is what `copy.copy` / `copy.deepcopy`
+    /// give in Python.
+    pub fn detached_copy(&self) -> DataBag {
+        if !self.0.mutable {
+            return self.snapshot();
+        }
+        let fallbacks = self.0.fallbacks.iter().map(DataBag::snapshot).collect();
+        DataBag::from_parts(self.read(), true, fallbacks)
+    }
+
     /// The bags a result built from inputs with `bags` reads, after Koda's
     /// merge of them (the merge rule): snapshots of the distinct bags, in
     /// order. Raises Koda's "cannot merge DataBags" ValueError, named after

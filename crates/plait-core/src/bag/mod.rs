@@ -524,11 +524,13 @@ impl DataBag {
         // Each lookup is a cache miss or two in a large dict: chunks of
         // lookups run in parallel, then the values found are copied out in order.
         let found: Vec<Option<ScalarRef<'_>>> = if ids.len() >= PARALLEL_LOOKUPS {
-            let chunks: Vec<Vec<Option<ScalarRef<'_>>>> = (0..ids.len())
-                .into_par_iter()
-                .step_by(LOOKUP_CHUNK)
-                .map(|start| lookup_values(&layers, ids, keys, start..(start + LOOKUP_CHUNK).min(ids.len())))
-                .collect();
+            let chunks: Vec<Vec<Option<ScalarRef<'_>>>> = crate::parallel::install(|| {
+                (0..ids.len())
+                    .into_par_iter()
+                    .step_by(LOOKUP_CHUNK)
+                    .map(|start| lookup_values(&layers, ids, keys, start..(start + LOOKUP_CHUNK).min(ids.len())))
+                    .collect()
+            });
             chunks.concat()
         } else {
             lookup_values(&layers, ids, keys, 0..ids.len())
@@ -713,7 +715,7 @@ impl Store {
         match attr_store::in_order_allocation(dict_ids) {
             Some(allocation) => {
                 let tables: Vec<DictMap> = if dict_ids.len() >= PARALLEL_LOOKUPS {
-                    (0..dict_ids.len()).into_par_iter().map(build).collect()
+                    crate::parallel::install(|| (0..dict_ids.len()).into_par_iter().map(build).collect())
                 } else {
                     (0..dict_ids.len()).map(build).collect()
                 };
@@ -1009,6 +1011,37 @@ mod tests {
         let got = layered.get_attr("x", &ids[0..5]);
         let got: Vec<_> = (0..5).map(|i| got.get(i)).collect();
         assert_eq!(got, vec![Some(ScalarRef::Int32(100)), Some(ScalarRef::Int32(1)), Some(ScalarRef::Int32(2)), None, Some(ScalarRef::Int32(40))]);
+    }
+
+    #[test]
+    fn detached_copies_share_no_later_writes() {
+        let (_, ids) = allocate(ItemKind::Object, 2);
+        let ids: Vec<Option<ItemId>> = ids.into_iter().map(Some).collect();
+        let below = DataBag::new_mutable();
+        below.set_attr("op", "x", &ids, &ints(&[Some(1), Some(2)])).unwrap();
+        let top = DataBag::new_mutable();
+        let layered = DataBag::with_fallbacks(vec![top.clone(), below.clone()]);
+        // A mutable bag's copy is mutable; an immutable one's is not.
+        let copy = below.detached_copy();
+        assert!(copy.is_mutable() && !layered.detached_copy().is_mutable());
+        let layered_copy = layered.detached_copy();
+        copy.set_attr("op", "x", &ids[..1], &ints(&[Some(10)])).unwrap();
+        below.set_attr("op", "x", &ids[1..], &ints(&[Some(20)])).unwrap();
+        top.set_attr("op", "x", &ids[..1], &ints(&[Some(30)])).unwrap();
+        let read = |bag: &DataBag| {
+            let got = bag.get_attr("x", &ids);
+            let int = |i| match got.get(i) {
+                Some(ScalarRef::Int32(v)) => Some(v),
+                _ => None,
+            };
+            (int(0), int(1))
+        };
+        assert_eq!(read(&copy), (Some(10), Some(2)));
+        assert_eq!(read(&below), (Some(1), Some(20)));
+        assert_eq!(read(&layered_copy), (Some(1), Some(2)));
+        // A bag nothing can change is its own copy.
+        let frozen = below.fork(false);
+        assert!(frozen.detached_copy() == frozen);
     }
 
     #[test]

@@ -107,6 +107,10 @@ pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {
         match held {
             Some(schema) => current = explode_once(&current, schema)?,
             None if ndim < 0 => break,
+            // Lists whose bag is gone: their items (and schema) are unknown.
+            None if current.bag().is_none() && (0..current.size()).any(|i| matches!(current.get(i), Some(ScalarRef::ItemId(id)) if id.is_list())) => {
+                return Err(Error::value(EXPLODE, "cannot get list items without a DataBag"));
+            }
             None => {
                 return Err(Error::value(
                     EXPLODE,

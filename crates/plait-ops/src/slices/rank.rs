@@ -94,7 +94,7 @@ fn rank_by<K: Ord + Copy + Send>(
         let part = &mut entries[w[0]..w[1]];
         // Positions make entries distinct, so an unstable sort is stable.
         if part.len() >= PARALLEL_MIN {
-            part.par_sort_unstable();
+            plait_core::parallel::install(|| part.par_sort_unstable());
         } else {
             part.sort_unstable();
         }

@@ -7,7 +7,7 @@
 
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use plait_core::column::VarBinary;
-use plait_core::{DataSlice, Result, Schema, Values};
+use plait_core::{DataSlice, Result, Schema, Values, parallel};
 use rayon::prelude::*;
 
 use super::{char_count, finish_text, fixed, prepare_text, text_map, text_of};
@@ -27,7 +27,7 @@ fn covered(v: &VarBinary) -> (&[u8], usize) {
 
 /// Whether every byte is ASCII (in parallel for large buffers).
 pub(crate) fn all_ascii(bytes: &[u8]) -> bool {
-    if bytes.len() >= PARALLEL_MIN * 8 { bytes.par_chunks(BYTE_CHUNK).all(<[u8]>::is_ascii) } else { bytes.is_ascii() }
+    if bytes.len() >= PARALLEL_MIN * 8 { parallel::install(|| bytes.par_chunks(BYTE_CHUNK).all(<[u8]>::is_ascii)) } else { bytes.is_ascii() }
 }
 
 /// Lengths: code points for STRING, bytes for BYTES; INT64.
@@ -129,7 +129,7 @@ fn ascii_case(bytes: &[u8], up: bool) -> Vec<u8> {
     };
     let spare = &mut out.spare_capacity_mut()[..n];
     if n >= PARALLEL_MIN * 8 {
-        spare.par_chunks_mut(BYTE_CHUNK).zip(bytes.par_chunks(BYTE_CHUNK)).for_each(|(d, s)| convert(d, s));
+        parallel::install(|| spare.par_chunks_mut(BYTE_CHUNK).zip(bytes.par_chunks(BYTE_CHUNK)).for_each(|(d, s)| convert(d, s)));
     } else {
         convert(spare, bytes);
     }

@@ -27,7 +27,7 @@ use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use plait_core::column::VarBinary;
-use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
+use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values, parallel};
 use rayon::prelude::*;
 
 use crate::elementwise::{Operand, Prepared, prepare_each};
@@ -177,7 +177,7 @@ pub(crate) fn text_map(
     let chunks: Vec<TextChunk> = if n >= PARALLEL_MIN {
         let tasks = n.div_ceil(TEXT_CHUNK);
         let hint = bytes_hint / tasks.max(1) + 16;
-        (0..tasks).into_par_iter().map(|k| run(k * TEXT_CHUNK..((k + 1) * TEXT_CHUNK).min(n), hint)).collect()
+        parallel::install(|| (0..tasks).into_par_iter().map(|k| run(k * TEXT_CHUNK..((k + 1) * TEXT_CHUNK).min(n), hint)).collect())
     } else {
         vec![run(0..n, bytes_hint)]
     };
