@@ -8,6 +8,7 @@
 //! * [`quoted`] — expressions as values (EXPR items).
 //! * [`repr`] — Koda's text forms.
 //! * [`alloc`], [`buffer_cache`] — large output buffers and their reuse.
+//! * [`limits`] — the sizes and depths accepted (docs/limits.md).
 
 pub mod alloc;
 pub mod bag;
@@ -17,6 +18,7 @@ pub mod cast;
 pub mod column;
 pub mod error;
 pub mod itemid;
+pub mod limits;
 pub mod quoted;
 pub mod repr;
 pub mod schema;
