@@ -252,6 +252,12 @@ def _offsets_and_values(array):
     wide = pa.types.is_large_list(array.type)
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
     offsets = offsets[array.offset:array.offset + len(array) + 1]
+    # Offsets are checked before they index anything: one per list plus one,
+    # non-decreasing, inside the values.
+    if len(offsets) != len(array) + 1:
+        raise ValueError(f"{_FROM_ARROW}: a list array of {len(array)} lists with {len(offsets)} offsets")
+    if len(offsets) > 1 and (offsets[0] < 0 or offsets[-1] > len(array.values) or (np.diff(offsets) < 0).any()):
+        raise ValueError(f"{_FROM_ARROW}: list offsets that decrease or leave the {len(array.values)} values")
     start = int(offsets[0])
     values = array.values
     if start or len(values) != int(offsets[-1]):
