@@ -15,6 +15,12 @@ use crate::error::{Error, Result};
 /// `INT_MAX`, as in Koda) are refused.
 pub const MAX_FORMAT_WIDTH: usize = i32::MAX as usize;
 
+/// The most dimensions a shape (and so a DataSlice) may have: deeper
+/// nesting is almost always a list that contains itself, and a slice's text
+/// form nests once per dimension. `kd.slice` of nested lists, `kd.shapes.new`,
+/// `kd.reshape` and every operator adding a dimension refuse more.
+pub const MAX_RANK: usize = 256;
+
 /// The deepest nesting of functor calls (a functor calling itself through
 /// `kd.call`, `kd.if_`, `kd.map` ...): deeper calls raise instead of
 /// exhausting the stack.

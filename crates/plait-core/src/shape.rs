@@ -230,6 +230,12 @@ impl JaggedShape {
 
     /// A shape from edges, checking that each edge starts where the previous ends.
     pub fn from_edges(edges: Vec<Edge>) -> Result<JaggedShape> {
+        if edges.len() > crate::limits::MAX_RANK {
+            return Err(Error::value(
+                "kd.shapes.new",
+                format!("a shape of {} dimensions, more than the maximum of {} (see docs/limits.md)", edges.len(), crate::limits::MAX_RANK),
+            ));
+        }
         let mut parent = 1;
         for (i, edge) in edges.iter().enumerate() {
             if let Edge::Uniform { parent_size, size } = edge {

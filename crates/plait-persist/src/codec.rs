@@ -93,7 +93,7 @@ fn get_sizes(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Edge> {
 
 fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
     let rank = r.u32()? as usize;
-    if rank > crate::wire::MAX_DEPTH {
+    if rank > plait_core::limits::MAX_RANK {
         return Err(corrupt(format!("a shape of rank {rank}")));
     }
     let mut edges = Vec::with_capacity(rank);
