@@ -15,7 +15,9 @@ whose offsets are the shape's split points, over an array of its items:
 
 `from_arrow` reads the same types back (and list, string and binary with
 32-bit offsets, dictionary-encoded arrays, and the narrower integer and
-float types, which are widened), using values and 64-bit offsets in place.
+float types, which are widened), using values and 64-bit offsets in place
+when pyarrow marks their buffers immutable, and copying mutable ones (see
+docs/limits.md, "Shared memory").
 DataSlices also implement the Arrow PyCapsule interface
 (`__arrow_c_array__`), so polars, duckdb and others read them directly.
 """
@@ -205,7 +207,9 @@ def _as_kind(flat, kind):
 
 
 def from_arrow(array):
-    """Converts an Arrow array to a DataSlice, using its buffers in place.
+    """Converts an Arrow array to a DataSlice, using its buffers in place
+    when pyarrow marks them immutable and copying the others (a mutable
+    buffer may be a numpy array's memory, which the user can still write).
 
     Each level of (large) list nesting becomes a dimension, whose split
     points are the list offsets (lists at those levels must not be null).
