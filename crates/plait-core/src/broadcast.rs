@@ -32,7 +32,9 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
     if ndim == 0 && prefix.rank() == shape.rank() {
         return Ok(x.clone());
     }
-    ensure_allocatable(op, shape.size())?;
+    // A shape from user input (say 10**12 items) gives an error here
+    // instead of an allocation failure, which would abort the process.
+    crate::limits::ensure_allocatable(op, shape.size(), 8)?;
     if ndim == 0 {
         // Map items down to the second-to-last dimension, then repeat them in
         // runs along the last edge (the large one) without an index per item.
@@ -54,14 +56,6 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
     }
     let new_shape = JaggedShape::from_edges(edges)?;
     Ok(DataSlice::new(new_shape, x.data().take(&map), x.schema())?.with_bag(x.bag().cloned()))
-}
-
-/// Fails cleanly when `items` 8-byte values could not even be reserved, so a
-/// shape from user input (say 10**12 items) gives an error instead of an
-/// allocation failure, which would abort the process.
-fn ensure_allocatable(op: &str, items: usize) -> Result<()> {
-    let mut probe: Vec<u64> = Vec::new();
-    probe.try_reserve_exact(items).map_err(|_| Error::value(op, format!("the result would have {items} items, more than this machine can allocate")))
 }
 
 /// The common shape of `shapes`: the one every other is a prefix of.

@@ -10,6 +10,7 @@
 //! * [`alloc`], [`buffer_cache`] — large output buffers and their reuse.
 //! * [`parallel`] — the worker threads of parallel kernels (one pool per
 //!   process, rebuilt in a forked child).
+//! * [`limits`] — the sizes and depths accepted (docs/limits.md).
 
 pub mod alloc;
 pub mod bag;
@@ -19,6 +20,7 @@ pub mod cast;
 pub mod column;
 pub mod error;
 pub mod itemid;
+pub mod limits;
 pub mod parallel;
 pub mod quoted;
 pub mod repr;

@@ -71,7 +71,7 @@ impl Edge {
         let mut total = 0i64;
         points.push(0);
         for &s in sizes {
-            total += s;
+            total = total.checked_add(s).ok_or_else(|| Error::value("kd.shapes.new", "the sizes add up to more than 2**63 items"))?;
             points.push(total);
         }
         Ok(Edge::Split(OffsetBuffer::new(ScalarBuffer::from(points))))
@@ -230,8 +230,19 @@ impl JaggedShape {
 
     /// A shape from edges, checking that each edge starts where the previous ends.
     pub fn from_edges(edges: Vec<Edge>) -> Result<JaggedShape> {
+        if edges.len() > crate::limits::MAX_RANK {
+            return Err(Error::value(
+                "kd.shapes.new",
+                format!("a shape of {} dimensions, more than the maximum of {} (see docs/limits.md)", edges.len(), crate::limits::MAX_RANK),
+            ));
+        }
         let mut parent = 1;
         for (i, edge) in edges.iter().enumerate() {
+            if let Edge::Uniform { parent_size, size } = edge {
+                if parent_size.checked_mul(*size).is_none_or(|n| n > i64::MAX as usize) {
+                    return Err(Error::value("kd.shapes.new", format!("dimension {i} would hold more than 2**63 items")));
+                }
+            }
             if edge.parent_size() != parent {
                 return Err(Error::value(
                     "kd.shapes.new",

@@ -114,18 +114,34 @@ impl EvalError {
 
 thread_local! {
     /// Notes gathered while an error travels out of nested functor calls
-    /// (innermost first), for the host to attach to the exception.
-    static NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// (innermost first), for the host to attach to the exception, and how
+    /// many more were left out.
+    static NOTES: std::cell::RefCell<(Vec<String>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
+
+/// The most notes kept for one error: an error out of thousands of nested
+/// calls keeps the innermost ones and counts the rest.
+const MAX_NOTES: usize = 64;
 
 /// Adds a note to the error being raised on this thread.
 pub fn add_note(note: String) {
-    NOTES.with(|n| n.borrow_mut().push(note));
+    NOTES.with(|n| {
+        let mut n = n.borrow_mut();
+        if n.0.len() < MAX_NOTES {
+            n.0.push(note);
+        } else {
+            n.1 += 1;
+        }
+    });
 }
 
 /// The notes added since the last call (innermost first).
 pub fn take_notes() -> Vec<String> {
-    NOTES.with(|n| std::mem::take(&mut *n.borrow_mut()))
+    let (mut notes, more) = NOTES.with(|n| std::mem::take(&mut *n.borrow_mut()));
+    if more > 0 {
+        notes.push(format!("... and {more} more notes from enclosing calls"));
+    }
+    notes
 }
 
 impl From<Error> for EvalError {

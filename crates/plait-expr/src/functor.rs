@@ -12,6 +12,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use plait_core::limits::MAX_CALL_DEPTH;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema};
 use plait_ops::registry::{Param, ParamKind, Value, try_bind};
 
@@ -181,8 +182,40 @@ fn item_at(x: &DataSlice, i: usize) -> Result<DataSlice> {
     Ok(item.with_bag(x.bag().cloned()))
 }
 
+thread_local! {
+    /// How many functor calls are running on this thread, one inside another.
+    static CALL_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Stack left below which a call moves to a fresh stack segment, and the
+/// size of such a segment: a functor calling itself (through `kd.call`,
+/// `kd.if_`, `kd.map` ...) thousands of times deep never overflows the
+/// thread's stack; [`MAX_CALL_DEPTH`] bounds what the segments may cost.
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
 /// Calls functor `f` with arguments bound to its signature as Python binds.
+/// Calls nest at most [`MAX_CALL_DEPTH`] deep (a `ValueError` past it).
 pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
+    let depth = CALL_DEPTH.with(|d| d.get());
+    if depth >= MAX_CALL_DEPTH {
+        let message = format!("functor calls nested more than {MAX_CALL_DEPTH} deep (infinite recursion?); see docs/limits.md");
+        return Err(Error::value(CALL, message).into());
+    }
+    /// Restores the depth however the call ends.
+    struct Leave(usize);
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            CALL_DEPTH.with(|d| d.set(self.0));
+        }
+    }
+    let _leave = Leave(depth);
+    CALL_DEPTH.with(|d| d.set(depth + 1));
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || call_here(f, positional, keywords))
+}
+
+/// [`call`] on the current stack.
+fn call_here(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
     let compiled = compile(f)?;
     let name = CALL;
     let mut bound = try_bind(&compiled.params, positional, keywords).map_err(|e| e.functor_error(name))?;

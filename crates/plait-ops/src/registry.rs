@@ -322,10 +322,17 @@ impl Args<'_> {
         Ok(self.opt_slice(name)?.filter(|s| s.schema() != Schema::None || s.rank() > 0))
     }
 
-    /// A JaggedShape argument.
+    /// A JaggedShape argument. The operators taking one build a result of
+    /// its size (`*_shaped`, `tile`), so a shape whose items could not be
+    /// allocated (a uniform shape of 10**12 items costs two numbers) is
+    /// refused here, before anything is built.
     pub fn shape(&self, name: &str) -> Result<&JaggedShape> {
         match self.slot(name) {
-            Some(Value::Shape(s)) => Ok(s),
+            Some(Value::Shape(s)) => {
+                // (`kd.dicts._shaped` is what `kd.dict_shaped`, Koda's `kd.dicts.shaped`, calls.)
+                plait_core::limits::ensure_allocatable(&self.op.name.replace("._", "."), s.size(), 8)?;
+                Ok(s)
+            }
             Some(v) => Err(self.type_error(name, "a JaggedShape", v)),
             None => Err(Error::type_error(self.op.name, format!("argument `{name}` must be given"))),
         }

@@ -93,7 +93,7 @@ fn get_sizes(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Edge> {
 
 fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
     let rank = r.u32()? as usize;
-    if rank > crate::wire::MAX_DEPTH {
+    if rank > plait_core::limits::MAX_RANK {
         return Err(corrupt(format!("a shape of rank {rank}")));
     }
     let mut edges = Vec::with_capacity(rank);
@@ -254,7 +254,30 @@ fn get_data(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<SliceData> {
         };
         columns.push(Column::new(values, presence));
     }
+    check_columns(len, &columns)?;
     Ok(SliceData::from_columns(len, columns))
+}
+
+/// The columns of one slice hold one type each and never the same item
+/// twice (an item present in two columns would be read twice).
+fn check_columns(len: usize, columns: &[Column]) -> Result<()> {
+    if columns.len() < 2 {
+        return Ok(());
+    }
+    let mut dtypes: Vec<Schema> = columns.iter().map(|c| c.values.dtype()).collect();
+    dtypes.sort();
+    if dtypes.windows(2).any(|w| w[0] == w[1]) {
+        return Err(corrupt("two columns of one slice hold the same type"));
+    }
+    let mut taken = BooleanBuffer::new_unset(len);
+    for column in columns {
+        let present = column.presence.as_ref().map_or_else(|| BooleanBuffer::new_set(len), |p| p.inner().clone());
+        if (&taken & &present).count_set_bits() > 0 {
+            return Err(corrupt("columns overlap: an item is present in two columns of one slice"));
+        }
+        taken = &taken | &present;
+    }
+    Ok(())
 }
 
 // ------------------------------------------------------------------ slices and bags

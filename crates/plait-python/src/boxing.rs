@@ -97,9 +97,9 @@ fn is_list_like(x: &Bound<'_, PyAny>) -> bool {
     x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>()
 }
 
-/// The deepest nesting of lists that boxing accepts; deeper input is almost
-/// certainly a list that contains itself.
-const MAX_NESTING: usize = 256;
+/// The deepest nesting of lists that boxing accepts (one dimension per
+/// level); deeper input is almost certainly a list that contains itself.
+const MAX_NESTING: usize = plait_core::limits::MAX_RANK;
 
 /// Walks nested lists level by level, producing the shape and the leaves.
 fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape, Vec<Bound<'py, PyAny>>)> {

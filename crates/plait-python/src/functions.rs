@@ -191,6 +191,12 @@ fn flatten(py: Python<'_>, x: &Bound<'_, PyAny>, from_dim: Option<&Bound<'_, PyA
         Some(d) if !d.is_none() => resolve_dim(int_arg(op, "to_dim", d)?, rank),
         _ => rank,
     };
+    if to <= from && rank >= plait_core::limits::MAX_RANK {
+        return Err(value_error(
+            op,
+            format!("a new dimension would make {} dimensions, more than the maximum of {}", rank + 1, plait_core::limits::MAX_RANK),
+        ));
+    }
     let flat = shape.flatten(from, to.max(from));
     match slice {
         Some(slice) => wrap(py, guard(|| slice.with_shape(op, flat))?),

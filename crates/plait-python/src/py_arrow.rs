@@ -1,8 +1,14 @@
 //! Arrow interop (`kd_ext.arrow`), below the Python module: a flat slice's
 //! column as Arrow buffers (views, not copies), the shape's split points as
-//! offsets, and slices over pyarrow's buffers (used in place; pyarrow's
-//! memory is immutable, so no copy is needed to keep plait's promise).
-//! Structs, lists, maps and unions are assembled in Python from these.
+//! offsets, and slices over pyarrow's buffers. Structs, lists, maps and
+//! unions are assembled in Python from these.
+//!
+//! plait's data is immutable, so a buffer is used in place only when
+//! pyarrow says its memory cannot be written (`is_mutable` false: bytes,
+//! IPC and memory-mapped reads, read-only numpy arrays, plait's own
+//! exports). A mutable one is copied: it may wrap a numpy array the user
+//! goes on writing (`pa.array(np_array)` shares its memory), or be written
+//! through `memoryview(buffer)`.
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use plait_core::column::VarBinary;
@@ -51,20 +57,32 @@ fn shape_offsets(ds: PyRef<'_, PyDataSlice>) -> Vec<ArrayView> {
     ds.inner.shape().edges().iter().map(|e| ArrayView::of(e.split_points().inner())).collect()
 }
 
-/// Keeps a Python buffer object (a pyarrow Buffer, which is immutable)
-/// alive while plait reads its memory.
+/// Keeps a Python buffer object (an immutable pyarrow Buffer) alive while
+/// plait reads its memory.
 struct PythonOwner {
     _buffer: std::panic::AssertUnwindSafe<Py<PyAny>>,
 }
 
-/// A buffer over the memory of pyarrow Buffer `buf`, without copying.
+/// A buffer with the memory of pyarrow Buffer `buf`: the memory itself
+/// when pyarrow marks it immutable, else a copy (see the module docs).
 fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<Buffer> {
     let address: usize = buf.getattr("address")?.extract()?;
     let size: usize = buf.getattr("size")?.extract()?;
+    let mutable: bool = buf.getattr("is_mutable")?.extract()?;
+    if size > isize::MAX as usize || (address == 0 && size > 0) {
+        return Err(value_error(FROM_ARROW, format!("an Arrow buffer of {size} bytes at address {address:#x}")));
+    }
     let ptr = std::ptr::NonNull::new(address as *mut u8).unwrap_or(std::ptr::NonNull::dangling());
+    if mutable {
+        // Safety: a pyarrow Buffer's memory is valid for `size` bytes while
+        // the Buffer lives (`buf` holds it) and the GIL is held, so no
+        // Python code writes it during the copy.
+        let bytes = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) };
+        return Ok(Buffer::from_slice_ref(bytes));
+    }
     let owner = std::sync::Arc::new(PythonOwner { _buffer: std::panic::AssertUnwindSafe(buf.clone().unbind()) });
-    // Safety: a pyarrow Buffer's memory is valid for `size` bytes and never
-    // changes while the Buffer object lives, which `owner` ensures.
+    // Safety: an immutable pyarrow Buffer's memory is valid for `size` bytes
+    // and does not change while the Buffer object lives, which `owner` ensures.
     Ok(unsafe { Buffer::from_custom_allocation(ptr, size, owner) })
 }
 

@@ -3,8 +3,11 @@ Python lists, Python dicts, and `Obj` objects (or dicts with
 `obj_as_dict=True`) for entities.
 
 Primitive slices take the Rust path (`DataSlice.to_py` of the extension);
-structured items are walked here, item by item, down to `max_depth` levels
+structured items are walked here, level by level, down to `max_depth` levels
 (deeper items stay DataItems, as in Koda; a negative depth means no limit).
+The levels are walked with an explicit stack of generators (as `from_py`
+does), so deep data costs no Python recursion; past `MAX_DEPTH` levels (data
+nested that deep, or a cycle with `max_depth=-1`) the conversion raises.
 """
 
 import builtins
@@ -14,6 +17,13 @@ from plait.kd import shapes, types
 from plait.kd._operators import OPERATORS
 
 _native_to_py = types.DataSlice.to_py
+
+#: The deepest nesting converted with `max_depth=-1`.
+MAX_DEPTH = 100_000
+
+#: Nesting past which each level is checked against the levels it is inside
+#: of (with `max_depth=-1`), to stop at a cycle rather than at `MAX_DEPTH`.
+_CYCLE_CHECK_DEPTH = 1_000
 
 
 class Obj:
@@ -63,7 +73,7 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
         return _native_to_py(ds)
     ndim = ds.get_ndim().to_py()
     flat = ds.flatten() if ndim != 1 else ds
-    values = _Converter(max_depth, obj_as_dict, include_missing_attrs).convert(flat, 0)
+    values = _Converter(max_depth, obj_as_dict, include_missing_attrs).run(flat)
     if ndim == 0:
         return values[0]
     # The nesting of `ds` as nested lists of positions, filled with the values.
@@ -74,9 +84,22 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
 
 
 def _fill(positions, values):
-    if isinstance(positions, builtins.list):
-        return [_fill(p, values) for p in positions]
-    return values[positions]
+    """`positions` (nested lists of ints) with each int replaced by its value,
+    without recursion (a slice may have thousands of dimensions)."""
+    if not isinstance(positions, builtins.list):
+        return values[positions]
+    out = []
+    stack = [(positions, out)]
+    while stack:
+        rows, into = stack.pop()
+        for row in rows:
+            if isinstance(row, builtins.list):
+                inner = []
+                into.append(inner)
+                stack.append((row, inner))
+            else:
+                into.append(values[row])
+    return out
 
 
 class _Converter:
@@ -89,8 +112,41 @@ class _Converter:
         self.obj_as_dict = obj_as_dict
         self.include_missing_attrs = include_missing_attrs
 
+    def run(self, flat):
+        """The items of 1-D slice `flat` as a Python list.
+
+        Each conversion below is a generator: it yields `(slice, depth)` for
+        the items one level down and is sent their Python values."""
+        stack = [self.convert(flat, 0)]
+        # The items each level converts (deep levels only): converting the
+        # same items again inside themselves would never end (a cycle).
+        keys = [None]
+        result = None
+        while True:
+            try:
+                request = stack[-1].send(result)
+            except StopIteration as done:
+                stack.pop()
+                keys.pop()
+                if not stack:
+                    return done.value
+                result = done.value
+                continue
+            if len(stack) > MAX_DEPTH:
+                raise ValueError(f"kd.to_py: the data is nested more than {MAX_DEPTH} levels deep; "
+                                 "pass max_depth= to stop earlier")
+            key = None
+            if self.max_depth < 0 and len(stack) > _CYCLE_CHECK_DEPTH:
+                key = _items_key(request[0])
+                if key in keys:
+                    raise ValueError("kd.to_py: the data holds a cycle (an item reached again inside itself), "
+                                     "which has no Python form here; pass max_depth= to stop at a depth")
+            stack.append(self.convert(*request))
+            keys.append(key)
+            result = None
+
     def convert(self, flat, depth):
-        """The items of 1-D slice `flat` as a Python list."""
+        """The items of 1-D slice `flat` as a Python list (a generator, see `run`)."""
         n = flat.get_size().to_py()
         if not _holds_ids(flat) or flat.get_bag() is None:
             return _as_list(_native_to_py(flat), n)
@@ -106,14 +162,14 @@ class _Converter:
                 continue
             positions = OPERATORS["kd.slices.select"](index, mask).to_py()
             sub = OPERATORS["kd.slices.select"](flat, mask)
-            values = _native_to_py(sub) if kind == "primitive" else getattr(self, "_" + kind + "s")(sub, depth)
+            values = _native_to_py(sub) if kind == "primitive" else (yield from getattr(self, "_" + kind + "s")(sub, depth))
             for p, v in zip(positions, values):
                 out[p] = v
         return out
 
     def _lists(self, lists, depth):
         rows = OPERATORS["kd.lists.explode"](lists)
-        children = self.convert(rows.flatten(), depth + 1)
+        children = yield (rows.flatten(), depth + 1)
         return _split(children, OPERATORS["kd.lists.size"](lists).to_py())
 
     def _dicts(self, dicts, depth):
@@ -121,7 +177,7 @@ class _Converter:
         values = OPERATORS["kd.dicts.get_values"](dicts).flatten()
         # Entity, list and dict keys stay DataItems: their Python forms could not be keys.
         key_items = _leaves(keys)
-        value_items = self.convert(values, depth + 1)
+        value_items = yield (values, depth + 1)
         sizes = OPERATORS["kd.dicts.size"](dicts).to_py()
         return [dict(zip(k, v)) for k, v in zip(_split(key_items, sizes), _split(value_items, sizes))]
 
@@ -141,7 +197,7 @@ class _Converter:
             else:
                 declared = None
                 attr = OPERATORS["kd.core.get_attr"](entities, name)
-            values = self.convert(attr, depth + 1)
+            values = yield (attr, depth + 1)
             present = None if self.include_missing_attrs else _flags(attr)
             columns.append((name, values, declared, present))
         out = []
@@ -150,6 +206,12 @@ class _Converter:
                      if (declared is None or declared[j]) and (present is None or present[j])}
             out.append(attrs if self.obj_as_dict else Obj(**attrs))
         return out
+
+
+def _items_key(flat):
+    """What identifies the items of 1-D slice `flat`: their schema and ids."""
+    values = _native_to_py(flat)
+    return (str(flat.get_schema()), tuple(str(v) if isinstance(v, types.DataSlice) else v for v in values))
 
 
 def _flags(x):

@@ -8,7 +8,10 @@ level by level (list, dict and entity schemas, primitives cast).
 
 The conversion works one nesting level at a time over all the values of that
 level, so a million Python values cost a few vectorized calls per level,
-not a Koda call per value.
+not a Koda call per value. The levels are walked with an explicit stack (each
+level's conversion is a generator that asks for the conversion of the level
+below by yielding it), so nesting costs no Python recursion; it is bounded
+by `MAX_DEPTH` (as in Koda), which also ends self-containing values.
 """
 
 import builtins
@@ -19,6 +22,12 @@ from plait.kd._operators import OPERATORS
 from plait.kd.schema import OBJECT, cast_to_implicit, to_object
 
 _PRIMITIVES = (bool, int, float, str, bytes, type(None))
+
+#: The deepest nesting of lists, dicts and attributes converted (Koda's limit).
+MAX_DEPTH = 10_000
+
+#: Nesting past which the result's bag layers (one per level) are merged.
+_MERGE_DEPTH = 16
 _SEQUENCES = (builtins.list, tuple)
 
 
@@ -35,7 +44,12 @@ def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=None, from_dim=0):
     if not isinstance(from_dim, int) or from_dim < 0:
         raise ValueError(f"kd.from_py: from_dim must be a non-negative int, got {from_dim!r}")
     leaves, shape = _outer_dims(py_obj, from_dim)
-    flat = _Converter(dict_as_obj).convert(leaves, schema, itemid if from_dim == 0 else None)
+    converter = _Converter(dict_as_obj)
+    flat = converter.run(leaves, schema, itemid if from_dim == 0 else None)
+    if converter.deepest > _MERGE_DEPTH and flat.get_bag() is not None:
+        # Each level adds a bag layer over the levels below; reads through
+        # thousands of layers would cost that much each, so merge them once.
+        flat = flat.with_merged_bag()
     if itemid is not None and from_dim > 0:
         raise ValueError("kd.from_py: itemid= is only supported with from_dim=0")
     return shapes.reshape(flat, shape) if from_dim > 0 else flat.S[0]
@@ -76,20 +90,44 @@ def _is_schema(schema, name):
 class _Converter:
     def __init__(self, dict_as_obj):
         self.dict_as_obj = dict_as_obj
+        self.deepest = 0
+
+    def run(self, values, schema, itemid=None):
+        """The Python `values` as a 1-D DataSlice of `schema`.
+
+        Each conversion below is a generator: it yields the arguments of
+        `convert` for the values one level down and is sent the result."""
+        stack = [self.convert(values, schema, itemid)]
+        result = None
+        while True:
+            try:
+                request = stack[-1].send(result)
+            except StopIteration as done:
+                stack.pop()
+                if not stack:
+                    return done.value
+                result = done.value
+                continue
+            if len(stack) > MAX_DEPTH:
+                raise ValueError(f"kd.from_py: objects with depth > {MAX_DEPTH} are not supported, "
+                                 "recursive Python object cannot be converted")
+            stack.append(self.convert(*request))
+            self.deepest = max(self.deepest, len(stack))
+            result = None
 
     def convert(self, values, schema, itemid=None, what="items"):
-        """The Python `values` as a 1-D DataSlice of `schema`; `what` names
-        them in errors (`attribute 'x'`, `keys`, ...)."""
+        """The Python `values` as a 1-D DataSlice of `schema` (a generator,
+        see `run`); `what` names them in errors (`attribute 'x'`, `keys`, ...)."""
         if _is_schema(schema, "OBJECT"):
-            return self._objects(values, itemid)
+            return (yield from self._objects(values, itemid))
         if schema.is_dict_schema():
             if self.dict_as_obj and any(isinstance(v, builtins.dict) for v in values):
                 raise ValueError("dict_as_obj=True is not supported for dict schema")
-            return self._dicts(values, schema.get_key_schema(), schema.get_value_schema(), itemid)
+            return (yield from self._dicts(values, schema.get_key_schema(), schema.get_value_schema(), itemid))
         if schema.is_list_schema():
-            return self._lists(values, schema.get_item_schema(), itemid)
+            return (yield from self._lists(values, schema.get_item_schema(), itemid))
         if schema.is_entity_schema():
-            return self._entities(values, schema, itemid)
+            return (yield from self._entities(values, schema, itemid))
         return self._primitives(values, schema, what)
 
     # --- OBJECT: each kind of value converted together, then put back in order
@@ -114,11 +152,14 @@ class _Converter:
             items = [_as_object_item(values[i]) for i in groups["item"]]
             parts.append((groups["item"], OPERATORS["kd.slices.stack"](*items)))
         if groups["sequence"]:
-            lists = self._lists([values[i] for i in groups["sequence"]], OBJECT, itemid)
+            lists = yield from self._lists([values[i] for i in groups["sequence"]], OBJECT, itemid)
             parts.append((groups["sequence"], OPERATORS["kd.objs.new"](lists)))
         if groups["dict"]:
             dicts = [values[i] for i in groups["dict"]]
-            made = self._dicts_as_objects(dicts, itemid) if self.dict_as_obj else self._dicts(dicts, OBJECT, OBJECT, itemid)
+            if self.dict_as_obj:
+                made = yield from self._dicts_as_objects(dicts, itemid)
+            else:
+                made = yield from self._dicts(dicts, OBJECT, OBJECT, itemid)
             parts.append((groups["dict"], OPERATORS["kd.objs.new"](made)))
         return _in_order(parts, len(values))
 
@@ -127,15 +168,15 @@ class _Converter:
     def _lists(self, values, item_schema, itemid):
         present, rows = _rows(values, (), _SEQUENCES, "a list for a list schema")
         children = [x for row in rows for x in row]
-        items = self.convert(children, item_schema, what="list items")
+        items = yield (children, item_schema, None, "list items")
         lists = OPERATORS["kd.lists.implode"](
             shapes.reshape(items, _sizes_shape([len(r) for r in rows])), itemid=itemid)
         return _masked(lists, present)
 
     def _dicts(self, values, key_schema, value_schema, itemid):
         present, rows = _rows(values, {}, builtins.dict, "a dict for a dict schema")
-        keys = self.convert([k for row in rows for k in row.keys()], key_schema, what="keys")
-        vals = self.convert([x for row in rows for x in row.values()], value_schema, what="values")
+        keys = yield ([k for row in rows for k in row.keys()], key_schema, None, "keys")
+        vals = yield ([x for row in rows for x in row.values()], value_schema, None, "values")
         shape = _sizes_shape([len(r) for r in rows])
         dicts = OPERATORS["kd.dicts._shaped"](
             shapes.new(len(rows)),
@@ -156,7 +197,9 @@ class _Converter:
             by_keys.setdefault(tuple(d.keys()), []).append(i)
         parts = []
         for names, positions in by_keys.items():
-            attrs = {name: self.convert([dicts[i][name] for i in positions], OBJECT) for name in names}
+            attrs = {}
+            for name in names:
+                attrs[name] = yield ([dicts[i][name] for i in positions], OBJECT)
             shape = shapes.new(len(positions))
             parts.append((positions, OPERATORS["kd.objs.shaped"](shape, **attrs, **_itemid_option(itemid))))
         return _in_order(parts, len(dicts))
@@ -165,7 +208,7 @@ class _Converter:
         present, rows = _rows(values, {}, builtins.dict, "a dict for an entity schema")
         attrs = {}
         for name in _plait.get_attr_names(schema, intersection=True):
-            attrs[name] = self.convert([row.get(name) for row in rows], schema.get_attr(name), what=f"attribute '{name}'")
+            attrs[name] = yield ([row.get(name) for row in rows], schema.get_attr(name), None, f"attribute '{name}'")
         shape = shapes.new(len(rows))
         entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **_itemid_option(itemid))
         return _masked(entities, present)

@@ -3,9 +3,18 @@ DataSlices with their bags, DataBags, expressions and functors in plait's
 binary format (docs/format.md). Loading untrusted bytes is safe: anything
 that is not a valid file raises ValueError."""
 
+import os
+import stat
+
 from plait import _plait
 
 __all__ = ["dump", "dumps", "load", "loads"]
+
+#: The file header: magic (8 bytes), version (4), content tag (1), flags (1),
+#: payload length (8); a CRC-32 (4) follows the payload (docs/format.md).
+_MAGIC = b"\x89PLAIT\r\n"
+_HEADER = 22
+_TRAILER = 4
 
 
 def dumps(x, /, *, riegeli_options=None, compression=None):
@@ -103,5 +112,37 @@ def load(path, /):
       Top attrs:
         a: 1 values
     """
-    with open(path, "rb") as f:
-        return loads(f.read())
+    data = _read_file(path)
+    try:
+        return loads(data)
+    except ValueError as e:
+        raise ValueError(str(e).replace("kd.loads:", f"kd.load: {os.fspath(path)!r}:", 1)) from None
+
+
+def _read_file(path):
+    """The bytes of the plait file `path`, read without trusting it: only a
+    regular file is read (a FIFO, a device such as /dev/zero or a directory
+    is refused without blocking), and only as many bytes as its size, which
+    the header's payload length must match."""
+    name = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"kd.load: {name!r} is not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as f:
+        size = st.st_size
+        header = f.read(min(size, _HEADER))
+        if len(header) == _HEADER and header[:len(_MAGIC)] == _MAGIC:
+            declared = int.from_bytes(header[14:22], "little")
+            if declared != size - _HEADER - _TRAILER:
+                raise ValueError(f"kd.load: {name!r}: invalid data: the header declares a payload of {declared} "
+                                 f"bytes in a file of {size} bytes")
+        data = header + f.read(size - len(header))
+        if len(data) != size or f.read(1):
+            raise ValueError(f"kd.load: {name!r} changed while it was read")
+    return data

@@ -15,7 +15,9 @@ whose offsets are the shape's split points, over an array of its items:
 
 `from_arrow` reads the same types back (and list, string and binary with
 32-bit offsets, dictionary-encoded arrays, and the narrower integer and
-float types, which are widened), using values and 64-bit offsets in place.
+float types, which are widened), using values and 64-bit offsets in place
+when pyarrow marks their buffers immutable, and copying mutable ones (see
+docs/limits.md, "Shared memory").
 DataSlices also implement the Arrow PyCapsule interface
 (`__arrow_c_array__`), so polars, duckdb and others read them directly.
 """
@@ -205,7 +207,9 @@ def _as_kind(flat, kind):
 
 
 def from_arrow(array):
-    """Converts an Arrow array to a DataSlice, using its buffers in place.
+    """Converts an Arrow array to a DataSlice, using its buffers in place
+    when pyarrow marks them immutable and copying the others (a mutable
+    buffer may be a numpy array's memory, which the user can still write).
 
     Each level of (large) list nesting becomes a dimension, whose split
     points are the list offsets (lists at those levels must not be null).
@@ -252,6 +256,12 @@ def _offsets_and_values(array):
     wide = pa.types.is_large_list(array.type)
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
     offsets = offsets[array.offset:array.offset + len(array) + 1]
+    # Offsets are checked before they index anything: one per list plus one,
+    # non-decreasing, inside the values.
+    if len(offsets) != len(array) + 1:
+        raise ValueError(f"{_FROM_ARROW}: a list array of {len(array)} lists with {len(offsets)} offsets")
+    if len(offsets) > 1 and (offsets[0] < 0 or offsets[-1] > len(array.values) or (np.diff(offsets) < 0).any()):
+        raise ValueError(f"{_FROM_ARROW}: list offsets that decrease or leave the {len(array.values)} values")
     start = int(offsets[0])
     values = array.values
     if start or len(values) != int(offsets[-1]):

@@ -109,11 +109,20 @@ def test_object_slices_and_unions():
 
 
 def test_text_buffers_are_shared_not_copied():
-    text = pa.array(["alpha", "beta", None, "gamma"] * 100, type=pa.large_string())
+    built = pa.array(["alpha", "beta", None, "gamma"] * 100, type=pa.large_string())
+    # Immutable buffers (here over bytes; IPC and memory-mapped reads alike)
+    # are used in place.
+    text = pa.Array.from_buffers(built.type, len(built), [pa.py_buffer(b.to_pybytes()) for b in built.buffers()],
+                                 null_count=built.null_count)
     ds = arrow.from_arrow(text)
     again = arrow.to_arrow(ds)
     assert again.buffers()[1].address == text.buffers()[1].address  # offsets
     assert again.buffers()[2].address == text.buffers()[2].address  # bytes
+    # Mutable ones (pyarrow's own allocations, writable through a memoryview)
+    # are copied: a later write does not reach the slice.
+    ds = arrow.from_arrow(built)
+    memoryview(built.buffers()[2]).cast("B")[0] = ord("A")
+    assert ds.to_py()[0] == "alpha" and built.to_pylist()[0] == "Alpha"
     assert arrow.to_arrow(kd.slice(["a", "b"])).buffers()[2].to_pybytes() == b"ab"
 
 

@@ -64,6 +64,20 @@ struct BagInner {
     merged_columns: std::sync::Mutex<HashMap<(Arc<str>, u64), SliceData>>,
 }
 
+impl Drop for BagInner {
+    /// Drops the bags this one reads through one after another, not by
+    /// recursion: a chain of 100,000 updates (each reading the previous
+    /// bag) would otherwise overflow the stack when it goes.
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.fallbacks);
+        while let Some(bag) = pending.pop() {
+            if let Ok(mut inner) = Arc::try_unwrap(bag.0) {
+                pending.append(&mut inner.fallbacks);
+            }
+        }
+    }
+}
+
 /// A handle to a bag; clones share it.
 #[derive(Clone, Debug)]
 pub struct DataBag(Arc<BagInner>);
@@ -143,13 +157,18 @@ impl DataBag {
 
     /// What this bag reads, as one layer: its own contents, then each
     /// fallback's where the layers before say nothing.
+    ///
+    /// Neighbouring layers are merged pairwise, round after round (the
+    /// earlier layer of a pair wins), so a chain of n small layers costs
+    /// O(n log n) copies rather than O(n²) for one accumulator growing layer
+    /// by layer.
     fn flattened(&self) -> Arc<Store> {
-        let mut layers = self.layers().into_iter();
-        let mut acc = layers.next().expect("a bag has its own layer");
-        for below in layers {
-            acc = Arc::new(merge_stores(&acc, &below));
+        let mut layers = self.layers();
+        while layers.len() > 1 {
+            layers =
+                layers.chunks(2).map(|pair| if let [ours, theirs] = pair { Arc::new(merge_stores(ours, theirs)) } else { pair[0].clone() }).collect();
         }
-        acc
+        layers.pop().expect("a bag has its own layer")
     }
 
     /// A random id; Koda prints its last four hex digits (`$f74e`).

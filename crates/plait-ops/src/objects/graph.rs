@@ -455,111 +455,198 @@ pub fn deep_uuid(x: &DataSlice, schema: Option<&DataSlice>, seed: &str) -> Resul
 
 /// The content hashes of [`deep_uuid`]: each item and struct schema is
 /// hashed once (`memo`); `open` holds the items being hashed, to end cycles.
+///
+/// The walk keeps its own stack of items being hashed ([`HashFrame`]), so
+/// a chain of 100,000 entities or schemas costs heap, not native stack.
 struct Hashing<'a> {
     src: &'a DataBag,
     memo: HashMap<ItemId, u128>,
     open: HashSet<ItemId>,
 }
 
+/// An item or struct schema whose hash is needed.
+#[derive(Clone, Copy)]
+enum HashNode {
+    /// Item `id` of struct schema `schema`.
+    Item { id: ItemId, schema: ItemId },
+    /// Struct schema `id`.
+    Schema(ItemId),
+}
+
+impl HashNode {
+    fn id(self) -> ItemId {
+        match self {
+            HashNode::Item { id, .. } | HashNode::Schema(id) => id,
+        }
+    }
+}
+
+/// One part of an item's content, written in order.
+enum HashStep {
+    Text(String),
+    /// The content of each item of `data`, of `schema`.
+    Items(Schema, SliceData),
+    /// Dict entries: each key and value hashed on its own, then all written
+    /// in sorted order (so insertion order does not matter).
+    Entries {
+        key_schema: Schema,
+        value_schema: Schema,
+        keys: SliceData,
+        values: SliceData,
+    },
+}
+
+/// An item whose hash is being computed: its steps, how far they went, and
+/// the entries of a dict gathered so far.
+struct HashFrame {
+    id: ItemId,
+    hasher: UuidHasher,
+    steps: Vec<HashStep>,
+    step: usize,
+    item: usize,
+    entries: Vec<(u128, u128)>,
+}
+
 impl Hashing<'_> {
     /// Adds the content of one item of `schema` to `h`.
     fn content(&mut self, schema: Schema, item: Option<ScalarRef<'_>>, h: &mut UuidHasher) -> Result<()> {
-        let id = match item {
-            Some(ScalarRef::ItemId(id)) => id,
-            Some(ScalarRef::Schema(Schema::Struct(id))) => {
-                let done = self.memoized(id, |walk, inner| walk.schema_content(id, inner))?;
-                h.write_bytes(&done.to_le_bytes());
-                return Ok(());
-            }
-            _ => {
-                h.write_item(item);
-                return Ok(());
-            }
-        };
-        let schema_id = match schema {
-            Schema::Object => match self.src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()) {
-                Some(Schema::Struct(s)) => s,
+        if let Some(node) = self.write_known(schema, item, h)? {
+            self.compute(node)?;
+            let done = self.write_known(schema, item, h)?;
+            debug_assert!(done.is_none(), "computed hashes are known");
+        }
+        Ok(())
+    }
+
+    /// Writes the content of `item` to `h` when it is known (a primitive, an
+    /// item hashed before, or one being hashed: a cycle, written as a
+    /// marker); otherwise the node whose hash must be computed first.
+    fn write_known(&self, schema: Schema, item: Option<ScalarRef<'_>>, h: &mut UuidHasher) -> Result<Option<HashNode>> {
+        let node = match (item, schema) {
+            (Some(ScalarRef::Schema(Schema::Struct(id))), _) => HashNode::Schema(id),
+            (Some(ScalarRef::ItemId(id)), Schema::Object) => match self.src.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()) {
+                Some(Schema::Struct(s)) => HashNode::Item { id, schema: s },
                 _ => {
                     return Err(Error::value("kd.ids.deep_uuid", format!("object {} is missing __schema__ attribute", id.repr())));
                 }
             },
-            Schema::Struct(s) => s,
+            (Some(ScalarRef::ItemId(id)), Schema::Struct(s)) => HashNode::Item { id, schema: s },
             _ => {
                 h.write_item(item);
-                return Ok(());
+                return Ok(None);
             }
         };
-        let done = self.memoized(id, |walk, inner| walk.item_content(schema_id, id, inner))?;
+        let id = node.id();
+        let done = match self.memo.get(&id) {
+            Some(done) => *done,
+            None if self.open.contains(&id) => {
+                let mut cycle = UuidHasher::new("deep_uuid_cycle");
+                cycle.write_str("<cycle>");
+                cycle.finish()
+            }
+            None => return Ok(Some(node)),
+        };
         h.write_bytes(&done.to_le_bytes());
+        Ok(None)
+    }
+
+    /// Computes the hash of `root` and of everything it reaches that is not
+    /// hashed yet, depth first (as a recursive walk would), into `memo`.
+    fn compute(&mut self, root: HashNode) -> Result<()> {
+        let mut stack = vec![self.frame(root)?];
+        while let Some(frame) = stack.last_mut() {
+            let Some(step) = frame.steps.get(frame.step) else {
+                let done = stack.pop().expect("a frame");
+                self.open.remove(&done.id);
+                self.memo.insert(done.id, done.hasher.finish());
+                continue;
+            };
+            let needed = match step {
+                HashStep::Text(text) => {
+                    frame.hasher.write_str(text);
+                    frame.step += 1;
+                    None
+                }
+                HashStep::Items(schema, data) => {
+                    if frame.item == data.len() {
+                        (frame.step, frame.item) = (frame.step + 1, 0);
+                        None
+                    } else {
+                        let needed = self.write_known(*schema, data.get(frame.item), &mut frame.hasher)?;
+                        frame.item += needed.is_none() as usize;
+                        needed
+                    }
+                }
+                HashStep::Entries { key_schema, value_schema, keys, values } => {
+                    if frame.item == keys.len() {
+                        frame.entries.sort_unstable();
+                        for (k, v) in std::mem::take(&mut frame.entries) {
+                            frame.hasher.write_bytes(&k.to_le_bytes());
+                            frame.hasher.write_bytes(&v.to_le_bytes());
+                        }
+                        (frame.step, frame.item) = (frame.step + 1, 0);
+                        None
+                    } else {
+                        let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
+                        let needed = match self.write_known(*key_schema, keys.get(frame.item), &mut k)? {
+                            Some(node) => Some(node),
+                            None => self.write_known(*value_schema, values.get(frame.item), &mut v)?,
+                        };
+                        if needed.is_none() {
+                            frame.entries.push((k.finish(), v.finish()));
+                            frame.item += 1;
+                        }
+                        needed
+                    }
+                }
+            };
+            // A part not hashed yet: hash it first, then take the step again.
+            if let Some(node) = needed {
+                stack.push(self.frame(node)?);
+            }
+        }
         Ok(())
     }
 
-    /// The hash of `id` written by `write`, computed once; an id met again
-    /// while its hash is computed (a cycle) hashes as a marker.
-    fn memoized(&mut self, id: ItemId, write: impl FnOnce(&mut Self, &mut UuidHasher) -> Result<()>) -> Result<u128> {
-        if let Some(done) = self.memo.get(&id) {
-            return Ok(*done);
-        }
-        if !self.open.insert(id) {
-            let mut cycle = UuidHasher::new("deep_uuid_cycle");
-            cycle.write_str("<cycle>");
-            return Ok(cycle.finish());
-        }
-        let mut inner = UuidHasher::new("deep_uuid_item");
-        write(self, &mut inner)?;
-        self.open.remove(&id);
-        let done = inner.finish();
-        self.memo.insert(id, done);
-        Ok(done)
-    }
-
-    /// The content of item `id` of struct schema `schema_id`: its list
-    /// items, dict entries or attributes.
-    fn item_content(&mut self, schema_id: ItemId, id: ItemId, inner: &mut UuidHasher) -> Result<()> {
-        let (src, keys) = (self.src, [Some(id)]);
-        if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
-            let (_, items) = src.explode(&keys)?;
-            inner.write_str("list");
-            for i in 0..items.len() {
-                self.content(item_schema, items.get(i), inner)?;
+    /// The frame hashing `node` (marked open until it is done): its list
+    /// items, dict entries or attributes; for a schema, its attributes (its
+    /// name included) and their schemas.
+    fn frame(&mut self, node: HashNode) -> Result<HashFrame> {
+        let src = self.src;
+        let mut steps = Vec::new();
+        let id = node.id();
+        let keys = [Some(id)];
+        match node {
+            HashNode::Schema(_) => {
+                steps.push(HashStep::Text("schema".to_string()));
+                for name in src.attr_names(id) {
+                    let value = src.get_attr(&name, &keys);
+                    steps.push(HashStep::Text(name));
+                    steps.push(HashStep::Items(Schema::Schema, value));
+                }
             }
-        } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
-            let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
-            let (_, dict_keys, values) = src.dict_entries(&keys)?;
-            inner.write_str("dict");
-            let mut entries = Vec::with_capacity(dict_keys.len());
-            for i in 0..dict_keys.len() {
-                let (mut k, mut v) = (UuidHasher::new("k"), UuidHasher::new("v"));
-                self.content(key_schema, dict_keys.get(i), &mut k)?;
-                self.content(value_schema, values.get(i), &mut v)?;
-                entries.push((k.finish(), v.finish()));
-            }
-            entries.sort_unstable();
-            for (k, v) in entries {
-                inner.write_bytes(&k.to_le_bytes());
-                inner.write_bytes(&v.to_le_bytes());
-            }
-        } else {
-            for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
-                inner.write_str(&name);
-                let value = src.get_attr(&name, &keys);
-                let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
-                self.content(attr, value.get(0), inner)?;
+            HashNode::Item { schema: schema_id, .. } => {
+                if let Some(item_schema) = attr_schema(src, schema_id, LIST_ITEMS_ATTR) {
+                    let (_, items) = src.explode(&keys)?;
+                    steps.push(HashStep::Text("list".to_string()));
+                    steps.push(HashStep::Items(item_schema, items));
+                } else if let Some(key_schema) = attr_schema(src, schema_id, DICT_KEYS_ATTR) {
+                    let value_schema = attr_schema(src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+                    let (_, dict_keys, values) = src.dict_entries(&keys)?;
+                    steps.push(HashStep::Text("dict".to_string()));
+                    steps.push(HashStep::Entries { key_schema, value_schema, keys: dict_keys, values });
+                } else {
+                    for name in src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
+                        let value = src.get_attr(&name, &keys);
+                        let attr = attr_schema(src, schema_id, &name).unwrap_or(Schema::Object);
+                        steps.push(HashStep::Text(name));
+                        steps.push(HashStep::Items(attr, value));
+                    }
+                }
             }
         }
-        Ok(())
-    }
-
-    /// The content of struct schema `id`: its attributes (its name
-    /// included) and their schemas, followed.
-    fn schema_content(&mut self, id: ItemId, inner: &mut UuidHasher) -> Result<()> {
-        inner.write_str("schema");
-        for name in self.src.attr_names(id) {
-            inner.write_str(&name);
-            let value = self.src.get_attr(&name, &[Some(id)]);
-            self.content(Schema::Schema, value.get(0), inner)?;
-        }
-        Ok(())
+        self.open.insert(id);
+        Ok(HashFrame { id, hasher: UuidHasher::new("deep_uuid_item"), steps, step: 0, item: 0, entries: Vec::new() })
     }
 }
 

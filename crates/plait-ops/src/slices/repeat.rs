@@ -21,8 +21,9 @@ fn integers(op: &str, arg: &str, x: &DataSlice) -> Result<(Vec<i64>, BooleanBuff
 
 /// Fails cleanly when `items` results could not be allocated.
 fn check_allocatable(op: &str, items: u128) -> Result<usize> {
-    let n = usize::try_from(items).ok().filter(|&n| Vec::<i64>::new().try_reserve_exact(n).is_ok());
-    n.ok_or_else(|| Error::value(op, format!("the result would have {items} items, more than this machine can allocate")))
+    let n = usize::try_from(items).map_err(|_| plait_core::limits::too_large(op, items))?;
+    plait_core::limits::ensure_allocatable(op, n, 8)?;
+    Ok(n)
 }
 
 /// For each pair of `start` and `end` items, the integers `start..end` in a new

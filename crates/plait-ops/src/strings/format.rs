@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
 
+use plait_core::limits::MAX_FORMAT_WIDTH;
 use plait_core::{DataSlice, Error, Result, ScalarRef, Schema};
 
 use super::{TextSide, finish_text, text_map};
@@ -209,9 +210,50 @@ pub(crate) fn default_float(v: f64, is_f32: bool) -> String {
     }
 }
 
+/// Digits after the point past which a double's decimal expansion is all
+/// zeros (it ends within 1074 digits), and significant digits past which
+/// its mantissa is (767): Rust's formatter takes precisions up to
+/// `u16::MAX` only, so longer ones are formatted to these and padded.
+const EXACT_FRACTION: usize = 1100;
+const EXACT_MANTISSA: usize = 800;
+
+/// `v` with `precision` digits after the point.
+fn fixed(v: f64, precision: usize) -> String {
+    if precision <= EXACT_FRACTION || !v.is_finite() {
+        return format!("{v:.precision$}");
+    }
+    let mut s = format!("{v:.EXACT_FRACTION$}");
+    s.extend(std::iter::repeat_n('0', precision - EXACT_FRACTION));
+    s
+}
+
+/// `v` in Rust's scientific form (`d.ddde5`) with `precision` digits after the point.
+fn scientific(v: f64, precision: usize) -> String {
+    if precision <= EXACT_MANTISSA || !v.is_finite() {
+        return format!("{v:.precision$e}");
+    }
+    let s = format!("{v:.EXACT_MANTISSA$e}");
+    let (m, e) = s.split_once('e').expect("exponent");
+    format!("{m}{}e{e}", "0".repeat(precision - EXACT_MANTISSA))
+}
+
+/// Room for one field of `width` and `precision` in `text`, reserved up
+/// front so that a field too wide for this machine is an error, not an
+/// abort; widths and precisions past [`MAX_FORMAT_WIDTH`] are refused.
+fn reserve_field(width: usize, precision: Option<usize>, text: &mut String) -> std::result::Result<(), String> {
+    for (what, n) in [("width", width), ("precision", precision.unwrap_or(0))] {
+        if n > MAX_FORMAT_WIDTH {
+            return Err(format!("{what} {n} is more than the maximum of {MAX_FORMAT_WIDTH}"));
+        }
+    }
+    // A number's digits before the point and its exponent take at most 330 bytes.
+    let bytes = width.max(precision.unwrap_or(0).saturating_add(330));
+    text.try_reserve(bytes).map_err(|_| format!("a field of {bytes} bytes is more than this machine can allocate"))
+}
+
 /// C's `%e`: `d.dddddde+XX`.
 fn c_exp(v: f64, precision: usize, upper: bool) -> String {
-    let s = format!("{v:.precision$e}");
+    let s = scientific(v, precision);
     let (m, e) = s.split_once('e').expect("exponent");
     let e: i32 = e.parse().expect("exponent digits");
     let out = format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
@@ -224,12 +266,9 @@ fn c_general(v: f64, precision: usize, alt: bool, upper: bool) -> String {
         return if upper { format!("{v}").to_uppercase() } else { format!("{v}") };
     }
     let p = precision.max(1);
-    let exp = if v == 0.0 { 0 } else { format!("{v:.prec$e}", prec = p - 1).split_once('e').expect("exponent").1.parse::<i32>().expect("digits") };
-    let mut s = if (exp as i64) < p as i64 && exp >= -4 {
-        format!("{v:.prec$}", prec = (p as i32 - 1 - exp).max(0) as usize)
-    } else {
-        c_exp(v, p - 1, upper)
-    };
+    let exp =
+        if v == 0.0 { 0 } else { scientific(v, (p - 1).min(EXACT_MANTISSA)).split_once('e').expect("exponent").1.parse::<i32>().expect("digits") };
+    let mut s = if (exp as i64) < p as i64 && exp >= -4 { fixed(v, (p as i64 - 1 - exp as i64).max(0) as usize) } else { c_exp(v, p - 1, upper) };
     if !alt {
         let (m, e) = match s.find(['e', 'E']) {
             Some(k) => (s[..k].to_string(), s[k..].to_string()),
@@ -317,11 +356,11 @@ fn format_float(x: f64, is_f32: bool, spec: &Spec, out: &mut String) -> Option<(
     let mag = x.abs();
     let body = match (spec.kind, spec.precision) {
         (None, None) => default_float(mag, is_f32),
-        (None, Some(p)) => format!("{mag:.p$}"),
-        (Some('f' | 'F'), p) => format!("{mag:.prec$}", prec = p.unwrap_or(6)),
+        (None, Some(p)) => fixed(mag, p),
+        (Some('f' | 'F'), p) => fixed(mag, p.unwrap_or(6)),
         (Some(k @ ('e' | 'E')), p) => c_exp(mag, p.unwrap_or(6), k == 'E'),
         (Some(k @ ('g' | 'G')), p) => c_general(mag, p.unwrap_or(6), spec.alt, k == 'G'),
-        (Some('%'), p) => format!("{:.prec$}%", mag * 100.0, prec = p.unwrap_or(6)),
+        (Some('%'), p) => fixed(mag * 100.0, p.unwrap_or(6)) + "%",
         _ => return None,
     };
     let body = if x.is_nan() { "nan".to_string() } else { body };
@@ -371,13 +410,29 @@ pub fn format(fmt: &DataSlice, kwargs: &[(&str, &DataSlice)]) -> Result<DataSlic
                 Field::Arg(k, spec) => {
                     let o = &p.operands[k + 1];
                     let v = o.column.as_ref().expect("present argument").values.get(o.index(i));
-                    if format_value(v, spec, &mut text).is_none() {
-                        let e = Error::value(op, format!("failed to format value of type {} with format '{spec}'", v.dtype()));
+                    let fail = |why: Option<String>| {
+                        let why = why.map_or(String::new(), |w| format!(": {w}"));
+                        let e = Error::value(op, format!("failed to format value of type {} with format '{spec}'{why}", v.dtype()));
                         errors.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-                        return false;
+                        false
+                    };
+                    if let Some(parsed) = parse_spec(spec) {
+                        if let Err(why) = reserve_field(parsed.width, parsed.precision, &mut text) {
+                            return fail(Some(why));
+                        }
+                    }
+                    if format_value(v, spec, &mut text).is_none() {
+                        return fail(None);
                     }
                 }
             }
+        }
+        if out.try_reserve(text.len()).is_err() {
+            errors
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(Error::value(op, "the formatted text is more than this machine can allocate"));
+            return false;
         }
         out.extend_from_slice(text.as_bytes());
         true
@@ -506,10 +561,8 @@ fn printf_value(c: &Conv, width: Option<usize>, v: ScalarRef<'_>, out: &mut Stri
         'd' | 'i' | 'u' => {
             let (x, _) = int?;
             let mut digits = x.unsigned_abs().to_string();
-            if let Some(p) = c.precision {
-                while digits.len() < p {
-                    digits.insert(0, '0');
-                }
+            if let Some(p) = c.precision.filter(|&p| p > digits.len()) {
+                digits = "0".repeat(p - digits.len()) + &digits;
             }
             (sign_of(x < 0, plus), digits)
         }
@@ -535,7 +588,7 @@ fn printf_value(c: &Conv, width: Option<usize>, v: ScalarRef<'_>, out: &mut Stri
             let p = c.precision.unwrap_or(6);
             let mag = x.abs();
             let body = match c.conv {
-                'f' | 'F' => format!("{mag:.p$}"),
+                'f' | 'F' => fixed(mag, p),
                 'e' | 'E' => c_exp(mag, p, c.conv == 'E'),
                 'g' | 'G' => c_general(mag, p, alt, c.conv == 'G'),
                 _ => hex_float(mag, c.conv == 'A'),
@@ -637,11 +690,17 @@ pub fn printf(fmt: &DataSlice, args: &[&DataSlice]) -> Result<DataSlice> {
                         None => c.width,
                     };
                     let Some(v) = value(c.arg) else { return fail(mismatch(&f)) };
+                    if let Err(why) = reserve_field(width.unwrap_or(0), c.precision, &mut text) {
+                        return fail(Error::value(op, format!("format specification '{f}' cannot be applied: {why}")));
+                    }
                     if printf_value(c, width, v, &mut text).is_none() {
                         return fail(mismatch(&f));
                     }
                 }
             }
+        }
+        if out.try_reserve(text.len()).is_err() {
+            return fail(Error::value(op, "the formatted text is more than this machine can allocate"));
         }
         out.extend_from_slice(text.as_bytes());
         true

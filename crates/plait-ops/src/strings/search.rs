@@ -6,7 +6,7 @@
 //! searched with one prepared [`memchr::memmem::Finder`].
 
 use memchr::memmem;
-use plait_core::{DataSlice, Result, Schema};
+use plait_core::{DataSlice, Error, Result, Schema};
 
 use super::{IntSide, TextSide, char_count, char_starts, clamp_range, finish_int64, finish_text, fixed, prepare_text, text_map, value_map};
 use crate::elementwise::Prepared;
@@ -325,6 +325,7 @@ pub fn replace(s: &DataSlice, old: &DataSlice, new: &DataSlice, max_subs: &DataS
         TextSide::Many(v) => v.data.len(),
         _ => 0,
     };
+    let too_large = std::sync::atomic::AtomicBool::new(false);
     let out = text_map(p.len(), presence.as_ref(), hint, |i, out| {
         let h = text.get(i);
         let new = with.get(i);
@@ -332,6 +333,14 @@ pub fn replace(s: &DataSlice, old: &DataSlice, new: &DataSlice, max_subs: &DataS
             Some(m) if m >= 0 => m as usize,
             _ => usize::MAX,
         };
+        // The most this item can grow to, reserved up front when large, so
+        // that a replacement blowing up past memory is an error, not an abort.
+        let matches = (h.len() / needle.bytes(i).len().max(1)).saturating_add(1).min(budget);
+        let bound = h.len().saturating_add(matches.saturating_mul(new.len()));
+        if bound > LARGE_TEXT && out.try_reserve(bound).is_err() {
+            too_large.store(true, std::sync::atomic::Ordering::Relaxed);
+            return false;
+        }
         if needle.bytes(i).is_empty() {
             // Before every code point (byte) and at the end.
             let mut pos = 0;
@@ -367,8 +376,14 @@ pub fn replace(s: &DataSlice, old: &DataSlice, new: &DataSlice, max_subs: &DataS
         out.extend_from_slice(&h[pos..]);
         true
     });
+    if too_large.into_inner() {
+        return Err(Error::value(op, "the result is more text than this machine can allocate"));
+    }
     finish_text(&p, p.dtype(), out)
 }
+
+/// Bytes of one text result past which [`replace`] reserves its upper bound first.
+const LARGE_TEXT: usize = 1 << 26;
 
 /// The type of an all-missing result: NONE when `s` itself has no text type
 /// (Koda keeps the type of `s`), else the common text type.

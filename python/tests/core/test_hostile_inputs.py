@@ -1,0 +1,305 @@
+"""Hostile inputs end in a clear error: no crash, hang or silent corruption
+(issue 19; the limits are listed in docs/limits.md).
+
+Cases that crashed (SIGABRT, SIGSEGV) or hung before run in a subprocess
+with a timeout: the child prints the exception's type and message and exits
+normally, so a crash shows as a bad exit code rather than killing pytest.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+import zlib
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from plait import kd, kd_ext
+
+
+def run_isolated(body, timeout=120):
+    """Runs `body` (Python code ending in an expression statement `result =
+    ...`) in a fresh interpreter; returns (exception type name or 'OK',
+    message or repr)."""
+    code = "\n".join([
+        "from plait import kd, kd_ext",
+        "try:",
+        textwrap.indent(textwrap.dedent(body).strip(), "    "),
+        "    print('OK')",
+        "    print(repr(result)[:500])",
+        "except Exception as e:",
+        "    print(type(e).__name__)",
+        "    print(str(e).splitlines()[0] if str(e) else '')",
+    ])
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"the child died with code {proc.returncode}: {proc.stderr[-2000:]}"
+    kind, _, message = proc.stdout.partition("\n")
+    return kind, message.strip()
+
+
+def assert_raises_isolated(body, kind, *words, timeout=120):
+    got, message = run_isolated(body, timeout)
+    assert got == kind, (got, message)
+    for word in words:
+        assert word in message, message
+
+
+# --------------------------------------------------------------------- sizes
+
+
+@pytest.mark.parametrize("body, op", [
+    ("result = kd.strings.format('{x:>99999999999}', x=1)", "kd.strings.format"),
+    ("result = kd.strings.format('{x:.99999999999f}', x=1.0)", "kd.strings.format"),
+    ("result = kd.strings.printf('%99999999999d', 1)", "kd.strings.printf"),
+    ("result = kd.strings.printf('%.99999999999f', 1.0)", "kd.strings.printf"),
+    ("result = kd.strings.printf('%*d', 10**12, 5)", "kd.strings.printf"),
+])
+def test_format_widths_past_the_maximum_raise(body, op):
+    assert_raises_isolated(body, "ValueError", op, "maximum of 2147483647")
+
+
+def test_large_but_possible_widths_and_precisions_format():
+    assert len(kd.strings.format("{x:>100000}", x=1).to_py()) == 100000
+    fixed = kd.strings.format("{x:.70000f}", x=0.5).to_py()  # past Rust's formatter limit
+    assert fixed == "0.5" + "0" * 69999
+    assert kd.strings.printf("%.70000e", 1.5).to_py() == "1.5" + "0" * 69999 + "e+00"
+    assert kd.strings.printf("%.3g|%.100000g", 1234.5, 0.25).to_py() == "1.23e+03|0.25"
+    assert kd.strings.printf("%.1000000d", 5).to_py() == "0" * 999999 + "5"
+
+
+@pytest.mark.parametrize("body, op", [
+    ("result = kd.present_shaped(kd.shapes.new(10**12))", "kd.masking.present_shaped"),
+    ("result = kd.empty_shaped(kd.shapes.new(10**12))", "kd.slices.empty_shaped"),
+    ("result = kd.val_shaped(kd.shapes.new(10**12), 1)", "kd.slices.val_shaped"),
+    ("result = kd.new_shaped(kd.shapes.new(10**12))", "kd.entities.shaped"),
+    ("result = kd.obj_shaped(kd.shapes.new(10**12))", "kd.objs.shaped"),
+    ("result = kd.list_shaped(kd.shapes.new(10**12))", "kd.lists.shaped"),
+    ("result = kd.dict_shaped(kd.shapes.new(10**12))", "kd.dicts.shaped"),
+    ("result = kd.new_itemid_shaped(kd.shapes.new(10**12))", "kd.allocation.new_itemid_shaped"),
+    ("result = kd.tile(kd.slice([1, 2]), kd.shapes.new(10**12))", "kd.slices.tile"),
+    ("result = kd.expand_to_shape(kd.item(1), kd.shapes.new(10**12))", "kd.shapes.expand_to_shape"),
+    ("result = kd.range(10**12)", "kd.slices.range"),
+    ("result = kd.repeat(kd.slice([1, 2]), kd.slice([2**62, 2**62]))", "kd.slices.repeat"),
+    ("result = kd.strings.replace(kd.item('a' * 10**6), '', 'b' * 10**6)", "kd.strings.replace"),
+])
+def test_results_too_large_to_allocate_raise_before_allocating(body, op):
+    assert_raises_isolated(body, "ValueError", op, "than this machine can allocate")
+
+
+def test_shape_sizes_are_checked_arithmetic():
+    with pytest.raises(ValueError, match="more than 2\\*\\*63 items"):
+        kd.shapes.new(2, [2**62, 2**62])
+    with pytest.raises(ValueError, match="more than 2\\*\\*63 items"):
+        kd.shapes.new(10**10, 10**10)
+    huge = kd.shapes.new(10**12)  # a uniform shape is two numbers: fine by itself
+    assert kd.shapes.size(huge) == 10**12
+
+
+def test_rank_past_the_maximum_raises():
+    with pytest.raises(ValueError, match="kd.shapes.new: a shape of 100000 dimensions, more than the maximum of 256"):
+        kd.reshape(kd.slice([1]), tuple([1] * 100000))
+    deep = kd.reshape(kd.slice([1]), tuple([1] * 256))
+    with pytest.raises(ValueError, match="kd.flatten: a new dimension would make 257 dimensions"):
+        kd.flatten(deep, 1, 1)
+    assert kd.loads(kd.dumps(deep)).get_ndim() == 256
+
+
+# --------------------------------------------------------------------- depth
+
+
+def nested(depth, kind="list"):
+    x = 1
+    for _ in range(depth):
+        x = [x] if kind == "list" else {"a": x}
+    return x
+
+
+def depth_of(x, kind="list"):
+    n = 0
+    while x != 1:
+        x = x[0] if kind == "list" else x["a"]
+        n += 1
+    return n
+
+
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_from_py_and_to_py_of_10000_levels(kind):
+    x = kd.from_py(nested(10000, kind))
+    assert depth_of(x.to_py(max_depth=-1), kind) == 10000
+    with pytest.raises(ValueError, match="kd.from_py: objects with depth > 10000 are not supported"):
+        kd.from_py(nested(10005, kind))
+
+
+def test_self_containing_values_raise():
+    looped = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="kd.from_py: objects with depth > 10000"):
+        kd.from_py(looped)
+    db = kd.mutable_bag()
+    x = db.obj(a=1)
+    x.s = x
+    with pytest.raises(ValueError, match="kd.to_py: the data holds a cycle"):
+        x.to_py(max_depth=-1)
+    assert x.to_py(max_depth=2).s.a == 1
+
+
+def chain(n):
+    """A chain of n + 1 entities linked by `p` (built at once, not in O(n²))."""
+    return f"""
+        n = {n}
+        e = kd.new(a=kd.range(n + 1), schema='Node')
+        e = e.with_attrs(p=kd.slices.at(e, kd.range(1, n + 2)))
+        x = e.S[0]
+        """
+
+
+def test_deep_uuid_dumps_and_loads_of_long_chains():
+    body = chain(100_000) + """
+        u = kd.deep_uuid(x)
+        back = kd.loads(kd.dumps(x))
+        assert kd.deep_uuid(back) == u and back.p.p.a == 2
+        result = u
+        """
+    kind, text = run_isolated(body, timeout=300)
+    assert kind == "OK" and text.startswith("DataItem(Entity:#"), (kind, text)
+
+
+def test_to_py_of_an_11000_entity_chain():
+    body = chain(11_000) + """
+        y = x.to_py(max_depth=-1)
+        for _ in range(11_000):
+            y = y.p
+        result = y.a
+        """
+    assert run_isolated(body, timeout=300) == ("OK", "11000")
+
+
+def test_dumps_and_loads_of_100000_nested_list_schemas():
+    body = """
+        s = kd.INT32
+        for _ in range(100_000):
+            s = kd.list_schema(s)
+        back = kd.loads(kd.dumps(s))
+        u = kd.deep_uuid(back)
+        del s, back
+        result = u
+        """
+    kind, text = run_isolated(body, timeout=300)
+    assert kind == "OK" and text.startswith("DataItem(Schema:#"), (kind, text)
+
+
+def test_100000_node_expressions_evaluate_save_and_drop():
+    body = """
+        e = kd.I.x
+        for _ in range(100_000):
+            e = e + 1
+        assert kd.eval(kd.loads(kd.dumps(e)), x=1) == 100_001
+        del e
+        result = 'dropped'
+        """
+    assert run_isolated(body, timeout=300) == ("OK", "'dropped'")
+
+
+def test_functor_recursing_forever_raises():
+    body = """
+        f = kd.fn(lambda n, me: kd.call(me, n + 1, me))
+        result = f(0, f)
+        """
+    assert_raises_isolated(body, "ValueError", "kd.functor.call", "functor calls nested more than 10000 deep")
+
+
+def test_functor_recursing_through_if_100000_times_raises():
+    body = """
+        def body(n, me):
+            return kd.if_(n <= 0, lambda n, me: n, lambda n, me: kd.call(me, n - 1, me), n, me)
+        f = kd.fn(body)
+        assert f(100, f) == 0
+        result = f(100_000, f)
+        """
+    got, message = run_isolated(body, timeout=300)
+    assert got in ("ValueError", "RecursionError"), (got, message)
+
+
+# --------------------------------------------------------------------- shared memory
+
+
+def test_arrow_import_does_not_share_writable_numpy_memory():
+    a = np.arange(5)
+    array = pa.array(a)
+    assert array.buffers()[1].address == a.ctypes.data  # pyarrow shares numpy's memory
+    x = kd_ext.arrow.from_arrow(array)
+    a[:] = -1
+    assert x.to_py() == [0, 1, 2, 3, 4]
+
+
+def test_arrow_import_does_not_share_writable_arrow_memory():
+    array = pa.array([1, 2, 3])
+    x = kd_ext.arrow.from_arrow(array)
+    memoryview(array.buffers()[1]).cast("q")[0] = 99
+    assert x.to_py() == [1, 2, 3] and array.to_pylist()[0] == 99
+
+
+def test_arrow_import_keeps_immutable_buffers_in_place():
+    frozen = np.arange(4, dtype=np.int64)
+    frozen.flags.writeable = False
+    array = pa.array(frozen)
+    x = kd_ext.arrow.from_arrow(array)
+    assert kd_ext.npkd.to_array(x).__array_interface__["data"][0] == frozen.ctypes.data
+
+
+def test_numpy_import_copies():
+    a = np.arange(5, dtype=np.int64)
+    x = kd_ext.npkd.from_array(a)
+    a[:] = -1
+    assert x.to_py() == [0, 1, 2, 3, 4]
+    view = kd_ext.npkd.to_array(x)
+    with pytest.raises(ValueError):
+        view[0] = 5  # plait's data is exported read-only
+
+
+def test_arrow_list_offsets_are_validated():
+    values = pa.array([1, 2, 3])
+    for offsets in ([0, 5, 1], [0, 2, 1]):
+        bad = pa.ListArray.from_buffers(pa.list_(pa.int64()), 2, [None, pa.py_buffer(np.array(offsets, dtype=np.int32))],
+                                        children=[values])
+        with pytest.raises(ValueError, match="kd_ext.arrow.from_arrow: list offsets"):
+            kd_ext.arrow.from_arrow(bad)
+    sliced = pa.array([[1, 2], [3], [4, 5]])[1:]
+    assert kd_ext.arrow.from_arrow(sliced).to_py() == [[3], [4, 5]]
+
+
+# --------------------------------------------------------------------- files
+
+
+def test_load_refuses_devices_directories_and_fifos(tmp_path):
+    for path in ["/dev/zero", str(tmp_path)]:
+        assert_raises_isolated(f"result = kd.load({path!r})", "ValueError", "kd.load", "is not a regular file", timeout=60)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert_raises_isolated(f"result = kd.load({str(fifo)!r})", "ValueError", "is not a regular file", timeout=60)
+
+
+def test_load_checks_the_header_against_the_file_size(tmp_path):
+    path = tmp_path / "x.kd"
+    kd.dump(kd.slice([1, 2]), path)
+    assert kd.load(path).to_py() == [1, 2]
+    data = bytearray(path.read_bytes())
+    data[14:22] = (10**12).to_bytes(8, "little")
+    path.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="kd.load: .*the header declares a payload of 1000000000000 bytes"):
+        kd.load(path)
+
+
+def test_overlapping_columns_are_rejected():
+    data = bytearray(kd.dumps(kd.slice([1, "a"])))
+    payload = data[22:-4]
+    # The INT32 column's presence bitmap (after its values), then the
+    # STRING column's (the last byte before the bag tag): both made 0b11.
+    at = payload.index(b"\x01\x01\x08\x02")
+    payload[at + 1] = 3
+    payload[-2] = 3
+    hostile = bytes(data[:22] + payload + zlib.crc32(bytes(payload)).to_bytes(4, "little"))
+    with pytest.raises(ValueError, match="kd.loads: invalid data: columns overlap"):
+        kd.loads(hostile)
