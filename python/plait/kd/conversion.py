@@ -14,6 +14,7 @@ import builtins
 
 from plait import _plait
 from plait.kd import shapes, types
+from plait.kd._nested import run_nested as _run_nested
 from plait.kd._operators import OPERATORS
 
 _native_to_py = types.DataSlice.to_py
@@ -102,6 +103,15 @@ def _fill(positions, values):
     return out
 
 
+def _keyed(conversion, keys, key):
+    """`conversion`, with `key` in `keys` while it runs."""
+    keys.append(key)
+    try:
+        return (yield from conversion)
+    finally:
+        keys.pop()
+
+
 class _Converter:
     """Converts the items of 1-D slices, all items of one kind (lists,
     dicts, entities of one schema, primitives) in one vectorised step per
@@ -117,33 +127,23 @@ class _Converter:
 
         Each conversion below is a generator: it yields `(slice, depth)` for
         the items one level down and is sent their Python values."""
-        stack = [self.convert(flat, 0)]
-        # The items each level converts (deep levels only): converting the
+        # The items the deep levels being converted convert: converting the
         # same items again inside themselves would never end (a cycle).
-        keys = [None]
-        result = None
-        while True:
-            try:
-                request = stack[-1].send(result)
-            except StopIteration as done:
-                stack.pop()
-                keys.pop()
-                if not stack:
-                    return done.value
-                result = done.value
-                continue
-            if len(stack) > MAX_DEPTH:
+        keys = []
+
+        def descend(request, depth):
+            if depth > MAX_DEPTH:
                 raise ValueError(f"kd.to_py: the data is nested more than {MAX_DEPTH} levels deep; "
                                  "pass max_depth= to stop earlier")
-            key = None
-            if self.max_depth < 0 and len(stack) > _CYCLE_CHECK_DEPTH:
-                key = _items_key(request[0])
-                if key in keys:
-                    raise ValueError("kd.to_py: the data holds a cycle (an item reached again inside itself), "
-                                     "which has no Python form here; pass max_depth= to stop at a depth")
-            stack.append(self.convert(*request))
-            keys.append(key)
-            result = None
+            if self.max_depth >= 0 or depth <= _CYCLE_CHECK_DEPTH:
+                return self.convert(*request)
+            key = _items_key(request[0])
+            if key in keys:
+                raise ValueError("kd.to_py: the data holds a cycle (an item reached again inside itself), "
+                                 "which has no Python form here; pass max_depth= to stop at a depth")
+            return _keyed(self.convert(*request), keys, key)
+
+        return _run_nested(self.convert(flat, 0), descend)
 
     def convert(self, flat, depth):
         """The items of 1-D slice `flat` as a Python list (a generator, see `run`)."""

@@ -18,6 +18,7 @@ import builtins
 
 from plait import _plait
 from plait.kd import shapes, types
+from plait.kd._nested import run_nested as _run_nested
 from plait.kd._operators import OPERATORS
 from plait.kd.schema import OBJECT, cast_to_implicit, to_object
 
@@ -97,23 +98,15 @@ class _Converter:
 
         Each conversion below is a generator: it yields the arguments of
         `convert` for the values one level down and is sent the result."""
-        stack = [self.convert(values, schema, itemid)]
-        result = None
-        while True:
-            try:
-                request = stack[-1].send(result)
-            except StopIteration as done:
-                stack.pop()
-                if not stack:
-                    return done.value
-                result = done.value
-                continue
-            if len(stack) > MAX_DEPTH:
+
+        def descend(request, depth):
+            if depth > MAX_DEPTH:
                 raise ValueError(f"kd.from_py: objects with depth > {MAX_DEPTH} are not supported, "
                                  "recursive Python object cannot be converted")
-            stack.append(self.convert(*request))
-            self.deepest = max(self.deepest, len(stack))
-            result = None
+            self.deepest = max(self.deepest, depth + 1)
+            return self.convert(*request)
+
+        return _run_nested(self.convert(values, schema, itemid), descend)
 
     def convert(self, values, schema, itemid=None, what="items"):
         """The Python `values` as a 1-D DataSlice of `schema` (a generator,

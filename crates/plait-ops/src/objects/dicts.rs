@@ -9,13 +9,12 @@
 //! the same key and value schemas) whose `__keys__` and `__values__`
 //! attributes hold them, printed `DICT{STRING, INT32}`.
 
-use plait_core::bag::OnConflict;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR};
 use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
-use super::model::{attr_schema, data_bags, ids_for, ids_of, new_bag_over, updated_over, whole_allocation};
+use super::model::{adopt_value_bags, attr_schema, ids_for, ids_of, new_bag_over, update_with_values, updated_over, whole_allocation};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -277,9 +276,7 @@ fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSli
 pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataBag> {
     let op = "kd.dicts.dict_update";
     let (update, [keys, values]) = update_bag(op, x, keys, values)?;
-    let mut layers = vec![update];
-    layers.extend(DataBag::merged_inputs(op, data_bags(&[&keys, &values]))?);
-    Ok(DataBag::combined(&layers).expect("one layer at least"))
+    update_with_values(op, update, &[&keys, &values])
 }
 
 /// `kd.with_dict_update(x, keys, values)`: `x` with a bag in which its dicts
@@ -302,11 +299,7 @@ pub fn set_in_place(x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Resu
     }
     update_with(op, x, keys, Some(values), |ids, keys, values| {
         // The bags of what is written (entities made objects included).
-        for other in data_bags(&[keys, values]) {
-            if other != bag {
-                bag.merge_from(op, other, OnConflict::Raise)?;
-            }
-        }
+        adopt_value_bags(op, bag, &[keys, values])?;
         bag.set_dict_entries(op, ids, keys.data(), values.data())
     })
 }

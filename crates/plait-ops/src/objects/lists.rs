@@ -15,7 +15,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
-use super::model::{attr_schema, data_bags, ids_for, ids_of, keep_bags, new_bag_over, updated_over, whole_allocation};
+use super::model::{adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, new_bag_over, update_with_values, updated_over, whole_allocation};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -233,9 +233,7 @@ pub fn list_append_update(x: &DataSlice, append: &DataSlice) -> Result<DataBag> 
         }
     }
     // Appended entities keep their attributes through their own bag.
-    let mut layers = vec![update];
-    layers.extend(DataBag::merged_inputs(op, data_bags(&[&appended]))?);
-    Ok(DataBag::combined(&layers).expect("one layer at least"))
+    update_with_values(op, update, &[&appended])
 }
 
 /// `kd.concat_lists(*lists)`: new lists with the items of each argument's lists in turn.
@@ -336,11 +334,7 @@ pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
     let appended = rows_for(op, append, x.shape())?;
     let appended = fit_to(op, "list items", x, schema, &appended)?;
     // Appended entities and objects bring their data along.
-    for other in data_bags(&[&appended]) {
-        if other != bag {
-            bag.merge_from(op, other, plait_core::bag::OnConflict::Raise)?;
-        }
-    }
+    adopt_value_bags(op, bag, &[&appended])?;
     let ids = ids_of(x);
     if ids.len() > APPEND_IN_PLACE_MAX_LISTS {
         // Many lists at once: one new column for all of them is cheaper than

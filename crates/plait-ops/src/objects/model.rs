@@ -385,6 +385,27 @@ pub fn data_bags<'a>(values: &'a [&'a DataSlice]) -> impl Iterator<Item = &'a Da
     values.iter().filter(|v| !v.schema().is_primitive() || v.schema() == Schema::Schema).filter_map(|v| v.bag())
 }
 
+/// The bag an update operator returns (`kd.dict_update`,
+/// `kd.list_append_update`): `update`, which wins, over the merge of the
+/// bags of the `values` written.
+pub fn update_with_values(op: &str, update: DataBag, values: &[&DataSlice]) -> Result<DataBag> {
+    let mut layers = vec![update];
+    layers.extend(DataBag::merged_inputs(op, data_bags(values))?);
+    Ok(DataBag::combined(&layers).expect("one layer at least"))
+}
+
+/// Copies the bags of the `values` just written into mutable `bag` (`x.a =
+/// v`, `d[k] = v`, `append`), as Koda does after the write: one that
+/// disagrees with what `bag` holds is Koda's merge conflict.
+pub fn adopt_value_bags(op: &str, bag: &DataBag, values: &[&DataSlice]) -> Result<()> {
+    for other in data_bags(values) {
+        if other != bag {
+            bag.merge_from(op, other, plait_core::bag::OnConflict::Raise)?;
+        }
+    }
+    Ok(())
+}
+
 /// What the update layer of `with_attrs`, `with_dict_update` and list
 /// appends reads through: the merge of the bags of the `values` written
 /// (entities keep their attributes; snapshots that must agree), then `x`'s

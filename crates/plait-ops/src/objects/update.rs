@@ -4,12 +4,12 @@
 //! `ds.set_attrs(...)`).
 
 use plait_core::bag::SCHEMA_ATTR;
-use plait_core::bag::{OnConflict, SchemaIds};
+use plait_core::bag::SchemaIds;
 use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{Ids, Target, attr_schema, bag_of, data_bags, ids_of, schemas_data, write_attrs};
+use super::model::{Ids, Target, adopt_value_bags, attr_schema, bag_of, data_bags, ids_of, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -150,12 +150,7 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
     // The values' bags are merged in after the write, as in Koda: one that
     // disagrees with what was just written is a conflict.
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
-    for other in data_bags(&values) {
-        if other != bag {
-            bag.merge_from(OP, other, OnConflict::Raise)?;
-        }
-    }
-    Ok(())
+    adopt_value_bags(OP, bag, &values)
 }
 
 pub(crate) fn register(r: &mut Registry) {
