@@ -193,3 +193,18 @@ def test_single_writes_into_a_large_mutable_bag_are_read_everywhere():
     for i in range(3000):  # enough to fold the patches into the column
         ents.S[i].a = i + 1
     assert ents.a.to_py()[:3] == [1, 2, 3] and ents.a.to_py()[3000] == 3000
+
+
+def test_items_of_one_mutable_bag_keep_reading_it():
+    # Nothing to merge: kd.slice / kd.stack keep the one bag, as in Koda; items
+    # of different bags are merged, which copies them.
+    y = kd.new(a=1).fork_bag()
+    one = kd.slice([y])
+    two = kd.stack(y, y)
+    mixed = kd.slice([y, y.clone()])
+    made = kd.new(p=y)
+    y.a = 7
+    assert one.a.to_py() == [7]
+    assert two.a.to_py() == [7, 7]
+    assert mixed.a.to_py() == [1, 1]
+    assert made.p.a.to_py() == 1

@@ -159,9 +159,14 @@ impl DataBag {
     }
 
     /// One bag reading the merge of `bags` (see [`DataBag::merged_inputs`]):
-    /// none, the one bag, or a bag reading all of them.
+    /// none, the one bag as it is (nothing to merge: still read through, as
+    /// in Koda), or a bag reading snapshots of all of them.
     pub fn merge_of<'a>(op: &str, bags: impl IntoIterator<Item = &'a DataBag>) -> Result<Option<DataBag>> {
-        let mut bags = DataBag::merged_inputs(op, bags)?;
+        let mut bags = DataBag::distinct(bags);
+        if bags.len() <= 1 {
+            return Ok(bags.pop());
+        }
+        let mut bags = DataBag::merged_inputs(op, &bags)?;
         Ok(match bags.len() {
             0 | 1 => bags.pop(),
             _ => Some(DataBag::with_fallbacks(bags)),
