@@ -208,3 +208,14 @@ def test_items_of_one_mutable_bag_keep_reading_it():
     assert two.a.to_py() == [7, 7]
     assert mixed.a.to_py() == [1, 1]
     assert made.p.a.to_py() == 1
+
+
+def test_many_bags_merge_into_one_layer_and_still_check_conflicts():
+    # kd.slice of items made one by one: each with its own bag. The merge is
+    # linear (one new layer), and a disagreement among them is still found.
+    items = [kd.obj(a=i) for i in range(500)]
+    merged = kd.slice(items)
+    assert merged.a.to_py() == list(range(500))
+    x = kd.obj(a=1)
+    with pytest.raises(ValueError, match=conflict("a", 1, 5)):
+        kd.slice(items[:20] + [x, x.with_attrs(a=5)])

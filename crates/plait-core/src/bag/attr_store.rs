@@ -236,6 +236,12 @@ impl AttrStore {
         out
     }
 
+    /// About how many items have this attribute set here (the slots of the
+    /// dense columns and the sparse items; O(blocks)).
+    pub fn len_hint(&self) -> usize {
+        self.sparse.len() + self.dense.values().map(|d| d.data.len()).sum::<usize>()
+    }
+
     /// Whether an item of `allocation` has this attribute set here.
     pub fn touches_allocation(&self, allocation: u64) -> bool {
         self.dense.contains_key(&allocation) || self.sparse.keys().any(|id| id.allocation() == Some(allocation))

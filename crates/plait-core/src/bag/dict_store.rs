@@ -274,6 +274,11 @@ impl DictStore {
         self.dense.is_empty() && self.sparse.is_empty()
     }
 
+    /// About how many dicts are stored here (O(blocks)).
+    pub fn len_hint(&self) -> usize {
+        self.sparse.len() + self.dense.values().map(|d| d.len()).sum::<usize>()
+    }
+
     /// Every dict of the store.
     pub fn iter(&self) -> impl Iterator<Item = (ItemId, &DictMap)> {
         let dense = self

@@ -103,6 +103,9 @@ impl DataBag {
     /// `op`, where two of them give one item different values.
     pub fn merged_inputs<'a>(op: &str, bags: impl IntoIterator<Item = &'a DataBag>) -> Result<Vec<DataBag>> {
         let bags: Vec<DataBag> = DataBag::distinct(bags).iter().map(DataBag::snapshot).collect();
+        if bags.len() > MERGED_LAYERS_MAX {
+            return Ok(vec![DataBag::merge_many(op, &bags)?]);
+        }
         for k in 1..bags.len() {
             let before = match k {
                 1 => bags[0].clone(),
@@ -113,6 +116,23 @@ impl DataBag {
             }
         }
         Ok(bags)
+    }
+
+    /// [`DataBag::merged_inputs`] of many bags (`kd.slice` of items made one
+    /// by one): one new layer holding all they read, as Koda's merge does,
+    /// each bag checked against what the ones before it brought, so the
+    /// cost is linear in what the bags hold (and reads see one layer).
+    fn merge_many(op: &str, bags: &[DataBag]) -> Result<DataBag> {
+        let mut merged: Arc<Store> = Arc::default();
+        for bag in bags {
+            let so_far = DataBag::from_parts(merged.clone(), false, Vec::new());
+            if let Some(conflict) = first_disagreement(&so_far, bag) {
+                return Err(Error::value(op, conflict));
+            }
+            drop(so_far);
+            super::merge_into(Arc::make_mut(&mut merged), &bag.flattened());
+        }
+        Ok(DataBag::from_parts(merged, false, Vec::new()))
     }
 
     /// Koda's check before `with_attrs` / `kd.attrs` write attributes
@@ -173,6 +193,10 @@ impl DataBag {
         })
     }
 }
+
+/// Merges of more bags than this copy them into one layer (see
+/// [`DataBag::merge_many`]); fewer are read through, with no copy.
+const MERGED_LAYERS_MAX: usize = 8;
 
 /// The schemas of the items an update writes to (see
 /// [`DataBag::check_value_schemas`]).
@@ -257,13 +281,32 @@ fn attr_disagreement(
     only_a: &[&Store],
     only_b: &[&Store],
 ) -> Option<String> {
-    // The (attribute, item) pairs either side sets in a layer of its own,
-    // skipping blocks of allocations the other side never touches.
+    // The (attribute, item) pairs either side sets in a layer of its own
+    // and the other side sets too. They are found from the smaller of the
+    // two (merging many small bags one by one stays linear), skipping blocks
+    // of allocations the other side never touches.
     let mut keys: Vec<(Arc<str>, ItemId)> = Vec::new();
+    let count = |layers: &mut dyn Iterator<Item = &Store>| layers.map(|l| l.attrs.values().map(|v| v.len_hint()).sum::<usize>()).sum::<usize>();
     for (mine, other) in [(only_a, b), (only_b, a)] {
-        for layer in mine {
-            for (name, values) in &layer.attrs {
-                values.for_each_set_item(|allocation| touches(other, name, allocation), |id| keys.push((name.clone(), id)));
+        if count(&mut mine.iter().copied()) <= count(&mut other.iter().map(Arc::as_ref)) {
+            for layer in mine {
+                for (name, values) in &layer.attrs {
+                    values.for_each_set_item(|allocation| touches(other, name, allocation), |id| keys.push((name.clone(), id)));
+                }
+            }
+        } else {
+            let in_mine = |name: &str, id: ItemId| mine.iter().any(|l| l.attrs.get(name).is_some_and(|v| v.get_one(id).is_some()));
+            for layer in other {
+                for (name, values) in &layer.attrs {
+                    values.for_each_set_item(
+                        |_| true,
+                        |id| {
+                            if in_mine(name, id) {
+                                keys.push((name.clone(), id))
+                            }
+                        },
+                    );
+                }
             }
         }
     }
@@ -315,8 +358,15 @@ fn dict_text(parts: &[&DictMap]) -> String {
 fn dict_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only_b: &[&Store]) -> Option<String> {
     let mut ids: Vec<ItemId> = Vec::new();
     for (mine, other) in [(only_a, b), (only_b, a)] {
-        for layer in mine {
-            ids.extend(layer.dicts.iter().map(|(id, _)| id).filter(|&id| other.iter().any(|l| l.dicts.get(id).is_some())));
+        // From the side with fewer dicts, as for attributes.
+        let (from, to): (Vec<&Store>, Vec<&Store>) =
+            if mine.iter().map(|l| l.dicts.len_hint()).sum::<usize>() <= other.iter().map(|l| l.dicts.len_hint()).sum::<usize>() {
+                (mine.to_vec(), other.iter().map(Arc::as_ref).collect())
+            } else {
+                (other.iter().map(Arc::as_ref).collect(), mine.to_vec())
+            };
+        for layer in from {
+            ids.extend(layer.dicts.iter().map(|(id, _)| id).filter(|&id| to.iter().any(|l| l.dicts.get(id).is_some())));
         }
     }
     ids.sort();
@@ -352,8 +402,15 @@ fn dict_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
 fn list_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only_b: &[&Store]) -> Option<String> {
     let mut ids: Vec<ItemId> = Vec::new();
     for (mine, other) in [(only_a, b), (only_b, a)] {
-        for layer in mine {
-            layer.lists.for_each_id(|allocation| other.iter().any(|l| l.lists.touches_allocation(allocation)), |id| ids.push(id));
+        // From the side with fewer lists, as for attributes.
+        let (from, to): (Vec<&Store>, Vec<&Store>) =
+            if mine.iter().map(|l| l.lists.len_hint()).sum::<usize>() <= other.iter().map(|l| l.lists.len_hint()).sum::<usize>() {
+                (mine.to_vec(), other.iter().map(Arc::as_ref).collect())
+            } else {
+                (other.iter().map(Arc::as_ref).collect(), mine.to_vec())
+            };
+        for layer in from {
+            layer.lists.for_each_id(|allocation| to.iter().any(|l| l.lists.touches_allocation(allocation)), |id| ids.push(id));
         }
     }
     ids.sort();

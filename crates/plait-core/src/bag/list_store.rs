@@ -101,6 +101,11 @@ impl ListStore {
             || (!self.tails.is_empty() && self.tails.keys().any(|id| id.allocation() == Some(allocation)))
     }
 
+    /// About how many lists are stored here (O(blocks)).
+    pub fn len_hint(&self) -> usize {
+        self.sparse.len() + self.dense.values().map(|d| d.edge.parent_size()).sum::<usize>()
+    }
+
     /// Whether a list of `allocation` is stored here.
     pub fn touches_allocation(&self, allocation: u64) -> bool {
         self.dense.contains_key(&allocation) || self.has_sparse_in(allocation)

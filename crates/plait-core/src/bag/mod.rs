@@ -859,31 +859,38 @@ pub enum OnConflict {
 /// `ours` with everything of `theirs` it says nothing about.
 fn merge_stores(ours: &Store, theirs: &Store) -> Store {
     let mut store = ours.clone();
-    if ours.lists.is_empty() {
+    merge_into(&mut store, theirs);
+    store
+}
+
+/// Adds to `store` everything of `theirs` it says nothing about, in place
+/// (a store owned alone is changed without copying what it holds).
+fn merge_into(store: &mut Store, theirs: &Store) {
+    if store.lists.is_empty() {
         store.lists = theirs.lists.clone();
     } else {
         for id in theirs.lists.ids() {
-            if ours.lists.get(id).is_none() {
+            if store.lists.get(id).is_none() {
                 let items = theirs.lists.get(id).expect("listed ids exist").to_data();
                 Arc::make_mut(&mut store.lists).set(id, items);
             }
         }
     }
-    if ours.dicts.is_empty() {
+    if store.dicts.is_empty() {
         store.dicts = theirs.dicts.clone();
     } else if !theirs.dicts.is_empty() {
         Arc::make_mut(&mut store.dicts).merge_missing_from(&theirs.dicts);
     }
     for (name, values) in &theirs.attrs {
-        match ours.attrs.get(name) {
+        match store.attrs.get_mut(name) {
             None => {
                 store.attrs.insert(name.clone(), values.clone());
             }
             Some(mine) if Arc::ptr_eq(mine, values) => {}
             Some(mine) => {
-                let merged = Arc::make_mut(store.attrs.get_mut(name).expect("present in our store"));
+                let merged = Arc::make_mut(mine);
                 for id in values.set_items() {
-                    if mine.get_one(id).is_none() {
+                    if merged.get_one(id).is_none() {
                         let mut b = SliceBuilder::new();
                         b.push(values.get_one(id).flatten());
                         merged.set(&[Some(id)], &b.finish());
@@ -892,7 +899,6 @@ fn merge_stores(ours: &Store, theirs: &Store) -> Store {
             }
         }
     }
-    store
 }
 
 /// The position of item `index` of the list stored at `range` (negative
