@@ -9,6 +9,7 @@ copy the column)."""
 
 def workloads(scale, pkd, kkd):
     n = int(1_000_000 * scale)
+    n_objs = max(n // 1000, 1)
     state = {}
 
     def prepare(kd, name):
@@ -30,10 +31,11 @@ def workloads(scale, pkd, kkd):
         ents = kd.new(a=kd.slice(list(range(n)))).fork_bag()
         picks = [(i * 7919) % max(n, 1) for i in range(100)]
         big_list = kd.list(list(range(n))).fork_bag()
+        one_by_one = [kd.obj(a=i, s=f"t{i}") for i in range(n_objs)]
         state[name] = {"x": x, "ys": ys, "texts": texts, "over": over, "patched": patched, "other": other,
                        "x_b": x.with_attrs(b=ys), "objs": objs, "ents": ents,
                        "obj_items": [objs.S[i] for i in picks], "ent_items": [ents.S[i] for i in picks],
-                       "big_list": big_list}
+                       "big_list": big_list, "one_by_one": one_by_one}
 
     def append_each(lst):
         for k in range(100):
@@ -61,3 +63,4 @@ def workloads(scale, pkd, kkd):
     yield "100 single writes item.a = k (1M entities)", both(lambda kd, s: write_each(s["ent_items"])), None
     yield ".a of 1M entities after those writes", both(lambda kd, s: s["ents"].a), None
     yield "100 single appends to a 1M-item list", both(lambda kd, s: append_each(s["big_list"])), None
+    yield f"kd.slice of {n_objs:,} objects made one by one", both(lambda kd, s: kd.slice(s["one_by_one"]).s), None
