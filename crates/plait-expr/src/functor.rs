@@ -7,7 +7,8 @@
 //! reached from `returns` is inlined, so a variable used twice is one shared
 //! subexpression (computed once per call, by the plan), and a functor value
 //! becomes a literal that `kd.call` nodes call. The compiled form is cached
-//! for functors in immutable bags, by item id and bag.
+//! for functors in frozen bags (immutable, reading through no mutable bag),
+//! by item id and bag.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -56,10 +57,13 @@ fn not_a_functor(x: &DataSlice) -> Error {
     Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", plait_core::repr::repr_slice(x)))
 }
 
-/// The compiled form of functor `f` (cached when its bag is immutable).
+/// The compiled form of functor `f` (cached when its bag is frozen).
 pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
     let key = match (f.bag(), f.get(0)) {
-        (Some(bag), Some(ScalarRef::ItemId(id))) if !bag.is_mutable() => Some((id, bag.id())),
+        // An immutable bag may read through a mutable one (`updated` by a
+        // mutable bag): only a bag frozen all the way down reads the same
+        // functor at every call.
+        (Some(bag), Some(ScalarRef::ItemId(id))) if bag.is_frozen() => Some((id, bag.id())),
         _ => None,
     };
     if let Some(key) = key {

@@ -185,6 +185,13 @@ impl DataBag {
         self.0.mutable
     }
 
+    /// Whether neither this bag nor any bag it reads through can change:
+    /// what it reads now it reads forever (so results computed from it may
+    /// be cached by its id).
+    pub fn is_frozen(&self) -> bool {
+        self.0.frozen
+    }
+
     pub fn fallbacks(&self) -> &[DataBag] {
         &self.0.fallbacks
     }
