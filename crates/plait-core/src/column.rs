@@ -670,6 +670,12 @@ pub struct SliceData {
 }
 
 impl SliceData {
+    /// Whether `self` and `other` are one slice's data, shared (so equal
+    /// without looking at the values).
+    pub fn shares_storage(&self, other: &SliceData) -> bool {
+        self.len == other.len && Arc::ptr_eq(&self.columns, &other.columns)
+    }
+
     /// `len` missing items.
     pub fn missing(len: usize) -> SliceData {
         SliceData { len, columns: Arc::from([]) }

@@ -458,7 +458,7 @@ impl Operator {
                 result.with_bag(bag)
             }
             BagRule::Merge => {
-                let bag = plait_core::DataBag::merge_of(self.name, inputs.iter().filter_map(|x| x.bag()))?;
+                let bag = crate::objects::model::merged_bag_of(self.name, inputs)?;
                 result.with_bag(bag)
             }
         })

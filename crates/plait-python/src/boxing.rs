@@ -322,7 +322,8 @@ fn no_common_schema(op: &str, leaves: &[Bound<'_, PyAny>]) -> PyErr {
 /// bags, which must agree.
 fn leaf_bags(op: &str, leaves: &[Bound<'_, PyAny>]) -> PyResult<Option<plait_core::DataBag>> {
     let slices: Vec<Bound<'_, PyDataSlice>> = leaves.iter().filter_map(|l| l.cast::<PyDataSlice>().ok().cloned()).collect();
-    guard(|| plait_core::DataBag::merge_of(op, slices.iter().filter_map(|ds| ds.get().inner.bag())))
+    let inputs: Vec<&plait_core::DataSlice> = slices.iter().map(|ds| &ds.get().inner).collect();
+    guard(|| plait_ops::objects::model::merged_bag_of(op, &inputs))
 }
 
 /// The value of a DataItem leaf.

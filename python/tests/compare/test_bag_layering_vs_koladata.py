@@ -870,13 +870,9 @@ def extension_step(ours, theirs):
 # Programs where plait still differs from Koda, by cause (docs/bags.md,
 # "Known differences"). Each is an expected failure that must keep failing
 # (strict), so a fix shows up here and its seeds are removed.
-REACHABLE_ONLY = (  # Koda adopts only the data reachable from a value
-    35, 424, 446, 637, 647, 690, 711, 745, 775, 857, 859, 949, 958, 1101, 1183, 1296, 1508, 1550, 1643, 1699,
-    1748, 1861, 1981)
 ERROR_CHOICE = (  # another of several errors, or Koda's multi-line schema text
-    324, 571, 1168, 1719)
-KNOWN = {seed: "Koda adopts only the data reachable from a value" for seed in REACHABLE_ONLY}
-KNOWN.update({seed: "Koda reports another of several errors, or prints it differently" for seed in ERROR_CHOICE})
+    571, 1168, 1719)
+KNOWN = {seed: "Koda reports another of several errors, or prints it differently" for seed in ERROR_CHOICE}
 
 
 def program_case(seed):

@@ -141,6 +141,18 @@ impl ItemTally {
     }
 }
 
+/// What a bag reads of one attribute over a prefix of an allocation (see
+/// [`DataBag::attr_column_of_allocation`]).
+pub enum AllocationColumn {
+    /// No layer sets it for any of the slots.
+    Unset,
+    /// One layer's column holds all of it: the values, and which slots are
+    /// set (`None`: all).
+    Column { data: SliceData, set: Option<BooleanBuffer> },
+    /// Several layers, or items stored one by one: read item by item.
+    Mixed,
+}
+
 /// All values of one attribute.
 #[derive(Clone, Debug, Default)]
 pub struct AttrStore {
@@ -240,6 +252,18 @@ impl AttrStore {
     /// dense columns and the sparse items; O(blocks)).
     pub fn len_hint(&self) -> usize {
         self.sparse.len() + self.dense.values().map(|d| d.data.len()).sum::<usize>()
+    }
+
+    /// The column of `allocation` and which of its slots are set (`None`:
+    /// all), when the allocation is stored densely here.
+    pub(super) fn dense_column(&self, allocation: u64) -> Option<(&SliceData, Option<&BooleanBuffer>)> {
+        self.dense.get(&allocation).map(|d| (&d.data, d.set.as_ref()))
+    }
+
+    /// Whether an item of `allocation` is stored one by one here (sparsely,
+    /// or as a patch over its column).
+    pub(super) fn touches_sparsely(&self, allocation: u64) -> bool {
+        self.patches.contains_key(&allocation) || (!self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation)))
     }
 
     /// Whether an item of `allocation` has this attribute set here.
@@ -585,6 +609,33 @@ impl DataBag {
         Some(pick_from_blocks(&blocks, offsets))
     }
 
+    /// What this bag reads of `attr` over slots 0..len of `allocation`, for
+    /// copying it out whole (`kd.extract` of what `kd.new` made): one layer's
+    /// column, shared, when it alone holds all of it.
+    pub fn attr_column_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> AllocationColumn {
+        let mut found: Option<&Dense> = None;
+        let layers = self.layers();
+        for layer in &layers {
+            let Some(values) = layer.attrs.get(attr) else { continue };
+            if values.touches_sparsely(allocation) {
+                return AllocationColumn::Mixed;
+            }
+            let Some(dense) = values.dense.get(&allocation) else { continue };
+            if found.is_some() {
+                return AllocationColumn::Mixed;
+            }
+            found = Some(dense);
+            if dense.set.is_none() && dense.data.len() >= len {
+                break; // nothing below is read
+            }
+        }
+        match found {
+            None => AllocationColumn::Unset,
+            Some(dense) if dense.data.len() == len => AllocationColumn::Column { data: dense.data.clone(), set: dense.set.clone() },
+            Some(_) => AllocationColumn::Mixed,
+        }
+    }
+
     /// Sets `attr` of slots 0..values.len() of `allocation` to `values`, in
     /// place (the bag must be mutable).
     pub fn set_attr_of_allocation(&self, op: &str, attr: &str, allocation: u64, values: &SliceData) -> Result<()> {
@@ -593,6 +644,19 @@ impl DataBag {
 }
 
 impl BagWriter<'_> {
+    /// Stores `data` as the column of `attr` over slots 0..data.len() of
+    /// `allocation`, set where `set` says (`None`: all), as it is (shared),
+    /// when nothing of the allocation is stored for `attr` yet; false, with
+    /// nothing written, otherwise.
+    pub fn set_attr_column(&mut self, attr: &str, allocation: u64, data: &SliceData, set: Option<&BooleanBuffer>) -> bool {
+        let values = Arc::make_mut(self.store.attrs.entry(Arc::from(attr)).or_default());
+        if values.dense.contains_key(&allocation) || values.touches_sparsely(allocation) {
+            return false;
+        }
+        values.dense.insert(allocation, Dense { data: data.clone(), set: set.cloned() });
+        true
+    }
+
     /// Sets `attr` of slots 0..values.len() of `allocation` to `values`.
     pub fn set_attr_of_allocation(&mut self, attr: &str, allocation: u64, values: &SliceData) {
         set_of_allocation(self.store, attr, allocation, values)

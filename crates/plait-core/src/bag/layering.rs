@@ -37,7 +37,9 @@ use std::sync::Arc;
 use super::dict_store::DictMap;
 use super::text::schema_text;
 use super::{DataBag, Store, merged_entries};
-use crate::column::ScalarRef;
+use arrow_buffer::BooleanBuffer;
+
+use crate::column::{ScalarRef, SliceData};
 use crate::error::{Error, Result};
 use crate::itemid::ItemId;
 use crate::repr::item_text;
@@ -263,6 +265,26 @@ fn differing_layers<'a>(a: &'a [Arc<Store>], b: &'a [Arc<Store>]) -> (Vec<&'a St
     (pick(a, &in_b), pick(b, &in_a))
 }
 
+/// Whether `a` and `b` read attribute `attr` of every item of `allocation`
+/// from one column they share: on each side the first layer that holds
+/// any of it holds it as that column (set in the same slots).
+fn same_column(a: &[Arc<Store>], b: &[Arc<Store>], attr: &str, allocation: u64) -> bool {
+    match (first_column(a, attr, allocation), first_column(b, attr, allocation)) {
+        (Some((x, x_set)), Some((y, y_set))) => x.shares_storage(y) && x_set == y_set,
+        _ => false,
+    }
+}
+
+/// The column of `allocation` in the first of `layers` that holds `attr` of
+/// any of its items, when that layer holds them as a column.
+fn first_column<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64) -> Option<(&'a SliceData, Option<&'a BooleanBuffer>)> {
+    let values = layers.iter().filter_map(|l| l.attrs.get(attr)).find(|v| v.dense_column(allocation).is_some() || v.touches_sparsely(allocation))?;
+    if values.touches_sparsely(allocation) {
+        return None;
+    }
+    values.dense_column(allocation)
+}
+
 /// What `layers` read for attribute `attr` of `id`: `None` when unset,
 /// `Some(None)` when set to missing.
 fn read_attr<'a>(layers: &'a [Arc<Store>], attr: &str, id: ItemId) -> Option<Option<ScalarRef<'a>>> {
@@ -285,13 +307,18 @@ fn attr_disagreement(
     // and the other side sets too. They are found from the smaller of the
     // two (merging many small bags one by one stays linear), skipping blocks
     // of allocations the other side never touches.
+    // Allocations both sides read from one shared column (what `kd.extract`
+    // copied from one bag into two) agree item for item, unread.
     let mut keys: Vec<(Arc<str>, ItemId)> = Vec::new();
     let count = |layers: &mut dyn Iterator<Item = &Store>| layers.map(|l| l.attrs.values().map(|v| v.len_hint()).sum::<usize>()).sum::<usize>();
     for (mine, other) in [(only_a, b), (only_b, a)] {
         if count(&mut mine.iter().copied()) <= count(&mut other.iter().map(Arc::as_ref)) {
             for layer in mine {
                 for (name, values) in &layer.attrs {
-                    values.for_each_set_item(|allocation| touches(other, name, allocation), |id| keys.push((name.clone(), id)));
+                    values.for_each_set_item(
+                        |allocation| touches(other, name, allocation) && !same_column(a, b, name, allocation),
+                        |id| keys.push((name.clone(), id)),
+                    );
                 }
             }
         } else {
@@ -299,7 +326,7 @@ fn attr_disagreement(
             for layer in other {
                 for (name, values) in &layer.attrs {
                     values.for_each_set_item(
-                        |_| true,
+                        |allocation| !same_column(a, b, name, allocation),
                         |id| {
                             if in_mine(name, id) {
                                 keys.push((name.clone(), id))

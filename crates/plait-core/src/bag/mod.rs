@@ -19,7 +19,7 @@ pub mod text;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-pub use attr_store::{AttrBlock, AttrStore, ItemTally, Stored};
+pub use attr_store::{AllocationColumn, AttrBlock, AttrStore, ItemTally, Lookup, Stored};
 use dict_store::{DictMap, DictStore, KeyRef};
 pub use layering::SchemaIds;
 use list_store::{DenseLists, ListRef, ListStore, gather};
@@ -263,13 +263,25 @@ impl DataBag {
                 }
             }
         }
+        self.get_attr_and_unset_in(&layers, attr, ids).data
+    }
+
+    /// The values of `attr` for `ids` (as [`DataBag::get_attr`]) and the
+    /// positions that no layer sets (neither present nor set to missing):
+    /// copies of data (`kd.extract`) leave those unset, so that a copy read
+    /// over other bags does not hide their values.
+    pub fn get_attr_and_unset(&self, attr: &str, ids: &[Option<ItemId>]) -> Lookup {
+        self.get_attr_and_unset_in(&self.layers(), attr, ids)
+    }
+
+    fn get_attr_and_unset_in(&self, layers: &[Arc<Store>], attr: &str, ids: &[Option<ItemId>]) -> Lookup {
         // The first layer holding `attr` answers for all ids (a dense column
         // comes back without a copy); each layer below is asked, in one
         // batch, about the ids still unset.
         let mut base: Option<SliceData> = None;
         let mut pending: Vec<usize> = Vec::new();
         let mut overlays: Vec<(Vec<usize>, SliceData)> = Vec::new();
-        for layer in &layers {
+        for layer in layers {
             let Some(values) = layer.attrs.get(attr) else { continue };
             if base.is_none() {
                 let lookup = values.get(ids);
@@ -285,9 +297,12 @@ impl DataBag {
                 break;
             }
         }
-        let Some(base) = base else { return SliceData::missing(ids.len()) };
+        let Some(base) = base else {
+            let unset = ids.iter().enumerate().filter_map(|(i, id)| id.map(|_| i)).collect();
+            return Lookup { data: SliceData::missing(ids.len()), unset };
+        };
         if overlays.is_empty() {
-            return base;
+            return Lookup { data: base, unset: pending };
         }
         // Where each position's value is: the base, or an overlay (later
         // overlays only cover what earlier ones left unset).
@@ -298,7 +313,7 @@ impl DataBag {
             }
         }
         let sources: Vec<&SliceData> = std::iter::once(&base).chain(overlays.iter().map(|(_, data)| data)).collect();
-        gather(&sources, &from)
+        Lookup { data: gather(&sources, &from), unset: pending }
     }
 
     /// The value of `attr` of one item, looking through fallbacks.
@@ -321,7 +336,8 @@ impl DataBag {
         names
     }
 
-    fn all_attr_names(&self) -> Vec<String> {
+    /// The names of the attributes any layer holds, of any item, sorted.
+    pub fn all_attr_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.layers().iter().flat_map(|l| l.attrs.keys().map(|k| k.to_string())).collect();
         names.sort();
         names.dedup();

@@ -14,12 +14,14 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use plait_core::bag::OnConflict;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::bag::{AllocationColumn, Lookup};
 use plait_core::column::SliceBuilder;
 use plait_core::itemid::{UuidHasher, allocate};
-use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
 
 use super::containers::schema_item;
-use super::model::{attr_schema, ids_data, ids_of, schemas_data};
+use super::id_set::IdSet;
+use super::model::{attr_schema, ids_data, ids_of, schemas_data, whole_allocation};
 use crate::registry::{Args, Registry};
 
 /// How far a walk goes and which ids it renews.
@@ -39,9 +41,39 @@ struct Walk<'a> {
     /// Every item reached gets a new id (deep clone).
     renew_all: bool,
     remap: HashMap<ItemId, ItemId>,
-    seen: HashSet<ItemId>,
+    /// The items reached, by the schema they were reached as: an item
+    /// reached as an entity and again as an object (its `__schema__`) is
+    /// visited as both.
+    seen: HashMap<Schema, IdSet>,
     seen_schemas: HashSet<ItemId>,
-    queue: VecDeque<(Schema, Vec<ItemId>)>,
+    queue: VecDeque<(Schema, Reached)>,
+}
+
+/// Items a walk reached at one step and has yet to visit.
+enum Reached {
+    /// Slots 0..len of one allocation, reached whole (the items of one
+    /// `kd.new`): visited column by column where the walk keeps ids.
+    Run {
+        allocation: u64,
+        len: usize,
+    },
+    Ids(Vec<ItemId>),
+}
+
+impl Reached {
+    fn into_ids(self) -> Vec<ItemId> {
+        match self {
+            Reached::Run { allocation, len } => (0..len as u64).map(|offset| ItemId::in_allocation(allocation, offset)).collect(),
+            Reached::Ids(ids) => ids,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Reached::Run { len, .. } => *len == 0,
+            Reached::Ids(ids) => ids.is_empty(),
+        }
+    }
 }
 
 impl<'a> Walk<'a> {
@@ -52,7 +84,7 @@ impl<'a> Walk<'a> {
             depth,
             renew_all,
             remap: HashMap::new(),
-            seen: HashSet::new(),
+            seen: HashMap::new(),
             seen_schemas: HashSet::new(),
             queue: VecDeque::new(),
         }
@@ -98,21 +130,41 @@ impl<'a> Walk<'a> {
         if self.depth == Depth::TopLevel || !matches!(schema, Schema::Struct(_) | Schema::Object) {
             return;
         }
-        let mut fresh = Vec::new();
-        for i in 0..data.len() {
-            if let Some(ScalarRef::ItemId(id)) = data.get(i) {
-                if self.seen.insert(id) {
-                    fresh.push(id);
-                }
-            }
-        }
+        let mut fresh = self.fresh_ids(schema, data);
         if fresh.is_empty() {
             return;
         }
         if self.renew_all {
-            self.renew(&fresh);
+            let ids = fresh.into_ids();
+            self.renew(&ids);
+            fresh = Reached::Ids(ids);
         }
         self.queue.push_back((schema, fresh));
+    }
+
+    /// The ids in `data` not reached before as `schema`, now marked
+    /// reached. The items of one allocation, whole and in order (`x.a` of
+    /// what `kd.new` made), are marked as a block.
+    fn fresh_ids(&mut self, schema: Schema, data: &SliceData) -> Reached {
+        let seen = self.seen.entry(schema).or_default();
+        if let Some((allocation, len)) = whole_allocation(data) {
+            if seen.insert_fresh_run(allocation, len) {
+                return Reached::Run { allocation, len };
+            }
+        }
+        let mut fresh = Vec::new();
+        for column in data.columns() {
+            let Values::ItemId(ids) = &column.values else { continue };
+            for i in 0..ids.len() {
+                if column.is_present(i) {
+                    let id = ItemId(ids.get(i));
+                    if seen.insert(id) {
+                        fresh.push(id);
+                    }
+                }
+            }
+        }
+        Reached::Ids(fresh)
     }
 
     /// Copies schema `id`'s attributes (and, walking everything, the schemas
@@ -138,44 +190,137 @@ impl<'a> Walk<'a> {
     /// item `from` and writes its copy as item `to`.
     fn visit(&mut self, schema: Schema, items: Vec<(ItemId, ItemId)>) -> Result<()> {
         match schema {
-            Schema::Object => {
-                let from: Vec<Option<ItemId>> = items.iter().map(|&(f, _)| Some(f)).collect();
-                let schemas = self.src.get_attr(SCHEMA_ATTR, &from);
-                let mut groups: HashMap<ItemId, Vec<(ItemId, ItemId)>> = HashMap::new();
-                let mut written = Vec::with_capacity(items.len());
-                for (i, &(f, t)) in items.iter().enumerate() {
-                    let Some(ScalarRef::Schema(Schema::Struct(s))) = schemas.get(i) else {
-                        written.push(match schemas.get(i) {
-                            Some(ScalarRef::Schema(other)) => Some(other),
-                            _ => None,
-                        });
-                        continue;
-                    };
-                    groups.entry(s).or_default().push((f, t));
-                    // A copy under a new id gets its own implicit schema, as
-                    // each object has one.
-                    if f != t && s.kind() == ItemKind::ImplicitSchema {
-                        let own = t.with_kind(ItemKind::ImplicitSchema);
-                        self.copy_schema_as(s, own);
-                        written.push(Some(Schema::Struct(own)));
-                    } else {
-                        self.copy_schema(s);
-                        written.push(Some(Schema::Struct(s)));
-                    }
-                }
-                let to: Vec<Option<ItemId>> = items.iter().map(|&(_, t)| Some(t)).collect();
-                self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &to, &schemas_data(written)));
-                for (s, group) in groups {
-                    self.visit_struct(s, group)?;
-                }
-            }
+            Schema::Object => self.visit_objects(items)?,
             Schema::Struct(schema_id) => {
                 self.copy_schema(schema_id);
                 self.visit_struct(schema_id, items)?;
             }
+            // Schemas as values: their attributes (and, walking everything,
+            // the schemas those name).
+            Schema::Schema => {
+                for (from, to) in items {
+                    if from.is_schema() && self.seen_schemas.insert(to) {
+                        self.copy_schema_as(from, to);
+                    }
+                }
+            }
             _ => {}
         }
         Ok(())
+    }
+
+    /// [`Walk::visit`] of objects: their `__schema__`, their schemas'
+    /// attributes and their own, each read and written for all the objects
+    /// at once (each object `kd.obj` makes has a schema of its own: a schema
+    /// at a time would be an item at a time). Lists and dicts among them are
+    /// visited a schema at a time.
+    fn visit_objects(&mut self, items: Vec<(ItemId, ItemId)>) -> Result<()> {
+        let from: Vec<Option<ItemId>> = items.iter().map(|&(f, _)| Some(f)).collect();
+        let Lookup { data: schemas, unset } = self.src.get_attr_and_unset(SCHEMA_ATTR, &from);
+        // Per object: the struct schema read, and the one its copy gets (a
+        // copy under a new id gets its own implicit schema, as each object
+        // has one).
+        let mut schema_from: Vec<Option<ItemId>> = vec![None; items.len()];
+        let mut schema_to: Vec<Option<ItemId>> = vec![None; items.len()];
+        let mut written = Vec::with_capacity(items.len());
+        for (i, &(f, t)) in items.iter().enumerate() {
+            match schemas.get(i) {
+                Some(ScalarRef::Schema(Schema::Struct(s))) => {
+                    let own = if f != t && s.kind() == ItemKind::ImplicitSchema { t.with_kind(ItemKind::ImplicitSchema) } else { s };
+                    schema_from[i] = Some(s);
+                    schema_to[i] = Some(own);
+                    written.push(Some(Schema::Struct(own)));
+                }
+                Some(ScalarRef::Schema(other)) => written.push(Some(other)),
+                _ => written.push(None),
+            }
+        }
+        let to: Vec<Option<ItemId>> = items.iter().map(|&(_, t)| Some(t)).collect();
+        if let Some(to) = only_set(&to, &unset) {
+            self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &to, &schemas_data(written)));
+        }
+        self.copy_schemas(&schema_from, &schema_to);
+        let names = self.src.all_attr_names();
+        // Lists and dicts: a schema at a time.
+        let mut containers: HashMap<ItemId, Vec<(ItemId, ItemId)>> = HashMap::new();
+        for attr in [LIST_ITEMS_ATTR, DICT_KEYS_ATTR].into_iter().filter(|a| names.iter().any(|n| n == a)) {
+            let held = self.src.get_attr(attr, &schema_from);
+            for i in 0..items.len() {
+                if let (Some(_), Some(s)) = (held.get(i), schema_from[i]) {
+                    containers.entry(s).or_default().push(items[i]);
+                    schema_from[i] = None;
+                }
+            }
+        }
+        for (s, group) in containers {
+            self.visit_struct(s, group)?;
+        }
+        for name in names.iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
+            // The attribute's schema per object (missing where its schema
+            // has no such attribute).
+            let attr_schemas = self.src.get_attr(name, &schema_from);
+            if attr_schemas.present_count() == 0 {
+                continue;
+            }
+            let has = |i: usize| attr_schemas.get(i).is_some();
+            let keys: Vec<Option<ItemId>> = items.iter().enumerate().map(|(i, &(f, _))| has(i).then_some(f)).collect();
+            let to: Vec<Option<ItemId>> = items.iter().enumerate().map(|(i, &(_, t))| has(i).then_some(t)).collect();
+            let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, &keys);
+            self.discover_by_schema(&attr_schemas, &values);
+            if let Some(to) = only_set(&to, &unset) {
+                let values = self.map_data(&values);
+                self.out.fill(|w| w.set_attr(name, &to, &values));
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the attributes of struct schemas `from[i]` as those of `to[i]`
+    /// (each copy once), reading each attribute for all of them at once.
+    fn copy_schemas(&mut self, from: &[Option<ItemId>], to: &[Option<ItemId>]) {
+        let mut pending: (Vec<Option<ItemId>>, Vec<Option<ItemId>>) = (Vec::new(), Vec::new());
+        for (f, t) in from.iter().zip(to) {
+            if let (Some(f), Some(t)) = (f, t) {
+                if self.seen_schemas.insert(*t) {
+                    pending.0.push(Some(*f));
+                    pending.1.push(Some(*t));
+                }
+            }
+        }
+        let (from, to) = pending;
+        if from.is_empty() {
+            return;
+        }
+        for name in self.src.all_attr_names().iter().filter(|n| n.as_str() != SCHEMA_ATTR) {
+            let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, &from);
+            let Some(to) = only_set(&to, &unset) else { continue };
+            self.out.fill(|w| w.set_attr(name, &to, &values));
+            if self.depth == Depth::All {
+                for i in 0..values.len() {
+                    if let Some(ScalarRef::Schema(Schema::Struct(nested))) = values.get(i) {
+                        self.copy_schema(nested);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Walk::discover`] of `values` whose schemas are `schemas` (one per
+    /// position), a schema at a time.
+    fn discover_by_schema(&mut self, schemas: &SliceData, values: &SliceData) {
+        let mut positions: HashMap<Schema, Vec<usize>> = HashMap::new();
+        for i in 0..schemas.len() {
+            if let Some(ScalarRef::Schema(schema @ (Schema::Struct(_) | Schema::Object))) = schemas.get(i) {
+                positions.entry(schema).or_default().push(i);
+            }
+        }
+        for (schema, positions) in positions {
+            if positions.len() == values.len() {
+                self.discover(schema, values);
+            } else {
+                self.discover(schema, &values.take(&positions));
+            }
+        }
     }
 
     /// [`Walk::visit`] of items of struct schema `schema_id` (whose own
@@ -196,14 +341,52 @@ impl<'a> Walk<'a> {
             let (dict_keys, values) = (self.map_data(&dict_keys), self.map_data(&values));
             self.out.fill(|w| w.set_dict_entries(&owners, &dict_keys, &values));
         } else {
-            for name in self.src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
-                let values = self.src.get_attr(&name, &keys);
-                if let Some(attr) = attr_schema(self.src, schema_id, &name) {
-                    self.discover(attr, &values);
-                }
-                let values = self.map_data(&values);
-                self.out.fill(|w| w.set_attr(&name, &to, &values));
+            for name in data_attr_names(self.src, schema_id) {
+                self.copy_attr(schema_id, &name, &keys, &to);
             }
+        }
+        Ok(())
+    }
+
+    /// Copies attribute `name` (of schema `schema_id`) of items `keys` as
+    /// that of `to`; what no layer of the source sets stays unset.
+    fn copy_attr(&mut self, schema_id: ItemId, name: &str, keys: &[Option<ItemId>], to: &[Option<ItemId>]) {
+        let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, keys);
+        if let Some(attr) = attr_schema(self.src, schema_id, name) {
+            self.discover(attr, &values);
+        }
+        if let Some(to) = only_set(to, &unset) {
+            let values = self.map_data(&values);
+            self.out.fill(|w| w.set_attr(name, &to, &values));
+        }
+    }
+
+    /// [`Walk::visit_struct`] of slots 0..len of `allocation`, keeping their
+    /// ids: an attribute one layer's column holds is copied as that column
+    /// (shared, O(1)), others item by item.
+    fn visit_run(&mut self, schema_id: ItemId, allocation: u64, len: usize) -> Result<()> {
+        let is_container = attr_schema(self.src, schema_id, LIST_ITEMS_ATTR).is_some() || attr_schema(self.src, schema_id, DICT_KEYS_ATTR).is_some();
+        let ids = || (0..len as u64).map(|offset| Some(ItemId::in_allocation(allocation, offset))).collect::<Vec<_>>();
+        if is_container {
+            let items = ids().into_iter().flatten().map(|id| (id, id)).collect();
+            return self.visit_struct(schema_id, items);
+        }
+        let mut keys: Option<Vec<Option<ItemId>>> = None;
+        for name in data_attr_names(self.src, schema_id) {
+            match self.src.attr_column_of_allocation(&name, allocation, len) {
+                AllocationColumn::Unset => continue,
+                AllocationColumn::Column { data, set } => {
+                    if self.out.fill(|w| w.set_attr_column(&name, allocation, &data, set.as_ref())) {
+                        if let Some(attr) = attr_schema(self.src, schema_id, &name) {
+                            self.discover(attr, &data);
+                        }
+                        continue;
+                    }
+                }
+                AllocationColumn::Mixed => {}
+            }
+            let keys = keys.get_or_insert_with(ids).clone();
+            self.copy_attr(schema_id, &name, &keys, &keys);
         }
         Ok(())
     }
@@ -216,8 +399,40 @@ impl<'a> Walk<'a> {
     /// Walks from the items of `x` (read as `schema`), each distinct item
     /// once, copied as its new id.
     fn run(&mut self, x: &DataSlice, schema: Schema) -> Result<()> {
-        let top: Vec<ItemId> = ids_of(x).into_iter().flatten().filter(|id| self.seen.insert(*id)).collect();
-        self.run_from(schema, self.pairs(top))
+        let top = match schema {
+            Schema::Schema => {
+                let seen = self.seen.entry(schema).or_default();
+                Reached::Ids(struct_schemas_of(x).into_iter().flatten().filter(|id| seen.insert(*id)).collect())
+            }
+            _ => self.fresh_ids(schema, x.data()),
+        };
+        if let Schema::Struct(id) = schema {
+            self.copy_schema(id);
+        }
+        self.visit_reached(schema, top)?;
+        self.run_queue()
+    }
+
+    /// Visits `reached` as `schema`: a whole allocation that keeps its ids
+    /// column by column, anything else as pairs.
+    fn visit_reached(&mut self, schema: Schema, reached: Reached) -> Result<()> {
+        match (schema, reached) {
+            (Schema::Struct(schema_id), Reached::Run { allocation, len }) if !self.renew_all => {
+                self.copy_schema(schema_id);
+                self.visit_run(schema_id, allocation, len)
+            }
+            (schema, reached) => {
+                let items = self.pairs(reached.into_ids());
+                self.visit(schema, items)
+            }
+        }
+    }
+
+    fn run_queue(&mut self) -> Result<()> {
+        while let Some((schema, reached)) = self.queue.pop_front() {
+            self.visit_reached(schema, reached)?;
+        }
+        Ok(())
     }
 
     /// Walks from the items of `x` (read as `schema`), copying the item at
@@ -225,7 +440,8 @@ impl<'a> Walk<'a> {
     /// where `x` repeats an item). The items keep their ids where the walk
     /// reaches them again.
     fn run_per_position(&mut self, x: &DataSlice, schema: Schema, to: &[Option<ItemId>]) -> Result<()> {
-        let top = ids_of(x).into_iter().zip(to).filter_map(|(f, t)| Some((f?, (*t)?))).collect();
+        let from = if schema == Schema::Schema { struct_schemas_of(x) } else { ids_of(x) };
+        let top = from.into_iter().zip(to).filter_map(|(f, t)| Some((f?, (*t)?))).collect();
         self.run_from(schema, top)
     }
 
@@ -234,12 +450,41 @@ impl<'a> Walk<'a> {
             self.copy_schema(id);
         }
         self.visit(schema, top)?;
-        while let Some((schema, ids)) = self.queue.pop_front() {
-            let items = self.pairs(ids);
-            self.visit(schema, items)?;
-        }
-        Ok(())
+        self.run_queue()
     }
+}
+
+/// The attributes of struct schema `schema_id` that hold data (not the
+/// bookkeeping ones).
+fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
+    src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect()
+}
+
+/// The ids of the struct schemas among `x`'s items, per position.
+fn struct_schemas_of(x: &DataSlice) -> Vec<Option<ItemId>> {
+    (0..x.size())
+        .map(|i| match x.get(i) {
+            Some(ScalarRef::Schema(Schema::Struct(id))) => Some(id),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `to` without the positions in `unset` (what no layer of the source
+/// sets stays unset in the copy); `None` when nothing is left to write.
+fn only_set<'t>(to: &'t [Option<ItemId>], unset: &[usize]) -> Option<std::borrow::Cow<'t, [Option<ItemId>]>> {
+    if unset.is_empty() {
+        return (!to.is_empty()).then_some(std::borrow::Cow::Borrowed(to));
+    }
+    let present = to.iter().filter(|id| id.is_some()).count();
+    if unset.len() >= present {
+        return None;
+    }
+    let mut kept = to.to_vec();
+    for &i in unset {
+        kept[i] = None;
+    }
+    Some(std::borrow::Cow::Owned(kept))
 }
 
 /// The dict of each entry: `dicts[i]` repeated for the entries of row `i`.
@@ -271,6 +516,16 @@ pub fn extract(x: &DataSlice, schema: Option<&DataSlice>) -> Result<DataSlice> {
     let mut walk = Walk::new(&src, Depth::All, false);
     walk.run(x, as_schema)?;
     Ok(x.with_schema(as_schema).unwrap_or_else(|_| x.clone()).with_bag(Some(walk.out)))
+}
+
+/// What `kd.extract(x)` copies, as a new bag: the data reachable from `x`
+/// through its schema (what a value brings along when written, see
+/// `model::adopted_bags`).
+pub fn reachable_bag(x: &DataSlice) -> Result<DataBag> {
+    let src = x.bag().expect("a value that refers to data has a bag");
+    let mut walk = Walk::new(src, Depth::All, false);
+    walk.run(x, x.schema())?;
+    Ok(walk.out)
 }
 
 /// The ids of the clones of `x`, one per present position: `itemid=` when
@@ -317,8 +572,15 @@ fn fresh_like(old: &[Option<ItemId>]) -> Vec<Option<ItemId>> {
 fn clone_with(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, schema: Option<&DataSlice>, depth: Depth) -> Result<DataSlice> {
     let src = source_bag(op, x, schema, "clone")?;
     let as_schema = walk_schema(op, x, schema)?;
-    let ids = clone_ids(op, x, itemid)?;
     let mut walk = Walk::new(&src, depth, false);
+    if as_schema == Schema::Schema {
+        // Schemas clone as new schemas with the same attributes.
+        let ids = fresh_like(&struct_schemas_of(x));
+        walk.run_per_position(x, as_schema, &ids)?;
+        let data = schemas_data(ids.iter().map(|id| id.map(Schema::Struct)).collect());
+        return Ok(DataSlice::new(x.shape().clone(), data, as_schema)?.with_bag(Some(walk.out)));
+    }
+    let ids = clone_ids(op, x, itemid)?;
     walk.run_per_position(x, as_schema, &ids)?;
     Ok(DataSlice::new(x.shape().clone(), ids_data(&ids), as_schema)?.with_bag(Some(walk.out)))
 }

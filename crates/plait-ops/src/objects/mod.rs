@@ -14,6 +14,7 @@ pub mod containers;
 pub mod create;
 pub mod dicts;
 pub mod graph;
+mod id_set;
 pub mod lists;
 pub mod model;
 pub mod schemas;

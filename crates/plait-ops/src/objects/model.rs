@@ -375,35 +375,57 @@ fn fit_value(
 /// the inputs' bags (snapshots that must agree: Koda's "cannot merge
 /// DataBags" error where they do not; see `plait_core::bag::layering`).
 pub fn new_bag_over(op: &str, inputs: &[&DataSlice]) -> Result<DataBag> {
-    Ok(DataBag::with_fallbacks(DataBag::merged_inputs(op, data_bags(inputs))?))
+    Ok(DataBag::with_fallbacks(DataBag::merged_inputs(op, &adopted_bags(inputs)?)?))
 }
 
-/// The bags of `values` that can hold data the values refer to: those of
-/// entities, objects and schemas. The bag of a primitive value holds nothing
-/// it refers to, and Koda leaves it out of merges.
-pub fn data_bags<'a>(values: &'a [&'a DataSlice]) -> impl Iterator<Item = &'a DataBag> + 'a {
-    values.iter().filter(|v| !v.schema().is_primitive() || v.schema() == Schema::Schema).filter_map(|v| v.bag())
+/// Whether values of `x`'s schema refer to data in a bag: entities, objects
+/// and schemas do; primitives do not, and Koda leaves their bags out of
+/// merges.
+fn refers_to_data(x: &DataSlice) -> bool {
+    x.bag().is_some() && (!x.schema().is_primitive() || x.schema() == Schema::Schema)
+}
+
+/// What Koda brings along with `values` written into a new bag, or merged
+/// with other inputs (`kd.new`, `with_attrs`, `kd.slice` of items from
+/// different bags, ...): for each value that refers to data, the data
+/// reachable from it, as `kd.extract` finds it (a new bag each, in order).
+/// What else the values' bags hold stays behind.
+pub fn adopted_bags(values: &[&DataSlice]) -> Result<Vec<DataBag>> {
+    values.iter().filter(|v| refers_to_data(v)).map(|v| super::graph::reachable_bag(v)).collect()
 }
 
 /// The bag an update operator returns (`kd.dict_update`,
-/// `kd.list_append_update`): `update`, which wins, over the merge of the
-/// bags of the `values` written.
+/// `kd.list_append_update`): `update`, which wins, over the merge of what
+/// the `values` written bring along.
 pub fn update_with_values(op: &str, update: DataBag, values: &[&DataSlice]) -> Result<DataBag> {
     let mut layers = vec![update];
-    layers.extend(DataBag::merged_inputs(op, data_bags(values))?);
+    layers.extend(DataBag::merged_inputs(op, &adopted_bags(values)?)?);
     Ok(DataBag::combined(&layers).expect("one layer at least"))
 }
 
-/// Copies the bags of the `values` just written into mutable `bag` (`x.a =
-/// v`, `d[k] = v`, `append`), as Koda does after the write: one that
-/// disagrees with what `bag` holds is Koda's merge conflict.
+/// Copies what the `values` written into mutable `bag` bring along (`x.a =
+/// v`, `d[k] = v`, `append`) into it, as Koda does: data that disagrees
+/// with what `bag` holds is Koda's merge conflict. Values of `bag` itself
+/// bring nothing: their data is there already.
 pub fn adopt_value_bags(op: &str, bag: &DataBag, values: &[&DataSlice]) -> Result<()> {
-    for other in data_bags(values) {
-        if other != bag {
-            bag.merge_from(op, other, plait_core::bag::OnConflict::Raise)?;
-        }
+    let others: Vec<&DataSlice> = values.iter().copied().filter(|v| v.bag() != Some(bag)).collect();
+    adopted_bags(&others)?.iter().try_for_each(|other| bag.merge_from(op, other, plait_core::bag::OnConflict::Raise))
+}
+
+/// One bag for a result built from `inputs` (`kd.slice`, `kd.stack`,
+/// `kd.concat` of items from several bags): none, the one bag they share
+/// as is (nothing to merge: still read through, as in Koda), or a bag
+/// reading the merge of what each input brings along.
+pub fn merged_bag_of(op: &str, inputs: &[&DataSlice]) -> Result<Option<DataBag>> {
+    let mut bags = DataBag::distinct(inputs.iter().filter_map(|x| x.bag()));
+    if bags.len() <= 1 {
+        return Ok(bags.pop());
     }
-    Ok(())
+    let adopted = adopted_bags(inputs)?;
+    if adopted.is_empty() {
+        return DataBag::merge_of(op, &bags);
+    }
+    DataBag::merge_of(op, &adopted)
 }
 
 /// What the update layer of `with_attrs`, `with_dict_update` and list
@@ -411,7 +433,7 @@ pub fn adopt_value_bags(op: &str, bag: &DataBag, values: &[&DataSlice]) -> Resul
 /// (entities keep their attributes; snapshots that must agree), then `x`'s
 /// bag (read through), which the update and the values win over.
 pub fn below_update(op: &str, x: &DataBag, values: &[&DataSlice]) -> Result<Vec<DataBag>> {
-    let mut layers = DataBag::merged_inputs(op, data_bags(values))?;
+    let mut layers = DataBag::merged_inputs(op, &adopted_bags(values)?)?;
     layers.push(x.clone());
     Ok(DataBag::distinct(&layers))
 }

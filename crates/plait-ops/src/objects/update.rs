@@ -9,7 +9,7 @@ use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{Ids, Target, adopt_value_bags, attr_schema, bag_of, data_bags, ids_of, schemas_data, write_attrs};
+use super::model::{Ids, Target, adopt_value_bags, adopted_bags, attr_schema, bag_of, ids_of, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -77,7 +77,7 @@ fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSl
     // In Koda's order: the schemas in x's bag against the values' bags, then
     // the values' bags against one another, then the values against the
     // attributes' schemas.
-    let snapshots: Vec<DataBag> = DataBag::distinct(data_bags(&values)).iter().map(DataBag::snapshot).collect();
+    let snapshots = adopted_bags(&values)?;
     DataBag::check_value_schemas(op, old, &snapshots, schemas, &names)?;
     let value_bags = DataBag::merged_inputs(op, &snapshots)?;
     let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(old))));
@@ -147,7 +147,8 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
     let ids = Ids::of(x);
     let target = target_of(OP, x, &ids, bag)?;
     write_attrs(OP, bag, &ids, &target, &attrs, overwrite_schema, false)?;
-    // The values' bags are merged in after the write, as in Koda: one that
+    // What the values bring along is read after the write (a value reading
+    // through this bag sees it) and merged in, as in Koda: data that
     // disagrees with what was just written is a conflict.
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     adopt_value_bags(OP, bag, &values)
