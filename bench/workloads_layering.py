@@ -4,7 +4,8 @@ updates (layers that do not hold the attribute, and layers that each update
 a tenth of the entities), and kd.new over inputs whose bags must be checked
 for conflicts (related bags sharing layers, unrelated bags); single writes
 into mutable bags of 1M objects (issue "Hostile inputs": writes must not
-copy the column)."""
+copy the column); and what values bring along into a new bag (Koda's
+adopt: an extraction of what they reach)."""
 
 
 def workloads(scale, pkd, kkd):
@@ -32,10 +33,12 @@ def workloads(scale, pkd, kkd):
         picks = [(i * 7919) % max(n, 1) for i in range(100)]
         big_list = kd.list(list(range(n))).fork_bag()
         one_by_one = [kd.obj(a=i, s=f"t{i}") for i in range(n_objs)]
+        frozen_objs = kd.obj(a=kd.slice(list(range(n))), s=texts)
+        nested = kd.new(r=x, s=texts)
         state[name] = {"x": x, "ys": ys, "texts": texts, "over": over, "patched": patched, "other": other,
                        "x_b": x.with_attrs(b=ys), "objs": objs, "ents": ents,
                        "obj_items": [objs.S[i] for i in picks], "ent_items": [ents.S[i] for i in picks],
-                       "big_list": big_list, "one_by_one": one_by_one}
+                       "big_list": big_list, "one_by_one": one_by_one, "frozen_objs": frozen_objs, "nested": nested}
 
     def append_each(lst):
         for k in range(100):
@@ -64,3 +67,8 @@ def workloads(scale, pkd, kkd):
     yield ".a of 1M entities after those writes", both(lambda kd, s: s["ents"].a), None
     yield "100 single appends to a 1M-item list", both(lambda kd, s: append_each(s["big_list"])), None
     yield f"kd.slice of {n_objs:,} objects made one by one", both(lambda kd, s: kd.slice(s["one_by_one"]).s), None
+    # Values bring along what they reach (an extraction, as Koda's adopt).
+    yield f"kd.extract of {n:,} entities", both(lambda kd, s: kd.extract(s["x"])), None
+    yield f"kd.extract of {n:,} entities with a nested entity", both(lambda kd, s: kd.extract(s["nested"])), None
+    yield f"x.with_attrs(q=other) ({n:,} entity values)", both(lambda kd, s: s["x"].with_attrs(q=s["other"])), None
+    yield f"kd.new(p=objs) ({n:,} objects, int and text)", both(lambda kd, s: kd.new(p=s["frozen_objs"])), None

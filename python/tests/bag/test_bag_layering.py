@@ -219,3 +219,104 @@ def test_many_bags_merge_into_one_layer_and_still_check_conflicts():
     x = kd.obj(a=1)
     with pytest.raises(ValueError, match=conflict("a", 1, 5)):
         kd.slice(items[:20] + [x, x.with_attrs(a=5)])
+
+
+# --- values bring along only what is reachable from them (Koda's adopt)
+
+def unreachable_conflict():
+    """`u` with a=1, and `w` whose bag also holds u.a=2, u.c=3, which `w`
+    does not reach."""
+    u = kd.obj(a=1)
+    w = kd.obj(z=1).enriched(kd.attrs(u, a=2, c=3))
+    return u, w
+
+
+@pytest.mark.parametrize("build", [
+    lambda u, w: kd.slice([u, w]).S[0],
+    lambda u, w: kd.stack(u, w).S[0],
+    lambda u, w: kd.concat(kd.slice([u]), kd.slice([w])).S[0],
+    lambda u, w: kd.zip(u, w).S[0],
+    lambda u, w: kd.new(p=u, q=w).p,
+    lambda u, w: kd.obj(p=u, q=w).p,
+    lambda u, w: kd.uu(p=u, q=w).p,
+    lambda u, w: kd.list([u, w])[0],
+    lambda u, w: kd.dict({"x": u, "y": w})["x"],
+    lambda u, w: kd.implode(kd.slice([u, w]))[0],
+    lambda u, w: u.with_attrs(q=w),
+    lambda u, w: kd.obj(z=u).with_attrs(q=w).z,
+    lambda u, w: u.updated(kd.attrs(u, q=w)),
+    lambda u, w: kd.obj(d=kd.dict({"x": u})).d.with_dict_update("y", w)["x"],
+    lambda u, w: kd.list([u]).with_list_append_update(w)[0],
+])
+def test_values_bring_along_only_what_they_reach(build):
+    u, w = unreachable_conflict()
+    # No conflict with u.a=1, and u.c stays behind.
+    result = build(u, w)
+    assert result.a.to_py() == 1
+    assert result.maybe("c").to_py() is None
+
+
+@pytest.mark.parametrize("build", [
+    lambda u, w: u.updated(w.get_bag()),
+    lambda u, w: u.enriched(w.get_bag()),
+    lambda u, w: kd.select(kd.slice([u, u]).enriched(w.get_bag()), kd.present).S[0],
+    lambda u, w: kd.coalesce(u, w),
+])
+def test_bags_given_whole_are_read_whole(build):
+    u, w = unreachable_conflict()
+    assert build(u, w).c.to_py() == 3
+
+
+def test_an_assigned_value_brings_along_what_it_reaches_after_the_write():
+    x = kd.obj(a=1).fork_bag()
+    # The value reads through x's bag: it sees a=7 written in the same call.
+    x.set_attrs(a=7, q=x.with_attrs(b=2))
+    assert (x.a.to_py(), x.q.b.to_py(), x.q.a.to_py()) == (7, 2, 7)
+    y = kd.obj(a=1).fork_bag()
+    with pytest.raises(ValueError, match=conflict("a", "…", "…").replace("…", ".*")):
+        y.q = y.with_attrs(a=5)
+    v = kd.obj(a=1).fork_bag()
+    held = v.with_attrs(b=5)
+    v.a = 9
+    v.q = held
+    assert (v.a.to_py(), v.b.to_py()) == (9, 5)
+
+
+def test_an_item_reached_as_entity_and_as_object_keeps_its_object_schema():
+    v1 = kd.new(p=kd.obj(a=7, b=7))
+    v2 = v1.with_attrs(q=v1, p=v1.with_attrs(a=2))
+    v5 = kd.new(a=2, q=v2.with_attrs(a=2))
+    assert v5.q.p.a.to_py() == 2
+    assert v5.q.p.get_obj_schema().get_attr_names(intersection=True) == ["a", "p", "q"]
+
+
+def test_unset_attributes_stay_unset_in_what_a_value_brings():
+    s = kd.named_schema("S", a=kd.INT32)
+    e = kd.new(schema=s)
+    x = e.with_attrs(a=5)
+    assert kd.obj(p=x, q=e).p.a.to_py() == 5
+    assert kd.obj(p=e, q=x).q.a.to_py() == 5
+    assert x.with_attrs(z=e).a.to_py() == 5
+
+
+def test_schemas_as_values_are_extracted_and_cloned_with_their_attributes():
+    s = kd.schema.new_schema(x=kd.INT32, y=kd.named_schema("Q", z=kd.INT32))
+    assert kd.named_schema("P", x=kd.INT32).extract().get_attr_names(intersection=True) == ["x"]
+    assert s.extract().y.get_attr_names(intersection=True) == ["z"]
+    clone = s.clone()
+    assert clone != s
+    assert clone.get_attr_names(intersection=True) == ["x", "y"]
+    assert clone.y.get_attr_names(intersection=True) == ["z"]
+    assert s.shallow_clone().y.get_attr_names(intersection=True) == []
+    assert kd.new(p=s).p.y.get_attr_names(intersection=True) == ["z"]
+
+
+def test_extract_of_whole_allocations_shares_columns_and_checks_nothing_twice():
+    n = 10_000
+    x = kd.new(a=kd.range(n))
+    y = x.with_attrs(b=kd.range(n) * 2)
+    both = kd.new(p=x, q=y)
+    assert both.p.a.to_py() == list(range(n))
+    assert both.q.b.to_py()[-1] == 2 * (n - 1)
+    with pytest.raises(ValueError, match=conflict("a", ".*", ".*")):
+        kd.new(p=x, q=y.with_attrs(a=kd.range(n) + 1))

@@ -203,3 +203,14 @@ def test_python_functions_are_traced_on_every_call():
     assert kd.map(scale, kd.slice([1, 2])).to_py() == [2, 4]
     settings["k"] = 10
     assert kd.map(scale, kd.slice([1, 2])).to_py() == [10, 20]
+
+
+def test_a_functor_reading_a_mutable_bag_sees_its_changes():
+    # An immutable bag updated by a mutable one reads it live: the compiled
+    # functor must not be cached with the old variables.
+    f = kd.functor.expr_fn(kd.I.x + kd.V.y, y=1)
+    m = kd.attrs(f, y=2).fork()
+    g = f.updated(m)
+    assert g(x=1).to_py() == 3
+    f.with_bag(m).set_attr("y", 7)
+    assert (g.y.to_py(), g(x=1).to_py()) == (7, 8)

@@ -268,7 +268,7 @@ pub fn write_attrs(
         }
         match target {
             Target::Struct(schema_id) => {
-                let value = fit_value(op, write_bag, *schema_id, name, value, overwrite_schema, &set)?;
+                let value = fit_value(op, write_bag, *schema_id, name, value, overwrite_schema, &set, "original")?;
                 set(name, ids, value.data())?;
             }
             Target::PerItem(schema_ids) => {
@@ -290,7 +290,7 @@ pub fn write_attrs(
                     }
                     explicit.sort();
                     for schema_id in explicit {
-                        value = fit_value(op, write_bag, schema_id, name, &value, overwrite_schema, &set)?;
+                        value = fit_value(op, write_bag, schema_id, name, &value, overwrite_schema, &set, "Object")?;
                     }
                 }
                 // Objects made together: their implicit schemas are a whole
@@ -316,7 +316,10 @@ pub fn write_attrs(
 }
 
 /// Checks `value` against attribute `name` of explicit schema `schema_id`
-/// (adding the attribute when new), returning the value cast to it.
+/// (adding the attribute when new), returning the value cast to it. Koda's
+/// error calls that schema the `which` ("original" for entities, "Object"
+/// for objects).
+#[allow(clippy::too_many_arguments)]
 fn fit_value(
     op: &str,
     bag: &DataBag,
@@ -325,6 +328,7 @@ fn fit_value(
     value: &DataSlice,
     overwrite_schema: bool,
     set: &SetAttr<'_>,
+    which: &str,
 ) -> Result<DataSlice> {
     let existing = attr_schema(bag, schema_id, name);
     let implicit = schema_id.kind() == ItemKind::ImplicitSchema;
@@ -360,7 +364,7 @@ fn fit_value(
                 format!(
                     "the schema for attribute '{name}' is incompatible.\n\n\
                      Expected schema for '{name}': {}\nAssigned schema for '{name}': {}\n\n\
-                     To fix this, explicitly override schema of '{name}' in the original schema by passing overwrite_schema=True.",
+                     To fix this, explicitly override schema of '{name}' in the {which} schema by passing overwrite_schema=True.",
                     schema_text(expected, Some(bag)),
                     schema_text(value.schema(), value.bag().or(Some(bag)))
                 ),
