@@ -171,13 +171,13 @@ const MAX_TEXT_CHARS: usize = 256;
 /// object, list or dict (`Obj(...)`, `List[...]`, `Dict{...}`).
 pub enum Node {
     Leaf(String),
-    Group { open: String, close: &'static str, children: Vec<Node>, one_line: String },
+    Group { open: String, close: String, children: Vec<Node>, one_line: String },
 }
 
 impl Node {
     /// A group of `children` between `open` and `close`.
-    pub fn group(open: impl Into<String>, close: &'static str, children: Vec<Node>) -> Node {
-        let open = open.into();
+    pub fn group(open: impl Into<String>, close: impl Into<String>, children: Vec<Node>) -> Node {
+        let (open, close) = (open.into(), close.into());
         let inner = children.iter().map(Node::one_line).collect::<Vec<_>>().join(", ");
         let one_line = format!("{open}{inner}{close}");
         Node::Group { open, close, children, one_line }
@@ -207,6 +207,24 @@ impl Node {
             }
             other => out.push_str(other.one_line()),
         }
+    }
+
+    /// The node with `prefix` before it and `suffix` after it on its
+    /// first and last lines (`name=` before an attribute's value, `LIST[`
+    /// and `]` around an item schema); a group still wraps by its own
+    /// elements.
+    pub fn wrapped(self, prefix: &str, suffix: &str) -> Node {
+        match self {
+            Node::Leaf(text) => Node::Leaf(format!("{prefix}{text}{suffix}")),
+            Node::Group { open, close, children, .. } => Node::group(format!("{prefix}{open}"), format!("{close}{suffix}"), children),
+        }
+    }
+
+    /// The text, wrapped where groups are too long for one line.
+    pub fn rendered(&self) -> String {
+        let mut out = String::new();
+        self.render(0, &mut out);
+        out
     }
 
     /// A leaf's text through `f` (groups unchanged).

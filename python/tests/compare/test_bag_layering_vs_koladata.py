@@ -867,21 +867,7 @@ def extension_step(ours, theirs):
     return None
 
 
-# Programs where plait still differs from Koda, by cause (docs/bags.md,
-# "Known differences"). Each is an expected failure that must keep failing
-# (strict), so a fix shows up here and its seeds are removed.
-ERROR_CHOICE = (  # another of several errors, or Koda's multi-line schema text
-    571, 1168, 1719)
-KNOWN = {seed: "Koda reports another of several errors, or prints it differently" for seed in ERROR_CHOICE}
-
-
-def program_case(seed):
-    if seed in KNOWN:
-        return pytest.param(seed, marks=pytest.mark.xfail(reason=KNOWN[seed], strict=True))
-    return seed
-
-
-@pytest.mark.parametrize("seed", [program_case(seed) for seed in range(PROGRAMS)])
+@pytest.mark.parametrize("seed", range(PROGRAMS))
 def test_bag_layering_program(koda, seed):
     program = make_program(seed)
     ours, theirs = run(kd, program), run(koda, program)

@@ -62,6 +62,21 @@ struct BagInner {
     /// long chains of updates stay O(1) amortized); by (attribute,
     /// allocation).
     merged_columns: std::sync::Mutex<HashMap<(Arc<str>, u64), SliceData>>,
+    /// For a bag made with the items of one operator (`kd.new`, `kd.obj`,
+    /// `kd.implode`, ...): those items, as slots 0..len of an allocation, and
+    /// their schema. Everything the bag reads is reachable from them, so a
+    /// value holding exactly them brings the bag along whole (see
+    /// [`DataBag::reachable_from`]).
+    made_for: std::sync::OnceLock<(Roots, crate::schema::Schema)>,
+}
+
+/// Items a bag was made for (see [`DataBag::set_made_for`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Roots {
+    /// Slots 0..len of an allocation, in order.
+    Allocation { allocation: u64, len: usize },
+    /// One struct schema (a schema item).
+    Schema(ItemId),
 }
 
 impl Drop for BagInner {
@@ -98,6 +113,7 @@ impl DataBag {
             fallbacks,
             frozen,
             merged_columns: Default::default(),
+            made_for: Default::default(),
         }))
     }
 
@@ -183,6 +199,22 @@ impl DataBag {
 
     pub fn is_mutable(&self) -> bool {
         self.0.mutable
+    }
+
+    /// Records that everything this frozen bag reads is reachable from the
+    /// items `roots` read as `schema` (the items an operator made in it,
+    /// over what their values brought along). Ignored for a bag that can
+    /// change, and once set.
+    pub fn set_made_for(&self, roots: Roots, schema: crate::schema::Schema) {
+        if self.0.frozen {
+            let _ = self.0.made_for.set((roots, schema));
+        }
+    }
+
+    /// Whether everything this bag reads is reachable from the items
+    /// `roots` read as `schema` (see [`DataBag::set_made_for`]).
+    pub fn reachable_from(&self, roots: Roots, schema: crate::schema::Schema) -> bool {
+        self.0.made_for.get() == Some(&(roots, schema))
     }
 
     /// Whether neither this bag nor any bag it reads through can change:

@@ -2,8 +2,6 @@
 //! (`Obj(x=1)`), lists (`List[1, 2]`), dicts (`Dict{'a'=1}`) and struct schemas (`ENTITY(x=INT32)`, `IMPLICIT_ENTITY(..)`,
 //! `Point(x=INT32)`).
 
-use std::fmt::Write;
-
 use super::{DataBag, SCHEMA_ATTR, Stored};
 use crate::column::ScalarRef;
 use crate::itemid::{ItemId, ItemKind};
@@ -26,8 +24,8 @@ pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
 const MAX_DEPTH: usize = 5;
 
 /// Koda's text where `schemas` have no common schema: two different struct
-/// schemas (the first two), or else the common schema of the others and the
-/// struct schema.
+/// schemas (the first and the last, as Koda names them), or else the common
+/// schema of the others and the struct schema.
 pub fn no_common_schema_among(schemas: &[Schema], bag: Option<&DataBag>) -> String {
     let mut structs: Vec<Schema> = Vec::new();
     for s in schemas.iter().filter(|s| s.is_struct()) {
@@ -35,8 +33,8 @@ pub fn no_common_schema_among(schemas: &[Schema], bag: Option<&DataBag>) -> Stri
             structs.push(*s);
         }
     }
-    if let [first, second, ..] = structs[..] {
-        return no_common_schema(first, second, bag);
+    if let [first, .., last] = structs[..] {
+        return no_common_schema(first, last, bag);
     }
     let others = schemas.iter().filter(|s| !s.is_struct()).try_fold(Schema::None, |acc, s| Schema::common(acc, *s));
     no_common_schema(others.unwrap_or(Schema::Object), structs.first().copied().unwrap_or(Schema::Object), bag)
@@ -52,53 +50,45 @@ pub fn no_common_schema(common: Schema, conflicting: Schema, bag: Option<&DataBa
     )
 }
 
-/// A schema as Koda prints it, looking struct schemas up in `bag`.
+/// A schema as Koda prints it, looking struct schemas up in `bag` (a
+/// struct schema whose attributes do not fit on one line gets one per line).
 pub fn schema_text(schema: Schema, bag: Option<&DataBag>) -> String {
-    let mut out = String::new();
-    write_schema(&mut out, schema, bag, 0);
-    out
+    schema_node(schema, bag, 0).rendered()
 }
 
-fn write_schema(out: &mut String, schema: Schema, bag: Option<&DataBag>, depth: usize) {
+/// A schema as a printable node: `ENTITY(a=INT32, ...)` (or its name, or
+/// `IMPLICIT_ENTITY`) is a group of its attributes; `LIST[...]` and
+/// `DICT{..., ...}` wrap the nodes of their item schemas.
+fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize) -> Node {
     let (Schema::Struct(id), Some(bag)) = (schema, bag) else {
-        write!(out, "{schema}").unwrap();
-        return;
+        return Node::Leaf(schema.to_string());
     };
     if depth >= MAX_DEPTH {
-        out.push_str(&id.short());
-        return;
+        return Node::Leaf(id.short());
     }
     if let Some(items) = bag.get_one(LIST_ITEMS_ATTR, id).and_then(|v| v.schema()) {
-        out.push_str("LIST[");
-        write_schema(out, items, Some(bag), depth + 1);
-        out.push(']');
-        return;
+        return schema_node(items, Some(bag), depth + 1).wrapped("LIST[", "]");
     }
     if let Some(keys) = bag.get_one(DICT_KEYS_ATTR, id).and_then(|v| v.schema()) {
-        out.push_str("DICT{");
-        write_schema(out, keys, Some(bag), depth + 1);
-        out.push_str(", ");
-        write_schema(out, held_schema(bag, id, DICT_VALUES_ATTR), Some(bag), depth + 1);
-        out.push('}');
-        return;
+        let keys = schema_node(keys, Some(bag), depth + 1);
+        let prefix = format!("DICT{{{}, ", keys.one_line());
+        return schema_node(held_schema(bag, id, DICT_VALUES_ATTR), Some(bag), depth + 1).wrapped(&prefix, "}");
     }
-    match bag.get_one(SCHEMA_NAME_ATTR, id) {
-        Some(Stored::String(name)) => out.push_str(&name),
-        _ if id.kind() == ItemKind::ImplicitSchema => out.push_str("IMPLICIT_ENTITY"),
-        _ => out.push_str("ENTITY"),
-    }
-    out.push('(');
-    for (k, name) in bag.attr_names(id).iter().filter(|n| n.as_str() != SCHEMA_NAME_ATTR).enumerate() {
-        if k > 0 {
-            out.push_str(", ");
-        }
-        write!(out, "{name}=").unwrap();
-        match bag.get_one(name, id).and_then(|v| v.schema()) {
-            Some(s) => write_schema(out, s, Some(bag), depth + 1),
-            None => out.push_str("None"),
-        }
-    }
-    out.push(')');
+    let open = match bag.get_one(SCHEMA_NAME_ATTR, id) {
+        Some(Stored::String(name)) => format!("{name}("),
+        _ if id.kind() == ItemKind::ImplicitSchema => "IMPLICIT_ENTITY(".to_string(),
+        _ => "ENTITY(".to_string(),
+    };
+    let children = bag
+        .attr_names(id)
+        .iter()
+        .filter(|n| n.as_str() != SCHEMA_NAME_ATTR)
+        .map(|name| match bag.get_one(name, id).and_then(|v| v.schema()) {
+            Some(s) => schema_node(s, Some(bag), depth + 1).wrapped(&format!("{name}="), ""),
+            None => Node::Leaf(format!("{name}=None")),
+        })
+        .collect();
+    Node::group(open, ")", children)
 }
 
 /// One item of a slice with `schema` whose bag is `bag`, as a printable
@@ -111,11 +101,7 @@ pub fn item_node(item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataB
 fn value_node(item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataBag>, quote: bool, depth: usize) -> Node {
     match (item, bag) {
         (Some(ScalarRef::ItemId(id)), Some(bag)) if schema != Schema::ItemId => entity_node(id, schema, bag, depth),
-        (Some(ScalarRef::Schema(s)), Some(_)) => {
-            let mut out = String::new();
-            write_schema(&mut out, s, bag, depth);
-            Node::Leaf(out)
-        }
+        (Some(ScalarRef::Schema(s)), Some(_)) => schema_node(s, bag, depth),
         _ => {
             let mut out = String::new();
             write_item(&mut out, item, schema, quote);
@@ -210,10 +196,7 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node 
 fn attribute_node(name: &str, id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) -> Node {
     let attr_schema = held_schema(bag, schema_id, name);
     let value = bag.get_one(name, id);
-    match value_node(value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1) {
-        Node::Leaf(text) => Node::Leaf(format!("{name}={text}")),
-        Node::Group { open, close, children, .. } => Node::group(format!("{name}={open}"), close, children),
-    }
+    value_node(value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1).wrapped(&format!("{name}="), "")
 }
 
 /// Attributes of a functor that its header shows instead.

@@ -7,7 +7,7 @@ use plait_core::broadcast::{common_shape, expand_to_shape};
 use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
-use super::model::{Ids, Target, fresh_ids, ids_data, ids_of, implicit_schemas_of, new_bag_over, schemas_data, write_attrs};
+use super::model::{Ids, Target, bag_made_for, fresh_ids, ids_data, ids_of, implicit_schemas_of, made_for, new_bag_over, schemas_data, write_attrs};
 use crate::registry::Registry;
 
 const NEW: &str = "kd.entities.new";
@@ -85,7 +85,7 @@ pub fn new(
             e
         }
     })?;
-    Ok(DataSlice::new(shape, ids_column, Schema::Struct(schema_id))?.with_bag(Some(bag)))
+    Ok(made_for(DataSlice::new(shape, ids_column, Schema::Struct(schema_id))?.with_bag(Some(bag))))
 }
 
 fn string_column(s: &str) -> plait_core::Column {
@@ -131,7 +131,7 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
         }
     };
     write_attrs(OBJ, &bag, &ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
-    Ok(DataSlice::new(shape, ids_column, Schema::Object)?.with_bag(Some(bag)))
+    Ok(made_for(DataSlice::new(shape, ids_column, Schema::Object)?.with_bag(Some(bag))))
 }
 
 /// `x` with its bag, or with a new empty bag: `kd.new(x)` / `kd.obj(x)`
@@ -158,7 +158,11 @@ pub fn to_object(op: &str, x: &DataSlice) -> Result<DataSlice> {
             let ids = ids_of(x);
             let schemas = schemas_data(ids.iter().map(|id| id.map(|_| Schema::Struct(schema_id))).collect());
             bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
-            Ok(x.with_schema(Schema::Object)?.with_bag(Some(bag)))
+            // Everything the bag reads is reachable from x's items only
+            // when x brought its bag along whole.
+            let whole = bag_made_for(x);
+            let result = x.with_schema(Schema::Object)?.with_bag(Some(bag));
+            Ok(if whole { made_for(result) } else { result })
         }
         Schema::ItemId => Err(Error::value(op, "ITEMID DataSlices cannot be converted to objects; use with_schema")),
         _ => plait_core::cast::cast_to(op, x, Schema::Object),

@@ -14,7 +14,7 @@ use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
-use super::model::{adopt_value_bags, attr_schema, ids_for, ids_of, new_bag_over, update_with_values, updated_over, whole_allocation};
+use super::model::{adopt_value_bags, attr_schema, ids_for, ids_of, made_for, new_bag_over, update_with_values, updated_over, whole_allocation};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -49,7 +49,7 @@ pub fn dict_schema(key: &DataSlice, value: &DataSlice) -> Result<DataSlice> {
     check_key_schema(op, key_schema)?;
     let bag = new_bag_over(op, &[key, value])?;
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
-    Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
+    Ok(made_for(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag))))
 }
 
 /// The key and value schemas of the dicts in `x`; `None` when `x` does not
@@ -140,7 +140,7 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
         let edge = keys.shape().edges().last().expect("key rows have rank >= 1").clone();
         bag.fill(|w| w.set_dicts(&ids, &edge, keys.data(), values.data()));
     }
-    Ok(dicts.with_bag(Some(bag)))
+    Ok(made_for(dicts.with_bag(Some(bag))))
 }
 
 /// `kd.dict(keys, values)`: one dict per row of the last dimension of

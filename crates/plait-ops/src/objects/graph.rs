@@ -45,7 +45,7 @@ struct Walk<'a> {
     /// reached as an entity and again as an object (its `__schema__`) is
     /// visited as both.
     seen: HashMap<Schema, IdSet>,
-    seen_schemas: HashSet<ItemId>,
+    seen_schemas: IdSet,
     queue: VecDeque<(Schema, Reached)>,
 }
 
@@ -85,7 +85,7 @@ impl<'a> Walk<'a> {
             renew_all,
             remap: HashMap::new(),
             seen: HashMap::new(),
-            seen_schemas: HashSet::new(),
+            seen_schemas: IdSet::default(),
             queue: VecDeque::new(),
         }
     }

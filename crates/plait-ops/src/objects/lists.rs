@@ -15,7 +15,9 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
-use super::model::{adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, new_bag_over, update_with_values, updated_over, whole_allocation};
+use super::model::{
+    adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, made_for, new_bag_over, update_with_values, updated_over, whole_allocation,
+};
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
@@ -40,7 +42,7 @@ pub fn list_schema(item: &DataSlice) -> Result<DataSlice> {
     let item_schema = schema_item(op, item)?;
     let bag = new_bag_over(op, &[item])?;
     let schema = fill_list_schema(&bag, item_schema);
-    Ok(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag)))
+    Ok(made_for(DataSlice::item(Some(ScalarRef::Schema(schema)), Schema::Schema)?.with_bag(Some(bag))))
 }
 
 /// The item schema of the lists in `x`; `None` when `x` does not hold lists.
@@ -79,7 +81,7 @@ pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<D
         let schema = fill_list_schema(&bag, current.schema());
         current = DataSlice::new(outer, column, schema)?;
     }
-    Ok(current.with_bag(Some(bag)))
+    Ok(made_for(current.with_bag(Some(bag))))
 }
 
 /// One more dimension: the items of each list.

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use arrow_buffer::NullBuffer;
+use plait_core::bag::Roots;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::schema_text;
 use plait_core::cast::cast_to;
@@ -395,7 +396,47 @@ fn refers_to_data(x: &DataSlice) -> bool {
 /// reachable from it, as `kd.extract` finds it (a new bag each, in order).
 /// What else the values' bags hold stays behind.
 pub fn adopted_bags(values: &[&DataSlice]) -> Result<Vec<DataBag>> {
-    values.iter().filter(|v| refers_to_data(v)).map(|v| super::graph::reachable_bag(v)).collect()
+    values.iter().filter(|v| refers_to_data(v)).map(|v| adopted_bag(v)).collect()
+}
+
+/// What `x` brings along (see [`adopted_bags`]): its bag as it is when that
+/// bag was made for exactly `x`'s items (see [`made_for`]), else what
+/// `kd.extract` copies. Building nested data level by level (`kd.from_py`,
+/// `kd.implode` of lists just made) stays linear.
+fn adopted_bag(x: &DataSlice) -> Result<DataBag> {
+    let bag = x.bag().expect("a value that refers to data has a bag");
+    if roots_of(x).is_some_and(|roots| bag.reachable_from(roots, x.schema())) {
+        return Ok(bag.clone());
+    }
+    super::graph::reachable_bag(x)
+}
+
+/// `x`'s items as [`Roots`]: one whole allocation in order, or one struct
+/// schema item.
+fn roots_of(x: &DataSlice) -> Option<Roots> {
+    if let Some((allocation, len)) = whole_allocation(x.data()) {
+        return Some(Roots::Allocation { allocation, len });
+    }
+    match (x.is_item(), x.get(0)) {
+        (true, Some(plait_core::ScalarRef::Schema(Schema::Struct(id)))) => Some(Roots::Schema(id)),
+        _ => None,
+    }
+}
+
+/// Whether everything `x`'s bag reads is reachable from `x`'s items.
+pub fn bag_made_for(x: &DataSlice) -> bool {
+    matches!((x.bag(), roots_of(x)), (Some(bag), Some(roots)) if bag.reachable_from(roots, x.schema()))
+}
+
+/// `result`, made by an operator in a new bag over what its inputs brought
+/// along: its bag records that everything in it is reachable from the
+/// result's items (when they are one whole allocation), so passing the
+/// result on copies nothing.
+pub fn made_for(result: DataSlice) -> DataSlice {
+    if let (Some(bag), Some(roots)) = (result.bag(), roots_of(&result)) {
+        bag.set_made_for(roots, result.schema());
+    }
+    result
 }
 
 /// The bag an update operator returns (`kd.dict_update`,

@@ -7,7 +7,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef,
 
 use super::access::object_schemas;
 use super::create::named_schema_id;
-use super::model::{ids_of, new_bag_over, schemas_data};
+use super::model::{ids_of, made_for, new_bag_over, schemas_data};
 use crate::registry::Registry;
 
 /// A schema item `schema_id` whose attributes are `fields` (schema items).
@@ -28,7 +28,7 @@ pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>
         b.push(Some(ScalarRef::String(name)));
         bag.fill(|w| w.set_attr(SCHEMA_NAME_ATTR, &[Some(schema_id)], &b.finish()));
     }
-    Ok(DataSlice::item(Some(ScalarRef::Schema(Schema::Struct(schema_id))), Schema::Schema)?.with_bag(Some(bag)))
+    Ok(made_for(DataSlice::item(Some(ScalarRef::Schema(Schema::Struct(schema_id))), Schema::Schema)?.with_bag(Some(bag))))
 }
 
 /// `kd.get_obj_schema(x)`: each item's own schema (`__schema__` for objects,
