@@ -63,12 +63,30 @@ struct PythonOwner {
     _buffer: std::panic::AssertUnwindSafe<Py<PyAny>>,
 }
 
+/// Whether the memory of pyarrow Buffer `buf` can be written. pyarrow marks
+/// a slice of a buffer immutable even when its parent is writable (a sliced
+/// or cast array shares its parent's validity bitmap that way), so the
+/// parents are asked too.
+fn writable(buf: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let mut buf = buf.clone();
+    loop {
+        if buf.getattr("is_mutable")?.extract::<bool>()? {
+            return Ok(true);
+        }
+        let parent = buf.getattr("parent")?;
+        if parent.is_none() {
+            return Ok(false);
+        }
+        buf = parent;
+    }
+}
+
 /// A buffer with the memory of pyarrow Buffer `buf`: the memory itself
 /// when pyarrow marks it immutable, else a copy (see the module docs).
 fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<Buffer> {
     let address: usize = buf.getattr("address")?.extract()?;
     let size: usize = buf.getattr("size")?.extract()?;
-    let mutable: bool = buf.getattr("is_mutable")?.extract()?;
+    let mutable = writable(buf)?;
     if size > isize::MAX as usize || (address == 0 && size > 0) {
         return Err(value_error(FROM_ARROW, format!("an Arrow buffer of {size} bytes at address {address:#x}")));
     }

@@ -83,6 +83,11 @@ pub fn int_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<i64> {
         };
     }
     x.extract::<i64>().map_err(|_| {
+        if x.is_instance_of::<pyo3::types::PyInt>() {
+            let text = x.str().map(|s| s.to_string()).unwrap_or_default();
+            let text = if text.len() > 40 { format!("an integer of {} digits", text.len()) } else { text };
+            return value_error(op, format!("expected `{arg}` to fit in INT64, got {text}"));
+        }
         type_error(op, format!("expected `{arg}` to be an integer, got {}", x.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
     })
 }

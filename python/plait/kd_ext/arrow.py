@@ -254,8 +254,13 @@ def _offsets_and_values(array):
     """The int64 offsets of list array `array`, from 0, and the values they
     index (the offsets are Arrow's own buffer when they are already so)."""
     wide = pa.types.is_large_list(array.type)
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int64 if wide else np.int32)
+    buffer = array.buffers()[1]
+    offsets = np.frombuffer(buffer, dtype=np.int64 if wide else np.int32)
     offsets = offsets[array.offset:array.offset + len(array) + 1]
+    if _writable(buffer):
+        # Memory the user can still write is copied before it is checked.
+        offsets = offsets.copy()
+        offsets.flags.writeable = False
     # Offsets are checked before they index anything: one per list plus one,
     # non-decreasing, inside the values.
     if len(offsets) != len(array) + 1:
@@ -269,6 +274,16 @@ def _offsets_and_values(array):
     if start or not wide:
         offsets = offsets.astype(np.int64) - start
     return offsets, values
+
+
+def _writable(buffer):
+    """Whether pyarrow Buffer `buffer`'s memory can be written: pyarrow marks
+    a slice of a writable buffer immutable, so its parents are asked too."""
+    while buffer is not None:
+        if buffer.is_mutable:
+            return True
+        buffer = buffer.parent
+    return False
 
 
 def _flat_slice(array):

@@ -55,6 +55,11 @@ def assert_raises_isolated(body, kind, *words, timeout=120):
     ("result = kd.strings.printf('%99999999999d', 1)", "kd.strings.printf"),
     ("result = kd.strings.printf('%.99999999999f', 1.0)", "kd.strings.printf"),
     ("result = kd.strings.printf('%*d', 10**12, 5)", "kd.strings.printf"),
+    # Widths of 20 digits and more were read as no width at all (found by the fuzzer).
+    ("result = kd.strings.printf('%.18446744073709551616f', 1.0)", "kd.strings.printf"),
+    ("result = kd.strings.printf('%18446744073709551616d', 1)", "kd.strings.printf"),
+    ("result = kd.strings.format('{x:>18446744073709551616}', x=1)", "kd.strings.format"),
+    ("result = kd.strings.format('{x:.99999999999999999999f}', x=1.0)", "kd.strings.format"),
 ])
 def test_format_widths_past_the_maximum_raise(body, op):
     assert_raises_isolated(body, "ValueError", op, "maximum of 2147483647")
@@ -81,11 +86,33 @@ def test_large_but_possible_widths_and_precisions_format():
     ("result = kd.tile(kd.slice([1, 2]), kd.shapes.new(10**12))", "kd.slices.tile"),
     ("result = kd.expand_to_shape(kd.item(1), kd.shapes.new(10**12))", "kd.shapes.expand_to_shape"),
     ("result = kd.range(10**12)", "kd.slices.range"),
+    # Aborted the process (found by the fuzzer).
+    ("result = kd.uuids_with_allocation_size(seed='s', size=2**40)", "kd.ids.uuids_with_allocation_size"),
     ("result = kd.repeat(kd.slice([1, 2]), kd.slice([2**62, 2**62]))", "kd.slices.repeat"),
     ("result = kd.strings.replace(kd.item('a' * 10**6), '', 'b' * 10**6)", "kd.strings.replace"),
+    ("result = kd.strings.regex_replace_all(kd.item('a' * 10**6), '', 'b' * 10**6)", "kd.strings.regex_replace_all"),
+    ("result = kd.strings.regex_replace_all(kd.item('ab' * 10**5), '(a*)', '\\\\1' * 10**6)", "kd.strings.regex_replace_all"),
 ])
 def test_results_too_large_to_allocate_raise_before_allocating(body, op):
     assert_raises_isolated(body, "ValueError", op, "than this machine can allocate")
+
+
+def test_large_regex_replacements_that_fit_are_exact():
+    # Past 64 MiB the result is counted and reserved before it is written.
+    text = kd.slice(["ab" * 1000, None, "xyz"])
+    small = kd.strings.regex_replace_all(text, "(a|)", "<\\1>#").to_py()
+    large = kd.strings.regex_replace_all(text, "(a|)", "<\\1>" + "-" * 70_000).to_py()
+    assert len(large[0]) > 2**26
+    assert large == [t.replace("#", "-" * 70_000) if t is not None else None for t in small]
+    assert kd.strings.regex_replace_all(kd.item("ab"), "", "-").to_py() == "-a-b-"
+
+
+def test_int_arguments_past_int64_are_value_errors():
+    for big in (2**63, 2**64, -(2**63) - 1, 10**30):
+        with pytest.raises(ValueError, match="kd.shapes.new: expected `dimensions` to fit in INT64, got"):
+            kd.shapes.new(big)
+    with pytest.raises(ValueError, match="kd.shapes.reshape: expected `dimensions` to fit in INT64, got 1000000000000000000000000000000"):
+        kd.reshape(kd.slice([1, 2]), (10**30, 1))
 
 
 def test_shape_sizes_are_checked_arithmetic():
@@ -202,6 +229,22 @@ def test_100000_node_expressions_evaluate_save_and_drop():
     assert run_isolated(body, timeout=300) == ("OK", "'dropped'")
 
 
+def test_deep_uuid_of_20000_schemas_made_one_by_one():
+    # Each list_schema / dict_schema reads the previous one's bag: a walk
+    # over the chain looked through every bag for each schema (O(n²), hours
+    # for 20,000; found by the fuzzer). Walks now merge long chains first.
+    body = """
+        s = kd.INT32
+        for i in range(20_000):
+            s = kd.list_schema(s) if i % 2 else kd.dict_schema(kd.STRING, s)
+        u = kd.deep_uuid(s)
+        assert u == kd.deep_uuid(kd.loads(kd.dumps(s)))
+        result = u
+        """
+    kind, text = run_isolated(body, timeout=300)
+    assert kind == "OK" and text.startswith("DataItem(Schema:#"), (kind, text)
+
+
 def test_functor_recursing_forever_raises():
     body = """
         f = kd.fn(lambda n, me: kd.call(me, n + 1, me))
@@ -257,6 +300,27 @@ def test_numpy_import_copies():
     view = kd_ext.npkd.to_array(x)
     with pytest.raises(ValueError):
         view[0] = 5  # plait's data is exported read-only
+
+
+def test_arrow_import_does_not_share_slices_of_writable_buffers():
+    # pyarrow marks a slice of a writable buffer immutable: a sliced string
+    # array cast to large_string shares the validity bitmap that way, and
+    # plait used it in place (found by the fuzzer).
+    array = pa.array(["a", None, "c"] * 20)
+    x = kd_ext.arrow.from_arrow(array.slice(16, 30))
+    want = x.to_py()
+    bitmap = memoryview(array.buffers()[0]).cast("B")
+    for i in range(len(bitmap)):
+        bitmap[i] = 0xFF ^ bitmap[i]
+    assert x.to_py() == want
+    # List offsets in a slice of a writable buffer are copied too.
+    offsets = np.array([0, 1, 3, 6], dtype=np.int64)
+    lists = pa.LargeListArray.from_buffers(pa.large_list(pa.int64()), 3, [None, pa.py_buffer(offsets).slice(0, 32)],
+                                           children=[pa.array(range(6))])
+    assert not lists.buffers()[1].is_mutable
+    y = kd_ext.arrow.from_arrow(lists)
+    offsets[1:] = [6, 6, 6]
+    assert y.to_py() == [[0], [1, 2], [3, 4, 5]]
 
 
 def test_arrow_list_offsets_are_validated():

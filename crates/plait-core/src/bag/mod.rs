@@ -171,6 +171,16 @@ impl DataBag {
         DataBag::from_parts(self.flattened(), false, Vec::new())
     }
 
+    /// The bag a walk over many items (`kd.deep_uuid`, `kd.extract`, the
+    /// clones) reads from: this bag, or, when it reads through more than
+    /// [`WALK_LAYERS_MAX`] layers (a long chain of updates), the same
+    /// contents merged into one layer. Each read looks through every layer,
+    /// so a walk over a chain of n bags would cost O(n) per item; merging
+    /// costs O(n log n) once.
+    pub fn for_walk(&self) -> DataBag {
+        if self.0.fallbacks.is_empty() || self.layers().len() <= WALK_LAYERS_MAX { self.clone() } else { self.merged() }
+    }
+
     /// What this bag reads, as one layer: its own contents, then each
     /// fallback's where the layers before say nothing.
     ///
@@ -808,6 +818,9 @@ impl Store {
         Arc::make_mut(values_of_attr).set(ids, values);
     }
 }
+
+/// Layers past which [`DataBag::for_walk`] merges a bag before a walk.
+const WALK_LAYERS_MAX: usize = 64;
 
 /// Lookups from this many on run in parallel chunks of `LOOKUP_CHUNK`.
 const PARALLEL_LOOKUPS: usize = 1 << 15;

@@ -499,7 +499,7 @@ fn source_bag(op: &str, x: &DataSlice, schema: Option<&DataSlice>, what: &str) -
         return Err(Error::value(op, format!("cannot {what} without a DataBag")));
     }
     let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
-    Ok(DataBag::combined(inputs.iter().filter_map(|x| x.bag())).expect("x has a bag"))
+    Ok(DataBag::combined(inputs.iter().filter_map(|x| x.bag())).expect("x has a bag").for_walk())
 }
 
 /// The schema to walk `x` as: `schema=` when given, else `x`'s own.
@@ -691,7 +691,7 @@ pub fn deep_uuid(x: &DataSlice, schema: Option<&DataSlice>, seed: &str) -> Resul
     }
     let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
     let src = match DataBag::combined(inputs.iter().filter_map(|x| x.bag())) {
-        Some(bag) => bag,
+        Some(bag) => bag.for_walk(),
         None if as_schema.is_struct() => {
             return Err(Error::value(op, "cannot compute deep_uuid of entity slice without a DataBag"));
         }

@@ -74,6 +74,8 @@ pub fn uuids_with_allocation_size(seed: &str, size: i64) -> Result<DataSlice> {
     if size < 0 {
         return Err(Error::value(op, format!("size must be non-negative, got {size}")));
     }
+    // The ids, and the column made of them.
+    plait_core::limits::ensure_allocatable(op, size as usize, 2 * std::mem::size_of::<Option<ItemId>>())?;
     let mut h = UuidHasher::new("uuids_with_allocation_size");
     h.write_str(seed);
     h.write_bytes(&size.to_le_bytes());

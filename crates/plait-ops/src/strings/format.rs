@@ -149,7 +149,8 @@ fn parse_spec(spec: &str) -> Option<Spec> {
         while *i < chars.len() && chars[*i].is_ascii_digit() {
             *i += 1;
         }
-        chars[from..*i].iter().collect::<String>().parse::<usize>().ok()
+        // Digits past usize saturate: refused as too wide, never wrapped.
+        (from < *i).then(|| chars[from..*i].iter().collect::<String>().parse::<usize>().unwrap_or(usize::MAX))
     };
     s.width = digits(&mut i).unwrap_or(0);
     if i < chars.len() && chars[i] == '.' {
@@ -237,12 +238,33 @@ fn scientific(v: f64, precision: usize) -> String {
     format!("{m}{}e{e}", "0".repeat(precision - EXACT_MANTISSA))
 }
 
+/// Results past which [`reserve_total`] checks that they can be allocated.
+const LARGE_TEXT: usize = 1 << 26;
+
+/// Fails before anything is formatted when `items` texts of at least the
+/// sum of `widths` bytes each (a format's literal text and field widths)
+/// could not be allocated: wide fields that fit one by one but not together.
+fn reserve_total(op: &str, items: usize, widths: impl Iterator<Item = usize>) -> Result<()> {
+    let each = widths.fold(0usize, usize::saturating_add);
+    let total = items.saturating_mul(each);
+    if total <= LARGE_TEXT || (total <= isize::MAX as usize && Vec::<u8>::new().try_reserve_exact(total).is_ok()) {
+        return Ok(());
+    }
+    Err(Error::value(op, format!("the formatted text is more than this machine can allocate ({items} items of at least {each} bytes)")))
+}
+
+/// The items present among `n` (all when `presence` is None).
+fn present_count(n: usize, presence: Option<&arrow_buffer::NullBuffer>) -> usize {
+    presence.map_or(n, |p| n - p.null_count())
+}
+
 /// Room for one field of `width` and `precision` in `text`, reserved up
 /// front so that a field too wide for this machine is an error, not an
 /// abort; widths and precisions past [`MAX_FORMAT_WIDTH`] are refused.
 fn reserve_field(width: usize, precision: Option<usize>, text: &mut String) -> std::result::Result<(), String> {
     for (what, n) in [("width", width), ("precision", precision.unwrap_or(0))] {
         if n > MAX_FORMAT_WIDTH {
+            let n = if n == usize::MAX { "of 20 digits or more".to_string() } else { n.to_string() };
             return Err(format!("{what} {n} is more than the maximum of {MAX_FORMAT_WIDTH}"));
         }
     }
@@ -387,6 +409,13 @@ pub fn format(fmt: &DataSlice, kwargs: &[(&str, &DataSlice)]) -> Result<DataSlic
         _ => None,
     };
     let presence = p.presence();
+    if let Some(fields) = &one {
+        let widths = fields.iter().map(|f| match f {
+            Field::Text(t) => t.len(),
+            Field::Arg(_, spec) => parse_spec(spec).map_or(0, |s| s.width),
+        });
+        reserve_total(op, present_count(p.len(), presence.as_ref()), widths)?;
+    }
     let errors: Mutex<Option<Error>> = Mutex::new(None);
     let out = text_map(p.len(), presence.as_ref(), 0, |i, out| {
         let parsed;
@@ -481,7 +510,8 @@ fn parse_printf(fmt: &str) -> Option<Vec<PrintfPiece>> {
             while *i < chars.len() && chars[*i].is_ascii_digit() {
                 *i += 1;
             }
-            chars[from..*i].iter().collect::<String>().parse::<usize>().ok()
+            // Digits past usize saturate: refused as too wide, never wrapped.
+            (from < *i).then(|| chars[from..*i].iter().collect::<String>().parse::<usize>().unwrap_or(usize::MAX))
         };
         // `%2$s`: an explicit argument position.
         let save = i;
@@ -663,6 +693,15 @@ pub fn printf(fmt: &DataSlice, args: &[&DataSlice]) -> Result<DataSlice> {
     }
     let fmt_side = TextSide::of(&p.operands[0]);
     let presence = p.presence();
+    if let TextSide::One(f) = fmt_side {
+        if let Some(pieces) = parse_printf(&String::from_utf8_lossy(f)) {
+            let widths = pieces.iter().map(|piece| match piece {
+                PrintfPiece::Text(t) => t.len(),
+                PrintfPiece::Conv(c) => c.width.unwrap_or(0),
+            });
+            reserve_total(op, present_count(p.len(), presence.as_ref()), widths)?;
+        }
+    }
     let errors: Mutex<Option<Error>> = Mutex::new(None);
     let mismatch = |f: &str| Error::value(op, format!("format specification '{f}' doesn't match format arguments"));
     let out = text_map(p.len(), presence.as_ref(), 0, |i, out| {

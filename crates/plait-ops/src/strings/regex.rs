@@ -182,8 +182,10 @@ pub fn regex_replace_all(text: &DataSlice, regex: &DataSlice, replacement: &Data
         TextSide::One(r) => Some(parse_rewrite(std::str::from_utf8(r).unwrap_or_default())),
         _ => None,
     };
+    let one_size = one.as_deref().map(RewriteSize::of);
     let groups = re.captures_len();
     let presence = p.presence();
+    let too_large = std::sync::atomic::AtomicBool::new(false);
     let out = text_map(p.len(), presence.as_ref(), v.data.len(), |i, out| {
         let owned;
         let pieces = match &one {
@@ -197,6 +199,23 @@ pub fn regex_replace_all(text: &DataSlice, regex: &DataSlice, replacement: &Data
         if pieces.iter().any(|p| matches!(p, Piece::Group(g) if *g >= groups)) {
             out.extend_from_slice(h.as_bytes());
             return true;
+        }
+        let owned_size;
+        let sizes = match &one_size {
+            Some(sizes) => sizes,
+            None => {
+                owned_size = RewriteSize::of(pieces);
+                &owned_size
+            }
+        };
+        if out.len().saturating_add(sizes.bound(h)) > LARGE_TEXT {
+            // Possibly more than memory holds: the exact size is counted and
+            // reserved first, so that it is an error rather than an abort.
+            let size = sizes.exact(&re, h);
+            if size > isize::MAX as usize || out.try_reserve(size).is_err() {
+                too_large.store(true, std::sync::atomic::Ordering::Relaxed);
+                return false;
+            }
         }
         let mut last = 0;
         for c in re.captures_iter(h) {
@@ -213,5 +232,57 @@ pub fn regex_replace_all(text: &DataSlice, regex: &DataSlice, replacement: &Data
         out.extend_from_slice(&h.as_bytes()[last..]);
         true
     });
+    if too_large.into_inner() {
+        return Err(Error::value(op, "the result is more text than this machine can allocate"));
+    }
     finish_text(&p, Schema::String, out)
+}
+
+/// Bytes of one result past which [`regex_replace_all`] counts and reserves
+/// the result before writing it.
+const LARGE_TEXT: usize = 1 << 26;
+
+/// What a rewrite adds for each match: its literal bytes, and how many
+/// times it copies each group (`\0`..`\9`).
+struct RewriteSize {
+    literal: usize,
+    copies: [usize; 10],
+}
+
+impl RewriteSize {
+    fn of(pieces: &[Piece]) -> RewriteSize {
+        let mut size = RewriteSize { literal: 0, copies: [0; 10] };
+        for piece in pieces {
+            match piece {
+                Piece::Text(t) => size.literal = size.literal.saturating_add(t.len()),
+                Piece::Group(g) => size.copies[*g] = size.copies[*g].saturating_add(1),
+            }
+        }
+        size
+    }
+
+    /// The most bytes `h` can grow to: there are at most `h.len() + 1`
+    /// matches (one per position), each adding the literal text, and each
+    /// group copied is part of a match, so its copies add up to at most
+    /// `h.len()` bytes per copy.
+    fn bound(&self, h: &str) -> usize {
+        let copies = self.copies.iter().fold(0usize, |a, &c| a.saturating_add(c));
+        h.len().saturating_add(h.len().saturating_add(1).saturating_mul(self.literal)).saturating_add(copies.saturating_mul(h.len()))
+    }
+
+    /// The exact bytes of `h` with every match of `re` rewritten
+    /// (saturating at `usize::MAX`).
+    fn exact(&self, re: &Regex, h: &str) -> usize {
+        let mut size = h.len();
+        for c in re.captures_iter(h) {
+            let m = c.get(0).expect("group 0 is the match");
+            size = (size - m.len()).saturating_add(self.literal);
+            for (g, &n) in self.copies.iter().enumerate() {
+                if n > 0 {
+                    size = size.saturating_add(n.saturating_mul(c.get(g).map_or(0, |m| m.len())));
+                }
+            }
+        }
+        size
+    }
 }
