@@ -15,6 +15,7 @@ import numpy as np
 import workloads_entities
 import workloads_layering
 import workloads_lists
+import workloads_mutable
 import workloads_conversion
 import workloads_dicts
 import workloads_expr
@@ -103,6 +104,7 @@ def main():
         "entities": workloads_entities.workloads(args.scale, pkd, kkd),
         "layering": workloads_layering.workloads(args.scale, pkd, kkd),
         "lists": workloads_lists.workloads(args.scale, pkd, kkd),
+        "mutable": workloads_mutable.workloads(args.scale, pkd, kkd),
         "dicts": workloads_dicts.workloads(args.scale, pkd, kkd),
         "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),
         "expr": workloads_expr.workloads(args.scale, pkd, kkd),

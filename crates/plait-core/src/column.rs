@@ -454,6 +454,104 @@ impl Column {
     }
 }
 
+impl Column {
+    /// Gathers from `self` followed by `other` (of the same type) as if they
+    /// were one column: index `i < self.len()` reads `self`, a larger one
+    /// reads `other` at `i - self.len()`, [`MISSING_INDEX`] is missing.
+    /// `None` when the types differ. One typed pass, as [`Column::take`]:
+    /// this is how a few written items are laid over a long column without
+    /// rebuilding it item by item.
+    pub fn take_pair(&self, other: &Column, indices: &[usize]) -> Option<Column> {
+        let na = self.len();
+        let n = indices.len();
+        fn pick<T: arrow_buffer::ArrowNativeType>(a: &[T], b: &[T], idx: &[usize]) -> ScalarBuffer<T> {
+            let na = a.len();
+            let out: Vec<T> = idx
+                .iter()
+                .map(|&i| {
+                    if i < na {
+                        a[i]
+                    } else if i == MISSING_INDEX {
+                        T::default()
+                    } else {
+                        b[i - na]
+                    }
+                })
+                .collect();
+            ScalarBuffer::from(out)
+        }
+        // Which source an index reads (`None`: missing).
+        let locate = |i: usize| {
+            if i < na {
+                Some((false, i))
+            } else if i == MISSING_INDEX {
+                None
+            } else {
+                Some((true, i - na))
+            }
+        };
+        let values = match (&self.values, &other.values) {
+            (Values::Int32(a), Values::Int32(b)) => Values::Int32(pick(a, b, indices)),
+            (Values::Int64(a), Values::Int64(b)) => Values::Int64(pick(a, b, indices)),
+            (Values::Float32(a), Values::Float32(b)) => Values::Float32(pick(a, b, indices)),
+            (Values::Float64(a), Values::Float64(b)) => Values::Float64(pick(a, b, indices)),
+            (Values::ItemId(a), Values::ItemId(b)) => Values::ItemId(pick(a.bits(), b.bits(), indices).into()),
+            (Values::Boolean(a), Values::Boolean(b)) => Values::Boolean(BooleanBuffer::collect_bool(n, |j| match locate(indices[j]) {
+                Some((false, i)) => a.value(i),
+                Some((true, i)) => b.value(i),
+                None => false,
+            })),
+            (Values::Mask(_), Values::Mask(_)) => Values::Mask(n),
+            (Values::Bytes(a), Values::Bytes(b)) => Values::Bytes(take_var_binary_pair(a, b, indices)),
+            (Values::String(a), Values::String(b)) => Values::String(take_var_binary_pair(a, b, indices)),
+            (Values::Schema(a), Values::Schema(b)) => Values::Schema(
+                indices
+                    .iter()
+                    .map(|&i| match locate(i) {
+                        Some((false, i)) => a.get(i),
+                        Some((true, i)) => b.get(i),
+                        None => Schema::None,
+                    })
+                    .collect::<Vec<_>>()
+                    .into(),
+            ),
+            (Values::Expr(a), Values::Expr(b)) => Values::Expr(
+                indices
+                    .iter()
+                    .map(|&i| match locate(i) {
+                        Some((false, i)) => a[i].clone(),
+                        Some((true, i)) => b[i].clone(),
+                        None => crate::quoted::filler(),
+                    })
+                    .collect(),
+            ),
+            _ => return None,
+        };
+        let presence = BooleanBuffer::collect_bool(n, |j| match locate(indices[j]) {
+            Some((false, i)) => self.is_present(i),
+            Some((true, i)) => other.is_present(i),
+            None => false,
+        });
+        Some(Column::new(values, Some(NullBuffer::new(presence))))
+    }
+}
+
+/// [`Column::take_pair`] of text: `a` followed by `b`.
+fn take_var_binary_pair(a: &VarBinary, b: &VarBinary, indices: &[usize]) -> VarBinary {
+    let na = a.len();
+    let mut builder = VarBinaryBuilder::with_capacity(indices.len());
+    for &i in indices {
+        builder.push(if i < na {
+            a.value(i)
+        } else if i == MISSING_INDEX {
+            b""
+        } else {
+            b.value(i - na)
+        });
+    }
+    builder.finish()
+}
+
 /// Calls `f(source, count)` for every parent `q` of `edge`: the item to
 /// repeat (`parents[q]`, or `q` itself) and how many children `q` has.
 fn for_each_run(parents: Option<&[usize]>, edge: &Edge, mut f: impl FnMut(usize, usize)) {
@@ -773,6 +871,30 @@ impl SliceData {
         let columns = self.columns.iter().map(|c| c.take(indices)).collect();
         SliceData::from_columns(indices.len(), columns)
     }
+
+    /// Gathers from `self` followed by `other` as if they were one slice
+    /// (see [`Column::take_pair`]): a column of a type only one side has is
+    /// taken alone, with the other side's indices missing.
+    pub fn take_pair(&self, other: &SliceData, indices: &[usize]) -> SliceData {
+        let na = self.len;
+        let mut columns = Vec::with_capacity(self.columns.len() + other.columns.len());
+        for ours in self.columns.iter() {
+            match other.columns.iter().find(|c| c.values.dtype() == ours.values.dtype()).and_then(|theirs| ours.take_pair(theirs, indices)) {
+                Some(both) => columns.push(both),
+                None => {
+                    let only: Vec<usize> = indices.iter().map(|&i| if i < na { i } else { MISSING_INDEX }).collect();
+                    columns.push(ours.take(&only));
+                }
+            }
+        }
+        for theirs in other.columns.iter() {
+            if !self.columns.iter().any(|c| c.values.dtype() == theirs.values.dtype()) {
+                let only: Vec<usize> = indices.iter().map(|&i| if i != MISSING_INDEX && i >= na { i - na } else { MISSING_INDEX }).collect();
+                columns.push(theirs.take(&only));
+            }
+        }
+        SliceData::from_columns(indices.len(), columns)
+    }
 }
 
 /// Builds [`SliceData`] item by item, starting a column for each new type.
@@ -856,6 +978,32 @@ mod tests {
         let sliced = bits.slice(2, 9);
         assert_eq!(&packed_bits(&sliced)[..], &[0b1000_0011, 0b0000_0001]);
         assert!(matches!(packed_bits(&sliced), Cow::Owned(_)));
+    }
+
+    #[test]
+    fn take_pair_reads_two_slices_as_one() {
+        let build = |items: &[Option<ScalarRef<'_>>]| {
+            let mut b = SliceBuilder::new();
+            items.iter().for_each(|v| b.push(*v));
+            b.finish()
+        };
+        let ours = build(&[Some(ScalarRef::Int32(1)), Some(ScalarRef::String("a")), None]);
+        let theirs = build(&[Some(ScalarRef::String("b")), Some(ScalarRef::Int32(9)), Some(ScalarRef::Float32(0.5))]);
+        // Indices past `ours` read `theirs`; types only one side has are kept.
+        let got = ours.take_pair(&theirs, &[3, 0, MISSING_INDEX, 4, 1, 5, 2]);
+        assert_eq!(
+            (0..7).map(|i| got.get(i)).collect::<Vec<_>>(),
+            vec![
+                Some(ScalarRef::String("b")),
+                Some(ScalarRef::Int32(1)),
+                None,
+                Some(ScalarRef::Int32(9)),
+                Some(ScalarRef::String("a")),
+                Some(ScalarRef::Float32(0.5)),
+                None
+            ]
+        );
+        assert_eq!(got.columns().len(), 3);
     }
 
     #[test]

@@ -54,6 +54,11 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
             None => Ok(ds),
         };
     }
+    if schema.is_none() {
+        if let Some(item) = box_scalar(x)? {
+            return Ok(item);
+        }
+    }
     let flat_list = x.cast_exact::<PyList>().ok();
     if schema.is_none() {
         if let Some(list) = &flat_list {
@@ -163,6 +168,35 @@ fn numpy_array_as_list<'py>(x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py,
         nested = if d == 0 { Vec::new() } else { chunks? };
     }
     Ok(Some(PyList::new(x.py(), nested)?.into_any()))
+}
+
+/// One exact Python int (within INT64), float, str or bool as a DataItem,
+/// without the walk over nested lists that the general path makes: `x.a = 5`
+/// and `l.append('t')` box one value per call, and that walk (a numpy check,
+/// leaf vectors, a shape) cost more than the write itself. `None` for any
+/// other value (the general path decides).
+fn box_scalar(x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
+    let item = |value: ScalarRef<'_>, schema: Schema| guard(|| DataSlice::item(Some(value), schema)).map(Some);
+    if x.is_exact_instance_of::<PyInt>() {
+        return match x.extract::<i64>() {
+            Ok(v) => match i32::try_from(v) {
+                Ok(narrow) => item(ScalarRef::Int32(narrow), Schema::Int32),
+                Err(_) => item(ScalarRef::Int64(v), Schema::Int64),
+            },
+            Err(_) => Ok(None), // wraps modulo 2**64: the general path knows how
+        };
+    }
+    if let Ok(f) = x.cast_exact::<PyFloat>() {
+        let v = f.value();
+        return if fits_f32(v) { item(ScalarRef::Float32(v as f32), Schema::Float32) } else { item(ScalarRef::Float64(v), Schema::Float64) };
+    }
+    if let Ok(text) = x.cast_exact::<PyString>() {
+        return item(ScalarRef::String(&text.to_cow()?), Schema::String);
+    }
+    if x.is_exact_instance_of::<PyBool>() {
+        return item(ScalarRef::Boolean(x.is_truthy()?), Schema::Boolean);
+    }
+    Ok(None)
 }
 
 /// Python int to i64, wrapping modulo 2**64 past INT64 (seed 000); also

@@ -6,9 +6,10 @@
 //! (uuids, and a few items of an allocation) are stored *sparsely* in a map.
 //! An allocation lives in one of the two, except for *patches*: a few items
 //! written later into a dense allocation (`x.S[5].a = 3` on a mutable bag)
-//! go to the sparse map, where they shadow the column, so that such a write
-//! is O(1); they are folded into the column once there are many of them
-//! (amortized O(1) per item). Each item is *set* (to a value, or explicitly to missing) or *unset*
+//! go to a map of their own, where they shadow the column, so that such a
+//! write is O(1); they are folded into the column once there are many of them
+//! (amortized O(1) per item). Reads lay the patches over the column in the
+//! same typed pass that gathers it (a few items are looked up one by one). Each item is *set* (to a value, or explicitly to missing) or *unset*
 //! (the bag says nothing; a fallback bag may).
 
 use std::collections::HashMap;
@@ -25,6 +26,9 @@ use crate::schema::Schema;
 
 /// Writes of at least this many items of one allocation go to a dense column.
 const DENSE_MIN_WRITE: usize = 16;
+
+type FastHash = foldhash::fast::RandomState;
+type FastMap<K, V> = HashMap<K, V, FastHash>;
 
 /// A dense allocation takes up to this many patches (or a sixteenth of its
 /// column, if more) before they are folded into the column.
@@ -112,6 +116,120 @@ impl Dense {
     }
 }
 
+/// The items of one dense allocation written one by one since its column was
+/// made, by offset: each shadows its slot of the column.
+#[derive(Clone, Debug, Default)]
+struct Patches {
+    values: FastMap<u64, Option<Stored>>,
+    /// One past the largest offset patched (a patch may lie past the column).
+    end: usize,
+}
+
+impl Patches {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn get(&self, offset: usize) -> Option<&Option<Stored>> {
+        self.values.get(&(offset as u64))
+    }
+}
+
+/// The patches of one allocation with a bitmap of the offsets they hold in
+/// `0..len`, so that a long read tests one bit per item and probes the map
+/// only where a bit is set.
+struct PatchIndex<'a> {
+    patches: &'a Patches,
+    bits: Vec<u64>,
+}
+
+impl<'a> PatchIndex<'a> {
+    fn new(patches: &'a Patches, len: usize) -> PatchIndex<'a> {
+        let mut bits = vec![0u64; len.div_ceil(64)];
+        for &offset in patches.values.keys() {
+            if let Some(word) = bits.get_mut((offset / 64) as usize) {
+                *word |= 1 << (offset % 64);
+            }
+        }
+        PatchIndex { patches, bits }
+    }
+
+    fn get(&self, offset: usize) -> Option<&'a Option<Stored>> {
+        match self.bits.get(offset / 64) {
+            Some(word) if word & (1 << (offset % 64)) == 0 => None,
+            _ => self.patches.get(offset),
+        }
+    }
+}
+
+/// The values at `offsets` ([`MISSING_INDEX`]: a missing item) of a dense
+/// column (no patches), and the positions it leaves unset.
+fn read_dense(dense: &Dense, offsets: &[usize]) -> Lookup {
+    let mut identity = offsets.len() == dense.data.len();
+    let mut indices = Vec::with_capacity(offsets.len());
+    let mut unset = Vec::new();
+    for (i, &offset) in offsets.iter().enumerate() {
+        identity &= offset == i;
+        if offset == MISSING_INDEX || dense.is_set(offset) {
+            indices.push(offset)
+        } else {
+            unset.push(i);
+            indices.push(MISSING_INDEX)
+        }
+    }
+    let data = if identity { dense.data.clone() } else { dense.data.take(&indices) };
+    Lookup { data, unset }
+}
+
+/// [`read_dense`] of a column with `patches` over it. Fewer offsets than
+/// patches are read one by one (O(offsets), whatever the column's length);
+/// more in one typed pass that gathers the column and the patched values
+/// together (O(offsets), as a read without patches).
+fn read_patched(dense: &Dense, patches: &Patches, offsets: &[usize]) -> Lookup {
+    let mut unset = Vec::new();
+    if offsets.len() < patches.len() {
+        let mut builder = SliceBuilder::with_capacity(offsets.len());
+        for (i, &offset) in offsets.iter().enumerate() {
+            match (offset, patches.get(offset)) {
+                (MISSING_INDEX, _) => builder.push(None),
+                (_, Some(patch)) => builder.push(patch.as_ref().map(Stored::as_ref)),
+                _ if dense.is_set(offset) => builder.push(dense.data.get(offset)),
+                _ => {
+                    unset.push(i);
+                    builder.push(None)
+                }
+            }
+        }
+        return Lookup { data: builder.finish(), unset };
+    }
+    let index = PatchIndex::new(patches, dense.data.len());
+    // Patched values go after the column's slots in the gather's indices.
+    let mut patched = SliceBuilder::new();
+    let mut next = dense.data.len();
+    let mut indices = Vec::with_capacity(offsets.len());
+    for (i, &offset) in offsets.iter().enumerate() {
+        if offset == MISSING_INDEX {
+            indices.push(MISSING_INDEX);
+        } else if let Some(patch) = index.get(offset) {
+            match patch {
+                Some(value) => {
+                    patched.push(Some(value.as_ref()));
+                    indices.push(next);
+                    next += 1;
+                }
+                None => indices.push(MISSING_INDEX),
+            }
+        } else if dense.is_set(offset) {
+            indices.push(offset);
+        } else {
+            unset.push(i);
+            indices.push(MISSING_INDEX);
+        }
+    }
+    let data = if next == dense.data.len() { dense.data.take(&indices) } else { dense.data.take_pair(&patched.finish(), &indices) };
+    Lookup { data, unset }
+}
+
 /// The result of a lookup: values, and which positions the store says nothing
 /// about (to be looked up in fallbacks).
 pub struct Lookup {
@@ -156,11 +274,11 @@ pub enum AllocationColumn {
 /// All values of one attribute.
 #[derive(Clone, Debug, Default)]
 pub struct AttrStore {
-    dense: HashMap<u64, Dense>,
-    sparse: HashMap<ItemId, Option<Stored>>,
-    /// For each dense allocation with patches, how many of its items are in
-    /// `sparse` (shadowing their slots of the column).
-    patches: HashMap<u64, usize>,
+    dense: FastMap<u64, Dense>,
+    /// Items of allocations that have no dense column here.
+    sparse: FastMap<ItemId, Option<Stored>>,
+    /// The patches of dense allocations (see the module docs).
+    patches: FastMap<u64, Patches>,
 }
 
 /// The values of one attribute, a block at a time, for copying a bag out
@@ -181,33 +299,36 @@ impl AttrStore {
         dense.sort_by_key(|(a, _)| **a);
         let mut out: Vec<AttrBlock> =
             dense.into_iter().map(|(&allocation, d)| AttrBlock::Dense { allocation, data: d.data.clone(), set: d.set.clone() }).collect();
-        if !self.sparse.is_empty() {
-            let mut ids: Vec<ItemId> = self.sparse.keys().copied().collect();
+        // Patches go with the sparse items, after the columns they shadow.
+        if !self.sparse.is_empty() || !self.patches.is_empty() {
+            let mut ids: Vec<ItemId> = self.sparse.keys().copied().chain(self.patch_ids()).collect();
             ids.sort();
             let mut builder = SliceBuilder::with_capacity(ids.len());
             for id in &ids {
-                builder.push(self.sparse[id].as_ref().map(Stored::as_ref));
+                builder.push(self.get_one(*id).flatten());
             }
             out.push(AttrBlock::Sparse { ids, values: builder.finish() });
         }
         out
     }
 
-    /// Number of present values (for bag statistics).
-    pub fn value_count(&self) -> usize {
-        let shadowed = self.sparse.keys().filter(|id| self.shadowed(**id) == Some(true)).count();
-        self.dense.values().map(|d| d.data.present_count()).sum::<usize>() + self.sparse.values().filter(|v| v.is_some()).count() - shadowed
+    /// The ids of every patch.
+    fn patch_ids(&self) -> impl Iterator<Item = ItemId> + '_ {
+        self.patches.iter().flat_map(|(&allocation, p)| p.values.keys().map(move |&offset| ItemId::in_allocation(allocation, offset)))
     }
 
-    /// For a patch (a sparse item of a dense allocation whose slot is
-    /// set), whether the slot it shadows holds a present value.
-    fn shadowed(&self, id: ItemId) -> Option<bool> {
-        if self.patches.is_empty() {
-            return None;
-        }
-        let dense = self.dense.get(&id.allocation()?)?;
-        let offset = id.offset() as usize;
-        dense.is_set(offset).then(|| dense.data.get(offset).is_some())
+    /// Number of present values (for bag statistics).
+    pub fn value_count(&self) -> usize {
+        let unpatched = self.dense.values().map(|d| d.data.present_count()).sum::<usize>() + self.sparse.values().filter(|v| v.is_some()).count();
+        let patched: isize = self.patches.iter().flat_map(|(&a, p)| p.values.iter().map(move |(&o, v)| self.patch_delta(a, o, v))).sum();
+        (unpatched as isize + patched) as usize
+    }
+
+    /// How a patch changes the count of present values: +1 for its value,
+    /// -1 for the present value of the slot it shadows.
+    fn patch_delta(&self, allocation: u64, offset: u64, value: &Option<Stored>) -> isize {
+        let slot = self.dense.get(&allocation).and_then(|d| d.is_set(offset as usize).then(|| d.data.get(offset as usize))).flatten();
+        isize::from(value.is_some()) - isize::from(slot.is_some())
     }
 
     /// Records the items holding this attribute in `items`; returns the
@@ -221,27 +342,35 @@ impl AttrStore {
             let present = dense.data.present_count();
             if ItemId::in_allocation(key, 0).is_schema() { values.1 += present } else { values.0 += present }
         }
-        for (id, value) in &self.sparse {
-            // A patch within its column's length is counted with the column.
-            let in_column = id.allocation().and_then(|a| self.dense.get(&a)).is_some_and(|d| (id.offset() as usize) < d.data.len());
-            if !in_column {
-                items.sparse.insert(*id);
-            }
-            let count = usize::from(value.is_some()) as isize - isize::from(self.shadowed(*id) == Some(true));
+        let mut add = |id: ItemId, count: isize| {
             if id.is_schema() { values.1 = (values.1 as isize + count) as usize } else { values.0 = (values.0 as isize + count) as usize }
+        };
+        for (id, value) in &self.sparse {
+            items.sparse.insert(*id);
+            add(*id, isize::from(value.is_some()));
+        }
+        for (&allocation, patches) in &self.patches {
+            let len = self.dense.get(&allocation).map_or(0, |d| d.data.len());
+            for (&offset, value) in &patches.values {
+                let id = ItemId::in_allocation(allocation, offset);
+                // A patch within its column's length is counted with the column.
+                if offset as usize >= len {
+                    items.sparse.insert(id);
+                }
+                add(id, self.patch_delta(allocation, offset, value));
+            }
         }
         values
     }
 
     /// The items that have this attribute set (present or explicitly missing).
     pub fn set_items(&self) -> Vec<ItemId> {
-        let mut out: Vec<ItemId> = self.sparse.keys().copied().collect();
+        let mut out: Vec<ItemId> = self.sparse.keys().copied().chain(self.patch_ids()).collect();
         for (&high, dense) in &self.dense {
-            let patched = self.patches.contains_key(&high);
+            let patches = self.patches.get(&high);
             for offset in 0..dense.data.len() {
-                let id = ItemId::in_allocation(high, offset as u64);
-                if dense.is_set(offset) && !(patched && self.sparse.contains_key(&id)) {
-                    out.push(id);
+                if dense.is_set(offset) && patches.is_none_or(|p| p.get(offset).is_none()) {
+                    out.push(ItemId::in_allocation(high, offset as u64));
                 }
             }
         }
@@ -251,7 +380,7 @@ impl AttrStore {
     /// About how many items have this attribute set here (the slots of the
     /// dense columns and the sparse items; O(blocks)).
     pub fn len_hint(&self) -> usize {
-        self.sparse.len() + self.dense.values().map(|d| d.data.len()).sum::<usize>()
+        self.sparse.len() + self.dense.values().map(|d| d.data.len()).sum::<usize>() + self.patches.values().map(Patches::len).sum::<usize>()
     }
 
     /// The column of `allocation` and which of its slots are set (`None`:
@@ -274,7 +403,7 @@ impl AttrStore {
     /// Calls `f` with each item that has this attribute set, skipping the
     /// dense blocks of allocations for which `wanted` is false.
     pub fn for_each_set_item(&self, wanted: impl Fn(u64) -> bool, mut f: impl FnMut(ItemId)) {
-        self.sparse.keys().copied().for_each(&mut f);
+        self.sparse.keys().copied().chain(self.patch_ids()).for_each(&mut f);
         for (&allocation, dense) in &self.dense {
             if wanted(allocation) {
                 (0..dense.data.len()).filter(|&offset| dense.is_set(offset)).for_each(|offset| f(ItemId::in_allocation(allocation, offset as u64)));
@@ -285,7 +414,7 @@ impl AttrStore {
     /// The value of one item: `None` when unset, `Some(None)` when set missing.
     pub fn get_one(&self, id: ItemId) -> Option<Option<ScalarRef<'_>>> {
         if !self.patches.is_empty() {
-            if let Some(patch) = self.sparse.get(&id) {
+            if let Some(patch) = id.allocation().and_then(|a| self.patches.get(&a)).and_then(|p| p.get(id.offset() as usize)) {
                 return Some(patch.as_ref().map(Stored::as_ref));
             }
         }
@@ -317,55 +446,37 @@ impl AttrStore {
     }
 
     /// All present ids from one allocation stored densely: one gather (or none,
-    /// when the ids are exactly the allocation in order).
+    /// when the ids are exactly the allocation in order), with the
+    /// allocation's patches laid over it.
     fn get_dense_fast(&self, ids: &[Option<ItemId>]) -> Option<Lookup> {
-        // Patched allocations are read item by item (`get_one` sees the
-        // patches); whole reads merge them as a block (`dense_blocks`).
-        if !self.patches.is_empty() {
-            let allocation = ids.iter().flatten().next()?.allocation()?;
-            if self.patches.contains_key(&allocation) {
-                return None;
+        let allocation = ids.iter().flatten().next()?.allocation()?;
+        let patches = if self.patches.is_empty() { None } else { self.patches.get(&allocation) };
+        if patches.is_none() {
+            // The common case (`ds.x` on what `kd.new` made): the ids are
+            // slots 0..len of the column, in order. One comparison pass and
+            // no index vector; the column is shared, not copied.
+            if let Some(dense) = in_order_allocation(ids).and_then(|a| self.dense.get(&a)) {
+                if dense.data.len() == ids.len() {
+                    let unset = match &dense.set {
+                        None => Vec::new(),
+                        Some(set) => (0..ids.len()).filter(|&i| !set.value(i)).collect(),
+                    };
+                    return Some(Lookup { data: dense.data.clone(), unset });
+                }
             }
         }
-        // The common case (`ds.x` on what `kd.new` made): the ids are slots
-        // 0..len of the column, in order. One comparison pass and no index
-        // vector; the column is shared, not copied.
-        if let Some(dense) = in_order_allocation(ids).and_then(|a| self.dense.get(&a)) {
-            if dense.data.len() == ids.len() {
-                let unset = match &dense.set {
-                    None => Vec::new(),
-                    Some(set) => (0..ids.len()).filter(|&i| !set.value(i)).collect(),
-                };
-                return Some(Lookup { data: dense.data.clone(), unset });
-            }
-        }
-        let first = ids.iter().flatten().next()?;
-        let allocation = first.allocation()?;
         let dense = self.dense.get(&allocation)?;
-        let mut identity = ids.len() == dense.data.len();
-        let mut indices = Vec::with_capacity(ids.len());
-        let mut unset = Vec::new();
-        for (i, id) in ids.iter().enumerate() {
-            match id {
-                None => {
-                    identity = false;
-                    indices.push(MISSING_INDEX)
-                }
-                Some(id) if id.allocation() == Some(allocation) => {
-                    let offset = id.offset() as usize;
-                    identity &= offset == i;
-                    if dense.is_set(offset) {
-                        indices.push(offset)
-                    } else {
-                        unset.push(i);
-                        indices.push(MISSING_INDEX)
-                    }
-                }
-                Some(_) => return None,
-            }
-        }
-        let data = if identity { dense.data.clone() } else { dense.data.take(&indices) };
-        Some(Lookup { data, unset })
+        let offsets: Vec<usize> = ids
+            .iter()
+            .map(|id| match id {
+                None => Some(MISSING_INDEX),
+                Some(id) => (id.allocation() == Some(allocation)).then_some(id.offset() as usize),
+            })
+            .collect::<Option<_>>()?;
+        Some(match patches {
+            Some(patches) => read_patched(dense, patches, &offsets),
+            None => read_dense(dense, &offsets),
+        })
     }
 
     /// Makes `values` the column of slots 0..values.len() of `allocation`
@@ -379,15 +490,21 @@ impl AttrStore {
         };
         if replaces_all {
             self.dense.insert(allocation, Dense { data: values.clone(), set: None });
-            if self.patches.remove(&allocation).is_some() {
-                self.sparse.retain(|id, _| id.allocation() != Some(allocation));
-            }
+            self.patches.remove(&allocation);
         }
         replaces_all
     }
 
     /// Sets the attribute of `ids[i]` to `values[i]` for every present id.
     pub fn set(&mut self, ids: &[Option<ItemId>], values: &SliceData) {
+        // One item of a dense allocation (`x.a = v` on an item): a patch,
+        // without the list of present ids the general write builds.
+        if let [Some(id)] = ids {
+            if let Some(allocation) = id.allocation().filter(|a| self.patch_room(*a, 1)) {
+                self.patch(allocation, *id, values.get(0));
+                return;
+            }
+        }
         // Writing slots 0..len of one allocation in order (`kd.new(x=...)`,
         // `with_attrs` or `ds.x = ...` on a whole allocation) with nothing of
         // the allocation left to keep: the values become the column as is,
@@ -403,14 +520,11 @@ impl AttrStore {
         };
         let one_allocation = first.allocation().filter(|&a| present.iter().all(|(_, id)| id.allocation() == Some(a)));
         if let Some(allocation) = one_allocation {
-            if let Some(dense) = self.dense.get(&allocation) {
-                let patched = self.patches.get(&allocation).copied().unwrap_or(0);
-                if present.len() < DENSE_MIN_WRITE && patched + present.len() <= PATCH_FOLD_MIN.max(dense.data.len() / 16) {
-                    for (i, id) in present {
-                        self.patch(allocation, id, values.get(i));
-                    }
-                    return;
+            if present.len() < DENSE_MIN_WRITE && self.patch_room(allocation, present.len()) {
+                for (i, id) in present {
+                    self.patch(allocation, id, values.get(i));
                 }
+                return;
             }
             if self.dense.contains_key(&allocation) || present.len() >= DENSE_MIN_WRITE {
                 self.set_dense(allocation, &present, values);
@@ -422,39 +536,26 @@ impl AttrStore {
         }
     }
 
-    /// The patches of dense `allocation` as a block of their own: a column
-    /// up to the last patched slot, set where patched.
-    fn patch_block(&self, allocation: u64) -> Dense {
-        let patches: Vec<(usize, Option<ScalarRef<'_>>)> = self
-            .sparse
-            .iter()
-            .filter(|(id, _)| id.allocation() == Some(allocation))
-            .map(|(id, v)| (id.offset() as usize, v.as_ref().map(Stored::as_ref)))
-            .collect();
-        let len = patches.iter().map(|(o, _)| o + 1).max().unwrap_or(0);
-        let mut values = SliceBuilder::with_capacity(patches.len());
-        let mut picks = vec![(0, MISSING_INDEX); len];
-        for (k, (offset, value)) in patches.iter().enumerate() {
-            values.push(*value);
-            picks[*offset] = (0, k);
-        }
-        let set = BooleanBuffer::collect_bool(len, |i| picks[i].1 != MISSING_INDEX);
-        Dense { data: super::list_store::gather(&[&values.finish()], &picks), set: Some(set) }
+    /// Whether dense `allocation` takes `more` patches before its patches
+    /// are folded into the column (false when it has no column).
+    fn patch_room(&self, allocation: u64, more: usize) -> bool {
+        let Some(dense) = self.dense.get(&allocation) else { return false };
+        let patched = self.patches.get(&allocation).map_or(0, Patches::len);
+        patched + more <= PATCH_FOLD_MIN.max(dense.data.len() / 16)
     }
 
     /// Writes `id` of dense `allocation` as a patch (see the module docs).
     fn patch(&mut self, allocation: u64, id: ItemId, value: Option<ScalarRef<'_>>) {
-        if self.sparse.insert(id, value.map(Stored::from_ref)).is_none() {
-            *self.patches.entry(allocation).or_default() += 1;
-        }
+        let patches = self.patches.entry(allocation).or_default();
+        patches.end = patches.end.max(id.offset() as usize + 1);
+        patches.values.insert(id.offset(), value.map(Stored::from_ref));
     }
 
     fn set_sparse(&mut self, id: ItemId, value: Option<ScalarRef<'_>>) {
         if let Some(allocation) = id.allocation().filter(|a| self.dense.contains_key(a)) {
             // The allocation is dense: a patch, or the column once there
             // are many.
-            let patched = self.patches.get(&allocation).copied().unwrap_or(0);
-            if patched < PATCH_FOLD_MIN.max(self.dense[&allocation].data.len() / 16) {
+            if self.patch_room(allocation, 1) {
                 self.patch(allocation, id, value);
                 return;
             }
@@ -479,12 +580,14 @@ impl AttrStore {
             self.dense.insert(allocation, Dense { data: values.clone(), set: None });
             return;
         }
-        let sparse_keys: Vec<ItemId> = self.sparse.keys().filter(|id| id.allocation() == Some(allocation)).copied().collect();
+        let sparse_keys: Vec<ItemId> =
+            if self.sparse.is_empty() { Vec::new() } else { self.sparse.keys().filter(|id| id.allocation() == Some(allocation)).copied().collect() };
         let old_len = self.dense.get(&allocation).map_or(0, |d| d.data.len());
-        // The column must reach every slot written and every sparse item it
-        // takes over.
-        let len = sparse_keys.iter().map(|id| id.offset() as usize + 1).fold(old_len.max(max_offset + 1), usize::max);
-        if len > dense_span_limit(old_len + present.len() + sparse_keys.len()) {
+        let (patch_end, patched) = self.patches.get(&allocation).map_or((0, 0), |p| (p.end, p.len()));
+        // The column must reach every slot written and every sparse item or
+        // patch it takes over.
+        let len = sparse_keys.iter().map(|id| id.offset() as usize + 1).fold(old_len.max(max_offset + 1).max(patch_end), usize::max);
+        if len > dense_span_limit(old_len + present.len() + sparse_keys.len() + patched) {
             // Offsets this spread out (ids decoded from untrusted input can
             // have any offset) would make a huge column: keep the
             // allocation sparse instead.
@@ -495,34 +598,46 @@ impl AttrStore {
             return;
         }
         let old = self.dense.remove(&allocation);
-        self.patches.remove(&allocation); // folded in below
-        // Which new value (position in `values`) goes to each slot.
-        let mut source = vec![MISSING_INDEX; len];
-        for &(i, id) in present {
-            source[id.offset() as usize] = i;
-        }
-        let moved_at: HashMap<usize, Option<Stored>> =
-            sparse_keys.into_iter().map(|id| (id.offset() as usize, self.sparse.remove(&id).flatten())).collect();
-        let mut builder = SliceBuilder::new();
+        let patches = self.patches.remove(&allocation);
+        // One gather from the old column followed by the items it takes
+        // (moved sparse items, folded patches, then the values written: a
+        // later one wins), so that the cost is a typed pass over the column.
+        let base = old.as_ref().map_or_else(|| SliceData::missing(0), |d| d.data.clone());
+        let mut indices: Vec<usize> = (0..len).map(|i| if old.as_ref().is_some_and(|d| d.is_set(i)) { i } else { MISSING_INDEX }).collect();
         let mut set = BooleanBufferBuilder::new(len);
-        for (offset, &src) in source.iter().enumerate() {
-            if src != MISSING_INDEX {
-                builder.push(values.get(src));
-                set.append(true);
-            } else if let Some(v) = moved_at.get(&offset) {
-                builder.push(v.as_ref().map(Stored::as_ref));
-                set.append(true);
-            } else if let Some(d) = old.as_ref().filter(|d| d.is_set(offset)) {
-                builder.push(d.data.get(offset));
-                set.append(true);
-            } else {
-                builder.push(None);
-                set.append(false);
-            }
+        match old.as_ref().map(|d| &d.set) {
+            Some(None) => set.append_n(old_len, true),
+            Some(Some(bits)) => set.append_buffer(bits),
+            None => {}
+        }
+        set.append_n(len - set.len(), false);
+        let mut taken = SliceBuilder::new();
+        let mut next = old_len;
+        let mut put = |offset: usize, value: Option<ScalarRef<'_>>| {
+            set.set_bit(offset, true);
+            indices[offset] = match value {
+                Some(v) => {
+                    taken.push(Some(v));
+                    next += 1;
+                    next - 1
+                }
+                None => MISSING_INDEX,
+            };
+        };
+        for id in sparse_keys {
+            let value = self.sparse.remove(&id).flatten();
+            put(id.offset() as usize, value.as_ref().map(Stored::as_ref));
+        }
+        for (offset, value) in patches.iter().flat_map(|p| p.values.iter()) {
+            put(*offset as usize, value.as_ref().map(Stored::as_ref));
+        }
+        for &(i, id) in present {
+            put(id.offset() as usize, values.get(i));
         }
         let set = set.finish();
         let set = (set.count_set_bits() < len).then_some(set);
-        self.dense.insert(allocation, Dense { data: builder.finish(), set });
+        let data = base.take_pair(&taken.finish(), &indices);
+        self.dense.insert(allocation, Dense { data, set });
     }
 
     /// Moves the allocation's dense column, if any, into the sparse map.
@@ -530,8 +645,10 @@ impl AttrStore {
         let Some(dense) = self.dense.remove(&allocation) else {
             return;
         };
-        // Patches already hold the newer values of their items.
-        self.patches.remove(&allocation);
+        // Patches hold the newer values of their items.
+        for (offset, value) in self.patches.remove(&allocation).into_iter().flat_map(|p| p.values) {
+            self.sparse.insert(ItemId::in_allocation(allocation, offset), value);
+        }
         for offset in 0..dense.data.len() {
             if dense.is_set(offset) {
                 let id = ItemId::in_allocation(allocation, offset as u64);
@@ -561,17 +678,22 @@ impl DataBag {
     /// when the general [`DataBag::get_attr`] is needed.
     pub fn get_attr_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> Option<SliceData> {
         let layers = self.layers();
-        let owned = dense_blocks(&layers, attr, allocation, len)?;
-        let blocks: Vec<&Dense> = owned.iter().map(|b| b.as_ref()).collect();
+        let blocks = dense_blocks(&layers, attr, allocation, len)?;
         if let [only] = blocks[..] {
-            if only.set.is_none() && only.data.len() == len {
-                return Some(only.data.clone());
+            match only.patches {
+                None if only.dense.set.is_none() && only.dense.data.len() == len => return Some(only.dense.data.clone()),
+                // One layer: its unset slots are missing (no layer below
+                // holds the attribute), so the patched read answers.
+                Some(patches) => return Some(read_patched(only.dense, patches, &(0..len).collect::<Vec<_>>()).data),
+                None => {}
             }
         }
         if let Some(merged) = self.merged_column(attr, allocation, &blocks) {
             return Some(if merged.len() == len { merged } else { merged.take(&prefix_offsets(len, merged.len())) });
         }
-        if let Some(data) = overlay(&blocks, len) {
+        let owned: Vec<std::borrow::Cow<'_, Dense>> = blocks.iter().map(Block::materialized).collect();
+        let plain: Vec<&Dense> = owned.iter().map(|b| b.as_ref()).collect();
+        if let Some(data) = overlay(&plain, len) {
             return Some(data);
         }
         let offsets: Vec<usize> = (0..len).collect();
@@ -581,7 +703,7 @@ impl DataBag {
     /// The column of `attr` over the whole of `allocation` merged from
     /// `blocks`, kept for later reads, when this bag is frozen (nothing it
     /// reads changes) and the blocks' type allows the typed merge.
-    fn merged_column(&self, attr: &str, allocation: u64, blocks: &[&Dense]) -> Option<SliceData> {
+    fn merged_column(&self, attr: &str, allocation: u64, blocks: &[Block<'_>]) -> Option<SliceData> {
         if !self.0.frozen || blocks.len() < 2 {
             return None;
         }
@@ -589,8 +711,10 @@ impl DataBag {
         if let Some(data) = cache.get(&(Arc::from(attr), allocation)) {
             return Some(data.clone());
         }
-        let len = blocks.iter().map(|b| b.data.len()).max().unwrap_or(0);
-        let data = overlay(blocks, len)?;
+        let owned: Vec<std::borrow::Cow<'_, Dense>> = blocks.iter().map(Block::materialized).collect();
+        let plain: Vec<&Dense> = owned.iter().map(|b| b.as_ref()).collect();
+        let len = plain.iter().map(|b| b.data.len()).max().unwrap_or(0);
+        let data = overlay(&plain, len)?;
         cache.insert((Arc::from(attr), allocation), data.clone());
         Some(data)
     }
@@ -599,8 +723,7 @@ impl DataBag {
     /// (`MISSING_INDEX` for a missing item), when the layers holding `attr`
     /// store that allocation densely; `None` when the general read is needed.
     pub(super) fn get_attr_at_offsets(&self, layers: &[Arc<Store>], attr: &str, allocation: u64, offsets: &[usize]) -> Option<SliceData> {
-        let owned = dense_blocks(layers, attr, allocation, usize::MAX)?;
-        let blocks: Vec<&Dense> = owned.iter().map(|b| b.as_ref()).collect();
+        let blocks = dense_blocks(layers, attr, allocation, usize::MAX)?;
         if let Some(merged) = self.merged_column(attr, allocation, &blocks) {
             let n = merged.len();
             let offsets: Vec<usize> = offsets.iter().map(|&o| if o < n { o } else { MISSING_INDEX }).collect();
@@ -664,7 +787,7 @@ impl BagWriter<'_> {
 }
 
 fn set_of_allocation(store: &mut Store, attr: &str, allocation: u64, values: &SliceData) {
-    let values_of_attr = Arc::make_mut(store.attrs.entry(Arc::from(attr)).or_default());
+    let values_of_attr = Arc::make_mut(store.attr_mut(attr));
     if !values_of_attr.set_whole(allocation, values) {
         let ids = allocation_ids(allocation, values.len());
         values_of_attr.set(&ids, values);
@@ -786,7 +909,7 @@ mod tests {
         for (i, id) in ids.iter().enumerate().take(2000) {
             bag.set_attr("op", "a", &[Some(*id)], &ints([Some(10_000 + i as i32)])).unwrap();
         }
-        assert!(bag.read().attrs["a"].patches.get(&allocation).copied().unwrap_or(0) <= PATCH_FOLD_MIN);
+        assert!(bag.read().attrs["a"].patches.get(&allocation).map_or(0, Patches::len) <= PATCH_FOLD_MIN);
         let whole = bag.get_attr_of_allocation("a", allocation, n).unwrap();
         assert_eq!(
             (whole.get(0), whole.get(1999), whole.get(2000)),
@@ -884,24 +1007,47 @@ fn prefix_offsets(len: usize, have: usize) -> Vec<usize> {
     (0..len).map(|i| if i < have { i } else { MISSING_INDEX }).collect()
 }
 
+/// One layer's dense column of an allocation, with the patches over it.
+#[derive(Clone, Copy)]
+struct Block<'a> {
+    dense: &'a Dense,
+    patches: Option<&'a Patches>,
+}
+
+impl Block<'_> {
+    /// The column with its patches folded in (for merges of whole columns).
+    fn materialized(&self) -> std::borrow::Cow<'_, Dense> {
+        let Some(patches) = self.patches else { return std::borrow::Cow::Borrowed(self.dense) };
+        let len = self.dense.data.len().max(patches.end);
+        let lookup = read_patched(self.dense, patches, &(0..len).collect::<Vec<_>>());
+        let set = (!lookup.unset.is_empty()).then(|| {
+            let mut bits = BooleanBufferBuilder::new(len);
+            bits.append_n(len, true);
+            lookup.unset.iter().for_each(|&i| bits.set_bit(i, false));
+            bits.finish()
+        });
+        std::borrow::Cow::Owned(Dense { data: lookup.data, set })
+    }
+}
+
 /// The dense blocks of `allocation` in the layers holding `attr`, first
 /// layer first, down to one that sets slots 0..len all; `None` when a layer
-/// stores an item of the allocation sparsely or none holds the attribute.
-fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: usize) -> Option<Vec<std::borrow::Cow<'a, Dense>>> {
-    let mut blocks: Vec<std::borrow::Cow<'a, Dense>> = Vec::new();
+/// stores an item of the allocation sparsely (or patched past its column),
+/// or none holds the attribute.
+fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: usize) -> Option<Vec<Block<'a>>> {
+    let mut blocks: Vec<Block<'a>> = Vec::new();
     for layer in layers {
         let Some(values) = layer.attrs.get(attr) else { continue };
-        let patched = values.patches.contains_key(&allocation);
-        if !patched && !values.sparse.is_empty() && values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+        if !values.sparse.is_empty() && values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
             return None;
         }
         let Some(dense) = values.dense.get(&allocation) else { continue };
-        if patched {
-            // The patches, as a block over the column.
-            blocks.push(std::borrow::Cow::Owned(values.patch_block(allocation)));
+        let patches = if values.patches.is_empty() { None } else { values.patches.get(&allocation) };
+        if patches.is_some_and(|p| p.end > dense.data.len()) {
+            return None;
         }
-        blocks.push(std::borrow::Cow::Borrowed(dense));
-        if !patched && dense.set.is_none() && dense.data.len() >= len {
+        blocks.push(Block { dense, patches });
+        if patches.is_none() && dense.set.is_none() && dense.data.len() >= len {
             break; // nothing below is read
         }
     }
@@ -909,15 +1055,52 @@ fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: 
 }
 
 /// The value at each of `offsets` from the first block that has it set.
-fn pick_from_blocks(blocks: &[&Dense], offsets: &[usize]) -> SliceData {
+/// With patches, fewer offsets than patches are read one by one; more in
+/// one gather whose sources are the columns, then each block's patched
+/// values read.
+fn pick_from_blocks(blocks: &[Block<'_>], offsets: &[usize]) -> SliceData {
+    let patched: usize = blocks.iter().filter_map(|b| b.patches).map(Patches::len).sum();
+    if patched > 0 && offsets.len() < patched {
+        let mut builder = SliceBuilder::with_capacity(offsets.len());
+        for &offset in offsets {
+            let value = (offset != MISSING_INDEX)
+                .then(|| {
+                    blocks.iter().find_map(|b| match b.patches.and_then(|p| p.get(offset)) {
+                        Some(patch) => Some(patch.as_ref().map(Stored::as_ref)),
+                        None => b.dense.is_set(offset).then(|| b.dense.data.get(offset)),
+                    })
+                })
+                .flatten()
+                .flatten();
+            builder.push(value);
+        }
+        return builder.finish();
+    }
+    let indexes: Vec<Option<PatchIndex<'_>>> = blocks.iter().map(|b| b.patches.map(|p| PatchIndex::new(p, b.dense.data.len()))).collect();
+    let mut taken: Vec<SliceBuilder> = blocks.iter().map(|_| SliceBuilder::new()).collect();
+    let mut counts = vec![0usize; blocks.len()];
     let picks: Vec<(usize, usize)> = offsets
         .iter()
-        .map(|&offset| match blocks.iter().position(|b| offset != MISSING_INDEX && b.is_set(offset)) {
-            Some(k) => (k, offset),
-            None => (0, MISSING_INDEX),
+        .map(|&offset| {
+            if offset == MISSING_INDEX {
+                return (0, MISSING_INDEX);
+            }
+            for (k, block) in blocks.iter().enumerate() {
+                if let Some(patch) = indexes[k].as_ref().and_then(|ix| ix.get(offset)) {
+                    let Some(value) = patch else { return (0, MISSING_INDEX) };
+                    taken[k].push(Some(value.as_ref()));
+                    counts[k] += 1;
+                    return (blocks.len() + k, counts[k] - 1);
+                }
+                if block.dense.is_set(offset) {
+                    return (k, offset);
+                }
+            }
+            (0, MISSING_INDEX)
         })
         .collect();
-    let sources: Vec<&SliceData> = blocks.iter().map(|b| &b.data).collect();
+    let taken: Vec<SliceData> = taken.into_iter().map(SliceBuilder::finish).collect();
+    let sources: Vec<&SliceData> = blocks.iter().map(|b| &b.dense.data).chain(taken.iter()).collect();
     super::list_store::gather(&sources, &picks)
 }
 

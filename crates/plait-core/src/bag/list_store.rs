@@ -29,12 +29,14 @@ pub struct DenseLists {
 /// All lists of one bag (without its fallbacks).
 #[derive(Clone, Debug, Default)]
 pub struct ListStore {
-    dense: HashMap<u64, Arc<DenseLists>>,
-    sparse: HashMap<ItemId, SliceData>,
+    dense: FastMap<u64, Arc<DenseLists>>,
+    sparse: FastMap<ItemId, SliceData>,
     /// Items appended in place to lists held here, as chunks (see the
     /// module docs).
-    tails: HashMap<ItemId, Vec<SliceData>>,
+    tails: FastMap<ItemId, Vec<SliceData>>,
 }
+
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Where the items of one list are: a range of a column, then the chunks
 /// appended since.
@@ -151,8 +153,8 @@ impl ListStore {
             if before.len() > last.len() {
                 break;
             }
-            let picks: Vec<(usize, usize)> = (0..before.len()).map(|i| (0, i)).chain((0..last.len()).map(|i| (1, i))).collect();
-            let merged = gather(&[before, last], &picks);
+            // One typed pass whatever the type (text too).
+            let merged = before.take_pair(last, &(0..before.len() + last.len()).collect::<Vec<_>>());
             chunks.truncate(chunks.len() - 2);
             chunks.push(merged);
         }

@@ -43,7 +43,7 @@ pub fn is_internal_attr(name: &str) -> bool {
 /// The contents of one bag (without its fallbacks).
 #[derive(Clone, Debug, Default)]
 struct Store {
-    attrs: HashMap<Arc<str>, Arc<AttrStore>>,
+    attrs: HashMap<Arc<str>, Arc<AttrStore>, foldhash::fast::RandomState>,
     lists: Arc<ListStore>,
     dicts: Arc<DictStore>,
 }
@@ -570,9 +570,12 @@ impl DataBag {
             return Err(immutable_error(op));
         }
         let own = self.read();
-        let absent: Vec<Option<ItemId>> = ids.iter().map(|id| id.filter(|id| own.lists.get(*id).is_none())).collect();
-        drop(own);
-        if absent.iter().any(Option::is_some) {
+        let all_own = ids.iter().flatten().all(|id| own.lists.get(*id).is_some());
+        drop(own); // before the write, which would copy a store still shared
+        if !all_own {
+            let own = self.read();
+            let absent: Vec<Option<ItemId>> = ids.iter().map(|id| id.filter(|id| own.lists.get(*id).is_none())).collect();
+            drop(own);
             let (rows, base) = self.explode(&absent)?;
             self.write(op, |store| {
                 let lists = Arc::make_mut(&mut store.lists);
@@ -588,7 +591,9 @@ impl DataBag {
             for (i, id) in ids.iter().enumerate() {
                 let range = edge.child_range(i);
                 if let (Some(id), false) = (id, range.is_empty()) {
-                    let appended = lists.append(*id, items.take(&range.collect::<Vec<_>>()));
+                    // One list appended to (`l.append(v)`): its items as they are.
+                    let row = if range.len() == items.len() { items.clone() } else { items.take(&range.collect::<Vec<_>>()) };
+                    let appended = lists.append(*id, row);
                     debug_assert!(appended, "the list was copied in above");
                 }
             }
@@ -814,8 +819,16 @@ impl Store {
     }
 
     fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
-        let values_of_attr = self.attrs.entry(Arc::from(attr)).or_default();
-        Arc::make_mut(values_of_attr).set(ids, values);
+        Arc::make_mut(self.attr_mut(attr)).set(ids, values);
+    }
+
+    /// The values of `attr`, created empty when new (the name is copied
+    /// only then: single writes into a known attribute allocate nothing).
+    fn attr_mut(&mut self, attr: &str) -> &mut Arc<AttrStore> {
+        if !self.attrs.contains_key(attr) {
+            self.attrs.insert(Arc::from(attr), Arc::default());
+        }
+        self.attrs.get_mut(attr).expect("inserted above")
     }
 }
 

@@ -52,7 +52,11 @@ fn item_schema(op: &str, x: &DataSlice) -> Result<Option<Schema>> {
 
 /// The bag of a slice of lists, or Koda's error naming `what` was attempted.
 fn list_bag<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag> {
-    bag_for(op, x, &format!("not possible to {what}"))
+    // The message is formatted only for the error (appends call this per item).
+    match x.bag() {
+        Some(bag) => Ok(bag),
+        None => bag_for(op, x, &format!("not possible to {what}")),
+    }
 }
 
 /// `kd.implode(x, ndim=1, itemid=None)`: the last `ndim` dimensions of `x`
