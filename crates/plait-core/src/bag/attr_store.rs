@@ -401,11 +401,11 @@ impl AttrStore {
     }
 
     /// Calls `f` with each item that has this attribute set, skipping the
-    /// dense blocks of allocations for which `wanted` is false.
-    pub fn for_each_set_item(&self, wanted: impl Fn(u64) -> bool, mut f: impl FnMut(ItemId)) {
+    /// dense blocks for which `wanted(allocation, length)` is false.
+    pub fn for_each_set_item(&self, wanted: impl Fn(u64, usize) -> bool, mut f: impl FnMut(ItemId)) {
         self.sparse.keys().copied().chain(self.patch_ids()).for_each(&mut f);
         for (&allocation, dense) in &self.dense {
-            if wanted(allocation) {
+            if wanted(allocation, dense.data.len()) {
                 (0..dense.data.len()).filter(|&offset| dense.is_set(offset)).for_each(|offset| f(ItemId::in_allocation(allocation, offset as u64)));
             }
         }

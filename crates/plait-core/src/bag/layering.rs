@@ -265,6 +265,10 @@ fn differing_layers<'a>(a: &'a [Arc<Store>], b: &'a [Arc<Store>]) -> (Vec<&'a St
     (pick(a, &in_b), pick(b, &in_a))
 }
 
+/// Blocks of at most this many items are compared item by item in a merge
+/// check, without first asking whether the other side touches them.
+const SMALL_BLOCK: usize = 16;
+
 /// Whether `a` and `b` read attribute `attr` of every item of `allocation`
 /// from one column they share: on each side the first layer that holds
 /// any of it holds it as that column (set in the same slots).
@@ -316,7 +320,9 @@ fn attr_disagreement(
             for layer in mine {
                 for (name, values) in &layer.attrs {
                     values.for_each_set_item(
-                        |allocation| touches(other, name, allocation) && !same_column(a, b, name, allocation),
+                        // Small blocks (an object made on its own) are read
+                        // item by item rather than searched for in `other`.
+                        |allocation, len| len <= SMALL_BLOCK || (touches(other, name, allocation) && !same_column(a, b, name, allocation)),
                         |id| keys.push((name.clone(), id)),
                     );
                 }
@@ -326,7 +332,7 @@ fn attr_disagreement(
             for layer in other {
                 for (name, values) in &layer.attrs {
                     values.for_each_set_item(
-                        |allocation| !same_column(a, b, name, allocation),
+                        |allocation, _| !same_column(a, b, name, allocation),
                         |id| {
                             if in_mine(name, id) {
                                 keys.push((name.clone(), id))

@@ -136,8 +136,9 @@ impl DataBag {
     /// The distinct bags among `bags`, in order.
     pub fn distinct<'a>(bags: impl IntoIterator<Item = &'a DataBag>) -> Vec<DataBag> {
         let mut out: Vec<DataBag> = Vec::new();
+        let mut seen: std::collections::HashSet<*const BagInner> = std::collections::HashSet::new();
         for b in bags {
-            if !out.contains(b) {
+            if seen.insert(Arc::as_ptr(&b.0)) {
                 out.push(b.clone());
             }
         }
