@@ -247,6 +247,10 @@ fn owners_of(dicts: &[Option<ItemId>], edge: &Edge) -> Vec<Option<ItemId>> {
     dicts.iter().enumerate().flat_map(|(i, id)| std::iter::repeat_n(*id, edge.child_range(i).len())).collect()
 }
 
+/// The most layers a walk reads through as they are; deeper bags are
+/// merged into one first.
+const WALK_MAX_LAYERS: usize = 16;
+
 /// The bag to read `x` from (with the bag of an explicit `schema=`), or
 /// Koda's error naming what was attempted.
 fn source_bag(op: &str, x: &DataSlice, schema: Option<&DataSlice>, what: &str) -> Result<DataBag> {
@@ -254,7 +258,11 @@ fn source_bag(op: &str, x: &DataSlice, schema: Option<&DataSlice>, what: &str) -
         return Err(Error::value(op, format!("cannot {what} without a DataBag")));
     }
     let inputs: Vec<&DataSlice> = std::iter::once(x).chain(schema).collect();
-    Ok(DataBag::combined(inputs.iter().filter_map(|x| x.bag())).expect("x has a bag"))
+    let bag = DataBag::combined(inputs.iter().filter_map(|x| x.bag())).expect("x has a bag");
+    // A walk reads item by item, level by level: through a deep stack of
+    // layers (objects made one by one, each reading the previous one's
+    // bag) each read would visit every layer.
+    Ok(bag.flat_for_reads(WALK_MAX_LAYERS))
 }
 
 /// The schema to walk `x` as: `schema=` when given, else `x`'s own.
