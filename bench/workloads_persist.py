@@ -1,6 +1,14 @@
 """Benchmark workloads of persistence (issue 7): kd.dumps / kd.loads of a
-10M-item FLOAT32 slice and of a bag of 1M entities with 3 attributes; the
-sizes written are printed after the timings."""
+10M-item FLOAT32 slice and of a bag of 1M entities with 3 attributes, and
+(issue 19) of linked chains of 200k objects made one by one (an INT32
+attribute and a link, and the same with a STRING attribute); the sizes
+written are printed after the timings.
+
+Each library builds the chains the way it builds them fastest: plait with
+`kd.obj(v=i, next=prev)` in a loop (each object in a bag of its own that
+reads the previous one's), koladata in a mutable bag (`bag.obj(...)`):
+koladata's `kd.obj` loop takes time quadratic in the chain's length (10 s
+for 3,000 objects), and so does plait's `bag.obj` loop for now."""
 
 import numpy as np
 
@@ -19,7 +27,7 @@ def workloads(scale, pkd, kkd):
         x = kd.slice(floats)
         entities = kd.new(a=kd.slice(a), b=kd.slice(b), c=kd.slice(c))
         state[name] = {"x": x, "bag": entities.get_bag(), "x_bytes": kd.dumps(x), "bag_bytes": kd.dumps(entities.get_bag())}
-        SIZES[name] = (len(state[name]["x_bytes"]), len(state[name]["bag_bytes"]))
+        SIZES.setdefault(name, {}).update(slice=len(state[name]["x_bytes"]), bag=len(state[name]["bag_bytes"]))
 
     def both(fn):
         impls = {"plait": lambda: fn(pkd, state["plait"])}
@@ -31,8 +39,41 @@ def workloads(scale, pkd, kkd):
     yield f"loads {n:,} FLOAT32", both(lambda kd, s: kd.loads(s["x_bytes"])), None
     yield f"dumps bag of {m:,} entities x 3 attrs", both(lambda kd, s: kd.dumps(s["bag"])), None
     yield f"loads bag of {m:,} entities x 3 attrs", both(lambda kd, s: kd.loads(s["bag_bytes"])), None
+    yield from chain_workloads(int(200_000 * scale), pkd, kkd)
+
+
+def build_chain(kd, n, text, in_mutable_bag):
+    """The last of `n` objects each linking to the one made before it."""
+    bag = kd.mutable_bag() if in_mutable_bag else None
+    make = bag.obj if in_mutable_bag else kd.obj
+    x = make(v=0, s="item0") if text else make(v=0)
+    for i in range(1, n):
+        x = make(v=i, s=f"item{i}", next=x) if text else make(v=i, next=x)
+    return x.freeze_bag() if in_mutable_bag else x
+
+
+def chain_workloads(n, pkd, kkd):
+    state = {}
+
+    def prepare(kd, name):
+        for text in (False, True):
+            x = build_chain(kd, n, text, in_mutable_bag=name == "koladata")
+            data = kd.dumps(x)
+            state[name, text] = {"x": x, "bytes": data}
+            SIZES.setdefault(name, {})["chain" + (" with text" if text else "")] = len(data)
+
+    def both(fn, text):
+        impls = {"plait": lambda: fn(pkd, state["plait", text])}
+        if kkd is not None:
+            impls["koladata"] = lambda: fn(kkd, state["koladata", text])
+        return impls
+
+    for text in (False, True):
+        what = f"chain of {n:,} objects" + (" + text" if text else "")
+        yield f"dumps {what}", both(lambda kd, s: kd.dumps(s["x"]), text), prepare if not text else None
+        yield f"loads {what}", both(lambda kd, s: kd.loads(s["bytes"]).next.next.v, text), None
 
 
 def size_report():
     """Bytes written by each library."""
-    return "; ".join(f"{name}: slice {x:,} B, bag {b:,} B" for name, (x, b) in SIZES.items())
+    return "; ".join(f"{name}: " + ", ".join(f"{what} {size:,} B" for what, size in sizes.items()) for name, sizes in SIZES.items())

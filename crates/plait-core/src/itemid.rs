@@ -167,14 +167,21 @@ impl std::fmt::Debug for ItemId {
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// A fresh allocation number: unique within the process (a counter) and, with
-/// overwhelming probability, across processes (mixed with a random key), so
-/// ids from saved bags never collide with new ones.
+/// overwhelming probability, across processes (the counter starts at a random
+/// point of the 2^59 numbers, so two processes' ranges overlap only if their
+/// starts fall within as many allocations of each other), so ids from saved
+/// bags never collide with new ones.
+///
+/// Allocations made one after another get consecutive numbers, as in Koda:
+/// objects made one by one (`kd.obj(next=prev)` in a loop) have ids that
+/// differ only in their last bits, which the binary format stores in a byte
+/// or two per id (docs/format.md, packed blocks).
 pub fn new_allocation() -> u64 {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    static KEY: OnceLock<u64> = OnceLock::new();
-    let key = *KEY.get_or_init(|| std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64));
+    static START: OnceLock<u64> = OnceLock::new();
+    let start = *START.get_or_init(|| splitmix(std::collections::hash_map::RandomState::new().hash_one(0x5eed_u64)));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    splitmix(key ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15)) & ALLOCATION_MASK
+    start.wrapping_add(n) & ALLOCATION_MASK
 }
 
 /// `count` consecutive ids of a new allocation.

@@ -128,9 +128,21 @@ fn get_bits(r: &mut Reader<'_>, n: usize) -> Result<BooleanBuffer> {
     Ok(BooleanBuffer::new(Buffer::from(bytes.to_vec()), 0, n))
 }
 
-fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder) -> Result<()> {
+/// How the values of a column are laid out: as in memory (slices, dense
+/// blocks), or delta-coded in varints (packed blocks: many items of small
+/// allocations, whose ids and numbers are mostly close to the previous ones).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Coding {
+    Raw,
+    Delta,
+}
+
+fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder, coding: Coding) -> Result<()> {
     put_schema(w, values.dtype());
     w.len(values.len());
+    if coding == Coding::Delta && put_delta_values(w, values) {
+        return Ok(());
+    }
     match values {
         Values::Int32(v) => put_numbers(w, v),
         Values::Int64(v) => put_numbers(w, v),
@@ -180,11 +192,16 @@ fn get_fixed<T: Copy, const N: usize>(r: &mut Reader<'_>, n: usize, from: fn([u8
 
 /// A column of `n` values (`n` is the slice's item count, read and
 /// checked by the caller).
-fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize) -> Result<Values> {
+fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize, coding: Coding) -> Result<Values> {
     let dtype = get_schema(r)?;
     let declared = r.u64()?;
     if declared != n as u64 {
         return Err(corrupt(format!("a column of {declared} values in a slice of {n} items")));
+    }
+    if coding == Coding::Delta {
+        if let Some(values) = get_delta_values(r, dtype, n)? {
+            return Ok(values);
+        }
     }
     Ok(match dtype {
         Schema::Int32 => Values::Int32(ScalarBuffer::from(get_fixed(r, n, i32::from_le_bytes)?)),
@@ -222,11 +239,161 @@ fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize) -> Result<Values>
     })
 }
 
+// ------------------------------------------------------------------ delta coding
+
+/// Ids written as the difference from the previous id of the same column:
+/// the high half (kind and allocation) as a zigzag varint, then the low
+/// half (the offset) as a zigzag varint of its difference when the high
+/// half is unchanged, else as a varint. Consecutive allocations (objects
+/// made one by one) take two bytes an id.
+#[derive(Default)]
+struct IdDeltas {
+    prev: u128,
+}
+
+impl IdDeltas {
+    fn put(&mut self, w: &mut Writer, id: u128) {
+        let (high, low) = ((id >> 64) as u64, id as u64);
+        let (prev_high, prev_low) = ((self.prev >> 64) as u64, self.prev as u64);
+        let high_delta = high.wrapping_sub(prev_high) as i64;
+        w.zigzag(high_delta);
+        if high_delta == 0 {
+            w.zigzag(low.wrapping_sub(prev_low) as i64);
+        } else {
+            w.varint(low);
+        }
+        self.prev = id;
+    }
+
+    fn get(&mut self, r: &mut Reader<'_>) -> Result<u128> {
+        let (prev_high, prev_low) = ((self.prev >> 64) as u64, self.prev as u64);
+        let high_delta = r.zigzag()?;
+        let high = prev_high.wrapping_add(high_delta as u64);
+        let low = if high_delta == 0 { prev_low.wrapping_add(r.zigzag()? as u64) } else { r.varint()? };
+        self.prev = ((high as u128) << 64) | low as u128;
+        Ok(self.prev)
+    }
+}
+
+/// The delta-coded payload of the columns that have one (integers as
+/// zigzag varints of their differences, ids and struct schemas as
+/// [`IdDeltas`], text as varint lengths and the bytes); false for the
+/// others, which are written as in memory.
+fn put_delta_values(w: &mut Writer, values: &Values) -> bool {
+    match values {
+        Values::Int32(v) => put_int_deltas(w, v.iter().map(|&x| i64::from(x))),
+        Values::Int64(v) => put_int_deltas(w, v.iter().copied()),
+        Values::ItemId(v) => {
+            let mut deltas = IdDeltas::default();
+            v.bits().iter().for_each(|&id| deltas.put(w, id as u128));
+        }
+        Values::Schema(v) => {
+            let mut deltas = IdDeltas::default();
+            for i in 0..v.len() {
+                match v.get(i) {
+                    Schema::Struct(id) => {
+                        w.u8(STRUCT_TAG);
+                        deltas.put(w, id.0);
+                    }
+                    other => put_schema(w, other),
+                }
+            }
+        }
+        Values::Bytes(v) | Values::String(v) => {
+            v.offsets.windows(2).for_each(|pair| w.varint((pair[1] - pair[0]) as u64));
+            w.blob(&v.data.as_slice()[v.offsets[0] as usize..v.offsets[v.offsets.len() - 1] as usize]);
+        }
+        _ => return false,
+    }
+    true
+}
+
+fn put_int_deltas(w: &mut Writer, values: impl Iterator<Item = i64>) {
+    let mut prev = 0i64;
+    for x in values {
+        w.zigzag(x.wrapping_sub(prev));
+        prev = x;
+    }
+}
+
+/// `n` integers of [`put_int_deltas`] (each at least one byte: the count
+/// is checked before anything is allocated).
+fn get_int_deltas(r: &mut Reader<'_>, n: usize) -> Result<Vec<i64>> {
+    check_fits(r, n)?;
+    let mut prev = 0i64;
+    (0..n)
+        .map(|_| {
+            prev = prev.wrapping_add(r.zigzag()?);
+            Ok(prev)
+        })
+        .collect()
+}
+
+/// Refuses `n` elements of at least one byte each when fewer bytes are left.
+fn check_fits(r: &Reader<'_>, n: usize) -> Result<()> {
+    if n > r.remaining() {
+        return Err(corrupt(format!("a packed column of {n} values in {} bytes", r.remaining())));
+    }
+    Ok(())
+}
+
+/// The column [`put_delta_values`] wrote, or `None` for a type written as
+/// in memory.
+fn get_delta_values(r: &mut Reader<'_>, dtype: Schema, n: usize) -> Result<Option<Values>> {
+    Ok(Some(match dtype {
+        Schema::Int32 => {
+            let values = get_int_deltas(r, n)?;
+            let narrow = values.into_iter().map(i32::try_from).collect::<std::result::Result<Vec<i32>, _>>();
+            Values::Int32(ScalarBuffer::from(narrow.map_err(|_| corrupt("an INT32 value out of range"))?))
+        }
+        Schema::Int64 => Values::Int64(ScalarBuffer::from(get_int_deltas(r, n)?)),
+        Schema::ItemId => {
+            check_fits(r, n)?;
+            let mut deltas = IdDeltas::default();
+            let ids = (0..n).map(|_| deltas.get(r).map(|id| id as i128)).collect::<Result<Vec<i128>>>()?;
+            Values::ItemId(ids.into())
+        }
+        Schema::Schema => {
+            check_fits(r, n)?;
+            let mut deltas = IdDeltas::default();
+            let mut schemas = Vec::with_capacity(n);
+            for _ in 0..n {
+                schemas.push(match r.u8()? {
+                    STRUCT_TAG => Schema::Struct(ItemId(deltas.get(r)?)),
+                    tag => Schema::ALL.get(tag as usize).copied().ok_or_else(|| corrupt(format!("unknown schema tag {tag}")))?,
+                });
+            }
+            Values::Schema(SchemaValues::from(schemas))
+        }
+        Schema::Bytes | Schema::String => {
+            check_fits(r, n)?;
+            let mut offsets = Vec::with_capacity(n + 1);
+            offsets.push(0i64);
+            let mut end = 0u64;
+            for _ in 0..n {
+                end = end.checked_add(r.varint()?).filter(|&e| e <= MAX_ITEMS).ok_or_else(|| corrupt("text lengths overflow"))?;
+                offsets.push(end as i64);
+            }
+            let data = r.blob()?;
+            if end != data.len() as u64 {
+                return Err(corrupt("text lengths do not add up to the data's length"));
+            }
+            let binary = VarBinary::checked(ScalarBuffer::from(offsets), Buffer::from(data.to_vec()), dtype == Schema::String).map_err(corrupt)?;
+            if dtype == Schema::String { Values::String(binary) } else { Values::Bytes(binary) }
+        }
+        _ => return Ok(None),
+    }))
+}
+
 fn put_data(w: &mut Writer, data: &SliceData, ctx: &mut Encoder) -> Result<()> {
+    put_data_coded(w, data, ctx, Coding::Raw)
+}
+
+fn put_data_coded(w: &mut Writer, data: &SliceData, ctx: &mut Encoder, coding: Coding) -> Result<()> {
     w.len(data.len());
     w.u8(data.columns().len() as u8);
     for column in data.columns() {
-        put_values(w, &column.values, ctx)?;
+        put_values(w, &column.values, ctx, coding)?;
         match &column.presence {
             None => w.u8(0),
             Some(p) => {
@@ -239,6 +406,10 @@ fn put_data(w: &mut Writer, data: &SliceData, ctx: &mut Encoder) -> Result<()> {
 }
 
 fn get_data(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<SliceData> {
+    get_data_coded(r, ctx, Coding::Raw)
+}
+
+fn get_data_coded(r: &mut Reader<'_>, ctx: &mut Decoder, coding: Coding) -> Result<SliceData> {
     let len = r.count(0, "items")?;
     let n_columns = r.u8()? as usize;
     if n_columns > Schema::ALL.len() {
@@ -246,7 +417,7 @@ fn get_data(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<SliceData> {
     }
     let mut columns = Vec::with_capacity(n_columns);
     for _ in 0..n_columns {
-        let values = get_values(r, ctx, len)?;
+        let values = get_values(r, ctx, len, coding)?;
         let presence = match r.u8()? {
             0 => None,
             1 => Some(NullBuffer::new(get_bits(r, len)?)),
@@ -368,6 +539,41 @@ fn get_ids(r: &mut Reader<'_>) -> Result<Vec<Option<ItemId>>> {
     (0..n).map(|_| Ok(Some(ItemId(r.u128()?)))).collect()
 }
 
+/// A packed block: items stored one by one (each of its own small
+/// allocation, like objects made one by one), with their values, as one
+/// LZ4-compressed body: the count, the ids as [`IdDeltas`], then the values
+/// with delta-coded columns. Ids sorted, and values that mostly follow
+/// from the previous ones (a chain's links, counters, implicit schemas),
+/// take a few bits an item once compressed.
+fn put_packed(w: &mut Writer, ids: &[ItemId], values: &SliceData, ctx: &mut Encoder) -> Result<()> {
+    let mut body = Writer::default();
+    body.varint(ids.len() as u64);
+    let mut deltas = IdDeltas::default();
+    ids.iter().for_each(|id| deltas.put(&mut body, id.0));
+    put_data_coded(&mut body, values, ctx, Coding::Delta)?;
+    w.blob(&lz4_flex::compress_prepend_size(&body.bytes));
+    Ok(())
+}
+
+/// The ids and values of a packed block ([`put_packed`]).
+fn get_packed(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<(Vec<Option<ItemId>>, SliceData)> {
+    let body = crate::decompress(r.blob()?)?;
+    let mut b = r.nested(&body);
+    // Each id takes at least two bytes.
+    let n = b.varint_count(2, "packed ids")?;
+    let mut deltas = IdDeltas::default();
+    let ids = (0..n).map(|_| deltas.get(&mut b).map(|id| Some(ItemId(id)))).collect::<Result<Vec<_>>>()?;
+    let values = get_data_coded(&mut b, ctx, Coding::Delta)?;
+    if values.len() != n {
+        return Err(corrupt(format!("a packed block of {} values for {n} items", values.len())));
+    }
+    if b.remaining() != 0 {
+        return Err(corrupt(format!("{} bytes left in a packed block", b.remaining())));
+    }
+    r.absorb(&b);
+    Ok((ids, values))
+}
+
 /// A bag, flattened (its fallbacks merged in): attributes (block by
 /// block: dense allocations as columns, sparse items with their ids),
 /// lists, dicts.
@@ -393,9 +599,8 @@ pub fn put_bag(w: &mut Writer, bag: &DataBag, ctx: &mut Encoder) -> Result<()> {
                     }
                 }
                 AttrBlock::Sparse { ids, values } => {
-                    w.u8(1);
-                    put_ids(w, ids);
-                    put_data(w, values, ctx)?;
+                    w.u8(2);
+                    put_packed(w, ids, values, ctx)?;
                 }
             }
         }
@@ -444,6 +649,10 @@ pub fn get_bag(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataBag> {
                     if values.len() != ids.len() {
                         return Err(corrupt(format!("attribute '{attr}': {} values for {} items", values.len(), ids.len())));
                     }
+                    bag.fill(|w| w.set_attr(&attr, &ids, &values));
+                }
+                2 => {
+                    let (ids, values) = get_packed(r, ctx)?;
                     bag.fill(|w| w.set_attr(&attr, &ids, &values));
                 }
                 tag => return Err(corrupt(format!("unknown attribute block tag {tag}"))),
@@ -632,4 +841,172 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
     };
     r.leave();
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plait_core::ScalarRef;
+    use plait_core::column::SliceBuilder;
+    use plait_core::itemid::{ItemKind, new_allocation};
+
+    /// Objects of consecutive one-item allocations (as made one by one),
+    /// with values of every delta-coded type, a missing one and a float.
+    fn chain(n: usize) -> (Vec<ItemId>, SliceData) {
+        let start = new_allocation();
+        let ids: Vec<ItemId> = (0..n as u64).map(|k| ItemId::new(ItemKind::Object, start + 2 * k, 0)).collect();
+        let mut b = SliceBuilder::new();
+        for (k, id) in ids.iter().enumerate() {
+            b.push(match k % 7 {
+                0 => Some(ScalarRef::Int32(k as i32 - 3)),
+                1 => Some(ScalarRef::Int64(-(k as i64) << 40)),
+                2 => Some(ScalarRef::ItemId(ItemId(id.0 - (2u128 << 64)))),
+                3 => Some(ScalarRef::Schema(Schema::Struct(id.with_kind(ItemKind::ImplicitSchema)))),
+                4 => Some(ScalarRef::String(if k % 2 == 0 { "héllo" } else { "" })),
+                5 => None,
+                _ => Some(ScalarRef::Float32(k as f32)),
+            });
+        }
+        (ids, b.finish())
+    }
+
+    /// The body of a packed block (before compression).
+    fn body(ids: &[ItemId], values: &SliceData) -> Vec<u8> {
+        let mut w = Writer::default();
+        put_packed(&mut w, ids, values, &mut Encoder::default()).unwrap();
+        crate::decompress(Reader::new(&w.bytes).blob().unwrap()).unwrap()
+    }
+
+    /// Reads a packed block whose body is `body` (compressed here).
+    fn read(body: &[u8]) -> Result<(Vec<Option<ItemId>>, SliceData)> {
+        let mut w = Writer::default();
+        w.blob(&lz4_flex::compress_prepend_size(body));
+        let mut r = Reader::new(&w.bytes);
+        let out = get_packed(&mut r, &mut Decoder::default())?;
+        assert_eq!(r.remaining(), 0);
+        Ok(out)
+    }
+
+    #[test]
+    fn packed_blocks_round_trip_and_are_small() {
+        let (ids, values) = chain(700);
+        let mut w = Writer::default();
+        put_packed(&mut w, &ids, &values, &mut Encoder::default()).unwrap();
+        // 700 ids and values, 16 + 16 bytes and more each in memory.
+        assert!(w.bytes.len() < 700 * 8, "{} bytes", w.bytes.len());
+        let (got_ids, got) = get_packed(&mut Reader::new(&w.bytes), &mut Decoder::default()).unwrap();
+        assert_eq!(got_ids, ids.iter().copied().map(Some).collect::<Vec<_>>());
+        assert_eq!(got.len(), values.len());
+        for i in 0..values.len() {
+            assert_eq!(got.get(i), values.get(i), "item {i}");
+        }
+    }
+
+    #[test]
+    fn every_truncation_of_a_packed_body_is_an_error() {
+        let (ids, values) = chain(30);
+        let body = body(&ids, &values);
+        assert!(read(&body).is_ok());
+        for n in 0..body.len() {
+            assert!(read(&body[..n]).is_err(), "a body cut at {n} of {} bytes was read", body.len());
+        }
+    }
+
+    #[test]
+    fn mutated_packed_bodies_never_panic() {
+        let (ids, values) = chain(40);
+        let body = body(&ids, &values);
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..5000 {
+            let mut mutated = body.clone();
+            for _ in 0..1 + state % 3 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let i = state as usize % mutated.len();
+                mutated[i] = match state >> 60 {
+                    0..4 => 0xff,
+                    4..8 => 0,
+                    v => mutated[i] ^ (1 << (v % 8)),
+                };
+            }
+            let outcome = std::panic::catch_unwind(|| read(&mutated).map(|(ids, values)| (ids.len(), values.len())));
+            let read_back = outcome.expect("reading a mutated packed body panicked");
+            if let Ok((n_ids, n_values)) = read_back {
+                assert_eq!(n_ids, n_values);
+            }
+        }
+    }
+
+    fn message(result: Result<(Vec<Option<ItemId>>, SliceData)>) -> String {
+        result.map(|_| ()).unwrap_err().message
+    }
+
+    #[test]
+    fn hostile_packed_counts_are_refused_before_allocating() {
+        // Ids: a count of 2^62 in a few bytes.
+        let mut w = Writer::default();
+        w.varint(1 << 62);
+        w.raw(&[0; 8]);
+        assert!(message(read(&w.bytes)).contains("does not fit"));
+        // Values of more items than the input may declare.
+        let mut w = Writer::default();
+        w.varint(1);
+        w.raw(&[2, 0]); // one id
+        w.u64(1 << 40); // items
+        assert!(message(read(&w.bytes)).contains("does not fit"));
+        // A value column claiming more values than bytes are left.
+        let mut w = Writer::default();
+        w.varint(1);
+        w.raw(&[2, 0]);
+        w.u64(100_000);
+        w.u8(1); // one column
+        w.u8(1); // INT32
+        w.u64(100_000);
+        assert!(message(read(&w.bytes)).contains("packed column"));
+        // A compressed body claiming a size no LZ4 input this short has.
+        let mut w = Writer::default();
+        let mut lying = lz4_flex::compress_prepend_size(&[0; 10]);
+        lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        w.blob(&lying);
+        let err = get_packed(&mut Reader::new(&w.bytes), &mut Decoder::default()).unwrap_err();
+        assert!(err.message.contains("impossible size"), "{}", err.message);
+    }
+
+    #[test]
+    fn out_of_range_packed_values_are_refused() {
+        let header = |w: &mut Writer, dtype: u8| {
+            w.varint(1);
+            w.raw(&[2, 0]);
+            w.u64(1);
+            w.u8(1);
+            w.u8(dtype);
+            w.u64(1);
+        };
+        let mut w = Writer::default();
+        header(&mut w, 1); // INT32
+        w.zigzag(i64::from(i32::MAX) + 1);
+        w.u8(0);
+        assert!(message(read(&w.bytes)).contains("out of range"));
+        let mut w = Writer::default();
+        header(&mut w, 8); // STRING
+        w.varint(u64::MAX);
+        assert!(message(read(&w.bytes)).contains("overflow"));
+        let mut w = Writer::default();
+        header(&mut w, 8);
+        w.varint(5);
+        w.str("abc");
+        assert!(message(read(&w.bytes)).contains("add up"));
+        let mut w = Writer::default();
+        header(&mut w, 2); // INT64: a varint of eleven bytes
+        w.raw(&[0xff; 10]);
+        w.u8(1);
+        assert!(message(read(&w.bytes)).contains("64 bits"));
+        let mut w = Writer::default();
+        header(&mut w, 1);
+        w.zigzag(7);
+        w.u8(0);
+        w.u8(0); // a byte too many
+        assert!(message(read(&w.bytes)).contains("left in a packed block"));
+    }
 }

@@ -25,7 +25,7 @@ use crate::wire::{Reader, Writer, corrupt};
 pub const MAGIC: [u8; 8] = *b"\x89PLAIT\r\n";
 
 /// The version this plait writes (and the newest it reads).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// What a file holds.
 #[derive(Clone, Debug)]
@@ -116,14 +116,21 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     if flags & FLAG_LZ4 == 0 {
         return loads_payload(tag, payload);
     }
-    // The uncompressed size comes first; it must be one LZ4 can reach.
-    let declared = payload.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64);
+    loads_payload(tag, &decompress(payload)?)
+}
+
+/// The bytes LZ4 compressed into `compressed` (block format, the
+/// uncompressed size first): the compressed payload of a file, or the body
+/// of a packed block. The declared size must be one LZ4 can reach from
+/// that many bytes, so a hostile size is refused before anything is
+/// allocated.
+pub(crate) fn decompress(compressed: &[u8]) -> Result<Vec<u8>> {
+    let declared = compressed.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64);
     match declared {
-        Some(size) if size <= (payload.len() as u64).saturating_mul(LZ4_MAX_RATIO) => {}
+        Some(size) if size <= (compressed.len() as u64).saturating_mul(LZ4_MAX_RATIO) => {}
         _ => return Err(corrupt("a compressed payload with an impossible size")),
     }
-    let decompressed = lz4_flex::decompress_size_prepended(payload).map_err(|e| corrupt(format!("the compressed payload: {e}")))?;
-    loads_payload(tag, &decompressed)
+    lz4_flex::decompress_size_prepended(compressed).map_err(|e| corrupt(format!("the compressed payload: {e}")))
 }
 
 /// The value of a payload whose content tag is `tag` (the part of

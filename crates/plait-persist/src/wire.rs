@@ -51,6 +51,20 @@ impl Writer {
     pub fn str(&mut self, s: &str) {
         self.blob(s.as_bytes());
     }
+
+    /// An unsigned LEB128 varint: 7 bits a byte, low bits first.
+    pub fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.bytes.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.bytes.push(v as u8);
+    }
+
+    /// A signed varint, zigzag-coded (small magnitudes take one byte).
+    pub fn zigzag(&mut self, v: i64) {
+        self.varint(((v << 1) ^ (v >> 63)) as u64);
+    }
 }
 
 /// Bytes being read, front to back.
@@ -118,6 +132,50 @@ impl<'a> Reader<'a> {
             n.checked_mul(min_size as u64).is_some_and(|b| b <= self.remaining() as u64)
         };
         if !fits {
+            return Err(corrupt(format!("{what}: a count of {n} does not fit in the {} bytes left", self.remaining())));
+        }
+        Ok(n as usize)
+    }
+
+    /// A reader of `bytes` (a part of this input stored compressed) that
+    /// carries on this reader's nesting depth and budget of payload-free
+    /// elements; [`Self::absorb`] takes them back when it is done.
+    pub fn nested<'b>(&self, bytes: &'b [u8]) -> Reader<'b> {
+        Reader { bytes, free_budget: self.free_budget, depth: self.depth }
+    }
+
+    /// Takes back the budget a [`Self::nested`] reader left.
+    pub fn absorb(&mut self, nested: &Reader<'_>) {
+        self.free_budget = nested.free_budget;
+    }
+
+    /// An unsigned LEB128 varint of at most 64 bits.
+    pub fn varint(&mut self) -> Result<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.u8()?;
+            if shift == 63 && byte > 1 {
+                return Err(corrupt("a varint of more than 64 bits"));
+            }
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        unreachable!("the byte at shift 63 ends the varint or is refused")
+    }
+
+    /// A zigzag-coded signed varint.
+    pub fn zigzag(&mut self) -> Result<i64> {
+        let v = self.varint()?;
+        Ok((v >> 1) as i64 ^ -((v & 1) as i64))
+    }
+
+    /// A varint count of elements each at least `min_size` (> 0) bytes
+    /// long, checked against the bytes left (as [`Self::count`]).
+    pub fn varint_count(&mut self, min_size: usize, what: &str) -> Result<usize> {
+        let n = self.varint()?;
+        if n.checked_mul(min_size as u64).is_none_or(|b| b > self.remaining() as u64) {
             return Err(corrupt(format!("{what}: a count of {n} does not fit in the {} bytes left", self.remaining())));
         }
         Ok(n as usize)

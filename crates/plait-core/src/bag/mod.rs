@@ -185,17 +185,21 @@ impl DataBag {
     /// What this bag reads, as one layer: its own contents, then each
     /// fallback's where the layers before say nothing.
     ///
-    /// Neighbouring layers are merged pairwise, round after round (the
-    /// earlier layer of a pair wins), so a chain of n small layers costs
-    /// O(n log n) copies rather than O(n²) for one accumulator growing layer
-    /// by layer.
+    /// The layers are merged into one store owned here, in place, in read
+    /// order: each layer's items are looked at once (what a store shared
+    /// with a layer holds is copied at most once, when first written), so a
+    /// chain of n small layers (objects made one by one) costs O(n) rather
+    /// than O(n²) for copying a growing result at each step.
     fn flattened(&self) -> Arc<Store> {
-        let mut layers = self.layers();
-        while layers.len() > 1 {
-            layers =
-                layers.chunks(2).map(|pair| if let [ours, theirs] = pair { Arc::new(merge_stores(ours, theirs)) } else { pair[0].clone() }).collect();
+        let mut layers = self.layers().into_iter();
+        let first = layers.next().expect("a bag has its own layer");
+        let Some(second) = layers.next() else { return first };
+        let mut store = Store::clone(&first);
+        drop(first);
+        for layer in std::iter::once(second).chain(layers) {
+            merge_into(&mut store, &layer);
         }
-        layers.pop().expect("a bag has its own layer")
+        Arc::new(store)
     }
 
     /// A random id; Koda prints its last four hex digits (`$f74e`).
@@ -834,7 +838,7 @@ impl Store {
 }
 
 /// Layers past which [`DataBag::for_walk`] merges a bag before a walk.
-const WALK_LAYERS_MAX: usize = 64;
+const WALK_LAYERS_MAX: usize = 16;
 
 /// Lookups from this many on run in parallel chunks of `LOOKUP_CHUNK`.
 const PARALLEL_LOOKUPS: usize = 1 << 15;
