@@ -131,7 +131,7 @@ impl PyDataBag {
     #[allow(clippy::new_ret_no_self, clippy::wrong_self_convention)]
     #[pyo3(signature = (**attrs))]
     fn new(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        let attrs = named("kd.entities.new", attrs)?;
+        let attrs = self.left_off(named("kd.entities.new", attrs)?);
         let made = guard(|| create::new(&attrs, create::SchemaArg::Fresh, false, None, None))?;
         self.adopt(py, made)
     }
@@ -139,13 +139,20 @@ impl PyDataBag {
     /// Objects created in this (mutable) bag: `bag.obj(x=1)`.
     #[pyo3(signature = (**attrs))]
     fn obj(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        let attrs = named("kd.objs.new", attrs)?;
+        let attrs = self.left_off(named("kd.objs.new", attrs)?);
         let made = guard(|| create::obj(&attrs, None, None))?;
         self.adopt(py, made)
     }
 }
 
 impl PyDataBag {
+    /// The values with this bag left off where they hold it: their data is
+    /// here already, so what is made from them need not bring it along
+    /// (building a chain with `bag.obj(next=x)` stays linear).
+    fn left_off(&self, attrs: Vec<(String, DataSlice)>) -> Vec<(String, DataSlice)> {
+        attrs.into_iter().map(|(name, v)| if v.bag() == Some(&self.inner) { (name, v.with_bag(None)) } else { (name, v) }).collect()
+    }
+
     /// `made` moved into this bag (its contents merged in).
     fn adopt(&self, py: Python<'_>, made: DataSlice) -> PyResult<Py<PyAny>> {
         guard(|| {

@@ -320,3 +320,15 @@ def test_extract_of_whole_allocations_shares_columns_and_checks_nothing_twice():
     assert both.q.b.to_py()[-1] == 2 * (n - 1)
     with pytest.raises(ValueError, match=conflict("a", ".*", ".*")):
         kd.new(p=x, q=y.with_attrs(a=kd.range(n) + 1))
+
+
+def test_objects_made_in_a_mutable_bag_from_its_own_items_bring_nothing_along():
+    bag = kd.mutable_bag()
+    x, e = bag.obj(v=0), bag.new(v=0)
+    for i in range(1, 50):
+        x, e = bag.obj(v=i, next=x), bag.new(v=i, next=e)
+    assert (x.next.next.v.to_py(), e.next.v.to_py()) == (47, 48)
+    assert x.get_bag() == bag and e.next.get_bag() == bag
+    outside = kd.obj(a=1)
+    y = bag.obj(p=outside, q=x)
+    assert (y.p.a.to_py(), y.q.v.to_py()) == (1, 49)
