@@ -280,8 +280,11 @@ impl DataBag {
                 return Err(Error::value(op, conflict));
             }
         }
-        let merged = merge_stores(&self.read(), &other.flattened());
-        self.write(op, |store| *store = merged)
+        // In place: a copy of this bag's store first would copy every
+        // attribute it holds, for each merge (a chain built with `bag.obj`
+        // one object at a time would be quadratic).
+        let theirs = other.flattened();
+        self.write(op, |store| merge_into(store, &theirs))
     }
 
     /// Sets `attr` of `ids[i]` to `values[i]` (present ids only).
@@ -940,13 +943,6 @@ fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(ScalarRef<'a>, Op
 pub enum OnConflict {
     KeepOurs,
     Raise,
-}
-
-/// `ours` with everything of `theirs` it says nothing about.
-fn merge_stores(ours: &Store, theirs: &Store) -> Store {
-    let mut store = ours.clone();
-    merge_into(&mut store, theirs);
-    store
 }
 
 /// Adds to `store` everything of `theirs` it says nothing about, in place
