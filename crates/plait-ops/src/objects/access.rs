@@ -74,7 +74,7 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
 
 /// The struct schemas held by a SCHEMA slice (`None` for primitive schemas
 /// and missing items).
-fn struct_schema_ids(x: &DataSlice) -> Vec<Option<ItemId>> {
+pub(super) fn struct_schema_ids(x: &DataSlice) -> Vec<Option<ItemId>> {
     (0..x.size())
         .map(|i| match x.get(i) {
             Some(ScalarRef::Schema(Schema::Struct(id))) => Some(id),

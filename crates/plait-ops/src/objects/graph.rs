@@ -19,6 +19,7 @@ use plait_core::column::SliceBuilder;
 use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
 
+use super::access::struct_schema_ids;
 use super::containers::schema_item;
 use super::id_set::IdSet;
 use super::model::{attr_schema, ids_data, ids_of, schemas_data, whole_allocation};
@@ -402,7 +403,7 @@ impl<'a> Walk<'a> {
         let top = match schema {
             Schema::Schema => {
                 let seen = self.seen.entry(schema).or_default();
-                Reached::Ids(struct_schemas_of(x).into_iter().flatten().filter(|id| seen.insert(*id)).collect())
+                Reached::Ids(struct_schema_ids(x).into_iter().flatten().filter(|id| seen.insert(*id)).collect())
             }
             _ => self.fresh_ids(schema, x.data()),
         };
@@ -440,7 +441,7 @@ impl<'a> Walk<'a> {
     /// where `x` repeats an item). The items keep their ids where the walk
     /// reaches them again.
     fn run_per_position(&mut self, x: &DataSlice, schema: Schema, to: &[Option<ItemId>]) -> Result<()> {
-        let from = if schema == Schema::Schema { struct_schemas_of(x) } else { ids_of(x) };
+        let from = if schema == Schema::Schema { struct_schema_ids(x) } else { ids_of(x) };
         let top = from.into_iter().zip(to).filter_map(|(f, t)| Some((f?, (*t)?))).collect();
         self.run_from(schema, top)
     }
@@ -458,16 +459,6 @@ impl<'a> Walk<'a> {
 /// bookkeeping ones).
 fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
     src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect()
-}
-
-/// The ids of the struct schemas among `x`'s items, per position.
-fn struct_schemas_of(x: &DataSlice) -> Vec<Option<ItemId>> {
-    (0..x.size())
-        .map(|i| match x.get(i) {
-            Some(ScalarRef::Schema(Schema::Struct(id))) => Some(id),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `to` without the positions in `unset` (what no layer of the source
@@ -575,7 +566,7 @@ fn clone_with(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, schema: Optio
     let mut walk = Walk::new(&src, depth, false);
     if as_schema == Schema::Schema {
         // Schemas clone as new schemas with the same attributes.
-        let ids = fresh_like(&struct_schemas_of(x));
+        let ids = fresh_like(&struct_schema_ids(x));
         walk.run_per_position(x, as_schema, &ids)?;
         let data = schemas_data(ids.iter().map(|id| id.map(Schema::Struct)).collect());
         return Ok(DataSlice::new(x.shape().clone(), data, as_schema)?.with_bag(Some(walk.out)));
