@@ -502,6 +502,14 @@ fn walk_schema(op: &str, x: &DataSlice, schema: Option<&DataSlice>) -> Result<Sc
 /// the data reachable from it (through `schema` when given).
 pub fn extract(x: &DataSlice, schema: Option<&DataSlice>) -> Result<DataSlice> {
     let op = "kd.core.extract";
+    // A bag made for exactly x's items holds only what they reach: the copy
+    // is that bag as one new layer, with no walk (`kd.dumps` of a chain of
+    // objects made one by one).
+    if let (None, Some(bag)) = (schema, x.bag()) {
+        if super::model::bag_made_for(x) {
+            return Ok(x.clone().with_bag(Some(bag.merged())));
+        }
+    }
     let src = source_bag(op, x, schema, "extract")?;
     let as_schema = walk_schema(op, x, schema)?;
     let mut walk = Walk::new(&src, Depth::All, false);
