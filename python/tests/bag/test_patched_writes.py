@@ -33,27 +33,25 @@ def check(x, model):
 def test_reads_after_interleaved_single_writes_on_entities():
     rng = random.Random(1)
     x = kd.new(a=kd.slice(list(range(N)))).fork_bag()
-    model = list(range(N))
-    for step in range(2500):
-        i = rng.randrange(N)
-        value = rng.randrange(-1000, 1000)
-        x.S[i].a = value
-        model[i] = value
-        if step % 97 == 0:
-            check(x, model)
-    check(x, model)
+    write_randomly(x, list(range(N)), 2500, 97, lambda step: rng.randrange(-1000, 1000), rng)
 
 
 def test_objects_take_values_of_other_types_item_by_item():
     rng = random.Random(2)
     x = kd.obj(a=kd.slice([f"t{i}" for i in range(N)])).fork_bag()
-    model = [f"t{i}" for i in range(N)]
-    for step in range(1500):
+    write_randomly(x, [f"t{i}" for i in range(N)], 1500, 211, lambda step: rng.choice([rng.randrange(100), f"w{step}", None, 2.5]), rng)
+
+
+def write_randomly(x, model, steps, check_every, value_at, rng):
+    """`steps` single writes of `value_at(step)` to `.a` of a random item of
+    `x`, mirrored in `model`; every write is read back every `check_every`
+    steps and at the end."""
+    for step in range(steps):
         i = rng.randrange(N)
-        value = rng.choice([rng.randrange(100), f"w{step}", None, 2.5])
+        value = value_at(step)
         x.S[i].a = value
         model[i] = value
-        if step % 211 == 0:
+        if step % check_every == 0:
             check(x, model)
     check(x, model)
 

@@ -240,8 +240,8 @@ impl<'a> Walk<'a> {
         if let Some(to) = only_set(&to, &unset) {
             self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &to, &schemas_data(written)));
         }
-        self.copy_schemas(&schema_from, &schema_to);
         let names = self.src.all_attr_names();
+        self.copy_schemas(&names, &schema_from, &schema_to);
         // Lists and dicts: a schema at a time.
         let mut containers: HashMap<ItemId, Vec<(ItemId, ItemId)>> = HashMap::new();
         for attr in [LIST_ITEMS_ATTR, DICT_KEYS_ATTR].into_iter().filter(|a| names.iter().any(|n| n == a)) {
@@ -277,8 +277,9 @@ impl<'a> Walk<'a> {
     }
 
     /// Copies the attributes of struct schemas `from[i]` as those of `to[i]`
-    /// (each copy once), reading each attribute for all of them at once.
-    fn copy_schemas(&mut self, from: &[Option<ItemId>], to: &[Option<ItemId>]) {
+    /// (each copy once), reading each of the bag's attributes `names` for
+    /// all of them at once.
+    fn copy_schemas(&mut self, names: &[String], from: &[Option<ItemId>], to: &[Option<ItemId>]) {
         let mut pending: (Vec<Option<ItemId>>, Vec<Option<ItemId>>) = (Vec::new(), Vec::new());
         for (f, t) in from.iter().zip(to) {
             if let (Some(f), Some(t)) = (f, t) {
@@ -292,7 +293,7 @@ impl<'a> Walk<'a> {
         if from.is_empty() {
             return;
         }
-        for name in self.src.all_attr_names().iter().filter(|n| n.as_str() != SCHEMA_ATTR) {
+        for name in names.iter().filter(|n| n.as_str() != SCHEMA_ATTR) {
             let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, &from);
             let Some(to) = only_set(&to, &unset) else { continue };
             self.out.fill(|w| w.set_attr(name, &to, &values));
