@@ -16,6 +16,7 @@ import workloads_entities
 import workloads_layering
 import workloads_lists
 import workloads_mutable
+import workloads_control_flow
 import workloads_conversion
 import workloads_dicts
 import workloads_expr
@@ -109,6 +110,7 @@ def main():
         "conversion": workloads_conversion.workloads(args.scale, pkd, kkd),
         "expr": workloads_expr.workloads(args.scale, pkd, kkd),
         "functor": workloads_functor.workloads(args.scale, pkd, kkd),
+        "control_flow": workloads_control_flow.workloads(args.scale, pkd, kkd),
         "persist": workloads_persist.workloads(args.scale, pkd, kkd),
         "interop": workloads_interop.workloads(args.scale, pkd, kkd),
     }

@@ -17,6 +17,8 @@ pub enum ErrorKind {
     /// An index is out of range where Koda raises rather than returning missing
     /// (Python `IndexError`).
     Index,
+    /// A key or field that is not there, where Koda raises (Python `KeyError`).
+    Key,
     /// A bug in plait (Python `RuntimeError`); never expected.
     Internal,
 }
@@ -51,6 +53,11 @@ impl Error {
     /// An `IndexError` raised by operator `op`.
     pub fn index(op: &str, message: impl fmt::Display) -> Error {
         Error { kind: ErrorKind::Index, message: format!("{op}: {message}") }
+    }
+
+    /// A `KeyError` raised by operator `op`.
+    pub fn key(op: &str, message: impl fmt::Display) -> Error {
+        Error { kind: ErrorKind::Key, message: format!("{op}: {message}") }
     }
 
     /// An internal invariant did not hold: a bug in plait.

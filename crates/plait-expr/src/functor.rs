@@ -53,12 +53,17 @@ pub fn is_functor(x: &DataSlice) -> bool {
     plait_ops::objects::access::has_attr(x, RETURNS_ATTR).is_ok_and(|h| h.present_count() == 1)
 }
 
-fn not_a_functor(x: &DataSlice) -> Error {
-    Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", plait_core::repr::repr_slice(x)))
+fn not_a_functor(op: &str, x: &DataSlice) -> Error {
+    Error::value(op, format!("the first argument of kd.call must be a functor, got {}", plait_core::repr::repr_slice(x)))
 }
 
 /// The compiled form of functor `f` (cached when its bag is frozen).
 pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
+    compile_as(CALL, f)
+}
+
+/// [`compile`] for operator `op` (which names itself when `f` is no functor).
+pub fn compile_as(op: &str, f: &DataSlice) -> Result<Arc<Compiled>> {
     let key = match (f.bag(), f.get(0)) {
         // An immutable bag may read through a mutable one (`updated` by a
         // mutable bag): only a bag frozen all the way down reads the same
@@ -72,7 +77,7 @@ pub fn compile(f: &DataSlice) -> Result<Arc<Compiled>> {
         }
     }
     if !is_functor(f) {
-        return Err(not_a_functor(f));
+        return Err(not_a_functor(op, f));
     }
     let (body, variables) = inline_variables(f)?;
     let name = match plait_ops::objects::access::get_attr(f, "__qualname__", None) {
@@ -201,6 +206,16 @@ const STACK_SEGMENT: usize = 4 * 1024 * 1024;
 /// Calls functor `f` with arguments bound to its signature as Python binds.
 /// Calls nest at most [`MAX_CALL_DEPTH`] deep (a `ValueError` past it).
 pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
+    call_compiled(&*compile(f)?, positional, keywords)
+}
+
+/// [`call`] of a functor compiled already: loops (`kd.map`, `kd.while_`)
+/// compile each functor once and call it many times.
+pub fn call_compiled(
+    compiled: &Compiled,
+    positional: Vec<ExprValue>,
+    keywords: Vec<(String, ExprValue)>,
+) -> std::result::Result<ExprValue, EvalError> {
     let depth = CALL_DEPTH.with(|d| d.get());
     if depth >= MAX_CALL_DEPTH {
         let message = format!("functor calls nested more than {MAX_CALL_DEPTH} deep (infinite recursion?); see docs/limits.md");
@@ -215,12 +230,11 @@ pub fn call(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, Ex
     }
     let _leave = Leave(depth);
     CALL_DEPTH.with(|d| d.set(depth + 1));
-    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || call_here(f, positional, keywords))
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || call_here(compiled, positional, keywords))
 }
 
-/// [`call`] on the current stack.
-fn call_here(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
-    let compiled = compile(f)?;
+/// [`call_compiled`] on the current stack.
+fn call_here(compiled: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
     let name = CALL;
     let mut bound = try_bind(&compiled.params, positional, keywords).map_err(|e| e.functor_error(name))?;
     let mut inputs: HashMap<String, ExprValue> = HashMap::with_capacity(compiled.params.len());
@@ -237,12 +251,12 @@ fn call_here(f: &DataSlice, positional: Vec<ExprValue>, keywords: Vec<(String, E
     let plan = match compiled.plan.get() {
         Some(plan) => plan,
         None => {
-            let plan = crate::eval::plan(&compiled.body).map_err(|e| with_context(&compiled, e.into()))?;
+            let plan = crate::eval::plan(&compiled.body).map_err(|e| with_context(compiled, e.into()))?;
             compiled.plan.get_or_init(|| plan)
         }
     };
     let bindings = Bindings { inputs: Some(&inputs), variables: None };
-    plan.run(&bindings).map_err(|failure| with_context(&compiled, own_node(&compiled.body, failure)))
+    plan.run(&bindings).map_err(|failure| with_context(compiled, own_node(&compiled.body, failure)))
 }
 
 /// The failure of a call, its context moved into notes: the failing node
@@ -271,18 +285,6 @@ fn variable_of(compiled: &Compiled, node: &Expr) -> Option<String> {
         })
         .min()
         .map(|(_, name)| name)
-}
-
-/// `kd.call(fn, *args, **kwargs)` inside an expression.
-pub fn call_builtin(args: crate::operator::CallArgs) -> Result<ExprValue> {
-    let f = match args.values.first() {
-        Some(Some(ExprValue::Data(Value::Slice(f)))) => f.clone(),
-        Some(Some(other)) => {
-            return Err(Error::value(CALL, format!("the first argument of kd.call must be a functor, got {}", other.kind_name())));
-        }
-        _ => return Err(Error::value(CALL, "the first argument of kd.call must be a functor")),
-    };
-    call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
 }
 
 // ---------------------------------------------------------------- creation

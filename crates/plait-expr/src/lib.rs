@@ -6,20 +6,25 @@
 //! * [`value`] — what expressions compute: DataSlices, tuples, host values.
 //! * [`operator`] — backend, lambda, function and builtin operators, and
 //!   the registry by name.
+//! * [`builtins`] — the operators on expressions' own values: tuples,
+//!   iterables, functor calls and control flow (`kd.if_`, `kd.map`, ...).
 //! * [`transform`] — bottom-up passes and substitutions.
 //! * [`packed`] — expressions as EXPR items (`pack_expr` / `unpack_expr`).
 //! * [`prepare`] — lambda lowering and literal folding.
 //! * [`eval`] — compiled plans, cached by fingerprint, and `kd.eval`.
 //! * [`functor`] — functors: compiled (variables inlined) and called.
+//! * [`progress`] — progress of long loops, shown by the host.
 //! * [`text`] — Koda's text form of expressions (`(I.a + I.b) * I.c`).
 //! * [`tracing`] — functors traced from Rust closures, and called.
 
+pub mod builtins;
 pub mod eval;
 pub mod expr;
 pub mod functor;
 pub mod operator;
 pub mod packed;
 pub mod prepare;
+pub mod progress;
 pub mod text;
 pub mod tracing;
 pub mod transform;

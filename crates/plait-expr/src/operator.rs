@@ -32,17 +32,34 @@ pub trait Function: Send + Sync {
     fn call(&self, op: &Operator, args: CallArgs) -> Result<ExprValue>;
 }
 
-/// Operators evaluated by this crate.
+/// What the rest of the crate needs to know about a builtin operator:
+/// names are dropped before evaluation, calls print as calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
     /// `kd.annotation.with_name(expr, name)`: `expr`, named.
     WithName,
-    Tuple,
-    NamedTuple,
-    GetNth,
-    GetNamedTupleField,
     /// `kd.functor.call(fn, *args, return_type_as=None, **kwargs)`.
     Call,
+    Other,
+}
+
+/// An operator this crate evaluates itself, on the values of expressions
+/// (tuples, iterables, functors): one entry with its names, signature,
+/// docstring and the function that computes it, side by side (the
+/// operators of `plait-ops` are the other half of the registry).
+#[derive(Debug)]
+pub struct BuiltinDef {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub signature: &'static str,
+    pub doc: &'static str,
+    /// Computes the operator (called by the name it was used under).
+    pub call: fn(&str, CallArgs) -> Result<ExprValue>,
+    /// Whether equal arguments always give equal results (only those are
+    /// folded into literals; operators calling functors never are, as a
+    /// functor may allocate).
+    pub deterministic: bool,
+    pub role: Builtin,
 }
 
 #[derive(Clone)]
@@ -54,7 +71,7 @@ pub enum OperatorKind {
         function: Arc<dyn Function>,
         deterministic: bool,
     },
-    Builtin(Builtin),
+    Builtin(&'static BuiltinDef),
 }
 
 /// An operator.
@@ -92,7 +109,7 @@ impl Operator {
                 h.write_bytes(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
                 h.write_bytes(&(std::process::id() as u64).to_le_bytes());
             }
-            OperatorKind::Builtin(b) => h.write_str(&format!("{b:?}")),
+            OperatorKind::Builtin(b) => h.write_str(b.name),
         }
         let fingerprint = h.finish();
         Arc::new(Operator { name: Arc::from(name), params, doc, kind, fingerprint })
@@ -147,9 +164,8 @@ impl Operator {
         match &self.kind {
             OperatorKind::Backend(op) => op.deterministic,
             OperatorKind::Function { deterministic, .. } => *deterministic,
-            // A functor may allocate: its calls are never folded.
-            OperatorKind::Builtin(Builtin::Call) => false,
-            OperatorKind::Lambda(_) | OperatorKind::Builtin(_) => true,
+            OperatorKind::Builtin(b) => b.deterministic,
+            OperatorKind::Lambda(_) => true,
         }
     }
 
@@ -203,7 +219,7 @@ impl Operator {
                 op.call_bound(values, var_args, var_kwargs).map(ExprValue::slice)
             }
             OperatorKind::Function { function, .. } => function.call(self, args),
-            OperatorKind::Builtin(b) => call_builtin(&self.name, *b, args),
+            OperatorKind::Builtin(b) => (b.call)(&self.name, args),
             OperatorKind::Lambda(_) => Err(Error::value(&self.name, "a lambda operator is inlined, not called")),
         }
     }
@@ -225,17 +241,6 @@ pub fn signature_text(params: &[Param]) -> String {
     }))
 }
 
-fn builtin_signature(b: Builtin) -> &'static str {
-    match b {
-        Builtin::WithName => "expr, name",
-        Builtin::Tuple => "*args",
-        Builtin::NamedTuple => "**kwargs",
-        Builtin::GetNth => "x, n",
-        Builtin::GetNamedTupleField => "namedtuple, field_name",
-        Builtin::Call => "fn, *args, return_type_as=None, **kwargs",
-    }
-}
-
 /// The name string of a `with_name` / `get_namedtuple_field` argument.
 pub fn text_item(op: &str, what: &str, v: &ExprValue) -> Result<String> {
     if let ExprValue::Data(Value::Slice(x)) = v {
@@ -246,64 +251,8 @@ pub fn text_item(op: &str, what: &str, v: &ExprValue) -> Result<String> {
     Err(Error::type_error(op, format!("`{what}` must be a STRING item, got {}", v.kind_name())))
 }
 
-fn call_builtin(op: &str, b: Builtin, mut args: CallArgs) -> Result<ExprValue> {
-    if b == Builtin::Call {
-        return crate::functor::call_builtin(args);
-    }
-    let mut take = |i: usize| args.values.get_mut(i).and_then(Option::take).expect("required arguments are bound");
-    match b {
-        Builtin::WithName => Ok(take(0)),
-        Builtin::Tuple => Ok(ExprValue::tuple(args.var_args)),
-        Builtin::NamedTuple => Ok(ExprValue::named_tuple(args.var_kwargs)),
-        Builtin::GetNth => {
-            let (x, n) = (take(0), take(1));
-            let ExprValue::Tuple(t) = &x else {
-                return Err(Error::value(op, format!("expected a tuple, got {}", x.kind_name())));
-            };
-            let n = match &n {
-                ExprValue::Data(Value::Slice(s)) if s.is_item() => match s.get(0) {
-                    Some(ScalarRef::Int32(v)) => Some(v as i64),
-                    Some(ScalarRef::Int64(v)) => Some(v),
-                    _ => None,
-                },
-                _ => None,
-            }
-            .ok_or_else(|| Error::type_error(op, format!("`n` must be an integer item, got {}", n.kind_name())))?;
-            usize::try_from(n)
-                .ok()
-                .and_then(|i| t.items.get(i))
-                .cloned()
-                .ok_or_else(|| Error::value(op, format!("index out of range: n={n}, value.field_count={}", t.items.len())))
-        }
-        Builtin::Call => unreachable!("handled above"),
-        Builtin::GetNamedTupleField => {
-            let (x, field) = (take(0), take(1));
-            let field = text_item(op, "field_name", &field)?;
-            let ExprValue::Tuple(t) = &x else {
-                return Err(Error::value(op, format!("expected a named tuple, got {}", x.kind_name())));
-            };
-            let names = t.names.as_ref().ok_or_else(|| Error::value(op, "expected a named tuple, got a tuple"))?;
-            let i = names.iter().position(|n| **n == *field).ok_or_else(|| {
-                let known: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
-                Error::value(op, format!("the named tuple has no field '{field}'; its fields are {known:?}"))
-            })?;
-            Ok(t.items[i].clone())
-        }
-    }
-}
-
-const BUILTINS: [(&str, Builtin); 7] = [
-    ("kd.annotation.with_name", Builtin::WithName),
-    ("kd.tuples.tuple", Builtin::Tuple),
-    ("kd.tuples.namedtuple", Builtin::NamedTuple),
-    ("kd.tuples.get_nth", Builtin::GetNth),
-    ("kd.tuples.get_namedtuple_field", Builtin::GetNamedTupleField),
-    ("kd.functor.call", Builtin::Call),
-    ("kd.call", Builtin::Call),
-];
-
-/// The operators every process has: each eager operator under each of its
-/// names, and the builtins.
+/// The operators every process has: each eager operator and each builtin
+/// under each of its names.
 fn standard() -> &'static HashMap<String, OpRef> {
     static STANDARD: OnceLock<HashMap<String, OpRef>> = OnceLock::new();
     STANDARD.get_or_init(|| {
@@ -314,9 +263,11 @@ fn standard() -> &'static HashMap<String, OpRef> {
                 ops.insert(name.to_string(), wrapped);
             }
         }
-        for (name, b) in BUILTINS {
-            let params = parse_signature(builtin_signature(b)).expect("builtin signatures parse");
-            ops.insert(name.to_string(), Operator::new(name, params, String::new(), OperatorKind::Builtin(b)));
+        for def in crate::builtins::all() {
+            let params = parse_signature(def.signature).unwrap_or_else(|e| panic!("{}: {e}", def.name));
+            for name in std::iter::once(&def.name).chain(def.aliases) {
+                ops.insert(name.to_string(), Operator::new(name, params.clone(), def.doc.to_string(), OperatorKind::Builtin(def)));
+            }
         }
         ops
     })

@@ -24,7 +24,7 @@ pub fn prepare(expr: &Expr) -> Result<Expr> {
 fn prepare_node(node: Expr) -> Result<Expr> {
     let NodeKind::Op { op, args, kwarg_names } = node.kind() else { return Ok(node) };
     match &op.kind {
-        OperatorKind::Builtin(Builtin::WithName) => return Ok(args[0].clone().expect("with_name has an expression")),
+        OperatorKind::Builtin(b) if b.role == Builtin::WithName => return Ok(args[0].clone().expect("with_name has an expression")),
         OperatorKind::Lambda(body) => return prepare(&lower(op, body, args, kwarg_names)?),
         _ => {}
     }

@@ -68,7 +68,7 @@ fn canonical(op: &Operator) -> &str {
 /// The arguments of a `kd.call` node that prints as a call of its functor
 /// (`return_type_as` left at its default): positional, then named.
 fn call_form<'a>(op: &Operator, args: &'a [Option<Expr>], kwarg_names: &'a [std::sync::Arc<str>]) -> Option<Vec<(Option<String>, &'a Expr)>> {
-    if !matches!(op.kind, OperatorKind::Builtin(crate::operator::Builtin::Call)) {
+    if !matches!(op.kind, OperatorKind::Builtin(b) if b.role == crate::operator::Builtin::Call) {
         return None;
     }
     // Parameters: fn, return_type_as, then *args and **kwargs.

@@ -58,7 +58,7 @@ pub fn substitute(expr: &Expr, subs: &HashMap<u128, Expr>) -> Expr {
 /// The name of a `with_name` node.
 pub fn node_name(expr: &Expr) -> Option<String> {
     let NodeKind::Op { op, args, .. } = expr.kind() else { return None };
-    if !matches!(op.kind, OperatorKind::Builtin(Builtin::WithName)) {
+    if !matches!(op.kind, OperatorKind::Builtin(b) if b.role == Builtin::WithName) {
         return None;
     }
     let name = args.get(1)?.as_ref()?.literal_value()?;

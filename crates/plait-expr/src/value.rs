@@ -29,11 +29,22 @@ pub struct Tuple {
     pub names: Option<Vec<Arc<str>>>,
 }
 
+/// Values one after another (Koda's ITERABLE): what `kd.for_` loops over
+/// and `yields` collects. `ordered: false` marks an unordered iterable
+/// (`make_unordered`, `interleave`), whose consumers must not rely on the
+/// order (plait keeps it).
+#[derive(Debug)]
+pub struct Iterable {
+    pub items: Vec<ExprValue>,
+    pub ordered: bool,
+}
+
 /// A value in an expression.
 #[derive(Clone, Debug)]
 pub enum ExprValue {
     Data(Value),
     Tuple(Arc<Tuple>),
+    Iterable(Arc<Iterable>),
     Foreign(Arc<dyn Foreign>),
     /// An optional argument without a value (inside lambda lowering).
     Unspecified,
@@ -60,6 +71,11 @@ impl ExprValue {
         ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) }))
     }
 
+    /// An iterable of `items`.
+    pub fn iterable(items: Vec<ExprValue>, ordered: bool) -> ExprValue {
+        ExprValue::Iterable(Arc::new(Iterable { items, ordered }))
+    }
+
     /// The value as an argument of an eager operator; `op` names the
     /// operator in the error for tuples and foreign values.
     pub fn into_data(self, op: &str) -> Result<Value> {
@@ -76,6 +92,7 @@ impl ExprValue {
             ExprValue::Data(Value::Shape(_)) => "a JaggedShape".to_string(),
             ExprValue::Tuple(t) if t.names.is_some() => "a named tuple".to_string(),
             ExprValue::Tuple(_) => "a tuple".to_string(),
+            ExprValue::Iterable(_) => "an iterable".to_string(),
             ExprValue::Foreign(f) => f.repr(),
             ExprValue::Unspecified => "unspecified".to_string(),
         }
@@ -112,6 +129,12 @@ impl ExprValue {
                     h.write_bytes(&item.fingerprint().to_le_bytes());
                 }
             }
+            ExprValue::Iterable(it) => {
+                h.write_str(if it.ordered { "iterable" } else { "unordered iterable" });
+                for item in &it.items {
+                    h.write_bytes(&item.fingerprint().to_le_bytes());
+                }
+            }
             ExprValue::Foreign(f) => {
                 h.write_str("foreign");
                 h.write_bytes(&f.fingerprint().to_le_bytes());
@@ -136,6 +159,10 @@ impl ExprValue {
                         format!("namedtuple<{}>{{({})}}", fields.join(","), items.join(", "))
                     }
                 }
+            }
+            ExprValue::Iterable(it) => {
+                let items: Vec<String> = it.items.iter().map(ExprValue::repr).collect();
+                format!("Iterable[{}]", items.join(", "))
             }
             ExprValue::Foreign(f) => f.repr(),
             ExprValue::Unspecified => "unspecified".to_string(),

@@ -766,6 +766,15 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             w.u8(3);
             Ok(())
         }
+        ExprValue::Iterable(it) => {
+            w.u8(4);
+            w.u8(it.ordered as u8);
+            w.len(it.items.len());
+            for item in &it.items {
+                put_expr_value(w, item, ctx)?;
+            }
+            Ok(())
+        }
         ExprValue::Foreign(f) => Err(unsupported(format!(
             "cannot serialize {} in an expression: Python objects (py_fn functors, Python-function operators) are not saved (no pickles)",
             f.repr()
@@ -837,6 +846,16 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
             ExprValue::Tuple(Arc::new(Tuple { items, names }))
         }
         3 => ExprValue::Unspecified,
+        4 => {
+            let ordered = match r.u8()? {
+                0 => false,
+                1 => true,
+                tag => return Err(corrupt(format!("unknown iterable order tag {tag}"))),
+            };
+            let n = r.count(1, "iterable items")?;
+            let items = (0..n).map(|_| get_expr_value(r, ctx)).collect::<Result<Vec<_>>>()?;
+            ExprValue::iterable(items, ordered)
+        }
         tag => return Err(corrupt(format!("unknown value tag {tag}"))),
     };
     r.leave();

@@ -4,7 +4,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use plait_core::{Error, ErrorKind};
 use pyo3::PyErr;
-use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 
 /// The Python exception for a plait error.
 pub fn to_py_err(error: Error) -> PyErr {
@@ -12,6 +12,7 @@ pub fn to_py_err(error: Error) -> PyErr {
         ErrorKind::Value => PyValueError::new_err(error.message),
         ErrorKind::Type => PyTypeError::new_err(error.message),
         ErrorKind::Index => PyIndexError::new_err(error.message),
+        ErrorKind::Key => PyKeyError::new_err(error.message),
         ErrorKind::Internal => PyRuntimeError::new_err(error.message),
     }
 }

@@ -147,6 +147,18 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
         let items = t.iter().map(|i| to_value(op, &i, false)).collect::<PyResult<Vec<_>>>()?;
         return Ok(ExprValue::tuple(items));
     }
+    let py = x.py();
+    if x.is_instance(python_type(py, &NAMED_TUPLE)?)? {
+        let names: Vec<String> = x.call_method0("keys")?.extract()?;
+        let values = x.call_method0("values")?;
+        let items = values.try_iter()?.map(|v| to_value(op, &v?, false)).collect::<PyResult<Vec<_>>>()?;
+        return Ok(ExprValue::named_tuple(names.into_iter().zip(items).collect()));
+    }
+    if x.is_instance(python_type(py, &ITERABLE)?)? {
+        let ordered: bool = x.getattr("_ordered")?.extract()?;
+        let items = x.try_iter()?.map(|v| to_value(op, &v?, false)).collect::<PyResult<Vec<_>>>()?;
+        return Ok(ExprValue::iterable(items, ordered));
+    }
     let is_scalar = x.is_none()
         || x.is_instance_of::<pyo3::types::PyBool>()
         || x.is_instance_of::<pyo3::types::PyInt>()
@@ -160,6 +172,15 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
     Ok(ExprValue::Foreign(Arc::new(PyForeign(x.clone().unbind()))))
 }
 
+/// The Python classes of named tuples and iterables (`module`, `name`).
+type PyClassRef = (&'static str, &'static str, pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>>);
+static NAMED_TUPLE: PyClassRef = ("plait.kd.tuples", "NamedTuple", pyo3::sync::PyOnceLock::new());
+static ITERABLE: PyClassRef = ("plait.kd.iterables", "Iterable", pyo3::sync::PyOnceLock::new());
+
+fn python_type<'py>(py: Python<'py>, class: &'static PyClassRef) -> PyResult<&'py Bound<'py, pyo3::types::PyType>> {
+    class.2.import(py, class.0, class.1)
+}
+
 /// `v` as a Python object.
 pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
     match v {
@@ -171,10 +192,13 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
                 None => Ok(PyTuple::new(py, items)?.into_any().unbind()),
                 Some(names) => {
                     let names: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
-                    let make = py.import("plait.kd.tuples")?.getattr("NamedTuple")?;
-                    Ok(make.call1((names, PyTuple::new(py, items)?))?.unbind())
+                    Ok(python_type(py, &NAMED_TUPLE)?.call1((names, PyTuple::new(py, items)?))?.unbind())
                 }
             }
+        }
+        ExprValue::Iterable(it) => {
+            let items = it.items.iter().map(|i| from_value(py, i.clone())).collect::<PyResult<Vec<_>>>()?;
+            Ok(python_type(py, &ITERABLE)?.call1((PyTuple::new(py, items)?, it.ordered))?.unbind())
         }
         ExprValue::Foreign(f) => match f.as_any().downcast_ref::<PyForeign>() {
             Some(obj) => Ok(obj.0.clone_ref(py)),
@@ -555,6 +579,37 @@ impl PyExprOperator {
         build(&self.op, args, kwargs)
     }
 
+    /// Computes the operator now, on values (the eager form of a builtin
+    /// operator, `kd.if_` ...): Python scalars are boxed, tuples, named
+    /// tuples and iterables become theirs.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn _eval(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+        let name = &self.op.name;
+        let positional = args.iter().map(|a| to_value(name, &a, false)).collect::<PyResult<Vec<_>>>()?;
+        let mut keywords = Vec::new();
+        if let Some(kwargs) = kwargs {
+            for (k, v) in kwargs.iter() {
+                keywords.push((k.extract::<String>()?, to_value(name, &v, false)?));
+            }
+        }
+        plait_expr::eval::take_notes(); // none left from an error handled elsewhere
+        let bound = guard(|| backend::bind_params(name, &self.op.params, positional, keywords))?;
+        match guard(|| Ok(self.op.call(bound)))? {
+            Ok(value) => from_value(py, value),
+            Err(error) => Err(eval_failure(py, plait_expr::eval::EvalError { error, node: None })),
+        }
+    }
+
+    /// Other names of the operator (`kd.if_` for `kd.functor.if_`).
+    #[getter]
+    fn aliases(&self) -> Vec<&'static str> {
+        match &self.op.kind {
+            OperatorKind::Builtin(def) => def.aliases.to_vec(),
+            OperatorKind::Backend(op) => op.aliases.clone(),
+            _ => Vec::new(),
+        }
+    }
+
     #[getter]
     fn name(&self) -> String {
         self.op.name.to_string()
@@ -735,6 +790,13 @@ fn registry_add(name: &str, op: PyRef<'_, PyExprOperator>, replace: bool) -> PyR
     Ok(PyExprOperator { op: named })
 }
 
+/// The builtin operators (`kd.if_`, `kd.iterables.make`, ...) under their
+/// canonical names.
+#[pyfunction]
+fn builtin_operators() -> Vec<PyExprOperator> {
+    plait_expr::builtins::all().filter_map(|def| ops::lookup(def.name)).map(|op| PyExprOperator { op }).collect()
+}
+
 /// The operator registered as `name`, or None.
 #[pyfunction]
 fn registry_lookup(name: &str) -> Option<PyExprOperator> {
@@ -901,7 +963,41 @@ pub fn eval_failure(py: Python<'_>, failure: plait_expr::eval::EvalError) -> PyE
     err
 }
 
+// ---------------------------------------------------------------- progress
+
+/// Long loops in Rust (`kd.map`) show `kd.progress` bars.
+struct PyProgressHost;
+
+/// A `kd.progress.Bar` being shown.
+struct PyBar(Py<PyAny>);
+
+impl plait_expr::progress::Host for PyProgressHost {
+    fn start(&self, label: &str, total: usize) -> Option<Box<dyn plait_expr::progress::Bar>> {
+        Python::attach(|py| {
+            let progress = py.import("plait.kd.progress").ok()?;
+            if !progress.call_method1("enabled", (total,)).ok()?.is_truthy().ok()? {
+                return None;
+            }
+            let bar = progress.getattr("Bar").ok()?.call1((total, label)).ok()?;
+            bar.call_method0("__enter__").ok()?;
+            Some(Box::new(PyBar(bar.unbind())) as Box<dyn plait_expr::progress::Bar>)
+        })
+    }
+}
+
+impl plait_expr::progress::Bar for PyBar {
+    fn update(&mut self, done: usize) {
+        // A bar that fails to draw is not the computation's failure.
+        Python::attach(|py| drop(self.0.bind(py).call_method1("update", (done,))));
+    }
+
+    fn finish(&mut self) {
+        Python::attach(|py| drop(self.0.bind(py).call_method1("__exit__", (py.None(), py.None(), py.None()))));
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    plait_expr::progress::set_host(Box::new(PyProgressHost));
     m.add_class::<PyExpr>()?;
     m.add_class::<PyExprOperator>()?;
     m.add_function(wrap_pyfunction!(tracing_enter, m)?)?;
@@ -914,6 +1010,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(make_backend_operator, m)?)?;
     m.add_function(wrap_pyfunction!(registry_add, m)?)?;
     m.add_function(wrap_pyfunction!(registry_lookup, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_operators, m)?)?;
     m.add_function(wrap_pyfunction!(expr_input, m)?)?;
     m.add_function(wrap_pyfunction!(expr_variable, m)?)?;
     m.add_function(wrap_pyfunction!(expr_placeholder, m)?)?;

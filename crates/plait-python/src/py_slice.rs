@@ -168,6 +168,15 @@ impl PyDataSlice {
         Ok(h.finish() >> 1)
     }
 
+    /// A number equal for slices of equal content: schema, shape and
+    /// values, with entities, objects, lists and dicts counted by what is
+    /// reachable from them (so a functor keeps it when saved and loaded,
+    /// and has the same one when traced in another process).
+    #[getter]
+    fn fingerprint(&self) -> PyResult<u128> {
+        guard(|| plait_ops::objects::fingerprint::fingerprint(&self.inner))
+    }
+
     /// Whether this is a DataItem.
     fn is_item(&self) -> bool {
         self.inner.is_item()

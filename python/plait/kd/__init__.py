@@ -29,6 +29,7 @@ from plait._plait import align, subslice
 from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases
+from plait.kd import _builtins
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
@@ -36,7 +37,7 @@ from plait.kd import expr
 from plait.kd.expr import I, S, V
 from plait.kd import optools, tuples
 from plait.kd import functor
-from plait.kd.functor import apply_py, bind, call, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
+from plait.kd.functor import apply_py, bind, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
 from plait.kd import py
 from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected
 from plait.kd import iterables
@@ -45,12 +46,12 @@ from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
 from plait.kd import progress
 from plait.kd.assertion import check_inputs, check_output, with_print
-from plait.kd.control_flow import for_, if_, map, while_  # noqa: A004 - Koda's names
 
 from_pytree = from_py
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
 _export_aliases(globals())
+_builtins.export_aliases(globals())
 # Filters may be functions or functors: Python wrappers of the operators.
 select = slices.select
 select_items = lists.select_items
@@ -93,8 +94,6 @@ to_none = schema.to_none
 to_schema = schema.to_schema
 with_schema_from_obj = schema.with_schema_from_obj
 has_fn = functor.has_fn
-flat_map_chain = functor.flat_map_chain
-flat_map_interleaved = functor.flat_map_interleaved
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)
@@ -285,10 +284,6 @@ def with_name(obj, name):
 from plait.kd import _lazy  # noqa: E402
 
 lazy, eager = _lazy.build(__import__("sys").modules[__name__])
-namedtuple = tuples.namedtuple
-tuple = tuples.tuple  # noqa: A001 - Koda's name
-# kd.functor's control flow is kd's (which follows tracing).
-functor.if_, functor.map, functor.while_, functor.for_ = if_, map, while_, for_
 # Koda has no `kd.lazy.schema_from_py` (so it is added after `kd.lazy` is built).
 schema_from_py = schema.schema_from_py
 # `kd.lazy.annotation` is built by `_lazy.build`.

@@ -6,7 +6,6 @@ from plait.kd import allocation as allocation
 from plait.kd import assertion as assertion
 from plait.kd import bags as bags
 from plait.kd import comparison as comparison
-from plait.kd import control_flow as control_flow
 from plait.kd import conversion as conversion
 from plait.kd import core as core
 from plait.kd import dicts as dicts
@@ -44,7 +43,7 @@ MASK: Any
 NONE: Any
 OBJECT: Any
 def S(*args: Any, **kwargs: Any) -> Any:
-    """An expression: a node of a computation to evaluate later."""
+    """An expression: a node of a computation to evaluate later. Not iterable"""
 
 SCHEMA: Any
 STRING: Any
@@ -805,7 +804,7 @@ def with_print(x, *args, sep = ..., end = ...) -> Any:
     """Prints `args` and returns `x` unchanged."""
 
 def with_schema(x, schema) -> Any:
-    """Returns `x` with its schema replaced by `schema`, items unchanged."""
+    """Returns x with its schema replaced by schema, items unchanged."""
 
 def with_schema_from_obj(x) -> Any:
     """Returns OBJECT slice `x` with the common schema of its items as its schema."""

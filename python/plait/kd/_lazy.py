@@ -16,7 +16,7 @@ import functools
 import types as pytypes
 
 from plait import _plait
-from plait.kd import optools
+from plait.kd import _builtins, optools
 
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
@@ -26,7 +26,7 @@ NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", 
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing; kd.call decides in Rust.
-                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "call", "is_fn",
+                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "is_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
@@ -76,6 +76,9 @@ def _dispatching(fn, lazy_op):
 def _forms(name, value, operator_type):
     """(lazy, eager, kd) forms of `value` called `name`, or None when it is
     not an operator."""
+    builtin = _builtins.forms_of(value)
+    if builtin is not None:
+        return builtin
     if isinstance(value, operator_type):
         return _backend_operator(name, value), _eager_copy(value), value
     if _is_python_function(value) and name.rsplit(".", 1)[-1] not in _HELPERS:
@@ -125,11 +128,14 @@ def build(kd):
     for name in _EAGER_ONLY:
         setattr(eager, name, getattr(kd, name))
         setattr(kd, name, _eager_only(kd, name))
-    # The tuple operators are builtins of the expression engine.
-    for short in ("tuple", "namedtuple", "get_nth", "get_namedtuple_field"):
-        op = optools._with_python_face(_plait.registry_lookup(f"kd.tuples.{short}"))
-        setattr(lazy.tuples, short, op)
-        setattr(kd.tuples, short, _dispatching(getattr(eager.tuples, short), op))
+    # `kd.functor`'s operators (its other names make functors, now).
+    lazy.functor = pytypes.ModuleType("plait.kd.lazy.functor")
+    eager.functor = pytypes.ModuleType("plait.kd.eager.functor")
+    for short in dir(kd.functor):
+        forms = _builtins.forms_of(getattr(kd.functor, short))
+        if forms is not None:
+            setattr(lazy.functor, short, forms[0])
+            setattr(eager.functor, short, forms[1])
     with_name = optools._with_python_face(_plait.registry_lookup("kd.annotation.with_name"))
     lazy.with_name = with_name
     lazy.annotation = pytypes.ModuleType("plait.kd.lazy.annotation")

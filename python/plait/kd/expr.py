@@ -9,6 +9,7 @@ folded) and runs a plan cached by fingerprint.
 
 import contextlib
 import inspect
+import threading
 
 from plait import _plait
 
@@ -92,6 +93,22 @@ def eager():
         _plait.tracing_resume(depth)
 
 
+# Per thread, a counter per function being traced: the functors made from
+# Python functions inside it are named `_aux_0`, `_aux_1`, ... (Koda's names).
+_aux_counters = threading.local()
+
+
+def _aux_variable(value):
+    """`value` (a functor made from a Python function while tracing) as a
+    named literal: the traced functor stores it as its variable `_aux_N`."""
+    counters = getattr(_aux_counters, "stack", None)
+    if not counters:
+        return literal(value)
+    n = counters[-1]
+    counters[-1] += 1
+    return _plait.expr_call("kd.annotation.with_name", literal(value), f"_aux_{n}")
+
+
 def trace_function(fn, leaf):
     """Returns the expression `fn` builds when called with a leaf per parameter.
 
@@ -124,8 +141,14 @@ def trace_function(fn, leaf):
         else:
             var_kwargs = (name, leaf(name))
             kwargs[name] = var_kwargs[1]
-    with tracing():
-        body = as_expr(fn(*args, **kwargs))
+    if not hasattr(_aux_counters, "stack"):
+        _aux_counters.stack = []
+    _aux_counters.stack.append(0)
+    try:
+        with tracing():
+            body = as_expr(fn(*args, **kwargs))
+    finally:
+        _aux_counters.stack.pop()
     if var_args is not None:
         body = sub(body, _plait.expr_call("kd.tuples.tuple", var_args), var_args)
     if var_kwargs is not None:

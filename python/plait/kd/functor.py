@@ -12,6 +12,7 @@ import functools
 import inspect
 
 from plait import _plait
+from plait.kd import _builtins
 from plait.kd import expr as _expr
 from plait.kd import optools as _optools
 from plait.kd._operators import unspecified
@@ -281,28 +282,6 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
     return decorate
 
 
-def call(fn, *args, return_type_as=None, **kwargs):  # noqa: A002 - Koda's name
-    """Calls the functor `fn` with the given arguments and returns its result.
-
-    The arguments are bound to the functor's signature like a Python call's;
-    calling the functor directly (`fn(...)`) is the same.
-
-    Args:
-      fn: the functor to call.
-      *args: positional arguments.
-      return_type_as: accepted for compatibility with Koda; not used by plait.
-      **kwargs: keyword arguments.
-
-    Examples:
-      >>> kd.call(kd.fn(I.x + 1), x=2)
-      DataItem(3, schema: INT32)
-      >>> kd.call(kd.fn(lambda x, y: x - y), kd.slice([10, 20]), y=3)
-      DataSlice([7, 17], schema: INT32, present: 2/2)
-    """
-    del return_type_as
-    return _plait.functor_call(fn, *args, **kwargs)
-
-
 def bind(fn_def, /, *args, return_type_as=None, **kwargs):
     """Returns a functor that calls `fn_def` with some arguments already given.
 
@@ -484,4 +463,5 @@ def _register():
 _register()
 
 
-from plait.kd.control_flow import flat_map_chain, flat_map_interleaved, reduce  # noqa: E402,F401,A004 - Koda's names
+# `kd.functor.call`, `if_`, `map`, `while_`, `for_`, `reduce`, `flat_map_*`.
+_builtins.export(globals(), "kd.functor")

@@ -124,7 +124,7 @@ def uu_schema(seed = ..., **kwargs) -> Any:
     """Returns the schema with the given attribute schemas (the same for the same seed and attributes)."""
 
 def with_schema(x, schema) -> Any:
-    """Returns `x` with its schema replaced by `schema`, items unchanged."""
+    """Returns x with its schema replaced by schema, items unchanged."""
 
 def with_schema_from_obj(x) -> Any:
     """Returns OBJECT slice `x` with the common schema of its items as its schema."""

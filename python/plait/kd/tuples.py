@@ -1,11 +1,13 @@
 """`kd.tuples`: several values as one (seed 002's DictOfNamedArrays).
 
-Eagerly these are Python tuples and `NamedTuple`s; in expressions they are
-the builtin operators `kd.tuples.tuple` / `namedtuple` / `get_nth` /
-`get_namedtuple_field`, evaluated in Rust.
+The operators are builtins of the expression engine (computed in Rust,
+`crates/plait-expr/src/builtins/tuples.rs`); eagerly a tuple comes to
+Python as a tuple, a named tuple as a `NamedTuple`.
 """
 
 import builtins
+
+from plait.kd import _builtins
 
 
 class NamedTuple:
@@ -63,100 +65,4 @@ class NamedTuple:
         return f"namedtuple<{fields}>{{({values})}}"
 
 
-def tuple(*args):  # noqa: A001 - Koda's name
-    """Returns the arguments as a tuple.
-
-    Called directly it gives a Python tuple of the arguments as they are
-    (Koda boxes them into DataItems). In an expression (`kd.lazy.tuples.tuple`,
-    or inside tracing) it builds a tuple at evaluation; read its items with
-    `kd.tuples.get_nth`.
-
-    Args:
-      *args: the values.
-
-    Examples:
-      >>> kd.tuples.tuple(kd.item(1), kd.slice([2, 3]))
-      (DataItem(1, schema: INT32), DataSlice([2, 3], schema: INT32, present: 2/2))
-      >>> kd.eval(kd.lazy.tuples.tuple(I.x, I.y), x=1, y=2)
-      (DataItem(1, schema: INT32), DataItem(2, schema: INT32))
-    """
-    return builtins.tuple(args)
-
-
-def namedtuple(**kwargs):
-    """Returns the keyword arguments as a named tuple, in the order given.
-
-    Called directly it gives a `NamedTuple` of the values as they are (read a
-    field with `nt['a']` or `kd.tuples.get_namedtuple_field`). In an
-    expression (`kd.lazy.tuples.namedtuple`, or inside tracing) it builds a
-    named tuple at evaluation.
-
-    Args:
-      **kwargs: the values, by field name.
-
-    Examples:
-      >>> nt = kd.tuples.namedtuple(a=kd.item(1), b=kd.slice([2, 3]))
-      >>> nt
-      namedtuple<a=DATA_SLICE,b=DATA_SLICE>{(DataItem(1, schema: INT32), DataSlice([2, 3], schema: INT32, present: 2/2))}
-      >>> nt['b']
-      DataSlice([2, 3], schema: INT32, present: 2/2)
-    """
-    return NamedTuple(kwargs.keys(), kwargs.values())
-
-
-def _index(n):
-    if hasattr(n, "to_py"):
-        n = n.to_py()
-    if not isinstance(n, builtins.int) or isinstance(n, builtins.bool):
-        raise TypeError(f"kd.tuples.get_nth: `n` must be an integer, got {n!r}")
-    return n
-
-
-def get_nth(x, n):
-    """Returns the item at position `n` (from 0) of the tuple `x`.
-
-    Raises ValueError when `n` is not between 0 and `len(x) - 1`.
-
-    Args:
-      x: a tuple (or, in an expression, an expression giving one).
-      n: the position, a Python int or an integer DataItem.
-
-    Examples:
-      >>> kd.tuples.get_nth((kd.item(1), kd.item(2)), 1)
-      DataItem(2, schema: INT32)
-      >>> kd.eval(kd.lazy.tuples.get_nth(kd.lazy.tuples.tuple(I.x, I.y), 0), x=1, y=2)
-      DataItem(1, schema: INT32)
-    """
-    n = _index(n)
-    if not isinstance(x, (builtins.tuple, NamedTuple)):
-        raise ValueError(f"kd.tuples.get_nth: expected a tuple, got {type(x).__name__}")
-    if not 0 <= n < len(x):
-        raise ValueError(f"index out of range: n={n}, value.field_count={len(x)}")
-    return x[n]
-
-
-def get_namedtuple_field(namedtuple, field_name):
-    """Returns the field `field_name` of a named tuple.
-
-    Raises an error when the named tuple has no such field.
-
-    Args:
-      namedtuple: a named tuple (see `kd.tuples.namedtuple`).
-      field_name: the name of the field, a Python str or a STRING DataItem.
-
-    Examples:
-      >>> nt = kd.tuples.namedtuple(a=kd.item(1), b=kd.item(2))
-      >>> kd.tuples.get_namedtuple_field(nt, 'b')
-      DataItem(2, schema: INT32)
-      >>> e = kd.lazy.tuples.namedtuple(a=I.x, b=I.y)
-      >>> kd.eval(kd.lazy.tuples.get_namedtuple_field(e, 'a'), x=1, y=2)
-      DataItem(1, schema: INT32)
-    """
-    if hasattr(field_name, "to_py"):
-        field_name = field_name.to_py()
-    if not isinstance(namedtuple, NamedTuple):
-        raise ValueError(f"kd.tuples.get_namedtuple_field: expected a named tuple, got {type(namedtuple).__name__}")
-    if field_name not in namedtuple.keys():
-        raise KeyError(f"kd.tuples.get_namedtuple_field: the named tuple has no field '{field_name}'; "
-                         f"its fields are {builtins.list(namedtuple.keys())}")
-    return namedtuple[field_name]
+_builtins.export(globals(), "kd.tuples")

@@ -42,10 +42,18 @@ def _eager(fn):
     return getattr(fn, "__wrapped_eager__", fn)
 
 
+def _same_operator(a, b):
+    op_a, op_b = getattr(a, "_builtin_operator", None), getattr(b, "_builtin_operator", None)
+    if op_a is not None and op_b is not None:
+        # A builtin operator of the expression engine: one registry entry
+        # under two names, each showing its own in expressions (as in Koda).
+        return op_a.aliases == op_b.aliases and op_a.doc == op_b.doc
+    return _eager(a) is _eager(b)
+
+
 @pytest.mark.parametrize("alias", sorted(ALIASES))
 def test_alias_is_its_target(alias):
-    target = ALIASES[alias]
-    assert _eager(_get(kd, alias)) is _eager(_get(kd, target))
+    assert _same_operator(_get(kd, alias), _get(kd, ALIASES[alias]))
 
 
 @pytest.mark.parametrize("alias", LAZY)

@@ -149,8 +149,11 @@ def test_tracing_runs_python_control_flow_once():
 def test_bad_calls_are_clear():
     with pytest.raises(ValueError, match="the first argument of kd.call must be a functor"):
         kd.call(kd.new(a=1), 1)
-    with pytest.raises(TypeError, match="the first argument of kd.call must be a functor"):
-        kd.call(lambda x: x, 1)
+    # As in Koda, a Python function is traced into a functor.
+    assert kd.call(lambda x: x, 1).to_py() == 1
+    with pytest.raises(ValueError, match="^kd.functor.call: the first argument of kd.call must be a functor, got "
+                                         r"DataItem\(1, schema: INT32\)"):
+        kd.if_(kd.present, kd.item(1), lambda: 2)
     with pytest.raises(TypeError, match="kd.fn: expected a function, an Expr or a functor"):
         kd.fn(1)
 

@@ -127,7 +127,7 @@ def test_get_item_with_a_python_slice():
 
 def test_values_errors_and_types_follow_koda():
     assert repr(kd.eval(5)) == "DataItem(5, schema: INT32)"
-    with pytest.raises(KeyError, match="no field 'c'"):
+    with pytest.raises(KeyError, match="no field `c`"):
         kd.tuples.get_namedtuple_field(kd.namedtuple(a=1), "c")
     with pytest.raises(ValueError, match="operator no.such.op is not registered"):
         kd.optools.add_alias("no.such.op", "x.y")

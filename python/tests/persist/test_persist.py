@@ -184,6 +184,28 @@ def test_golden_file_of_format_v2_stays_loadable():
     assert value.next.next.next.next.maybe("next").to_py() is None
 
 
+def control_flow_functor():
+    """The functor of `golden/v2_control_flow_functor.plait`, which the Rust
+    test `crates/plait-persist/tests/functor_file.rs` loads and calls."""
+
+    def score(x, threshold):
+        doubled = kd.map(lambda y: y * 2, x)
+        return kd.if_(kd.sum(x) > threshold, lambda d: d + 1, lambda d: d - 1, doubled)
+
+    return kd.fn(score)
+
+
+def test_control_flow_functor_file():
+    path = os.path.join(GOLDEN, "v2_control_flow_functor.plait")
+    if os.environ.get("PLAIT_WRITE_GOLDEN") == "1":
+        kd.dump(control_flow_functor(), path)
+    saved = kd.load(path)
+    assert saved.fingerprint == control_flow_functor().fingerprint
+    x = kd.slice([1, None, 3])
+    assert saved(x, 2).to_py() == [3, None, 7]
+    assert saved(x, 10).to_py() == [1, None, 5]
+
+
 def chain(make, n, text=False):
     x = make(v=0, s="item0") if text else make(v=0)
     for i in range(1, n):

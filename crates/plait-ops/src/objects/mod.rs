@@ -13,6 +13,7 @@ pub mod access;
 pub mod containers;
 pub mod create;
 pub mod dicts;
+pub mod fingerprint;
 pub mod graph;
 mod id_set;
 pub mod lists;

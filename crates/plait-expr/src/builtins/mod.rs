@@ -1,0 +1,73 @@
+//! The operators `plait-expr` computes itself, on the values only
+//! expressions have: tuples, iterables and functors. Each module lists its
+//! operators as [`BuiltinDef`]s — names, signature, docstring and the
+//! function that computes them, side by side — and `operator.rs` registers
+//! them beside the eager operators of `plait-ops`. Eager `kd.X`,
+//! `kd.lazy.X` and the node inside a functor are the same entry.
+//!
+//! * [`tuples`] — `kd.tuples.*` and `kd.annotation.with_name`;
+//! * [`control_flow`] — `kd.call`, `kd.if_`, `kd.map`, `kd.while_`,
+//!   `kd.for_`, `kd.functor.reduce`, `flat_map_chain`, `flat_map_interleaved`;
+//! * [`iterables`] — `kd.iterables.*`.
+
+pub mod control_flow;
+pub mod iterables;
+pub mod tuples;
+
+use plait_core::{DataSlice, Error, Result, ScalarRef};
+use plait_ops::registry::Value;
+
+use crate::operator::{BuiltinDef, CallArgs};
+use crate::value::ExprValue;
+
+/// Every builtin operator.
+pub fn all() -> impl Iterator<Item = &'static BuiltinDef> {
+    tuples::DEFS.iter().chain(control_flow::DEFS).chain(iterables::DEFS)
+}
+
+/// The value of parameter `i` (`None` where unspecified).
+pub(crate) fn take(args: &mut CallArgs, i: usize) -> Option<ExprValue> {
+    args.values.get_mut(i).and_then(Option::take).filter(|v| !matches!(v, ExprValue::Unspecified))
+}
+
+/// The value of required parameter `i` (binding made sure it was given).
+pub(crate) fn required(op: &str, args: &mut CallArgs, i: usize) -> Result<ExprValue> {
+    take(args, i).ok_or_else(|| Error::internal(format!("{op}: required argument {i} is not bound")))
+}
+
+/// An integer item, or `None`.
+pub(crate) fn int_of(v: &ExprValue) -> Option<i64> {
+    match v {
+        ExprValue::Data(Value::Slice(s)) if s.is_item() => match s.get(0) {
+            Some(ScalarRef::Int32(v)) => Some(v as i64),
+            Some(ScalarRef::Int64(v)) => Some(v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// How Koda names the type of a value in control-flow errors.
+pub(crate) fn type_name(v: &ExprValue) -> &'static str {
+    match v {
+        ExprValue::Data(Value::Slice(_)) => "DATA_SLICE",
+        ExprValue::Data(Value::Shape(_)) => "JAGGED_SHAPE",
+        ExprValue::Tuple(t) if t.names.is_some() => "NAMEDTUPLE",
+        ExprValue::Tuple(_) => "TUPLE",
+        ExprValue::Iterable(_) => "ITERABLE[DATA_SLICE]",
+        ExprValue::Foreign(_) => "PY_OBJECT",
+        ExprValue::Unspecified => "UNSPECIFIED",
+    }
+}
+
+/// Calls eager operator `name` of `plait-ops` with `*args` and named
+/// arguments (so its bag rule applies as to any call).
+pub(crate) fn call_backend(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<DataSlice> {
+    let op = plait_ops::registry::registry().get(name).ok_or_else(|| Error::internal(format!("{name} is not registered")))?;
+    let mut values: Vec<Option<Value>> = op.params.iter().map(|p| p.default.clone().flatten().map(Value::Slice)).collect();
+    for (param, value) in named {
+        let slot = op.params.iter().position(|p| p.name == param).ok_or_else(|| Error::internal(format!("{name} has no parameter {param}")))?;
+        values[slot] = Some(value);
+    }
+    op.call_bound(values, var_args, Vec::new())
+}

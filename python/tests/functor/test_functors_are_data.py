@@ -1,0 +1,105 @@
+"""Functors are data (seed 001): random traced functors with control flow
+(`kd.if_`, `kd.map`, `kd.while_`, `kd.for_`, `kd.functor.reduce`, nested
+`trace_as_fn` functors, lambdas) are saved, loaded in a fresh process that
+never imported the code defining them, and give the same results or the
+same errors there; the same functor traced in two processes has one
+fingerprint."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from plait import kd
+
+HERE = os.path.dirname(__file__)
+sys.path.insert(0, HERE)
+import random_functors  # noqa: E402 - the generator beside this file
+
+N = random_functors.N_PROGRAMS
+
+# Loads every saved functor and its argument, calls it, and prints what it
+# gave and its fingerprint: plait only, no test code.
+LOADER = textwrap.dedent("""
+    import json, sys
+    from plait import kd
+    directory, n = sys.argv[1], int(sys.argv[2])
+    out = []
+    for k in range(n):
+        f, x = kd.load(f"{directory}/f{k}.plait"), kd.load(f"{directory}/x{k}.plait")
+        try:
+            got = ["ok", repr(f(x))]
+        except Exception as e:
+            got = [type(e).__name__, str(e)]
+        out.append(got + [str(f.fingerprint)])
+    assert "random_functors" not in sys.modules
+    print(json.dumps(out))
+""")
+
+# Traces every functor again and prints its fingerprint.
+BUILDER = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    import random_functors
+    print(json.dumps([str(random_functors.build(k).fingerprint) for k in range(int(sys.argv[2]))]))
+""")
+
+
+def run(script, *args):
+    done = subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def without_bag_ids(text):
+    return re.sub(r"\$[0-9a-f]+", "$", text)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("functors")
+    functors = [random_functors.build(k) for k in range(N)]
+    outcomes = []
+    for k, f in enumerate(functors):
+        kd.dump(f, str(directory / f"f{k}.plait"))
+        kd.dump(random_functors.inputs(k), str(directory / f"x{k}.plait"))
+        outcomes.append(random_functors.outcome(f, random_functors.inputs(k)))
+    return directory, functors, outcomes
+
+
+def test_the_programs_use_control_flow_and_some_fail(saved):
+    _, _, outcomes = saved
+    sources = "".join(random_functors.program(k) for k in range(N))
+    for construct in ("kd.if_", "kd.map", "kd.while_", "kd.for_", "kd.functor.reduce", "trace_as_fn", "lambda"):
+        assert construct in sources
+    failures = sum(kind != "ok" for kind, _ in outcomes)
+    assert 0 < failures < N // 3
+
+
+def test_loaded_in_a_fresh_process_they_give_the_same_results_and_errors(saved):
+    directory, functors, outcomes = saved
+    loaded = run(LOADER, directory, N)
+    for k, (kind, text, fingerprint) in enumerate(loaded):
+        assert (kind, without_bag_ids(text)) == (outcomes[k][0], without_bag_ids(outcomes[k][1])), random_functors.program(k)
+        assert fingerprint == str(functors[k].fingerprint), random_functors.program(k)
+
+
+def test_traced_in_another_process_they_have_the_same_fingerprints(saved):
+    _, functors, _ = saved
+    assert run(BUILDER, HERE, N) == [str(f.fingerprint) for f in functors]
+
+
+def test_saving_a_py_fn_names_it_and_unknown_operators_are_named():
+    with pytest.raises(ValueError, match="cannot serialize .*py_fn"):
+        kd.dumps(kd.fn(lambda x: kd.map(kd.py_fn(lambda y: y), x)))
+    data = kd.dumps(kd.fn(lambda x: kd.math.abs(x)))
+    hostile = data.replace(b"kd.math.abs", b"kd.math.xyz")
+    import zlib
+    body = bytearray(hostile)
+    body[-4:] = zlib.crc32(bytes(body[22:-4])).to_bytes(4, "little")
+    with pytest.raises(ValueError, match="unknown operator kd.math.xyz"):
+        kd.loads(bytes(body))
