@@ -150,10 +150,29 @@ impl From<Error> for EvalError {
     }
 }
 
+/// Values by name: what inputs (`I.x`) and variables (`V.x`) read.
+pub trait Values {
+    fn value(&self, name: &str) -> Option<&ExprValue>;
+}
+
+impl Values for HashMap<String, ExprValue> {
+    fn value(&self, name: &str) -> Option<&ExprValue> {
+        self.get(name)
+    }
+}
+
+/// A few values by name, looked up in order: a functor's arguments (a
+/// handful, where hashing each name at every call would cost more).
+impl Values for Vec<(&str, ExprValue)> {
+    fn value(&self, name: &str) -> Option<&ExprValue> {
+        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+}
+
 /// What leaves get their values from at evaluation.
 #[derive(Default)]
 pub struct Bindings<'a> {
-    pub inputs: Option<&'a HashMap<String, ExprValue>>,
+    pub inputs: Option<&'a dyn Values>,
     pub variables: Option<&'a HashMap<String, ExprValue>>,
 }
 
@@ -199,13 +218,13 @@ impl Plan {
 
     /// Runs the plan with `inputs` (by name).
     pub fn run(&self, bindings: &Bindings<'_>) -> std::result::Result<ExprValue, EvalError> {
-        let empty = HashMap::new();
+        let empty: HashMap<String, ExprValue> = HashMap::new();
         let inputs = bindings.inputs.unwrap_or(&empty);
         let variables = bindings.variables.unwrap_or(&empty);
         let missing: Vec<String> = self
             .input_names
             .iter()
-            .filter(|n| !inputs.contains_key(*n))
+            .filter(|n| inputs.value(n).is_none())
             .map(|n| format!("I.{n}"))
             .chain(self.variable_names.iter().filter(|n| !variables.contains_key(*n)).map(|n| format!("V.{n}")))
             .collect();
@@ -215,7 +234,7 @@ impl Plan {
         let mut slots: Vec<Slot> = Vec::with_capacity(self.steps.len());
         for (i, step) in self.steps.iter().enumerate() {
             let value = match step {
-                Step::Input(name) => Slot::Value(inputs[name.as_ref()].clone()),
+                Step::Input(name) => Slot::Value(inputs.value(name).expect("inputs checked above").clone()),
                 Step::Variable(name) => Slot::Value(variables[name.as_ref()].clone()),
                 Step::Literal(value) => Slot::Value(value.clone()),
                 Step::Op { op, args, kwarg_names, on_numbers } => {

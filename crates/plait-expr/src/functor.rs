@@ -237,7 +237,7 @@ pub fn call_compiled(
 fn call_here(compiled: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
     let name = CALL;
     let mut bound = try_bind(&compiled.params, positional, keywords).map_err(|e| e.functor_error(name))?;
-    let mut inputs: HashMap<String, ExprValue> = HashMap::with_capacity(compiled.params.len());
+    let mut inputs: Vec<(&str, ExprValue)> = Vec::with_capacity(compiled.params.len());
     for (param, value) in compiled.params.iter().zip(bound.values) {
         let value = match param.kind {
             ParamKind::VarPositional => Some(ExprValue::tuple(std::mem::take(&mut bound.var_args))),
@@ -245,7 +245,7 @@ fn call_here(compiled: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(Str
             _ => value.or_else(|| param.default.clone().flatten().map(|d| ExprValue::Data(Value::Slice(d)))),
         };
         if let Some(value) = value {
-            inputs.insert(param.name.clone(), value);
+            inputs.push((&param.name, value));
         }
     }
     let plan = match compiled.plan.get() {

@@ -13,7 +13,7 @@
 //! * [`prepare`] — lambda lowering and literal folding.
 //! * [`eval`] — compiled plans, cached by fingerprint, and `kd.eval`.
 //! * [`functor`] — functors: compiled (variables inlined) and called.
-//! * [`progress`] — progress of long loops, shown by the host.
+//! * [`host`] — printed output and progress bars, shown by the host.
 //! * [`text`] — Koda's text form of expressions (`(I.a + I.b) * I.c`).
 //! * [`tracing`] — functors traced from Rust closures, and called.
 
@@ -21,10 +21,10 @@ pub mod builtins;
 pub mod eval;
 pub mod expr;
 pub mod functor;
+pub mod host;
 pub mod operator;
 pub mod packed;
 pub mod prepare;
-pub mod progress;
 pub mod text;
 pub mod tracing;
 pub mod transform;

@@ -500,6 +500,25 @@ pub fn parse_signature(text: &str) -> std::result::Result<Vec<Param>, String> {
     Ok(params)
 }
 
+/// A Python string literal's body with its escapes (`\\n`, `\\t`, `\\\\`, `\\'`) resolved.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
 fn parse_default(text: &str) -> std::result::Result<Option<DataSlice>, String> {
     let item = |v: Option<ScalarRef<'_>>, s: Schema| DataSlice::item(v, s).map(Some).map_err(|e| e.to_string());
     match text {
@@ -512,7 +531,7 @@ fn parse_default(text: &str) -> std::result::Result<Option<DataSlice>, String> {
                 return item(Some(ScalarRef::Schema(s)), Schema::Schema);
             }
             if let Some(inner) = text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
-                return item(Some(ScalarRef::String(inner)), Schema::String);
+                return item(Some(ScalarRef::String(&unescape(inner))), Schema::String);
             }
             if let Ok(v) = text.parse::<i32>() {
                 return item(Some(ScalarRef::Int32(v)), Schema::Int32);

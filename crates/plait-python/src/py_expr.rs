@@ -963,16 +963,26 @@ pub fn eval_failure(py: Python<'_>, failure: plait_expr::eval::EvalError) -> PyE
     err
 }
 
-// ---------------------------------------------------------------- progress
+// ---------------------------------------------------------------- host
 
-/// Long loops in Rust (`kd.map`) show `kd.progress` bars.
-struct PyProgressHost;
+/// Output of evaluation goes to `sys.stdout`, and long loops in Rust
+/// (`kd.map`) show `kd.progress` bars.
+struct PyHost;
 
 /// A `kd.progress.Bar` being shown.
 struct PyBar(Py<PyAny>);
 
-impl plait_expr::progress::Host for PyProgressHost {
-    fn start(&self, label: &str, total: usize) -> Option<Box<dyn plait_expr::progress::Bar>> {
+impl plait_expr::host::Host for PyHost {
+    fn print(&self, text: &str) {
+        // Printing is not the computation: a failing stdout is no error of it.
+        Python::attach(|py| {
+            if let Ok(stdout) = py.import("sys").and_then(|sys| sys.getattr("stdout")) {
+                drop(stdout.call_method1("write", (text,)));
+            }
+        });
+    }
+
+    fn progress(&self, label: &str, total: usize) -> Option<Box<dyn plait_expr::host::Bar>> {
         Python::attach(|py| {
             let progress = py.import("plait.kd.progress").ok()?;
             if !progress.call_method1("enabled", (total,)).ok()?.is_truthy().ok()? {
@@ -980,12 +990,12 @@ impl plait_expr::progress::Host for PyProgressHost {
             }
             let bar = progress.getattr("Bar").ok()?.call1((total, label)).ok()?;
             bar.call_method0("__enter__").ok()?;
-            Some(Box::new(PyBar(bar.unbind())) as Box<dyn plait_expr::progress::Bar>)
+            Some(Box::new(PyBar(bar.unbind())) as Box<dyn plait_expr::host::Bar>)
         })
     }
 }
 
-impl plait_expr::progress::Bar for PyBar {
+impl plait_expr::host::Bar for PyBar {
     fn update(&mut self, done: usize) {
         // A bar that fails to draw is not the computation's failure.
         Python::attach(|py| drop(self.0.bind(py).call_method1("update", (done,))));
@@ -997,7 +1007,7 @@ impl plait_expr::progress::Bar for PyBar {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    plait_expr::progress::set_host(Box::new(PyProgressHost));
+    plait_expr::host::set_host(Box::new(PyHost));
     m.add_class::<PyExpr>()?;
     m.add_class::<PyExprOperator>()?;
     m.add_function(wrap_pyfunction!(tracing_enter, m)?)?;

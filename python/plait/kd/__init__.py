@@ -45,7 +45,7 @@ from plait.kd import assertion
 from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
 from plait.kd import progress
-from plait.kd.assertion import check_inputs, check_output, with_print
+from plait.kd.assertion import check_inputs, check_output
 
 from_pytree = from_py
 

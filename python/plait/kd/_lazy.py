@@ -79,6 +79,8 @@ def _forms(name, value, operator_type):
     builtin = _builtins.forms_of(value)
     if builtin is not None:
         return builtin
+    if getattr(value, "__plait_traced_through__", False):
+        return _traced_lazy(value), _eager_only_call(value), value
     if isinstance(value, operator_type):
         return _backend_operator(name, value), _eager_copy(value), value
     if _is_python_function(value) and name.rsplit(".", 1)[-1] not in _HELPERS:
@@ -86,6 +88,34 @@ def _forms(name, value, operator_type):
         lazy = _python_operator(name, fn)
         return lazy, fn, _dispatching(fn, lazy)
     return None
+
+
+def _traced_lazy(fn):
+    """The lazy form of traced-through glue `fn`: `fn` run inside tracing."""
+
+    @functools.wraps(fn)
+    def lazy(*args, **kwargs):
+        with _expr().tracing():
+            return _expr().as_expr(fn(*args, **kwargs))
+
+    return lazy
+
+
+def _eager_only_call(fn):
+    """The eager form of traced-through glue `fn`: `fn` run outside tracing."""
+
+    @functools.wraps(fn)
+    def eager(*args, **kwargs):
+        with _expr().eager():
+            return fn(*args, **kwargs)
+
+    return eager
+
+
+def _expr():
+    from plait.kd import expr
+
+    return expr
 
 
 def _eager_copy(op):
@@ -190,7 +220,7 @@ def _method(op):
         return op(self, *args, **kwargs)
 
     method.__name__ = op.__name__
-    method.__doc__ = f"`{op.name}(self, ...)` as an expression."
+    method.__doc__ = f"`{getattr(op, 'name', op.__name__)}(self, ...)` as an expression."
     return method
 
 

@@ -76,6 +76,16 @@ def export_aliases(namespace, prefix="kd"):
                 namespace[short] = op
 
 
+def traced_through(fn):
+    """Marks `fn` as glue over registry operators (boxing Python values,
+    choosing an operator by the arguments given): inside tracing it runs
+    as it is, and the registry operators it calls build the expression, so
+    a functor using it holds registry operators only (and can be saved).
+    Its `kd.lazy` form does the same."""
+    fn.__plait_traced_through__ = True
+    return fn
+
+
 def taking_python_slices(op):
     """`op(x, key_or_index)` (a get_item), also taking a Python slice, which
     selects a range of list items as `x[1:]` does."""
@@ -87,4 +97,4 @@ def taking_python_slices(op):
 
     get_item.__doc__ = op.__doc__
     get_item.__signature__ = op.__signature__
-    return get_item
+    return traced_through(get_item)

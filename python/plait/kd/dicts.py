@@ -7,7 +7,7 @@ import builtins
 
 from plait import _plait
 from plait.kd._operators import OPERATORS as _OPERATORS, unspecified
-from plait.kd._operators import export as _export
+from plait.kd._operators import export as _export, traced_through as _traced_through
 from plait.kd.slices import select as _select
 
 _export(globals(), "kd.dicts")
@@ -69,6 +69,7 @@ def _options(keys, values, key_schema, value_schema, schema, itemid):
     return {k: v for k, v in given.items() if v is not None}
 
 
+@_traced_through
 def new(items_or_keys=None, values=None, *, key_schema=None, value_schema=None, schema=None, itemid=None):
     """A dict from a Python dict, or dicts from keys and values: one dict per
     row of the last dimension of `keys` (one dict for a DataItem key).
@@ -80,6 +81,7 @@ def new(items_or_keys=None, values=None, *, key_schema=None, value_schema=None, 
     return _OPERATORS["kd.dicts._new"](**_options(keys, values, key_schema, value_schema, schema, itemid))
 
 
+@_traced_through
 def shaped(shape, /, items_or_keys=None, values=None, key_schema=None, value_schema=None, schema=None, itemid=None):
     """Returns new dicts of the given shape, in a new immutable bag.
 
@@ -114,6 +116,7 @@ def shaped(shape, /, items_or_keys=None, values=None, key_schema=None, value_sch
     return _OPERATORS["kd.dicts._shaped"](shape, **_options(keys, values, key_schema, value_schema, schema, itemid))
 
 
+@_traced_through
 def shaped_as(shape_from, /, items_or_keys=None, values=None, key_schema=None, value_schema=None, schema=None,
               itemid=None):
     """Returns new dicts of the shape of `shape_from`, in a new immutable bag.
@@ -139,6 +142,7 @@ def shaped_as(shape_from, /, items_or_keys=None, values=None, key_schema=None, v
     return shaped(shape_from.get_shape(), items_or_keys, values, key_schema, value_schema, schema, itemid)
 
 
+@_traced_through
 def like(shape_and_mask_from, /, items_or_keys=None, values=None, *, key_schema=None, value_schema=None, schema=None,
          itemid=None):
     """Returns new dicts of the shape and sparsity of `shape_and_mask_from`.
@@ -167,6 +171,7 @@ def like(shape_and_mask_from, /, items_or_keys=None, values=None, *, key_schema=
     return _OPERATORS["kd.masking.apply_mask"](dicts, mask).with_bag(dicts.get_bag())
 
 
+@_traced_through
 def select_keys(ds, fltr):
     """Returns the keys of each dict of `ds` where `fltr` is present.
 
@@ -190,6 +195,7 @@ def select_keys(ds, fltr):
     return _select(keys, fltr)
 
 
+@_traced_through
 def select_values(ds, fltr):
     """Returns the values of each dict of `ds` where `fltr` is present.
 

@@ -4,12 +4,13 @@ and `kd.uu`, entities whose ids are derived from their content."""
 from plait import _plait
 from plait.kd import types
 from plait.kd._operators import OPERATORS as _OPERATORS
-from plait.kd._operators import export as _export
+from plait.kd._operators import export as _export, traced_through as _traced_through
 
 _export(globals(), "kd.entities")
 _new_operator = new  # noqa: F821 - exported above
 
 
+@_traced_through
 def new(*args, **kwargs):
     # A Python list or dict is a Koda list or dict, as in Koda.
     if args and isinstance(args[0], (list, dict)):
@@ -23,6 +24,13 @@ new.__signature__ = _new_operator.__signature__
 new.__doc__ = _new_operator.__doc__
 
 
+def _expr_type():
+    from plait.kd.expr import Expr
+
+    return Expr
+
+
+@_traced_through
 def uu(seed=None, *, schema=None, overwrite_schema=False, **attrs):
     """Entities whose ids are derived from `seed` and the attribute values
     (the same content gives the same entity); their schema is the uu schema
@@ -32,7 +40,8 @@ def uu(seed=None, *, schema=None, overwrite_schema=False, **attrs):
     DataItem(present, schema: MASK)
     """
     seed = "" if seed is None else seed
-    attrs = {name: value if isinstance(value, types.DataSlice) else _plait.item(value, None) for name, value in attrs.items()}
+    attrs = {name: value if isinstance(value, (types.DataSlice, _expr_type())) else _plait.item(value, None)
+             for name, value in attrs.items()}
     itemid = _OPERATORS["kd.ids.uuid"](seed=seed, **attrs)
     if schema is None:
         schema = _OPERATORS["kd.schema.uu_schema"](seed=seed, **{name: v.get_schema() for name, v in attrs.items()})

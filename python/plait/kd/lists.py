@@ -4,7 +4,7 @@
 from plait import _plait
 from plait.kd import types
 from plait.kd._operators import OPERATORS as _OPERATORS
-from plait.kd._operators import export as _export
+from plait.kd._operators import export as _export, traced_through as _traced_through
 from plait.kd._operators import taking_python_slices as _taking_python_slices
 from plait.kd.schema import OBJECT
 
@@ -13,6 +13,13 @@ _export(globals(), "kd.lists")
 list_append_update = _plait.list_append_update
 
 
+def _expr_type():
+    from plait.kd.expr import Expr
+
+    return Expr
+
+
+@_traced_through
 def new(items=None, *, item_schema=None, schema=None, itemid=None):
     """A list (a DataItem) with the given items; nested Python lists become
     lists of lists. `item_schema=` (or a list `schema=`) casts the items.
@@ -20,7 +27,7 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     >>> kd.list([1, 2, 3])
     DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
     """
-    if isinstance(items, types.DataSlice):
+    if isinstance(items, (types.DataSlice, _expr_type())):
         raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
     if schema is not None:
         item_schema = _OPERATORS["kd.schema.get_item_schema"](schema)
@@ -36,6 +43,7 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
 _select_items_operator = select_items  # noqa: F821 - exported above
 
 
+@_traced_through
 def select_items(ds, fltr):
     from plait.kd.slices import _apply_filter
 

@@ -2,12 +2,13 @@
 `kd.uuobj`, objects whose ids are derived from their content."""
 
 from plait.kd._operators import OPERATORS as _OPERATORS
-from plait.kd._operators import export as _export
+from plait.kd._operators import export as _export, traced_through as _traced_through
 
 _export(globals(), "kd.objs")
 _new_operator = new  # noqa: F821 - exported above
 
 
+@_traced_through
 def new(*args, **kwargs):
     # A Python list or dict becomes objects as `kd.from_py` makes them, as in Koda.
     if args and isinstance(args[0], (list, dict)):
@@ -21,6 +22,7 @@ new.__signature__ = _new_operator.__signature__
 new.__doc__ = _new_operator.__doc__
 
 
+@_traced_through
 def uuobj(seed=None, **attrs):
     """Returns objects whose ItemIds are computed from `seed` and the attributes.
 

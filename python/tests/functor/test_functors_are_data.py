@@ -103,3 +103,47 @@ def test_saving_a_py_fn_names_it_and_unknown_operators_are_named():
     body[-4:] = zlib.crc32(bytes(body[22:-4])).to_bytes(4, "little")
     with pytest.raises(ValueError, match="unknown operator kd.math.xyz"):
         kd.loads(bytes(body))
+
+
+@kd.check_inputs(x=kd.INT32)
+def _checked(x):
+    return x + 1
+
+
+@pytest.mark.parametrize("make, args, expected", [
+    (lambda: kd.fn(lambda x: kd.with_print(x + 1, "x is", x)), (kd.item(2),), "3"),
+    (lambda: kd.fn(lambda x: kd.assertion.with_assertion(x, x > 0, lambda x: kd.strings.join("bad ", kd.strings.format("{x}", x=x)), x)),
+     (kd.item(2),), "2"),
+    (lambda: kd.fn(lambda x: kd.assertion.assert_primitive("x", x, kd.INT64)), (kd.slice([1, 2]),), "[1, 2]"),
+    (lambda: kd.fn(_checked), (kd.item(1),), "2"),
+    (lambda: kd.fn(lambda x: kd.dict(x, x)[x]), (kd.slice(["a", "b"]),), "['a', 'b']"),
+    (lambda: kd.fn(lambda x: kd.explode(kd.list([1, 2])) + x), (kd.item(1),), "[2, 3]"),
+    (lambda: kd.fn(lambda x: kd.new(a=x).a), (kd.slice([1, 2]),), "[1, 2]"),
+    (lambda: kd.fn(lambda x: kd.select(x, lambda v: v > 1)), (kd.slice([1, 2, 3]),), "[2, 3]"),
+    (lambda: kd.fn(lambda x: kd.tuples.get_nth(kd.tuple(x, x + 1), 1)), (kd.item(1),), "2"),
+    (lambda: kd.fn(lambda x: kd.iterables.reduce_concat(kd.iterables.make(x, x), x)), (kd.slice([1]),), "[1, 1, 1]"),
+    (lambda: kd.fn(lambda x: kd.functor.flat_map_chain(kd.iterables.from_1d_slice(x),
+                                                       lambda v: kd.iterables.make(v, v))),
+     (kd.slice([1, 2]),), "Iterable"),
+])
+def test_functors_of_moved_operators_are_saved(make, args, expected, capsys):
+    f = make()
+    loaded = kd.loads(kd.dumps(f))
+    assert loaded.fingerprint == f.fingerprint
+    for g in (f, loaded):
+        result = g(*args)
+        text = repr(result) if expected == "Iterable" else str(result)
+        assert text.startswith(expected)
+
+
+def test_with_print_prints_at_each_call_of_a_loaded_functor(capsys):
+    f = kd.loads(kd.dumps(kd.fn(lambda x: kd.with_print(x, "x =", x, sep=" "))))
+    f(kd.item(5))
+    f(kd.slice([1, 2]))
+    assert capsys.readouterr().out == "x = 5\nx = [1, 2]\n"
+
+
+def test_a_failing_check_of_a_loaded_functor_gives_its_message():
+    f = kd.loads(kd.dumps(kd.fn(_checked)))
+    with pytest.raises(ValueError, match="type mismatch for parameter x; expected type INT32, got STRING"):
+        f(kd.item("a"))

@@ -256,18 +256,17 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let refs: Vec<&DataSlice> = inputs.iter().collect();
     let aligned = plait_core::broadcast::align(MAP, &refs)?;
     let (fns, values) = aligned.split_first().expect("fn is an input");
-    let missing = DataSlice::item(None, Schema::None)?;
     let mut compiled: HashMap<ItemId, Arc<Compiled>> = HashMap::new();
-    let mut results = Vec::with_capacity(fns.size());
-    let mut progress = crate::progress::Progress::start("kd.map", fns.size());
+    let mut results = Results::with_capacity(fns.size());
+    let mut progress = crate::host::Progress::start("kd.map", fns.size());
     for i in 0..fns.size() {
         progress.tick();
         let Some(ScalarRef::ItemId(id)) = fns.get(i) else {
-            results.push(missing.clone());
+            results.push_missing();
             continue;
         };
         if !include_missing && values.iter().any(|v| v.get(i).is_none()) {
-            results.push(missing.clone());
+            results.push_missing();
             continue;
         }
         let f = match compiled.get(&id) {
@@ -282,7 +281,7 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         let positional = items.by_ref().take(n_positional).collect::<Result<Vec<_>>>()?;
         let keywords = names.iter().cloned().zip(items).map(|(k, v)| Ok((k, v?))).collect::<Result<Vec<_>>>()?;
         match call_fn(&f, positional, keywords)? {
-            ExprValue::Data(Value::Slice(r)) if r.is_item() => results.push(r),
+            ExprValue::Data(Value::Slice(r)) if r.is_item() => results.push(r)?,
             ExprValue::Data(Value::Slice(r)) => {
                 return Err(Error::value(
                     MAP,
@@ -297,18 +296,78 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
             }
         }
     }
-    if results.is_empty() {
-        return Ok(ExprValue::slice(DataSlice::missing(fns.shape().clone(), Schema::None)));
-    }
-    let stacked = stack_items(&results)?;
-    Ok(ExprValue::slice(stacked.with_shape(MAP, fns.shape().clone())?))
+    Ok(ExprValue::slice(results.finish()?.with_shape(MAP, fns.shape().clone())?))
 }
 
-/// The items as one flat slice of their common schema, reading their
-/// merged bags.
-fn stack_items(items: &[DataSlice]) -> Result<DataSlice> {
-    let values = items.iter().cloned().map(Value::Slice).collect();
-    call_backend("kd.slices.stack", values, Vec::new()).map_err(|e| Error { kind: e.kind, message: e.message.replacen("kd.slices.stack", MAP, 1) })
+/// The results of `kd.map`, one DataItem per call. While they share a
+/// schema and read at most one bag (the common case: a functor computing
+/// numbers, or entities of one bag) their values go straight into one
+/// column; once they differ, they are kept as items and stacked by
+/// `kd.slices.stack` at the end (common schema, merged bags).
+struct Results {
+    column: plait_core::column::SliceBuilder,
+    len: usize,
+    /// The schema of the present results so far (NONE before the first).
+    schema: Schema,
+    bag: Option<plait_core::DataBag>,
+    /// The results as items, once they differ.
+    mixed: Option<Vec<DataSlice>>,
+}
+
+impl Results {
+    fn with_capacity(n: usize) -> Results {
+        Results { column: plait_core::column::SliceBuilder::with_capacity(n), len: 0, schema: Schema::None, bag: None, mixed: None }
+    }
+
+    fn push_missing(&mut self) {
+        match &mut self.mixed {
+            Some(items) => items.push(DataSlice::missing(plait_core::JaggedShape::scalar(), Schema::None)),
+            None => {
+                self.column.push(None);
+                self.len += 1;
+            }
+        }
+    }
+
+    fn push(&mut self, x: DataSlice) -> Result<()> {
+        if self.mixed.is_none() {
+            let missing = x.schema() == Schema::None && x.get(0).is_none();
+            if self.schema == Schema::None && !missing {
+                self.schema = x.schema();
+            }
+            let same_bag = match (x.bag(), &self.bag) {
+                (None, _) => true,
+                (Some(b), Some(mine)) => b.id() == mine.id(),
+                (Some(b), None) => {
+                    self.bag = Some(b.clone());
+                    true
+                }
+            };
+            if (missing || x.schema() == self.schema) && same_bag {
+                self.column.push(x.get(0));
+                self.len += 1;
+                return Ok(());
+            }
+            let so_far = self.uniform()?;
+            self.mixed = Some((0..so_far.size()).map(|i| item_of(&so_far, i)).collect::<Result<_>>()?);
+        }
+        self.mixed.as_mut().expect("mixed results").push(x);
+        Ok(())
+    }
+
+    /// The results pushed while they were uniform, as one flat slice.
+    fn uniform(&mut self) -> Result<DataSlice> {
+        let column = std::mem::take(&mut self.column);
+        let flat = DataSlice::new(plait_core::JaggedShape::flat(self.len), column.finish(), self.schema)?;
+        Ok(flat.with_bag(self.bag.clone()))
+    }
+
+    fn finish(mut self) -> Result<DataSlice> {
+        let Some(items) = self.mixed.take() else { return self.uniform() };
+        let values = items.into_iter().map(Value::Slice).collect();
+        call_backend("kd.slices.stack", values, Vec::new())
+            .map_err(|e| Error { kind: e.kind, message: e.message.replacen("kd.slices.stack", MAP, 1) })
+    }
 }
 
 /// Which of `returns`, `yields` and `yields_interleaved` a loop has, and its

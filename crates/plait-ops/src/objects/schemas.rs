@@ -8,7 +8,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef,
 use super::access::object_schemas;
 use super::create::named_schema_id;
 use super::model::{ids_of, made_for, new_bag_over, schemas_data};
-use crate::registry::Registry;
+use crate::registry::{Args, Registry};
 
 /// A schema item `schema_id` whose attributes are `fields` (schema items).
 pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>, fields: &[(String, DataSlice)]) -> Result<DataSlice> {
@@ -88,7 +88,35 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
     Ok(x.with_schema(target)?.with_bag(bag))
 }
 
+/// `kd.schema.get_repr(schema)`: the schema as text, as it prints.
+fn get_repr(args: &Args<'_>) -> Result<DataSlice> {
+    let op = "kd.schema.get_repr";
+    let schema = args.slice("schema")?;
+    if schema.schema() != Schema::Schema || !schema.is_item() {
+        return Err(Error::value(op, format!("expected a schema DataItem, got {}", crate::describe(schema))));
+    }
+    let text = plait_core::repr::format_items(schema);
+    DataSlice::item(Some(ScalarRef::String(&text)), Schema::String)
+}
+
 pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        "kd.schema.get_repr",
+        &[],
+        "schema",
+        r#"Returns a string representation of the schema, as it prints.
+
+Args:
+  schema: a schema DataItem.
+
+Examples:
+  >>> kd.schema.get_repr(kd.INT32)
+  DataItem('INT32', schema: STRING)
+  >>> kd.schema.get_repr(kd.list_schema(kd.STRING))
+  DataItem('LIST[STRING]', schema: STRING)"#,
+        get_repr,
+    );
+    r.bag_rule("kd.schema.get_repr", crate::registry::BagRule::Drop);
     r.add(
         "kd.schema.new_schema",
         &[],

@@ -1,14 +1,17 @@
-//! Progress of long loops (`kd.map` over many items), reported to the host
-//! that shows it — the Python bindings install one that draws
-//! `kd.progress` bars. Without a host, or when the host shows no bar for
-//! this much work, reporting costs nothing.
+//! What evaluation shows the user, through the host that runs it: the
+//! Python bindings install one that writes to `sys.stdout` (`kd.with_print`)
+//! and draws `kd.progress` bars for long loops (`kd.map` over many items).
+//! Without a host, text goes to the process's stdout and no bar is drawn.
 
+use std::io::Write;
 use std::sync::OnceLock;
 
-/// What shows progress.
+/// What shows output and progress.
 pub trait Host: Send + Sync {
+    /// Writes `text` where the user reads printed output.
+    fn print(&self, text: &str);
     /// A bar for `total` items labelled `label`, or `None` when none is shown.
-    fn start(&self, label: &str, total: usize) -> Option<Box<dyn Bar>>;
+    fn progress(&self, label: &str, total: usize) -> Option<Box<dyn Bar>>;
 }
 
 /// One bar being shown.
@@ -26,6 +29,18 @@ pub fn set_host(host: Box<dyn Host>) {
     let _ = HOST.set(host);
 }
 
+/// Prints `text` (as it is: the caller adds the line end).
+pub fn print(text: &str) {
+    match HOST.get() {
+        Some(host) => host.print(text),
+        None => {
+            let mut out = std::io::stdout().lock();
+            // Printing is not the computation: a closed stdout is no error of it.
+            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        }
+    }
+}
+
 /// Reports the progress of `total` items of work: `tick` after each item.
 pub struct Progress {
     bar: Option<Box<dyn Bar>>,
@@ -37,7 +52,7 @@ const BATCH: usize = 256;
 
 impl Progress {
     pub fn start(label: &str, total: usize) -> Progress {
-        Progress { bar: HOST.get().and_then(|h| h.start(label, total)), pending: 0 }
+        Progress { bar: HOST.get().and_then(|h| h.progress(label, total)), pending: 0 }
     }
 
     /// One more item is finished.
