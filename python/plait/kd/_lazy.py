@@ -26,7 +26,7 @@ NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", 
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing; kd.call decides in Rust.
-                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "is_fn",
+                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}

@@ -224,7 +224,7 @@ def fn(f, *, use_tracing=True, **kwargs):
     """
     if isinstance(f, _expr.Expr):
         return expr_fn(f, **kwargs)
-    if is_fn(f):
+    if _plait.is_functor(f):
         return f
     if not callable(f):
         raise TypeError(f"kd.fn: expected a function, an Expr or a functor, got {type(f).__name__}")
@@ -304,7 +304,7 @@ def bind(fn_def, /, *args, return_type_as=None, **kwargs):
       DataItem(7, schema: INT32)
     """
     del return_type_as
-    if not is_fn(fn_def):
+    if not _plait.is_functor(fn_def):
         raise TypeError(f"kd.functor.bind: expected a functor, got {fn_def!r}")
     bound_args = [_expr.V[f"_arg_{k}"] for k in range(len(args))]
     variables = {f"_arg_{k}": a for k, a in enumerate(args)}
@@ -323,49 +323,6 @@ def _as_value(v):
     if isinstance(v, (_expr.Expr, kd.types.DataSlice)):
         return v
     return kd.item(v)
-
-
-def is_fn(obj):
-    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`.
-
-    A DataSlice (even of one functor) is not a functor; use
-    `kd.functor.has_fn` to test each item.
-
-    Args:
-      obj: the value to test.
-
-    Examples:
-      >>> kd.is_fn(kd.fn(I.x))
-      DataItem(present, schema: MASK)
-      >>> kd.is_fn(kd.item(1))
-      DataItem(missing, schema: MASK)
-      >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
-      DataItem(missing, schema: MASK)
-    """
-    kd = _kd()
-    return kd.present if _plait.is_functor(obj) else kd.missing
-
-
-def has_fn(x):
-    """Returns a MASK that is present where the item of `x` is a functor.
-
-    The result has the shape of `x`; missing items and items that are not
-    functors give missing.
-
-    Args:
-      x: a DataSlice.
-
-    Examples:
-      >>> kd.functor.has_fn(kd.slice([kd.fn(I.x), None, 1]))
-      DataSlice([present, missing, missing], schema: MASK, present: 1/3)
-      >>> kd.functor.has_fn(kd.fn(I.x))
-      DataItem(present, schema: MASK)
-    """
-    kd = _kd()
-    if x.is_item():
-        return is_fn(x)
-    flags = [True if _plait.is_functor(item) else None for item in x.flatten().L]
-    return kd.has(kd.slice(flags, kd.BOOLEAN)).reshape(x.get_shape())
 
 
 def get_signature(fn_def):

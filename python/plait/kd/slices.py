@@ -12,11 +12,10 @@ _export_aliases(globals(), "kd.slices")
 def _apply_filter(fltr, x):
     """`fltr(x)` for a Python function or a functor; a mask as it is."""
     from plait.kd.expr import Expr
-    from plait.kd.functor import is_fn
 
     if isinstance(fltr, Expr):
         return fltr
-    if is_fn(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):
+    if _plait.is_functor(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):
         return fltr(x)
     return fltr
 

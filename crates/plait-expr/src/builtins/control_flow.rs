@@ -34,6 +34,24 @@ pub const DEFS: &[BuiltinDef] = &[
         role: Builtin::Call,
     },
     BuiltinDef {
+        name: "kd.functor.is_fn",
+        aliases: &["kd.is_fn"],
+        signature: "obj",
+        doc: IS_FN_DOC,
+        call: is_fn,
+        deterministic: true,
+        role: Builtin::Other,
+    },
+    BuiltinDef {
+        name: "kd.functor.has_fn",
+        aliases: &["kd.has_fn"],
+        signature: "x",
+        doc: HAS_FN_DOC,
+        call: has_fn,
+        deterministic: true,
+        role: Builtin::Other,
+    },
+    BuiltinDef {
         name: IF,
         aliases: &["kd.if_"],
         signature: "cond, yes_fn, no_fn, *args, return_type_as=None, **kwargs",
@@ -155,6 +173,59 @@ fn call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         None => return Err(Error::value(op, "the first argument of kd.call must be a functor")),
     };
     functor::call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
+}
+
+/// A MASK DataItem.
+fn mask(present: bool) -> Result<ExprValue> {
+    Ok(ExprValue::slice(DataSlice::item(present.then_some(ScalarRef::Mask), Schema::Mask)?))
+}
+
+const IS_FN_DOC: &str = "Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`.
+
+A DataSlice (even of one functor) is not a functor; use
+`kd.functor.has_fn` to test each item.
+
+Args:
+  obj: the value to test.
+
+Examples:
+  >>> kd.is_fn(kd.fn(I.x))
+  DataItem(present, schema: MASK)
+  >>> kd.is_fn(kd.item(1))
+  DataItem(missing, schema: MASK)
+  >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
+  DataItem(missing, schema: MASK)";
+
+fn is_fn(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    let present = matches!(required(op, &mut args, 0)?, ExprValue::Data(Value::Slice(f)) if functor::is_functor(&f));
+    mask(present)
+}
+
+const HAS_FN_DOC: &str = "Returns a MASK that is present where the item of `x` is a functor.
+
+The result has the shape of `x`; missing items and items that are not
+functors give missing.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.functor.has_fn(kd.slice([kd.fn(I.x), None, 1]))
+  DataSlice([present, missing, missing], schema: MASK, present: 1/3)
+  >>> kd.functor.has_fn(kd.fn(I.x))
+  DataItem(present, schema: MASK)";
+
+fn has_fn(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    let x = match required(op, &mut args, 0)? {
+        ExprValue::Data(Value::Slice(x)) => x,
+        other => return Err(Error::type_error("kd.functor.has_fn", format!("expected a DataSlice, got {}", other.kind_name()))),
+    };
+    let mut flags = plait_core::column::SliceBuilder::with_capacity(x.size());
+    for i in 0..x.size() {
+        let present = matches!(x.get(i), Some(ScalarRef::ItemId(_))) && functor::is_functor(&item_of(&x, i)?);
+        flags.push(present.then_some(ScalarRef::Mask));
+    }
+    Ok(ExprValue::slice(DataSlice::new(x.shape().clone(), flags.finish(), Schema::Mask)?))
 }
 
 const IF_DOC: &str = "Calls `yes_fn` if `cond` is present and `no_fn` otherwise.
