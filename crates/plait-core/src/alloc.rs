@@ -57,7 +57,9 @@ pub fn fill_runs<T: Copy>(n: usize, runs: impl FnOnce(&mut RunWriter<'_, T>)) ->
     let mut writer = RunWriter { spare: &mut out.spare_capacity_mut()[..n + RUN_BLOCK], pos: 0 };
     runs(&mut writer);
     assert_eq!(writer.pos, n, "runs must cover the output exactly");
-    // SAFETY: the runs wrote slots 0..n.
+    // SAFETY: `RunWriter::write` writes slots `pos..pos + count` (and some
+    // slack after them, bounds-checked) and moves `pos` to their end, starting
+    // from 0: slots `0..pos` are initialised, and `pos == n` was asserted.
     unsafe { out.set_len(n) };
     out
 }

@@ -93,38 +93,53 @@ fn is_large(size: usize) -> bool {
 
 // SAFETY: every block handed out is either fresh from `System` with the
 // rounded layout or a block of exactly that rounded size and a sufficient
-// alignment taken out of the table (which owns it exclusively).
+// alignment taken out of the table (which owns it exclusively). Each
+// method's `# Safety` contract is `GlobalAlloc`'s.
 unsafe impl GlobalAlloc for BufferCachingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !is_large(layout.size()) {
+            // SAFETY: our caller keeps `alloc`'s contract (a non-zero size),
+            // which is `System.alloc`'s.
             return unsafe { System.alloc(layout) };
         }
         let size = block_size(layout.size());
         if let Some(block) = lock().take(size, layout.align()) {
             return block;
         }
-        unsafe { System.alloc(Layout::from_size_align_unchecked(size, layout.align())) }
+        // Rounding may take a (hopeless) request past `isize::MAX`: it fails.
+        let Ok(rounded) = Layout::from_size_align(size, layout.align()) else { return std::ptr::null_mut() };
+        // SAFETY: a valid layout of non-zero size (`size >= LARGE_MIN`).
+        unsafe { System.alloc(rounded) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !is_large(layout.size()) {
+            // SAFETY: as in `alloc`.
             return unsafe { System.alloc_zeroed(layout) };
         }
         let size = block_size(layout.size());
         if let Some(block) = lock().take(size, layout.align()) {
+            // SAFETY: the table owned the block, of `size >= layout.size()`
+            // bytes, and handed it over: nobody else reads or writes it.
             unsafe { block.write_bytes(0, layout.size()) };
             return block;
         }
-        unsafe { System.alloc_zeroed(Layout::from_size_align_unchecked(size, layout.align())) }
+        let Ok(rounded) = Layout::from_size_align(size, layout.align()) else { return std::ptr::null_mut() };
+        // SAFETY: a valid layout of non-zero size (`size >= LARGE_MIN`).
+        unsafe { System.alloc_zeroed(rounded) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !is_large(layout.size()) {
+            // SAFETY: a small block came from `System.alloc` with this very
+            // layout (small requests are passed through unchanged).
             return unsafe { System.dealloc(ptr, layout) };
         }
         let size = block_size(layout.size());
         let block = Block { addr: ptr as usize, size, align: layout.align(), stamp: 0 };
         if let Some(rejected) = lock().put(block, LIMIT.load(Ordering::Relaxed)) {
+            // SAFETY: the caller gave the block up (`dealloc`'s contract) and
+            // the table did not keep it: see `Block::release`.
             unsafe { rejected.release() };
         }
     }
@@ -137,6 +152,16 @@ unsafe impl GlobalAlloc for BufferCachingAllocator {
         }
         // The system allocator grows or shrinks in place where it can (mremap
         // for mapped blocks), which beats any copy through the table.
+        if Layout::from_size_align(new_block_size, layout.align()).is_err() {
+            return std::ptr::null_mut(); // rounded past `isize::MAX`: fails, `ptr` untouched
+        }
+        // SAFETY: `ptr` is a block `System` allocated with `old_size` bytes
+        // (large blocks are always allocated rounded, with a layout that was
+        // valid then, and only blocks of the same rounded size are handed
+        // out again) at an alignment `ptr` satisfies (see `Block::release`
+        // for the alignment recorded); `new_block_size` is non-zero
+        // (`realloc`'s contract, rounded up) and valid with that alignment
+        // (checked just above).
         unsafe { System.realloc(ptr, Layout::from_size_align_unchecked(old_size, layout.align()), new_block_size) }
     }
 }
@@ -154,7 +179,16 @@ impl Block {
     const EMPTY: Block = Block { addr: 0, size: 0, align: 0, stamp: 0 };
 
     /// Returns the block to the system allocator.
+    ///
+    /// # Safety
+    /// The block must be one `System` allocated (`addr`, `size` bytes), owned
+    /// by the caller and not used afterwards. `align` is the alignment of the
+    /// last request it served, which may be smaller than the one it was
+    /// allocated with (a block is handed out again to any request it is
+    /// aligned enough for): `System.dealloc` on the platforms plait builds
+    /// for (`free`) does not depend on the alignment.
     unsafe fn release(self) {
+        // SAFETY: this function's contract.
         unsafe { System.dealloc(self.addr as *mut u8, Layout::from_size_align_unchecked(self.size, self.align)) }
     }
 }
@@ -250,6 +284,7 @@ mod tests {
         assert_eq!(cache.take(2 * GRANULE, 64), Some(block.addr as *mut u8));
         assert_eq!(cache.total, 0);
         assert_eq!(cache.take(2 * GRANULE, 64), None);
+        // SAFETY: `fresh` allocated it; the table gave it back and keeps nothing.
         unsafe { block.release() };
     }
 
@@ -271,6 +306,7 @@ mod tests {
         assert_eq!(cache.blocks.iter().filter(|b| b.size > 0).count(), SLOTS);
         cache.shrink_to(0);
         assert_eq!(cache.total, 0);
+        // SAFETY: taken out of the table above, so the test owns it again.
         unsafe { third.release() };
     }
 
@@ -280,6 +316,7 @@ mod tests {
         let block = fresh(4 * GRANULE);
         let rejected = cache.put(block, 2 * GRANULE).expect("too large to keep");
         assert_eq!(cache.total, 0);
+        // SAFETY: the table refused the block: the test owns it again.
         unsafe { rejected.release() };
     }
 }

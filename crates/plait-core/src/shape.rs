@@ -101,7 +101,7 @@ impl Edge {
         if points.windows(2).all(|w| w[1] - w[0] == first_size) {
             return Ok(Edge::uniform(parent_size, first_size as usize));
         }
-        // Safety: checked above to start at 0 and not decrease (what
+        // SAFETY: checked above to start at 0 and not decrease (what
         // `OffsetBuffer::new` would check again).
         Ok(Edge::Split(unsafe { OffsetBuffer::new_unchecked(points) }))
     }

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use plait_core::error::Context;
 use plait_core::{Error, ErrorKind, Result};
 
 use crate::expr::{Expr, NodeKind};
@@ -103,45 +104,10 @@ pub struct EvalError {
 }
 
 impl EvalError {
-    /// The note naming the failing node (and where tracing created it).
-    pub fn node_note(node: &Expr) -> String {
-        match crate::expr::source_location(node) {
-            Some(location) => format!("while evaluating {} (created at {location})", crate::text::expr_text(node)),
-            None => format!("while evaluating {}", crate::text::expr_text(node)),
-        }
+    /// The context entry naming the failing node (and where tracing created it).
+    pub fn node_context(node: &Expr) -> Context {
+        Context::Node { expr: crate::text::expr_text(node), created_at: crate::expr::source_location(node) }
     }
-}
-
-thread_local! {
-    /// Notes gathered while an error travels out of nested functor calls
-    /// (innermost first), for the host to attach to the exception, and how
-    /// many more were left out.
-    static NOTES: std::cell::RefCell<(Vec<String>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
-}
-
-/// The most notes kept for one error: an error out of thousands of nested
-/// calls keeps the innermost ones and counts the rest.
-const MAX_NOTES: usize = 64;
-
-/// Adds a note to the error being raised on this thread.
-pub fn add_note(note: String) {
-    NOTES.with(|n| {
-        let mut n = n.borrow_mut();
-        if n.0.len() < MAX_NOTES {
-            n.0.push(note);
-        } else {
-            n.1 += 1;
-        }
-    });
-}
-
-/// The notes added since the last call (innermost first).
-pub fn take_notes() -> Vec<String> {
-    let (mut notes, more) = NOTES.with(|n| std::mem::take(&mut *n.borrow_mut()));
-    if more > 0 {
-        notes.push(format!("... and {more} more notes from enclosing calls"));
-    }
-    notes
 }
 
 impl From<Error> for EvalError {
@@ -229,7 +195,7 @@ impl Plan {
             .chain(self.variable_names.iter().filter(|n| !variables.contains_key(*n)).map(|n| format!("V.{n}")))
             .collect();
         if !missing.is_empty() {
-            return Err(Error { kind: ErrorKind::Value, message: format!("kd.eval() has missing inputs for: [{}]", missing.join(", ")) }.into());
+            return Err(Error::new(ErrorKind::Value, format!("kd.eval() has missing inputs for: [{}]", missing.join(", "))).into());
         }
         let mut slots: Vec<Slot> = Vec::with_capacity(self.steps.len());
         for (i, step) in self.steps.iter().enumerate() {

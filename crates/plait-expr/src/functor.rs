@@ -13,6 +13,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use plait_core::error::Context;
 use plait_core::limits::MAX_CALL_DEPTH;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema};
 use plait_ops::registry::{Param, ParamKind, Value, try_bind};
@@ -259,19 +260,18 @@ fn call_here(compiled: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(Str
     plan.run(&bindings).map_err(|failure| with_context(compiled, own_node(&compiled.body, failure)))
 }
 
-/// The failure of a call, its context moved into notes: the failing node
-/// (and where it was traced), then the functor and the variable it belongs
-/// to. Nested calls add theirs first, so the notes read innermost first.
+/// The failure of a call, its context added to the error's context chain:
+/// the failing node (and where it was traced), then the functor and the
+/// variable it belongs to. Nested calls add theirs first, so the chain
+/// reads innermost first.
 fn with_context(compiled: &Compiled, failure: EvalError) -> EvalError {
-    let mut context = format!("in functor {}", compiled.name.as_deref().unwrap_or("<unnamed>"));
-    if let Some(node) = &failure.node {
-        crate::eval::add_note(EvalError::node_note(node));
-        if let Some(variable) = variable_of(compiled, node) {
-            context.push_str(&format!(", variable {variable}"));
-        }
+    let EvalError { mut error, node } = failure;
+    if let Some(node) = &node {
+        error = error.in_context_with(|| EvalError::node_context(node));
     }
-    crate::eval::add_note(context);
-    EvalError { error: failure.error, node: None }
+    let variable = || node.as_ref().and_then(|node| variable_of(compiled, node));
+    let error = error.in_context_with(|| Context::Functor { name: compiled.name.clone(), variable: variable() });
+    EvalError { error, node: None }
 }
 
 /// The smallest variable whose (prepared) expression holds `node`.

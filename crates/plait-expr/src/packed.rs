@@ -49,7 +49,7 @@ pub fn unpack(x: &DataSlice) -> Result<Expr> {
         (true, Some(ScalarRef::Expr(quoted))) => quoted.0.as_any().downcast_ref::<Packed>().map(|p| p.0.clone()),
         _ => None,
     };
-    packed.ok_or_else(|| Error { kind: ErrorKind::Value, message: "only present EXPR DataItems can be unpacked".to_string() })
+    packed.ok_or_else(|| Error::new(ErrorKind::Value, "only present EXPR DataItems can be unpacked"))
 }
 
 #[cfg(test)]

@@ -149,4 +149,23 @@ mod tests {
         .unwrap();
         assert_eq!(as_i32(&call(&twice, vec![int32_value(5)]).unwrap()), Some(7));
     }
+
+    #[test]
+    fn an_error_out_of_nested_calls_carries_its_context_innermost_first() {
+        use plait_core::error::Context;
+        let text = Expr::literal(ExprValue::slice(DataSlice::item(Some(ScalarRef::String("a")), Schema::String).unwrap()));
+        let fails = trace("fails", &["x"], |p| Ok(&p[0] + &text)).unwrap();
+        let fails = Expr::literal(ExprValue::slice(fails));
+        let outer = trace("outer", &["x"], |p| call_expr(&fails, &[&p[0]])).unwrap();
+        let err = call(&outer, vec![int32_value(1)]).unwrap_err();
+        assert!(err.message.starts_with("kd.math.add: "), "{}", err.message);
+        let context = err.context();
+        assert_eq!(context.len(), 4);
+        assert!(matches!(&context[0], Context::Node { expr, .. } if expr == "I.x + DataItem('a', schema: STRING)"), "{context:?}");
+        assert_eq!(context[1], Context::Functor { name: Some("fails".into()), variable: None });
+        assert!(matches!(&context[2], Context::Node { expr, .. } if expr.ends_with("(I.x)")), "{context:?}");
+        assert_eq!(context[3], Context::Functor { name: Some("outer".into()), variable: None });
+        assert_eq!(err.notes()[1], "in functor fails");
+        assert!(err.host().is_none());
+    }
 }

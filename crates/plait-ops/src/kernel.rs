@@ -37,58 +37,104 @@ impl<T: Copy> Side<'_, T> {
 
 pub use plait_core::alloc::output_vec;
 
-/// A vector of `n` items where `fill(start, out)` writes items
-/// `start..start + out.len()`; runs the chunks in parallel for large `n`.
-pub fn build_vec<R: Send>(n: usize, fill: impl Fn(usize, &mut [MaybeUninit<R>]) + Sync) -> Vec<R> {
-    let mut out: Vec<R> = output_vec(n);
-    let spare = &mut out.spare_capacity_mut()[..n];
-    if n >= PARALLEL_MIN {
-        parallel::install(|| spare.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| fill(k * CHUNK, chunk)));
-    } else {
-        fill(0, spare);
+/// The part of an output that [`build_vec`] hands to its `fill`: slots
+/// `range()` of the result, written in order by [`Chunk::write_all`]. A
+/// chunk can only be written through it, and `build_vec` checks that every
+/// slot was, so the result never holds an uninitialised item.
+pub struct Chunk<'a, R> {
+    start: usize,
+    slots: &'a mut [MaybeUninit<R>],
+    /// Slots `0..written` are initialised.
+    written: usize,
+}
+
+impl<R> Chunk<'_, R> {
+    /// The index in the whole output of the chunk's first slot.
+    #[inline(always)]
+    pub fn start(&self) -> usize {
+        self.start
     }
-    // SAFETY: every caller's `fill` writes each slot of the chunk it is given
-    // (the loops below zip the output with inputs of the same length).
+
+    /// The number of slots of the chunk.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the chunk has no slot.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The indices in the whole output of the chunk's slots.
+    #[inline(always)]
+    pub fn range(&self) -> Range<usize> {
+        self.start..self.start + self.slots.len()
+    }
+
+    /// Writes `values` into the next slots, in order, until either runs out.
+    /// Zipping slices and ranges, the loop has no bounds checks, vectorises
+    /// like a loop over the slots, and the count of written slots is its
+    /// trip count (no per-item work).
+    #[inline(always)]
+    pub fn write_all(&mut self, values: impl IntoIterator<Item = R>) {
+        let mut written = 0;
+        for (slot, value) in self.slots[self.written..].iter_mut().zip(values) {
+            slot.write(value);
+            written += 1;
+        }
+        self.written += written;
+    }
+}
+
+/// A vector of `n` items written by `fill(chunk)` chunk by chunk (chunks of
+/// `chunk_size` slots, in parallel when `parallel`). Panics, leaking what was
+/// written, if `fill` leaves a slot of its chunk unwritten.
+pub fn fill_vec<R: Send>(n: usize, chunk_size: usize, parallel: bool, fill: impl Fn(&mut Chunk<'_, R>) + Sync) -> Vec<R> {
+    let mut out: Vec<R> = output_vec(n);
+    let run = |start: usize, slots: &mut [MaybeUninit<R>]| {
+        let mut chunk = Chunk { start, slots, written: 0 };
+        fill(&mut chunk);
+        assert_eq!(chunk.written, chunk.slots.len(), "a kernel left slots of its output unwritten");
+    };
+    let spare = &mut out.spare_capacity_mut()[..n];
+    if parallel {
+        parallel::install(|| spare.par_chunks_mut(chunk_size).enumerate().for_each(|(k, slots)| run(k * chunk_size, slots)));
+    } else {
+        run(0, spare);
+    }
+    // SAFETY: `run` returned for every chunk of `spare[..n]` (a panic in one
+    // unwinds past this), and it asserts that its chunk was written through
+    // `Chunk::write_all`, which initialises slots `0..written` in order:
+    // slots `0..n` are initialised, and `n` is within the capacity.
     unsafe { out.set_len(n) };
     out
 }
 
+/// A vector of `n` items where `fill(chunk)` writes each slot of the chunk it
+/// is given (see [`Chunk`]); runs the chunks in parallel for large `n`.
+pub fn build_vec<R: Send>(n: usize, fill: impl Fn(&mut Chunk<'_, R>) + Sync) -> Vec<R> {
+    fill_vec(n, CHUNK, n >= PARALLEL_MIN, fill)
+}
+
 /// `f` applied to each item.
 pub fn map1<A: Copy + Sync, R: Send>(a: &[A], f: impl Fn(A) -> R + Sync) -> Vec<R> {
-    build_vec(a.len(), |start, out| {
-        let end = start + out.len();
-        for (o, &x) in out.iter_mut().zip(&a[start..end]) {
-            o.write(f(x));
-        }
+    build_vec(a.len(), |out| {
+        let range = out.range();
+        out.write_all(a[range].iter().map(|&x| f(x)));
     })
 }
 
 /// `f` applied to each pair of items; either side may be a single value.
 pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(n: usize, a: Side<'_, A>, b: Side<'_, B>, f: impl Fn(A, B) -> R + Sync) -> Vec<R> {
-    build_vec(n, |start, out| {
-        let range = start..start + out.len();
+    build_vec(n, |out| {
+        let range = out.range();
         match (a, b) {
-            (Side::Many(a), Side::Many(b)) => {
-                for ((o, &x), &y) in out.iter_mut().zip(&a[range.clone()]).zip(&b[range]) {
-                    o.write(f(x, y));
-                }
-            }
-            (Side::Many(a), Side::One(y)) => {
-                for (o, &x) in out.iter_mut().zip(&a[range]) {
-                    o.write(f(x, y));
-                }
-            }
-            (Side::One(x), Side::Many(b)) => {
-                for (o, &y) in out.iter_mut().zip(&b[range]) {
-                    o.write(f(x, y));
-                }
-            }
-            (Side::One(x), Side::One(y)) => {
-                let v = f(x, y);
-                for o in out.iter_mut() {
-                    o.write(v);
-                }
-            }
+            (Side::Many(a), Side::Many(b)) => out.write_all(a[range.clone()].iter().zip(&b[range]).map(|(&x, &y)| f(x, y))),
+            (Side::Many(a), Side::One(y)) => out.write_all(a[range].iter().map(|&x| f(x, y))),
+            (Side::One(x), Side::Many(b)) => out.write_all(b[range].iter().map(|&y| f(x, y))),
+            (Side::One(x), Side::One(y)) => out.write_all(std::iter::repeat_n(f(x, y), range.len())),
         }
     })
 }
@@ -97,29 +143,20 @@ pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(n: usize, a: Side<'_
 pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
     let groups = edge.parent_size();
     // The edge's variant is matched once per chunk, not once per group.
-    let run = |start: usize, out: &mut [MaybeUninit<R>]| match edge {
+    let run = |out: &mut Chunk<'_, R>| match edge {
         Edge::Split(points) => {
-            let ends_of_chunk = &points[start..start + out.len() + 1];
-            for (o, ends) in out.iter_mut().zip(ends_of_chunk.windows(2)) {
-                o.write(f(ends[0] as usize..ends[1] as usize));
-            }
+            let ends_of_chunk = &points[out.start()..out.start() + out.len() + 1];
+            out.write_all(ends_of_chunk.windows(2).map(|ends| f(ends[0] as usize..ends[1] as usize)));
         }
         Edge::Uniform { size, .. } => {
-            for (k, o) in out.iter_mut().enumerate() {
-                let first = (start + k) * size;
-                o.write(f(first..first + size));
-            }
+            let size = *size;
+            out.write_all(out.range().map(|g| f(g * size..g * size + size)));
         }
     };
     if edge.child_size() >= PARALLEL_MIN && groups > 1 {
         // Tasks of about CHUNK children each, whatever the group sizes.
         let per_task = (groups * CHUNK / edge.child_size().max(1)).max(1);
-        let mut out: Vec<R> = output_vec(groups);
-        let spare = &mut out.spare_capacity_mut()[..groups];
-        parallel::install(|| spare.par_chunks_mut(per_task).enumerate().for_each(|(k, chunk)| run(k * per_task, chunk)));
-        // SAFETY: `run` writes every slot of every chunk.
-        unsafe { out.set_len(groups) };
-        out
+        fill_vec(groups, per_task, true, run)
     } else {
         build_vec(groups, run)
     }
@@ -162,13 +199,13 @@ pub fn bits_of_pairs<A: Copy + Sync, B: Copy + Sync>(a: &[A], b: &[B], pred: imp
 /// array and packing afterwards vectorises, where shifting each flag into the
 /// word does not.
 fn collect_words(n: usize, fill: impl Fn(usize, &mut [u8]) + Sync) -> BooleanBuffer {
-    let packed: Vec<u64> = build_vec(n.div_ceil(64), |start, out| {
-        for (k, o) in out.iter_mut().enumerate() {
-            let base = (start + k) * 64;
+    let packed: Vec<u64> = build_vec(n.div_ceil(64), |out| {
+        out.write_all(out.range().map(|word| {
+            let base = word * 64;
             let mut flags = [0u8; 64];
             fill(base, &mut flags[..(n - base).min(64)]);
-            o.write(pack_flags(&flags));
-        }
+            pack_flags(&flags)
+        }));
     });
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(packed), 0, n)
 }
@@ -267,6 +304,27 @@ mod tests {
             assert_eq!(from_values, bits);
             assert_eq!(from_pairs, bits);
         }
+    }
+
+    #[test]
+    fn built_vectors_hold_every_item_serial_and_parallel() {
+        for n in [0, 1, CHUNK - 1, CHUNK + 1, PARALLEL_MIN + CHUNK / 2 + 3] {
+            let a: Vec<i64> = (0..n as i64).collect();
+            assert_eq!(map1(&a, |x| x * 2), (0..n as i64).map(|x| x * 2).collect::<Vec<_>>(), "map1 of {n}");
+            let sums = map2(n, Side::Many(&a), Side::One(1), |x, y| x + y);
+            assert_eq!(sums, (1..=n as i64).collect::<Vec<_>>(), "map2 of {n}");
+            assert_eq!(map2(n, Side::One(2), Side::One(3), |x: i64, y: i64| x * y), vec![6; n]);
+        }
+        // Groups of 3 children: a parallel run over chunks of groups.
+        let groups = PARALLEL_MIN / 3 + 5;
+        let edge = Edge::uniform(groups, 3);
+        assert_eq!(map_groups(&edge, |r| r.start), (0..groups).map(|g| g * 3).collect::<Vec<_>>());
+    }
+
+    #[test]
+    #[should_panic(expected = "a kernel left slots of its output unwritten")]
+    fn a_fill_leaving_slots_unwritten_panics_instead_of_exposing_them() {
+        let _ = build_vec(10, |out: &mut Chunk<'_, String>| out.write_all(std::iter::repeat_n(String::from("x"), out.len() - 1)));
     }
 
     #[test]

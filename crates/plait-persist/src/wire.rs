@@ -8,7 +8,7 @@ use plait_core::{Error, ErrorKind, Result};
 
 /// The error for bytes that are not a valid plait file.
 pub fn corrupt(message: impl std::fmt::Display) -> Error {
-    Error { kind: ErrorKind::Value, message: format!("kd.loads: invalid data: {message}") }
+    Error::new(ErrorKind::Value, format!("kd.loads: invalid data: {message}"))
 }
 
 /// Bytes being written.

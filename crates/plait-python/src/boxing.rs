@@ -65,7 +65,7 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
             // A flat list of numbers needs no leaf objects at all.
             let n = list.len();
             let list_ptr = list.as_ptr();
-            // Safety: the list is alive and not resized during the call (no Python
+            // SAFETY: the list is alive and not resized during the call (no Python
             // code runs in it), and every index is below its length.
             let fast = unsafe { box_numbers(x.py(), n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) }?;
             if let Some((data, schema)) = fast {
@@ -77,7 +77,7 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
     // A flat list's leaves are its items, which the attempt above already read.
     let already_tried = flat_list.is_some() && shape.rank() == 1;
     if schema.is_none() && !already_tried {
-        // Safety: `leaves` holds a reference to every leaf during the call.
+        // SAFETY: `leaves` holds a reference to every leaf during the call.
         let fast = unsafe { box_numbers(x.py(), leaves.len(), |i| leaves[i].as_ptr()) }?;
         if let Some((data, schema)) = fast {
             return guard(|| DataSlice::new(shape, data, schema));

@@ -3,18 +3,35 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use plait_core::{Error, ErrorKind};
-use pyo3::PyErr;
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::PyAnyMethods;
+use pyo3::{PyErr, Python};
 
-/// The Python exception for a plait error.
+/// The Python exception for a plait error: the exception a Python function
+/// raised when the error carries one (the same object, with its own notes),
+/// else a new one of the type [`ErrorKind`] decides; then the error's
+/// context chain as notes, innermost first.
 pub fn to_py_err(error: Error) -> PyErr {
-    match error.kind {
-        ErrorKind::Value => PyValueError::new_err(error.message),
-        ErrorKind::Type => PyTypeError::new_err(error.message),
-        ErrorKind::Index => PyIndexError::new_err(error.message),
-        ErrorKind::Key => PyKeyError::new_err(error.message),
-        ErrorKind::Internal => PyRuntimeError::new_err(error.message),
+    let notes = error.notes();
+    let err = match error.host().and_then(|host| host.downcast_ref::<PyErr>()) {
+        Some(raised) => Python::attach(|py| raised.clone_ref(py)),
+        None => match error.kind {
+            ErrorKind::Value => PyValueError::new_err(error.message),
+            ErrorKind::Type => PyTypeError::new_err(error.message),
+            ErrorKind::Index => PyIndexError::new_err(error.message),
+            ErrorKind::Key => PyKeyError::new_err(error.message),
+            ErrorKind::Internal => PyRuntimeError::new_err(error.message),
+        },
+    };
+    if !notes.is_empty() {
+        Python::attach(|py| {
+            let value = err.value(py);
+            for note in notes {
+                let _ = value.call_method1("add_note", (note,));
+            }
+        });
     }
+    err
 }
 
 /// Runs `f`, turning its error into a Python exception and a Rust panic into a

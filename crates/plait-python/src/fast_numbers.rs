@@ -28,6 +28,8 @@ enum Numbers {
 pub unsafe fn box_numbers(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut ffi::PyObject) -> PyResult<Option<(SliceData, Schema)>> {
     let int_type = &raw mut ffi::PyLong_Type;
     let float_type = &raw mut ffi::PyFloat_Type;
+    // SAFETY: the caller holds the GIL (`py`); `Py_None` only returns the
+    // address of the None singleton.
     let none = unsafe { ffi::Py_None() };
     let mut numbers = Numbers::Ints(Vec::with_capacity(n));
     let mut presence: Option<BooleanBufferBuilder> = None;
@@ -36,13 +38,17 @@ pub unsafe fn box_numbers(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut 
     let mut present = 0usize;
     for i in 0..n {
         let object = get(i);
+        // SAFETY: `object` is a valid pointer (this function's contract).
         let ty = unsafe { ffi::Py_TYPE(object) };
         if ty == int_type {
             let mut overflow = 0;
+            // SAFETY: `object` is a valid exact `int` and the GIL is held;
+            // `overflow` is a live local.
             let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(object, &mut overflow) };
             if overflow != 0 {
                 return Ok(None); // wraps modulo 2**64: the general path knows how
             }
+            // SAFETY: reading the thread's error indicator with the GIL held.
             if v == -1 && unsafe { !ffi::PyErr_Occurred().is_null() } {
                 return Err(PyErr::fetch(py));
             }
@@ -52,6 +58,8 @@ pub unsafe fn box_numbers(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut 
                 Numbers::Floats(floats) => floats.push(v as f64),
             }
         } else if ty == float_type {
+            // SAFETY: `object` is a valid exact `float` and the GIL is held
+            // (an exact float cannot fail to convert).
             let v = unsafe { ffi::PyFloat_AsDouble(object) };
             wide_float |= v.is_finite() && v.abs() > f32::MAX as f64;
             if let Numbers::Ints(ints) = &numbers {

@@ -92,14 +92,14 @@ fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<Buffer> {
     }
     let ptr = std::ptr::NonNull::new(address as *mut u8).unwrap_or(std::ptr::NonNull::dangling());
     if mutable {
-        // Safety: a pyarrow Buffer's memory is valid for `size` bytes while
+        // SAFETY: a pyarrow Buffer's memory is valid for `size` bytes while
         // the Buffer lives (`buf` holds it) and the GIL is held, so no
         // Python code writes it during the copy.
         let bytes = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) };
         return Ok(Buffer::from_slice_ref(bytes));
     }
     let owner = std::sync::Arc::new(PythonOwner { _buffer: std::panic::AssertUnwindSafe(buf.clone().unbind()) });
-    // Safety: an immutable pyarrow Buffer's memory is valid for `size` bytes
+    // SAFETY: an immutable pyarrow Buffer's memory is valid for `size` bytes
     // and does not change while the Buffer object lives, which `owner` ensures.
     Ok(unsafe { Buffer::from_custom_allocation(ptr, size, owner) })
 }

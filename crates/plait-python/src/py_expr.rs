@@ -7,10 +7,11 @@
 //! mode in which `kd.<op>` builds expressions instead of computing.
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use plait_core::error::HostError;
 use plait_core::{Error, ErrorKind};
 use plait_expr::eval::{Bindings, evaluate};
 use plait_expr::operator::{self as ops, CallArgs, Function, OpRef, Operator, OperatorKind};
@@ -30,9 +31,6 @@ use crate::py_slice::{PyDataSlice, wrap};
 thread_local! {
     /// How many tracing scopes are open on this thread.
     static TRACING: Cell<u32> = const { Cell::new(0) };
-    /// The Python exception raised inside a Python-function operator (or a
-    /// pass), re-raised as it is where evaluation returns to Python.
-    static PENDING: RefCell<Option<(String, PyErr)>> = const { RefCell::new(None) };
 }
 
 /// Whether `kd.<op>` builds expressions on this thread (inside tracing).
@@ -66,20 +64,12 @@ fn py_is_tracing() -> bool {
     is_tracing()
 }
 
-/// A Python exception as a plait error, kept to be re-raised as it is.
-fn park(context: &str, py: Python<'_>, err: PyErr) -> Error {
+/// A Python exception raised inside `context` (a Python-function operator,
+/// a pass) as a plait error carrying it: [`to_py_err`] re-raises that very
+/// exception when the error comes back to Python.
+fn host_error(context: &str, py: Python<'_>, err: PyErr) -> Error {
     let message = format!("{context}: {}", err.value(py));
-    PENDING.with(|p| *p.borrow_mut() = Some((message.clone(), err)));
-    Error { kind: ErrorKind::Value, message }
-}
-
-/// The Python exception for `error`: the parked one when `error` came from
-/// Python, else a new one.
-fn unpark(error: Error) -> PyErr {
-    match PENDING.with(|p| p.borrow_mut().take()) {
-        Some((message, err)) if message == error.message => err,
-        _ => to_py_err(error),
-    }
+    Error::from_host(ErrorKind::Value, message, HostError::new(err))
 }
 
 // ---------------------------------------------------------------- values
@@ -592,12 +582,8 @@ impl PyExprOperator {
                 keywords.push((k.extract::<String>()?, to_value(name, &v, false)?));
             }
         }
-        plait_expr::eval::take_notes(); // none left from an error handled elsewhere
         let bound = guard(|| backend::bind_params(name, &self.op.params, positional, keywords))?;
-        match guard(|| Ok(self.op.call(bound)))? {
-            Ok(value) => from_value(py, value),
-            Err(error) => Err(eval_failure(py, plait_expr::eval::EvalError { error, node: None })),
-        }
+        from_value(py, guard(|| self.op.call(bound))?)
     }
 
     /// Other names of the operator (`kd.if_` for `kd.functor.if_`).
@@ -721,7 +707,7 @@ impl PyFunction {
                 let out = self.0.bind(py).call(PyTuple::new(py, positional)?, Some(&kwargs))?;
                 to_value(&op.name, &out, false)
             })();
-            result.map_err(|e| park(&op.name, py, e))
+            result.map_err(|e| host_error(&op.name, py, e))
         })
     }
 }
@@ -886,13 +872,13 @@ fn expr_post_order(expr: PyRef<'_, PyExpr>) -> Vec<PyExpr> {
 #[pyfunction]
 fn expr_transform(py: Python<'_>, expr: PyRef<'_, PyExpr>, function: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
     let result = plait_expr::transform::transform(&expr.inner, &mut |_: &Expr, node: Expr| {
-        let out = function.call1((PyExpr { inner: node },)).map_err(|e| park("kd.expr.transform", py, e))?;
+        let out = function.call1((PyExpr { inner: node },)).map_err(|e| host_error("kd.expr.transform", py, e))?;
         match out.cast::<PyExpr>() {
             Ok(e) => Ok(e.get().inner.clone()),
-            Err(_) => Ok(Expr::literal(to_value("kd.expr.transform", &out, false).map_err(|e| park("kd.expr.transform", py, e))?)),
+            Err(_) => Ok(Expr::literal(to_value("kd.expr.transform", &out, false).map_err(|e| host_error("kd.expr.transform", py, e))?)),
         }
     });
-    Ok(PyExpr { inner: result.map_err(unpark)? })
+    Ok(PyExpr { inner: result.map_err(to_py_err)? })
 }
 
 /// Substitutions by fingerprint: `kd.expr.sub`.
@@ -938,7 +924,6 @@ fn value_map(op: &str, values: Option<&Bound<'_, PyDict>>) -> PyResult<HashMap<S
 #[pyfunction]
 #[pyo3(signature = (expr, inputs = None, variables = None))]
 fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, variables: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-    plait_expr::eval::take_notes(); // none left from an error handled elsewhere
     let inputs = value_map("kd.eval", inputs)?;
     let variables = variables.map(|v| value_map("kd.eval", Some(v))).transpose()?;
     let bindings = Bindings { inputs: Some(&inputs), variables: variables.as_ref() };
@@ -950,15 +935,12 @@ fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, 
 }
 
 /// The Python exception for a failed evaluation: the error (or the Python
-/// exception behind it) with a note naming the failing node.
+/// exception behind it) with its context as notes, then a note naming the
+/// failing node (after the count of notes left out, if any).
 pub fn eval_failure(py: Python<'_>, failure: plait_expr::eval::EvalError) -> PyErr {
-    let err = unpark(failure.error);
-    let mut notes = plait_expr::eval::take_notes();
+    let err = to_py_err(failure.error);
     if let Some(node) = failure.node {
-        notes.push(plait_expr::eval::EvalError::node_note(&node));
-    }
-    for note in notes {
-        let _ = err.value(py).call_method1("add_note", (note,));
+        let _ = err.value(py).call_method1("add_note", (plait_expr::eval::EvalError::node_context(&node).to_string(),));
     }
     err
 }

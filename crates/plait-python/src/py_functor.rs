@@ -13,7 +13,6 @@ use crate::py_slice::{PyDataItem, PyDataSlice};
 /// Calls functor `f` with Python arguments (`kd.call`).
 pub fn call_functor(py: Python<'_>, f: &PyDataSlice, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
     let op = "kd.functor.call";
-    plait_expr::eval::take_notes(); // none left from an error handled elsewhere
     let positional = args.iter().map(|a| to_value(op, &a, false)).collect::<PyResult<Vec<ExprValue>>>()?;
     let mut keywords = Vec::new();
     if let Some(kwargs) = kwargs {

@@ -26,7 +26,7 @@ NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", 
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing; kd.call decides in Rust.
-                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind",
+                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "is_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
@@ -80,7 +80,11 @@ def _forms(name, value, operator_type):
     if builtin is not None:
         return builtin
     if getattr(value, "__plait_traced_through__", False):
-        return _traced_lazy(value), _eager_only_call(value), value
+        # Lazily, the registry operator of the same name where there is one
+        # (it prints as Koda's does); else the glue run inside tracing.
+        op = _plait.registry_lookup(name)
+        lazy = optools._with_python_face(op) if op is not None else _traced_lazy(value)
+        return lazy, _eager_only_call(value), value
     if isinstance(value, operator_type):
         return _backend_operator(name, value), _eager_copy(value), value
     if _is_python_function(value) and name.rsplit(".", 1)[-1] not in _HELPERS:

@@ -325,6 +325,28 @@ def _as_value(v):
     return kd.item(v)
 
 
+def is_fn(obj):
+    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`.
+
+    A DataSlice (even of one functor) is not a functor; use
+    `kd.functor.has_fn` to test each item. Any other Python object (an
+    Expr, a Python function) is not one either.
+
+    Args:
+      obj: the value to test.
+
+    Examples:
+      >>> kd.is_fn(kd.fn(I.x))
+      DataItem(present, schema: MASK)
+      >>> kd.is_fn(kd.item(1))
+      DataItem(missing, schema: MASK)
+      >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
+      DataItem(missing, schema: MASK)
+    """
+    kd = _kd()
+    return kd.present if _plait.is_functor(obj) else kd.missing
+
+
 def get_signature(fn_def):
     """Returns the signature of the functor `fn_def` (its `__signature__` attribute).
 

@@ -169,7 +169,7 @@ def test_tuples():
     assert kd.eval(kd.lazy.tuples.get_namedtuple_field(nt, "y"), a=1, b=2).to_py() == 2
     with pytest.raises(ValueError, match="index out of range: n=5, value.field_count=2"):
         kd.eval(kd.lazy.tuples.get_nth(t, 5), a=1, b=2)
-    with pytest.raises(ValueError, match="has no field 'z'"):
+    with pytest.raises(KeyError, match="has no field `z`"):
         kd.eval(kd.lazy.tuples.get_namedtuple_field(nt, "z"), a=1, b=2)
     # Eagerly, Python tuples.
     assert kd.tuples.get_nth(kd.tuples.tuple(1, 2), 1) == 2

@@ -264,6 +264,59 @@ def test_errors_in_functors_name_the_functor_variable_and_line():
     assert notes[3].endswith("variable _inner_result")
 
 
+def test_a_python_exception_leaves_nested_functors_as_itself():
+    # The exception a Python function raises travels inside the error value:
+    # the same object comes out, its own notes first, then the context of
+    # each functor it left, innermost first.
+    raised = []
+
+    class Boom(Exception):
+        pass
+
+    def boom(x):
+        error = Boom("boom")
+        error.add_note("own note")
+        raised.append(error)
+        raise error
+
+    @kd.fn
+    def inner(x):
+        return kd.call(kd.py_fn(boom), x)
+
+    @kd.fn
+    def outer(x):
+        return kd.call(inner, x)
+
+    with pytest.raises(Boom) as info:
+        outer(1)
+    assert info.value is raised[-1]
+    notes = info.value.__notes__
+    assert notes[0] == "own note"
+    prefix = "in functor test_a_python_exception_leaves_nested_functors_as_itself.<locals>."
+    assert [n for n in notes if n.startswith("in functor")] == [prefix + "boom", prefix + "inner", prefix + "outer"]
+    assert len(notes) == 7 and all(n.startswith("while evaluating ") for n in notes[1::2])
+
+
+def test_an_error_handled_inside_a_call_leaves_nothing_behind():
+    @kd.fn
+    def fails(x):
+        return x + "a"
+
+    def handles(x):
+        with pytest.raises(ValueError):
+            fails(x)
+        return x
+
+    @kd.fn
+    def outer(x):
+        return kd.call(kd.py_fn(handles), x) * 2
+
+    assert outer(1).to_py() == 2
+    with pytest.raises(ValueError) as info:
+        fails(1)
+    assert len(info.value.__notes__) == 2  # only this failure's node and functor
+
+
 def test_debugging_helpers(capsys):
     assert kd.with_print(kd.item(1), "x is", kd.item(5)).to_py() == 1
     assert capsys.readouterr().out == "x is 5\n"

@@ -120,7 +120,7 @@ fn with_assertion(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         return Err(Error::value(WITH_ASSERTION, "expected a present value"));
     }
     let text = plait_core::cast::cast_to_narrow(WITH_ASSERTION, &message, Schema::String)?;
-    Err(Error { kind: ErrorKind::Value, message: plait_core::repr::format_items(&text) })
+    Err(Error::new(ErrorKind::Value, plait_core::repr::format_items(&text)))
 }
 
 /// The primitive schema argument, checked.

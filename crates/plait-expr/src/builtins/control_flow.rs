@@ -34,15 +34,6 @@ pub const DEFS: &[BuiltinDef] = &[
         role: Builtin::Call,
     },
     BuiltinDef {
-        name: "kd.functor.is_fn",
-        aliases: &["kd.is_fn"],
-        signature: "obj",
-        doc: IS_FN_DOC,
-        call: is_fn,
-        deterministic: true,
-        role: Builtin::Other,
-    },
-    BuiltinDef {
         name: "kd.functor.has_fn",
         aliases: &["kd.has_fn"],
         signature: "x",
@@ -173,32 +164,6 @@ fn call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         None => return Err(Error::value(op, "the first argument of kd.call must be a functor")),
     };
     functor::call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
-}
-
-/// A MASK DataItem.
-fn mask(present: bool) -> Result<ExprValue> {
-    Ok(ExprValue::slice(DataSlice::item(present.then_some(ScalarRef::Mask), Schema::Mask)?))
-}
-
-const IS_FN_DOC: &str = "Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`.
-
-A DataSlice (even of one functor) is not a functor; use
-`kd.functor.has_fn` to test each item.
-
-Args:
-  obj: the value to test.
-
-Examples:
-  >>> kd.is_fn(kd.fn(I.x))
-  DataItem(present, schema: MASK)
-  >>> kd.is_fn(kd.item(1))
-  DataItem(missing, schema: MASK)
-  >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
-  DataItem(missing, schema: MASK)";
-
-fn is_fn(op: &str, mut args: CallArgs) -> Result<ExprValue> {
-    let present = matches!(required(op, &mut args, 0)?, ExprValue::Data(Value::Slice(f)) if functor::is_functor(&f));
-    mask(present)
 }
 
 const HAS_FN_DOC: &str = "Returns a MASK that is present where the item of `x` is a functor.
@@ -436,8 +401,7 @@ impl Results {
     fn finish(mut self) -> Result<DataSlice> {
         let Some(items) = self.mixed.take() else { return self.uniform() };
         let values = items.into_iter().map(Value::Slice).collect();
-        call_backend("kd.slices.stack", values, Vec::new())
-            .map_err(|e| Error { kind: e.kind, message: e.message.replacen("kd.slices.stack", MAP, 1) })
+        call_backend("kd.slices.stack", values, Vec::new()).map_err(|e| Error::new(e.kind, e.message.replacen("kd.slices.stack", MAP, 1)))
     }
 }
 

@@ -141,11 +141,10 @@ pub fn t_distribution_inverse_cdf(x: &DataSlice, degrees_of_freedom: &DataSlice)
                 return Err(Error::value(OP, format!("inverse CDF accepts only values between 0 and 1, got x: {shown}")));
             }
         }
-        let out = build_vec(p.len(), |start, out| {
-            for (k, o) in out.iter_mut().enumerate() {
-                let i = start + k;
-                o.write(if present(i) { T::from_f64(t_quantile(probs.get(i).to_f64(), dofs.get(i).to_f64())) } else { T::ZERO });
-            }
+        let out = build_vec(p.len(), |out| {
+            out.write_all(
+                out.range().map(|i| if present(i) { T::from_f64(t_quantile(probs.get(i).to_f64(), dofs.get(i).to_f64())) } else { T::ZERO }),
+            );
         });
         p.finish(T::into_values(out), presence)
     })

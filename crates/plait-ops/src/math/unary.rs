@@ -151,12 +151,11 @@ pub fn sigmoid(x: &DataSlice, half: &DataSlice, slope: &DataSlice) -> Result<Dat
     }
     crate::with_float_type!(p.dtype(), T => {
         let [x, half, slope] = [p.operands[0].side::<T>(), p.operands[1].side::<T>(), p.operands[2].side::<T>()];
-        let out = build_vec(p.len(), |start, out| {
-            for (k, o) in out.iter_mut().enumerate() {
-                let i = start + k;
+        let out = build_vec(p.len(), |out| {
+            out.write_all(out.range().map(|i| {
                 let z = x.get(i).sub(half.get(i)).mul(slope.get(i));
-                o.write(T::ONE.div(T::ONE.add(z.neg().exp())));
-            }
+                T::ONE.div(T::ONE.add(z.neg().exp()))
+            }));
         });
         p.finish(T::into_values(out), p.presence())
     })

@@ -220,7 +220,7 @@ pub fn bag_of<'a>(op_context: &str, x: &'a DataSlice) -> Result<&'a DataBag> {
 /// `failed to get attribute 'x': ...` errors (Python AttributeError in Koda;
 /// plait raises ValueError with the same text).
 pub fn attr_error(context: &str, message: impl std::fmt::Display) -> Error {
-    Error { kind: plait_core::ErrorKind::Value, message: format!("{context}: {message}") }
+    Error::value(context, message)
 }
 
 /// Writes one attribute of some items (into a bag being built, or in place).

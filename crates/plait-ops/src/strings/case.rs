@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::{char_count, finish_text, fixed, prepare_text, text_map, text_of};
 use crate::elementwise::Prepared;
-use crate::kernel::{PARALLEL_MIN, build_vec, output_vec};
+use crate::kernel::{PARALLEL_MIN, build_vec, fill_vec};
 use crate::promote::TypeClass;
 
 /// Bytes per parallel task of the whole-buffer passes.
@@ -42,17 +42,12 @@ pub fn length(x: &DataSlice) -> Result<DataSlice> {
     let offsets: &[i64] = &v.offsets;
     let by_bytes = p.dtype() == Schema::Bytes || all_ascii(covered(v).0);
     let out: Vec<i64> = if by_bytes {
-        build_vec(v.len(), |start, out| {
-            for (k, o) in out.iter_mut().enumerate() {
-                o.write(offsets[start + k + 1] - offsets[start + k]);
-            }
+        build_vec(v.len(), |out| {
+            let range = out.range();
+            out.write_all(offsets[range.start..range.end + 1].windows(2).map(|ends| ends[1] - ends[0]));
         })
     } else {
-        build_vec(v.len(), |start, out| {
-            for (k, o) in out.iter_mut().enumerate() {
-                o.write(char_count(v.value(start + k)) as i64);
-            }
-        })
+        build_vec(v.len(), |out| out.write_all(out.range().map(|i| char_count(v.value(i)) as i64)))
     };
     p.finish(Values::Int64(ScalarBuffer::from(out)), p.operands[0].presence().cloned())
 }
@@ -115,25 +110,12 @@ fn push_char(out: &mut Vec<u8>, c: char) {
 /// ASCII bytes in upper or lower case, converted in parallel chunks.
 fn ascii_case(bytes: &[u8], up: bool) -> Vec<u8> {
     let n = bytes.len();
-    let mut out: Vec<u8> = output_vec(n);
-    let convert = |dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]| {
+    fill_vec(n, BYTE_CHUNK, n >= PARALLEL_MIN * 8, |out| {
+        let src = &bytes[out.range()];
         if up {
-            for (d, &b) in dst.iter_mut().zip(src) {
-                d.write(b.to_ascii_uppercase());
-            }
+            out.write_all(src.iter().map(u8::to_ascii_uppercase));
         } else {
-            for (d, &b) in dst.iter_mut().zip(src) {
-                d.write(b.to_ascii_lowercase());
-            }
+            out.write_all(src.iter().map(u8::to_ascii_lowercase));
         }
-    };
-    let spare = &mut out.spare_capacity_mut()[..n];
-    if n >= PARALLEL_MIN * 8 {
-        parallel::install(|| spare.par_chunks_mut(BYTE_CHUNK).zip(bytes.par_chunks(BYTE_CHUNK)).for_each(|(d, s)| convert(d, s)));
-    } else {
-        convert(spare, bytes);
-    }
-    // SAFETY: `convert` wrote every one of the `n` slots.
-    unsafe { out.set_len(n) };
-    out
+    })
 }

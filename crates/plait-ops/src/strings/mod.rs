@@ -232,12 +232,11 @@ pub(crate) fn value_map<R: Copy + Default + Send + Sync>(
     presence: Option<&NullBuffer>,
     f: impl Fn(usize) -> Option<R> + Sync,
 ) -> (Vec<R>, Option<NullBuffer>) {
-    let pairs: Vec<(R, bool)> = crate::kernel::build_vec(n, |start, out| {
-        for (k, o) in out.iter_mut().enumerate() {
-            let i = start + k;
+    let pairs: Vec<(R, bool)> = crate::kernel::build_vec(n, |out| {
+        out.write_all(out.range().map(|i| {
             let v = if crate::kernel::is_present(presence, i) { f(i) } else { None };
-            o.write(v.map_or((R::default(), false), |v| (v, true)));
-        }
+            v.map_or((R::default(), false), |v| (v, true))
+        }));
     });
     let bits = BooleanBuffer::collect_bool(n, |i| pairs[i].1);
     let values = pairs.into_iter().map(|p| p.0).collect();

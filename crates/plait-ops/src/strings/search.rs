@@ -55,11 +55,7 @@ pub(crate) fn parallel_bits(n: usize, pred: impl Fn(usize) -> bool + Sync) -> ar
     if n < crate::kernel::PARALLEL_MIN {
         return collect_bits(n, pred);
     }
-    let flags: Vec<bool> = build_vec(n, |start, out| {
-        for (k, o) in out.iter_mut().enumerate() {
-            o.write(pred(start + k));
-        }
-    });
+    let flags: Vec<bool> = build_vec(n, |out| out.write_all(out.range().map(&pred)));
     arrow_buffer::BooleanBuffer::from(flags)
 }
 
