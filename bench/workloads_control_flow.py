@@ -3,6 +3,8 @@ operators"): `kd.map` of a traced functor over 100k items, a traced functor
 with `kd.if_` called on items, `kd.while_` of 10k rounds, and saving and
 loading a functor of 200 operations."""
 
+from bench_common import on_both
+
 N_OPS = 200
 
 
@@ -41,11 +43,7 @@ def workloads(scale, pkd, kkd):
                        "items": [kd.item(i) for i in range(n_items)], "while": looping(kd), "n": kd.item(n_rounds),
                        "long": long_functor(kd)}
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     def call_on_items(kd, s):
         f = s["if"]

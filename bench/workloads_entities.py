@@ -3,6 +3,8 @@ entities/objects with three attributes, setting an attribute on a mutable bag
 (issue "Entities and objects"). `memory_report` measures the bytes of one
 INT32 attribute on 10M entities of one allocation."""
 
+from bench_common import on_both
+
 import gc
 
 
@@ -24,11 +26,7 @@ def workloads(scale, pkd, kkd):
             "y": kd.slice([float(i) for i in range(n_read)]),
         }
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     def set_in_place(kd, s):
         s["mutable"].y = s["y"]

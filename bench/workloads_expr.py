@@ -2,6 +2,8 @@
 expression, building and evaluating it, and re-evaluating it (a cached
 plan), on DataItems and on 1M-item slices."""
 
+from bench_common import on_both
+
 import numpy as np
 
 N_OPS = 100
@@ -39,11 +41,7 @@ def workloads(scale, pkd, kkd):
             "x": kd.slice(xs), "y": kd.slice(ys),
         }
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     yield f"build a {N_OPS}-operator expression", both(lambda kd, s: chain(kd)), prepare
     yield f"build + eval {N_OPS} ops on DataItems", both(

@@ -2,6 +2,8 @@
 DataItems, tracing a 200-operation Python function, and kd.map_py over 1M
 items."""
 
+from bench_common import on_both
+
 N_TRACE_OPS = 200
 
 
@@ -37,11 +39,7 @@ def workloads(scale, pkd, kkd):
         state[name] = {"fn": small(kd), "a": kd.int32(2), "b": kd.int32(3), "c": kd.int32(4), "f": long_function(kd),
                        "items": kd.slice(list(range(n)))}
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     def call_many(kd, s):
         f, a, b, c = s["fn"], s["a"], s["b"], s["c"]

@@ -7,6 +7,8 @@ into mutable bags of 1M objects (issue "Hostile inputs": writes must not
 copy the column); and what values bring along into a new bag (Koda's
 adopt: an extraction of what they reach)."""
 
+from bench_common import on_both
+
 
 def workloads(scale, pkd, kkd):
     n = int(1_000_000 * scale)
@@ -48,11 +50,7 @@ def workloads(scale, pkd, kkd):
         for k, item in enumerate(items):
             item.a = k
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     yield f"with_attrs(y=) on {n:,} entities", both(lambda kd, s: s["x"].with_attrs(y=s["ys"])), prepare
     yield f"with_attrs(s=STRING) on {n:,} entities", both(lambda kd, s: s["x"].with_attrs(s=s["texts"])), None

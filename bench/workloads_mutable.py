@@ -6,6 +6,8 @@ so that the written items' layout (patches over the column) is timed too.
 Each workload runs 100 writes; the per-call cost must not depend on the bag
 size (`--scale` changes it)."""
 
+from bench_common import on_both
+
 
 def workloads(scale, pkd, kkd):
     n = int(1_000_000 * scale)
@@ -46,11 +48,7 @@ def workloads(scale, pkd, kkd):
         for _ in range(100):
             lst.append("w")
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     yield f"100 x item.a = INT ({n:,} entities)", both(lambda kd, s: write_ints(s["ent_items"])), prepare
     yield f"100 x item.t = TEXT ({n:,} entities)", both(lambda kd, s: write_texts(s["ent_items"])), None

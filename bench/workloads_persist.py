@@ -10,6 +10,8 @@ reads the previous one's), koladata in a mutable bag (`bag.obj(...)`):
 koladata's `kd.obj` loop takes time quadratic in the chain's length (10 s
 for 3,000 objects), and so does plait's `bag.obj` loop for now."""
 
+from bench_common import on_both
+
 import numpy as np
 
 SIZES = {}
@@ -29,11 +31,7 @@ def workloads(scale, pkd, kkd):
         state[name] = {"x": x, "bag": entities.get_bag(), "x_bytes": kd.dumps(x), "bag_bytes": kd.dumps(entities.get_bag())}
         SIZES.setdefault(name, {}).update(slice=len(state[name]["x_bytes"]), bag=len(state[name]["bag_bytes"]))
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     yield f"dumps {n:,} FLOAT32", both(lambda kd, s: kd.dumps(s["x"])), prepare
     yield f"loads {n:,} FLOAT32", both(lambda kd, s: kd.loads(s["x_bytes"])), None

@@ -1,6 +1,8 @@
 """Benchmark workloads of kd.strings: length and case conversion on 1M strings
 (mixed lengths, some missing), plus contains, replace and split."""
 
+from bench_common import on_both
+
 import numpy as np
 
 
@@ -19,11 +21,7 @@ def workloads(scale, pkd, kkd):
     def prepare(kd, name):
         state[name] = kd.slice(words)
 
-    def both(fn):
-        impls = {"plait": lambda: fn(pkd, state["plait"])}
-        if kkd is not None:
-            impls["koladata"] = lambda: fn(kkd, state["koladata"])
-        return impls
+    both = on_both(state, pkd, kkd)
 
     yield f"strings.length on {n:,} strings", both(lambda kd, x: kd.strings.length(x)), prepare
     yield f"strings.upper on {n:,} strings", both(lambda kd, x: kd.strings.upper(x)), None
