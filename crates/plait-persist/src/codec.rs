@@ -475,7 +475,15 @@ pub fn put_slice(w: &mut Writer, x: &DataSlice, ctx: &mut Encoder) -> Result<()>
     put_shape(w, x.shape());
     put_schema(w, x.schema());
     put_data(w, x.data(), ctx)?;
-    match x.bag() {
+    put_bag_ref(w, x.bag(), ctx)?;
+    ctx.depth -= 1;
+    Ok(())
+}
+
+/// The bag of a slice or a bag literal: none, a new one, or one already
+/// written (by index), so that a bag shared by several values is saved once.
+fn put_bag_ref(w: &mut Writer, bag: Option<&DataBag>, ctx: &mut Encoder) -> Result<()> {
+    match bag {
         None => w.u8(0),
         Some(bag) => match ctx.bags.get(&bag.id()) {
             Some(&index) => {
@@ -490,7 +498,6 @@ pub fn put_slice(w: &mut Writer, x: &DataSlice, ctx: &mut Encoder) -> Result<()>
             }
         },
     }
-    ctx.depth -= 1;
     Ok(())
 }
 
@@ -502,19 +509,7 @@ pub fn get_slice(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataSlice> {
     if data.len() != shape.size() {
         return Err(corrupt(format!("{} items for a shape of {}", data.len(), shape.size())));
     }
-    let bag = match r.u8()? {
-        0 => None,
-        1 => {
-            let bag = get_bag(r, ctx)?;
-            ctx.bags.push(bag.clone());
-            Some(bag)
-        }
-        2 => {
-            let index = r.u64()? as usize;
-            Some(ctx.bags.get(index).cloned().ok_or_else(|| corrupt(format!("a reference to bag {index} before it is read")))?)
-        }
-        tag => return Err(corrupt(format!("unknown bag tag {tag}"))),
-    };
+    let bag = get_bag_ref(r, ctx)?;
     r.leave();
     Ok(DataSlice::new(shape, data, schema).map_err(|e| corrupt(e.message))?.with_bag(bag))
 }
@@ -572,6 +567,23 @@ fn get_packed(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<(Vec<Option<ItemI
     }
     r.absorb(&b);
     Ok((ids, values))
+}
+
+/// What [`put_bag_ref`] wrote.
+fn get_bag_ref(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Option<DataBag>> {
+    Ok(match r.u8()? {
+        0 => None,
+        1 => {
+            let bag = get_bag(r, ctx)?;
+            ctx.bags.push(bag.clone());
+            Some(bag)
+        }
+        2 => {
+            let index = r.u64()? as usize;
+            Some(ctx.bags.get(index).cloned().ok_or_else(|| corrupt(format!("a reference to bag {index} before it is read")))?)
+        }
+        tag => return Err(corrupt(format!("unknown bag tag {tag}"))),
+    })
 }
 
 /// A bag, flattened (its fallbacks merged in): attributes (block by
@@ -766,6 +778,11 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             w.u8(3);
             Ok(())
         }
+        ExprValue::Data(Value::Bag(bag)) => {
+            w.u8(4);
+            put_bag_ref(w, bag.as_ref(), ctx)
+        }
+        ExprValue::Data(v @ Value::Tuple(_)) => put_expr_value(w, &ExprValue::from(v.clone()), ctx),
         ExprValue::Foreign(f) => Err(unsupported(format!(
             "cannot serialize {} in an expression: Python objects (py_fn functors, Python-function operators) are not saved (no pickles)",
             f.repr()
@@ -837,6 +854,7 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
             ExprValue::Tuple(Arc::new(Tuple { items, names }))
         }
         3 => ExprValue::Unspecified,
+        4 => ExprValue::Data(Value::Bag(get_bag_ref(r, ctx)?)),
         tag => return Err(corrupt(format!("unknown value tag {tag}"))),
     };
     r.leave();

@@ -350,27 +350,6 @@ fn list_append_update(x: &Bound<'_, PyAny>, append: &Bound<'_, PyAny>) -> PyResu
     Ok(PyDataBag { inner: guard(|| lists::list_append_update(&x, &append))? })
 }
 
-/// `kd.attrs(x, *, overwrite_schema=False, **attrs)`: a bag holding the
-/// update (the attributes come as a dict: one may be called `x`).
-#[pyfunction]
-fn attrs(x: PyRef<'_, PyDataSlice>, attrs: &Bound<'_, PyDict>, overwrite_schema: bool) -> PyResult<PyDataBag> {
-    let attrs = named("kd.core.attrs", Some(attrs))?;
-    Ok(PyDataBag { inner: guard(|| update::attrs(&x.inner, &attrs, overwrite_schema))? })
-}
-
-/// `kd.updated_bag(*bags)` (`last_first = true`: later bags win) and
-/// `kd.enriched_bag(*bags)` (earlier bags win): one bag reading through all.
-#[pyfunction]
-#[pyo3(signature = (bags, last_first))]
-fn layered_bag(bags: Vec<Option<PyRef<'_, PyDataBag>>>, last_first: bool) -> PyDataBag {
-    let bags: Vec<DataBag> = bags.into_iter().flatten().map(|b| b.inner.clone()).collect();
-    let inner = match bags.split_first() {
-        Some((base, updates)) if last_first => DataBag::updated(base, updates),
-        _ => DataBag::enriched(&bags),
-    };
-    PyDataBag { inner }
-}
-
 /// Returns a new empty immutable DataBag.
 ///
 /// Nothing can be created in it; `bag.fork()` gives a mutable copy, and
@@ -406,21 +385,13 @@ fn mutable_bag() -> PyDataBag {
     PyDataBag { inner: DataBag::new_mutable() }
 }
 
-/// The schema of a slice as a schema item carrying the slice's bag.
-pub fn schema_of(x: &DataSlice) -> plait_core::Result<DataSlice> {
-    let item = DataSlice::item(Some(plait_core::ScalarRef::Schema(x.schema())), Schema::Schema)?;
-    Ok(if x.schema().is_struct() { item.with_bag(x.bag().cloned()) } else { item })
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDataBag>()?;
     m.add_function(wrap_pyfunction!(dir, m)?)?;
     m.add_function(wrap_pyfunction!(get_attr_names, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(dict_update, m)?)?;
-    m.add_function(wrap_pyfunction!(attrs, m)?)?;
     m.add_function(wrap_pyfunction!(list_append_update, m)?)?;
-    m.add_function(wrap_pyfunction!(layered_bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())
 }

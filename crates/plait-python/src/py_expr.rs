@@ -137,8 +137,8 @@ fn slice_text(slice: &Bound<'_, pyo3::types::PySlice>) -> String {
 /// tuples, and (unless `strict`) any other object as itself. Strict values
 /// are what eager operators accept (errors as theirs).
 pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue> {
-    if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || strict {
-        return value_arg(op, x).map(ExprValue::Data);
+    if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || x.is_instance_of::<crate::py_bag::PyDataBag>() || strict {
+        return value_arg(op, x).map(ExprValue::from);
     }
     if x.is_instance_of::<PyExpr>() {
         return Err(type_error(op, "expected a value, got an Expr"));
@@ -155,7 +155,7 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
         || x.is_instance_of::<pyo3::types::PyBytes>()
         || x.is_instance_of::<PyList>();
     if is_scalar {
-        return value_arg(op, x).map(ExprValue::Data);
+        return value_arg(op, x).map(ExprValue::from);
     }
     Ok(ExprValue::Foreign(Arc::new(PyForeign(x.clone().unbind()))))
 }
@@ -163,8 +163,7 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
 /// `v` as a Python object.
 pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
     match v {
-        ExprValue::Data(Value::Slice(ds)) => wrap(py, ds),
-        ExprValue::Data(Value::Shape(shape)) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
+        ExprValue::Data(v) => crate::py_operator::value_to_py(py, v),
         ExprValue::Tuple(t) => {
             let items = t.items.iter().map(|i| from_value(py, i.clone())).collect::<PyResult<Vec<_>>>()?;
             match &t.names {
@@ -194,8 +193,11 @@ fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Some(t) = tuple_of_exprs(x)? {
         return Ok(t);
     }
-    let strict = matches!(op.kind, OperatorKind::Backend(_));
-    Ok(Expr::literal(to_value(&op.name, x, strict)?))
+    if let OperatorKind::Backend(backend) = &op.kind {
+        // Boxed as the eager operator boxes it (lists and tuples by its rule).
+        return Ok(Expr::literal(crate::py_operator::boxed_arg(backend, x).map(ExprValue::from)?));
+    }
+    Ok(Expr::literal(to_value(&op.name, x, false)?))
 }
 
 /// `op(*args, **kwargs)` as an expression.
