@@ -77,3 +77,31 @@ types.DataSlice.select_values = dicts.select_values
 types.DataSlice.__lshift__ = _method(OPERATORS["kd.core.updated"])
 types.DataSlice.__rshift__ = _method(OPERATORS["kd.core.enriched"])
 types.DataSlice.to_pytree = lambda self, *args, **kwargs: self.to_py(*args, **kwargs)
+
+
+def _arrow_c_array(self, requested_schema=None):
+    """The Arrow PyCapsule interface (needs pyarrow): the slice as
+    `kd_ext.arrow.to_arrow` exports it, without copying values."""
+    from plait.kd_ext.arrow import _arrow_c_array as export
+
+    return export(self, requested_schema)
+
+
+types.DataSlice.__arrow_c_array__ = _arrow_c_array
+
+
+def _repr_html_(self):
+    """Notebook display (see `plait.kd.html`)."""
+    from plait.kd import html
+
+    return html.slice_html(self)
+
+
+def _bag_repr_html_(self):
+    from plait.kd import html
+
+    return html.bag_html(self)
+
+
+types.DataSlice._repr_html_ = _repr_html_
+types.DataBag._repr_html_ = _bag_repr_html_

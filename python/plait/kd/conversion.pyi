@@ -2,6 +2,7 @@
 
 from typing import Any
 
+MAX_DEPTH: Any
 OPERATORS: Any
 Obj: Any
 shapes: Any

@@ -7,7 +7,7 @@ ExprOperator: Any
 I: Any
 P: Any
 def S(*args: Any, **kwargs: Any) -> Any:
-    """An expression: a node of a computation to evaluate later."""
+    """An expression: a node of a computation to evaluate later. Not iterable"""
 
 V: Any
 def as_expr(arg) -> Any:

@@ -10,8 +10,6 @@ from plait.kd.schema import OBJECT
 
 _export(globals(), "kd.lists")
 
-list_append_update = _plait.list_append_update
-
 
 def new(items=None, *, item_schema=None, schema=None, itemid=None):
     """A list (a DataItem) with the given items; nested Python lists become

@@ -19,7 +19,7 @@ def agg_common_schema(x, ndim = ...) -> Any:
     """Returns the common schema of the schemas in x along its last ndim dimensions."""
 
 def cast_to(x, schema) -> Any:
-    """`x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
+    """Returns `x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
 
 def cast_to_implicit(x, schema) -> Any:
     """Returns x cast to schema, allowing only implicit (widening) casts."""
@@ -40,7 +40,7 @@ def get_item_schema(list_schema) -> Any:
     """Returns the item schema of a list schema."""
 
 def get_itemid(x) -> Any:
-    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
+    """Returns the ItemIds of entities and objects."""
 
 def get_key_schema(dict_schema) -> Any:
     """Returns the key schema of a dict schema."""
@@ -103,7 +103,7 @@ def to_int64(x) -> Any:
     """Returns `x` cast to INT64 with explicit casting rules."""
 
 def to_itemid(x) -> Any:
-    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
+    """Returns the ItemIds of entities and objects."""
 
 def to_mask(x) -> Any:
     """Returns `x` cast to MASK with explicit casting rules."""
@@ -124,7 +124,7 @@ def uu_schema(seed = ..., **kwargs) -> Any:
     """Returns the schema with the given attribute schemas (the same for the same seed and attributes)."""
 
 def with_schema(x, schema) -> Any:
-    """Returns `x` with its schema replaced by `schema`, items unchanged."""
+    """Returns x with its schema replaced by schema, items unchanged."""
 
 def with_schema_from_obj(x) -> Any:
     """Returns OBJECT slice `x` with the common schema of its items as its schema."""
