@@ -98,9 +98,12 @@ fn shape_of_value(a: &Args<'_>, name: &str) -> Result<JaggedShape> {
     }
 }
 
-/// Present when `expand_to_shape(x, target_shape, ndim)` would succeed.
+/// Present when `expand_to_shape(x, target_shape, ndim)` would succeed:
+/// the shape of `x` without its last `ndim` dimensions is a prefix of the
+/// target (checked without expanding anything).
 fn is_expandable_to_shape(a: &Args<'_>) -> Result<DataSlice> {
-    let fits = expand(a.op_name(), a.slice("x")?, &shape_of_value(a, "target_shape")?, ndim_arg(a)?).is_ok();
+    let (x, target, ndim) = (a.slice("x")?, shape_of_value(a, "target_shape")?, ndim_arg(a)?);
+    let fits = ndim <= x.rank() && x.shape().prefix(x.rank() - ndim).is_prefix_of(&target);
     DataSlice::item(fits.then_some(ScalarRef::Mask), Schema::Mask)
 }
 
@@ -207,6 +210,16 @@ mod tests {
         assert_eq!(out.shape().to_string(), "JaggedShape(2, 3)");
         let err = call("kd.reshape", vec![x, Value::Tuple(vec![int(-1), int(-1)])]).unwrap_err();
         assert_eq!(err.to_string(), "kd.shapes.reshape: only one dimension can be a placeholder");
+    }
+
+    #[test]
+    fn is_expandable_to_shape_checks_prefixes_without_expanding() {
+        let x = Value::Slice(int64_slice(JaggedShape::flat(2), vec![1, 2]).unwrap());
+        // 2 x 10**12 items: a prefix check, no allocation.
+        let huge = shape(call("kd.shapes.new", vec![int(2), Value::Slice(int64_item(1_000_000_000_000).unwrap())]).unwrap());
+        let answer = |target: &JaggedShape| call("kd.shapes.is_expandable_to_shape", vec![x.clone(), Value::Shape(target.clone())]).unwrap();
+        assert_eq!(answer(&huge).into_slice("test").unwrap().get(0), Some(ScalarRef::Mask));
+        assert_eq!(answer(&JaggedShape::flat(3)).into_slice("test").unwrap().get(0), None);
     }
 
     #[test]
