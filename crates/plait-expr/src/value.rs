@@ -81,6 +81,7 @@ impl ExprValue {
             ExprValue::Data(Value::Shape(_)) => "a JaggedShape".to_string(),
             ExprValue::Data(Value::Bag(_)) => "a DataBag".to_string(),
             ExprValue::Data(Value::Tuple(_)) => "a tuple".to_string(),
+            ExprValue::Data(v @ (Value::Range { .. } | Value::Ellipsis)) => v.key_text(),
             ExprValue::Tuple(t) if t.names.is_some() => "a named tuple".to_string(),
             ExprValue::Tuple(_) => "a tuple".to_string(),
             ExprValue::Foreign(f) => f.repr(),
@@ -110,6 +111,13 @@ impl ExprValue {
                 h.write_bytes(&bag.as_ref().map_or(0, |b| b.id()).to_le_bytes());
             }
             ExprValue::Data(v @ Value::Tuple(_)) => return ExprValue::from(v.clone()).fingerprint(),
+            ExprValue::Data(Value::Range { start, stop }) => {
+                h.write_str("range");
+                for bound in [start, stop] {
+                    h.write_bytes(&bound.clone().map_or(0, |b| ExprValue::slice(b).fingerprint()).to_le_bytes());
+                }
+            }
+            ExprValue::Data(Value::Ellipsis) => h.write_str("ellipsis"),
             ExprValue::Data(_) => {
                 static COUNTER: AtomicU64 = AtomicU64::new(0);
                 h.write_str("unique");
@@ -142,6 +150,7 @@ impl ExprValue {
             ExprValue::Data(Value::Bag(Some(bag))) => format!("DataBag({})", bag.short_id()),
             ExprValue::Data(Value::Bag(None)) => "DataBag(null)".to_string(),
             ExprValue::Data(v @ Value::Tuple(_)) => ExprValue::from(v.clone()).repr(),
+            ExprValue::Data(v @ (Value::Range { .. } | Value::Ellipsis)) => v.key_text(),
             ExprValue::Tuple(t) => {
                 let items: Vec<String> = t.items.iter().map(ExprValue::repr).collect();
                 match &t.names {

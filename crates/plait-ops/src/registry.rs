@@ -24,6 +24,13 @@ pub enum Value {
     /// Several values: what `kd.align` returns, or the dimensions
     /// `kd.reshape` takes as a Python tuple.
     Tuple(Vec<Value>),
+    /// A Python slice `start:stop` (integer items or none) and `...`: the
+    /// keys of `kd.subslice`.
+    Range {
+        start: Option<DataSlice>,
+        stop: Option<DataSlice>,
+    },
+    Ellipsis,
 }
 
 impl Value {
@@ -43,6 +50,17 @@ impl Value {
             Value::Bag(Some(_)) => "a DataBag".to_string(),
             Value::Bag(None) => "a null DataBag".to_string(),
             Value::Tuple(items) => format!("a tuple of {} values", items.len()),
+            Value::Range { .. } | Value::Ellipsis => self.key_text(),
+        }
+    }
+
+    /// A subslice key as Python writes it: `DataItem(1, schema: INT32):`, `...`.
+    pub fn key_text(&self) -> String {
+        let bound = |b: &Option<DataSlice>| b.as_ref().map(describe).unwrap_or_default();
+        match self {
+            Value::Range { start, stop } => format!("{}:{}", bound(start), bound(stop)),
+            Value::Ellipsis => "...".to_string(),
+            other => other.describe(),
         }
     }
 }
@@ -119,6 +137,9 @@ pub enum Boxing {
     /// A tuple is a [`Value::Tuple`] of its items, a list within it a
     /// DataSlice (the dimensions of `kd.reshape(x, (2, -1))`).
     Tuples,
+    /// Python slices and `...` are [`Value::Range`] and [`Value::Ellipsis`]
+    /// (the keys of `kd.subslice(x, 1:, ...)`).
+    Keys,
 }
 
 /// Which bag an operator's result reads, from its inputs' bags. (The

@@ -783,6 +783,23 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             put_bag_ref(w, bag.as_ref(), ctx)
         }
         ExprValue::Data(v @ Value::Tuple(_)) => put_expr_value(w, &ExprValue::from(v.clone()), ctx),
+        ExprValue::Data(Value::Range { start, stop }) => {
+            w.u8(5);
+            for bound in [start, stop] {
+                match bound {
+                    None => w.u8(0),
+                    Some(b) => {
+                        w.u8(1);
+                        put_slice(w, b, ctx)?;
+                    }
+                }
+            }
+            Ok(())
+        }
+        ExprValue::Data(Value::Ellipsis) => {
+            w.u8(6);
+            Ok(())
+        }
         ExprValue::Foreign(f) => Err(unsupported(format!(
             "cannot serialize {} in an expression: Python objects (py_fn functors, Python-function operators) are not saved (no pickles)",
             f.repr()
@@ -855,6 +872,19 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
         }
         3 => ExprValue::Unspecified,
         4 => ExprValue::Data(Value::Bag(get_bag_ref(r, ctx)?)),
+        5 => {
+            let mut bound = || -> Result<Option<DataSlice>> {
+                match r.u8()? {
+                    0 => Ok(None),
+                    1 => get_slice(r, ctx).map(Some),
+                    tag => Err(corrupt(format!("unknown range bound tag {tag}"))),
+                }
+            };
+            let start = bound()?;
+            let stop = bound()?;
+            ExprValue::Data(Value::Range { start, stop })
+        }
+        6 => ExprValue::Data(Value::Ellipsis),
         tag => return Err(corrupt(format!("unknown value tag {tag}"))),
     };
     r.leave();

@@ -25,15 +25,20 @@ fn samples() -> Vec<Vec<u8>> {
     [Saved::Slice(strings()), Saved::Slice(functor), Saved::Expr(expr), Saved::Expr(bag_literals())].iter().map(|v| dumps(v).unwrap()).collect()
 }
 
-/// `kd.with_bag(kd.with_bag(I.x, bag), bag)` with a null bag between: one
-/// bag literal written twice (the second time by reference), and a shape.
+/// `kd.with_bag(kd.with_bag(I.x, bag), bag)` with a null bag and a shape
+/// between, subsliced by `1:` and `...`: the literals that are not slices.
 fn bag_literals() -> Expr {
     let bag = Expr::literal(ExprValue::Data(Value::Bag(Some(DataBag::new_immutable()))));
     let null = Expr::literal(ExprValue::Data(Value::Bag(None)));
     let inner = Expr::op("kd.core.with_bag", vec![Some(Expr::input("x")), Some(bag.clone())]).unwrap();
     let shaped = Expr::op("kd.shapes.reshape", vec![Some(inner), Some(Expr::literal(ExprValue::Data(Value::Shape(JaggedShape::flat(2)))))]).unwrap();
     let nulled = Expr::op("kd.core.with_bag", vec![Some(shaped), Some(null)]).unwrap();
-    Expr::op("kd.core.with_bag", vec![Some(nulled), Some(bag)]).unwrap()
+    let rebagged = Expr::op("kd.core.with_bag", vec![Some(nulled), Some(bag)]).unwrap();
+    // `.S[1:, ...]`: the keys of `kd.subslice` as literals.
+    let start = DataSlice::item(Some(ScalarRef::Int32(1)), Schema::Int32).unwrap();
+    let range = Expr::literal(ExprValue::Data(Value::Range { start: Some(start), stop: None }));
+    let subslice = plait_expr::operator::lookup("kd.slices.subslice").unwrap();
+    Expr::call(&subslice, vec![rebagged, range, Expr::literal(ExprValue::Data(Value::Ellipsis))], vec![]).unwrap()
 }
 
 /// The bag literals of `e`, in post order.

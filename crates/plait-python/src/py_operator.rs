@@ -7,7 +7,7 @@ use plait_core::DataSlice;
 use plait_ops::registry::{self, Boxing, ParamKind, Value};
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
 use crate::boxing::{box_item, box_slice};
 use crate::errors::{guard, value_error};
@@ -60,8 +60,26 @@ pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>) -> PyResult<Valu
                 .map(|i| if i.is_instance_of::<PyList>() { Ok(Value::Slice(box_slice(op.name, &i, None)?)) } else { value_arg(op.name, &i) });
             Ok(Value::Tuple(items.collect::<PyResult<_>>()?))
         }
+        Boxing::Keys => key_arg(op.name, x),
         _ => value_arg(op.name, x),
     }
+}
+
+/// A key of `kd.subslice`: a Python slice (no step) or `...` as its value.
+fn key_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if x.is(x.py().Ellipsis()) {
+        return Ok(Value::Ellipsis);
+    }
+    let Ok(s) = x.cast::<PySlice>() else { return value_arg(op, x) };
+    let step = s.getattr("step")?;
+    if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
+        return Err(value_error(op, format!("a step other than 1 is not supported, got {step}")));
+    }
+    let bound = |name: &str| -> PyResult<Option<DataSlice>> {
+        let v = s.getattr(name)?;
+        if v.is_none() { Ok(None) } else { Ok(Some(box_item(op, &v, None)?)) }
+    };
+    Ok(Value::Range { start: bound("start")?, stop: bound("stop")? })
 }
 
 /// A DataSlice operand of a Python operator (`x + 1`): boxed like
@@ -92,6 +110,11 @@ pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
             let items = items.into_iter().map(|v| value_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
             Ok(PyTuple::new(py, items)?.into_any().unbind())
         }
+        Value::Range { start, stop } => {
+            let bound = |b: Option<DataSlice>| b.map_or_else(|| Ok(py.None()), |b| wrap(py, b));
+            Ok(py.get_type::<PySlice>().call1((bound(start)?, bound(stop)?))?.unbind())
+        }
+        Value::Ellipsis => Ok(py.Ellipsis()),
     }
 }
 

@@ -23,7 +23,6 @@ from plait.kd.schema import (
     SCHEMA,
     STRING,
 )
-from plait._plait import subslice
 from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases
@@ -187,7 +186,7 @@ def to_pylist(x):
 
 
 # Koda also lists these under `kd.slices`.
-for _name in ("item", "slice", "subslice"):
+for _name in ("item", "slice"):
     setattr(slices, _name, globals()[_name])
 del _name
 

@@ -312,3 +312,19 @@ def test_shape_operators_in_expressions_show_their_arguments():
         "kd.shapes.new(DataItem(2, schema: INT32), DataSlice([2, 1], schema: INT32, present: 2/2))")
     with pytest.raises(ValueError, match="only one dimension can be a placeholder"):
         kd.eval(kd.lazy.reshape(kd.I.x, (-1, -1)), x=kd.slice([1, 2]))
+
+
+def test_subslice_is_one_operator_with_python_keys():
+    x = kd.slice([[1, 2, 3], [4, 5]])
+    assert isinstance(kd.subslice, type(kd.math.add)) and kd.slices.subslice is kd.subslice
+    expected = "DataSlice([[2, 3], [5]], schema: INT32, present: 3/3)"
+    assert repr(kd.subslice(x, slice(1, None))) == expected
+    assert repr(kd.eval(kd.lazy.subslice(kd.I.x, slice(1, None)), x=x)) == expected
+    for f in (kd.fn(lambda x: x.S[1:]), kd.fn(lambda x: kd.subslice(x, ..., slice(1, None)))):
+        assert repr(f(x)) == expected
+        assert repr(kd.loads(kd.dumps(f))(x)) == expected
+    g = kd.fn(lambda x: kd.subslice(x, 1, ...))
+    assert kd.loads(kd.dumps(g))(x).to_py() == [4, 5]
+    assert repr(kd.lazy.subslice(kd.I.x, 1, ...)) == "I.x.S[DataItem(1, schema: INT32), ...]"
+    with pytest.raises(ValueError, match="kd.slices.subslice: a step other than 1 is not supported"):
+        kd.subslice(x, slice(None, None, 2))
