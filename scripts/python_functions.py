@@ -1,7 +1,11 @@
 """Lists the public functions of the `kd` namespaces that are written in
 Python (`types.FunctionType` objects), grouped by the module defining them,
 with the public names each one has. Registry operators (`plait.types.Operator`
-objects) and PyO3 builtins are not listed: they are Rust.
+objects), the `kd` forms of the builtin operators of plait-expr
+(`kd/_builtins.py`: `kd.if_`, `kd.map`, ...) and PyO3 builtins are not
+listed: they are Rust. Glue marked `traced_through` (boxing and choosing a
+registry operator, which a traced functor sees as that operator) is listed
+apart.
 
 docs/architecture.md ("Python-defined public functions") keeps a table of
 these by category; run `python scripts/python_functions.py` after adding or
@@ -23,6 +27,8 @@ def _walk(namespace, prefix, found, depth=0):
         if name.startswith("_"):
             continue
         obj = getattr(namespace, name)
+        if isinstance(obj, types.FunctionType) and hasattr(obj, "_builtin_operator"):
+            continue
         if isinstance(obj, types.FunctionType):
             # `kd.<name>` is often a tracing-dispatch wrapper (`_lazy.py`) of
             # the function `kd.eager.<name>` is, or of a Rust builtin: one
@@ -58,14 +64,22 @@ def python_functions():
     return {source: sorted(fns) for source, fns in sorted(by_file.items())}
 
 
+def _traced_through(source, qualname):
+    module = ".".join(os.path.splitext(source)[0].split(os.sep)[1:])
+    fn = getattr(__import__(module, fromlist=["_"]), qualname, None)
+    return getattr(fn, "__plait_traced_through__", False)
+
+
 def main():
-    total = 0
+    total, glue = 0, 0
     for source, fns in python_functions().items():
         print(f"{source} ({len(fns)})")
         for qualname, names in fns:
-            print(f"    {qualname}: {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}")
+            mark = " [traced through]" if _traced_through(source, qualname) else ""
+            glue += bool(mark)
+            print(f"    {qualname}{mark}: {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}")
         total += len(fns)
-    print(f"{total} Python-defined public functions")
+    print(f"{total} Python-defined public functions, {glue} of them glue traced through")
 
 
 if __name__ == "__main__":

@@ -197,7 +197,7 @@ impl Operator {
         // the slots are its arguments as they are.
         if let (OperatorKind::Backend(op), true) = (&self.kind, fixed == self.params.len()) {
             let values = slots.into_iter().map(|v| v.map(|v| v.into_data(&self.name)).transpose()).collect::<Result<Vec<_>>>()?;
-            return op.call_bound(values, Vec::new(), Vec::new()).map(ExprValue::slice);
+            return op.call_bound(values, Vec::new(), Vec::new()).map(ExprValue::from);
         }
         let kwargs = slots.split_off(slots.len() - kwarg_names.len());
         let var_args: Vec<ExprValue> = slots.split_off(fixed).into_iter().flatten().collect();
@@ -216,7 +216,7 @@ impl Operator {
                 let values = args.values.into_iter().map(|v| v.map(data).transpose()).collect::<Result<Vec<_>>>()?;
                 let var_args = args.var_args.into_iter().map(data).collect::<Result<Vec<_>>>()?;
                 let var_kwargs = args.var_kwargs.into_iter().map(|(k, v)| Ok((k, data(v)?))).collect::<Result<Vec<_>>>()?;
-                op.call_bound(values, var_args, var_kwargs).map(ExprValue::slice)
+                op.call_bound(values, var_args, var_kwargs).map(ExprValue::from)
             }
             OperatorKind::Function { function, .. } => function.call(self, args),
             OperatorKind::Builtin(b) => (b.call)(&self.name, args),

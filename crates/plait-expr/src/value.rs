@@ -1,7 +1,7 @@
-//! What an expression computes and holds as literals: DataSlices and shapes
-//! (the values of eager operators), tuples (several results, named or not),
-//! and foreign values that only Python-function operators understand (a
-//! DataBag, a Python object), carried through evaluation untouched.
+//! What an expression computes and holds as literals: DataSlices, shapes and
+//! DataBags (the values of eager operators), tuples (several results, named
+//! or not), and foreign values that only Python-function operators
+//! understand (a Python object), carried through evaluation untouched.
 
 use std::any::Any;
 use std::fmt;
@@ -81,7 +81,12 @@ impl ExprValue {
     pub fn into_data(self, op: &str) -> Result<Value> {
         match self {
             ExprValue::Data(v) => Ok(v),
-            other => Err(Error::type_error(op, format!("expected a DataSlice or a JaggedShape, got {}", other.kind_name()))),
+            // A tuple of data (`kd.reshape`'s dimensions) is an eager value too.
+            ExprValue::Tuple(t) if t.names.is_none() => match t.items.iter().map(|i| i.clone().into_data(op)).collect() {
+                Ok(items) => Ok(Value::Tuple(items)),
+                Err(_) => Err(Error::type_error(op, "expected a DataSlice, a JaggedShape or a DataBag, got a tuple")),
+            },
+            other => Err(Error::type_error(op, format!("expected a DataSlice, a JaggedShape or a DataBag, got {}", other.kind_name()))),
         }
     }
 
@@ -90,6 +95,9 @@ impl ExprValue {
         match self {
             ExprValue::Data(Value::Slice(x)) => if x.is_item() { "a DataItem" } else { "a DataSlice" }.to_string(),
             ExprValue::Data(Value::Shape(_)) => "a JaggedShape".to_string(),
+            ExprValue::Data(Value::Bag(_)) => "a DataBag".to_string(),
+            ExprValue::Data(Value::Tuple(_)) => "a tuple".to_string(),
+            ExprValue::Data(v @ (Value::Range { .. } | Value::Ellipsis)) => v.key_text(),
             ExprValue::Tuple(t) if t.names.is_some() => "a named tuple".to_string(),
             ExprValue::Tuple(_) => "a tuple".to_string(),
             ExprValue::Iterable(_) => "an iterable".to_string(),
@@ -114,6 +122,19 @@ impl ExprValue {
                 h.write_str("shape");
                 h.write_str(&shape.to_string());
             }
+            // A bag by identity (its id is unique to it); the null bag is one value.
+            ExprValue::Data(Value::Bag(bag)) => {
+                h.write_str("bag");
+                h.write_bytes(&bag.as_ref().map_or(0, |b| b.id()).to_le_bytes());
+            }
+            ExprValue::Data(v @ Value::Tuple(_)) => return ExprValue::from(v.clone()).fingerprint(),
+            ExprValue::Data(Value::Range { start, stop }) => {
+                h.write_str("range");
+                for bound in [start, stop] {
+                    h.write_bytes(&bound.clone().map_or(0, |b| ExprValue::slice(b).fingerprint()).to_le_bytes());
+                }
+            }
+            ExprValue::Data(Value::Ellipsis) => h.write_str("ellipsis"),
             ExprValue::Data(_) => {
                 static COUNTER: AtomicU64 = AtomicU64::new(0);
                 h.write_str("unique");
@@ -148,7 +169,11 @@ impl ExprValue {
     pub fn repr(&self) -> String {
         match self {
             ExprValue::Data(Value::Slice(x)) => repr_slice(x),
-            ExprValue::Data(Value::Shape(shape)) => format!("JaggedShape{shape}"),
+            ExprValue::Data(Value::Shape(shape)) => shape.to_string(),
+            ExprValue::Data(Value::Bag(Some(bag))) => format!("DataBag({})", bag.short_id()),
+            ExprValue::Data(Value::Bag(None)) => "DataBag(null)".to_string(),
+            ExprValue::Data(v @ Value::Tuple(_)) => ExprValue::from(v.clone()).repr(),
+            ExprValue::Data(v @ (Value::Range { .. } | Value::Ellipsis)) => v.key_text(),
             ExprValue::Tuple(t) => {
                 let items: Vec<String> = t.items.iter().map(ExprValue::repr).collect();
                 match &t.names {
@@ -171,7 +196,12 @@ impl ExprValue {
 }
 
 impl From<Value> for ExprValue {
+    /// An eager value as an expression value; a tuple is an expression
+    /// tuple (there is one form of tuples in expressions).
     fn from(v: Value) -> ExprValue {
-        ExprValue::Data(v)
+        match v {
+            Value::Tuple(items) => ExprValue::tuple(items.into_iter().map(ExprValue::from).collect()),
+            v => ExprValue::Data(v),
+        }
     }
 }

@@ -1,12 +1,13 @@
 //! plait-ops: the eager operators of plait over DataSlices.
 //!
 //! One module per Koda namespace ([`math`], [`comparison`], [`masking`],
-//! [`slices`], [`strings`], ...), one function per operator. Every elementwise operator
+//! [`slices`], [`shapes`], [`strings`], ...), one function per operator. Every elementwise operator
 //! goes through [`elementwise::prepare`] (broadcasting + [`promote`]), then a
 //! typed kernel driven by [`kernel`]. Aggregations group items with
 //! [`groups`]. The [`registry`] lists every operator by its `kd.*` name with
 //! Koda's signature, for the Python front and for expressions.
 
+pub mod bags;
 pub mod comparison;
 pub mod elementwise;
 pub mod groups;
@@ -17,6 +18,8 @@ pub mod num;
 pub mod objects;
 pub mod promote;
 pub mod registry;
+pub mod schema;
+pub mod shapes;
 pub mod slices;
 pub mod strings;
 

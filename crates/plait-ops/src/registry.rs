@@ -9,15 +9,60 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use plait_core::{DataSlice, Error, JaggedShape, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Error, JaggedShape, Result, ScalarRef, Schema};
 
 use crate::describe;
 
-/// An argument value.
+/// An argument or result value.
 #[derive(Clone, Debug)]
 pub enum Value {
     Slice(DataSlice),
     Shape(JaggedShape),
+    /// A DataBag; `None` is Koda's null bag (the bag of a slice without
+    /// one, which Python sees as `None`).
+    Bag(Option<DataBag>),
+    /// Several values: what `kd.align` returns, or the dimensions
+    /// `kd.reshape` takes as a Python tuple.
+    Tuple(Vec<Value>),
+    /// A Python slice `start:stop` (integer items or none) and `...`: the
+    /// keys of `kd.subslice`.
+    Range {
+        start: Option<DataSlice>,
+        stop: Option<DataSlice>,
+    },
+    Ellipsis,
+}
+
+impl Value {
+    /// The value as a DataSlice, or a TypeError of operator `op`.
+    pub fn into_slice(self, op: &str) -> Result<DataSlice> {
+        match self {
+            Value::Slice(x) => Ok(x),
+            other => Err(Error::type_error(op, format!("expected a DataSlice, got {}", other.describe()))),
+        }
+    }
+
+    /// A short description for errors (`a JaggedShape`, `DataSlice(...)`).
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Slice(x) => describe(x),
+            Value::Shape(s) => s.to_string(),
+            Value::Bag(Some(_)) => "a DataBag".to_string(),
+            Value::Bag(None) => "a null DataBag".to_string(),
+            Value::Tuple(items) => format!("a tuple of {} values", items.len()),
+            Value::Range { .. } | Value::Ellipsis => self.key_text(),
+        }
+    }
+
+    /// A subslice key as Python writes it: `DataItem(1, schema: INT32):`, `...`.
+    pub fn key_text(&self) -> String {
+        let bound = |b: &Option<DataSlice>| b.as_ref().map(describe).unwrap_or_default();
+        match self {
+            Value::Range { start, stop } => format!("{}:{}", bound(start), bound(stop)),
+            Value::Ellipsis => "...".to_string(),
+            other => other.describe(),
+        }
+    }
 }
 
 pub use plait_core::signature::ParamKind;
@@ -41,8 +86,20 @@ pub struct Args<'a> {
     var_kwargs: Vec<(String, Value)>,
 }
 
-/// What an operator computes from its arguments.
+/// What an operator computes from its arguments: most give a DataSlice,
+/// whose bag the operator's [`BagRule`] completes.
 pub type Kernel = fn(&Args<'_>) -> Result<DataSlice>;
+
+/// A kernel giving any value (a shape, a bag, or a slice whose bag it has
+/// chosen itself: no [`BagRule`] applies, so `kd.no_bag` can drop it).
+pub type ValueKernel = fn(&Args<'_>) -> Result<Value>;
+
+/// The kernel of an operator, by the kind of value it returns.
+#[derive(Clone, Copy, Debug)]
+pub enum Compute {
+    Slice(Kernel),
+    Value(ValueKernel),
+}
 
 /// A registered operator.
 #[derive(Debug)]
@@ -55,12 +112,34 @@ pub struct Operator {
     /// The signature as written (Python syntax).
     pub signature: &'static str,
     pub doc: &'static str,
-    pub kernel: Kernel,
+    pub kernel: Compute,
     /// Which bag the result reads (see [`BagRule`]).
     pub bags: BagRule,
     /// Whether equal arguments always give equal results (false for
     /// operators that allocate fresh ids); only those are folded.
     pub deterministic: bool,
+    /// How Python lists and tuples become arguments (see [`Boxing`]).
+    pub boxing: Boxing,
+}
+
+/// How a Python list or tuple argument is boxed, as Koda decides per
+/// operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boxing {
+    /// Refused as ambiguous (a slice or a Koda list?): most operators.
+    Items,
+    /// Boxed as `kd.slice` boxes it (`kd.int32([1, 2])`, the sizes of
+    /// `kd.shapes.new(2, [2, 1])`).
+    Lists,
+    /// As `Lists`, with Python floats boxed as FLOAT64 (`kd.float64(0.1)`
+    /// keeps the precision a FLOAT32 boxing would lose).
+    Float64,
+    /// A tuple is a [`Value::Tuple`] of its items, a list within it a
+    /// DataSlice (the dimensions of `kd.reshape(x, (2, -1))`).
+    Tuples,
+    /// Python slices and `...` are [`Value::Range`] and [`Value::Ellipsis`]
+    /// (the keys of `kd.subslice(x, 1:, ...)`).
+    Keys,
 }
 
 /// Which bag an operator's result reads, from its inputs' bags. (The
@@ -95,12 +174,32 @@ impl Registry {
     /// Registers an operator; panics on a malformed signature or a name
     /// registered twice (both are programming errors caught by the tests).
     pub fn add(&mut self, name: &'static str, aliases: &[&'static str], signature: &'static str, doc: &'static str, kernel: Kernel) {
+        self.add_compute(name, aliases, signature, doc, Compute::Slice(kernel));
+    }
+
+    /// Registers an operator whose kernel returns any [`Value`] (shapes,
+    /// bags), as [`Registry::add`] does.
+    pub fn add_value(&mut self, name: &'static str, aliases: &[&'static str], signature: &'static str, doc: &'static str, kernel: ValueKernel) {
+        self.add_compute(name, aliases, signature, doc, Compute::Value(kernel));
+    }
+
+    fn add_compute(&mut self, name: &'static str, aliases: &[&'static str], signature: &'static str, doc: &'static str, kernel: Compute) {
         let params = parse_signature(signature).unwrap_or_else(|e| panic!("{name}: {e}"));
         let index = self.ops.len();
         for n in std::iter::once(&name).chain(aliases) {
             assert!(self.by_name.insert(n, index).is_none(), "operator {n} registered twice");
         }
-        self.ops.push(Operator { name, aliases: aliases.to_vec(), params, signature, doc, kernel, bags: BagRule::Structured, deterministic: true });
+        self.ops.push(Operator {
+            name,
+            aliases: aliases.to_vec(),
+            params,
+            signature,
+            doc,
+            kernel,
+            bags: BagRule::Structured,
+            deterministic: true,
+            boxing: Boxing::Items,
+        });
     }
 
     /// Sets which bag the results of operator `name` read (the default is
@@ -108,6 +207,12 @@ impl Registry {
     pub fn bag_rule(&mut self, name: &str, rule: BagRule) {
         let index = self.by_name[name];
         self.ops[index].bags = rule;
+    }
+
+    /// Sets how operator `name` boxes Python lists and tuples.
+    pub fn boxing(&mut self, name: &str, boxing: Boxing) {
+        let index = self.by_name[name];
+        self.ops[index].boxing = boxing;
     }
 
     /// Marks operator `name` as giving a new result on every call.
@@ -136,6 +241,9 @@ pub fn registry() -> &'static Registry {
         crate::comparison::register(&mut r);
         crate::masking::register(&mut r);
         crate::slices::register(&mut r);
+        crate::shapes::register(&mut r);
+        crate::schema::register(&mut r);
+        crate::bags::register(&mut r);
         crate::objects::register(&mut r);
         crate::strings::register(&mut r);
         r
@@ -270,21 +378,23 @@ impl Operator {
     }
 
     /// Binds and runs.
-    pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<DataSlice> {
+    pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Value> {
         let args = self.bind(positional, keywords)?;
         self.run(args)
     }
 
     /// Runs on arguments already bound: one value per parameter (`None`:
     /// unspecified, no default applied), then `*args` and `**kwargs`.
-    pub fn call_bound(&self, values: Vec<Option<Value>>, var_args: Vec<Value>, var_kwargs: Vec<(String, Value)>) -> Result<DataSlice> {
+    pub fn call_bound(&self, values: Vec<Option<Value>>, var_args: Vec<Value>, var_kwargs: Vec<(String, Value)>) -> Result<Value> {
         debug_assert_eq!(values.len(), self.params.len());
         self.run(Args { op: self, values, var_args, var_kwargs })
     }
 
-    fn run(&self, args: Args<'_>) -> Result<DataSlice> {
-        let result = (self.kernel)(&args)?;
-        attach_input_bags(self, result, &args)
+    fn run(&self, args: Args<'_>) -> Result<Value> {
+        match self.kernel {
+            Compute::Slice(kernel) => attach_input_bags(self, kernel(&args)?, &args).map(Value::Slice),
+            Compute::Value(kernel) => kernel(&args),
+        }
     }
 }
 
@@ -295,11 +405,38 @@ impl Args<'_> {
     }
 
     fn type_error(&self, name: &str, expected: &str, got: &Value) -> Error {
-        let got = match got {
-            Value::Slice(x) => describe(x),
-            Value::Shape(s) => format!("JaggedShape{s}"),
-        };
-        Error::type_error(self.op.name, format!("argument `{name}` must be {expected}, got {got}"))
+        Error::type_error(self.op.name, format!("argument `{name}` must be {expected}, got {}", got.describe()))
+    }
+
+    /// The name of the operator being run (for errors).
+    pub fn op_name(&self) -> &'static str {
+        self.op.name
+    }
+
+    /// The value of argument `name`, `None` when unspecified.
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        self.slot(name).as_ref()
+    }
+
+    /// A DataBag argument: `None` for the null bag, which Python passes as
+    /// `None` (a missing DataItem of schema NONE).
+    pub fn bag(&self, name: &str) -> Result<Option<&DataBag>> {
+        match self.slot(name) {
+            Some(Value::Bag(b)) => Ok(b.as_ref()),
+            Some(v) => bag_of_value(v).ok_or_else(|| self.type_error(name, "a DataBag", v)),
+            None => Err(Error::type_error(self.op.name, format!("argument `{name}` must be given"))),
+        }
+    }
+
+    /// The `*args` values, which must all be DataBags (null bags: `None`).
+    pub fn var_bags(&self) -> Result<Vec<Option<&DataBag>>> {
+        self.var_args
+            .iter()
+            .map(|v| match v {
+                Value::Bag(b) => Ok(b.as_ref()),
+                other => bag_of_value(other).ok_or_else(|| self.type_error("*args", "DataBags", other)),
+            })
+            .collect()
     }
 
     /// A DataSlice argument that has a value.
@@ -431,6 +568,16 @@ impl Args<'_> {
             (true, Some(ScalarRef::String(s))) => Ok(s.to_string()),
             _ => Err(Error::type_error(self.op.name, format!("argument `{name}` must be a STRING item, got {}", describe(x)))),
         }
+    }
+}
+
+/// `Some(None)` (the null bag) for Python's `None`, boxed as a missing
+/// NONE item; `None` for any other non-bag value.
+fn bag_of_value(v: &Value) -> Option<Option<&DataBag>> {
+    match v {
+        Value::Bag(b) => Some(b.as_ref()),
+        Value::Slice(x) if x.is_item() && x.schema() == Schema::None && x.bag().is_none() => Some(None),
+        _ => None,
     }
 }
 

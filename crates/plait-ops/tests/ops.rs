@@ -60,9 +60,9 @@ fn binding_applies_defaults_and_reports_errors() {
         Schema::Int32,
     )
     .unwrap();
-    let sums = op.call(vec![Value::Slice(x.clone())], vec![]).unwrap();
+    let sums = op.call(vec![Value::Slice(x.clone())], vec![]).unwrap().into_slice("test").unwrap();
     assert_eq!(to_i64s(&sums), [Some(3), Some(3)]);
-    let total = op.call(vec![Value::Slice(x.clone())], vec![("ndim".into(), Value::Slice(int_item(2)))]).unwrap();
+    let total = op.call(vec![Value::Slice(x.clone())], vec![("ndim".into(), Value::Slice(int_item(2)))]).unwrap().into_slice("test").unwrap();
     assert_eq!(to_i64s(&total), [Some(6)]);
     let err = op.call(vec![], vec![]).unwrap_err();
     assert_eq!(err.to_string(), "kd.math.agg_sum: missing required argument: 'x'");

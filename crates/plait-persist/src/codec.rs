@@ -17,7 +17,7 @@ use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Q
 use plait_expr::operator::{OperatorKind, is_variadic, lookup};
 use plait_expr::value::Tuple;
 use plait_expr::{Expr, ExprValue, NodeKind, packed};
-use plait_ops::registry::{ParamKind, Value};
+use plait_ops::registry::{Param, ParamKind, Value};
 
 use crate::wire::{Reader, Writer, corrupt};
 
@@ -475,7 +475,15 @@ pub fn put_slice(w: &mut Writer, x: &DataSlice, ctx: &mut Encoder) -> Result<()>
     put_shape(w, x.shape());
     put_schema(w, x.schema());
     put_data(w, x.data(), ctx)?;
-    match x.bag() {
+    put_bag_ref(w, x.bag(), ctx)?;
+    ctx.depth -= 1;
+    Ok(())
+}
+
+/// The bag of a slice or a bag literal: none, a new one, or one already
+/// written (by index), so that a bag shared by several values is saved once.
+fn put_bag_ref(w: &mut Writer, bag: Option<&DataBag>, ctx: &mut Encoder) -> Result<()> {
+    match bag {
         None => w.u8(0),
         Some(bag) => match ctx.bags.get(&bag.id()) {
             Some(&index) => {
@@ -490,7 +498,6 @@ pub fn put_slice(w: &mut Writer, x: &DataSlice, ctx: &mut Encoder) -> Result<()>
             }
         },
     }
-    ctx.depth -= 1;
     Ok(())
 }
 
@@ -502,19 +509,7 @@ pub fn get_slice(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<DataSlice> {
     if data.len() != shape.size() {
         return Err(corrupt(format!("{} items for a shape of {}", data.len(), shape.size())));
     }
-    let bag = match r.u8()? {
-        0 => None,
-        1 => {
-            let bag = get_bag(r, ctx)?;
-            ctx.bags.push(bag.clone());
-            Some(bag)
-        }
-        2 => {
-            let index = r.u64()? as usize;
-            Some(ctx.bags.get(index).cloned().ok_or_else(|| corrupt(format!("a reference to bag {index} before it is read")))?)
-        }
-        tag => return Err(corrupt(format!("unknown bag tag {tag}"))),
-    };
+    let bag = get_bag_ref(r, ctx)?;
     r.leave();
     Ok(DataSlice::new(shape, data, schema).map_err(|e| corrupt(e.message))?.with_bag(bag))
 }
@@ -572,6 +567,23 @@ fn get_packed(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<(Vec<Option<ItemI
     }
     r.absorb(&b);
     Ok((ids, values))
+}
+
+/// What [`put_bag_ref`] wrote.
+fn get_bag_ref(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Option<DataBag>> {
+    Ok(match r.u8()? {
+        0 => None,
+        1 => {
+            let bag = get_bag(r, ctx)?;
+            ctx.bags.push(bag.clone());
+            Some(bag)
+        }
+        2 => {
+            let index = r.u64()? as usize;
+            Some(ctx.bags.get(index).cloned().ok_or_else(|| corrupt(format!("a reference to bag {index} before it is read")))?)
+        }
+        tag => return Err(corrupt(format!("unknown bag tag {tag}"))),
+    })
 }
 
 /// A bag, flattened (its fallbacks merged in): attributes (block by
@@ -715,13 +727,19 @@ pub fn put_expr(w: &mut Writer, expr: &Expr, ctx: &mut Encoder) -> Result<()> {
                             op.name
                         )));
                     }
-                    OperatorKind::Lambda(_) if lookup(&op.name).is_none_or(|r| r.fingerprint != op.fingerprint) => {
-                        return Err(unsupported(format!("cannot serialize the lambda operator {}: it is not registered by that name", op.name)));
+                    // A lambda operator the registry does not know by its
+                    // name travels with its signature and body.
+                    OperatorKind::Lambda(body) if lookup(&op.name).is_none_or(|r| r.fingerprint != op.fingerprint) => {
+                        w.u8(5);
+                        w.str(&op.name);
+                        put_params(w, &op.params, ctx)?;
+                        put_expr(w, body, ctx)?;
                     }
-                    _ => {}
+                    _ => {
+                        w.u8(4);
+                        w.str(&op.name);
+                    }
                 }
-                w.u8(4);
-                w.str(&op.name);
                 w.len(args.len());
                 for arg in args {
                     w.u64(arg.as_ref().map_or(0, |a| index[&a.fingerprint()] as u64 + 1));
@@ -734,6 +752,43 @@ pub fn put_expr(w: &mut Writer, expr: &Expr, ctx: &mut Encoder) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The parameters of a lambda operator: a count, then for each its name,
+/// its kind (an index into `ParamKind::ALL`) and `0` required, `1`
+/// unspecified or `2` and a DataSlice default.
+fn put_params(w: &mut Writer, params: &[Param], ctx: &mut Encoder) -> Result<()> {
+    w.len(params.len());
+    for p in params {
+        w.str(&p.name);
+        w.u8(ParamKind::ALL.iter().position(|k| *k == p.kind).expect("a parameter kind") as u8);
+        match &p.default {
+            None => w.u8(0),
+            Some(None) => w.u8(1),
+            Some(Some(default)) => {
+                w.u8(2);
+                put_slice(w, default, ctx)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn get_params(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Vec<Param>> {
+    let n = r.count(3, "parameters")?;
+    (0..n)
+        .map(|_| {
+            let name = r.str()?.to_string();
+            let kind = *ParamKind::ALL.get(r.u8()? as usize).ok_or_else(|| corrupt("an unknown parameter kind"))?;
+            let default = match r.u8()? {
+                0 => None,
+                1 => Some(None),
+                2 => Some(Some(get_slice(r, ctx)?)),
+                tag => return Err(corrupt(format!("unknown parameter default tag {tag}"))),
+            };
+            Ok(Param { name, kind, default })
+        })
+        .collect()
 }
 
 fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Result<()> {
@@ -766,8 +821,30 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             w.u8(3);
             Ok(())
         }
-        ExprValue::Iterable(it) => {
+        ExprValue::Data(Value::Bag(bag)) => {
             w.u8(4);
+            put_bag_ref(w, bag.as_ref(), ctx)
+        }
+        ExprValue::Data(v @ Value::Tuple(_)) => put_expr_value(w, &ExprValue::from(v.clone()), ctx),
+        ExprValue::Data(Value::Range { start, stop }) => {
+            w.u8(5);
+            for bound in [start, stop] {
+                match bound {
+                    None => w.u8(0),
+                    Some(b) => {
+                        w.u8(1);
+                        put_slice(w, b, ctx)?;
+                    }
+                }
+            }
+            Ok(())
+        }
+        ExprValue::Data(Value::Ellipsis) => {
+            w.u8(6);
+            Ok(())
+        }
+        ExprValue::Iterable(it) => {
+            w.u8(7);
             w.u8(it.ordered as u8);
             w.len(it.items.len());
             for item in &it.items {
@@ -795,9 +872,15 @@ pub fn get_expr(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Expr> {
             1 => Expr::variable(r.str()?),
             2 => Expr::placeholder(r.str()?),
             3 => Expr::literal(get_expr_value(r, ctx)?),
-            4 => {
+            tag @ (4 | 5) => {
                 let name = r.str()?;
-                let op = lookup(name).ok_or_else(|| corrupt(format!("unknown operator {name}")))?;
+                let op = if tag == 4 {
+                    lookup(name).ok_or_else(|| corrupt(format!("unknown operator {name}")))?
+                } else {
+                    let params = get_params(r, ctx)?;
+                    let body = get_expr(r, ctx)?;
+                    plait_expr::operator::Operator::lambda(name, params, "", body).map_err(|e| corrupt(e.message))?
+                };
                 let n_args = r.count(8, "arguments")?;
                 let mut args = Vec::with_capacity(n_args);
                 for _ in 0..n_args {
@@ -846,7 +929,21 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
             ExprValue::Tuple(Arc::new(Tuple { items, names }))
         }
         3 => ExprValue::Unspecified,
-        4 => {
+        4 => ExprValue::Data(Value::Bag(get_bag_ref(r, ctx)?)),
+        5 => {
+            let mut bound = || -> Result<Option<DataSlice>> {
+                match r.u8()? {
+                    0 => Ok(None),
+                    1 => get_slice(r, ctx).map(Some),
+                    tag => Err(corrupt(format!("unknown range bound tag {tag}"))),
+                }
+            };
+            let start = bound()?;
+            let stop = bound()?;
+            ExprValue::Data(Value::Range { start, stop })
+        }
+        6 => ExprValue::Data(Value::Ellipsis),
+        7 => {
             let ordered = match r.u8()? {
                 0 => false,
                 1 => true,

@@ -4,9 +4,10 @@
 //! never a panic.
 
 use plait_core::column::SliceBuilder;
-use plait_core::{DataSlice, JaggedShape, ScalarRef, Schema};
-use plait_expr::Expr;
+use plait_core::{DataBag, DataSlice, JaggedShape, ScalarRef, Schema};
 use plait_expr::tracing::{int32, trace};
+use plait_expr::{Expr, ExprValue, NodeKind};
+use plait_ops::registry::Value;
 use plait_persist::{MAGIC, Saved, dumps, loads};
 
 fn strings() -> DataSlice {
@@ -21,7 +22,43 @@ fn strings() -> DataSlice {
 fn samples() -> Vec<Vec<u8>> {
     let functor = trace("f", &["a", "b"], |p| Ok((&p[0] + &p[1]) * int32(2))).unwrap();
     let expr = Expr::op("kd.math.add", vec![Some(Expr::input("x")), Some(int32(1))]).unwrap();
-    [Saved::Slice(strings()), Saved::Slice(functor), Saved::Expr(expr)].iter().map(|v| dumps(v).unwrap()).collect()
+    [Saved::Slice(strings()), Saved::Slice(functor), Saved::Expr(expr), Saved::Expr(bag_literals())].iter().map(|v| dumps(v).unwrap()).collect()
+}
+
+/// `kd.with_bag(kd.with_bag(I.x, bag), bag)` with a null bag and a shape
+/// between, subsliced by `1:` and `...`: the literals that are not slices.
+fn bag_literals() -> Expr {
+    let bag = Expr::literal(ExprValue::Data(Value::Bag(Some(DataBag::new_immutable()))));
+    let null = Expr::literal(ExprValue::Data(Value::Bag(None)));
+    let inner = Expr::op("kd.core.with_bag", vec![Some(Expr::input("x")), Some(bag.clone())]).unwrap();
+    let shaped = Expr::op("kd.shapes.reshape", vec![Some(inner), Some(Expr::literal(ExprValue::Data(Value::Shape(JaggedShape::flat(2)))))]).unwrap();
+    let nulled = Expr::op("kd.core.with_bag", vec![Some(shaped), Some(null)]).unwrap();
+    let rebagged = Expr::op("kd.core.with_bag", vec![Some(nulled), Some(bag)]).unwrap();
+    // `.S[1:, ...]`: the keys of `kd.subslice` as literals.
+    let start = DataSlice::item(Some(ScalarRef::Int32(1)), Schema::Int32).unwrap();
+    let range = Expr::literal(ExprValue::Data(Value::Range { start: Some(start), stop: None }));
+    let subslice = plait_expr::operator::lookup("kd.slices.subslice").unwrap();
+    Expr::call(&subslice, vec![rebagged, range, Expr::literal(ExprValue::Data(Value::Ellipsis))], vec![]).unwrap()
+}
+
+/// The bag literals of `e`, in post order.
+fn bags_in(e: &Expr) -> Vec<Option<u64>> {
+    e.post_order()
+        .iter()
+        .filter_map(|n| match n.kind() {
+            NodeKind::Literal(ExprValue::Data(Value::Bag(b))) => Some(b.as_ref().map(DataBag::id)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn bag_literals_round_trip_as_one_bag() {
+    let Saved::Expr(loaded) = loads(&dumps(&Saved::Expr(bag_literals())).unwrap()).unwrap() else { panic!("an expression") };
+    let bags = bags_in(&loaded);
+    // The expression's one bag literal node, and the null bag.
+    assert_eq!(bags.len(), 2);
+    assert!(bags.contains(&None) && bags.iter().flatten().count() == 1);
 }
 
 /// A file around `payload`, with a correct checksum.

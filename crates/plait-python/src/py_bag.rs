@@ -3,7 +3,7 @@
 
 use plait_core::bag::text::schema_text;
 use plait_core::{DataBag, DataSlice, Schema};
-use plait_ops::objects::{access, containers, create, dicts, lists, update};
+use plait_ops::objects::{access, containers, create, lists, update};
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -314,63 +314,6 @@ fn get_attr_names(x: PyRef<'_, PyDataSlice>, intersection: bool) -> PyResult<Vec
     guard(|| access::attr_names(&x.inner, intersection))
 }
 
-/// `kd.dict_update(x, keys, values=unspecified)`: a bag holding the update.
-#[pyfunction]
-#[pyo3(signature = (x, keys, values = None))]
-fn dict_update(x: &Bound<'_, PyAny>, keys: &Bound<'_, PyAny>, values: Option<&Bound<'_, PyAny>>) -> PyResult<PyDataBag> {
-    const OP: &str = "kd.dicts.dict_update";
-    let x = as_slice(OP, x)?;
-    let keys = as_slice(OP, keys)?;
-    let values = values.map(|v| as_slice(OP, v)).transpose()?;
-    Ok(PyDataBag { inner: guard(|| dicts::dict_update(&x, &keys, values.as_ref()))? })
-}
-
-/// Returns a new DataBag holding the lists of x with the items of append at their ends.
-///
-/// The bag holds only that update (with the lists' schema), to be applied with
-/// `x.updated(bag)` or kd.updated_bag. append is broadcast to x, or has one more
-/// dimension holding several items for each list; the items must fit the lists'
-/// item schema.
-///
-/// Args:
-///   x: a DataSlice of lists.
-///   append: the items to add at the end of each list.
-///
-/// Examples:
-///   >>> l = kd.list([1, 2])
-///   >>> update = kd.lists.list_append_update(l, kd.slice([3, 4]))
-///   >>> l.updated(update)
-///   DataItem(List[1, 2, 3, 4], schema: LIST[INT32], bag_id: $...)
-///   >>> l
-///   DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)
-#[pyfunction]
-fn list_append_update(x: &Bound<'_, PyAny>, append: &Bound<'_, PyAny>) -> PyResult<PyDataBag> {
-    const OP: &str = "kd.lists.list_append_update";
-    let (x, append) = (as_slice(OP, x)?, as_slice(OP, append)?);
-    Ok(PyDataBag { inner: guard(|| lists::list_append_update(&x, &append))? })
-}
-
-/// `kd.attrs(x, *, overwrite_schema=False, **attrs)`: a bag holding the
-/// update (the attributes come as a dict: one may be called `x`).
-#[pyfunction]
-fn attrs(x: PyRef<'_, PyDataSlice>, attrs: &Bound<'_, PyDict>, overwrite_schema: bool) -> PyResult<PyDataBag> {
-    let attrs = named("kd.core.attrs", Some(attrs))?;
-    Ok(PyDataBag { inner: guard(|| update::attrs(&x.inner, &attrs, overwrite_schema))? })
-}
-
-/// `kd.updated_bag(*bags)` (`last_first = true`: later bags win) and
-/// `kd.enriched_bag(*bags)` (earlier bags win): one bag reading through all.
-#[pyfunction]
-#[pyo3(signature = (bags, last_first))]
-fn layered_bag(bags: Vec<Option<PyRef<'_, PyDataBag>>>, last_first: bool) -> PyDataBag {
-    let bags: Vec<DataBag> = bags.into_iter().flatten().map(|b| b.inner.clone()).collect();
-    let inner = match bags.split_first() {
-        Some((base, updates)) if last_first => DataBag::updated(base, updates),
-        _ => DataBag::enriched(&bags),
-    };
-    PyDataBag { inner }
-}
-
 /// Returns a new empty immutable DataBag.
 ///
 /// Nothing can be created in it; `bag.fork()` gives a mutable copy, and
@@ -406,21 +349,11 @@ fn mutable_bag() -> PyDataBag {
     PyDataBag { inner: DataBag::new_mutable() }
 }
 
-/// The schema of a slice as a schema item carrying the slice's bag.
-pub fn schema_of(x: &DataSlice) -> plait_core::Result<DataSlice> {
-    let item = DataSlice::item(Some(plait_core::ScalarRef::Schema(x.schema())), Schema::Schema)?;
-    Ok(if x.schema().is_struct() { item.with_bag(x.bag().cloned()) } else { item })
-}
-
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDataBag>()?;
     m.add_function(wrap_pyfunction!(dir, m)?)?;
     m.add_function(wrap_pyfunction!(get_attr_names, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
-    m.add_function(wrap_pyfunction!(dict_update, m)?)?;
-    m.add_function(wrap_pyfunction!(attrs, m)?)?;
-    m.add_function(wrap_pyfunction!(list_append_update, m)?)?;
-    m.add_function(wrap_pyfunction!(layered_bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())
 }

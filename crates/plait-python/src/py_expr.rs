@@ -127,8 +127,8 @@ fn slice_text(slice: &Bound<'_, pyo3::types::PySlice>) -> String {
 /// tuples, and (unless `strict`) any other object as itself. Strict values
 /// are what eager operators accept (errors as theirs).
 pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue> {
-    if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || strict {
-        return value_arg(op, x).map(ExprValue::Data);
+    if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || x.is_instance_of::<crate::py_bag::PyDataBag>() || strict {
+        return value_arg(op, x).map(ExprValue::from);
     }
     if x.is_instance_of::<PyExpr>() {
         return Err(type_error(op, "expected a value, got an Expr"));
@@ -157,7 +157,7 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
         || x.is_instance_of::<pyo3::types::PyBytes>()
         || x.is_instance_of::<PyList>();
     if is_scalar {
-        return value_arg(op, x).map(ExprValue::Data);
+        return value_arg(op, x).map(ExprValue::from);
     }
     Ok(ExprValue::Foreign(Arc::new(PyForeign(x.clone().unbind()))))
 }
@@ -174,8 +174,7 @@ fn python_type<'py>(py: Python<'py>, class: &'static PyClassRef) -> PyResult<&'p
 /// `v` as a Python object.
 pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
     match v {
-        ExprValue::Data(Value::Slice(ds)) => wrap(py, ds),
-        ExprValue::Data(Value::Shape(shape)) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
+        ExprValue::Data(v) => crate::py_operator::value_to_py(py, v),
         ExprValue::Tuple(t) => {
             let items = t.items.iter().map(|i| from_value(py, i.clone())).collect::<PyResult<Vec<_>>>()?;
             match &t.names {
@@ -208,8 +207,11 @@ fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Some(t) = tuple_of_exprs(x)? {
         return Ok(t);
     }
-    let strict = matches!(op.kind, OperatorKind::Backend(_));
-    Ok(Expr::literal(to_value(&op.name, x, strict)?))
+    if let OperatorKind::Backend(backend) = &op.kind {
+        // Boxed as the eager operator boxes it (lists and tuples by its rule).
+        return Ok(Expr::literal(crate::py_operator::boxed_arg(backend, x).map(ExprValue::from)?));
+    }
+    Ok(Expr::literal(to_value(&op.name, x, false)?))
 }
 
 /// `op(*args, **kwargs)` as an expression.
@@ -548,7 +550,23 @@ impl PyExpr {
     }
 
     /// `e[k]`: items of lists or values of dicts.
+    /// `e[key]`: `kd.core.get_item`; a Python slice `e[a:b]` is the list
+    /// items in that range, as on DataSlices: the rows of `kd.explode(e)`,
+    /// cut by `kd.subslice` unless the range is whole.
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+        if key.is_instance_of::<pyo3::types::PySlice>() {
+            let range = crate::py_operator::key_arg("kd.core.get_item", key)?;
+            let one = Expr::literal(ExprValue::slice(guard(|| {
+                plait_core::DataSlice::item(Some(plait_core::ScalarRef::Int32(1)), plait_core::Schema::Int32)
+            })?));
+            let rows = node("kd.lists.explode", vec![Some(self.inner.clone()), Some(one)])?;
+            if matches!(range, Value::Range { start: None, stop: None }) {
+                return Ok(rows);
+            }
+            let keys = vec![Expr::literal(ExprValue::Data(Value::Ellipsis)), Expr::literal(ExprValue::Data(range))];
+            let op = guard(|| ops::lookup_or_error("kd.slices.subslice"))?;
+            return located(guard(|| Expr::call(&op, std::iter::once(rows.inner).chain(keys).collect(), Vec::new()))?);
+        }
         node("kd.core.get_item", vec![Some(self.inner.clone()), Some(as_expr("kd.core.get_item", key)?)])
     }
 }

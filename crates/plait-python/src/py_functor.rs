@@ -89,8 +89,8 @@ fn make_signature(spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>
             "self" => DefaultValue::SelfNotSpecified,
             _ => match crate::py_operator::value_arg(op, default.bind(py))? {
                 plait_ops::registry::Value::Slice(v) => DefaultValue::Value(v),
-                plait_ops::registry::Value::Shape(_) => {
-                    return Err(type_error(op, format!("the default of '{name}' cannot be a JaggedShape")));
+                other => {
+                    return Err(type_error(op, format!("the default of '{name}' cannot be {}", other.describe())));
                 }
             },
         };

@@ -4,13 +4,14 @@
 //! Also the Python operators of DataSlice (`+`, `==`, `&`, ...).
 
 use plait_core::DataSlice;
-use plait_ops::registry::{self, ParamKind, Value};
+use plait_ops::registry::{self, Boxing, ParamKind, Value};
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
-use crate::boxing::box_item;
+use crate::boxing::{box_item, box_slice};
 use crate::errors::{guard, value_error};
+use crate::py_bag::PyDataBag;
 use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
@@ -25,8 +26,10 @@ pub struct Operator {
     eager: bool,
 }
 
-/// An argument of operator `op` as a value: DataSlices and shapes pass as
-/// they are, Python scalars become DataItems, lists are refused as in Koda.
+/// An argument of operator `op` as a value: DataSlices, shapes and bags
+/// pass as they are, Python scalars become DataItems, lists are refused as
+/// in Koda. (`None` is a missing item; operators taking a bag read it as
+/// the null bag.)
 pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(ds) = x.cast::<PyDataSlice>() {
         return Ok(Value::Slice(ds.get().inner.clone()));
@@ -34,10 +37,49 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(shape) = x.cast::<PyJaggedShape>() {
         return Ok(Value::Shape(shape.get().inner.clone()));
     }
+    if let Ok(bag) = x.cast::<PyDataBag>() {
+        return Ok(Value::Bag(Some(bag.get().inner.clone())));
+    }
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
         return Err(value_error(op, "passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create a slice"));
     }
     Ok(Value::Slice(box_item(op, x, None)?))
+}
+
+/// An argument of `op` boxed by its own rule for Python lists and tuples
+/// (see [`Boxing`]); anything else as [`value_arg`] boxes it.
+pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let sequence = x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>();
+    match op.boxing {
+        Boxing::Lists if sequence => Ok(Value::Slice(box_slice(op.name, x, None)?)),
+        Boxing::Float64 if !x.is_instance_of::<PyDataSlice>() => Ok(Value::Slice(box_slice(op.name, x, Some(plait_core::Schema::Float64))?)),
+        Boxing::Tuples if x.is_instance_of::<PyTuple>() => {
+            let items = x
+                .cast::<PyTuple>()?
+                .iter()
+                .map(|i| if i.is_instance_of::<PyList>() { Ok(Value::Slice(box_slice(op.name, &i, None)?)) } else { value_arg(op.name, &i) });
+            Ok(Value::Tuple(items.collect::<PyResult<_>>()?))
+        }
+        Boxing::Keys => key_arg(op.name, x),
+        _ => value_arg(op.name, x),
+    }
+}
+
+/// A key of `kd.subslice`: a Python slice (no step) or `...` as its value.
+pub fn key_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if x.is(x.py().Ellipsis()) {
+        return Ok(Value::Ellipsis);
+    }
+    let Ok(s) = x.cast::<PySlice>() else { return value_arg(op, x) };
+    let step = s.getattr("step")?;
+    if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
+        return Err(value_error(op, format!("a step other than 1 is not supported, got {step}")));
+    }
+    let bound = |name: &str| -> PyResult<Option<DataSlice>> {
+        let v = s.getattr(name)?;
+        if v.is_none() { Ok(None) } else { Ok(Some(box_item(op, &v, None)?)) }
+    };
+    Ok(Value::Range { start: bound("start")?, stop: bound("stop")? })
 }
 
 /// A DataSlice operand of a Python operator (`x + 1`): boxed like
@@ -52,7 +94,27 @@ fn operand(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
     }
     match value_arg(op, x)? {
         Value::Slice(ds) => Ok(Some(ds)),
-        Value::Shape(_) => Err(crate::errors::type_error(op, "expected a DataSlice, got a JaggedShape")),
+        other => Err(crate::errors::type_error(op, format!("expected a DataSlice, got {}", other.describe()))),
+    }
+}
+
+/// An operator's result as a Python object: a DataSlice, a `JaggedShape`,
+/// a `DataBag`, or `None` for the null bag.
+pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
+    match v {
+        Value::Slice(ds) => wrap(py, ds),
+        Value::Shape(shape) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
+        Value::Bag(Some(bag)) => Ok(Py::new(py, PyDataBag { inner: bag })?.into_any()),
+        Value::Bag(None) => Ok(py.None()),
+        Value::Tuple(items) => {
+            let items = items.into_iter().map(|v| value_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
+            Ok(PyTuple::new(py, items)?.into_any().unbind())
+        }
+        Value::Range { start, stop } => {
+            let bound = |b: Option<DataSlice>| b.map_or_else(|| Ok(py.None()), |b| wrap(py, b));
+            Ok(py.get_type::<PySlice>().call1((bound(start)?, bound(stop)?))?.unbind())
+        }
+        Value::Ellipsis => Ok(py.Ellipsis()),
     }
 }
 
@@ -81,17 +143,17 @@ impl Operator {
         let positional = args
             .iter()
             .enumerate()
-            .map(|(i, a)| value_arg(name, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e)))
+            .map(|(i, a)| boxed_arg(self.op, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e)))
             .collect::<PyResult<Vec<_>>>()?;
         let mut keywords = Vec::new();
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
                 let k = k.extract::<String>()?;
-                let value = value_arg(name, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?;
+                let value = boxed_arg(self.op, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?;
                 keywords.push((k, value));
             }
         }
-        wrap(py, guard(|| self.op.call(positional, keywords))?)
+        value_to_py(py, guard(|| self.op.call(positional, keywords))?)
     }
 
     /// The form that computes even inside tracing (for `kd.eager`).

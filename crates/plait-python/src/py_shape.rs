@@ -1,7 +1,6 @@
 //! The Python class `JaggedShape`.
 
-use plait_core::column::SliceBuilder;
-use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema};
+use plait_core::{Edge, JaggedShape};
 use pyo3::basic::CompareOp;
 use pyo3::prelude::*;
 
@@ -63,22 +62,6 @@ impl PyEdge {
     }
 }
 
-/// Sizes of every dimension as a 2-D INT64 slice (`kd.shapes.get_sizes`).
-pub fn sizes_slice(shape: &JaggedShape) -> plait_core::Result<DataSlice> {
-    let mut builder = SliceBuilder::new();
-    let mut row_sizes = Vec::with_capacity(shape.rank());
-    for edge in shape.edges() {
-        let sizes = edge.sizes();
-        row_sizes.push(sizes.len() as i64);
-        for s in sizes {
-            builder.push(Some(ScalarRef::Int64(s)));
-        }
-    }
-    let out_shape = JaggedShape::from_edges(vec![Edge::uniform(1, shape.rank()), Edge::from_sizes(&row_sizes)?])?;
-    let data = builder.finish();
-    DataSlice::new(out_shape, data, Schema::Int64)
-}
-
 #[pymethods]
 impl PyJaggedShape {
     fn __repr__(&self) -> String {
@@ -105,7 +88,7 @@ impl PyJaggedShape {
 
     /// Sizes of every dimension as a 2-D INT64 DataSlice.
     fn get_sizes(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, guard(|| sizes_slice(&self.inner))?)
+        wrap(py, guard(|| plait_ops::shapes::sizes_slice(&self.inner))?)
     }
 
     fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {

@@ -10,7 +10,7 @@
 //! past the end is missing, not an IndexError).
 
 use plait_core::subslice::{SliceArg, subslice};
-use plait_core::{DataSlice, JaggedShape, ScalarRef, Schema};
+use plait_core::{DataSlice, ScalarRef, Schema};
 use plait_ops::objects::{dicts, lists};
 use pyo3::prelude::*;
 use pyo3::types::{PyEllipsis, PySlice, PyTuple};
@@ -53,14 +53,6 @@ pub fn schema_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<Schema>
     Err(type_error(op, format!("expected `{arg}` to be a schema DataItem (e.g. kd.INT32), got {}", x.get_type().name()?)))
 }
 
-/// The DataSlice behind a Python argument (no boxing).
-pub fn slice_arg<'a>(op: &str, arg: &str, x: &'a Bound<'_, PyAny>) -> PyResult<&'a DataSlice> {
-    match x.cast::<PyDataSlice>() {
-        Ok(ds) => Ok(&ds.get().inner),
-        Err(_) => Err(type_error(op, format!("expected `{arg}` to be a DataSlice, got {}", x.get_type().name()?))),
-    }
-}
-
 /// A repr capped in length, for error messages.
 pub fn short_repr(ds: &DataSlice) -> String {
     let mut text = plait_core::repr::repr_slice(ds);
@@ -92,12 +84,6 @@ pub fn int_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<i64> {
     })
 }
 
-/// Resolves a possibly negative dimension against `rank`, clamped to 0..=rank.
-pub fn resolve_dim(dim: i64, rank: usize) -> usize {
-    let rank = rank as i64;
-    (if dim < 0 { dim + rank } else { dim }).clamp(0, rank) as usize
-}
-
 #[pymethods]
 impl PyDataSlice {
     fn __repr__(&self) -> PyResult<String> {
@@ -123,7 +109,7 @@ impl PyDataSlice {
 
     /// The schema of this slice, as a schema DataItem.
     fn get_schema(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, guard(|| crate::py_bag::schema_of(&self.inner))?)
+        wrap(py, guard(|| plait_ops::schema::get_schema(&self.inner))?)
     }
 
     /// The number of dimensions.
@@ -341,7 +327,7 @@ impl PyDataItem {
         let op = if kind == Container::List { "kd.slices.isin" } else { "kd.dicts.get_item" };
         let key = match crate::py_operator::value_arg(op, key)? {
             plait_ops::registry::Value::Slice(key) => key,
-            plait_ops::registry::Value::Shape(_) => return Err(type_error(op, "expected a DataSlice, got a JaggedShape")),
+            other => return Err(type_error(op, format!("expected a DataSlice, got {}", other.describe()))),
         };
         guard(|| {
             let found = match kind {
@@ -461,12 +447,4 @@ impl ListView {
         let rows: Vec<Py<PyAny>> = (0..slf.__len__()).map(|i| wrap(py, guard(|| slf.row(i))?)).collect::<PyResult<_>>()?;
         Ok(pyo3::types::PyList::new(py, rows)?.call_method0("__iter__")?.unbind())
     }
-}
-
-/// The shape of `x`, which may be a DataSlice or a JaggedShape.
-pub fn shape_of(op: &str, x: &Bound<'_, PyAny>) -> PyResult<JaggedShape> {
-    if let Ok(s) = x.cast::<PyJaggedShape>() {
-        return Ok(s.get().inner.clone());
-    }
-    Ok(slice_arg(op, "x", x)?.shape().clone())
 }

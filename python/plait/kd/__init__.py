@@ -22,13 +22,10 @@ from plait.kd.schema import (
     OBJECT,
     SCHEMA,
     STRING,
-    cast_to,
 )
-from plait.kd.shapes import expand_to_shape, flatten, reshape, reshape_as
-from plait._plait import align, subslice
 from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
-from plait.kd._operators import export_aliases as _export_aliases
+from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
 from plait.kd import _builtins
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
@@ -67,38 +64,17 @@ uuobj = objs.uuobj
 dict_shaped = dicts.shaped
 dict_shaped_as = dicts.shaped_as
 dict_like = dicts.like
-dict_update = dicts.dict_update
 select_keys = dicts.select_keys
 select_values = dicts.select_values
-attrs = bags.attrs
-attr = bags.attr
-updated = bags.updated_slice
-enriched = bags.enriched_slice
-updated_bag = bags.updated
-enriched_bag = bags.enriched
-with_merged_bag = bags.with_merged_bag
-get_bag = bags.get_bag
-with_bag = bags.with_bag
-no_bag = bags.no_bag
-freeze_bag = bags.freeze_bag
-has_bag = core.has_bag
-is_null_bag = bags.is_null_bag
 agg_uuid = ids.agg_uuid
-list_append_update = lists.list_append_update
 strict_new = entities.strict_new
-flatten_end = shapes.flatten_end
-get_dtype = schema.get_dtype
-get_primitive_schema = schema.get_primitive_schema
-to_itemid = schema.to_itemid
-to_none = schema.to_none
-to_schema = schema.to_schema
-with_schema_from_obj = schema.with_schema_from_obj
 has_fn = functor.has_fn
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)
 
 
+@_traced_through
 def slice(x, /, schema=None):  # noqa: A001 - Koda's name
     """A DataSlice from a Python value or nested lists.
 
@@ -112,6 +88,7 @@ def slice(x, /, schema=None):  # noqa: A001 - Koda's name
     return _plait.slice(x, schema)
 
 
+@_traced_through
 def item(x, /, schema=None):
     """A DataItem from a Python scalar.
 
@@ -121,34 +98,6 @@ def item(x, /, schema=None):
     return _plait.item(x, schema)
 
 
-int32 = schema._make_caster("kd.int32", INT32)
-int64 = schema._make_caster("kd.int64", INT64)
-float32 = schema._make_caster("kd.float32", FLOAT32)
-float64 = schema._make_caster("kd.float64", FLOAT64)
-bool = schema._make_caster("kd.bool", BOOLEAN)  # noqa: A001 - Koda's name
-mask = schema._make_caster("kd.mask", MASK)
-bytes = schema._make_caster("kd.bytes", BYTES)  # noqa: A001 - Koda's name
-str = schema._make_caster("kd.str", STRING)  # noqa: A001 - Koda's name
-to_object = schema._make_caster("kd.to_object", OBJECT)
-get_schema = schema.get_schema
-get_shape = shapes.get_shape
-
-
-def get_ndim(x):
-    """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem.
-
-    A DataItem has 0 dimensions.
-
-    Args:
-      x: a DataSlice.
-
-    Examples:
-      >>> kd.get_ndim(kd.slice([[1, 2], [3]]))
-      DataItem(2, schema: INT64)
-      >>> kd.get_ndim(kd.item('a'))
-      DataItem(0, schema: INT64)
-    """
-    return x.get_ndim()
 
 
 def is_item(obj):
@@ -190,16 +139,6 @@ def is_slice(obj):
     return present if isinstance(obj, types.DataSlice) else missing
 
 
-def expand_to(x, target, ndim=0):
-    """Expands `x` to the shape of `target` (prefix broadcasting).
-
-    >>> kd.expand_to(kd.slice(['q1', 'q2']), kd.slice([['d1', 'd2'], ['d3']]))
-    DataSlice([['q1', 'q1'], ['q2']], schema: STRING, present: 3/3)
-    """
-    return _plait.expand_to_shape("kd.expand_to", x, get_shape(target), ndim)
-
-
-types.DataSlice.expand_to = expand_to
 
 
 def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
@@ -248,8 +187,7 @@ def to_pylist(x):
 
 
 # Koda also lists these under `kd.slices`.
-for _name in ("align", "bool", "bytes", "expand_to", "float32", "float64", "get_ndim", "int32", "int64", "item", "mask",
-              "slice", "str", "subslice"):
+for _name in ("item", "slice"):
     setattr(slices, _name, globals()[_name])
 del _name
 

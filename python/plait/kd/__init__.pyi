@@ -128,7 +128,7 @@ def call(fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls the functor `fn` with the given arguments and returns its result."""
 
 def cast_to(x, schema) -> Any:
-    """`x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
+    """Returns `x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
 
 def check_inputs(**kw_constraints) -> Any:
     """Returns a decorator that checks the schemas of a function's arguments at each call."""
@@ -221,8 +221,8 @@ def empty_shaped_as(shape_from, schema = ...) -> Any:
 def encode_itemid(ds) -> Any:
     """Returns the base-62 text of each ItemId."""
 
-def enriched(ds, *bags) -> Any:
-    """Returns `ds` with `bags` added behind its bag, so its own values win."""
+def enriched(ds, *bag) -> Any:
+    """Returns `ds` with the given bags added behind its bag, so its own values win."""
 
 def enriched_bag(*bags) -> Any:
     """Returns one immutable bag that reads `bags`, the first one first."""
@@ -237,7 +237,7 @@ def expand_to(x, target, ndim = ...) -> Any:
     """Expands `x` to the shape of `target` (prefix broadcasting)."""
 
 def expand_to_shape(x, shape, ndim = ...) -> Any:
-    """Expands `x` to `shape` by prefix broadcasting (seed 000, "Broadcasting")."""
+    """Expands `x` to `shape` by prefix broadcasting."""
 
 def explode(x, ndim = ...) -> Any:
     """Returns the items of the lists in x as ndim new dimensions."""
@@ -252,7 +252,7 @@ def flat_map_interleaved(iterable, fn, value_type_as = ...) -> Any:
     """Calls `fn` on each item of an iterable and interleaves the iterables it returns."""
 
 def flatten(x, from_dim = ..., to_dim = ...) -> Any:
-    """`x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
+    """Returns `x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
 
 def flatten_end(x, n_times = ...) -> Any:
     """Returns `x` with its last `n_times + 1` dimensions merged into one."""
@@ -275,8 +275,8 @@ def for_(iterable, body_fn, *, finalize_fn = ..., condition_fn = ..., returns = 
 def format(fmt, /, **kwargs) -> Any:
     """Formats strings according to python str.format style."""
 
-def freeze_bag(ds) -> Any:
-    """Returns `ds` with an immutable copy of its bag."""
+def freeze_bag(x) -> Any:
+    """Returns `x` with an immutable copy of its bag."""
 
 def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
     """`py_obj` as a DataSlice (see the module docstring)."""
@@ -705,7 +705,7 @@ def tile(x, shape) -> Any:
     """Nests the whole `x` under `shape`."""
 
 def to_itemid(x) -> Any:
-    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
+    """Returns the ItemIds of entities and objects."""
 
 def to_none(x) -> Any:
     """Returns `x` cast to NONE with explicit casting rules."""
@@ -740,8 +740,8 @@ def tuple(*args) -> Any:
 def unique(x, sort = ...) -> Any:
     """Returns a DataSlice with unique values within each dimension."""
 
-def updated(ds, *bags) -> Any:
-    """Returns `ds` with its bag updated by `bags`, whose values win."""
+def updated(ds, *bag) -> Any:
+    """Returns `ds` with its bag updated by `bag`s, whose values win."""
 
 def updated_bag(*bags) -> Any:
     """Returns one immutable bag that reads `bags`, the last one first."""

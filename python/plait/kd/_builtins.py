@@ -62,7 +62,7 @@ def _forms(op):
         f.__name__ = f.__qualname__ = op.__name__
         f.__module__ = "plait.kd"
     follow_tracing.__wrapped_eager__ = eager
-    follow_tracing._builtin_operator = op
+    follow_tracing._builtin_operator = eager._builtin_operator = op
     return op, eager, follow_tracing
 
 

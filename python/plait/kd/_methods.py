@@ -42,6 +42,16 @@ _METHODS = {
     "deep_clone": "kd.core.deep_clone",
     "stub": "kd.core.stub",
     "deep_uuid": "kd.ids.deep_uuid",
+    "flatten": "kd.shapes.flatten",
+    "flatten_end": "kd.shapes.flatten_end",
+    "reshape": "kd.shapes.reshape",
+    "reshape_as": "kd.shapes.reshape_as",
+    "expand_to": "kd.slices.expand_to",
+    "is_primitive_schema": "kd.schema.is_primitive_schema",
+    "has_bag": "kd.core.has_bag",
+    "updated": "kd.core.updated",
+    "enriched": "kd.core.enriched",
+    "with_merged_bag": "kd.core.with_merged_bag",
 }
 
 
@@ -63,20 +73,10 @@ types.DataSlice.select_keys = dicts.select_keys
 types.DataSlice.select_values = dicts.select_values
 
 
-def _python_methods():
-    """Methods that are Python functions of `kd` (shapes, bags, conversion)."""
-    from plait.kd import bags, schema, shapes
-
-    types.DataSlice.flatten = shapes.flatten
-    types.DataSlice.flatten_end = shapes.flatten_end
-    types.DataSlice.reshape = shapes.reshape
-    types.DataSlice.reshape_as = shapes.reshape_as
-    types.DataSlice.has_bag = bags.has_bag
-    types.DataSlice.is_primitive_schema = schema.is_primitive_schema
-    types.DataSlice.to_pytree = lambda self, *args, **kwargs: self.to_py(*args, **kwargs)
-
-
-_python_methods()
+# `x << bag` is `x.updated(bag)`, `x >> bag` is `x.enriched(bag)`.
+types.DataSlice.__lshift__ = _method(OPERATORS["kd.core.updated"])
+types.DataSlice.__rshift__ = _method(OPERATORS["kd.core.enriched"])
+types.DataSlice.to_pytree = lambda self, *args, **kwargs: self.to_py(*args, **kwargs)
 
 
 def _arrow_c_array(self, requested_schema=None):

@@ -11,11 +11,11 @@ def attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
 def enriched(*bags) -> Any:
     """Returns one immutable bag that reads `bags`, the first one first."""
 
-def enriched_slice(ds, *bags) -> Any:
-    """Returns `ds` with `bags` added behind its bag, so its own values win."""
+def enriched_slice(ds, *bag) -> Any:
+    """Returns `ds` with the given bags added behind its bag, so its own values win."""
 
-def freeze_bag(ds) -> Any:
-    """Returns `ds` with an immutable copy of its bag."""
+def freeze_bag(x) -> Any:
+    """Returns `x` with an immutable copy of its bag."""
 
 def get_bag(ds) -> Any:
     """Returns the bag of `ds`, or None when it has none."""
@@ -32,12 +32,11 @@ def new() -> Any:
 def no_bag(ds) -> Any:
     """Returns `ds` without a bag."""
 
-types: Any
 def updated(*bags) -> Any:
     """Returns one immutable bag that reads `bags`, the last one first."""
 
-def updated_slice(ds, *bags) -> Any:
-    """Returns `ds` with its bag updated by `bags`, whose values win."""
+def updated_slice(ds, *bag) -> Any:
+    """Returns `ds` with its bag updated by `bag`s, whose values win."""
 
 def with_bag(ds, bag) -> Any:
     """Returns `ds` with `bag` attached in place of its own."""

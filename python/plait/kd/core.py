@@ -6,18 +6,6 @@ from plait.kd._operators import taking_python_slices as _taking_python_slices
 _export(globals(), "kd.core")
 
 from plait._plait import dir, get_attr_names  # noqa: E402,A004 - Koda's names
-from plait.kd.bags import (  # noqa: E402 - Koda's names in kd.core
-    attr,
-    attrs,
-    enriched_slice as enriched,
-    freeze_bag,
-    get_bag,
-    has_bag,
-    no_bag,
-    updated_slice as updated,
-    with_bag,
-    with_merged_bag,
-)
 from plait.kd.assertion import with_print  # noqa: E402,F401 - Koda's name in kd.core
 
 

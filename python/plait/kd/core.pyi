@@ -17,14 +17,14 @@ def deep_clone(x, /, schema = ..., **overrides) -> Any:
 def dir(x) -> Any:
     """Returns the sorted names of the attributes that all items of x have."""
 
-def enriched(ds, *bags) -> Any:
-    """Returns `ds` with `bags` added behind its bag, so its own values win."""
+def enriched(ds, *bag) -> Any:
+    """Returns `ds` with the given bags added behind its bag, so its own values win."""
 
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
 
-def freeze_bag(ds) -> Any:
-    """Returns `ds` with an immutable copy of its bag."""
+def freeze_bag(x) -> Any:
+    """Returns `x` with an immutable copy of its bag."""
 
 def get_attr(x, attr_name, default = ...) -> Any:
     """Returns attribute attr_name of every item of x."""
@@ -71,8 +71,8 @@ def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
 def stub(x, attrs = ...) -> Any:
     """Returns x with a new bag holding only what updates to its items need."""
 
-def updated(ds, *bags) -> Any:
-    """Returns `ds` with its bag updated by `bags`, whose values win."""
+def updated(ds, *bag) -> Any:
+    """Returns `ds` with its bag updated by `bag`s, whose values win."""
 
 def with_attr(x, attr_name, value, overwrite_schema = ...) -> Any:
     """Returns x with a new DataBag in which its items have attribute attr_name set to value."""

@@ -6,39 +6,12 @@ a function as the filter."""
 import builtins
 
 from plait import _plait
-from plait.kd._operators import OPERATORS as _OPERATORS, unspecified
+from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export, traced_through as _traced_through
 from plait.kd.slices import select as _select
 
 _export(globals(), "kd.dicts")
 
-
-def dict_update(x, keys, values=unspecified):
-    """Returns a new DataBag with updates to the dicts of `x`; `x` is unchanged.
-
-    With `values`, `keys` are set to `values` in each dict (both broadcast to
-    the shape of `x`, or one dimension more for several entries per dict);
-    a missing value (or None) removes the entry's value. Without `values`,
-    `keys` is a DataSlice of dicts whose entries are copied into the dicts
-    of `x`. Apply the bag with `x.updated(bag)` or `kd.updated`.
-
-    Args:
-      x: a DataSlice of dicts.
-      keys: the keys to set, or a DataSlice of dicts holding the updates.
-      values: the values for `keys` (not given when `keys` holds dicts).
-
-    Examples:
-      >>> d = kd.dict({'a': 1})
-      >>> d.updated(kd.dict_update(d, 'a', 5))
-      DataItem(Dict{'a'=5}, schema: DICT{STRING, INT32}, bag_id: $...)
-      >>> d.updated(kd.dict_update(d, 'b', 2))['b']
-      DataItem(2, schema: INT32, bag_id: $...)
-      >>> d.updated(kd.dict_update(d, kd.dict({'a': 7})))
-      DataItem(Dict{'a'=7}, schema: DICT{STRING, INT32}, bag_id: $...)
-    """
-    if values is unspecified:
-        return _plait.dict_update(x, keys)
-    return _plait.dict_update(x, keys, _plait.item(None, None) if values is None else values)
 
 _NESTED = (builtins.list, builtins.dict, tuple)
 

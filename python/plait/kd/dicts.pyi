@@ -41,7 +41,6 @@ def shaped_as(shape_from, /, items_or_keys = ..., values = ..., key_schema = ...
 def size(dict_slice) -> Any:
     """Returns the number of entries of each dict."""
 
-unspecified: Any
 def with_dict_update(x, keys, values = ...) -> Any:
     """Returns x with a new DataBag in which its dicts hold the given entries."""
 

@@ -425,16 +425,8 @@ def _apply_py(fn, args, kwargs):
     return fn(*args, **dict(kwargs.items()))
 
 
-def _call_bound(fn, bound_args, bound_kwargs, args, kwargs):
-    """The body of `bind` functors: the bound arguments, overridden by the
-    caller's keywords."""
-    merged = dict(bound_kwargs.items())
-    merged.update(kwargs.items())
-    return _plait.functor_call(fn, *bound_args, *args, **merged)
-
-
 def _register():
-    for name, f in (("kd.functor._apply_py", _apply_py), ("kd.functor._call_bound", _call_bound)):
+    for name, f in (("kd.functor._apply_py", _apply_py),):
         op = _plait.make_py_function_operator(name, _optools._param_spec(f), f.__doc__ or "", f, False)
         _plait.registry_add(name, op, True)
 

@@ -38,26 +38,3 @@ class Iterable:
 
 
 _builtins.export(globals(), "kd.iterables")
-
-
-def reduce_updated_bag(items, initial_value):
-    """Returns the DataBag `initial_value` updated by each DataBag of `items`, in order.
-
-    Where two bags set the same attribute, the later bag wins.
-
-    Args:
-      items: an iterable of DataBags.
-      initial_value: the DataBag to start from.
-
-    Examples:
-      >>> e = kd.new(a=0)
-      >>> updates = kd.iterables.make(kd.attrs(e, a=1), kd.attrs(e, b=2), kd.attrs(e, a=3))
-      >>> bag = kd.iterables.reduce_updated_bag(updates, kd.bag())
-      >>> e.updated(bag)
-      DataItem(Entity(a=3, b=2), schema: ENTITY(a=INT32, b=INT32), bag_id: $...)
-    """
-    from plait import kd
-
-    if not isinstance(items, Iterable):
-        raise TypeError(f"kd.iterables.reduce_updated_bag: expected iterables, got {type(items).__name__}")
-    return kd.updated_bag(initial_value, *items)

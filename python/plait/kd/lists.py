@@ -10,8 +10,6 @@ from plait.kd.schema import OBJECT
 
 _export(globals(), "kd.lists")
 
-list_append_update = _plait.list_append_update
-
 
 def _expr_type():
     from plait.kd.expr import Expr

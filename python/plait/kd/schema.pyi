@@ -19,7 +19,7 @@ def agg_common_schema(x, ndim = ...) -> Any:
     """Returns the common schema of the schemas in x along its last ndim dimensions."""
 
 def cast_to(x, schema) -> Any:
-    """`x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
+    """Returns `x` cast to `schema` with explicit (relaxed, possibly failing) rules."""
 
 def cast_to_implicit(x, schema) -> Any:
     """Returns x cast to schema, allowing only implicit (widening) casts."""
@@ -40,7 +40,7 @@ def get_item_schema(list_schema) -> Any:
     """Returns the item schema of a list schema."""
 
 def get_itemid(x) -> Any:
-    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
+    """Returns the ItemIds of entities and objects."""
 
 def get_key_schema(dict_schema) -> Any:
     """Returns the key schema of a dict schema."""
@@ -50,6 +50,9 @@ def get_obj_schema(x) -> Any:
 
 def get_primitive_schema(ds) -> Any:
     """Returns the primitive schema of the items of `ds`."""
+
+def get_repr(schema) -> Any:
+    """Returns a string representation of the schema, as it prints."""
 
 def get_schema(x) -> Any:
     """Returns the schema of DataSlice `x`, as a SCHEMA DataItem."""
@@ -103,7 +106,7 @@ def to_int64(x) -> Any:
     """Returns `x` cast to INT64 with explicit casting rules."""
 
 def to_itemid(x) -> Any:
-    """Returns the ItemIds of the entities, objects, lists or dicts in `x`."""
+    """Returns the ItemIds of entities and objects."""
 
 def to_mask(x) -> Any:
     """Returns `x` cast to MASK with explicit casting rules."""

@@ -10,10 +10,10 @@ def dim_sizes(shape, dim) -> Any:
     """Returns the row sizes of dimension dim of shape."""
 
 def expand_to_shape(x, shape, ndim = ...) -> Any:
-    """Expands `x` to `shape` by prefix broadcasting (seed 000, "Broadcasting")."""
+    """Expands `x` to `shape` by prefix broadcasting."""
 
 def flatten(x, from_dim = ..., to_dim = ...) -> Any:
-    """`x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
+    """Returns `x` with dimensions `[from_dim:to_dim]` merged into one (no data copy)."""
 
 def flatten_end(x, n_times = ...) -> Any:
     """Returns `x` with its last `n_times + 1` dimensions merged into one."""
@@ -31,7 +31,7 @@ def ndim(shape) -> Any:
     """Returns the number of dimensions of a JaggedShape, as an INT64 DataItem."""
 
 def new(*dimensions) -> Any:
-    """A JaggedShape from its dimensions, outermost first."""
+    """Returns a JaggedShape from its dimensions, outermost first."""
 
 def rank(shape) -> Any:
     """Returns the number of dimensions of a JaggedShape, as an INT64 DataItem."""

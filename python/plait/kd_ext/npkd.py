@@ -86,7 +86,7 @@ def _missing_fill(dtype):
 def _dims(ds):
     """The size of each dimension of `ds` (uniform), outermost first."""
     dims = []
-    for sizes in _plait.get_sizes(ds.get_shape()).to_py():
+    for sizes in _kd().shapes.get_sizes(ds.get_shape()).to_py():
         distinct = set(sizes)
         if len(distinct) > 1:
             raise ValueError("DataSlice has non-uniform shape. Please flatten it first.")

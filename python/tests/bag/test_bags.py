@@ -153,3 +153,49 @@ def test_adoption_refuses_conflicting_data():
     fresh = kd.new(a=1).fork_bag()
     fresh.c = e2
     assert fresh.c.x.to_py() == 2
+
+
+_E = kd.new(a=1)
+
+# (operator, args, kwargs, expected repr without bag ids): each is one
+# registry operator, the same eagerly, lazily and inside a saved functor
+# (where a bag argument becomes a bag literal or an input).
+_BAG_OPERATORS = [
+    ("attrs", (_E,), {"a": 2, "b": "z"}, None),
+    ("attr", (_E, "full name", "Ann"), {}, None),
+    ("updated", (_E, kd.attrs(_E, a=2, b="z")), {}, "DataItem(Entity(a=2, b='z'), schema: ENTITY(a=INT32, b=STRING))"),
+    ("enriched", (_E, kd.attrs(_E, a=2, b=3)), {}, "DataItem(Entity(a=1, b=3), schema: ENTITY(a=INT32, b=INT32))"),
+    ("updated_bag", (kd.attrs(_E, a=2), kd.attrs(_E, a=3)), {}, None),
+    ("bags.enriched", (kd.attrs(_E, a=2), kd.attrs(_E, b=3)), {}, None),
+    ("with_bag", (kd.no_bag(_E), _E.get_bag()), {}, "DataItem(Entity(a=1), schema: ENTITY(a=INT32))"),
+    ("no_bag", (kd.slice([1, 2]),), {}, "DataSlice([1, 2], schema: INT32, present: 2/2)"),
+    ("get_bag", (_E,), {}, None),
+    ("has_bag", (_E,), {}, "DataItem(present, schema: MASK)"),
+    ("is_null_bag", (_E.get_bag(),), {}, "DataItem(missing, schema: MASK)"),
+    ("freeze_bag", (_E,), {}, "DataItem(Entity(a=1), schema: ENTITY(a=INT32))"),
+    ("with_merged_bag", (kd.updated(_E, kd.attrs(_E, b=2)),), {}, "DataItem(Entity(a=1, b=2), schema: ENTITY(a=INT32, b=INT32))"),
+    ("dict_update", (kd.dict({"a": 1}), "a", 5), {}, None),
+    ("dicts.dict_update", (kd.dict({"a": 1}), kd.dict({"b": 2})), {}, None),
+    ("list_append_update", (kd.list([1, 2]), kd.slice([3, 4])), {}, None),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,expected", _BAG_OPERATORS, ids=[c[0] for c in _BAG_OPERATORS])
+def test_bag_operators_are_one_operator(one_operator, name, args, kwargs, expected):
+    result = one_operator(name, *args, **kwargs)
+    if expected is not None:
+        assert text(result) == expected
+    else:
+        assert isinstance(result, kd.types.DataBag)
+
+
+def test_bag_results_and_literals_in_functors():
+    update = kd.attrs(_E, a=5)
+    f = kd.fn(lambda x: kd.with_bag(x, update))  # a bag literal inside the functor
+    loaded = kd.loads(kd.dumps(f))
+    assert loaded(kd.no_bag(_E)).a.to_py() == f(kd.no_bag(_E)).a.to_py() == 5
+    g = kd.fn(lambda x: kd.updated(x, kd.attrs(x, b=kd.get_ndim(x))))  # a bag made inside the functor
+    assert text(kd.loads(kd.dumps(g))(_E)) == "DataItem(Entity(a=1, b=0), schema: ENTITY(a=INT32, b=INT64))"
+    # The null bag travels through expressions as None.
+    assert kd.eval(kd.lazy.get_bag(kd.I.x), x=kd.item(1)) is None
+    assert kd.eval(kd.lazy.is_null_bag(kd.lazy.get_bag(kd.I.x)), x=kd.item(1)) == kd.present

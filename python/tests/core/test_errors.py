@@ -16,13 +16,13 @@ def test_non_prefix_expand_shows_both_shapes():
     with pytest.raises(ValueError) as info:
         kd.expand_to(kd.slice([1, 2, 3]), kd.slice([[1], [2]]))
     assert "JaggedShape(3)" in str(info.value) and "JaggedShape(2, 1)" in str(info.value)
-    assert str(info.value).startswith("kd.expand_to:")
+    assert str(info.value).startswith("kd.slices.expand_to:")
 
 
 def test_impossible_cast_shows_value_and_schema():
-    with pytest.raises(ValueError, match=r"kd.int32: unable to parse INT32: 'abc'"):
+    with pytest.raises(ValueError, match=r"kd.slices.int32: unable to parse INT32: 'abc'"):
         kd.int32("abc")
-    with pytest.raises(ValueError, match="kd.int32: cannot cast nan to int32"):
+    with pytest.raises(ValueError, match="kd.slices.int32: cannot cast nan to int32"):
         kd.int32(float("nan"))
     with pytest.raises(ValueError, match="casting a DataSlice with schema MASK to INT32 is not supported"):
         kd.int32(kd.present)

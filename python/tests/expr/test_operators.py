@@ -223,7 +223,8 @@ def test_tracing_makes_kd_operators_lazy():
         f = kd.attrs(I.x, a=1)
         g = kd.eager.math.add(1, 2)
     assert repr(e) == "I.a + DataItem(1, schema: INT32)"
-    assert repr(f) == "kd.attrs(I.x, overwrite_schema=unspecified, a=DataItem(1, schema: INT32))"
+    # kd.attrs is a registry operator: traced under its canonical name, with Koda's default shown.
+    assert repr(f) == "kd.core.attrs(I.x, overwrite_schema=DataItem(False, schema: BOOLEAN), a=DataItem(1, schema: INT32))"
     assert g.to_py() == 3
     bag = kd.eval(f, x=kd.new())
     assert isinstance(bag, kd.types.DataBag)
@@ -251,7 +252,7 @@ def test_bad_input_names_the_problem():
     with pytest.raises(ValueError, match="kd.math.add: object with unsupported type") as info:
         kd.lazy.math.add(I.a, object())
     assert info.value.__notes__ == ["Error occurred while processing argument: `y`"]
-    with pytest.raises(TypeError, match="kd.math.add: expected a DataSlice or a JaggedShape, got DataBag") as info:
+    with pytest.raises(TypeError, match="kd.math.add: argument `y` must be a DataSlice, got a DataBag") as info:
         kd.eval(I.a + kd.expr.literal(kd.bag()), a=1)
     assert info.value.__notes__[0].startswith("while evaluating I.a + DataBag(")
 

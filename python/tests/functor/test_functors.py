@@ -408,3 +408,32 @@ def test_functor_helpers():
     assert relaxed(x=1, y=2).to_py() == 2
     chained = kd.functor.flat_map_chain(kd.iterables.make(1, 2), kd.fn(lambda x: kd.iterables.make(x, x * 10)))
     assert [v.to_py() for v in chained] == [1, 10, 2, 20]
+
+
+_FINGERPRINT_SCRIPT = """
+from plait import kd
+
+def body(x, update):
+    flat = kd.flatten(kd.int32(x))
+    pairs = kd.reshape(flat, (-1, 2))
+    shaped = kd.expand_to_shape(kd.get_ndim(pairs), kd.get_shape(pairs))
+    with_bag = kd.with_bag(kd.updated(kd.new(a=shaped), update), kd.bags.updated())
+    return (kd.shapes.size(kd.get_shape(with_bag)) + kd.get_ndim(kd.reshape_as(flat, flat))) & kd.has_bag(with_bag)
+
+f = kd.fn(body)
+loaded = kd.loads(kd.dumps(f))
+assert loaded(kd.slice([[1.0, 2], [3, 4]]), kd.bag()).to_py() == 5
+print(kd.expr.unpack_expr(f.returns).fingerprint)
+"""
+
+
+def test_functors_of_registry_operators_have_one_fingerprint_across_processes():
+    # Every operator above is one registry entry: tracing the same function
+    # in two processes gives the same expression (a Python-function operator
+    # would be a new operator in each).
+    import subprocess
+    import sys
+
+    runs = [subprocess.run([sys.executable, "-c", _FINGERPRINT_SCRIPT], capture_output=True, text=True, check=True).stdout
+            for _ in range(2)]
+    assert runs[0] == runs[1] and runs[0].strip().isdigit()

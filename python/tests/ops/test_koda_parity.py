@@ -47,7 +47,7 @@ def test_to_object_embeds_struct_schemas():
     assert repr(kd.cast_to(kd.new(a=1), kd.OBJECT)).startswith("DataItem(Obj(a=1), schema: OBJECT")
     assert str(kd.to_object(kd.list([1, 2]))) == "List[1, 2]"
     assert str(kd.schema.to_object(kd.dict({"a": 1}))) == "Dict{'a'=1}"
-    with pytest.raises(ValueError, match="kd.to_object: ITEMID DataSlices cannot be converted"):
+    with pytest.raises(ValueError, match="kd.schema.to_object: ITEMID DataSlices cannot be converted"):
         kd.to_object(kd.new_itemid())
 
 

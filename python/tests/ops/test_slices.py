@@ -264,3 +264,67 @@ def test_shape_checks():
     assert kd.is_shape_compatible(kd.slice([1, 2]), kd.slice([1, 2, 3])).to_py() is None
     assert kd.is_expandable_to(kd.slice([[1], [2, 3]]), kd.slice([1, 2])).to_py() is None
     assert kd.is_expandable_to(kd.slice([[1], [2, 3]]), kd.slice([1, 2]), ndim=1).to_py() is not None
+
+
+_X = kd.slice([[1, 2], [3]])
+
+# (operator, args, kwargs, expected repr or shape): each is one registry
+# operator, the same eagerly, lazily and inside a saved functor.
+_SHAPE_OPERATORS = [
+    ("shapes.new", (2, kd.slice([2, 1])), {}, "JaggedShape(2, [2, 1])"),
+    ("get_shape", (_X,), {}, "JaggedShape(2, [2, 1])"),
+    ("shapes.get_shape", (_X,), {}, "JaggedShape(2, [2, 1])"),
+    ("shapes.rank", (_X,), {}, "DataItem(2, schema: INT64)"),
+    ("shapes.ndim", (kd.shapes.new(2, 3, 1),), {}, "DataItem(3, schema: INT64)"),
+    ("shapes.size", (kd.shapes.new(2, [2, 1]),), {}, "DataItem(3, schema: INT64)"),
+    ("shapes.get_sizes", (_X,), {}, "DataSlice([[2], [2, 1]], schema: INT64, present: 3/3)"),
+    ("shapes.dim_sizes", (_X, 1), {}, "DataSlice([2, 1], schema: INT64, present: 2/2)"),
+    ("shapes.dim_mapping", (_X, 1), {}, "DataSlice([[0, 0], [1]], schema: INT64, present: 3/3)"),
+    ("reshape", (kd.slice([1, 2, 3, 4]),), {"shape": kd.shapes.new(2, 2)}, "DataSlice([[1, 2], [3, 4]], schema: INT32, present: 4/4)"),
+    ("reshape", (kd.slice([1, 2, 3, 4]),), {"shape": (-1, 2)}, "DataSlice([[1, 2], [3, 4]], schema: INT32, present: 4/4)"),
+    ("reshape_as", (kd.slice([1, 2, 3]), _X), {}, "DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)"),
+    ("flatten", (_X,), {}, "DataSlice([1, 2, 3], schema: INT32, present: 3/3)"),
+    ("flatten", (kd.shapes.new(2, [2, 1]),), {}, "JaggedShape(3)"),
+    ("shapes.flatten", (_X, 1, 1), {}, "DataSlice([[[1, 2]], [[3]]], schema: INT32, present: 3/3)"),
+    ("flatten_end", (kd.slice([[[1, 2], [3]], [[4]]]),), {}, "DataSlice([[1, 2, 3], [4]], schema: INT32, present: 4/4)"),
+    ("expand_to_shape", (kd.slice(["a", "b"]), kd.shapes.new(2, 2)), {},
+     "DataSlice([['a', 'a'], ['b', 'b']], schema: STRING, present: 4/4)"),
+    ("shapes.is_expandable_to_shape", (kd.slice([1, 2]), kd.shapes.new(2, [2, 1])), {}, "DataItem(present, schema: MASK)"),
+    ("expand_to", (kd.slice([10, 20]), _X), {}, "DataSlice([[10, 10], [20]], schema: INT32, present: 3/3)"),
+    ("slices.expand_to", (kd.slice([[1, 2], [3]]), kd.slice([[0, 0], [0]])), {"ndim": 1},
+     "DataSlice([[[1, 2], [1, 2]], [[3]]], schema: INT32, present: 5/5)"),
+    ("get_ndim", (_X,), {}, "DataItem(2, schema: INT64)"),
+    ("slices.get_ndim", (kd.item(1),), {}, "DataItem(0, schema: INT64)"),
+    ("align", (_X, kd.slice([10, 20])), {},
+     "(DataSlice([[1, 2], [3]], schema: INT32, present: 3/3), DataSlice([[10, 10], [20]], schema: INT32, present: 3/3))"),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,expected", _SHAPE_OPERATORS, ids=[c[0] for c in _SHAPE_OPERATORS])
+def test_shape_operators_are_one_operator(one_operator, name, args, kwargs, expected):
+    assert repr(one_operator(name, *args, **kwargs)) == expected
+
+
+def test_shape_operators_in_expressions_show_their_arguments():
+    assert repr(kd.lazy.reshape(kd.I.x, (-1, 3))) == "kd.reshape(I.x, (DataItem(-1, schema: INT32), DataItem(3, schema: INT32)))"
+    assert repr(kd.lazy.reshape(kd.I.x, kd.shapes.new(2))) == "kd.reshape(I.x, JaggedShape(2))"
+    assert repr(kd.lazy.shapes.new(2, [2, 1])) == (
+        "kd.shapes.new(DataItem(2, schema: INT32), DataSlice([2, 1], schema: INT32, present: 2/2))")
+    with pytest.raises(ValueError, match="only one dimension can be a placeholder"):
+        kd.eval(kd.lazy.reshape(kd.I.x, (-1, -1)), x=kd.slice([1, 2]))
+
+
+def test_subslice_is_one_operator_with_python_keys():
+    x = kd.slice([[1, 2, 3], [4, 5]])
+    assert isinstance(kd.subslice, type(kd.math.add)) and kd.slices.subslice is kd.subslice
+    expected = "DataSlice([[2, 3], [5]], schema: INT32, present: 3/3)"
+    assert repr(kd.subslice(x, slice(1, None))) == expected
+    assert repr(kd.eval(kd.lazy.subslice(kd.I.x, slice(1, None)), x=x)) == expected
+    for f in (kd.fn(lambda x: x.S[1:]), kd.fn(lambda x: kd.subslice(x, ..., slice(1, None)))):
+        assert repr(f(x)) == expected
+        assert repr(kd.loads(kd.dumps(f))(x)) == expected
+    g = kd.fn(lambda x: kd.subslice(x, 1, ...))
+    assert kd.loads(kd.dumps(g))(x).to_py() == [4, 5]
+    assert repr(kd.lazy.subslice(kd.I.x, 1, ...)) == "I.x.S[DataItem(1, schema: INT32), ...]"
+    with pytest.raises(ValueError, match="kd.slices.subslice: a step other than 1 is not supported"):
+        kd.subslice(x, slice(None, None, 2))

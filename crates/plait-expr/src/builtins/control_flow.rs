@@ -43,6 +43,15 @@ pub const DEFS: &[BuiltinDef] = &[
         role: Builtin::Other,
     },
     BuiltinDef {
+        name: "kd.functor._call_bound",
+        aliases: &[],
+        signature: "fn, bound_args, bound_kwargs, args, kwargs",
+        doc: CALL_BOUND_DOC,
+        call: call_bound,
+        deterministic: false,
+        role: Builtin::Other,
+    },
+    BuiltinDef {
         name: IF,
         aliases: &["kd.if_"],
         signature: "cond, yes_fn, no_fn, *args, return_type_as=None, **kwargs",
@@ -191,6 +200,34 @@ fn has_fn(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         flags.push(present.then_some(ScalarRef::Mask));
     }
     Ok(ExprValue::slice(DataSlice::new(x.shape().clone(), flags.finish(), Schema::Mask)?))
+}
+
+const CALL_BOUND_DOC: &str = "The body of `kd.bind` functors: calls `fn` with the bound positional
+arguments, then the caller's, and the bound keyword arguments overridden by
+the caller's.";
+
+fn call_bound(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    let f = functor_arg(CALL, required(op, &mut args, 0)?)?;
+    let tuple = |v: ExprValue, what: &str| match v {
+        ExprValue::Tuple(t) => Ok(t),
+        other => Err(Error::type_error(op, format!("`{what}` must be a tuple, got {}", other.kind_name()))),
+    };
+    let bound_args = tuple(required(op, &mut args, 1)?, "bound_args")?;
+    let bound_kwargs = tuple(required(op, &mut args, 2)?, "bound_kwargs")?;
+    let caller_args = tuple(required(op, &mut args, 3)?, "args")?;
+    let caller_kwargs = tuple(required(op, &mut args, 4)?, "kwargs")?;
+    let positional = bound_args.items.iter().chain(&caller_args.items).cloned().collect();
+    let mut keywords: Vec<(String, ExprValue)> = Vec::new();
+    for t in [&bound_kwargs, &caller_kwargs] {
+        let names = t.names.iter().flatten();
+        for (name, value) in names.zip(&t.items) {
+            match keywords.iter_mut().find(|(n, _)| **n == **name) {
+                Some(slot) => slot.1 = value.clone(),
+                None => keywords.push((name.to_string(), value.clone())),
+            }
+        }
+    }
+    call_fn(&f, positional, keywords)
 }
 
 const IF_DOC: &str = "Calls `yes_fn` if `cond` is present and `no_fn` otherwise.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use plait_core::{DataSlice, Error, Result, ScalarRef, Schema};
 use plait_ops::registry::Value;
 
-use super::{call_backend, int_of, required, take};
+use super::{call_backend, call_backend_value, int_of, required, take};
 use crate::operator::{Builtin, BuiltinDef, CallArgs};
 use crate::value::{ExprValue, Iterable};
 
@@ -62,6 +62,15 @@ pub const DEFS: &[BuiltinDef] = &[
         signature: "items, initial_value, ndim=1",
         doc: REDUCE_CONCAT_DOC,
         call: reduce_concat,
+        deterministic: true,
+        role: Builtin::Other,
+    },
+    BuiltinDef {
+        name: "kd.iterables.reduce_updated_bag",
+        aliases: &[],
+        signature: "items, initial_value",
+        doc: REDUCE_UPDATED_BAG_DOC,
+        call: reduce_updated_bag,
         deterministic: true,
         role: Builtin::Other,
     },
@@ -227,4 +236,29 @@ fn reduce_concat(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         parts.push(item.clone().into_data(OP)?);
     }
     Ok(ExprValue::slice(call_backend("kd.slices.concat", parts, vec![("ndim", ndim)])?))
+}
+
+const REDUCE_UPDATED_BAG_DOC: &str = "Returns the DataBag `initial_value` updated by each DataBag of `items`, in order.
+
+Where two bags set the same attribute, the later bag wins.
+
+Args:
+  items: an iterable of DataBags.
+  initial_value: the DataBag to start from.
+
+Examples:
+  >>> e = kd.new(a=0)
+  >>> updates = kd.iterables.make(kd.attrs(e, a=1), kd.attrs(e, b=2), kd.attrs(e, a=3))
+  >>> bag = kd.iterables.reduce_updated_bag(updates, kd.bag())
+  >>> e.updated(bag)
+  DataItem(Entity(a=3, b=2), schema: ENTITY(a=INT32, b=INT32), bag_id: $...)";
+
+fn reduce_updated_bag(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    const OP: &str = "kd.iterables.reduce_updated_bag";
+    let items = iterables(OP, vec![required(op, &mut args, 0)?])?.pop().expect("one iterable");
+    let mut bags = vec![required(op, &mut args, 1)?.into_data(OP)?];
+    for item in &items.items {
+        bags.push(item.clone().into_data(OP)?);
+    }
+    Ok(ExprValue::from(call_backend_value("kd.bags.updated", bags, Vec::new())?))
 }

@@ -54,6 +54,10 @@ pub(crate) fn type_name(v: &ExprValue) -> &'static str {
     match v {
         ExprValue::Data(Value::Slice(_)) => "DATA_SLICE",
         ExprValue::Data(Value::Shape(_)) => "JAGGED_SHAPE",
+        ExprValue::Data(Value::Bag(_)) => "DATA_BAG",
+        ExprValue::Data(Value::Tuple(_)) => "TUPLE",
+        ExprValue::Data(Value::Range { .. }) => "SLICE",
+        ExprValue::Data(Value::Ellipsis) => "ELLIPSIS",
         ExprValue::Tuple(t) if t.names.is_some() => "NAMEDTUPLE",
         ExprValue::Tuple(_) => "TUPLE",
         ExprValue::Iterable(_) => "ITERABLE[DATA_SLICE]",
@@ -65,6 +69,14 @@ pub(crate) fn type_name(v: &ExprValue) -> &'static str {
 /// Calls eager operator `name` of `plait-ops` with `*args` and named
 /// arguments (so its bag rule applies as to any call).
 pub(crate) fn call_backend(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<DataSlice> {
+    match call_backend_value(name, var_args, named)? {
+        Value::Slice(x) => Ok(x),
+        _ => Err(Error::internal(format!("{name} returned no DataSlice"))),
+    }
+}
+
+/// [`call_backend`] of an operator whose result may be any value.
+pub(crate) fn call_backend_value(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<Value> {
     let op = plait_ops::registry::registry().get(name).ok_or_else(|| Error::internal(format!("{name} is not registered")))?;
     let mut values: Vec<Option<Value>> = op.params.iter().map(|p| p.default.clone().flatten().map(Value::Slice)).collect();
     for (param, value) in named {

@@ -545,4 +545,31 @@ Examples:
   DataSlice([[1, 7], [2, 8]], schema: INT32, present: 4/4, bag_id: $...)"#,
         |a| with_dict_update(a.slice("x")?, a.slice("keys")?, a.opt_slice("values")?),
     );
+    r.add_value(
+        "kd.dicts.dict_update",
+        &["kd.dict_update"],
+        "x, keys, values=unspecified",
+        r#"Returns a new DataBag with updates to the dicts of `x`; `x` is unchanged.
+
+With `values`, `keys` are set to `values` in each dict (both broadcast to
+the shape of `x`, or one dimension more for several entries per dict);
+a missing value (or None) removes the entry's value. Without `values`,
+`keys` is a DataSlice of dicts whose entries are copied into the dicts
+of `x`. Apply the bag with `x.updated(bag)` or `kd.updated`.
+
+Args:
+  x: a DataSlice of dicts.
+  keys: the keys to set, or a DataSlice of dicts holding the updates.
+  values: the values for `keys` (not given when `keys` holds dicts).
+
+Examples:
+  >>> d = kd.dict({'a': 1})
+  >>> d.updated(kd.dict_update(d, 'a', 5))
+  DataItem(Dict{'a'=5}, schema: DICT{STRING, INT32}, bag_id: $...)
+  >>> d.updated(kd.dict_update(d, 'b', 2))['b']
+  DataItem(2, schema: INT32, bag_id: $...)
+  >>> d.updated(kd.dict_update(d, kd.dict({'a': 7})))
+  DataItem(Dict{'a'=7}, schema: DICT{STRING, INT32}, bag_id: $...)"#,
+        |a| Ok(crate::registry::Value::Bag(Some(dict_update(a.slice("x")?, a.slice("keys")?, a.opt_slice("values")?)?))),
+    );
 }

@@ -559,6 +559,30 @@ Examples:
   DataSlice([List[1, 7], List[2, 3, 8]], schema: LIST[INT32], present: 2/2, bag_id: $...)"#,
         |a| with_list_append_update(a.slice("x")?, a.slice("append")?),
     );
+    r.add_value(
+        "kd.lists.list_append_update",
+        &["kd.list_append_update"],
+        "x, append",
+        r#"Returns a new DataBag holding the lists of x with the items of append at their ends.
+
+The bag holds only that update (with the lists' schema), to be applied with
+`x.updated(bag)` or kd.updated_bag. append is broadcast to x, or has one more
+dimension holding several items for each list; the items must fit the lists'
+item schema.
+
+Args:
+  x: a DataSlice of lists.
+  append: the items to add at the end of each list.
+
+Examples:
+  >>> l = kd.list([1, 2])
+  >>> update = kd.lists.list_append_update(l, kd.slice([3, 4]))
+  >>> l.updated(update)
+  DataItem(List[1, 2, 3, 4], schema: LIST[INT32], bag_id: $...)
+  >>> l
+  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#,
+        |a| Ok(crate::registry::Value::Bag(Some(list_append_update(a.slice("x")?, a.slice("append")?)?))),
+    );
     r.add(
         "kd.lists.concat",
         &["kd.concat_lists"],

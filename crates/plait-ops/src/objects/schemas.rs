@@ -217,7 +217,7 @@ Examples:
     );
     r.add(
         "kd.core.get_itemid",
-        &["kd.get_itemid"],
+        &["kd.get_itemid", "kd.schema.get_itemid", "kd.schema.to_itemid", "kd.to_itemid"],
         "x",
         r#"Returns the ItemIds of entities and objects.
 

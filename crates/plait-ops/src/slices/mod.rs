@@ -10,6 +10,7 @@ mod rank;
 mod repeat;
 mod select;
 mod shape_checks;
+mod subslice;
 mod take;
 mod translate;
 
@@ -285,6 +286,7 @@ Examples:
     register_ordering(r);
     register_construction(r);
     register_lookup(r);
+    subslice::register(r);
     // Operators that pass items through keep the inputs' bag on any result,
     // as in Koda; the ones that combine several inputs merge their bags.
     for name in [

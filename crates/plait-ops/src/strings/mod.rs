@@ -773,7 +773,7 @@ Examples:
                 .iter()
                 .map(|(name, v)| match v {
                     crate::registry::Value::Slice(x) => Ok((name.as_str(), x)),
-                    crate::registry::Value::Shape(_) => Err(Error::type_error("kd.strings.format", format!("argument `{name}` must be a DataSlice"))),
+                    _ => Err(Error::type_error("kd.strings.format", format!("argument `{name}` must be a DataSlice"))),
                 })
                 .collect::<Result<_>>()?;
             format(a.slice("fmt")?, &kwargs)

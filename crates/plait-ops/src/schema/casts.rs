@@ -1,0 +1,223 @@
+//! The casting operators: `kd.schema.cast_to` (and its implicit and
+//! narrowing forms) and one caster per schema, `kd.schema.to_int32` ...
+//! and Koda's `kd.slices.int32` ... (`kd.int32`), which also box Python
+//! lists. A cast keeps the bag of `x`.
+
+use plait_core::cast::{cast_to, cast_to_implicit, cast_to_narrow};
+use plait_core::{DataSlice, Result, Schema};
+
+use crate::objects::create::to_object;
+use crate::registry::{Args, Boxing, Registry, Value};
+
+/// `x` cast to `target` with explicit rules; OBJECT writes the schemas of
+/// entities, lists and dicts into a bag (`kd.obj(x)` does the same).
+pub fn explicit(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
+    if target == Schema::Object { to_object(op, x) } else { cast_to(op, x, target) }
+}
+
+/// The kernel of a caster to `target`: the result keeps the bag `x` has
+/// (or the one `to_object` wrote), so no [`crate::registry::BagRule`] applies.
+fn caster(a: &Args<'_>, target: Schema) -> Result<Value> {
+    explicit(a.op_name(), a.slice("x")?, target).map(Value::Slice)
+}
+
+/// What each caster accepts, and its examples: (notes, [(call, output)]);
+/// `{name}` in a call or output is the caster's name.
+fn caster_notes(schema: Schema) -> (&'static str, &'static [(&'static str, &'static str)]) {
+    match schema {
+        Schema::Int32 => (
+            "Floats are truncated toward zero, booleans become 0 or 1, and\nstrings and bytes are parsed; an unparsable or out-of-range value raises.",
+            &[
+                ("{name}(kd.slice([1.9, -1.9, None]))", "DataSlice([1, -1, None], schema: INT32, present: 2/3)"),
+                ("{name}('12')", "DataItem(12, schema: INT32)"),
+            ],
+        ),
+        Schema::Int64 => (
+            "Floats are truncated toward zero, booleans become 0 or 1, and\nstrings and bytes are parsed; an unparsable value raises.",
+            &[
+                ("{name}(kd.slice([1, 2, None]))", "DataSlice([1, 2, None], schema: INT64, present: 2/3)"),
+                ("{name}(kd.slice(['12', '-3']))", "DataSlice([12, -3], schema: INT64, present: 2/2)"),
+            ],
+        ),
+        Schema::Float32 => (
+            "Numbers and booleans are converted and strings and bytes are parsed\n(`'inf'` and `'nan'` included); an unparsable value raises.",
+            &[
+                ("{name}(kd.slice([1, 2, None]))", "DataSlice([1.0, 2.0, None], schema: FLOAT32, present: 2/3)"),
+                ("{name}('2.5')", "DataItem(2.5, schema: FLOAT32)"),
+            ],
+        ),
+        Schema::Float64 => (
+            "Numbers and booleans are converted and strings and bytes are parsed\n(`'inf'` and `'nan'` included); an unparsable value raises.",
+            &[
+                ("{name}(kd.slice([1, None]))", "DataSlice([1.0, None], schema: FLOAT64, present: 1/2)"),
+                ("{name}('0.1')", "DataItem(0.1, schema: FLOAT64)"),
+            ],
+        ),
+        Schema::Boolean => (
+            "Numbers become True when non-zero; strings and bytes cannot be cast\nand raise.",
+            &[
+                ("{name}(kd.slice([0, 2, None]))", "DataSlice([False, True, None], schema: BOOLEAN, present: 2/3)"),
+                ("{name}(kd.slice([0.0, 0.5]))", "DataSlice([False, True], schema: BOOLEAN, present: 2/2)"),
+            ],
+        ),
+        Schema::Mask => (
+            "Only MASK items (also inside an OBJECT slice) can be cast; other\ntypes, booleans included, raise (compare with True to get a mask).",
+            &[
+                ("{name}(kd.slice([kd.present, None], kd.OBJECT))", "DataSlice([present, missing], schema: MASK, present: 1/2)"),
+                (
+                    "{name}(kd.slice([True]))",
+                    "Traceback (most recent call last):\n...\nValueError: {name}: casting a DataSlice with schema BOOLEAN to MASK is not supported",
+                ),
+            ],
+        ),
+        Schema::Bytes => (
+            "Only BYTES items (also inside an OBJECT slice) can be cast; strings\nraise (use `kd.strings.encode` to encode them).",
+            &[("{name}(kd.slice([b'a', None], kd.OBJECT))", "DataSlice([b'a', None], schema: BYTES, present: 1/2)")],
+        ),
+        Schema::String => (
+            "Numbers and booleans are formatted; bytes become the text of their\nPython literal (use `kd.strings.decode` to decode UTF-8 instead).",
+            &[
+                ("{name}(kd.slice([1, 2.5, None]))", "DataSlice(['1', '2.5', None], schema: STRING, present: 2/3)"),
+                ("{name}(kd.slice([True, b'hi'], kd.OBJECT))", "DataSlice(['true', 'b\\'hi\\''], schema: STRING, present: 2/2)"),
+            ],
+        ),
+        Schema::Object => (
+            "The items keep their values and only the slice's schema changes, so\nitems of different types can then be mixed.",
+            &[
+                ("{name}(kd.slice([1, 2, None]))", "DataSlice([1, 2, None], schema: OBJECT, present: 2/3)"),
+                ("{name}('a').get_schema()", "DataItem(OBJECT, schema: SCHEMA)"),
+            ],
+        ),
+        Schema::None => (
+            "Only a DataSlice with no present item can be cast; any present item\nraises.",
+            &[
+                ("{name}(kd.slice([None, None], kd.OBJECT))", "DataSlice([None, None], schema: NONE, present: 0/2)"),
+                ("{name}(None)", "DataItem(None, schema: NONE)"),
+            ],
+        ),
+        _ => (
+            "Only SCHEMA items (and missing items) can be cast; other types raise.",
+            &[
+                ("{name}(kd.slice([kd.INT32, None]))", "DataSlice([INT32, None], schema: SCHEMA, present: 1/2)"),
+                ("{name}(None)", "DataItem(None, schema: SCHEMA)"),
+            ],
+        ),
+    }
+}
+
+/// The docstring of the caster `name` (its canonical name) to `schema`.
+/// Built once, when the registry is, and kept for the process (the
+/// registry holds `&'static str` docstrings).
+fn caster_doc(name: &str, schema: Schema) -> &'static str {
+    let (notes, examples) = caster_notes(schema);
+    let mut doc = format!(
+        "Returns `x` cast to {schema} with explicit casting rules.\n\n{notes}\nMissing items stay missing, and a Python value is boxed first.\n\n\
+         Args:\n  x: a DataSlice, or a Python value to box.\n\nExamples:\n"
+    );
+    for (call, output) in examples {
+        doc.push_str(&format!("  >>> {}\n", call.replace("{name}", name)));
+        for line in output.replace("{name}", name).lines() {
+            doc.push_str(&format!("  {line}\n"));
+        }
+    }
+    Box::leak(doc.into_boxed_str())
+}
+
+/// One caster `$to` (with aliases) per schema, and for the primitives
+/// Koda's `kd.slices.<type>` form, which boxes Python lists.
+macro_rules! register_casters {
+    ($r:expr, $( $schema:ident: $to:literal [$($to_alias:literal),*] $(, $slices:literal [$($alias:literal),*])? ; )*) => {
+        $(
+            $r.add_value($to, &[$($to_alias),*], "x", caster_doc($to, Schema::$schema), |a| caster(a, Schema::$schema));
+            $(
+                $r.add_value($slices, &[$($alias),*], "x", caster_doc($slices, Schema::$schema), |a| caster(a, Schema::$schema));
+                // `kd.int32([1, 2])` boxes the list, as `kd.slice([1, 2], kd.INT32)`.
+                $r.boxing($slices, if Schema::$schema == Schema::Float64 { Boxing::Float64 } else { Boxing::Lists });
+            )?
+        )*
+    };
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    register_casters!(r,
+        Int32: "kd.schema.to_int32" [], "kd.slices.int32" ["kd.int32"];
+        Int64: "kd.schema.to_int64" [], "kd.slices.int64" ["kd.int64"];
+        Float32: "kd.schema.to_float32" [], "kd.slices.float32" ["kd.float32"];
+        Float64: "kd.schema.to_float64" [], "kd.slices.float64" ["kd.float64"];
+        Boolean: "kd.schema.to_bool" [], "kd.slices.bool" ["kd.bool"];
+        Mask: "kd.schema.to_mask" [], "kd.slices.mask" ["kd.mask"];
+        Bytes: "kd.schema.to_bytes" [], "kd.slices.bytes" ["kd.bytes"];
+        String: "kd.schema.to_str" [], "kd.slices.str" ["kd.str"];
+        Object: "kd.schema.to_object" ["kd.to_object"];
+        None: "kd.schema.to_none" ["kd.to_none"];
+        Schema: "kd.schema.to_schema" ["kd.to_schema"];
+    );
+    r.add_value(
+        "kd.schema.cast_to",
+        &["kd.cast_to"],
+        "x, schema",
+        r#"Returns `x` cast to `schema` with explicit (relaxed, possibly failing) rules.
+
+Args:
+  x: a DataSlice.
+  schema: the schema to cast to (a schema DataItem).
+
+Examples:
+  >>> kd.cast_to(kd.slice(['1', '2']), kd.INT64)
+  DataSlice([1, 2], schema: INT64, present: 2/2)
+  >>> kd.cast_to(kd.slice([1, 2]), kd.OBJECT)
+  DataSlice([1, 2], schema: OBJECT, present: 2/2)"#,
+        |a| explicit(a.op_name(), a.slice("x")?, a.schema("schema")?).map(Value::Slice),
+    );
+    r.add_value(
+        "kd.schema.cast_to_implicit",
+        &[],
+        "x, schema",
+        r#"Returns x cast to schema, allowing only implicit (widening) casts.
+
+An implicit cast never loses information: INT32 to INT64 or FLOAT32, any
+primitive to OBJECT, and so on; other casts raise ValueError (see kd.cast_to
+for explicit ones). A Python value is boxed first.
+
+Args:
+  x: the DataSlice (or Python value) to cast.
+  schema: the schema to cast to (a schema DataItem).
+
+Examples:
+  >>> kd.schema.cast_to_implicit(kd.slice([1, 2]), kd.INT64)
+  DataSlice([1, 2], schema: INT64, present: 2/2)
+  >>> kd.schema.cast_to_implicit(kd.slice([1, None]), kd.FLOAT32)
+  DataSlice([1.0, None], schema: FLOAT32, present: 1/2)
+  >>> kd.schema.cast_to_implicit(kd.int64(1), kd.INT32)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.schema.cast_to_implicit: unsupported implicit cast from INT64 to INT32"#,
+        |a| cast_to_implicit(a.op_name(), a.slice("x")?, a.schema("schema")?).map(Value::Slice),
+    );
+    r.add_value(
+        "kd.schema.cast_to_narrow",
+        &[],
+        "x, schema",
+        r#"Returns x cast to schema, where OBJECT data may be narrowed to a primitive schema.
+
+OBJECT items can be cast to a primitive schema when each of them can be
+implicitly cast to it; otherwise the rules of kd.schema.cast_to_implicit
+apply, and a cast they do not allow raises ValueError. A Python value is
+boxed first.
+
+Args:
+  x: the DataSlice (or Python value) to cast.
+  schema: the schema to cast to (a schema DataItem).
+
+Examples:
+  >>> kd.schema.cast_to_narrow(kd.slice([1, None, 2], kd.OBJECT), kd.INT64)
+  DataSlice([1, None, 2], schema: INT64, present: 2/3)
+  >>> kd.schema.cast_to_narrow(kd.slice([1, 2.5], kd.OBJECT), kd.FLOAT32)
+  DataSlice([1.0, 2.5], schema: FLOAT32, present: 2/2)
+  >>> kd.schema.cast_to_narrow(kd.slice([1, 'a'], kd.OBJECT), kd.INT32)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.schema.cast_to_narrow: unsupported narrowing cast to INT32 for the given OBJECT DataSlice"#,
+        |a| cast_to_narrow(a.op_name(), a.slice("x")?, a.schema("schema")?).map(Value::Slice),
+    );
+}

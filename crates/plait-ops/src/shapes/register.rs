@@ -1,0 +1,368 @@
+//! The registry entries of the shape operators, with their docstrings.
+
+use plait_core::Result;
+
+use super::*;
+use crate::registry::{BagRule, Boxing, Registry};
+
+pub(crate) fn register(r: &mut Registry) {
+    register_shapes(r);
+    register_reshaping(r);
+    register_expanding(r);
+}
+
+fn register_shapes(r: &mut Registry) {
+    r.add_value(
+        "kd.shapes.new",
+        &[],
+        "*dimensions",
+        r#"Returns a JaggedShape from its dimensions, outermost first.
+
+Each dimension is an int (every parent has that many children), a list of
+sizes (one per parent), or a DataSlice of sizes.
+
+Args:
+  *dimensions: the dimensions.
+
+Examples:
+  >>> kd.shapes.new(2, [2, 1], [2, 1, 3])
+  JaggedShape(2, [2, 1], [2, 1, 3])
+  >>> kd.shapes.new(2, kd.slice([1, 3]))
+  JaggedShape(2, [1, 3])"#,
+        |a| shape_from_dims(a.op_name(), a.var_args()).map(Value::Shape),
+    );
+    r.boxing("kd.shapes.new", Boxing::Lists);
+    r.add_value(
+        "kd.shapes.get_shape",
+        &["kd.get_shape"],
+        "x",
+        r#"Returns the JaggedShape of DataSlice `x`.
+
+A DataItem has the shape with no dimensions.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.get_shape(kd.slice([[1, 2], [3]]))
+  JaggedShape(2, [2, 1])
+  >>> kd.get_shape(kd.item(1))
+  JaggedShape()"#,
+        |a| shape_arg(a, "x").map(Value::Shape),
+    );
+    r.add(
+        "kd.shapes.rank",
+        &["kd.shapes.ndim"],
+        "shape",
+        r#"Returns the number of dimensions of a JaggedShape, as an INT64 DataItem.
+
+A DataSlice is also accepted (its shape's rank). `kd.shapes.ndim` is
+the same operator.
+
+Args:
+  shape: a JaggedShape.
+
+Examples:
+  >>> kd.shapes.rank(kd.shapes.new(2, [2, 1]))
+  DataItem(2, schema: INT64)
+  >>> kd.shapes.rank(kd.shapes.new())
+  DataItem(0, schema: INT64)"#,
+        |a| int64_item(shape_arg(a, "shape")?.rank() as i64),
+    );
+    r.add(
+        "kd.shapes.size",
+        &[],
+        "shape",
+        r#"Returns the number of items a JaggedShape holds, as an INT64 DataItem.
+
+That is the size of its last dimension (1 for the shape of a DataItem).
+A DataSlice is also accepted (its shape's size, missing items included).
+
+Args:
+  shape: a JaggedShape.
+
+Examples:
+  >>> kd.shapes.size(kd.shapes.new(2, [2, 1]))
+  DataItem(3, schema: INT64)
+  >>> kd.shapes.size(kd.shapes.new())
+  DataItem(1, schema: INT64)"#,
+        |a| int64_item(shape_arg(a, "shape")?.size() as i64),
+    );
+    r.add(
+        "kd.shapes.get_sizes",
+        &[],
+        "x",
+        r#"Returns the row sizes of every dimension of a shape, as a 2-dimensional DataSlice.
+
+Row i holds the sizes of dimension i. The result is INT64; for a DataItem
+(rank 0) it is empty.
+
+Args:
+  x: a JaggedShape, or a DataSlice whose shape is used.
+
+Examples:
+  >>> kd.shapes.get_sizes(kd.slice([['a', 'b'], ['c']]))
+  DataSlice([[2], [2, 1]], schema: INT64, present: 3/3)
+  >>> kd.shapes.get_sizes(kd.shapes.new(2, [3, 1]))
+  DataSlice([[2], [3, 1]], schema: INT64, present: 3/3)
+  >>> kd.shapes.get_sizes(kd.item(1))
+  DataSlice([], schema: INT64, present: 0/0)"#,
+        |a| sizes_slice(&shape_arg(a, "x")?),
+    );
+    r.add(
+        "kd.shapes.dim_sizes",
+        &[],
+        "shape, dim",
+        r#"Returns the row sizes of dimension dim of shape.
+
+Each item of dimension dim - 1 has one size: the number of its items in
+dimension dim. The result is INT64 and has the shape of the first dim
+dimensions (a DataItem for dim 0). A negative dim counts from the end.
+shape may also be a DataSlice (its shape is used).
+
+Args:
+  shape: a JaggedShape or a DataSlice.
+  dim: the dimension.
+
+Examples:
+  >>> shape = kd.shapes.new(2, [3, 1], [1, 2, 0, 2])
+  >>> kd.shapes.dim_sizes(shape, 1)
+  DataSlice([3, 1], schema: INT64, present: 2/2)
+  >>> kd.shapes.dim_sizes(shape, 2)
+  DataSlice([[1, 2, 0], [2]], schema: INT64, present: 4/4)
+  >>> kd.shapes.dim_sizes(shape, 0)
+  DataItem(2, schema: INT64)"#,
+        dim_sizes,
+    );
+    r.add(
+        "kd.shapes.dim_mapping",
+        &[],
+        "shape, dim",
+        r#"Returns, for each item of dimension dim of shape, the index of its parent.
+
+The parent is the item of dimension dim - 1 the item belongs to (for
+dimension 0, always 0), counted across that whole dimension. The result is
+INT64 and has the shape of the first dim + 1 dimensions. A negative dim
+counts from the end. shape may also be a DataSlice (its shape is used).
+
+Args:
+  shape: a JaggedShape or a DataSlice.
+  dim: the dimension.
+
+Examples:
+  >>> shape = kd.shapes.new(2, [3, 1], [1, 2, 0, 2])
+  >>> kd.shapes.dim_mapping(shape, 1)
+  DataSlice([[0, 0, 0], [1]], schema: INT64, present: 4/4)
+  >>> kd.shapes.dim_mapping(shape, -1)
+  DataSlice([[[0], [1, 1], []], [[3, 3]]], schema: INT64, present: 5/5)"#,
+        dim_mapping,
+    );
+    r.add(
+        "kd.slices.get_ndim",
+        &["kd.get_ndim"],
+        "x",
+        r#"Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem.
+
+A DataItem has 0 dimensions.
+
+Args:
+  x: a DataSlice.
+
+Examples:
+  >>> kd.get_ndim(kd.slice([[1, 2], [3]]))
+  DataItem(2, schema: INT64)
+  >>> kd.get_ndim(kd.item('a'))
+  DataItem(0, schema: INT64)"#,
+        |a| int64_item(a.slice("x")?.rank() as i64),
+    );
+}
+
+fn register_reshaping(r: &mut Registry) {
+    r.add_value(
+        "kd.shapes.reshape",
+        &["kd.reshape"],
+        "x, shape",
+        r#"Returns `x` with the same items, in the same order, under `shape`.
+
+`shape` is a JaggedShape, or a tuple of dimensions as `kd.shapes.new`
+takes them (ints, lists or DataSlices of sizes); one of them may be -1,
+a uniform dimension whose size is inferred. Its size must equal the
+number of items of `x`, or it raises.
+
+Args:
+  x: a DataSlice.
+  shape: a JaggedShape or a tuple of dimensions.
+
+Examples:
+  >>> kd.reshape(kd.slice([1, 2, 3, 4]), kd.shapes.new(2, 2))
+  DataSlice([[1, 2], [3, 4]], schema: INT32, present: 4/4)
+  >>> kd.reshape(kd.slice([[1, 2], [3]]), (3,))
+  DataSlice([1, 2, 3], schema: INT32, present: 3/3)
+  >>> kd.reshape(kd.slice([1, 2, 3, 4, 5, 6]), (-1, 3))
+  DataSlice([[1, 2, 3], [4, 5, 6]], schema: INT32, present: 6/6)
+  >>> kd.reshape(kd.slice([1, 2, 3]), kd.shapes.new(2, 2))
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.shapes.reshape: shape size must be compatible with number of items: shape_size=4 != items_size=3"#,
+        reshape,
+    );
+    r.boxing("kd.shapes.reshape", Boxing::Tuples);
+    r.add_value(
+        "kd.shapes.reshape_as",
+        &["kd.reshape_as"],
+        "x, shape_from",
+        r#"Returns `x` with the same items, in the same order, in the shape of `shape_from`.
+
+`shape_from` must have as many items as `x` (missing ones included), or
+it raises.
+
+Args:
+  x: a DataSlice.
+  shape_from: a DataSlice whose shape to use.
+
+Examples:
+  >>> kd.reshape_as(kd.slice([1, 2, 3]), kd.slice([['a', 'b'], ['c']]))
+  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)
+  >>> kd.reshape_as(kd.slice([[1], [2]]), kd.slice([None, 'x']))
+  DataSlice([1, 2], schema: INT32, present: 2/2)"#,
+        |a| reshaped(a.op_name(), a.slice("x")?, a.slice("shape_from")?.shape().clone()),
+    );
+    r.add_value(
+        "kd.shapes.flatten",
+        &["kd.flatten"],
+        "x, from_dim=0, to_dim=unspecified",
+        r#"Returns `x` with dimensions `[from_dim:to_dim]` merged into one (no data copy).
+
+Negative dims count from the end; `from_dim == to_dim` inserts a unit
+dimension there. `x` may also be a JaggedShape, which flattens to a
+JaggedShape.
+
+Args:
+  x: a DataSlice or a JaggedShape.
+  from_dim: the first dimension to merge (0 by default).
+  to_dim: the dimension after the last one to merge (all by default).
+
+Examples:
+  >>> kd.flatten(kd.slice([[1, 2], [3]]))
+  DataSlice([1, 2, 3], schema: INT32, present: 3/3)
+  >>> kd.flatten(kd.slice([[1, 2], [3]]), 1, 1)
+  DataSlice([[[1, 2]], [[3]]], schema: INT32, present: 3/3)
+  >>> kd.flatten(kd.shapes.new(2, [2, 1]))
+  JaggedShape(3)"#,
+        flatten,
+    );
+    r.add_value(
+        "kd.shapes.flatten_end",
+        &["kd.flatten_end"],
+        "x, n_times=1",
+        r#"Returns `x` with its last `n_times + 1` dimensions merged into one.
+
+The result has `n_times` fewer dimensions; `n_times=0` returns `x` as it
+is. The items are not copied.
+
+Args:
+  x: a DataSlice.
+  n_times: how many dimensions to remove, counting from the end (1 by
+    default).
+
+Examples:
+  >>> x = kd.slice([[[1, 2], [3]], [[4]]])
+  >>> kd.shapes.flatten_end(x)
+  DataSlice([[1, 2, 3], [4]], schema: INT32, present: 4/4)
+  >>> kd.shapes.flatten_end(x, n_times=2)
+  DataSlice([1, 2, 3, 4], schema: INT32, present: 4/4)"#,
+        flatten_end,
+    );
+}
+
+fn register_expanding(r: &mut Registry) {
+    r.add(
+        "kd.shapes.expand_to_shape",
+        &["kd.expand_to_shape"],
+        "x, shape, ndim=unspecified",
+        r#"Expands `x` to `shape` by prefix broadcasting.
+
+`shape` must start with the shape of `x`; with `ndim`, the last `ndim`
+dimensions of `x` are kept and travel with each item.
+
+Args:
+  x: a DataSlice.
+  shape: a JaggedShape.
+  ndim: how many trailing dimensions of `x` travel with each item (0 by
+    default).
+
+Examples:
+  >>> kd.shapes.expand_to_shape(kd.slice(['a', 'b']), kd.shapes.new(2, 3))
+  DataSlice([['a', 'a', 'a'], ['b', 'b', 'b']], schema: STRING, present: 6/6)"#,
+        expand_to_shape,
+    );
+    r.add(
+        "kd.shapes.is_expandable_to_shape",
+        &[],
+        "x, target_shape, ndim=unspecified",
+        r#"Returns `kd.present` if `x` can be expanded to `target_shape`, else `kd.missing`.
+
+This is whether `kd.shapes.expand_to_shape(x, target_shape, ndim)`
+would succeed: the shape of `x` (without its last `ndim` dimensions)
+must be a prefix of `target_shape`.
+
+Args:
+  x: a DataSlice.
+  target_shape: a JaggedShape.
+  ndim: how many trailing dimensions of `x` travel with each item (0 by
+    default).
+
+Examples:
+  >>> shape = kd.shapes.new(2, [2, 1])
+  >>> kd.shapes.is_expandable_to_shape(kd.slice([1, 2]), shape)
+  DataItem(present, schema: MASK)
+  >>> kd.shapes.is_expandable_to_shape(kd.slice([1, 2, 3]), shape)
+  DataItem(missing, schema: MASK)
+  >>> kd.shapes.is_expandable_to_shape(kd.slice([[1, 2], [3]]), kd.shapes.new(2), ndim=1)
+  DataItem(present, schema: MASK)"#,
+        is_expandable_to_shape,
+    );
+    r.bag_rule("kd.shapes.is_expandable_to_shape", BagRule::Drop);
+    r.add(
+        "kd.slices.expand_to",
+        &["kd.expand_to"],
+        "x, target, ndim=unspecified",
+        r#"Expands `x` to the shape of `target` (prefix broadcasting).
+
+The shape of `x` (without its last `ndim` dimensions) must be a prefix of
+the shape of `target`; each item is repeated for the items under it.
+
+Args:
+  x: a DataSlice.
+  target: the DataSlice whose shape to expand to.
+  ndim: how many trailing dimensions of `x` travel with each item (0 by
+    default).
+
+Examples:
+  >>> kd.expand_to(kd.slice(['q1', 'q2']), kd.slice([['d1', 'd2'], ['d3']]))
+  DataSlice([['q1', 'q1'], ['q2']], schema: STRING, present: 3/3)"#,
+        |a: &Args<'_>| -> Result<DataSlice> { expand(a.op_name(), a.slice("x")?, a.slice("target")?.shape(), ndim_arg(a)?) },
+    );
+    r.add_value(
+        "kd.slices.align",
+        &["kd.align"],
+        "*args",
+        r#"Expands the given DataSlices to one common shape.
+
+Every argument is expanded to the shape of the argument with the most
+dimensions, so each shape must be a prefix of that one (a DataItem fits any
+shape); otherwise ValueError is raised. Python values are boxed first. The
+result is a tuple with one DataSlice per argument, in order.
+
+Args:
+  *args: DataSlices (or Python values) to align.
+
+Examples:
+  >>> x, y = kd.align(kd.slice([[1, 2], [3]]), kd.slice([10, 20]))
+  >>> y
+  DataSlice([[10, 10], [20]], schema: INT32, present: 3/3)
+  >>> kd.align(kd.item('a'), kd.slice([1, 2]))
+  (DataSlice(['a', 'a'], schema: STRING, present: 2/2), DataSlice([1, 2], schema: INT32, present: 2/2))"#,
+        align,
+    );
+}

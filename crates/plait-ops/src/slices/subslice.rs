@@ -1,0 +1,76 @@
+//! `kd.subslice(x, *slices)`: the registry entry over
+//! `plait_core::subslice`, its keys given as values (integer items,
+//! DataSlices, ranges `start:stop` and `...`).
+
+use plait_core::subslice::{SliceArg, subslice};
+use plait_core::{DataSlice, Error, Result, ScalarRef};
+
+use crate::registry::{Args, Boxing, Registry, Value};
+
+/// An integer item (a key or a range bound).
+fn int_item(x: &DataSlice) -> Option<i64> {
+    match (x.is_item(), x.get(0)) {
+        (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
+        (true, Some(ScalarRef::Int64(v))) => Some(v),
+        _ => None,
+    }
+}
+
+/// Key `position` as the core's slicing argument.
+fn key(op: &str, position: usize, v: &Value) -> Result<SliceArg> {
+    let bound = |b: &Option<DataSlice>| -> Result<Option<i64>> {
+        b.as_ref()
+            .map(|x| {
+                int_item(x).ok_or_else(|| {
+                    Error::type_error(op, format!("slicing argument at position {position}: bounds must be integers, got {}", crate::describe(x)))
+                })
+            })
+            .transpose()
+    };
+    match v {
+        Value::Ellipsis => Ok(SliceArg::Ellipsis),
+        Value::Range { start, stop } => Ok(SliceArg::Range { start: bound(start)?, stop: bound(stop)? }),
+        Value::Slice(x) => Ok(int_item(x).map_or_else(|| SliceArg::Slice(x.clone()), SliceArg::Index)),
+        other => Err(Error::type_error(
+            op,
+            format!("slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}", other.describe()),
+        )),
+    }
+}
+
+fn kernel(a: &Args<'_>) -> Result<Value> {
+    let keys = a.var_args().iter().enumerate().map(|(i, v)| key(a.op_name(), i, v)).collect::<Result<Vec<_>>>()?;
+    subslice(a.slice("x")?, &keys).map(Value::Slice)
+}
+
+pub(super) fn register(r: &mut Registry) {
+    r.add_value(
+        "kd.slices.subslice",
+        &["kd.subslice"],
+        "x, *slices",
+        r#"Returns the items of x chosen by one slicing argument per dimension.
+
+Each argument applies to one dimension of x: an integer takes one item (and
+removes the dimension; negative counts from the end, out of range gives
+missing), a DataSlice of integers takes several, and a Python slice takes a
+range. An Ellipsis (`...`) stands for all the dimensions not given; without
+one, the arguments apply to the last dimensions. `x.S[...]` is the same.
+
+Args:
+  x: the DataSlice to slice.
+  *slices: the slicing arguments, at most one per dimension of x.
+
+Examples:
+  >>> x = kd.slice([[1, 2, 3], [4, 5]])
+  >>> kd.subslice(x, -1)
+  DataSlice([3, 5], schema: INT32, present: 2/2)
+  >>> kd.subslice(x, 1, ...)
+  DataSlice([4, 5], schema: INT32, present: 2/2)
+  >>> kd.subslice(x, slice(1, None))
+  DataSlice([[2, 3], [5]], schema: INT32, present: 3/3)
+  >>> kd.subslice(x, kd.slice([[0, 2], [1]]))
+  DataSlice([[1, 3], [5]], schema: INT32, present: 3/3)"#,
+        kernel,
+    );
+    r.boxing("kd.slices.subslice", Boxing::Keys);
+}
