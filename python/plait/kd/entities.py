@@ -46,34 +46,3 @@ def uu(seed=None, *, schema=None, overwrite_schema=False, **attrs):
     if schema is None:
         schema = _OPERATORS["kd.schema.uu_schema"](seed=seed, **{name: v.get_schema() for name, v in attrs.items()})
     return _OPERATORS["kd.entities.new"](schema=schema, overwrite_schema=overwrite_schema, itemid=itemid, **attrs)
-
-
-def strict_new(*, schema, overwrite_schema=False, itemid=None, **attrs):
-    """Returns new entities of `schema`, refusing attributes it does not declare.
-
-    Like `kd.new(schema=schema, ...)`, but an attribute missing from the
-    schema raises instead of being added to it. Declared attributes that are
-    not given stay missing. The attribute values broadcast together.
-
-    Args:
-      schema: the entity schema of the result.
-      overwrite_schema: whether to replace the schema of an attribute whose
-        value has another schema.
-      itemid: ITEMIDs to use for the entities.
-      **attrs: the attribute values.
-
-    Examples:
-      >>> s = kd.named_schema('Point', x=kd.INT32, y=kd.INT32)
-      >>> kd.entities.strict_new(x=kd.slice([1, 2]), schema=s)
-      DataSlice([Entity(x=1, y=None), Entity(x=2, y=None)], schema: Point(x=INT32, y=INT32), present: 2/2, bag_id: $...)
-      >>> kd.entities.strict_new(x=1, z=2, schema=s)
-      Traceback (most recent call last):
-      ...
-      ValueError: cannot create a new entity with attribute 'z' not defined in the schema
-    """
-    declared = set(_plait.get_attr_names(schema, intersection=True))
-    for name in attrs:
-        if name not in declared:
-            raise ValueError(f"cannot create a new entity with attribute '{name}' not defined in the schema")
-    options = {"itemid": itemid} if itemid is not None else {}
-    return _OPERATORS["kd.entities.new"](schema=schema, overwrite_schema=overwrite_schema, **options, **attrs)

@@ -232,6 +232,46 @@ Examples:
         },
     );
     r.add(
+        "kd.entities.strict_new",
+        &["kd.strict_new"],
+        "*, schema, overwrite_schema=False, itemid=None, **attrs",
+        r#"Returns new entities of `schema`, refusing attributes it does not declare.
+
+Like `kd.new(schema=schema, ...)`, but an attribute missing from the
+schema raises instead of being added to it. Declared attributes that are
+not given stay missing. The attribute values broadcast together.
+
+Args:
+  schema: the entity schema of the result.
+  overwrite_schema: whether to replace the schema of an attribute whose
+    value has another schema.
+  itemid: ITEMIDs to use for the entities.
+  **attrs: the attribute values.
+
+Examples:
+  >>> s = kd.named_schema('Point', x=kd.INT32, y=kd.INT32)
+  >>> kd.entities.strict_new(x=kd.slice([1, 2]), schema=s)
+  DataSlice([Entity(x=1, y=None), Entity(x=2, y=None)], schema: Point(x=INT32, y=INT32), present: 2/2, bag_id: $...)
+  >>> kd.entities.strict_new(x=1, z=2, schema=s)
+  Traceback (most recent call last):
+  ...
+  ValueError: cannot create a new entity with attribute 'z' not defined in the schema"#,
+        |a| {
+            let schema = a.slice("schema")?;
+            let declared = super::access::attr_names(schema, true)?;
+            let attrs = a.named_slices()?;
+            if let Some((name, _)) = attrs.iter().find(|(name, _)| !declared.contains(name)) {
+                // Koda's message, without the operator's name.
+                return Err(Error::new(
+                    plait_core::ErrorKind::Value,
+                    format!("cannot create a new entity with attribute '{name}' not defined in the schema"),
+                ));
+            }
+            let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
+            new(&attrs, SchemaArg::Given(schema), a.bool("overwrite_schema")?, itemid, None)
+        },
+    );
+    r.add(
         "kd.objs.new",
         &["kd.obj"],
         "arg=unspecified, /, *, itemid=None, **attrs",
