@@ -4,8 +4,7 @@ with `kd.if_` called on items, `kd.while_` of 10k rounds, and saving and
 loading a functor of 200 operations."""
 
 from bench_common import on_both
-
-N_OPS = 200
+from workloads_functor import N_TRACE_OPS as N_OPS, long_function
 
 
 def mapped(kd):
@@ -23,13 +22,7 @@ def looping(kd):
 
 
 def long_functor(kd):
-    def f(x, y):
-        e = x
-        for i in range(N_OPS // 2):
-            e = e * y + i if i % 2 else kd.math.maximum(e - y, x)
-        return e
-
-    return kd.fn(f)
+    return kd.fn(long_function(kd))
 
 
 def workloads(scale, pkd, kkd):

@@ -220,7 +220,10 @@ impl Eq for JaggedShape {}
 impl JaggedShape {
     /// The shape of a DataItem: rank 0, one item.
     pub fn scalar() -> JaggedShape {
-        JaggedShape { edges: Arc::from(Vec::new()) }
+        // One shared empty edge list: DataItems are made per item in loops
+        // (`kd.map`), and each would allocate its own.
+        static NO_EDGES: std::sync::OnceLock<Arc<[Edge]>> = std::sync::OnceLock::new();
+        JaggedShape { edges: NO_EDGES.get_or_init(|| Arc::from(Vec::new())).clone() }
     }
 
     /// A one-dimensional shape of `n` items.

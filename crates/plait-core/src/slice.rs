@@ -5,7 +5,7 @@
 //! their attributes.
 
 use crate::bag::DataBag;
-use crate::column::{ScalarRef, SliceBuilder, SliceData};
+use crate::column::{Column, ScalarRef, SliceBuilder, SliceData, Values};
 use crate::error::{Error, Result};
 use crate::schema::Schema;
 use crate::shape::JaggedShape;
@@ -42,9 +42,22 @@ impl DataSlice {
 
     /// A DataItem holding `value` (or missing) with `schema`.
     pub fn item(value: Option<ScalarRef<'_>>, schema: Schema) -> Result<DataSlice> {
-        let mut builder = SliceBuilder::new();
-        builder.push(value);
-        DataSlice::new(JaggedShape::scalar(), builder.finish(), schema)
+        // Numbers and missing items directly (loops such as `kd.map` make
+        // DataItems per item); other values through a builder.
+        let number = |values: Values| SliceData::from_column(Column::new(values, None));
+        let data = match value {
+            None => SliceData::missing(1),
+            Some(ScalarRef::Int32(v)) => number(Values::Int32(vec![v].into())),
+            Some(ScalarRef::Int64(v)) => number(Values::Int64(vec![v].into())),
+            Some(ScalarRef::Float32(v)) => number(Values::Float32(vec![v].into())),
+            Some(ScalarRef::Float64(v)) => number(Values::Float64(vec![v].into())),
+            Some(other) => {
+                let mut builder = SliceBuilder::new();
+                builder.push(Some(other));
+                builder.finish()
+            }
+        };
+        DataSlice::new(JaggedShape::scalar(), data, schema)
     }
 
     /// A slice of `shape` whose items are all missing, with `schema`.

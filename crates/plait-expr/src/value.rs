@@ -131,7 +131,7 @@ impl ExprValue {
             ExprValue::Data(Value::Range { start, stop }) => {
                 h.write_str("range");
                 for bound in [start, stop] {
-                    h.write_bytes(&bound.clone().map_or(0, |b| ExprValue::slice(b).fingerprint()).to_le_bytes());
+                    h.write_bytes(&bound.clone().map_or(0, |b| ExprValue::slice(*b).fingerprint()).to_le_bytes());
                 }
             }
             ExprValue::Data(Value::Ellipsis) => h.write_str("ellipsis"),
@@ -203,5 +203,14 @@ impl From<Value> for ExprValue {
             Value::Tuple(items) => ExprValue::tuple(items.into_iter().map(ExprValue::from).collect()),
             v => ExprValue::Data(v),
         }
+    }
+}
+#[cfg(test)]
+mod tests {
+    /// A value is moved at every step of an evaluation: it stays the size
+    /// of a DataSlice and its tag.
+    #[test]
+    fn values_stay_small() {
+        assert!(std::mem::size_of::<super::ExprValue>() <= std::mem::size_of::<plait_core::DataSlice>() + 8);
     }
 }

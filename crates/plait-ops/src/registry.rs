@@ -26,9 +26,11 @@ pub enum Value {
     Tuple(Vec<Value>),
     /// A Python slice `start:stop` (integer items or none) and `...`: the
     /// keys of `kd.subslice`.
+    /// (Boxed: a value is moved at every step of an evaluation, and the
+    /// common ones are a DataSlice's size.)
     Range {
-        start: Option<DataSlice>,
-        stop: Option<DataSlice>,
+        start: Option<Box<DataSlice>>,
+        stop: Option<Box<DataSlice>>,
     },
     Ellipsis,
 }
@@ -56,7 +58,7 @@ impl Value {
 
     /// A subslice key as Python writes it: `DataItem(1, schema: INT32):`, `...`.
     pub fn key_text(&self) -> String {
-        let bound = |b: &Option<DataSlice>| b.as_ref().map(describe).unwrap_or_default();
+        let bound = |b: &Option<Box<DataSlice>>| b.as_deref().map(describe).unwrap_or_default();
         match self {
             Value::Range { start, stop } => format!("{}:{}", bound(start), bound(stop)),
             Value::Ellipsis => "...".to_string(),

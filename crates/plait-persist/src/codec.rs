@@ -938,8 +938,8 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
                     tag => Err(corrupt(format!("unknown range bound tag {tag}"))),
                 }
             };
-            let start = bound()?;
-            let stop = bound()?;
+            let start = bound()?.map(Box::new);
+            let stop = bound()?.map(Box::new);
             ExprValue::Data(Value::Range { start, stop })
         }
         6 => ExprValue::Data(Value::Ellipsis),

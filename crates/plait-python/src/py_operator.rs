@@ -79,7 +79,7 @@ pub fn key_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
         let v = s.getattr(name)?;
         if v.is_none() { Ok(None) } else { Ok(Some(box_item(op, &v, None)?)) }
     };
-    Ok(Value::Range { start: bound("start")?, stop: bound("stop")? })
+    Ok(Value::Range { start: bound("start")?.map(Box::new), stop: bound("stop")?.map(Box::new) })
 }
 
 /// A DataSlice operand of a Python operator (`x + 1`): boxed like
@@ -111,7 +111,7 @@ pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
             Ok(PyTuple::new(py, items)?.into_any().unbind())
         }
         Value::Range { start, stop } => {
-            let bound = |b: Option<DataSlice>| b.map_or_else(|| Ok(py.None()), |b| wrap(py, b));
+            let bound = |b: Option<Box<DataSlice>>| b.map_or_else(|| Ok(py.None()), |b| wrap(py, *b));
             Ok(py.get_type::<PySlice>().call1((bound(start)?, bound(stop)?))?.unbind())
         }
         Value::Ellipsis => Ok(py.Ellipsis()),

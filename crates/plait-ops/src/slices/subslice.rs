@@ -18,8 +18,8 @@ fn int_item(x: &DataSlice) -> Option<i64> {
 
 /// Key `position` as the core's slicing argument.
 fn key(op: &str, position: usize, v: &Value) -> Result<SliceArg> {
-    let bound = |b: &Option<DataSlice>| -> Result<Option<i64>> {
-        b.as_ref()
+    let bound = |b: &Option<Box<DataSlice>>| -> Result<Option<i64>> {
+        b.as_deref()
             .map(|x| {
                 int_item(x).ok_or_else(|| {
                     Error::type_error(op, format!("slicing argument at position {position}: bounds must be integers, got {}", crate::describe(x)))
