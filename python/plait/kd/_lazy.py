@@ -6,10 +6,13 @@ Every operator of `kd` has three forms:
 * `kd.<ns>.<op>` computes, except inside tracing (`kd.expr.tracing()`,
   used by `kd.optools.as_lambda_operator` and functors), where it builds.
 
-Rust operators decide in Rust (one thread-local flag read per call). The
-operators written in Python (`kd.attrs`, `kd.from_py`, ...) become
-Python-function operators for their lazy form, and their `kd.` names get a
-small wrapper that checks the flag.
+Registry operators decide in Rust (one thread-local flag read per call);
+the builtins of `plait-expr` (`kd.if_`, `kd.map`, ...) through their forms
+in `_builtins.py`. Python glue marked `traced_through` (`kd.dict`,
+`kd.select`, ...) runs as it is inside tracing, its registry operators
+building the nodes. The few other functions written in Python
+(`kd.from_py`, ...) become Python-function operators for their lazy form,
+and their `kd.` names get a small wrapper that checks the flag.
 """
 
 import functools
@@ -25,7 +28,7 @@ NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
-                  # Functor construction runs now, even inside tracing; kd.call decides in Rust.
+                  # Functor construction runs now, even inside tracing.
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "is_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
 # Helpers of the namespace modules that are not operators.
