@@ -154,6 +154,22 @@ impl PyDataSlice {
         Ok(h.finish() >> 1)
     }
 
+    /// Whether `other` is this very slice: the same schema, shape and items
+    /// (ids as they are) reading the same bag (`kd.testing.assert_equal`).
+    fn _identical(&self, other: PyRef<'_, PyDataSlice>) -> bool {
+        let (a, b) = (&self.inner, &other.inner);
+        let same_item = |i: usize| match (a.get(i), b.get(i)) {
+            // NaN is itself here: the same bits are the same item.
+            (Some(ScalarRef::Float32(x)), Some(ScalarRef::Float32(y))) => x.to_bits() == y.to_bits(),
+            (Some(ScalarRef::Float64(x)), Some(ScalarRef::Float64(y))) => x.to_bits() == y.to_bits(),
+            (x, y) => x == y,
+        };
+        a.schema() == b.schema()
+            && a.shape() == b.shape()
+            && a.bag().map(|bag| bag.id()) == b.bag().map(|bag| bag.id())
+            && (0..a.size()).all(same_item)
+    }
+
     /// A number equal for slices of equal content: schema, shape and
     /// values, with entities, objects, lists and dicts counted by what is
     /// reachable from them (so a functor keeps it when saved and loaded,

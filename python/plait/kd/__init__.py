@@ -41,6 +41,7 @@ from plait.kd import iterables
 from plait.kd import assertion
 from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
+from plait.kd import testing
 from plait.kd import progress
 from plait.kd.assertion import check_inputs, check_output
 

@@ -26,6 +26,7 @@ from plait.kd import schema as schema
 from plait.kd import shapes as shapes
 from plait.kd import slices as slices
 from plait.kd import strings as strings
+from plait.kd import testing as testing
 from plait.kd import tuples as tuples
 from plait.kd import types as types
 from plait.kd import vis as vis

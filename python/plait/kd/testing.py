@@ -1,0 +1,250 @@
+"""`kd.testing`: assertions for tests of Koda data, as Koda's `kd.testing`.
+
+They raise `AssertionError` with both values in the message, so a user's
+test suite that calls them moves to plait with the import. They compare
+Python objects (DataSlices, DataBags, shapes, expressions) and are test
+utilities, not operators: they are Python by nature.
+"""
+
+import math as _math
+
+from plait import _plait
+
+__all__ = ["assert_allclose", "assert_dicts_keys_equal", "assert_dicts_values_equal", "assert_equal", "assert_equivalent",
+           "assert_not_equal", "assert_unordered_equal"]
+
+
+def _kd():
+    from plait import kd
+
+    return kd
+
+
+def _text(x):
+    """A value as the messages show it (slices with their shapes)."""
+    if isinstance(x, _plait.DataSlice) and not x.is_item():
+        return f"{repr(x)[:-1]}, shape: {x.get_shape()!r})"
+    return repr(x)
+
+
+def _kind(x):
+    kd = _kd()
+    for kind, name in ((_plait.DataSlice, "DataSlices"), (kd.types.DataBag, "DataBags"), (kd.types.JaggedShape, "JaggedShapes"),
+                       (kd.expr.Expr, "Exprs")):
+        if isinstance(x, kind):
+            return name
+    if x is None:
+        return "None"
+    raise TypeError(f"`actual_value` must be a DataSlice, a DataBag, a JaggedShape, an Expr or None, got {type(x)}")
+
+
+def _equal(actual, expected):
+    """Whether the two values are the same: for DataSlices the same schema,
+    shape, items and bag; for expressions the same structure."""
+    kd = _kd()
+    if type(actual) is not type(expected) and _kind(actual) != _kind(expected):
+        return False
+    if isinstance(actual, _plait.DataSlice):
+        return actual._identical(expected)
+    if isinstance(actual, kd.expr.Expr):
+        return actual.fingerprint == expected.fingerprint
+    if actual is None:
+        return True
+    return actual == expected
+
+
+def _report(title, actual, expected, msg):
+    if msg is not None:
+        return msg
+    return f"{title}:\n\n  actual:\n    {_text(actual)}\n  expected:\n    {_text(expected)}"
+
+
+def assert_equal(actual_value, expected_value, *, msg=None):
+    """Asserts that the two values are the same: DataSlices of the same schema, shape and items reading the same DataBag.
+
+    Entities are compared by their ids and the bag by its identity (use
+    `assert_equivalent` to compare what the items hold). Expressions are
+    compared by structure, DataBags by identity, shapes by their sizes.
+
+    Args:
+      actual_value: a DataSlice, DataBag, JaggedShape, Expr or None.
+      expected_value: the value it must be.
+      msg: the message of the AssertionError, instead of the default one.
+
+    Examples:
+      >>> kd.testing.assert_equal(kd.slice([1, 2]), kd.slice([1, 2]))
+      >>> kd.testing.assert_equal(kd.slice([1, 2]), kd.slice([1, 2], kd.INT64))
+      Traceback (most recent call last):
+      ...
+      AssertionError: DataSlices are not equal:
+      ...
+    """
+    _kind(actual_value)
+    if not _equal(actual_value, expected_value):
+        raise AssertionError(_report(f"{_kind(actual_value)} are not equal", actual_value, expected_value, msg))
+
+
+def assert_not_equal(actual_value, expected_value, *, msg=None):
+    """Asserts that the two values are not the same (see `assert_equal`).
+
+    Args:
+      actual_value: a DataSlice, DataBag, JaggedShape, Expr or None.
+      expected_value: the value it must not be.
+      msg: the message of the AssertionError, instead of the default one.
+
+    Examples:
+      >>> kd.testing.assert_not_equal(kd.slice([1, 2]), kd.slice([1, 3]))
+    """
+    _kind(actual_value)
+    if _equal(actual_value, expected_value):
+        raise AssertionError(_report(f"{_kind(actual_value)} are equal", actual_value, expected_value, msg))
+
+
+def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equality=None, schemas_equality=None, msg=None):
+    """Asserts that the two values hold the same data, whatever their ids and bags.
+
+    DataSlices are equivalent when they have the same shape and their items
+    hold the same values, entities, objects, lists and dicts being compared
+    by what is reachable from them (their `DataSlice.fingerprint`). As in
+    Koda, an explicit entity schema counts by its id (two `kd.new(a=1)` have
+    different schemas) unless `schemas_equality=False`; implicit schemas of
+    objects, named and uu schemas compare equal when their content does.
+    With `ids_equality=True` the ids must be the same too; with
+    `partial=True`, `actual_value` may hold more attributes than
+    `expected_value`.
+
+    Args:
+      actual_value: a DataSlice, DataBag, JaggedShape, Expr or None.
+      expected_value: the value it must be equivalent to.
+      partial: whether `actual_value` may have attributes `expected_value`
+        lacks.
+      ids_equality: whether the ids of entities must be the same.
+      schemas_equality: whether explicit entity schemas must be the same
+        schema (by id); True unless False is given.
+      msg: the message of the AssertionError, instead of the default one.
+
+    Examples:
+      >>> kd.testing.assert_equivalent(kd.obj(a=1), kd.obj(a=1))
+      >>> kd.testing.assert_equivalent(kd.new(a=1), kd.new(a=1), schemas_equality=False)
+      >>> kd.testing.assert_equivalent(kd.obj(a=1), kd.obj(a=2))
+      Traceback (most recent call last):
+      ...
+      AssertionError: DataSlices are not equivalent:
+      ...
+    """
+    kd = _kd()
+    if not isinstance(actual_value, _plait.DataSlice) or not isinstance(expected_value, _plait.DataSlice):
+        return assert_equal(actual_value, expected_value, msg=msg)
+    actual = actual_value
+    if partial and actual.get_bag() is not None and expected_value.get_bag() is not None:
+        # Only the attributes the expected value has.
+        names = kd.dir(expected_value) if kd.is_entity(expected_value) or expected_value.get_schema() == kd.OBJECT else []
+        if names:
+            actual = kd.new(**{n: actual.get_attr(n) for n in names}, schema=expected_value.get_schema()) \
+                if kd.is_entity(expected_value) else kd.obj(**{n: actual.get_attr(n) for n in names})
+    same = (actual.get_shape() == expected_value.get_shape() and actual.fingerprint == expected_value.fingerprint)
+    if same and schemas_equality is not False and kd.schema.is_entity_schema(expected_value.get_schema()):
+        same = actual.get_schema().no_bag()._identical(expected_value.get_schema().no_bag())
+    if same and ids_equality:
+        same = bool(kd.full_equal(actual.no_bag(), expected_value.no_bag()))
+    if not same:
+        raise AssertionError(_report("DataSlices are not equivalent", actual_value, expected_value, msg))
+
+
+def _close(a, b, rtol, atol):
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, float) and isinstance(b, float) and _math.isnan(a) and _math.isnan(b):
+        return True
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+def assert_allclose(actual_value, expected_value, *, rtol=None, atol=0.0):
+    """Asserts that two numeric DataSlices have the same shape and close values.
+
+    Each item must satisfy `|actual - expected| <= atol + rtol * |expected|`
+    (missing where the other is missing). `rtol` defaults to 1e-6 for
+    FLOAT32 values and 1e-7 otherwise, as numpy's `assert_allclose`.
+
+    Args:
+      actual_value: a numeric DataSlice.
+      expected_value: the values it must be close to.
+      rtol: the relative tolerance.
+      atol: the absolute tolerance.
+
+    Examples:
+      >>> kd.testing.assert_allclose(kd.slice([1.0, 2.0]), kd.slice([1.0, 2.0000001]))
+      >>> kd.testing.assert_allclose(kd.slice([1.0, 2.0]), kd.slice([1.0, 2.1]))
+      Traceback (most recent call last):
+      ...
+      AssertionError: the values are not close up to the given tolerance:
+      ...
+    """
+    kd = _kd()
+    if rtol is None:
+        rtol = 1e-6 if kd.FLOAT32 in (actual_value.get_schema(), expected_value.get_schema()) else 1e-7
+    message = (f"the values are not close up to the given tolerance:\n\nactual: {_text(actual_value)}\n"
+               f"expected: {_text(expected_value)}")
+    if actual_value.get_shape() != expected_value.get_shape():
+        raise AssertionError(message)
+    actual, expected = actual_value.flatten().to_py(), expected_value.flatten().to_py()
+    if not all(_close(a, b, rtol, atol) for a, b in zip(actual, expected)):
+        raise AssertionError(message)
+
+
+def _sorted_items(x):
+    return sorted(x.flatten().to_py(), key=lambda v: (v is None, repr(type(v)), repr(v)))
+
+
+def assert_unordered_equal(actual_value, expected_value):
+    """Asserts that two DataSlices hold the same items in their last dimension, in any order.
+
+    The shapes must be the same; the items of each row are compared as
+    multisets.
+
+    Args:
+      actual_value: a DataSlice.
+      expected_value: the items it must hold.
+
+    Examples:
+      >>> kd.testing.assert_unordered_equal(kd.slice([1, 2]), kd.slice([2, 1]))
+      >>> kd.testing.assert_unordered_equal(kd.slice([[1, 2], [3]]), kd.slice([[2, 1], [3]]))
+    """
+    kd = _kd()
+    same = actual_value.get_shape() == expected_value.get_shape() and actual_value.get_schema() == expected_value.get_schema()
+    if same:
+        rank = actual_value.get_ndim().to_py()
+        if rank == 0:
+            same = actual_value._identical(expected_value)
+        else:
+            rows = zip(kd.implode(actual_value).flatten().L, kd.implode(expected_value).flatten().L) if rank > 1 \
+                else [(actual_value, expected_value)]
+            same = all(_sorted_items(a if rank == 1 else a[:]) == _sorted_items(b if rank == 1 else b[:]) for a, b in rows)
+    if not same:
+        raise AssertionError(f"Unordered DataSlice {_text(actual_value)} != {_text(expected_value)}")
+
+
+def assert_dicts_keys_equal(dicts, expected_keys):
+    """Asserts that the keys of each dict are `expected_keys` (one row per dict), in any order.
+
+    Args:
+      dicts: a DataSlice of dicts.
+      expected_keys: the keys, one more dimension than `dicts`.
+
+    Examples:
+      >>> kd.testing.assert_dicts_keys_equal(kd.dict({'a': 1, 'b': 2}), kd.slice(['b', 'a']))
+    """
+    assert_unordered_equal(_kd().get_keys(dicts).no_bag(), expected_keys.no_bag())
+
+
+def assert_dicts_values_equal(dicts, expected_values):
+    """Asserts that the values of each dict are `expected_values` (one row per dict), in any order.
+
+    Args:
+      dicts: a DataSlice of dicts.
+      expected_values: the values, one more dimension than `dicts`.
+
+    Examples:
+      >>> kd.testing.assert_dicts_values_equal(kd.dict({'a': 1, 'b': 2}), kd.slice([2, 1]))
+    """
+    assert_unordered_equal(_kd().get_values(dicts).no_bag(), expected_values.no_bag())
