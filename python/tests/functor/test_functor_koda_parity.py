@@ -33,6 +33,14 @@ def test_map_result_has_the_common_schema_of_the_results():
         kd.map(kd.fn(lambda x: x.repeat(2)), kd.slice([1, 2]))
 
 
+def test_map_of_a_value_that_is_no_functor_names_it():
+    # Koda: the same message.
+    with pytest.raises(ValueError, match=r"^kd.functor.map: the first argument of kd.call must be a functor, got "
+                                         r"DataItem\(1, schema: INT32\)$"):
+        kd.map(kd.item(1), kd.slice([1]))
+    assert kd.map(kd.slice([kd.fn(I.x + 1), None]), x=kd.slice([1, 2])).to_py() == [2, None]
+
+
 def test_map_traces_a_python_function():
     assert repr(kd.map(lambda x: x + 1, kd.slice([1, 2]))) == "DataSlice([2, 3], schema: INT32, present: 2/2)"
     assert repr(kd.map(lambda x: x + 1, kd.slice([[1, 2], [3]]))) == \

@@ -305,17 +305,12 @@ fn item_of(x: &DataSlice, i: usize) -> Result<DataSlice> {
 fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let fns = slice_arg("fn", required(op, &mut args, 0)?)?;
     // Parameters: fn, *args, include_missing, **kwargs.
-    let include_missing = match take(&mut args, 2) {
-        None => false,
-        Some(v) => match &v {
-            ExprValue::Data(Value::Slice(x)) if x.is_item() => match x.get(0) {
-                Some(ScalarRef::Boolean(b)) => b,
-                None => false,
-                Some(_) => return Err(Error::type_error(MAP, format!("`include_missing` must be a BOOLEAN item, got {}", describe(&v)))),
-            },
-            _ => return Err(Error::type_error(MAP, format!("`include_missing` must be a BOOLEAN item, got {}", describe(&v)))),
-        },
-    };
+    let include_missing = take(&mut args, 2).map_or(Ok(false), |v| match &v {
+        ExprValue::Data(Value::Slice(x)) if x.is_item() && matches!(x.get(0), Some(ScalarRef::Boolean(_)) | None) => {
+            Ok(x.get(0) == Some(ScalarRef::Boolean(true)))
+        }
+        _ => Err(Error::type_error(MAP, format!("`include_missing` must be a BOOLEAN item, got {}", describe(&v)))),
+    })?;
     let n_positional = args.var_args.len();
     let mut names = Vec::with_capacity(args.var_kwargs.len());
     let mut inputs = vec![fns];
@@ -334,9 +329,14 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let mut progress = crate::host::Progress::start("kd.map", fns.size());
     for i in 0..fns.size() {
         progress.tick();
-        let Some(ScalarRef::ItemId(id)) = fns.get(i) else {
-            results.push_missing();
-            continue;
+        let id = match fns.get(i) {
+            None => {
+                results.push_missing();
+                continue;
+            }
+            Some(ScalarRef::ItemId(id)) => id,
+            // Not a functor: the error names it.
+            Some(_) => return Err(functor_arg(MAP, ExprValue::slice(item_of(fns, i)?)).expect_err("a primitive is no functor")),
         };
         if !include_missing && values.iter().any(|v| v.get(i).is_none()) {
             results.push_missing();
