@@ -304,6 +304,36 @@ impl ItemIterator {
     }
 }
 
+/// Python's number protocols, on DataItems: `[1, 2, 3][kd.item(1)]`,
+/// `int(x)`, `float(x)` as Koda gives them.
+#[pymethods]
+impl PyDataItem {
+    /// `seq[x]`, `range(x)`: a present INT32 or INT64 item is a Python index.
+    fn __index__(slf: &Bound<'_, Self>) -> PyResult<i64> {
+        let ds = &slf.as_super().get().inner;
+        match (ds.schema(), ds.get(0)) {
+            (Schema::Int32 | Schema::Int64, Some(ScalarRef::Int32(v))) => Ok(v as i64),
+            (Schema::Int32 | Schema::Int64, Some(ScalarRef::Int64(v))) => Ok(v),
+            _ => Err(value_error(
+                "DataItem.__index__",
+                format!("only INT32/INT64 DataItem can be used for indexing Python objects, got {}", plait_core::repr::repr_slice(ds)),
+            )),
+        }
+    }
+
+    /// `int(x)`: Python's `int` of the item's value (`int(kd.item('3'))` is 3).
+    fn __int__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let value = slf.call_method0("to_py")?;
+        Ok(slf.py().get_type::<pyo3::types::PyInt>().call1((value,))?.unbind())
+    }
+
+    /// `float(x)`: Python's `float` of the item's value.
+    fn __float__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        let value = slf.call_method0("to_py")?;
+        Ok(slf.py().get_type::<pyo3::types::PyFloat>().call1((value,))?.unbind())
+    }
+}
+
 /// Python's container protocols, on DataItems holding lists or dicts.
 #[pymethods]
 impl PyDataItem {

@@ -435,3 +435,21 @@ def test_multiprocessing_pool_with_fork():
     )
     sums = [n * (n - 1) for n in (500_000, 1_000_000, 2_000_000)]
     assert out.strip() == repr([(s, s) for s in sums])
+
+
+
+def test_items_are_python_numbers_where_python_asks():
+    # Koda: an INT32/INT64 item indexes Python sequences; int() and float()
+    # convert the item's value as Python would.
+    assert [1, 2, 3][kd.item(1)] == 2
+    assert [1, 2, 3][kd.int64(2)] == 3
+    assert list(range(kd.item(3))) == [0, 1, 2]
+    for bad in (kd.item(1.0), kd.item(None, kd.INT32), kd.item("1")):
+        with pytest.raises(ValueError, match="only INT32/INT64 DataItem can be used for indexing Python objects"):
+            [1, 2, 3][bad]
+    assert int(kd.item(7)) == 7 and int(kd.item(7.9)) == 7 and int(kd.item("3")) == 3 and int(kd.item(True)) == 1
+    assert float(kd.item(2)) == 2.0 and float(kd.item("2")) == 2.0
+    with pytest.raises(TypeError):
+        int(kd.item(None, kd.INT32))
+    with pytest.raises(TypeError):
+        int(kd.slice([1]))
