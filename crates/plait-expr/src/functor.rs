@@ -181,7 +181,7 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
 }
 
 /// Item `i` of a one-dimensional slice, as a DataItem with the slice's bag.
-fn item_at(x: &DataSlice, i: usize) -> Result<DataSlice> {
+pub(crate) fn item_at(x: &DataSlice, i: usize) -> Result<DataSlice> {
     // A primitive among objects is an item of its own type.
     let schema = match x.get(i) {
         Some(ScalarRef::ItemId(_)) | None => x.schema(),

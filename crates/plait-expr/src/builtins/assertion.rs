@@ -4,7 +4,7 @@
 use plait_core::{DataSlice, Error, ErrorKind, Result, ScalarRef, Schema};
 use plait_ops::registry::Value;
 
-use super::{required, take};
+use super::{required, slice_arg, take};
 use crate::functor;
 use crate::operator::{Builtin, BuiltinDef, CallArgs, text_item};
 use crate::value::ExprValue;
@@ -52,14 +52,6 @@ pub const DEFS: &[BuiltinDef] = &[
         role: Builtin::Other,
     },
 ];
-
-/// A DataSlice argument.
-fn slice_arg(op: &str, what: &str, v: ExprValue) -> Result<DataSlice> {
-    match v {
-        ExprValue::Data(Value::Slice(x)) => Ok(x),
-        other => Err(Error::type_error(op, format!("argument `{what}` must be a DataSlice, got {}", other.kind_name()))),
-    }
-}
 
 /// Whether DataItem `item` (narrowly castable to `schema`) is present.
 fn present(op: &str, item: &DataSlice, schema: Schema) -> Result<bool> {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use plait_core::{DataSlice, Error, ItemId, Result, ScalarRef, Schema};
 use plait_ops::registry::Value;
 
-use super::{call_backend, iterables::chain_items, required, take, type_name};
+use super::{call_backend, iterables::chain_items, required, slice_arg, take, type_name};
 use crate::functor::{self, Compiled};
 use crate::operator::{Builtin, BuiltinDef, CallArgs};
 use crate::value::{ExprValue, Iterable};
@@ -289,21 +289,13 @@ Examples:
   >>> kd.map(lambda x: kd.str(x), kd.slice([1, 2]))
   DataSlice(['1', '2'], schema: STRING, present: 2/2)";
 
-/// A DataSlice argument of `kd.map`.
-fn slice_arg(what: &str, v: ExprValue) -> Result<DataSlice> {
-    match v {
-        ExprValue::Data(Value::Slice(x)) => Ok(x),
-        other => Err(Error::type_error(MAP, format!("argument `{what}` must be a DataSlice, got {}", other.kind_name()))),
-    }
-}
-
 /// Item `i` of `x`, as the functor receives it: with `x`'s schema and bag.
 fn item_of(x: &DataSlice, i: usize) -> Result<DataSlice> {
     Ok(DataSlice::item(x.get(i), x.schema())?.with_bag(x.bag().cloned()))
 }
 
 fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
-    let fns = slice_arg("fn", required(op, &mut args, 0)?)?;
+    let fns = slice_arg(MAP, "fn", required(op, &mut args, 0)?)?;
     // Parameters: fn, *args, include_missing, **kwargs.
     let include_missing = take(&mut args, 2).map_or(Ok(false), |v| match &v {
         ExprValue::Data(Value::Slice(x)) if x.is_item() && matches!(x.get(0), Some(ScalarRef::Boolean(_)) | None) => {
@@ -315,10 +307,10 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let mut names = Vec::with_capacity(args.var_kwargs.len());
     let mut inputs = vec![fns];
     for (k, v) in args.var_args.into_iter().enumerate() {
-        inputs.push(slice_arg(&format!("args[{k}]"), v)?);
+        inputs.push(slice_arg(MAP, &format!("args[{k}]"), v)?);
     }
     for (name, v) in args.var_kwargs {
-        inputs.push(slice_arg(&name, v)?);
+        inputs.push(slice_arg(MAP, &name, v)?);
         names.push(name);
     }
     let refs: Vec<&DataSlice> = inputs.iter().collect();

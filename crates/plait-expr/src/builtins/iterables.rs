@@ -192,16 +192,7 @@ fn from_1d_slice(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     if x.rank() != 1 {
         return Err(Error::value(OP, format!("expected a 1-dimensional DataSlice, got rank {}", x.rank())));
     }
-    let items = (0..x.size())
-        .map(|i| {
-            // A primitive among objects is an item of its own type.
-            let schema = match x.get(i) {
-                Some(v) if x.schema() == Schema::Object && !matches!(v, ScalarRef::ItemId(_)) => v.dtype(),
-                _ => x.schema(),
-            };
-            Ok(ExprValue::slice(DataSlice::item(x.get(i), schema)?.with_bag(x.bag().cloned())))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let items = (0..x.size()).map(|i| crate::functor::item_at(&x, i).map(ExprValue::slice)).collect::<Result<Vec<_>>>()?;
     Ok(ExprValue::iterable(items, true))
 }
 

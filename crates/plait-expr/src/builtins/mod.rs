@@ -75,13 +75,17 @@ pub(crate) fn call_backend(name: &str, var_args: Vec<Value>, named: Vec<(&str, V
     }
 }
 
-/// [`call_backend`] of an operator whose result may be any value.
+/// [`call_backend`] of an operator whose result may be any value: bound
+/// as any eager call is (defaults applied).
 pub(crate) fn call_backend_value(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<Value> {
     let op = plait_ops::registry::registry().get(name).ok_or_else(|| Error::internal(format!("{name} is not registered")))?;
-    let mut values: Vec<Option<Value>> = op.params.iter().map(|p| p.default.clone().flatten().map(Value::Slice)).collect();
-    for (param, value) in named {
-        let slot = op.params.iter().position(|p| p.name == param).ok_or_else(|| Error::internal(format!("{name} has no parameter {param}")))?;
-        values[slot] = Some(value);
+    op.call(var_args, named.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// A DataSlice argument `what` of operator `op`.
+pub(crate) fn slice_arg(op: &str, what: &str, v: ExprValue) -> Result<DataSlice> {
+    match v {
+        ExprValue::Data(Value::Slice(x)) => Ok(x),
+        other => Err(Error::type_error(op, format!("argument `{what}` must be a DataSlice, got {}", other.kind_name()))),
     }
-    op.call_bound(values, var_args, Vec::new())
 }
