@@ -55,7 +55,7 @@ fn attr(a: &Args<'_>) -> Result<Value> {
 
 fn with_merged_bag(a: &Args<'_>) -> Result<Value> {
     let ds = a.slice("ds")?;
-    let bag = ds.bag().ok_or_else(|| Error::value(a.op_name(), "expected a DataSlice with a DataBag, got one without"))?;
+    let bag = ds.bag().ok_or_else(|| Error::value(a.op_name(), "expect the DataSlice to have a DataBag attached"))?;
     slice_value(ds.clone().with_bag(Some(bag.merged())))
 }
 
@@ -292,7 +292,7 @@ Examples:
   >>> kd.with_merged_bag(kd.item(1))
   Traceback (most recent call last):
   ...
-  ValueError: kd.core.with_merged_bag: expected a DataSlice with a DataBag, got one without"#,
+  ValueError: kd.core.with_merged_bag: expect the DataSlice to have a DataBag attached"#,
         with_merged_bag,
     );
 }

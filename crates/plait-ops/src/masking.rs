@@ -59,13 +59,25 @@ pub fn disjoint_coalesce(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     let aligned = align(op, &[x, y])?;
     let both = &aligned[0].data().present_bits() & &aligned[1].data().present_bits();
     if both.count_set_bits() > 0 {
-        let first = both.set_indices().next().expect("a set bit");
+        // Koda's text, then the overlapping positions and values (the first
+        // few: a message is read by a person).
+        const SHOWN: usize = 10;
+        let indices: Vec<usize> = both.set_indices().take(SHOWN + 1).collect();
+        let list = |texts: Vec<String>| {
+            let more = if texts.len() > SHOWN { ", ..." } else { "" };
+            format!("[{}{more}]", texts[..texts.len().min(SHOWN)].join(", "))
+        };
+        let values = |ds: &DataSlice| {
+            list(indices.iter().map(|&i| ds.get(i).map(plait_core::repr::item_text).unwrap_or_default()).collect())
+        };
         return Err(Error::value(
             op,
             format!(
-                "`x` and `y` cannot overlap, but both are present at flattened position {first} of the aligned inputs \
-                 ({} positions in all)",
-                both.count_set_bits()
+                "`x` and `y` cannot overlap, but found the following intersecting values for the flattened and aligned inputs:\n\n\
+                 intersecting indices: {}\nintersecting x-values: {}\nintersecting y-values: {}",
+                list(indices.iter().map(|i| i.to_string()).collect()),
+                values(&aligned[0]),
+                values(&aligned[1]),
             ),
         ));
     }

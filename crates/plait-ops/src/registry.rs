@@ -56,6 +56,19 @@ impl Value {
         }
     }
 
+    /// The name Koda gives the value's kind (its QType): `DATA_SLICE`,
+    /// `JAGGED_SHAPE`, `DATA_BAG`, `TUPLE`, `SLICE`, `ELLIPSIS`.
+    pub fn qtype_name(&self) -> &'static str {
+        match self {
+            Value::Slice(_) => "DATA_SLICE",
+            Value::Shape(_) => "JAGGED_SHAPE",
+            Value::Bag(_) => "DATA_BAG",
+            Value::Tuple(_) => "TUPLE",
+            Value::Range { .. } => "SLICE",
+            Value::Ellipsis => "ELLIPSIS",
+        }
+    }
+
     /// A subslice key as Python writes it: `DataItem(1, schema: INT32):`, `...`.
     pub fn key_text(&self) -> String {
         let bound = |b: &Option<Box<DataSlice>>| b.as_deref().map(describe).unwrap_or_default();

@@ -43,6 +43,9 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     thread_pool::configure()?;
     m.add_class::<py_slice::PyDataSlice>()?;
     m.add_class::<py_slice::PyDataItem>()?;
+    m.add_class::<py_slice::PyListItem>()?;
+    m.add_class::<py_slice::PyDictItem>()?;
+    m.add_class::<py_slice::PySchemaItem>()?;
     m.add_class::<py_slice::SlicingHelper>()?;
     m.add_class::<py_slice::ListView>()?;
     m.add_class::<py_slice::ItemIterator>()?;

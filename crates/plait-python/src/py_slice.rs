@@ -26,17 +26,51 @@ pub struct PyDataSlice {
 }
 
 /// A DataSlice of rank 0: a single item.
-#[pyclass(name = "DataItem", module = "plait.types", extends = PyDataSlice, frozen)]
+#[pyclass(name = "DataItem", module = "plait.types", extends = PyDataSlice, subclass, frozen)]
 pub struct PyDataItem;
 
-/// Wraps a slice as the Python class matching its rank.
+/// A DataItem holding a list (`kd.list([1, 2])`), as Koda's `ListItem`.
+#[pyclass(name = "ListItem", module = "plait.types", extends = PyDataItem, frozen)]
+pub struct PyListItem;
+
+/// A DataItem holding a dict (`kd.dict({'a': 1})`), as Koda's `DictItem`.
+#[pyclass(name = "DictItem", module = "plait.types", extends = PyDataItem, frozen)]
+pub struct PyDictItem;
+
+/// A DataItem of schema SCHEMA (`kd.INT32`, `kd.named_schema('x')`), as
+/// Koda's `SchemaItem`.
+#[pyclass(name = "SchemaItem", module = "plait.types", extends = PyDataItem, frozen)]
+pub struct PySchemaItem;
+
+/// Wraps a slice as the Python class Koda gives it: `DataSlice` for rank > 0;
+/// for an item, `SchemaItem` when its schema is SCHEMA, `ListItem` / `DictItem`
+/// when it holds a list / dict id (whatever its schema: OBJECT, ITEMID, ...),
+/// else `DataItem`.
 pub fn wrap(py: Python<'_>, ds: DataSlice) -> PyResult<Py<PyAny>> {
-    if ds.is_item() {
-        let init = PyClassInitializer::from(PyDataSlice { inner: ds }).add_subclass(PyDataItem);
-        Ok(Py::new(py, init)?.into_any())
-    } else {
-        Ok(Py::new(py, PyDataSlice { inner: ds })?.into_any())
+    if !ds.is_item() {
+        return Ok(Py::new(py, PyDataSlice { inner: ds })?.into_any());
     }
+    let kind = match (ds.schema(), ds.get(0)) {
+        (Schema::Schema, _) => ItemClass::Schema,
+        (_, Some(ScalarRef::ItemId(id))) if id.is_list() => ItemClass::List,
+        (_, Some(ScalarRef::ItemId(id))) if id.is_dict() => ItemClass::Dict,
+        _ => ItemClass::Plain,
+    };
+    let item = PyClassInitializer::from(PyDataSlice { inner: ds }).add_subclass(PyDataItem);
+    Ok(match kind {
+        ItemClass::Plain => Py::new(py, item)?.into_any(),
+        ItemClass::List => Py::new(py, item.add_subclass(PyListItem))?.into_any(),
+        ItemClass::Dict => Py::new(py, item.add_subclass(PyDictItem))?.into_any(),
+        ItemClass::Schema => Py::new(py, item.add_subclass(PySchemaItem))?.into_any(),
+    })
+}
+
+/// Which Python class `wrap` gives an item.
+enum ItemClass {
+    Plain,
+    List,
+    Dict,
+    Schema,
 }
 
 /// The schema held by a schema DataItem argument (e.g. `kd.INT32`).

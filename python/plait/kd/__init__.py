@@ -7,7 +7,7 @@ docs/differences.md for the few places where plait deliberately differs.
 import builtins
 
 from plait import _plait
-from plait.kd import schema, shapes, types
+from plait.kd import qtypes, schema, shapes, types
 from plait.kd.schema import (
     BOOLEAN,
     BYTES,

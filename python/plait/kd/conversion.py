@@ -64,10 +64,10 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
         missing (as None).
 
     Examples:
-      >>> kd.conversion.to_py(kd.dict({'a': kd.list([1, 2])}))
+      >>> kd.to_py(kd.dict({'a': kd.list([1, 2])}))
       {'a': [1, 2]}
       >>> x = kd.slice([kd.obj(a=1), kd.obj(a=None)])
-      >>> kd.conversion.to_py(x, obj_as_dict=True, include_missing_attrs=False)
+      >>> kd.to_py(x, obj_as_dict=True, include_missing_attrs=False)
       [{'a': 1}, {}]
     """
     if not _holds_ids(ds) or ds.get_bag() is None:

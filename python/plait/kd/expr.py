@@ -158,11 +158,31 @@ def trace_function(fn, leaf):
 
 
 def literal(value):
-    """An expression holding `value`.
+    """Returns an expression that holds `value` (a DataSlice, DataBag,
+    JaggedShape or iterable) as a constant.
 
-    >>> kd.expr.literal(1)
-    DataItem(1, schema: INT32)
+    Python values are not boxed here, as in Koda: box them first
+    (`kd.expr.literal(kd.item(1))`), or use `kd.expr.as_expr`, which does.
+
+    Args:
+      value: a plait value.
+
+    Examples:
+      >>> kd.expr.literal(kd.item(1))
+      DataItem(1, schema: INT32)
+      >>> kd.expr.literal(kd.shapes.new(2))
+      JaggedShape(2)
+      >>> kd.expr.literal(1)
+      Traceback (most recent call last):
+      ...
+      TypeError: `value` must be a QValue to be wrapped into a literal, got: int
     """
+    from plait.kd import iterables
+
+    if not isinstance(value, (_plait.DataSlice, _plait.DataBag, _plait.JaggedShape, iterables.Iterable)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        raise TypeError(f"`value` must be a QValue to be wrapped into a literal, got: {name}")
     return _plait.expr_literal(value)
 
 
@@ -180,7 +200,7 @@ def as_expr(arg):
       >>> kd.expr.is_literal(kd.expr.as_expr(5))
       True
     """
-    return arg if isinstance(arg, Expr) else literal(arg)
+    return arg if isinstance(arg, Expr) else _plait.expr_literal(arg)
 
 
 def _check_expr(fn_name, expr):

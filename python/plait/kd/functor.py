@@ -194,7 +194,7 @@ def py_fn(f, *, return_type_as=None, **defaults):
       DataItem(3, schema: INT64)
     """
     del return_type_as  # results are whatever `f` returns
-    body = _plait.expr_call("kd.functor._apply_py", _expr.literal(f), _expr.I.args, _expr.I.kwargs)
+    body = _plait.expr_call("kd.functor._apply_py", _plait.expr_literal(f), _expr.I.args, _expr.I.kwargs)
     functor = _make(body, _signature(_ARGS_KWARGS), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
     return bind(functor, **defaults) if defaults else functor
 

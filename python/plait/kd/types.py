@@ -1,5 +1,23 @@
-"""Classes of plait values (`kd.types.DataSlice`, ...)."""
+"""Classes of plait values, for `isinstance` checks and type annotations
+(`kd.types.DataSlice`, `kd.types.ListItem`, ...), as Koda's `kd.types`.
 
-from plait._plait import DataBag, DataItem, DataSlice, Edge, JaggedShape
+A DataItem comes to Python as the class Koda gives it: `SchemaItem` when its
+schema is SCHEMA, `ListItem` / `DictItem` when it holds a list / dict, else
+`DataItem`; all are DataItems (and so DataSlices).
+"""
 
-__all__ = ["DataBag", "DataItem", "DataSlice", "Edge", "JaggedShape"]
+from plait._plait import DataBag, DataItem, DataSlice, DictItem, Edge, Expr, JaggedShape, ListItem, SchemaItem
+from plait.kd.iterables import Iterable
+
+__all__ = [
+    "DataBag",
+    "DataItem",
+    "DataSlice",
+    "DictItem",
+    "Edge",
+    "Expr",
+    "Iterable",
+    "JaggedShape",
+    "ListItem",
+    "SchemaItem",
+]

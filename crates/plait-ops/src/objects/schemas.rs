@@ -65,11 +65,13 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
         Schema::Struct(_) | Schema::Object | Schema::ItemId | Schema::None => {
             let ids = ids_of(x);
             if ids.iter().flatten().count() != x.present_count() {
-                return Err(Error::value("kd.core.get_itemid", "primitives have no ItemIds"));
+                let primitive = (0..x.size()).filter_map(|i| x.get(i)).find(|v| !matches!(v, ScalarRef::ItemId(_)));
+                let kind = primitive.map_or_else(|| "a primitive".to_string(), |v| v.dtype().to_string());
+                return Err(Error::value("kd.core.get_itemid", format!("casting data of type {kind} to ITEMID is not supported")));
             }
             Ok(DataSlice::new(x.shape().clone(), super::model::ids_data(&ids), Schema::ItemId)?.with_bag(x.bag().cloned()))
         }
-        other => Err(Error::value("kd.core.get_itemid", format!("expected entities or objects, got a DataSlice of {other}"))),
+        other => Err(Error::value("kd.core.get_itemid", format!("casting a DataSlice with schema {other} to ITEMID is not supported"))),
     }
 }
 
@@ -95,7 +97,18 @@ fn get_repr(args: &Args<'_>) -> Result<DataSlice> {
     if schema.schema() != Schema::Schema || !schema.is_item() {
         return Err(Error::value(op, format!("expected a schema DataItem, got {}", crate::describe(schema))));
     }
-    let text = plait_core::repr::format_items(schema);
+    // Koda's form: a named schema is its name; any other struct schema
+    // prints with its id after it.
+    let text = match schema.get(0) {
+        Some(ScalarRef::Schema(Schema::Struct(id))) => {
+            let name = schema.bag().and_then(|bag| bag.get_one(SCHEMA_NAME_ATTR, id));
+            match name {
+                Some(plait_core::bag::Stored::String(name)) => name.to_string(),
+                _ => format!("{} with id {}", plait_core::repr::format_items(schema), plait_core::repr::format_items(&schema.clone().with_bag(None))),
+            }
+        }
+        _ => plait_core::repr::format_items(schema),
+    };
     DataSlice::item(Some(ScalarRef::String(&text)), Schema::String)
 }
 
@@ -104,7 +117,11 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.schema.get_repr",
         &[],
         "schema",
-        r#"Returns a string representation of the schema, as it prints.
+        r#"Returns a string representation of the schema.
+
+A primitive schema is its name; a named schema is its name alone; any other
+struct schema (entity, list, dict) is its structure followed by `with id`
+and its id.
 
 Args:
   schema: a schema DataItem.
@@ -113,7 +130,9 @@ Examples:
   >>> kd.schema.get_repr(kd.INT32)
   DataItem('INT32', schema: STRING)
   >>> kd.schema.get_repr(kd.list_schema(kd.STRING))
-  DataItem('LIST[STRING]', schema: STRING)"#,
+  DataItem('LIST[STRING] with id #...', schema: STRING)
+  >>> kd.schema.get_repr(kd.named_schema('Point', x=kd.FLOAT32))
+  DataItem('Point', schema: STRING)"#,
         get_repr,
     );
     r.bag_rule("kd.schema.get_repr", crate::registry::BagRule::Drop);
@@ -236,7 +255,7 @@ Examples:
   >>> kd.get_itemid(kd.slice([1, 2]))
   Traceback (most recent call last):
   ...
-  ValueError: kd.core.get_itemid: expected entities or objects, got a DataSlice of INT32"#,
+  ValueError: kd.core.get_itemid: casting a DataSlice with schema INT32 to ITEMID is not supported"#,
         |a| get_itemid(a.slice("x")?),
     );
 }

@@ -42,10 +42,15 @@ fn resolve_dim(dim: i64, rank: usize) -> usize {
     (if dim < 0 { dim + rank } else { dim }).clamp(0, rank) as usize
 }
 
-/// `kd.flatten(x, from_dim, to_dim)` of a slice or a shape.
+/// `kd.flatten(x, from_dim, to_dim)` of a slice (Koda refuses shapes).
 fn flatten(a: &Args<'_>) -> Result<Value> {
     let op = a.op_name();
-    let shape = shape_arg(a, "x")?;
+    let x = match a.value("x") {
+        Some(Value::Slice(x)) => x,
+        Some(v) => return Err(Error::value(op, format!("expected DATA_SLICE, got x: {}", v.qtype_name()))),
+        None => return Err(Error::type_error(op, "argument `x` must be given")),
+    };
+    let shape = x.shape().clone();
     let rank = shape.rank();
     let from = resolve_dim(a.opt_int("from_dim")?.unwrap_or(0), rank);
     let to = a.opt_int("to_dim")?.map_or(rank, |d| resolve_dim(d, rank));
@@ -55,11 +60,7 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
             format!("a new dimension would make {} dimensions, more than the maximum of {}", rank + 1, plait_core::limits::MAX_RANK),
         ));
     }
-    let flat = shape.flatten(from, to.max(from));
-    match a.value("x") {
-        Some(Value::Slice(x)) => reshaped(op, x, flat),
-        _ => Ok(Value::Shape(flat)),
-    }
+    reshaped(op, x, shape.flatten(from, to.max(from)))
 }
 
 /// `kd.shapes.flatten_end(x, n_times)`: the last `n_times + 1` dimensions as one.
@@ -136,6 +137,16 @@ pub fn sizes_slice(shape: &JaggedShape) -> Result<DataSlice> {
     DataSlice::new(out_shape, builder.finish(), Schema::Int64)
 }
 
+/// A JaggedShape argument that must be a shape (not a slice), with Koda's
+/// message otherwise.
+fn strict_shape_arg(a: &Args<'_>, name: &str) -> Result<JaggedShape> {
+    match a.value(name) {
+        Some(Value::Shape(s)) => Ok(s.clone()),
+        Some(v) => Err(Error::type_error(a.op_name(), format!("expected JAGGED_SHAPE, got {name}: {}", v.qtype_name()))),
+        None => Err(Error::type_error(a.op_name(), format!("argument `{name}` must be given"))),
+    }
+}
+
 /// The `dim` argument of `dim_sizes` / `dim_mapping`: negative counts from
 /// the end; it must name a dimension of `shape`.
 fn dim_arg(a: &Args<'_>, shape: &JaggedShape) -> Result<usize> {
@@ -143,7 +154,10 @@ fn dim_arg(a: &Args<'_>, shape: &JaggedShape) -> Result<usize> {
     let rank = shape.rank() as i64;
     let resolved = if d < 0 { d + rank } else { d };
     if !(0..rank).contains(&resolved) {
-        return Err(Error::value(a.op_name(), format!("dim {d} is out of range for a shape of rank {rank}")));
+        return Err(Error::value(
+            a.op_name(),
+            format!("expected rank > {}, but got rank = {rank}, when trying to get the edge at dim = {d}", d.max(-d - 1)),
+        ));
     }
     Ok(resolved as usize)
 }
@@ -153,17 +167,21 @@ fn int64_slice(shape: JaggedShape, values: Vec<i64>) -> Result<DataSlice> {
     DataSlice::new(shape, SliceData::from_column(Column::full(Values::Int64(values.into()))), Schema::Int64)
 }
 
+/// `kd.shapes.dim_sizes`: a flat slice of the row sizes of dimension `dim`.
 fn dim_sizes(a: &Args<'_>) -> Result<DataSlice> {
-    let shape = shape_arg(a, "shape")?;
+    let shape = strict_shape_arg(a, "shape")?;
     let d = dim_arg(a, &shape)?;
-    int64_slice(shape.prefix(d), shape.edges()[d].sizes())
+    let sizes = shape.edges()[d].sizes();
+    int64_slice(JaggedShape::flat(sizes.len()), sizes)
 }
 
+/// `kd.shapes.dim_mapping`: a flat slice of the parent index of each item of
+/// dimension `dim`.
 fn dim_mapping(a: &Args<'_>) -> Result<DataSlice> {
-    let shape = shape_arg(a, "shape")?;
+    let shape = strict_shape_arg(a, "shape")?;
     let d = dim_arg(a, &shape)?;
-    let ids = shape.edges()[d].parent_ids().into_iter().map(|p| p as i64).collect();
-    int64_slice(shape.prefix(d + 1), ids)
+    let ids: Vec<i64> = shape.edges()[d].parent_ids().into_iter().map(|p| p as i64).collect();
+    int64_slice(JaggedShape::flat(ids.len()), ids)
 }
 
 /// `kd.align(*args)`: every slice expanded to the shape of the one with

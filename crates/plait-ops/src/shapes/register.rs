@@ -116,12 +116,12 @@ Examples:
         r#"Returns the row sizes of dimension dim of shape.
 
 Each item of dimension dim - 1 has one size: the number of its items in
-dimension dim. The result is INT64 and has the shape of the first dim
-dimensions (a DataItem for dim 0). A negative dim counts from the end.
-shape may also be a DataSlice (its shape is used).
+dimension dim. The result is a flat INT64 slice, one size per item of
+dimension dim - 1 (for dim 0, the one size of the first dimension). A
+negative dim counts from the end.
 
 Args:
-  shape: a JaggedShape or a DataSlice.
+  shape: a JaggedShape.
   dim: the dimension.
 
 Examples:
@@ -129,9 +129,13 @@ Examples:
   >>> kd.shapes.dim_sizes(shape, 1)
   DataSlice([3, 1], schema: INT64, present: 2/2)
   >>> kd.shapes.dim_sizes(shape, 2)
-  DataSlice([[1, 2, 0], [2]], schema: INT64, present: 4/4)
+  DataSlice([1, 2, 0, 2], schema: INT64, present: 4/4)
   >>> kd.shapes.dim_sizes(shape, 0)
-  DataItem(2, schema: INT64)"#,
+  DataSlice([2], schema: INT64, present: 1/1)
+  >>> kd.shapes.dim_sizes(shape, 3)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.shapes.dim_sizes: expected rank > 3, but got rank = 3, when trying to get the edge at dim = 3"#,
         dim_sizes,
     );
     r.add(
@@ -141,20 +145,20 @@ Examples:
         r#"Returns, for each item of dimension dim of shape, the index of its parent.
 
 The parent is the item of dimension dim - 1 the item belongs to (for
-dimension 0, always 0), counted across that whole dimension. The result is
-INT64 and has the shape of the first dim + 1 dimensions. A negative dim
-counts from the end. shape may also be a DataSlice (its shape is used).
+dimension 0, always 0), counted across that whole dimension. The result is a
+flat INT64 slice, one index per item of dimension dim. A negative dim counts
+from the end.
 
 Args:
-  shape: a JaggedShape or a DataSlice.
+  shape: a JaggedShape.
   dim: the dimension.
 
 Examples:
   >>> shape = kd.shapes.new(2, [3, 1], [1, 2, 0, 2])
   >>> kd.shapes.dim_mapping(shape, 1)
-  DataSlice([[0, 0, 0], [1]], schema: INT64, present: 4/4)
+  DataSlice([0, 0, 0, 1], schema: INT64, present: 4/4)
   >>> kd.shapes.dim_mapping(shape, -1)
-  DataSlice([[[0], [1, 1], []], [[3, 3]]], schema: INT64, present: 5/5)"#,
+  DataSlice([0, 1, 1, 3, 3], schema: INT64, present: 5/5)"#,
         dim_mapping,
     );
     r.add(
@@ -234,11 +238,10 @@ Examples:
         r#"Returns `x` with dimensions `[from_dim:to_dim]` merged into one (no data copy).
 
 Negative dims count from the end; `from_dim == to_dim` inserts a unit
-dimension there. `x` may also be a JaggedShape, which flattens to a
-JaggedShape.
+dimension there.
 
 Args:
-  x: a DataSlice or a JaggedShape.
+  x: a DataSlice.
   from_dim: the first dimension to merge (0 by default).
   to_dim: the dimension after the last one to merge (all by default).
 
@@ -247,8 +250,8 @@ Examples:
   DataSlice([1, 2, 3], schema: INT32, present: 3/3)
   >>> kd.flatten(kd.slice([[1, 2], [3]]), 1, 1)
   DataSlice([[[1, 2]], [[3]]], schema: INT32, present: 3/3)
-  >>> kd.flatten(kd.shapes.new(2, [2, 1]))
-  JaggedShape(3)"#,
+  >>> kd.flatten(kd.slice([[[1], [2]], [[3]]]), -2)
+  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)"#,
         flatten,
     );
     r.add_value(
