@@ -52,7 +52,7 @@ impl TypeClass {
         match self {
             TypeClass::Numeric => "numeric values",
             TypeClass::NumericOrText => "consistent numeric, bytes or string values",
-            TypeClass::Orderable => "consistent numeric, bytes, string, boolean or mask values",
+            TypeClass::Orderable => "orderable values",
             TypeClass::Mask => "MASK",
             TypeClass::String => "STRING",
             TypeClass::Text => "either STRING or BYTES",
@@ -139,7 +139,8 @@ pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result
                 if same_kind && many.iter().all(|&t| class.admits(t)) {
                     return Err(Error::value(op, "DataSlice with mixed types is not supported"));
                 }
-                let names: Vec<&str> = many.iter().map(|t| t.name()).collect();
+                // Koda calls ids (entities, lists, dicts) non-primitive values.
+                let names: Vec<&str> = many.iter().map(|t| if *t == Schema::ItemId { "non-primitive" } else { t.name() }).collect();
                 let got = format!("OBJECT containing {} values", join_and(&names));
                 return Err(argument_type_error(op, arg, class, &got));
             }
@@ -148,7 +149,11 @@ pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result
         x.schema()
     };
     if !class.admits(dtype) {
-        let got = if x.schema() == Schema::Object { format!("OBJECT containing {dtype} values") } else { dtype.to_string() };
+        let got = match (x.schema(), dtype) {
+            (Schema::Object, Schema::ItemId) => "OBJECT containing non-primitive values".to_string(),
+            (Schema::Object, _) => format!("OBJECT containing {dtype} values"),
+            _ => plait_core::bag::text::schema_text(dtype, x.bag()),
+        };
         return Err(argument_type_error(op, arg, class, &got));
     }
     Ok(dtype)

@@ -22,6 +22,7 @@ from plait.kd import optools as optools
 from plait.kd import persistence as persistence
 from plait.kd import progress as progress
 from plait.kd import py as py
+from plait.kd import qtypes as qtypes
 from plait.kd import schema as schema
 from plait.kd import shapes as shapes
 from plait.kd import slices as slices
@@ -137,6 +138,9 @@ def check_inputs(**kw_constraints) -> Any:
 def check_output(constraint) -> Any:
     """Returns a decorator that checks the schema of a function's result."""
 
+def clear_eval_cache() -> Any:
+    """Forgets the evaluation plans and compiled functors plait keeps, so the"""
+
 def clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds; what they refer to is extracted as is."""
 
@@ -243,6 +247,9 @@ def expand_to_shape(x, shape, ndim = ...) -> Any:
 def explode(x, ndim = ...) -> Any:
     """Returns the items of the lists in x as ndim new dimensions."""
 
+def expr_quote(x) -> Any:
+    """Returns `x` as a DataSlice of schema EXPR: `kd.slice(x, kd.EXPR)`."""
+
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
 
@@ -280,10 +287,10 @@ def freeze_bag(x) -> Any:
     """Returns `x` with an immutable copy of its bag."""
 
 def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
-    """`py_obj` as a DataSlice (see the module docstring)."""
+    """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
 def from_pytree(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
-    """`py_obj` as a DataSlice (see the module docstring)."""
+    """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
 def fstr(x) -> Any:
     """Transforms Koda f-string into an expression."""
@@ -414,8 +421,11 @@ def is_entity(x) -> Any:
 def is_expandable_to(x, target, ndim = ...) -> Any:
     """Returns true if `x` is expandable to `target`."""
 
+def is_expr(obj) -> Any:
+    """Returns `kd.present` if `obj` is an expression, else `kd.missing`."""
+
 def is_fn(obj) -> Any:
-    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`."""
+    """Returns `present` if `obj` is a functor DataItem, else `missing`."""
 
 def is_item(obj) -> Any:
     """Returns `kd.present` if `obj` is a DataItem, else `kd.missing`."""
@@ -530,6 +540,9 @@ def multiply(x, y) -> Any:
 def mutable_bag() -> Any:
     """Returns a new empty mutable DataBag."""
 
+def named_container() -> Any:
+    """Returns a new `NamedContainer`: expressions assigned to its attributes"""
+
 def named_schema(name, /, **kwargs) -> Any:
     """Returns the schema named name (the same for the same name)."""
 
@@ -627,6 +640,9 @@ def present_shaped_as(x) -> Any:
 def py_fn(f, *, return_type_as = ..., **defaults) -> Any:
     """Returns a functor that calls the Python function `f` each time it is evaluated."""
 
+def py_reference(obj) -> Any:
+    """Wraps `obj` to pass it by reference into functors and `kd.py_fn`"""
+
 def range(start, end = ...) -> Any:
     """Returns a DataSlice of INT64s with range [start, end)."""
 
@@ -705,6 +721,9 @@ def take(x, indices) -> Any:
 def tile(x, shape) -> Any:
     """Nests the whole `x` under `shape`."""
 
+def to_expr(x) -> Any:
+    """Returns `x` cast to EXPR with explicit casting rules."""
+
 def to_itemid(x) -> Any:
     """Returns the ItemIds of entities and objects."""
 
@@ -719,6 +738,9 @@ def to_py(ds, max_depth = ..., obj_as_dict = ..., include_missing_attrs = ...) -
 
 def to_pylist(x) -> Any:
     """Returns the first dimension of `x` as a Python list of DataSlices."""
+
+def to_pytree(ds, max_depth = ..., include_missing_attrs = ...) -> Any:
+    """Returns the contents of `ds` as a tree of Python lists and dicts."""
 
 def to_schema(x) -> Any:
     """Returns `x` cast to SCHEMA with explicit casting rules."""

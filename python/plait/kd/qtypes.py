@@ -67,12 +67,12 @@ EXECUTOR = QType("EXECUTOR")
 NON_DETERMINISTIC_TOKEN = QType("NON_DETERMINISTIC_TOKEN")
 
 
-def iterable_of(value_qtype):
+def _iterable_of(value_qtype):
     """The QType of an iterable of `value_qtype` values: `ITERABLE[DATA_SLICE]`."""
     return QType(f"ITERABLE[{value_qtype.name}]", value_qtype)
 
 
-def stream_of(value_qtype):
+def _stream_of(value_qtype):
     """The QType of a stream of `value_qtype` values: `STREAM[DATA_SLICE]`."""
     return QType(f"STREAM[{value_qtype.name}]", value_qtype)
 

@@ -5,5 +5,10 @@ from typing import Any
 DataBag: Any
 DataItem: Any
 DataSlice: Any
+DictItem: Any
 Edge: Any
+Expr: Any
+Iterable: Any
 JaggedShape: Any
+ListItem: Any
+SchemaItem: Any

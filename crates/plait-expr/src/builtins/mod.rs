@@ -8,11 +8,13 @@
 //! * [`tuples`] — `kd.tuples.*` and `kd.annotation.with_name`;
 //! * [`control_flow`] — `kd.call`, `kd.if_`, `kd.map`, `kd.while_`,
 //!   `kd.for_`, `kd.functor.reduce`, `flat_map_chain`, `flat_map_interleaved`;
+//! * [`functors`] — `kd.functor.bind`, `is_fn`, `has_fn`;
 //! * [`iterables`] — `kd.iterables.*`;
 //! * [`assertion`] — `kd.assertion.*` and `kd.with_print`.
 
 pub mod assertion;
 pub mod control_flow;
+pub mod functors;
 pub mod iterables;
 pub mod tuples;
 
@@ -24,7 +26,7 @@ use crate::value::ExprValue;
 
 /// Every builtin operator.
 pub fn all() -> impl Iterator<Item = &'static BuiltinDef> {
-    tuples::DEFS.iter().chain(control_flow::DEFS).chain(iterables::DEFS).chain(assertion::DEFS)
+    tuples::DEFS.iter().chain(control_flow::DEFS).chain(functors::DEFS).chain(iterables::DEFS).chain(assertion::DEFS)
 }
 
 /// The value of parameter `i` (`None` where unspecified).
