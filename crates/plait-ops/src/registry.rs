@@ -248,6 +248,8 @@ pub fn registry() -> &'static Registry {
         crate::bags::register(&mut r);
         crate::objects::register(&mut r);
         crate::strings::register(&mut r);
+        crate::bitwise::register(&mut r);
+        crate::curves::register(&mut r);
         r
     })
 }
