@@ -250,6 +250,7 @@ pub fn registry() -> &'static Registry {
         crate::strings::register(&mut r);
         crate::bitwise::register(&mut r);
         crate::curves::register(&mut r);
+        crate::random::register(&mut r);
         r
     })
 }
