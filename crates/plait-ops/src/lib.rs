@@ -14,6 +14,7 @@ pub mod comparison;
 pub mod curves;
 pub mod elementwise;
 pub mod groups;
+pub mod json;
 pub mod kernel;
 pub mod masking;
 pub mod math;

@@ -251,6 +251,7 @@ pub fn registry() -> &'static Registry {
         crate::bitwise::register(&mut r);
         crate::curves::register(&mut r);
         crate::random::register(&mut r);
+        crate::json::register(&mut r);
         r
     })
 }
