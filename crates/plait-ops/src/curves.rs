@@ -92,9 +92,10 @@ impl Curve {
         if xs.windows(2).any(|w| w[1] <= w[0]) {
             return fail("X_VALUES_NOT_STRICTLY_MONOTONICALLY_INCREASING");
         }
+        // A single point is a constant: its x is never transformed.
         match transform {
-            Transform::Log if xs.iter().any(|&x| x < 0.0) => return fail("NEGATIVE_X_VALUE_FOUND"),
-            Transform::LogP1 if xs.iter().any(|&x| x < -1.0) => return fail("X_VALUE_BELOW_MINUS_ONE_FOUND"),
+            Transform::Log if n > 1 && xs.iter().any(|&x| x < 0.0) => return fail("NEGATIVE_X_VALUE_FOUND"),
+            Transform::LogP1 if n > 1 && xs.iter().any(|&x| x < -1.0) => return fail("X_VALUE_BELOW_MINUS_ONE_FOUND"),
             _ => {}
         }
         let txs: Vec<f64> = xs.iter().map(|&x| transform.apply(x)).collect();

@@ -545,7 +545,9 @@ impl<'a> Converter<'a> {
                 }
                 Some(_) => return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - invalid literal")),
                 None => {
-                    return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal"));
+                    return Err(
+                        lx.error_at(lx.pos + 1, "syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal")
+                    );
                 }
             };
             let mut done = complete;

@@ -100,17 +100,16 @@ fn write_float(out: &mut String, x: f64, sci: String) {
     }
 }
 
-/// A float's JSON form: FLOAT64 as Python's `repr`, FLOAT32 (widened)
-/// with 17 significant digits, as Koda writes them; `wide` says which.
-fn write_number(out: &mut String, x: f64, wide: bool) {
+/// A float's JSON form: the shortest text that reads back as the same
+/// double (FLOAT32 widened first), laid out as Python's `repr`. (Koda's
+/// Grisu2 writes a 17th digit for a few values; see docs/differences.md.)
+fn write_number(out: &mut String, x: f64) {
     if x.is_nan() {
         out.push_str("\"nan\"");
     } else if x.is_infinite() {
         out.push_str(if x > 0.0 { "\"inf\"" } else { "\"-inf\"" });
-    } else if wide {
-        write_float(out, x, format!("{x:e}"));
     } else {
-        write_float(out, x, format!("{x:.16e}"));
+        write_float(out, x, format!("{x:e}"));
     }
 }
 
@@ -150,8 +149,8 @@ fn write_scalar(out: &mut String, v: ScalarRef<'_>, f: &Format) -> Result<bool> 
         ScalarRef::Int64(v) => {
             let _ = write!(out, "{v}");
         }
-        ScalarRef::Float32(v) => write_number(out, v as f64, false),
-        ScalarRef::Float64(v) => write_number(out, v, true),
+        ScalarRef::Float32(v) => write_number(out, v as f64),
+        ScalarRef::Float64(v) => write_number(out, v),
         ScalarRef::Boolean(b) => out.push_str(if b { "true" } else { "false" }),
         ScalarRef::Mask => out.push_str("true"),
         ScalarRef::String(s) => write_string(out, s, f.ensure_ascii),
