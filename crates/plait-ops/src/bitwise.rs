@@ -15,7 +15,13 @@ use crate::registry::Registry;
 
 /// Runs `f32`/`f64` (the same operation on INT32 and INT64) over the prepared
 /// integer arguments.
-fn binary(p: &Prepared, f32: fn(i32, i32) -> i32, f64: fn(i64, i64) -> i64) -> Result<DataSlice> {
+/// (Generic over the closures, so each operator gets its own inlined,
+/// vectorised loop.)
+fn binary<F32, F64>(p: &Prepared, f32: F32, f64: F64) -> Result<DataSlice>
+where
+    F32: Fn(i32, i32) -> i32 + Sync,
+    F64: Fn(i64, i64) -> i64 + Sync,
+{
     if p.all_missing() {
         return Ok(p.missing(p.dtype()));
     }
@@ -27,7 +33,11 @@ fn binary(p: &Prepared, f32: fn(i32, i32) -> i32, f64: fn(i64, i64) -> i64) -> R
     p.finish(values, p.presence())
 }
 
-fn bitwise_binary(op: &str, x: &DataSlice, y: &DataSlice, f32: fn(i32, i32) -> i32, f64: fn(i64, i64) -> i64) -> Result<DataSlice> {
+fn bitwise_binary<F32, F64>(op: &str, x: &DataSlice, y: &DataSlice, f32: F32, f64: F64) -> Result<DataSlice>
+where
+    F32: Fn(i32, i32) -> i32 + Sync,
+    F64: Fn(i64, i64) -> i64 + Sync,
+{
     binary(&prepare(op, &[("x", x), ("y", y)], TypeClass::Integer)?, f32, f64)
 }
 
@@ -50,19 +60,19 @@ pub fn bitwise_xor(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 /// `out` (the argument's type when `None`).
 fn unary<R32: Copy + Send, R64: Copy + Send>(
     p: &Prepared,
-    f32: fn(i32) -> R32,
-    f64: fn(i64) -> R64,
+    f32: impl Fn(i32) -> R32 + Sync,
+    f64: impl Fn(i64) -> R64 + Sync,
     wrap32: fn(Vec<R32>) -> Values,
     wrap64: fn(Vec<R64>) -> Values,
 ) -> Values {
     let a = &p.operands[0];
     match p.dtype() {
         Schema::Int32 => wrap32(match a.side::<i32>() {
-            Side::Many(v) => map1(v, f32),
+            Side::Many(v) => map1(v, &f32),
             Side::One(v) => vec![f32(v)],
         }),
         _ => wrap64(match a.side::<i64>() {
-            Side::Many(v) => map1(v, f64),
+            Side::Many(v) => map1(v, &f64),
             Side::One(v) => vec![f64(v)],
         }),
     }
