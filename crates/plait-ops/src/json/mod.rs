@@ -51,7 +51,7 @@ fn from_json_kernel(a: &Args<'_>) -> Result<DataSlice> {
             return Err(Error::value(
                 op,
                 // (Koda shows the schema of the argument, not the schema it holds.)
-                format!("expected default_number_schema to be OBJECT or a numeric primitive schema, got DataItem(SCHEMA, schema: SCHEMA)"),
+                "expected default_number_schema to be OBJECT or a numeric primitive schema, got DataItem(SCHEMA, schema: SCHEMA)",
             ));
         }
     };

@@ -108,12 +108,16 @@ impl Group {
     }
 }
 
+/// A group's count and the lengths of its vectors (items, keys, sizes,
+/// key items, key sizes, value items, value sizes).
+type GroupMark = (u32, usize, usize, usize, usize, usize, usize, usize);
+
 /// The lengths of everything a text may add to, to undo an invalid text.
 #[derive(Clone, Debug)]
 struct Mark {
     pool: usize,
     bytes: usize,
-    groups: Vec<(u32, usize, usize, usize, usize, usize, usize, usize)>,
+    groups: Vec<GroupMark>,
     n_groups: usize,
 }
 

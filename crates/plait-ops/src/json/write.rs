@@ -88,9 +88,9 @@ fn write_float(out: &mut String, x: f64, sci: String) {
     if point <= 0 {
         out.push_str("0.");
         out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(&digits);
+        out.push_str(digits);
     } else if point as usize >= digits.len() {
-        out.push_str(&digits);
+        out.push_str(digits);
         out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
         out.push_str(".0");
     } else {
@@ -284,11 +284,11 @@ impl Writer<'_> {
         let mut by_schema: HashMap<Schema, Vec<usize>> = HashMap::new();
         let mut t = Texts::with_len(n);
         let mut ids = vec![None; n];
-        for i in 0..n {
+        for (i, slot) in ids.iter_mut().enumerate() {
             match data.get(i) {
                 None => t.push_missing(),
                 Some(ScalarRef::ItemId(id)) => {
-                    ids[i] = Some(id);
+                    *slot = Some(id);
                     t.push_missing();
                 }
                 Some(v) => {
@@ -443,7 +443,7 @@ impl Writer<'_> {
             }
             let key_list = keys.as_ref().filter(|(edge, ..)| edge.size_of(i) > 0 || values.is_some());
             match key_list {
-                Some((edge, items, _)) if items.len() > 0 || values.is_some() => {
+                Some((edge, items, _)) if !items.is_empty() || values.is_some() => {
                     let mut parts: Vec<(String, String)> = Vec::new();
                     for (pos, j) in edge.child_range(i).enumerate() {
                         let key = match items.get(j) {
