@@ -261,6 +261,10 @@ pub fn registry() -> &'static Registry {
         crate::bags::register(&mut r);
         crate::objects::register(&mut r);
         crate::strings::register(&mut r);
+        crate::bitwise::register(&mut r);
+        crate::curves::register(&mut r);
+        crate::random::register(&mut r);
+        crate::json::register(&mut r);
         r
     })
 }

@@ -3,7 +3,7 @@
 mod concat;
 mod counting;
 mod filled;
-mod gather;
+pub(crate) mod gather;
 mod group;
 pub mod keys;
 mod rank;
