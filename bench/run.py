@@ -30,6 +30,7 @@ import workloads_bitwise
 import workloads_curves
 import workloads_json
 import workloads_random
+import workloads_koda_api
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -121,6 +122,7 @@ def main():
         "random": workloads_random.workloads(args.scale, pkd, kkd),
         "curves": workloads_curves.workloads(args.scale, pkd, kkd),
         "json": workloads_json.workloads(args.scale, pkd, kkd),
+        "koda_api": workloads_koda_api.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
