@@ -169,10 +169,14 @@ fn pick_ranges(
         edges.push(extra.clone());
     }
     // `Some(None)`: unspecified (the start / end); `None`: a missing item.
-    let value_at = |b: &Option<DataSlice>, k: usize| match b {
+    // Read straight from the INT64 column.
+    let column = |b: &Option<DataSlice>| b.as_ref().map(|b| b.data().single_column().cloned());
+    let (start_column, stop_column) = (column(&start), column(&stop));
+    let value_at = |c: &Option<Option<crate::column::Column>>, k: usize| match c {
         None => Some(None),
-        Some(b) => match b.get(k) {
-            Some(ScalarRef::Int64(v)) => Some(Some(v)),
+        Some(None) => None,
+        Some(Some(c)) => match &c.values {
+            crate::column::Values::Int64(v) if c.is_present(k) => Some(Some(v[k])),
             _ => None,
         },
     };
@@ -180,7 +184,7 @@ fn pick_ranges(
     let mut sizes = Vec::with_capacity(target.size());
     for (k, &from) in parent.iter().enumerate() {
         let p = positions[from];
-        match (value_at(&start, k), value_at(&stop, k)) {
+        match (value_at(&start_column, k), value_at(&stop_column, k)) {
             (Some(a), Some(b)) if p != MISSING_INDEX => {
                 let range = edge.child_range(p);
                 let (a, b) = resolve_range(range.len(), a, b);

@@ -20,6 +20,8 @@ by `MAX_DEPTH` (as in Koda), which also ends self-containing values.
 
 import builtins
 import dataclasses
+import functools
+import itertools
 import types as pytypes
 
 from plait import _plait
@@ -194,9 +196,16 @@ class _Converter:
     # --- schema=None: one schema for all the values of a level, from them
 
     def _inferred(self, values, itemid):
-        kinds = {_kind(v) for v in values if v is not None}
-        if not kinds or kinds == {"primitive"}:
+        # Kinds by type, not by value: a level of a million values has a
+        # handful of types.
+        seen = set(map(type, values)) - {type(None)}
+        if seen <= _PRIMITIVES_SET:
             return _plait.slice(builtins.list(values), None)
+        kinds = {"primitive" if t in _PRIMITIVES_SET else _kind(next(v for v in values if type(v) is t)) for t in seen}
+        if "item" in kinds:
+            for v in values:  # each must be a DataItem
+                if isinstance(v, types.DataSlice):
+                    _kind(v)
         if kinds == {"item"}:
             stacked = OPERATORS["kd.slices.stack"](*[v if v is not None else _plait.slice(None, None) for v in values])
             return stacked
@@ -233,8 +242,8 @@ class _Converter:
 
     def _dicts(self, values, key_schema, value_schema, itemid):
         present, rows = _rows(values, {}, builtins.dict, "a dict for a dict schema")
-        keys = yield ([k for row in rows for k in row.keys()], key_schema, None, "keys")
-        vals = yield ([x for row in rows for x in row.values()], value_schema, None, "values")
+        keys = yield (builtins.list(itertools.chain.from_iterable(map(builtins.dict.keys, rows))), key_schema, None, "keys")
+        vals = yield (builtins.list(itertools.chain.from_iterable(map(builtins.dict.values, rows))), value_schema, None, "values")
         shape = _sizes_shape([len(r) for r in rows])
         if key_schema is _INFER:
             key_schema, value_schema = keys.get_schema(), vals.get_schema()
@@ -306,6 +315,9 @@ def _kind(v):
     raise ValueError(f"object with unsupported type: {type(v).__name__}")
 
 
+_PRIMITIVES_SET = frozenset(_PRIMITIVES)
+
+
 def _has_fields(v):
     """Whether `v` is a dataclass instance or a plain Python object with
     attributes (not a function, class or module)."""
@@ -322,8 +334,14 @@ def _fields(v):
     if isinstance(v, builtins.dict):
         return v
     if dataclasses.is_dataclass(v):
-        return {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
+        return {name: getattr(v, name) for name in _field_names(type(v))}
     return {k: x for k, x in vars(v).items() if not k.startswith("_")}
+
+
+@functools.lru_cache(maxsize=256)
+def _field_names(cls):
+    """The field names of dataclass `cls` (looked up once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _as_object_item(item):

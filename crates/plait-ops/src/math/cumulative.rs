@@ -28,13 +28,6 @@ fn per_item<R: Num>(op: &str, p: &Prepared, x: &DataSlice, ndim: Option<i64>, f:
     DataSlice::new(x.shape().clone(), data, p.promotion.schema(R::SCHEMA))
 }
 
-struct Sum;
-impl NumBinary for Sum {
-    fn apply<T: Num>(a: T, b: T) -> T {
-        a.add(b)
-    }
-}
-
 struct Max;
 impl NumBinary for Max {
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -72,23 +65,39 @@ fn running<K: NumBinary>(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<D
 }
 
 /// Running sums within each group (missing items stay missing). FLOAT32
-/// sums accumulate in FLOAT64 and each is rounded once, as Koda's do.
+/// sums accumulate in FLOAT64 and each is rounded once, as Koda's do. One
+/// pass writing the values; the result's presence is the input's.
 pub fn cum_sum(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.math.cum_sum";
     let p = prepare(op, &[("x", x)], TypeClass::Numeric)?;
-    if p.dtype() != Schema::Float32 || p.all_missing() {
-        return running::<Sum>(op, x, ndim);
+    let g = groups(op, x, ndim)?;
+    if p.all_missing() {
+        return Ok(p.missing(p.dtype()));
     }
     let a = &p.operands[0];
-    let values = f32::slice_of(a.values()).expect("FLOAT32 operand");
-    per_item::<f32>(op, &p, x, ndim, |r, out| {
-        let mut acc = 0f64;
-        for i in r {
-            if a.is_present(i) {
-                acc += f64::from(values[i]);
-                out[i] = Some(acc as f32);
+    let presence = a.presence().cloned();
+    let present = |i: usize| presence.as_ref().is_none_or(|b| b.is_valid(i));
+    let wide = p.dtype() == Schema::Float32;
+    crate::with_num_type!(p.dtype(), T => {
+        let values = T::slice_of(a.values()).expect("numeric operand");
+        let mut out = vec![T::ZERO; p.len()];
+        for group in 0..g.len() {
+            let range = g.edge.child_range(group);
+            if wide {
+                let mut acc = 0f64;
+                for i in range.filter(|&i| present(i)) {
+                    acc += values[i].to_f64();
+                    out[i] = T::from_f64(acc);
+                }
+            } else {
+                let mut acc = T::ZERO;
+                for i in range.filter(|&i| present(i)) {
+                    acc = acc.add(values[i]);
+                    out[i] = acc;
+                }
             }
         }
+        p.finish(T::into_values(out), presence.clone())
     })
 }
 
