@@ -187,6 +187,9 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
         return Err(plait_core::bag::immutable_error(OP));
     }
     let attrs = expanded(OP, x, attrs)?;
+    if x.schema() == Schema::Schema {
+        return set_schema_attrs(OP, x, bag, &attrs);
+    }
     let ids = Ids::of(x);
     let target = target_of(OP, x, &ids, bag)?;
     write_attrs(OP, bag, &ids, &target, &attrs, overwrite_schema, false)?;
@@ -303,7 +306,10 @@ pub fn del_attr_in_place(x: &DataSlice, name: &str) -> Result<()> {
         }
         Schema::Object => {
             if let Some(i) = first_primitive(x) {
-                return Err(Error::value(OP, format!("{context}; primitives do not have attributes, got OBJECT DataSlice with a primitive at ds.flatten().S[{i}]")));
+                return Err(Error::value(
+                    OP,
+                    format!("{context}; primitives do not have attributes, got OBJECT DataSlice with a primitive at ds.flatten().S[{i}]"),
+                ));
             }
             let schemas = object_schemas(bag, &ids, OP)?;
             let has: Vec<Option<ItemId>> = schemas.iter().map(|s| s.filter(|s| attr_schema(bag, *s, name).is_some())).collect();
@@ -320,4 +326,35 @@ pub fn del_attr_in_place(x: &DataSlice, name: &str) -> Result<()> {
         Schema::None => Ok(()),
         other => Err(Error::value(OP, format!("{context}; {other} items do not have attributes"))),
     }
+}
+
+/// Assigns attributes of struct schemas `x` in place (`schema.x = kd.INT32`,
+/// `kd.update_schema`): the values must be schemas; the struct schemas they
+/// name bring their attributes along.
+fn set_schema_attrs(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> Result<()> {
+    let ids = super::access::struct_schema_ids(x);
+    if let (true, Some(plait_core::ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
+        if ids[0].is_none() {
+            let name = attrs.first().map_or("", |(n, _)| n.as_str());
+            return Err(Error::value(
+                op,
+                format!("failed to set attribute '{name}': primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}"),
+            ));
+        }
+    }
+    for (name, value) in attrs {
+        if value.schema() != Schema::Schema && value.present_count() > 0 {
+            let mut text = String::new();
+            plait_core::repr::write_item(
+                &mut text,
+                value.get((0..value.size()).find(|&i| value.get(i).is_some()).unwrap_or(0)),
+                value.schema(),
+                true,
+            );
+            return Err(Error::value(op, format!("only schemas can be assigned as attributes of schemas, got: {text}")));
+        }
+        bag.set_attr(op, name, &ids, value.data())?;
+    }
+    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    adopt_value_bags(op, bag, &values)
 }
