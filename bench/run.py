@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+import workloads_bag_methods
 import workloads_entities
 import workloads_layering
 import workloads_lists
@@ -113,6 +114,7 @@ def main():
         "control_flow": workloads_control_flow.workloads(args.scale, pkd, kkd),
         "persist": workloads_persist.workloads(args.scale, pkd, kkd),
         "interop": workloads_interop.workloads(args.scale, pkd, kkd),
+        "bag_methods": workloads_bag_methods.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
