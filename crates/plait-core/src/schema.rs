@@ -222,12 +222,12 @@ mod tests {
             let n = s.nofollow().unwrap();
             assert!(n.is_nofollow() && !s.is_nofollow() && n.is_struct());
             assert_eq!(n.nofollowed(), Some(s));
-            assert_eq!(n.nofollow(), None);
+            assert_eq!(n.nofollow(), Option::None);
         }
         let n = Object.nofollow().unwrap();
         assert_eq!(n.nofollowed(), Some(Object));
-        assert_eq!(Int32.nofollow(), None);
-        assert_eq!(Int32.nofollowed(), None);
+        assert_eq!(Int32.nofollow(), Option::None);
+        assert_eq!(Int32.nofollowed(), Option::None);
     }
 
     #[test]
