@@ -6,7 +6,7 @@ import pytest
 
 from plait import kd
 
-IMMUTABLE = "cannot modify/create item(s) on an immutable DataBag"
+IMMUTABLE = r"cannot modify/create item\(s\) on an immutable DataBag"
 
 
 def test_creating_methods_write_into_the_bag():

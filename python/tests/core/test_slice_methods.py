@@ -8,7 +8,7 @@ import pytest
 
 from plait import kd
 
-IMMUTABLE = "cannot modify/create item(s) on an immutable DataBag"
+IMMUTABLE = r"cannot modify/create item\(s\) on an immutable DataBag"
 
 
 def test_clone_as_full_fills_missing_items():

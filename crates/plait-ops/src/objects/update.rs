@@ -182,6 +182,9 @@ fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Dat
 /// their own bag (entities) have it merged in.
 pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<()> {
     const OP: &str = "kd.core.set_attrs";
+    if x.schema() == Schema::Schema {
+        not_primitive_schema(OP, x, attrs)?;
+    }
     let bag = bag_of(OP, x)?;
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(OP));
@@ -333,15 +336,6 @@ pub fn del_attr_in_place(x: &DataSlice, name: &str) -> Result<()> {
 /// name bring their attributes along.
 fn set_schema_attrs(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> Result<()> {
     let ids = super::access::struct_schema_ids(x);
-    if let (true, Some(plait_core::ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
-        if ids[0].is_none() {
-            let name = attrs.first().map_or("", |(n, _)| n.as_str());
-            return Err(Error::value(
-                op,
-                format!("failed to set attribute '{name}': primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}"),
-            ));
-        }
-    }
     for (name, value) in attrs {
         if value.schema() != Schema::Schema && value.present_count() > 0 {
             let mut text = String::new();
@@ -357,4 +351,18 @@ fn set_schema_attrs(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Da
     }
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     adopt_value_bags(op, bag, &values)
+}
+
+/// Koda's error for attributes of a primitive schema item (`kd.INT32.x = ...`).
+fn not_primitive_schema(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<()> {
+    if let (true, Some(plait_core::ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
+        if !primitive.is_struct() {
+            let name = attrs.first().map_or("", |(n, _)| n.as_str());
+            return Err(Error::value(
+                op,
+                format!("failed to set attribute '{name}': primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}"),
+            ));
+        }
+    }
+    Ok(())
 }
