@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+import workloads_bag_methods
 import workloads_entities
 import workloads_layering
 import workloads_lists
@@ -123,6 +124,7 @@ def main():
         "curves": workloads_curves.workloads(args.scale, pkd, kkd),
         "json": workloads_json.workloads(args.scale, pkd, kkd),
         "koda_api": workloads_koda_api.workloads(args.scale, pkd, kkd),
+        "bag_methods": workloads_bag_methods.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

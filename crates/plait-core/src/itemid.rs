@@ -29,6 +29,12 @@ pub enum ItemKind {
     /// The implicit schema of one object (`kd.obj`); its attributes may be
     /// overwritten without `overwrite_schema=True`.
     ImplicitSchema = 4,
+    /// The nofollow schema of an explicit struct schema (`kd.nofollow`):
+    /// the same bits as the schema it wraps, with this kind, so that each
+    /// gives the other back without a lookup.
+    NofollowSchema = 5,
+    /// The nofollow schema of an implicit schema.
+    NofollowImplicitSchema = 6,
 }
 
 impl ItemKind {
@@ -38,6 +44,8 @@ impl ItemKind {
             2 => ItemKind::Dict,
             3 => ItemKind::Schema,
             4 => ItemKind::ImplicitSchema,
+            5 => ItemKind::NofollowSchema,
+            6 => ItemKind::NofollowImplicitSchema,
             _ => ItemKind::Object,
         }
     }
@@ -74,9 +82,35 @@ impl ItemId {
         self.0 & UUID_BIT != 0
     }
 
-    /// Whether this is a struct schema (explicit or implicit).
+    /// Whether this is a struct schema (explicit, implicit or nofollow).
     pub fn is_schema(self) -> bool {
-        matches!(self.kind(), ItemKind::Schema | ItemKind::ImplicitSchema)
+        matches!(self.kind(), ItemKind::Schema | ItemKind::ImplicitSchema | ItemKind::NofollowSchema | ItemKind::NofollowImplicitSchema)
+    }
+
+    /// Whether this is a nofollow schema: walks over data (`kd.extract`,
+    /// the clones, `kd.deep_uuid`) stop at values of such a schema.
+    pub fn is_nofollow(self) -> bool {
+        matches!(self.kind(), ItemKind::NofollowSchema | ItemKind::NofollowImplicitSchema)
+    }
+
+    /// The nofollow schema of struct schema `self` (`None` when `self` is no
+    /// struct schema, or a nofollow schema already).
+    pub fn nofollow(self) -> Option<ItemId> {
+        match self.kind() {
+            ItemKind::Schema => Some(self.with_kind(ItemKind::NofollowSchema)),
+            ItemKind::ImplicitSchema => Some(self.with_kind(ItemKind::NofollowImplicitSchema)),
+            _ => None,
+        }
+    }
+
+    /// The struct schema nofollow schema `self` wraps (`None` when `self` is
+    /// no nofollow schema).
+    pub fn nofollowed(self) -> Option<ItemId> {
+        match self.kind() {
+            ItemKind::NofollowSchema => Some(self.with_kind(ItemKind::Schema)),
+            ItemKind::NofollowImplicitSchema => Some(self.with_kind(ItemKind::ImplicitSchema)),
+            _ => None,
+        }
     }
 
     pub fn is_list(self) -> bool {
@@ -140,7 +174,7 @@ impl ItemId {
             ItemKind::Object => "Entity",
             ItemKind::List => "List",
             ItemKind::Dict => "Dict",
-            ItemKind::Schema | ItemKind::ImplicitSchema => "Schema",
+            ItemKind::Schema | ItemKind::ImplicitSchema | ItemKind::NofollowSchema | ItemKind::NofollowImplicitSchema => "Schema",
         };
         format!("{prefix}:{}", self.short())
     }

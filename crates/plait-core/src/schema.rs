@@ -39,7 +39,38 @@ pub enum Schema {
     Struct(ItemId),
 }
 
+/// The nofollow schema of OBJECT (`kd.nofollow` of objects): a fixed id of
+/// kind [`ItemKind::NofollowSchema`](crate::itemid::ItemKind) whose bits
+/// name no struct schema.
+pub const NOFOLLOW_OBJECT: ItemId = ItemId((5u128 << 124) | (1u128 << 123) | 0x0b1e_c700_0000_0000_0000_0000_0000);
+
 impl Schema {
+    /// The nofollow schema of `self`: struct schemas and OBJECT have one
+    /// (`kd.nofollow_schema`); `None` for the others and for nofollow
+    /// schemas.
+    pub fn nofollow(self) -> Option<Schema> {
+        match self {
+            Schema::Object => Some(Schema::Struct(NOFOLLOW_OBJECT)),
+            Schema::Struct(id) => id.nofollow().map(Schema::Struct),
+            _ => None,
+        }
+    }
+
+    /// The schema nofollow schema `self` wraps (`kd.get_nofollowed_schema`);
+    /// `None` when `self` is no nofollow schema.
+    pub fn nofollowed(self) -> Option<Schema> {
+        match self {
+            Schema::Struct(NOFOLLOW_OBJECT) => Some(Schema::Object),
+            Schema::Struct(id) => id.nofollowed().map(Schema::Struct),
+            _ => None,
+        }
+    }
+
+    /// Whether `self` is a nofollow schema.
+    pub fn is_nofollow(self) -> bool {
+        matches!(self, Schema::Struct(id) if id.is_nofollow())
+    }
+
     /// Every schema, in a fixed order (used by tests and tables).
     pub const ALL: [Schema; 13] = [
         Schema::None,
@@ -182,6 +213,22 @@ impl std::fmt::Display for Schema {
 #[cfg(test)]
 mod tests {
     use super::Schema::{self, *};
+
+    #[test]
+    fn nofollow_round_trips() {
+        use crate::itemid::{ItemKind, allocate};
+        for kind in [ItemKind::Schema, ItemKind::ImplicitSchema] {
+            let s = Struct(allocate(kind, 1).1[0]);
+            let n = s.nofollow().unwrap();
+            assert!(n.is_nofollow() && !s.is_nofollow() && n.is_struct());
+            assert_eq!(n.nofollowed(), Some(s));
+            assert_eq!(n.nofollow(), Option::None);
+        }
+        let n = Object.nofollow().unwrap();
+        assert_eq!(n.nofollowed(), Some(Object));
+        assert_eq!(Int32.nofollow(), Option::None);
+        assert_eq!(Int32.nofollowed(), Option::None);
+    }
 
     #[test]
     fn seed_examples() {

@@ -140,6 +140,8 @@ impl DataSlice {
             if !schema_admits(schema, dtype) {
                 let message = if schema == Schema::None {
                     "NONE schema requires DataSlice to be empty and unknown".to_string()
+                } else if schema.is_struct() {
+                    "DataSlice with an Entity schema must hold Entities or Objects.".to_string()
                 } else {
                     format!(
                         "{schema} schema can only be assigned to a DataSlice that contains only \

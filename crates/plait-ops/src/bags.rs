@@ -273,6 +273,35 @@ Examples:
     );
     r.non_deterministic("kd.core.freeze_bag");
     r.add_value(
+        "kd.core.freeze",
+        &["kd.freeze"],
+        "x",
+        r#"Returns a frozen (immutable) version of bag `x`.
+
+A mutable bag gets an immutable copy (O(1), copy-on-write): later changes to
+`x` do not show in it. An immutable bag is returned as it is. (To freeze the
+bag of a DataSlice, use `kd.freeze_bag`.)
+
+Args:
+  x: a DataBag.
+
+Examples:
+  >>> bag = kd.mutable_bag()
+  >>> kd.freeze(bag).is_mutable()
+  DataItem(missing, schema: MASK)
+  >>> kd.freeze(kd.new(a=1))
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.freeze: expected DATA_BAG, got x: DATA_SLICE"#,
+        |a| match a.value("x") {
+            Some(Value::Bag(Some(bag))) => bag_value(if bag.is_mutable() { bag.fork(false) } else { bag.clone() }),
+            Some(Value::Slice(_)) => Err(Error::value(a.op_name(), "expected DATA_BAG, got x: DATA_SLICE")),
+            Some(other) => Err(Error::type_error(a.op_name(), format!("expected DATA_BAG, got x: {}", other.describe()))),
+            None => Err(Error::type_error(a.op_name(), "missing required argument: 'x'")),
+        },
+    );
+    r.non_deterministic("kd.core.freeze");
+    r.add_value(
         "kd.core.with_merged_bag",
         &["kd.with_merged_bag"],
         "ds",
@@ -325,6 +354,34 @@ Examples:
   >>> kd.updated(x, kd.attrs(x, a='s', overwrite_schema=True)).a
   DataItem('s', schema: STRING, bag_id: $...)"#,
         attrs,
+    );
+    r.add_value(
+        "kd.core.strict_attrs",
+        &["kd.strict_attrs"],
+        "x, /, **attrs",
+        r#"Returns a new bag holding the attributes `attrs` of entities `x`, which their schema must have.
+
+Like `kd.attrs` without `overwrite_schema`: every attribute must already be
+in x's entity schema, and each value must fit the attribute's schema. Apply
+the bag with `kd.updated(x, bag)`.
+
+Args:
+  x: a DataSlice of entities (an entity schema).
+  **attrs: the attribute values, by name.
+
+Examples:
+  >>> x = kd.new(a=1, b='z')
+  >>> kd.updated(x, kd.strict_attrs(x, a=2))
+  DataItem(Entity(a=2, b='z'), schema: ENTITY(a=INT32, b=STRING), bag_id: $...)
+  >>> kd.strict_attrs(x, c=1)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.strict_attrs: attribute 'c' not found in schema: ENTITY(a=INT32, b=STRING)
+  >>> kd.strict_attrs(kd.item(1), a=1)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.strict_attrs: primitives do not have attributes, got INT32"#,
+        |a| bag_value(update::strict_attrs(a.slice("x")?, &a.named_slices()?)?),
     );
     r.add_value(
         "kd.core.attr",

@@ -1,7 +1,6 @@
 //! The Python `DataBag` class, and the DataSlice methods that involve bags
 //! and attributes (`ds.x`, `ds.x = v`, `get_bag`, `with_attrs`, ...).
 
-use plait_core::bag::text::schema_text;
 use plait_core::{DataBag, DataSlice, Schema};
 use plait_ops::objects::{access, containers, create, lists, update};
 use pyo3::exceptions::PyAttributeError;
@@ -60,26 +59,139 @@ impl PyDataBag {
         out
     }
 
-    /// Every (item, attribute, value) of the bag's own contents.
-    fn contents_repr(&self) -> String {
-        let mut out = format!("DataBag {}:\n", self.inner.short_id());
-        for (id, name, value) in self.inner.own_triples() {
-            let mut text = String::new();
-            let item = value.as_ref().map(|v| v.as_ref());
-            match item {
-                Some(plait_core::ScalarRef::Schema(s)) => text.push_str(&schema_text(s, Some(&self.inner))),
-                _ => plait_core::repr::write_item(&mut text, item, Schema::Object, false),
+    /// Koda's text of the bag's contents (its fallbacks' included): the data
+    /// triples under `DataBag $id:`, then the schema triples under
+    /// `SchemaBag:`, at most `triple_limit` of them. `which` is `"all"`,
+    /// `"data"` or `"schema"` (`contents_repr`, `data_triples_repr`,
+    /// `schema_triples_repr`, which Python wraps).
+    #[pyo3(signature = (which, triple_limit))]
+    fn _triples_repr(&self, which: &str, triple_limit: i64) -> PyResult<String> {
+        if triple_limit <= 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!("triple_limit must be a positive integer, got {triple_limit}")));
+        }
+        let bag = self.inner.merged();
+        let (data, schema) = guard(|| Ok(triples(&bag)))?;
+        let id = self.inner.short_id();
+        let mut out = String::new();
+        let mut shown = 0usize;
+        let limit = triple_limit as usize;
+        let sections: Vec<(String, &Vec<String>)> = match which {
+            "data" => vec![(format!("DataBag {id}:\n"), &data)],
+            "schema" => vec![(format!("SchemaBag {id}:\n"), &schema)],
+            _ => vec![(format!("DataBag {id}:\n"), &data), ("\nSchemaBag:\n".to_string(), &schema)],
+        };
+        for (header, lines) in sections {
+            out.push_str(&header);
+            for line in lines {
+                if shown == limit {
+                    out.push_str(&format!(
+                        "...\n\nShowing only the first {limit} triples. Use 'triple_limit' parameter of 'db.contents_repr()' to adjust this\n"
+                    ));
+                    return Ok(out);
+                }
+                out.push_str(line);
+                out.push('\n');
+                shown += 1;
             }
-            out.push_str(&format!("{}.{name} => {text}\n", id.short()));
         }
-        for (id, key, value) in self.inner.own_dict_entries() {
-            let mut key_text = String::new();
-            plait_core::repr::write_item(&mut key_text, Some(key.as_ref()), Schema::Object, true);
-            let mut text = String::new();
-            plait_core::repr::write_item(&mut text, value.as_ref().map(|v| v.as_ref()), Schema::Object, false);
-            out.push_str(&format!("{}[{key_text}] => {text}\n", id.short()));
+        Ok(out)
+    }
+
+    /// The number of values the bag holds (attribute values, list items,
+    /// dict entries), its fallbacks' included.
+    fn get_approx_size(&self) -> usize {
+        self.inner.approx_size()
+    }
+
+    /// A number identifying the bag (two bags are never equal by content).
+    #[getter]
+    fn fingerprint(&self) -> u128 {
+        let mut h = plait_core::itemid::UuidHasher::new("DataBag.fingerprint");
+        h.write_bytes(&self.inner.id().to_le_bytes());
+        h.finish()
+    }
+
+    /// A new mutable bag holding what this one reads, as one layer.
+    fn merge_fallbacks(&self) -> PyDataBag {
+        PyDataBag { inner: self.inner.merged().fork(true) }
+    }
+
+    /// Copies everything `other_bags` read into this mutable bag, in order;
+    /// returns this bag.
+    #[pyo3(signature = (other_bags, /, *, overwrite = true, allow_data_conflicts = true, allow_schema_conflicts = false))]
+    fn merge_inplace(
+        slf: PyRef<'_, Self>,
+        other_bags: &Bound<'_, PyAny>,
+        overwrite: bool,
+        allow_data_conflicts: bool,
+        allow_schema_conflicts: bool,
+    ) -> PyResult<Py<PyDataBag>> {
+        let op = "DataBag.merge_inplace";
+        let others: Vec<DataBag> = if let Ok(b) = other_bags.cast::<PyDataBag>() {
+            vec![b.get().inner.clone()]
+        } else {
+            let iter = other_bags.try_iter().map_err(|_| {
+                pyo3::exceptions::PyTypeError::new_err(format!(
+                    "Value after * must be an iterable, not {}",
+                    other_bags.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                ))
+            })?;
+            let mut out = Vec::new();
+            for b in iter {
+                let b = b?;
+                let bag = b.cast::<PyDataBag>().map_err(|_| {
+                    pyo3::exceptions::PyTypeError::new_err(format!(
+                        "{op}: expected DataBags, got {}",
+                        b.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    ))
+                })?;
+                out.push(bag.get().inner.clone());
+            }
+            out
+        };
+        if !slf.inner.is_mutable() {
+            return Err(crate::errors::to_py_err(plait_core::bag::immutable_error(op)));
         }
-        out
+        for other in &others {
+            guard(|| slf.inner.merge_inplace(op, other, overwrite, allow_data_conflicts, allow_schema_conflicts))?;
+        }
+        Ok(slf.into())
+    }
+
+    /// `ds` with everything it reaches copied into this mutable bag
+    /// (`adopt`), or with its stub (`adopt_stub`), returned with this bag.
+    #[pyo3(signature = (slice, /))]
+    fn adopt(&self, py: Python<'_>, slice: PyRef<'_, PyDataSlice>) -> PyResult<Py<PyAny>> {
+        self.check_mutable("DataBag.adopt")?;
+        let x = &slice.inner;
+        let extracted = match x.bag() {
+            Some(_) => guard(|| plait_ops::objects::graph::extract(x, None))?,
+            None => x.clone(),
+        };
+        self.merge_made(py, "DataBag.adopt", extracted)
+    }
+
+    #[pyo3(signature = (slice, /))]
+    fn adopt_stub(&self, py: Python<'_>, slice: PyRef<'_, PyDataSlice>) -> PyResult<Py<PyAny>> {
+        self.check_mutable("DataBag.adopt_stub")?;
+        let stub = guard(|| plait_ops::objects::graph::stub(&slice.inner, &[]))?;
+        self.merge_made(py, "DataBag.adopt_stub", stub)
+    }
+
+    /// What a creating method (`bag.list(...)`, `bag.uu(...)`, ...) made with
+    /// the operator, moved into this mutable bag: its bag merged in (values
+    /// disagreeing with this bag's are Koda's merge error), and returned
+    /// with this bag.
+    #[pyo3(signature = (op, made, /))]
+    fn _adopt_made(&self, py: Python<'_>, op: &str, made: PyRef<'_, PyDataSlice>) -> PyResult<Py<PyAny>> {
+        self.check_mutable(op)?;
+        self.merge_made(py, op, made.inner.clone())
+    }
+
+    /// Raises Koda's error unless this bag is mutable.
+    #[pyo3(signature = (op, /))]
+    fn _check_mutable(&self, op: &str) -> PyResult<()> {
+        self.check_mutable(op)
     }
 
     /// `kd.present` when the bag is mutable (a MASK item, as in Koda).
@@ -133,7 +245,7 @@ impl PyDataBag {
     fn new(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let attrs = self.left_off(named("kd.entities.new", attrs)?);
         let made = guard(|| create::new(&attrs, create::SchemaArg::Fresh, false, None, None))?;
-        self.adopt(py, made)
+        self.adopt_made(py, made)
     }
 
     /// Objects created in this (mutable) bag: `bag.obj(x=1)`.
@@ -141,7 +253,7 @@ impl PyDataBag {
     fn obj(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let attrs = self.left_off(named("kd.objs.new", attrs)?);
         let made = guard(|| create::obj(&attrs, None, None))?;
-        self.adopt(py, made)
+        self.adopt_made(py, made)
     }
 }
 
@@ -154,14 +266,24 @@ impl PyDataBag {
     }
 
     /// `made` moved into this bag (its contents merged in).
-    fn adopt(&self, py: Python<'_>, made: DataSlice) -> PyResult<Py<PyAny>> {
+    fn adopt_made(&self, py: Python<'_>, made: DataSlice) -> PyResult<Py<PyAny>> {
+        self.merge_made(py, "kd.bag.new", made)
+    }
+
+    /// `made` moved into this bag (its contents merged in), errors naming `op`.
+    fn merge_made(&self, py: Python<'_>, op: &str, made: DataSlice) -> PyResult<Py<PyAny>> {
         guard(|| {
             if let Some(bag) = made.bag() {
-                self.inner.merge_from("kd.bag.new", bag, plait_core::bag::OnConflict::Raise)?;
+                self.inner.merge_from(op, bag, plait_core::bag::OnConflict::Raise)?;
             }
             Ok(())
         })?;
         wrap(py, made.with_bag(Some(self.inner.clone())))
+    }
+
+    /// Koda's error for writing to an immutable bag.
+    fn check_mutable(&self, op: &str) -> PyResult<()> {
+        if self.inner.is_mutable() { Ok(()) } else { Err(crate::errors::to_py_err(plait_core::bag::immutable_error(op))) }
     }
 }
 
@@ -228,6 +350,25 @@ impl PyDataSlice {
     fn append(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = as_slice("kd.lists.append", value)?;
         guard(|| lists::append_in_place(&self.inner, &value))
+    }
+
+    /// Removes item `index` of each list in place (the bag must be
+    /// mutable) and returns the items removed.
+    #[pyo3(signature = (index, /))]
+    fn pop(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let index = as_slice("DataSlice.pop", index)?;
+        wrap(py, guard(|| lists::pop_in_place(&self.inner, &index))?)
+    }
+
+    /// Removes all items of the lists, or the values of the dicts, in place
+    /// (the bag must be mutable).
+    fn clear(&self) -> PyResult<()> {
+        guard(|| lists::clear_in_place(&self.inner))
+    }
+
+    /// `kd.del_attr(self, attr_name)`: deletes the attribute in place.
+    fn _del_attr(&self, attr_name: &str) -> PyResult<()> {
+        guard(|| update::del_attr_in_place(&self.inner, attr_name))
     }
 
     /// The bag of this slice, or None.
@@ -355,4 +496,55 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())
+}
+
+/// The triples of `bag`'s own layer as Koda's `contents_repr` prints them:
+/// those of data (attributes, `get_obj_schema()`, list items, dict entries)
+/// and those of schemas, each sorted by item.
+fn triples(bag: &DataBag) -> (Vec<String>, Vec<String>) {
+    use plait_core::ScalarRef;
+    use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+    let text = |v: Option<ScalarRef<'_>>, quote: bool| -> String {
+        match v {
+            Some(ScalarRef::ItemId(id)) => id.short(),
+            Some(ScalarRef::Schema(s)) => s.to_string(),
+            other => {
+                let mut t = String::new();
+                plait_core::repr::write_item(&mut t, other, Schema::Object, quote);
+                t
+            }
+        }
+    };
+    let mut data: Vec<(plait_core::ItemId, u8, String, String)> = Vec::new();
+    let mut schema: Vec<(plait_core::ItemId, u8, String, String)> = Vec::new();
+    for (id, name, value) in bag.own_triples() {
+        let value = value.as_ref().map(|v| v.as_ref());
+        let (rank, accessor) = match name.as_str() {
+            plait_core::bag::SCHEMA_ATTR => (0, "get_obj_schema()".to_string()),
+            LIST_ITEMS_ATTR => (0, "get_item_schema()".to_string()),
+            DICT_KEYS_ATTR => (0, "get_key_schema()".to_string()),
+            DICT_VALUES_ATTR => (1, "get_value_schema()".to_string()),
+            other => (2, other.to_string()),
+        };
+        if id.is_schema() {
+            schema.push((id, rank, accessor.clone(), format!("{}.{accessor} => {}", id.short(), text(value, true))));
+        } else {
+            data.push((id, rank, accessor.clone(), format!("{}.{accessor} => {}", id.short(), text(value, false))));
+        }
+    }
+    for id in bag.own_list_ids() {
+        if let Ok((_, items)) = bag.explode(&[Some(id)]) {
+            let shown: Vec<String> = (0..items.len()).map(|i| text(items.get(i), true)).collect();
+            data.push((id, 0, String::new(), format!("{}[:] => [{}]", id.short(), shown.join(", "))));
+        }
+    }
+    for (id, key, value) in bag.own_dict_entries() {
+        let key_text = text(Some(key.as_ref()), true);
+        data.push((id, 3, key_text.clone(), format!("{}[{key_text}] => {}", id.short(), text(value.as_ref().map(|v| v.as_ref()), false))));
+    }
+    let order = |v: &mut Vec<(plait_core::ItemId, u8, String, String)>| {
+        v.sort_by(|a, b| (a.0, a.1, &a.2).cmp(&(b.0, b.1, &b.2)));
+        v.drain(..).map(|t| t.3).collect::<Vec<String>>()
+    };
+    (order(&mut data), order(&mut schema))
 }

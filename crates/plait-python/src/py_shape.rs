@@ -104,6 +104,77 @@ impl PyJaggedShape {
         })
     }
 
+    /// Refused, as in Koda: a shape is neither true nor false.
+    fn __bool__(&self) -> PyResult<bool> {
+        Err(pyo3::exceptions::PyTypeError::new_err("__bool__ disabled for JaggedShape"))
+    }
+
+    /// `shape[i]`: the edge of dimension `i` (negative counts from the
+    /// end); `shape[:n]`: the shape of the first `n` dimensions (Koda
+    /// slices shapes from the start only, with step 1).
+    fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = key.py();
+        let rank = self.inner.rank() as i64;
+        if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
+            let start: Option<i64> = range.getattr("start")?.extract()?;
+            let stop: Option<i64> = range.getattr("stop")?.extract()?;
+            let step: Option<i64> = range.getattr("step")?.extract()?;
+            if start.is_some_and(|s| s != 0) || step.is_some_and(|s| s != 1) {
+                let text = |v: Option<i64>| v.map_or("None".to_string(), |v| v.to_string());
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "jagged shape slicing must start at 0 (or None) and have a step size of 1 (or None), got: (start, stop, step)=slice({}, {}, {})",
+                    text(start),
+                    text(stop),
+                    text(step)
+                )));
+            }
+            let stop = stop.map_or(rank, |s| if s < 0 { (s + rank).max(0) } else { s.min(rank) });
+            return Ok(Py::new(py, PyJaggedShape { inner: self.inner.prefix(stop as usize) })?.into_any());
+        }
+        if key.is_instance_of::<pyo3::types::PyBool>() || key.cast::<pyo3::types::PyInt>().is_err() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!("unsupported type: {}", key.get_type().name()?)));
+        }
+        let i: i64 = key.extract()?;
+        let dim = if i < 0 { i + rank } else { i };
+        if !(0..rank).contains(&dim) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "expected rank > {i}, but got rank = {rank}, when trying to get the edge at dim = {i}"
+            )));
+        }
+        Ok(Py::new(py, PyEdge { inner: self.inner.edges()[dim as usize].clone() })?.into_any())
+    }
+
+    /// A number identifying the shape by its content (equal shapes have
+    /// equal fingerprints).
+    #[getter]
+    fn fingerprint(&self) -> u128 {
+        let mut h = plait_core::itemid::UuidHasher::new("JaggedShape.fingerprint");
+        // An edge whose rows all have one size hashes as that size (however
+        // it is stored: a uniform edge of 10**12 rows costs two numbers).
+        for edge in self.inner.edges() {
+            let parents = edge.parent_size() as u64;
+            let uniform = edge.uniform_size().or_else(|| {
+                let points = edge.split_points();
+                let first = points.windows(2).next().map(|w| w[1] - w[0]);
+                first.filter(|&f| points.windows(2).all(|w| w[1] - w[0] == f)).map(|f| f as usize)
+            });
+            match uniform {
+                Some(size) => {
+                    h.write_str("uniform");
+                    h.write_bytes(&parents.to_le_bytes());
+                    h.write_bytes(&(size as u64).to_le_bytes());
+                }
+                None => {
+                    h.write_str("split");
+                    for p in edge.split_points().iter() {
+                        h.write_bytes(&p.to_le_bytes());
+                    }
+                }
+            }
+        }
+        h.finish()
+    }
+
     fn __hash__(&self) -> u64 {
         use std::hash::{Hash, Hasher};
         let mut h = std::collections::hash_map::DefaultHasher::new();

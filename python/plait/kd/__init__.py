@@ -29,6 +29,7 @@ from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - K
 from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
 from plait.kd import _builtins
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
+from plait.kd._mutation import del_attr, embed_schema, set_attr, set_attrs, set_schema, update_schema
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
 from plait.kd import expr
@@ -278,3 +279,9 @@ schema_from_py = schema.schema_from_py
 # `kd.lazy.annotation` is built by `_lazy.build`.
 annotation = type(schema)("plait.kd.annotation", "Expression annotations (`kd.annotation.with_name`).")
 annotation.with_name = with_name
+
+# DataBag methods that create items (`bag.new`, `bag.list`, ...) call the
+# `kd` functions above, so they are attached last.
+from plait.kd import _bag_methods  # noqa: E402
+
+_bag_methods._attach_creating()

@@ -166,6 +166,9 @@ def clear_eval_cache() -> Any:
 def clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds; what they refer to is extracted as is."""
 
+def clone_as_full(x, /, *, itemid = ..., **overrides) -> Any:
+    """Returns clones of entities x, with a new empty entity where x is missing."""
+
 def coalesce(x, y) -> Any:
     """Returns x where it is present, and y elsewhere (`x | y`)."""
 
@@ -198,6 +201,9 @@ def deep_clone(x, /, schema = ..., **overrides) -> Any:
 
 def deep_uuid(x, /, schema = ..., *, seed = ...) -> Any:
     """Returns a uuid per item computed from its content."""
+
+def del_attr(x, attr_name) -> Any:
+    """Deletes attribute `attr_name` of the items of `x`, in place."""
 
 def dense_rank(x, descending = ..., ndim = ...) -> Any:
     """Returns dense ranks of items in `x` over the last `ndim` dimensions."""
@@ -239,6 +245,9 @@ def dumps(x, /, *, riegeli_options = ..., compression = ...) -> Any:
     """Returns `x` serialized to bytes in plait's binary format."""
 
 eager: Any
+def embed_schema(x) -> Any:
+    """Returns `x` with OBJECT schema, its entities' schema stored in them."""
+
 def empty_shaped(shape, schema = ...) -> Any:
     """Returns an all-missing slice of the given shape."""
 
@@ -275,6 +284,9 @@ def expr_quote(x) -> Any:
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
 
+def extract_update(ds, schema = ...) -> Any:
+    """Returns a new bag holding only the data reachable from `ds`."""
+
 def flat_map_chain(iterable, fn, value_type_as = ...) -> Any:
     """Calls `fn` on each item of an iterable and chains the iterables it returns, in order."""
 
@@ -299,11 +311,17 @@ def floordiv(x, y) -> Any:
 def fn(f, *, use_tracing = ..., **kwargs) -> Any:
     """Returns a functor made from an expression, a Python function or a functor."""
 
+def follow(x) -> Any:
+    """Returns `x` with the schema its nofollow schema wraps (undoes `kd.nofollow`)."""
+
 def for_(iterable, body_fn, *, finalize_fn = ..., condition_fn = ..., returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
     """Runs `body_fn` on each item of an iterable, and returns the loop's result."""
 
 def format(fmt, /, **kwargs) -> Any:
     """Formats strings according to python str.format style."""
+
+def freeze(x) -> Any:
+    """Returns a frozen (immutable) version of bag `x`."""
 
 def freeze_bag(x) -> Any:
     """Returns `x` with an immutable copy of its bag."""
@@ -352,6 +370,9 @@ def get_keys(dict_ds) -> Any:
 
 def get_ndim(x) -> Any:
     """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem."""
+
+def get_nofollowed_schema(schema) -> Any:
+    """Returns the schema a nofollow schema wraps (undoes `kd.nofollow_schema`)."""
 
 def get_obj_schema(x) -> Any:
     """Returns the schema of every item."""
@@ -628,6 +649,12 @@ def new_shaped_as(shape_from, /, *, schema = ..., overwrite_schema = ..., itemid
 def no_bag(ds) -> Any:
     """Returns `ds` without a bag."""
 
+def nofollow(x) -> Any:
+    """Returns `x` with a nofollow schema: a reference its holders do not follow."""
+
+def nofollow_schema(schema) -> Any:
+    """Returns the nofollow schema of `schema` (an entity schema or OBJECT)."""
+
 def not_equal(x, y) -> Any:
     """Returns present where x and y are both present and differ, item by item (`x != y`)."""
 
@@ -683,6 +710,12 @@ def randint_shaped_as(x, low = ..., high = ..., seed = ...) -> Any:
 def range(start, end = ...) -> Any:
     """Returns a DataSlice of INT64s with range [start, end)."""
 
+def ref(ds) -> Any:
+    """Returns the items of `ds` without a bag: references to them."""
+
+def reify(ds, source) -> Any:
+    """Returns `ds` with the schema and the bag of `source`."""
+
 def repeat(x, sizes) -> Any:
     """Returns `x` with values repeated according to `sizes`."""
 
@@ -725,6 +758,15 @@ def select_present(ds) -> Any:
 def select_values(ds, fltr) -> Any:
     """Returns the values of each dict of `ds` where `fltr` is present."""
 
+def set_attr(x, attr_name, value, overwrite_schema = ...) -> Any:
+    """Sets attribute `attr_name` of the items of `x` to `value`, in place."""
+
+def set_attrs(x, *, overwrite_schema = ..., **attrs) -> Any:
+    """Sets attributes of the items of `x`, in place (`x`'s bag must be"""
+
+def set_schema(x, schema) -> Any:
+    """Returns a copy of `x` with `schema` (the items are not changed)."""
+
 def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds holding the same top-level attributes."""
 
@@ -746,8 +788,14 @@ def stack(*args, ndim = ...) -> Any:
 def str(x) -> Any:
     """Returns `x` cast to STRING with explicit casting rules."""
 
+def strict_attrs(x, /, **attrs) -> Any:
+    """Returns a new bag holding the attributes `attrs` of entities `x`, which their schema must have."""
+
 def strict_new(*, schema, overwrite_schema = ..., itemid = ..., **attrs) -> Any:
     """Returns new entities of `schema`, refusing attributes it does not declare."""
+
+def strict_with_attrs(x, /, **attrs) -> Any:
+    """Returns entities x with a new DataBag in which they have the given attributes, which their schema must have."""
 
 def stub(x, attrs = ...) -> Any:
     """Returns x with a new bag holding only what updates to its items need."""
@@ -811,6 +859,9 @@ def tuple(*args) -> Any:
 
 def unique(x, sort = ...) -> Any:
     """Returns a DataSlice with unique values within each dimension."""
+
+def update_schema(obj, **attr_schemas) -> Any:
+    """Sets the schemas of attributes in the schema of entities `obj` (or of"""
 
 def updated(ds, *bag) -> Any:
     """Returns `ds` with its bag updated by `bag`s, whose values win."""

@@ -11,6 +11,9 @@ def attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
 def clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds; what they refer to is extracted as is."""
 
+def clone_as_full(x, /, *, itemid = ..., **overrides) -> Any:
+    """Returns clones of entities x, with a new empty entity where x is missing."""
+
 def deep_clone(x, /, schema = ..., **overrides) -> Any:
     """Returns clones of x and of everything reachable from it, all with new ItemIds."""
 
@@ -22,6 +25,15 @@ def enriched(ds, *bag) -> Any:
 
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
+
+def extract_update(ds, schema = ...) -> Any:
+    """Returns a new bag holding only the data reachable from `ds`."""
+
+def follow(x) -> Any:
+    """Returns `x` with the schema its nofollow schema wraps (undoes `kd.nofollow`)."""
+
+def freeze(x) -> Any:
+    """Returns a frozen (immutable) version of bag `x`."""
 
 def freeze_bag(x) -> Any:
     """Returns `x` with an immutable copy of its bag."""
@@ -65,8 +77,23 @@ def maybe(x, attr_name) -> Any:
 def no_bag(ds) -> Any:
     """Returns `ds` without a bag."""
 
+def nofollow(x) -> Any:
+    """Returns `x` with a nofollow schema: a reference its holders do not follow."""
+
+def ref(ds) -> Any:
+    """Returns the items of `ds` without a bag: references to them."""
+
+def reify(ds, source) -> Any:
+    """Returns `ds` with the schema and the bag of `source`."""
+
 def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds holding the same top-level attributes."""
+
+def strict_attrs(x, /, **attrs) -> Any:
+    """Returns a new bag holding the attributes `attrs` of entities `x`, which their schema must have."""
+
+def strict_with_attrs(x, /, **attrs) -> Any:
+    """Returns entities x with a new DataBag in which they have the given attributes, which their schema must have."""
 
 def stub(x, attrs = ...) -> Any:
     """Returns x with a new bag holding only what updates to its items need."""

@@ -45,6 +45,9 @@ def get_itemid(x) -> Any:
 def get_key_schema(dict_schema) -> Any:
     """Returns the key schema of a dict schema."""
 
+def get_nofollowed_schema(schema) -> Any:
+    """Returns the schema a nofollow schema wraps (undoes `kd.nofollow_schema`)."""
+
 def get_obj_schema(x) -> Any:
     """Returns the schema of every item."""
 
@@ -86,6 +89,9 @@ def named_schema(name, /, **kwargs) -> Any:
 
 def new_schema(**kwargs) -> Any:
     """Creates a new explicit entity schema with the given attribute schemas."""
+
+def nofollow_schema(schema) -> Any:
+    """Returns the nofollow schema of `schema` (an entity schema or OBJECT)."""
 
 def schema_from_py(tpe) -> Any:
     """Returns the Koda schema matching a Python type annotation."""

@@ -495,6 +495,36 @@ impl AttrStore {
         replaces_all
     }
 
+    /// [`AttrStore::set`] when `ids[i]`, where present, is slot `i` of one
+    /// allocation this store holds nothing of, and `values` is missing where
+    /// `ids` is: the values become its column as they are (O(1) but for one
+    /// pass over the ids), the slots of missing ids unset. Whether it did.
+    fn set_positional(&mut self, ids: &[Option<ItemId>], values: &SliceData) -> bool {
+        if ids.len() < DENSE_MIN_WRITE || values.len() != ids.len() {
+            return false;
+        }
+        let Some(allocation) = ids.iter().flatten().next().and_then(|id| id.allocation()) else {
+            return false;
+        };
+        let positional = ids.iter().enumerate().all(|(i, id)| match id {
+            Some(id) => id.allocation() == Some(allocation) && id.offset() == i as u64,
+            None => values.get(i).is_none(),
+        });
+        if !positional
+            || self.dense.contains_key(&allocation)
+            || self.patches.contains_key(&allocation)
+            || self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+        {
+            return false;
+        }
+        let mut set = BooleanBufferBuilder::new(ids.len());
+        for id in ids {
+            set.append(id.is_some());
+        }
+        self.dense.insert(allocation, Dense { data: values.clone(), set: Some(set.finish()) });
+        true
+    }
+
     /// Sets the attribute of `ids[i]` to `values[i]` for every present id.
     pub fn set(&mut self, ids: &[Option<ItemId>], values: &SliceData) {
         // One item of a dense allocation (`x.a = v` on an item): a patch,
@@ -513,6 +543,12 @@ impl AttrStore {
             if self.set_whole(allocation, values) {
                 return;
             }
+        }
+        // Slots 0..len of a new allocation where present, with gaps (the
+        // clones of a slice with missing items): the values become the
+        // column, the gaps unset.
+        if self.set_positional(ids, values) {
+            return;
         }
         let present: Vec<(usize, ItemId)> = ids.iter().enumerate().filter_map(|(i, id)| id.map(|id| (i, id))).collect();
         let Some(&(_, first)) = present.first() else {
@@ -611,6 +647,20 @@ impl AttrStore {
             None => {}
         }
         set.append_n(len - set.len(), false);
+        if sparse_keys.is_empty() && patches.is_none() {
+            // Only the values written join the old column: one typed gather
+            // from the two, with no item copied one by one.
+            for &(i, id) in present {
+                let offset = id.offset() as usize;
+                set.set_bit(offset, true);
+                indices[offset] = old_len + i;
+            }
+            let set = set.finish();
+            let set = (set.count_set_bits() < len).then_some(set);
+            let data = base.take_pair(values, &indices);
+            self.dense.insert(allocation, Dense { data, set });
+            return;
+        }
         let mut taken = SliceBuilder::new();
         let mut next = old_len;
         let mut put = |offset: usize, value: Option<ScalarRef<'_>>| {

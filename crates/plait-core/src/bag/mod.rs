@@ -287,6 +287,82 @@ impl DataBag {
         self.write(op, |store| merge_into(store, &theirs))
     }
 
+    /// Copies everything `other` reads into this mutable bag
+    /// (`DataBag.merge_inplace`): where both give a value, `other`'s wins
+    /// with `overwrite`, else this bag's. Unless `allow_data_conflicts`, any
+    /// such disagreement is Koda's "cannot merge DataBags" error; unless
+    /// `allow_schema_conflicts`, a disagreement about a schema attribute is.
+    pub fn merge_inplace(&self, op: &str, other: &DataBag, overwrite: bool, allow_data_conflicts: bool, allow_schema_conflicts: bool) -> Result<()> {
+        if !self.0.mutable {
+            return Err(immutable_error(op));
+        }
+        if self == other {
+            return Ok(());
+        }
+        if !allow_schema_conflicts {
+            self.check_schema_agreement(op, other)?;
+        }
+        if !allow_data_conflicts {
+            if let Some(conflict) = layering::first_disagreement(self, other) {
+                return Err(Error::value(op, conflict));
+            }
+        }
+        let theirs = other.flattened();
+        self.write(op, |store| {
+            if overwrite {
+                let mut merged = Store::clone(&theirs);
+                merge_into(&mut merged, store);
+                *store = merged;
+            } else {
+                merge_into(store, &theirs);
+            }
+        })
+    }
+
+    /// Koda's error when this bag and `other` give a schema attribute
+    /// different values.
+    fn check_schema_agreement(&self, op: &str, other: &DataBag) -> Result<()> {
+        for (id, name, theirs) in other.merged().own_triples() {
+            if !id.is_schema() {
+                continue;
+            }
+            let Some(ours) = self.get_one(&name, id) else { continue };
+            if theirs.as_ref() == Some(&ours) {
+                continue;
+            }
+            let text = |s: Option<&Stored>| match s.and_then(Stored::schema) {
+                Some(schema) => text::schema_text(schema, None),
+                None => "None".to_string(),
+            };
+            let schema = crate::schema::Schema::Struct(id);
+            return Err(Error::value(
+                op,
+                format!(
+                    "cannot merge DataBags due to an exception encountered when merging schemas.\n\n\
+                     The conflicting schema in the first DataBag: {}\n\
+                     The conflicting schema in the second DataBag: {}\n\n\
+                     The cause is the schema for attribute '{name}' is incompatible: {} vs {}",
+                    text::schema_text(schema, Some(self)),
+                    text::schema_text(schema, Some(other)),
+                    text(Some(&ours)),
+                    text(theirs.as_ref()),
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The number of values the bag holds, its fallbacks' included:
+    /// attribute values (schemas' too), list items and dict entries
+    /// (`DataBag.get_approx_size`).
+    pub fn approx_size(&self) -> usize {
+        let store = self.flattened();
+        let attrs: usize = store.attrs.values().map(|a| a.set_items().len()).sum();
+        let (_, list_items) = store.lists.counts();
+        let dict_entries: usize = store.dicts.iter().map(|(_, d)| d.len()).sum();
+        attrs + list_items + dict_entries
+    }
+
     /// Sets `attr` of `ids[i]` to `values[i]` (present ids only).
     pub fn set_attr(&self, op: &str, attr: &str, ids: &[Option<ItemId>], values: &SliceData) -> Result<()> {
         self.write(op, |store| store.set_attr(attr, ids, values))

@@ -66,6 +66,12 @@ fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize) -> Node {
     if depth >= MAX_DEPTH {
         return Node::Leaf(id.short());
     }
+    // A nofollow schema names what it wraps, without following it.
+    match schema.nofollowed() {
+        Some(Schema::Struct(inner)) => return Node::Leaf(format!("NOFOLLOW({})", inner.short())),
+        Some(inner) => return Node::Leaf(format!("NOFOLLOW({inner})")),
+        None => {}
+    }
     if let Some(items) = bag.get_one(LIST_ITEMS_ATTR, id).and_then(|v| v.schema()) {
         return schema_node(items, Some(bag), depth + 1).wrapped("LIST[", "]");
     }
@@ -170,6 +176,9 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node 
     let Schema::Struct(schema_id) = item_schema else {
         return Node::Leaf(id.repr());
     };
+    if schema_id.is_nofollow() {
+        return Node::Leaf(format!("Nofollow({})", id.repr()));
+    }
     if depth >= MAX_DEPTH {
         return Node::Leaf(id.short());
     }
@@ -194,7 +203,9 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node 
 
 /// `name=value` for attribute `name` of entity `id`.
 fn attribute_node(name: &str, id: ItemId, schema_id: ItemId, bag: &DataBag, depth: usize) -> Node {
+    // A nofollow attribute reads (and prints) as what it wraps.
     let attr_schema = held_schema(bag, schema_id, name);
+    let attr_schema = attr_schema.nofollowed().unwrap_or(attr_schema);
     let value = bag.get_one(name, id);
     value_node(value.as_ref().map(Stored::as_ref), attr_schema, Some(bag), true, depth + 1).wrapped(&format!("{name}="), "")
 }

@@ -56,6 +56,9 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
                 }
                 return Err(missing_on_schema(context, name));
             };
+            // A nofollow attribute reads as what it wraps (`kd.follow` is
+            // for nofollow slices made by `kd.nofollow`).
+            let schema = schema.nofollowed().unwrap_or(schema);
             let data = read_attr(bag, name, &Ids::of(x));
             // Bags layered over one another can hold values that the schema
             // read does not admit: Koda's error, not an internal one.
@@ -166,7 +169,11 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
             ),
         ));
     }
+    for s in schemas.iter_mut() {
+        *s = s.nofollowed().unwrap_or(*s);
+    }
     schemas.sort();
+    schemas.dedup();
     let common = common_attr_schema(bag, &schemas, context)?;
     if common == Schema::None {
         // No object has a value's schema for the attribute (absent, or NONE
@@ -266,7 +273,7 @@ pub(crate) fn common_attr_schema(bag: &DataBag, schemas: &[Schema], context: &st
     common_schema_of(GET_ATTR, schemas.iter().copied())
 }
 
-fn missing_on_schema(context: &str, name: &str) -> Error {
+pub(crate) fn missing_on_schema(context: &str, name: &str) -> Error {
     attr_error(
         context,
         format!(

@@ -23,7 +23,7 @@ use super::access::struct_schema_ids;
 use super::containers::schema_item;
 use super::id_set::IdSet;
 use super::model::{attr_schema, ids_data, ids_of, schemas_data, whole_allocation};
-use crate::registry::{Args, Registry};
+use crate::registry::{Args, Registry, Value};
 
 /// How far a walk goes and which ids it renews.
 #[derive(Clone, Copy, PartialEq)]
@@ -129,6 +129,20 @@ impl<'a> Walk<'a> {
     /// Schedules the items of `data` (values of `schema`) not yet reached.
     fn discover(&mut self, schema: Schema, data: &SliceData) {
         if self.depth == Depth::TopLevel || !matches!(schema, Schema::Struct(_) | Schema::Object) {
+            return;
+        }
+        if schema.is_nofollow() {
+            // A walk stops at nofollow values: their data is not copied. A
+            // deep clone still gives them new ids, as Koda's does.
+            if self.renew_all {
+                let ids: Vec<ItemId> = (0..data.len())
+                    .filter_map(|i| match data.get(i) {
+                        Some(ScalarRef::ItemId(id)) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                self.renew(&ids);
+            }
             return;
         }
         let mut fresh = self.fresh_ids(schema, data);
@@ -585,6 +599,44 @@ fn clone_with(op: &str, x: &DataSlice, itemid: Option<&DataSlice>, schema: Optio
     Ok(DataSlice::new(x.shape().clone(), ids_data(&ids), as_schema)?.with_bag(Some(walk.out)))
 }
 
+/// `kd.clone_as_full(x, itemid=, **overrides)`: `kd.clone` of entities
+/// where every position, missing ones included, gets a clone: missing items
+/// become new entities of x's schema without attributes.
+fn clone_as_full(x: &DataSlice, itemid: Option<&DataSlice>, overrides: &[(String, DataSlice)]) -> Result<DataSlice> {
+    let op = "kd.core.clone_as_full";
+    let schema = x.schema();
+    let is_entity_schema = match (schema, x.bag()) {
+        (Schema::Struct(id), Some(bag)) => attr_schema(bag, id, LIST_ITEMS_ATTR).is_none() && attr_schema(bag, id, DICT_KEYS_ATTR).is_none(),
+        (Schema::Struct(_), None) => true,
+        _ => false,
+    };
+    if !is_entity_schema {
+        // Koda fills the missing items with `kd.entities.shaped` and names it.
+        let text = plait_core::bag::text::schema_text(schema, x.bag());
+        return Err(Error::value("kd.entities.shaped", format!("expected Entity schema, got {text}")));
+    }
+    let ids: Vec<Option<ItemId>> = match itemid {
+        Some(given) => {
+            let full = DataSlice::new(x.shape().clone(), ids_data(&vec![Some(ItemId(0)); x.size()]), schema)?;
+            clone_ids(op, &full, Some(given))?
+        }
+        None => allocate(ItemKind::Object, x.size()).1.into_iter().map(Some).collect(),
+    };
+    let out = match x.bag() {
+        Some(_) => {
+            let src = source_bag(op, x, None, "clone")?;
+            let mut walk = Walk::new(&src, Depth::All, false);
+            let present = ids_of(x);
+            let to: Vec<Option<ItemId>> = present.iter().zip(&ids).map(|(p, t)| p.and(*t)).collect();
+            walk.run_per_position(x, schema, &to)?;
+            walk.out
+        }
+        None => DataBag::new_immutable(),
+    };
+    let clone = DataSlice::new(x.shape().clone(), ids_data(&ids), schema)?.with_bag(Some(out));
+    with_overrides(clone, overrides)
+}
+
 /// `kd.deep_clone`: every item reached, `x`'s own included, gets one new
 /// id, so an item reached (or repeated in `x`) several times has one clone.
 fn deep_clone(op: &str, x: &DataSlice, schema: Option<&DataSlice>) -> Result<DataSlice> {
@@ -1013,6 +1065,67 @@ Examples:
   >>> c.S[0].get_itemid() == c.S[1].get_itemid()
   DataItem(missing, schema: MASK)"#,
         |a| clone_op(a, "kd.core.clone", Some(Depth::All)),
+    );
+    r.add(
+        "kd.core.clone_as_full",
+        &["kd.clone_as_full"],
+        "x, /, *, itemid=unspecified, **overrides",
+        r#"Returns clones of entities x, with a new empty entity where x is missing.
+
+Like `kd.clone`: each position gets a clone with a new id, and what the clones
+refer to is copied with its ids kept. Missing positions get new entities of
+x's schema without attributes, so the result is full. Keyword arguments set
+attributes on every clone.
+
+Args:
+  x: a DataSlice of entities (an entity schema).
+  itemid: the ids to give the clones (ITEMID, of x's rank, with an id for
+    every position); new ids when unspecified.
+  **overrides: attribute values to set on the clones.
+
+Examples:
+  >>> e = kd.new(x=1, y=kd.new(z=2))
+  >>> c = kd.clone_as_full(kd.slice([e, None]))
+  >>> c
+  DataSlice([Entity(x=1, y=Entity(z=2)), Entity(x=None, y=None)], schema: ENTITY(x=INT32, y=ENTITY(z=INT32)), present: 2/2, bag_id: $...)
+  >>> c.S[0].get_itemid() == e.get_itemid(), c.S[0].y.get_itemid() == e.y.get_itemid()
+  (DataItem(missing, schema: MASK), DataItem(present, schema: MASK))
+  >>> kd.clone_as_full(kd.slice([e, None]), x=5).x
+  DataSlice([5, 5], schema: INT32, present: 2/2, bag_id: $...)
+  >>> kd.clone_as_full(kd.obj(a=1))
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.entities.shaped: expected Entity schema, got OBJECT"#,
+        |a| clone_as_full(a.slice("x")?, opt(a, "itemid")?.as_ref(), &a.named_slices()?),
+    );
+    r.add_value(
+        "kd.core.extract_update",
+        &["kd.extract_update"],
+        "ds, schema=unspecified",
+        r#"Returns a new bag holding only the data reachable from `ds`.
+
+The bag of `kd.extract(ds, schema)`: the attributes, list items and dict
+entries reachable from `ds` (through `schema` when given) and the schemas
+that describe them, to apply elsewhere with `kd.updated`. Raises when `ds`
+has no bag.
+
+Args:
+  ds: a DataSlice with a bag.
+  schema: the schema to follow; ds's own schema when unspecified.
+
+Examples:
+  >>> a = kd.new(x=1, y=kd.new(z=2))
+  >>> bag = kd.extract_update(a.y)
+  >>> a.y.no_bag().with_bag(bag)
+  DataItem(Entity(z=2), schema: ENTITY(z=INT32), bag_id: $...)
+  >>> kd.extract_update(kd.item(1))
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.extract: cannot extract without a DataBag"#,
+        |a| {
+            let x = extract(a.slice("ds")?, opt(a, "schema")?.as_ref())?;
+            Ok(Value::Bag(x.bag().cloned()))
+        },
     );
     r.add(
         "kd.core.shallow_clone",

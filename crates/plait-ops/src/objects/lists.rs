@@ -725,6 +725,10 @@ Examples:
             crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
         },
     );
+    // Python lists of items are boxed as `kd.slice` boxes them, as in Koda
+    // (`kd.list_shaped(kd.shapes.new(2), [[1], [2, 3]])`).
+    r.boxing("kd.lists.shaped", crate::registry::Boxing::Lists);
+    r.boxing("kd.lists.like", crate::registry::Boxing::Lists);
 }
 
 /// The item schema from `item_schema=` or from a list `schema=`.
@@ -745,4 +749,92 @@ fn opt_item_schema(a: &crate::registry::Args<'_>) -> Result<Option<Schema>> {
         };
     }
     Ok(None)
+}
+
+/// `l.pop(index)` on lists of a mutable bag: removes item `index` of each
+/// list (negative counts from the end) and returns the items removed. An
+/// index past the end of a non-empty list is Koda's IndexError.
+pub fn pop_in_place(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
+    let op = "DataSlice.pop";
+    let bag = list_bag(op, x, "pop List items")?;
+    if !bag.is_mutable() {
+        return Err(plait_core::bag::immutable_error(op));
+    }
+    let schema = item_schema(op, x)?.ok_or_else(|| {
+        Error::value(
+            op,
+            format!(
+                "the attribute '{LIST_ITEMS_ATTR}' is missing on the schema.\n\nIf it is not a typo, perhaps ignore the schema when getting the attribute. For example, ds.maybe('{LIST_ITEMS_ATTR}')"
+            ),
+        )
+    })?;
+    if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
+        return Err(Error::value(op, format!("the index must be an integer, got {}", crate::describe(index))));
+    }
+    let index = plait_core::broadcast::expand_to_shape(op, index, x.shape(), 0)?;
+    let ids = ids_of(x);
+    let (edge, items) = bag.explode(&ids)?;
+    // Positions kept, and the position popped per list (if any).
+    let mut kept = Vec::with_capacity(items.len());
+    let mut sizes = Vec::with_capacity(ids.len());
+    let mut popped: Vec<Option<usize>> = vec![None; ids.len()];
+    for (i, slot) in popped.iter_mut().enumerate() {
+        let range = edge.child_range(i);
+        let n = range.len() as i64;
+        let k = match (ids[i], index.get(i)) {
+            (Some(_), Some(ScalarRef::Int32(v))) => Some(v as i64),
+            (Some(_), Some(ScalarRef::Int64(v))) => Some(v),
+            (Some(_), Some(other)) => return Err(Error::value(op, format!("the index must be an integer, got {}", other.dtype()))),
+            _ => None,
+        };
+        let k = k.map(|k| if k < 0 { k + n } else { k });
+        match k {
+            Some(k) if (0..n).contains(&k) => *slot = Some(range.start + k as usize),
+            Some(k) if n > 0 => {
+                return Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")));
+            }
+            _ => {}
+        }
+        kept.extend(range.filter(|&j| Some(j) != *slot));
+        sizes.push((edge.child_range(i).len() - usize::from(slot.is_some())) as i64);
+    }
+    let mut b = plait_core::column::SliceBuilder::with_capacity(ids.len());
+    for p in &popped {
+        b.push(p.and_then(|p| items.get(p)));
+    }
+    let result = DataSlice::new(x.shape().clone(), b.finish(), Schema::Object)?;
+    let result = cast_to(op, &result, schema).or_else(|_| result.with_schema(schema))?;
+    if popped.iter().any(Option::is_some) {
+        bag.set_lists(op, &ids, &plait_core::Edge::from_sizes(&sizes)?, &items.take(&kept))?;
+    }
+    Ok(result.with_bag(Some(bag.clone())))
+}
+
+/// `x.clear()` on lists or dicts of a mutable bag: lists lose all their
+/// items, dicts the values of all their keys (as in Koda, the keys stay,
+/// with missing values).
+pub fn clear_in_place(x: &DataSlice) -> Result<()> {
+    let op = "DataSlice.clear";
+    let Some(bag) = x.bag() else {
+        return Err(Error::value(op, "cannot clear lists or dicts without a DataBag"));
+    };
+    if !bag.is_mutable() {
+        return Err(plait_core::bag::immutable_error(op));
+    }
+    let ids = ids_of(x);
+    if item_schema(op, x)?.is_some() {
+        let edge = plait_core::Edge::from_sizes(&vec![0; ids.len()])?;
+        return bag.set_lists(op, &ids, &edge, &plait_core::column::SliceBuilder::new().finish());
+    }
+    if let Some(i) = ids.iter().position(|id| id.is_some_and(|id| !id.is_dict())) {
+        let id = ids[i].expect("present");
+        return Err(Error::value(op, format!("dict expected, got {}", id.repr())));
+    }
+    let (edge, keys, _) = bag.dict_entries(&ids)?;
+    let owners: Vec<Option<ItemId>> = ids.iter().enumerate().flat_map(|(i, id)| std::iter::repeat_n(*id, edge.child_range(i).len())).collect();
+    let mut missing = plait_core::column::SliceBuilder::with_capacity(keys.len());
+    for _ in 0..keys.len() {
+        missing.push(None);
+    }
+    bag.set_dict_entries(op, &owners, &keys, &missing.finish())
 }

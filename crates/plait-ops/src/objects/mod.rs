@@ -18,6 +18,7 @@ pub mod graph;
 mod id_set;
 pub mod lists;
 pub mod model;
+pub mod refs;
 pub mod schemas;
 pub mod update;
 pub mod uuids;
@@ -34,6 +35,7 @@ pub(crate) fn register(r: &mut Registry) {
     schemas::register(r);
     uuids::register(r);
     graph::register(r);
+    refs::register(r);
     // Operators that allocate fresh ids give a different result on every
     // call: expression preparation must not fold them into literals.
     for name in [
@@ -69,6 +71,7 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.allocation.new_dictid_shaped_as",
         "kd.allocation.new_dictid_like",
         "kd.core.clone",
+        "kd.core.clone_as_full",
         "kd.core.shallow_clone",
         "kd.core.deep_clone",
     ] {

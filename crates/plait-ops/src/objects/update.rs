@@ -54,11 +54,42 @@ fn expanded(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<Ve
 /// `kd.with_attrs(x, overwrite_schema=False, **attrs)`: `x` with a new bag
 /// holding the updates and reading through to `x`'s bag.
 pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
-    not_primitives(WITH_ATTRS, x)?;
-    let old = bag_of(WITH_ATTRS, x)?.clone();
-    let attrs = expanded(WITH_ATTRS, x, attrs)?;
-    let (bag, _) = update_layer(WITH_ATTRS, x, &old, &attrs, overwrite_schema)?;
+    with_attrs_as(WITH_ATTRS, x, attrs, overwrite_schema)
+}
+
+/// [`with_attrs`] whose errors name operator `op`.
+fn with_attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
+    not_primitives(op, x)?;
+    let old = bag_of(op, x)?.clone();
+    let attrs = expanded(op, x, attrs)?;
+    let (bag, _) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
     Ok(x.clone().with_bag(Some(bag)))
+}
+
+/// What `kd.strict_attrs` / `kd.strict_with_attrs` require: entities whose
+/// schema already has every attribute being set.
+fn check_strict(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<()> {
+    let schema_id = match x.schema() {
+        Schema::Struct(id) => id,
+        other if other.is_primitive() => return Err(Error::value(op, format!("primitives do not have attributes, got {other}"))),
+        other => return Err(Error::value(op, format!("x must have an Entity schema, actual schema: {other}"))),
+    };
+    let bag = bag_of(op, x)?;
+    for (name, _) in attrs {
+        if attr_schema(bag, schema_id, name).is_none() {
+            let text = plait_core::bag::text::schema_text(x.schema(), Some(bag));
+            return Err(Error::value(op, format!("attribute '{name}' not found in schema: {text}")));
+        }
+    }
+    Ok(())
+}
+
+/// `kd.strict_with_attrs(x, **attrs)`: [`with_attrs`] of attributes the
+/// entities' schema has, with values that fit it.
+pub fn strict_with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<DataSlice> {
+    const OP: &str = "kd.core.strict_with_attrs";
+    check_strict(OP, x, attrs)?;
+    with_attrs_as(OP, x, attrs, false)
 }
 
 /// The bag of `with_attrs(x, **attrs)`: its own layer holds the update, then
@@ -96,12 +127,24 @@ fn not_primitives(op: &str, x: &DataSlice) -> Result<()> {
 /// `kd.attrs(x, **attrs)`: a new bag holding only the given attributes of
 /// `x` (and the schema changes they need), to apply with `kd.updated`.
 pub fn attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataBag> {
-    const OP: &str = "kd.core.attrs";
-    not_primitives(OP, x)?;
-    let old = bag_of(OP, x)?.clone();
-    let attrs = expanded(OP, x, attrs)?;
-    let (bag, value_bags) = update_layer(OP, x, &old, &attrs, overwrite_schema)?;
-    copy_schemas_of(OP, x, &bag, &attrs)?;
+    attrs_as("kd.core.attrs", x, attrs, overwrite_schema)
+}
+
+/// `kd.strict_attrs(x, **attrs)`: [`attrs`] of attributes the entities'
+/// schema has, with values that fit it.
+pub fn strict_attrs(x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<DataBag> {
+    const OP: &str = "kd.core.strict_attrs";
+    check_strict(OP, x, attrs)?;
+    attrs_as(OP, x, attrs, false)
+}
+
+/// [`attrs`] whose errors name operator `op`.
+fn attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataBag> {
+    not_primitives(op, x)?;
+    let old = bag_of(op, x)?.clone();
+    let attrs = expanded(op, x, attrs)?;
+    let (bag, value_bags) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
+    copy_schemas_of(op, x, &bag, &attrs)?;
     // The update alone, reading through to the values' own bags (entities
     // assigned keep their attributes).
     Ok(DataBag::combined(std::iter::once(&bag.own_layer()).chain(&value_bags)).expect("one layer at least"))
@@ -139,11 +182,17 @@ fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Dat
 /// their own bag (entities) have it merged in.
 pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<()> {
     const OP: &str = "kd.core.set_attrs";
+    if x.schema() == Schema::Schema {
+        not_primitive_schema(OP, x, attrs)?;
+    }
     let bag = bag_of(OP, x)?;
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(OP));
     }
     let attrs = expanded(OP, x, attrs)?;
+    if x.schema() == Schema::Schema {
+        return set_schema_attrs(OP, x, bag, &attrs);
+    }
     let ids = Ids::of(x);
     let target = target_of(OP, x, &ids, bag)?;
     write_attrs(OP, bag, &ids, &target, &attrs, overwrite_schema, false)?;
@@ -182,6 +231,34 @@ Examples:
         |a| with_attrs(a.slice("x")?, &a.named_slices()?, a.bool("overwrite_schema")?),
     );
     r.add(
+        "kd.core.strict_with_attrs",
+        &["kd.strict_with_attrs"],
+        "x, /, **attrs",
+        r#"Returns entities x with a new DataBag in which they have the given attributes, which their schema must have.
+
+Like `kd.with_attrs` without `overwrite_schema`: every attribute must
+already be in x's entity schema, and each value must fit the attribute's
+schema. The new bag reads through to x's bag, which is left unchanged.
+
+Args:
+  x: a DataSlice of entities (an entity schema).
+  **attrs: the attributes to set, by name.
+
+Examples:
+  >>> e = kd.new(a=1, b='x')
+  >>> kd.strict_with_attrs(e, a=2)
+  DataItem(Entity(a=2, b='x'), schema: ENTITY(a=INT32, b=STRING), bag_id: $...)
+  >>> kd.strict_with_attrs(e, c=2)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.strict_with_attrs: attribute 'c' not found in schema: ENTITY(a=INT32, b=STRING)
+  >>> kd.strict_with_attrs(kd.obj(a=1), a=2)
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.core.strict_with_attrs: x must have an Entity schema, actual schema: OBJECT"#,
+        |a| strict_with_attrs(a.slice("x")?, &a.named_slices()?),
+    );
+    r.add(
         "kd.core.with_attr",
         &["kd.with_attr"],
         "x, attr_name, value, overwrite_schema=False",
@@ -206,4 +283,86 @@ Examples:
   DataItem(Entity(a='q'), schema: ENTITY(a=STRING), bag_id: $...)"#,
         |a| with_attrs(a.slice("x")?, &[(a.text("attr_name")?, a.slice("value")?.clone())], a.bool("overwrite_schema")?),
     );
+}
+
+/// `kd.del_attr(x, attr_name)` in place (`x`'s bag must be mutable):
+/// entities keep the attribute in their schema with missing values; objects
+/// lose it from their schemas too; schemas lose it.
+pub fn del_attr_in_place(x: &DataSlice, name: &str) -> Result<()> {
+    const OP: &str = "kd.del_attr";
+    let context = format!("failed to delete '{name}' attribute");
+    if x.schema().is_primitive() {
+        return Err(Error::value(OP, format!("{context}; primitives do not have attributes, got {}", x.schema())));
+    }
+    let bag = bag_of(OP, x)?;
+    if !bag.is_mutable() {
+        return Err(plait_core::bag::immutable_error(OP));
+    }
+    let ids = ids_of(x);
+    let missing = |n: usize| DataSlice::missing(plait_core::JaggedShape::flat(n), Schema::None).data().clone();
+    match x.schema() {
+        Schema::Struct(id) => {
+            if attr_schema(bag, id, name).is_none() {
+                return Err(super::access::missing_on_schema(OP, name));
+            }
+            bag.set_attr(OP, name, &ids, &missing(ids.len()))
+        }
+        Schema::Object => {
+            if let Some(i) = first_primitive(x) {
+                return Err(Error::value(
+                    OP,
+                    format!("{context}; primitives do not have attributes, got OBJECT DataSlice with a primitive at ds.flatten().S[{i}]"),
+                ));
+            }
+            let schemas = object_schemas(bag, &ids, OP)?;
+            let has: Vec<Option<ItemId>> = schemas.iter().map(|s| s.filter(|s| attr_schema(bag, *s, name).is_some())).collect();
+            if x.present_count() > 0 && has.iter().all(Option::is_none) {
+                return Err(super::access::missing_on_schema(OP, name));
+            }
+            bag.set_attr(OP, name, &ids, &missing(ids.len()))?;
+            bag.set_attr(OP, name, &has, &missing(has.len()))
+        }
+        Schema::Schema => {
+            let schemas = super::access::struct_schema_ids(x);
+            bag.set_attr(OP, name, &schemas, &missing(schemas.len()))
+        }
+        Schema::None => Ok(()),
+        other => Err(Error::value(OP, format!("{context}; {other} items do not have attributes"))),
+    }
+}
+
+/// Assigns attributes of struct schemas `x` in place (`schema.x = kd.INT32`,
+/// `kd.update_schema`): the values must be schemas; the struct schemas they
+/// name bring their attributes along.
+fn set_schema_attrs(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> Result<()> {
+    let ids = super::access::struct_schema_ids(x);
+    for (name, value) in attrs {
+        if value.schema() != Schema::Schema && value.present_count() > 0 {
+            let mut text = String::new();
+            plait_core::repr::write_item(
+                &mut text,
+                value.get((0..value.size()).find(|&i| value.get(i).is_some()).unwrap_or(0)),
+                value.schema(),
+                true,
+            );
+            return Err(Error::value(op, format!("only schemas can be assigned as attributes of schemas, got: {text}")));
+        }
+        bag.set_attr(op, name, &ids, value.data())?;
+    }
+    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    adopt_value_bags(op, bag, &values)
+}
+
+/// Koda's error for attributes of a primitive schema item (`kd.INT32.x = ...`).
+fn not_primitive_schema(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<()> {
+    if let (true, Some(plait_core::ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
+        if !primitive.is_struct() {
+            let name = attrs.first().map_or("", |(n, _)| n.as_str());
+            return Err(Error::value(
+                op,
+                format!("failed to set attribute '{name}': primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}"),
+            ));
+        }
+    }
+    Ok(())
 }

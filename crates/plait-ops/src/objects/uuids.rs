@@ -22,7 +22,7 @@ fn tag_of(kind: ItemKind) -> &'static str {
     match kind {
         ItemKind::List => "uuid_for_list",
         ItemKind::Dict => "uuid_for_dict",
-        ItemKind::Schema | ItemKind::ImplicitSchema => "uu_schema",
+        ItemKind::Schema | ItemKind::ImplicitSchema | ItemKind::NofollowSchema | ItemKind::NofollowImplicitSchema => "uu_schema",
         ItemKind::Object => "uuid",
     }
 }
