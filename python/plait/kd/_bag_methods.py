@@ -258,3 +258,24 @@ types.DataSlice.display = _display
 types.DataItem.bind = _bind
 types.DataSlice.internal_as_arolla_value = _arolla_only("internal_as_arolla_value")
 types.DataSlice.internal_as_dense_array = _arolla_only("internal_as_dense_array")
+
+
+def _schema_strict_new(self, **attrs):
+    """Returns a new entity with this schema and the given attributes,
+    checking that they are the schema's (`kd.strict_new(schema=self, ...)`)."""
+    from plait import kd
+
+    if self.get_bag() is None:
+        raise ValueError("only SchemaItems with DataBags can be used for creating Entities")
+    return kd.strict_new(schema=self, **attrs)
+
+
+def _get_nofollowed_schema(self):
+    """Returns the schema a nofollow schema wraps (`kd.get_nofollowed_schema`)."""
+    from plait import kd
+
+    return kd.get_nofollowed_schema(self)
+
+
+types.SchemaItem.strict_new = _schema_strict_new
+types.SchemaItem.get_nofollowed_schema = _get_nofollowed_schema

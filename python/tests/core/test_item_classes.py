@@ -63,3 +63,12 @@ def test_qtypes_compare_by_name_hash_pickle_and_print():
     assert kd.qtypes.DATA_SLICE.fingerprint == pickle.loads(pickle.dumps(kd.qtypes.DATA_SLICE)).fingerprint
     assert kd.qtypes.EXECUTOR.name == "EXECUTOR" and kd.qtypes.NON_DETERMINISTIC_TOKEN.value_qtype is None
     assert repr(kd.iterables.make(1, 2).qtype) == "ITERABLE[DATA_SLICE]"
+
+
+def test_schema_items_make_entities_strictly_and_unwrap_nofollow():
+    schema = kd.named_schema("P", a=kd.INT32, b=kd.INT32)
+    made = schema.strict_new(a=1, b=2)
+    assert made.get_schema() == schema and made.b.to_py() == 2
+    with pytest.raises(ValueError, match="only SchemaItems with DataBags can be used for creating Entities"):
+        kd.INT32.strict_new(a=1)
+    assert kd.nofollow_schema(schema).get_nofollowed_schema() == schema

@@ -129,7 +129,7 @@ Examples:
   >>> kd.follow(kd.nofollow(e)).z
   DataItem(2, schema: INT32, bag_id: $...)
   >>> kd.follow(kd.nofollow(kd.obj(a=1))).get_schema()
-  DataItem(OBJECT, schema: SCHEMA)
+  DataItem(OBJECT, schema: SCHEMA, bag_id: $...)
   >>> kd.follow(e)
   Traceback (most recent call last):
   ...
