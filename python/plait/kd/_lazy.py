@@ -23,14 +23,14 @@ from plait.kd import _builtins, optools
 
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
-              "math", "objs", "py", "schema", "shapes", "slices", "strings", "tuples")
+              "math", "objs", "py", "schema", "shapes", "slices", "streams", "strings", "tuples")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "is_fn",
-                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
+                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
 
