@@ -24,6 +24,7 @@ import workloads_functor
 import workloads_persist
 import workloads_interop
 import workloads_math
+import workloads_parallel
 import workloads_slices
 import workloads_strings
 from bench_common import setup_jagged
@@ -113,6 +114,7 @@ def main():
         "control_flow": workloads_control_flow.workloads(args.scale, pkd, kkd),
         "persist": workloads_persist.workloads(args.scale, pkd, kkd),
         "interop": workloads_interop.workloads(args.scale, pkd, kkd),
+        "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -67,9 +67,7 @@ pub fn disjoint_coalesce(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
             let more = if texts.len() > SHOWN { ", ..." } else { "" };
             format!("[{}{more}]", texts[..texts.len().min(SHOWN)].join(", "))
         };
-        let values = |ds: &DataSlice| {
-            list(indices.iter().map(|&i| ds.get(i).map(plait_core::repr::item_text).unwrap_or_default()).collect())
-        };
+        let values = |ds: &DataSlice| list(indices.iter().map(|&i| ds.get(i).map(plait_core::repr::item_text).unwrap_or_default()).collect());
         return Err(Error::value(
             op,
             format!(

@@ -54,7 +54,11 @@ pub fn guard<T>(f: impl FnOnce() -> plait_core::Result<T>) -> pyo3::PyResult<T> 
 pub fn guard_detached<T: Send>(py: pyo3::Python<'_>, f: impl FnOnce() -> plait_core::Result<T> + Send) -> pyo3::PyResult<T> {
     let outcome = py.detach(|| {
         catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-            payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_else(|| "unknown panic".to_string())
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".to_string())
         })
     });
     match outcome {

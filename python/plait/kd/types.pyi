@@ -5,5 +5,14 @@ from typing import Any
 DataBag: Any
 DataItem: Any
 DataSlice: Any
+DictItem: Any
 Edge: Any
+Executor: Any
+Expr: Any
+Iterable: Any
 JaggedShape: Any
+ListItem: Any
+SchemaItem: Any
+Stream: Any
+StreamReader: Any
+StreamWriter: Any

@@ -10,6 +10,8 @@ import pytest
 
 from plait import kd
 
+pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+
 
 def items(stream, timeout=10):
     return [x.to_py() for x in stream.read_all(timeout=timeout)]

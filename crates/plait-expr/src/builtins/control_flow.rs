@@ -400,10 +400,9 @@ fn map_parallel(
         let keywords = names.iter().cloned().zip(items).map(|(k, v)| Ok((k, v?))).collect::<Result<Vec<_>>>()?;
         match call_fn(&compiled[&id], positional, keywords)? {
             ExprValue::Data(Value::Slice(r)) if r.is_item() => Ok(Some(r)),
-            ExprValue::Data(Value::Slice(r)) => Err(Error::value(
-                MAP,
-                format!("the functor is expected to be evaluated to a DataItem, but the result has shape: {}", r.shape()),
-            )),
+            ExprValue::Data(Value::Slice(r)) => {
+                Err(Error::value(MAP, format!("the functor is expected to be evaluated to a DataItem, but the result has shape: {}", r.shape())))
+            }
             other => Err(Error::value(MAP, format!("the functor is expected to be evaluated to a DataItem, but it returned {}", other.kind_name()))),
         }
     };

@@ -525,9 +525,8 @@ impl Mapper {
             let result = if lock(&me.state).failed || me.out_abandoned() || stream::cancelled() {
                 Err(stream::cancelled_error(me.op))
             } else {
-                call_fn(&me.f, vec![item], Vec::new()).and_then(|r| {
-                    if value_type_name(&r) == me.expected { Ok(r) } else { Err(wrong_type(me.op, &me.expected, &r)) }
-                })
+                call_fn(&me.f, vec![item], Vec::new())
+                    .and_then(|r| if value_type_name(&r) == me.expected { Ok(r) } else { Err(wrong_type(me.op, &me.expected, &r)) })
             };
             me.finished(i, result);
         }));
@@ -820,8 +819,9 @@ Examples:
 fn reduce_with(op: &str, mut args: CallArgs, name: &'static str, backend: &'static str, default_ndim: i64) -> Result<ExprValue> {
     let input = stream_arg(name, "stream", required(op, &mut args, 0)?)?;
     let init = required(op, &mut args, 1)?.into_data(name)?;
-    let ndim = take(&mut args, 2)
-        .map_or(Ok(default_ndim), |n| int_of(&n).ok_or_else(|| Error::type_error(name, format!("`ndim` must be an integer item, got {}", n.kind_name()))))?;
+    let ndim = take(&mut args, 2).map_or(Ok(default_ndim), |n| {
+        int_of(&n).ok_or_else(|| Error::type_error(name, format!("`ndim` must be an integer item, got {}", n.kind_name())))
+    })?;
     let executor = executor_arg(name, take(&mut args, 3))?;
     let (value, out) = new_out("DATA_SLICE");
     let parts = Arc::new(Mutex::new(vec![init]));
@@ -866,7 +866,13 @@ struct Loop {
 }
 
 /// The loop's result variable, its output stream and its state.
-fn new_loop(op: &'static str, state: Vec<(String, ExprValue)>, returns: Option<ExprValue>, yields: Option<ExprValue>, interleaved: Option<ExprValue>) -> Result<(ExprValue, Loop)> {
+fn new_loop(
+    op: &'static str,
+    state: Vec<(String, ExprValue)>,
+    returns: Option<ExprValue>,
+    yields: Option<ExprValue>,
+    interleaved: Option<ExprValue>,
+) -> Result<(ExprValue, Loop)> {
     let given: Vec<(&'static str, ExprValue)> =
         [("returns", returns), ("yields", yields), ("yields_interleaved", interleaved)].into_iter().filter_map(|(n, v)| Some((n, v?))).collect();
     let Ok([(result, initial)]) = <[_; 1]>::try_from(given) else {
@@ -1110,7 +1116,8 @@ fn call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         }
     }
     let (value, out) = new_out("DATA_SLICE");
-    let pending = Arc::new(Mutex::new(PendingCall { f, positional: args.var_args, keywords: args.var_kwargs, waiting: awaited.len(), failed: false }));
+    let pending =
+        Arc::new(Mutex::new(PendingCall { f, positional: args.var_args, keywords: args.var_kwargs, waiting: awaited.len(), failed: false }));
     let start = {
         let (out, executor) = (out.clone(), executor.clone());
         move |pending: &Arc<Mutex<PendingCall>>| {
@@ -1414,10 +1421,11 @@ fn parallel_call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let expected = take(&mut args, 4).map(|t| crate::operator::text_item(OP, "return_type", &t)).transpose()?;
     let expected = expected.map(|t| if t.starts_with("STREAM[") { t } else { format!("FUTURE[{t}]") });
     let positional: Vec<ExprValue> = positional.items.clone();
-    let keywords: Vec<(String, ExprValue)> =
-        keywords.names.iter().flatten().map(|n| n.to_string()).zip(keywords.items.iter().cloned()).collect();
+    let keywords: Vec<(String, ExprValue)> = keywords.names.iter().flatten().map(|n| n.to_string()).zip(keywords.items.iter().cloned()).collect();
     let value_type = match &expected {
-        Some(t) => t.strip_prefix("STREAM[").or_else(|| t.strip_prefix("FUTURE[")).and_then(|t| t.strip_suffix(']')).unwrap_or("DATA_SLICE").to_string(),
+        Some(t) => {
+            t.strip_prefix("STREAM[").or_else(|| t.strip_prefix("FUTURE[")).and_then(|t| t.strip_suffix(']')).unwrap_or("DATA_SLICE").to_string()
+        }
         None => "DATA_SLICE".to_string(),
     };
     let (stream, writer) = Stream::new(&value_type);
