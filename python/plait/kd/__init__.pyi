@@ -23,6 +23,7 @@ from plait.kd import parallel as parallel
 from plait.kd import persistence as persistence
 from plait.kd import progress as progress
 from plait.kd import py as py
+from plait.kd import qtypes as qtypes
 from plait.kd import schema as schema
 from plait.kd import shapes as shapes
 from plait.kd import slices as slices

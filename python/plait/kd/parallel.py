@@ -57,7 +57,7 @@ def transform(fn, *, allow_runtime_transforms=False):
 
     Examples:
       >>> kd.is_fn(kd.parallel.transform(lambda x: x + 1))
-      True
+      DataItem(present, schema: MASK)
     """
     del allow_runtime_transforms
     from plait.kd import expr as _expr

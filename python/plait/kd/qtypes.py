@@ -68,12 +68,24 @@ NON_DETERMINISTIC_TOKEN = QType("NON_DETERMINISTIC_TOKEN")
 
 
 def iterable_of(value_qtype):
-    """The QType of an iterable of `value_qtype` values: `ITERABLE[DATA_SLICE]`."""
+    """The QType of an iterable of `value_qtype` values: `ITERABLE[DATA_SLICE]`.
+
+    Examples:
+      >>> kd.qtypes.iterable_of(kd.qtypes.DATA_SLICE)
+      ITERABLE[DATA_SLICE]
+    """
     return QType(f"ITERABLE[{value_qtype.name}]", value_qtype)
 
 
 def stream_of(value_qtype):
-    """The QType of a stream of `value_qtype` values: `STREAM[DATA_SLICE]`."""
+    """The QType of a stream of `value_qtype` values: `STREAM[DATA_SLICE]`.
+
+    Examples:
+      >>> kd.qtypes.stream_of(kd.qtypes.DATA_BAG)
+      STREAM[DATA_BAG]
+      >>> kd.streams.make(kd.bag()).qtype == kd.qtypes.stream_of(kd.qtypes.DATA_BAG)
+      True
+    """
     return QType(f"STREAM[{value_qtype.name}]", value_qtype)
 
 

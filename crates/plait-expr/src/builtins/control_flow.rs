@@ -382,8 +382,8 @@ fn map_parallel(
         match fns.get(i) {
             None => {}
             Some(ScalarRef::ItemId(id)) => {
-                if !compiled.contains_key(&id) {
-                    compiled.insert(id, functor_arg(MAP, ExprValue::slice(item_of(fns, i)?))?);
+                if let std::collections::hash_map::Entry::Vacant(slot) = compiled.entry(id) {
+                    slot.insert(functor_arg(MAP, ExprValue::slice(item_of(fns, i)?))?);
                 }
             }
             Some(_) => return Err(functor_arg(MAP, ExprValue::slice(item_of(fns, i)?)).expect_err("a primitive is no functor")),
