@@ -27,6 +27,10 @@ import workloads_math
 import workloads_parallel
 import workloads_slices
 import workloads_strings
+import workloads_bitwise
+import workloads_curves
+import workloads_json
+import workloads_random
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -114,6 +118,10 @@ def main():
         "control_flow": workloads_control_flow.workloads(args.scale, pkd, kkd),
         "persist": workloads_persist.workloads(args.scale, pkd, kkd),
         "interop": workloads_interop.workloads(args.scale, pkd, kkd),
+        "bitwise": workloads_bitwise.workloads(args.scale, pkd, kkd),
+        "random": workloads_random.workloads(args.scale, pkd, kkd),
+        "curves": workloads_curves.workloads(args.scale, pkd, kkd),
+        "json": workloads_json.workloads(args.scale, pkd, kkd),
         "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),
     }
 

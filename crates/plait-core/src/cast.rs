@@ -20,7 +20,7 @@ pub fn cast_to(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
     if x.schema() == target {
         return Ok(x.clone());
     }
-    check_schema_castable(op, x.schema(), target)?;
+    check_schema_castable(op, x, target)?;
     match target {
         Schema::Object => x.with_schema(Schema::Object).map_err(|e| e.with_context(op)),
         Schema::None => {
@@ -56,8 +56,9 @@ pub fn cast_to_narrow(op: &str, x: &DataSlice, target: Schema) -> Result<DataSli
 
 /// The slice's schema-level check: which source schemas can be cast to `target`
 /// at all. OBJECT and NONE sources are judged item by item instead.
-fn check_schema_castable(op: &str, source: Schema, target: Schema) -> Result<()> {
+fn check_schema_castable(op: &str, x: &DataSlice, target: Schema) -> Result<()> {
     use Schema as S;
+    let source = x.schema();
     let allowed = match (source, target) {
         (S::Object | S::None, _) => true,
         (_, S::Object) => source.is_primitive() || source == S::Schema,
@@ -67,7 +68,11 @@ fn check_schema_castable(op: &str, source: Schema, target: Schema) -> Result<()>
         (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Mask | S::Bytes | S::String, S::String) => true,
         (s, t) => s == t,
     };
-    if allowed { Ok(()) } else { Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported"))) }
+    if allowed {
+        return Ok(());
+    }
+    let source = crate::bag::text::schema_text(source, x.bag());
+    Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")))
 }
 
 fn unsupported_data(op: &str, source: Schema, target: Schema) -> Error {

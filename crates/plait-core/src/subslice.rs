@@ -4,7 +4,9 @@
 //! With fewer arguments than dimensions (and no `...`), the arguments apply to
 //! the last dimensions. An integer picks one child per parent and removes the
 //! dimension (out of range gives a missing item); a range keeps the dimension;
-//! a DataSlice gives per-parent indices.
+//! a DataSlice gives per-parent indices. Range bounds may be DataSlices: a
+//! range per parent, or several per parent when the bounds have more
+//! dimensions (`ds.S[:kd.index(ds) + 1]`: every prefix of each row).
 
 use crate::cast::cast_to_narrow;
 use crate::column::{MISSING_INDEX, ScalarRef};
@@ -22,12 +24,37 @@ pub enum SliceArg {
     Index(i64),
     /// Children `start..stop` of each parent, Python slice rules (no step).
     Range { start: Option<i64>, stop: Option<i64> },
+    /// A range whose bounds are DataSlices of integers, aligned with the
+    /// result so far (one range per parent) or with more dimensions (several
+    /// ranges per parent, those dimensions kept). A missing bound gives an
+    /// empty range; `None` stands for the start / end.
+    Ranges { start: Option<DataSlice>, stop: Option<DataSlice> },
     /// Stands for all dimensions not named by other arguments.
     Ellipsis,
     /// Per-parent indices: as many dimensions as the result so far (one index
     /// per parent, the dimension goes away) or one more (a list of indices per
     /// parent, the dimension stays).
     Slice(DataSlice),
+}
+
+impl SliceArg {
+    /// The range `start:stop`: [`SliceArg::Range`] when each bound is an
+    /// integer item or `None`, else [`SliceArg::Ranges`].
+    pub fn range(start: Option<DataSlice>, stop: Option<DataSlice>) -> SliceArg {
+        fn int_item(x: &DataSlice) -> Option<i64> {
+            match (x.is_item(), x.get(0)) {
+                (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
+                (true, Some(ScalarRef::Int64(v))) => Some(v),
+                _ => None,
+            }
+        }
+        match (start.as_ref().map(int_item), stop.as_ref().map(int_item)) {
+            (None | Some(Some(_)), None | Some(Some(_))) => {
+                SliceArg::Range { start: start.as_ref().and_then(int_item), stop: stop.as_ref().and_then(int_item) }
+            }
+            _ => SliceArg::Ranges { start, stop },
+        }
+    }
 }
 
 /// Applies `args` to the dimensions of `x`.
@@ -79,6 +106,10 @@ pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
                 let current = JaggedShape::from_edges(edges.clone())?;
                 positions = pick_by_slice(edge, &positions, &current, indices, &mut edges)?;
             }
+            SliceArg::Ranges { start, stop } => {
+                let current = JaggedShape::from_edges(edges.clone())?;
+                positions = pick_ranges(edge, &positions, &current, start.as_ref(), stop.as_ref(), &mut edges)?;
+            }
             SliceArg::Ellipsis => unreachable!("ellipsis was expanded above"),
         }
     }
@@ -104,6 +135,63 @@ fn resolve_range(len: usize, start: Option<i64>, stop: Option<i64>) -> (usize, u
     let a = start.map_or(0, clip);
     let b = stop.map_or(len, clip);
     (a as usize, b.max(a) as usize)
+}
+
+/// Ranges whose bounds are DataSlices (see [`SliceArg::Ranges`]).
+fn pick_ranges(
+    edge: &Edge,
+    positions: &[usize],
+    current: &JaggedShape,
+    start: Option<&DataSlice>,
+    stop: Option<&DataSlice>,
+    edges: &mut Vec<Edge>,
+) -> Result<Vec<usize>> {
+    let mut shapes: Vec<&JaggedShape> = [start, stop].into_iter().flatten().map(DataSlice::shape).collect();
+    shapes.push(current);
+    let target = crate::broadcast::common_shape(OP, &shapes)?;
+    if !current.is_prefix_of(&target) {
+        return Err(Error::value(OP, format!("range bounds of shape {target} do not fit the result shape {current}")));
+    }
+    let bound = |b: Option<&DataSlice>| -> Result<Option<DataSlice>> {
+        b.map(|b| {
+            let b = cast_to_narrow(OP, b, Schema::Int64)
+                .map_err(|_| Error::value(OP, format!("range bounds must contain only integers, got {}", b.schema())))?;
+            crate::broadcast::expand_to_shape(OP, &b, &target, 0)
+        })
+        .transpose()
+    };
+    let (start, stop) = (bound(start)?, bound(stop)?);
+    // The position (in `positions`) each target item descends from; the
+    // bounds' own extra dimensions are kept.
+    let mut parent: Vec<usize> = (0..current.size()).collect();
+    for extra in &target.edges()[current.rank()..] {
+        parent = extra.parent_ids().into_iter().map(|p| parent[p]).collect();
+        edges.push(extra.clone());
+    }
+    // `Some(None)`: unspecified (the start / end); `None`: a missing item.
+    let value_at = |b: &Option<DataSlice>, k: usize| match b {
+        None => Some(None),
+        Some(b) => match b.get(k) {
+            Some(ScalarRef::Int64(v)) => Some(Some(v)),
+            _ => None,
+        },
+    };
+    let mut next = Vec::new();
+    let mut sizes = Vec::with_capacity(target.size());
+    for (k, &from) in parent.iter().enumerate() {
+        let p = positions[from];
+        match (value_at(&start, k), value_at(&stop, k)) {
+            (Some(a), Some(b)) if p != MISSING_INDEX => {
+                let range = edge.child_range(p);
+                let (a, b) = resolve_range(range.len(), a, b);
+                next.extend(range.start + a..range.start + b);
+                sizes.push((b - a) as i64);
+            }
+            _ => sizes.push(0),
+        }
+    }
+    edges.push(Edge::from_sizes(&sizes)?);
+    Ok(next)
 }
 
 /// Index by a DataSlice of integers aligned with the result built so far.

@@ -249,6 +249,11 @@ fn plans() -> &'static Mutex<HashMap<u128, Arc<Plan>>> {
 
 const MAX_CACHED_PLANS: usize = 4096;
 
+/// Forgets every cached plan (`kd.clear_eval_cache`).
+pub fn clear_plans() {
+    plans().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
 /// The plan of `expr`, compiled on first use.
 pub fn plan(expr: &Expr) -> Result<Arc<Plan>> {
     if let Some(plan) = plans().lock().unwrap_or_else(|e| e.into_inner()).get(&expr.fingerprint()) {

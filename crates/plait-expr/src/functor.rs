@@ -109,6 +109,11 @@ fn cache() -> &'static Cache {
     CACHE.get_or_init(Default::default)
 }
 
+/// Forgets every compiled functor (`kd.clear_eval_cache`).
+pub fn clear_compiled() {
+    cache().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
 /// Attribute `name` of functor `f` as an expression: an EXPR item unpacked,
 /// any other value as a literal.
 fn attribute_expr(f: &DataSlice, name: &str) -> Result<Expr> {

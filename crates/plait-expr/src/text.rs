@@ -122,12 +122,12 @@ enum Piece {
     Text(String),
 }
 
-/// The text of `expr`. A named expression shows `name = ...` at the top and
-/// only its name where it is an argument.
+/// The text of `expr`, as Koda prints it. Every named subexpression is a
+/// statement `name = ...` before the expression, which refers to it by its
+/// name (a named expression itself prints as its statements, then its name).
 ///
-/// As in Koda, a subexpression used more than once is printed once, as a
-/// statement `_1 = ...` (or `name = ...` for a named one) before the
-/// expression, which then refers to it by its label. A shared node is
+/// A subexpression used more than once is printed once, as a statement
+/// `_1 = ...`, and referred to by its label. A shared unnamed node is
 /// labelled only when it brings something new: an input, or an operator
 /// that is not itself labelled (`_1 * 2` is printed again where used).
 pub fn expr_text(expr: &Expr) -> String {
@@ -141,7 +141,8 @@ pub fn expr_text(expr: &Expr) -> String {
     let mut labels: HashMap<u128, String> = HashMap::new();
     let mut statements = Vec::new();
     for node in &nodes {
-        if uses.get(&node.fingerprint()).copied().unwrap_or(0) < 2 || !matches!(node.kind(), NodeKind::Op { .. }) {
+        let shared = uses.get(&node.fingerprint()).copied().unwrap_or(0) >= 2 && matches!(node.kind(), NodeKind::Op { .. });
+        if !shared && node_name(node).is_none() {
             continue;
         }
         let label = match node_name(node) {
@@ -161,9 +162,9 @@ pub fn expr_text(expr: &Expr) -> String {
         statements.push(format!("{label} = {}", definition_text(node, &labels)));
         labels.insert(node.fingerprint(), label);
     }
-    let root = match node_name(expr) {
-        Some(name) if !labels.contains_key(&expr.fingerprint()) => format!("{name} = {}", definition_text(expr, &labels)),
-        _ => node_text(expr, &labels),
+    let root = match labels.get(&expr.fingerprint()) {
+        Some(label) => label.clone(),
+        None => node_text(expr, &labels),
     };
     statements.push(root);
     statements.join("\n")

@@ -8,15 +8,20 @@
 //! Koda's signature, for the Python front and for expressions.
 
 pub mod bags;
+pub mod bitwise;
+pub mod checks;
 pub mod comparison;
+pub mod curves;
 pub mod elementwise;
 pub mod groups;
+pub mod json;
 pub mod kernel;
 pub mod masking;
 pub mod math;
 pub mod num;
 pub mod objects;
 pub mod promote;
+pub mod random;
 pub mod registry;
 pub mod schema;
 pub mod shapes;

@@ -52,7 +52,7 @@ impl TypeClass {
         match self {
             TypeClass::Numeric => "numeric values",
             TypeClass::NumericOrText => "consistent numeric, bytes or string values",
-            TypeClass::Orderable => "consistent numeric, bytes, string, boolean or mask values",
+            TypeClass::Orderable => "orderable values",
             TypeClass::Mask => "MASK",
             TypeClass::String => "STRING",
             TypeClass::Text => "either STRING or BYTES",
@@ -124,6 +124,15 @@ pub fn promote_text(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> 
     Ok(Promotion { dtype: found.map_or(Schema::None, |(_, t)| t), object })
 }
 
+/// How Koda names items of type `dtype` inside an OBJECT slice in errors:
+/// entities, objects, lists and dicts are "non-primitive".
+fn object_item_name(dtype: Schema) -> &'static str {
+    match dtype {
+        Schema::ItemId => "non-primitive",
+        other => other.name(),
+    }
+}
+
 /// The data type of one argument, checked against `class`.
 pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result<Schema> {
     let dtype = if x.schema() == Schema::Object {
@@ -139,7 +148,7 @@ pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result
                 if same_kind && many.iter().all(|&t| class.admits(t)) {
                     return Err(Error::value(op, "DataSlice with mixed types is not supported"));
                 }
-                let names: Vec<&str> = many.iter().map(|t| t.name()).collect();
+                let names: Vec<&str> = many.iter().map(|t| object_item_name(*t)).collect();
                 let got = format!("OBJECT containing {} values", join_and(&names));
                 return Err(argument_type_error(op, arg, class, &got));
             }
@@ -148,7 +157,11 @@ pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result
         x.schema()
     };
     if !class.admits(dtype) {
-        let got = if x.schema() == Schema::Object { format!("OBJECT containing {dtype} values") } else { dtype.to_string() };
+        let got = if x.schema() == Schema::Object {
+            format!("OBJECT containing {} values", object_item_name(dtype))
+        } else {
+            plait_core::bag::text::schema_text(dtype, x.bag())
+        };
         return Err(argument_type_error(op, arg, class, &got));
     }
     Ok(dtype)

@@ -261,6 +261,10 @@ pub fn registry() -> &'static Registry {
         crate::bags::register(&mut r);
         crate::objects::register(&mut r);
         crate::strings::register(&mut r);
+        crate::bitwise::register(&mut r);
+        crate::curves::register(&mut r);
+        crate::random::register(&mut r);
+        crate::json::register(&mut r);
         r
     })
 }
@@ -279,16 +283,36 @@ pub struct Bound<T> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum BindError {
     TooManyPositional {
+        /// The positional parameters without a default, and all of them.
+        min: usize,
         max: usize,
         given: usize,
     },
     Twice(String),
     /// Every keyword that names no parameter, in call order.
     UnknownKeywords(Vec<String>),
+    /// The required parameters not given: the positional ones, or when all
+    /// of those are given, the keyword-only ones (Python's order).
     Missing {
-        name: String,
+        names: Vec<String>,
         keyword_only: bool,
     },
+}
+
+/// `'a'`, `'a' and 'b'`, `'a', 'b', and 'c'`: names as Python lists them.
+fn python_names(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    match quoted.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [a, b] => format!("{a} and {b}"),
+        [rest @ .., last] => format!("{}, and {last}", rest.join(", ")),
+    }
+}
+
+/// `argument` or `arguments`, for `n`.
+fn arguments(n: usize) -> &'static str {
+    if n == 1 { "argument" } else { "arguments" }
 }
 
 impl BindError {
@@ -297,14 +321,25 @@ impl BindError {
         Error::type_error(
             op,
             match self {
-                BindError::TooManyPositional { max, given } => {
-                    format!("takes {max} positional arguments but {given} were given")
+                BindError::TooManyPositional { min, max, given } => {
+                    let takes = if min == max {
+                        format!("{max} positional {}", arguments(*max))
+                    } else {
+                        format!("from {min} to {max} positional arguments")
+                    };
+                    format!("takes {takes} but {given} {} given", if *given == 1 { "was" } else { "were" })
                 }
                 BindError::Twice(name) => format!("got multiple values for argument '{name}'"),
                 BindError::UnknownKeywords(names) => {
                     format!("got an unexpected keyword argument '{}'", names[0])
                 }
-                BindError::Missing { name, .. } => format!("missing required argument: '{name}'"),
+                BindError::Missing { names, keyword_only } => format!(
+                    "missing {} required {} {}: {}",
+                    names.len(),
+                    if *keyword_only { "keyword-only" } else { "positional" },
+                    arguments(names.len()),
+                    python_names(names)
+                ),
             },
         )
     }
@@ -314,18 +349,18 @@ impl BindError {
         Error::value(
             op,
             match self {
-                BindError::TooManyPositional { max, given } => {
+                BindError::TooManyPositional { max, given, .. } => {
                     format!("too many positional arguments passed ({} extra)", given - max)
                 }
                 BindError::Twice(name) => format!("parameter [{name}] specified twice"),
                 BindError::UnknownKeywords(names) => {
                     format!("unknown keyword arguments: [{}]", names.join(", "))
                 }
-                BindError::Missing { name, keyword_only: false } => {
-                    format!("no value provided for positional or keyword parameter [{name}]")
+                BindError::Missing { names, keyword_only: false } => {
+                    format!("no value provided for positional or keyword parameter [{}]", names[0])
                 }
-                BindError::Missing { name, keyword_only: true } => {
-                    format!("no value provided for keyword only parameter [{name}]")
+                BindError::Missing { names, keyword_only: true } => {
+                    format!("no value provided for keyword only parameter [{}]", names[0])
                 }
             },
         )
@@ -358,8 +393,9 @@ pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, 
     }
     let extra = positional.count();
     if extra > 0 {
-        let max = params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
-        return Err(BindError::TooManyPositional { max, given: max + extra });
+        let positional = || params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword));
+        let (min, max) = (positional().filter(|p| p.default.is_none()).count(), positional().count());
+        return Err(BindError::TooManyPositional { min, max, given: max + extra });
     }
     let mut var_kwargs = Vec::new();
     let mut unknown = Vec::new();
@@ -376,9 +412,23 @@ pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, 
     if !unknown.is_empty() {
         return Err(BindError::UnknownKeywords(unknown));
     }
-    for (p, v) in params.iter().zip(&values) {
-        if v.is_none() && p.default.is_none() && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword) {
-            return Err(BindError::Missing { name: p.name.clone(), keyword_only: p.kind == ParamKind::KeywordOnly });
+    let missing = |keyword_only: bool| -> Vec<String> {
+        params
+            .iter()
+            .zip(&values)
+            .filter(|(p, v)| {
+                v.is_none()
+                    && p.default.is_none()
+                    && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword)
+                    && (p.kind == ParamKind::KeywordOnly) == keyword_only
+            })
+            .map(|(p, _)| p.name.clone())
+            .collect()
+    };
+    for keyword_only in [false, true] {
+        let names = missing(keyword_only);
+        if !names.is_empty() {
+            return Err(BindError::Missing { names, keyword_only });
         }
     }
     Ok(Bound { values, var_args, var_kwargs })
@@ -490,29 +540,30 @@ impl Args<'_> {
         }
     }
 
-    /// An integer item argument, `None` when unspecified or missing.
+    /// An integer item argument, `None` when unspecified or missing. Other
+    /// values are refused with Koda's texts (its conversion to an integer).
     pub fn opt_int(&self, name: &str) -> Result<Option<i64>> {
         let Some(x) = self.opt_slice(name)? else {
             return Ok(None);
         };
         if !x.is_item() {
-            return Err(Error::value(
-                self.op.name,
-                format!("argument `{name}` must be an item holding an integer, got a slice of rank {}", x.rank()),
-            ));
+            return Err(Error::value(self.op.name, format!("argument `{name}`: expected rank 0, but got rank={}", x.rank())));
         }
         match x.get(0) {
             None => Ok(None),
             Some(ScalarRef::Int32(v)) => Ok(Some(v as i64)),
             Some(ScalarRef::Int64(v)) => Ok(Some(v)),
-            Some(v) => Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got an item of {}", v.dtype()))),
+            Some(ScalarRef::ItemId(_)) => Err(Error::value(self.op.name, format!("argument `{name}`: cannot find a common schema"))),
+            Some(v) => Err(Error::value(
+                self.op.name,
+                format!("argument `{name}`: unsupported narrowing cast to INT64 for the given {} DataSlice", v.dtype()),
+            )),
         }
     }
 
     /// An integer item argument that has a value.
     pub fn int(&self, name: &str) -> Result<i64> {
-        self.opt_int(name)?
-            .ok_or_else(|| Error::value(self.op.name, format!("argument `{name}` must be an item holding an integer, got a missing item")))
+        self.opt_int(name)?.ok_or_else(|| Error::value(self.op.name, format!("argument `{name}`: expected a present value")))
     }
 
     /// The `ndim` argument of an aggregation (`None` = unspecified).

@@ -65,7 +65,7 @@ fn binding_applies_defaults_and_reports_errors() {
     let total = op.call(vec![Value::Slice(x.clone())], vec![("ndim".into(), Value::Slice(int_item(2)))]).unwrap().into_slice("test").unwrap();
     assert_eq!(to_i64s(&total), [Some(6)]);
     let err = op.call(vec![], vec![]).unwrap_err();
-    assert_eq!(err.to_string(), "kd.math.agg_sum: missing required argument: 'x'");
+    assert_eq!(err.to_string(), "kd.math.agg_sum: missing 1 required positional argument: 'x'");
     let err = op.call(vec![Value::Slice(x)], vec![("nope".into(), Value::Slice(int_item(1)))]).unwrap_err();
     assert_eq!(err.to_string(), "kd.math.agg_sum: got an unexpected keyword argument 'nope'");
 }

@@ -204,14 +204,13 @@ impl PyDataSlice {
             if step.is_some_and(|s| s != 1) {
                 return Err(pyo3::exceptions::PyValueError::new_err("Slice with step != 1 is not supported"));
             }
-            let start: Option<i64> = range.getattr("start")?.extract()?;
-            let stop: Option<i64> = range.getattr("stop")?.extract()?;
-            let rows = guard(|| lists::explode(&self.inner, 1))?;
-            if start.is_none() && stop.is_none() {
-                return wrap(py, rows);
-            }
-            let args = [plait_core::subslice::SliceArg::Ellipsis, plait_core::subslice::SliceArg::Range { start, stop }];
-            return wrap(py, guard(|| plait_core::subslice::subslice(&rows, &args))?);
+            // Bounds: ints, integer items or DataSlices (a range per list).
+            let bound = |name: &str| -> PyResult<Option<DataSlice>> {
+                let v = range.getattr(name)?;
+                if v.is_none() { Ok(None) } else { as_slice("kd.core.get_item", &v).map(Some) }
+            };
+            let (start, stop) = (bound("start")?, bound("stop")?);
+            return wrap(py, guard(|| lists::items_in_range(&self.inner, start, stop))?);
         }
         let key = as_slice("kd.core.get_item", key)?;
         wrap(py, guard(|| containers::get_item(&self.inner, &key))?)

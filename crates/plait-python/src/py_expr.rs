@@ -1015,10 +1015,19 @@ impl plait_expr::host::Bar for PyBar {
     }
 }
 
+/// Forgets the cached evaluation plans and compiled functors
+/// (`kd.clear_eval_cache`); they are rebuilt on next use.
+#[pyfunction]
+fn clear_eval_cache() {
+    plait_expr::eval::clear_plans();
+    plait_expr::functor::clear_compiled();
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     plait_expr::host::set_host(Box::new(PyHost));
     m.add_class::<PyExpr>()?;
     m.add_class::<PyExprOperator>()?;
+    m.add_function(wrap_pyfunction!(clear_eval_cache, m)?)?;
     m.add_function(wrap_pyfunction!(tracing_enter, m)?)?;
     m.add_function(wrap_pyfunction!(tracing_exit, m)?)?;
     m.add_function(wrap_pyfunction!(py_is_tracing, m)?)?;

@@ -75,9 +75,17 @@ pub fn key_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
         return Err(value_error(op, format!("a step other than 1 is not supported, got {step}")));
     }
+    // A bound is a Python int, an integer item or a DataSlice of integers
+    // (a range per item).
     let bound = |name: &str| -> PyResult<Option<DataSlice>> {
         let v = s.getattr(name)?;
-        if v.is_none() { Ok(None) } else { Ok(Some(box_item(op, &v, None)?)) }
+        if v.is_none() {
+            return Ok(None);
+        }
+        if let Ok(ds) = v.cast::<PyDataSlice>() {
+            return Ok(Some(ds.get().inner.clone()));
+        }
+        Ok(Some(box_item(op, &v, None)?))
     };
     Ok(Value::Range { start: bound("start")?.map(Box::new), stop: bound("stop")?.map(Box::new) })
 }

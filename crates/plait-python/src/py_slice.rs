@@ -459,11 +459,20 @@ pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>
                         format!("slicing argument at position {position}: a step other than 1 is not supported, got {step}"),
                     ));
                 }
-                let bound = |name: &str| -> PyResult<Option<i64>> {
+                // A bound is an int, an integer DataItem or a DataSlice of
+                // integers (a range per item).
+                let bound = |name: &str| -> PyResult<Option<DataSlice>> {
                     let v = s.getattr(name)?;
-                    if v.is_none() { Ok(None) } else { int_arg(op, name, &v).map(Some) }
+                    if v.is_none() {
+                        return Ok(None);
+                    }
+                    if let Ok(ds) = v.cast::<PyDataSlice>() {
+                        return Ok(Some(ds.get().inner.clone()));
+                    }
+                    let i = int_arg(op, name, &v)?;
+                    Ok(Some(guard(|| DataSlice::item(Some(ScalarRef::Int64(i)), Schema::Int64))?))
                 };
-                return Ok(SliceArg::Range { start: bound("start")?, stop: bound("stop")? });
+                return Ok(SliceArg::range(bound("start")?, bound("stop")?));
             }
             if let Ok(ds) = key.cast::<PyDataSlice>() {
                 return Ok(SliceArg::Slice(ds.get().inner.clone()));

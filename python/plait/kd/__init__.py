@@ -24,6 +24,7 @@ from plait.kd.schema import (
     STRING,
 )
 from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
+from plait.kd import bitwise, curves, json, random  # noqa: A004 - Koda's names
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
 from plait.kd import _builtins
@@ -31,12 +32,12 @@ from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd import conversion  # noqa: F401 - structured to_py
 from plait.kd.from_py import from_py
 from plait.kd import expr
-from plait.kd.expr import I, S, V
+from plait.kd.expr import I, S, V, named_container
 from plait.kd import optools, tuples
 from plait.kd import functor
 from plait.kd.functor import apply_py, bind, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
 from plait.kd import py
-from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected
+from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected, py_reference
 from plait.kd import iterables
 from plait.kd import streams, parallel
 from plait.kd import assertion
@@ -47,6 +48,7 @@ from plait.kd import progress
 from plait.kd.assertion import check_inputs, check_output
 
 from_pytree = from_py
+expr_quote = slices.expr_quote
 
 # Koda's top-level names for operators (`kd.add` is `kd.math.add`, ...).
 _export_aliases(globals())
@@ -168,6 +170,54 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
       {'a': {'b': {'c': 1}}}
     """
     return conversion.to_py(ds, max_depth, obj_as_dict, include_missing_attrs)
+
+
+def to_pytree(ds, max_depth=2, include_missing_attrs=True):
+    """Returns the contents of `ds` as a tree of Python lists and dicts.
+
+    `kd.to_py` with entities and objects given as Python dicts, so the result
+    is made of plain containers only (what pytree libraries walk).
+
+    Args:
+      ds: a DataSlice.
+      max_depth: how many levels to convert (2 by default; -1 for no limit).
+      include_missing_attrs: whether to include attributes whose value is
+        missing (as None).
+
+    Examples:
+      >>> kd.to_pytree(kd.obj(a=1, b=kd.list([1, 2])))
+      {'a': 1, 'b': [1, 2]}
+      >>> kd.to_pytree(kd.slice([kd.new(x=1), None]))
+      [{'x': 1}, None]
+    """
+    return conversion.to_py(ds, max_depth, True, include_missing_attrs)
+
+
+def is_expr(obj):
+    """Returns `kd.present` if `obj` is an expression, else `kd.missing`.
+
+    Args:
+      obj: any value.
+
+    Examples:
+      >>> kd.is_expr(I.x + 1)
+      DataItem(present, schema: MASK)
+      >>> kd.is_expr(kd.item(1))
+      DataItem(missing, schema: MASK)
+    """
+    return present if isinstance(obj, expr.Expr) else missing
+
+
+def clear_eval_cache():
+    """Forgets the evaluation plans and compiled functors plait keeps, so the
+    memory they hold is freed; they are rebuilt when next needed.
+
+    Examples:
+      >>> kd.clear_eval_cache()
+      >>> kd.eval(I.x + 1, x=1)
+      DataItem(2, schema: INT32)
+    """
+    _plait.clear_eval_cache()
 
 
 def to_pylist(x):

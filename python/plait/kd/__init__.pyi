@@ -5,15 +5,18 @@ from typing import Any
 from plait.kd import allocation as allocation
 from plait.kd import assertion as assertion
 from plait.kd import bags as bags
+from plait.kd import bitwise as bitwise
 from plait.kd import comparison as comparison
 from plait.kd import conversion as conversion
 from plait.kd import core as core
+from plait.kd import curves as curves
 from plait.kd import dicts as dicts
 from plait.kd import entities as entities
 from plait.kd import expr as expr
 from plait.kd import functor as functor
 from plait.kd import ids as ids
 from plait.kd import iterables as iterables
+from plait.kd import json as json
 from plait.kd import lists as lists
 from plait.kd import masking as masking
 from plait.kd import math as math
@@ -24,6 +27,7 @@ from plait.kd import persistence as persistence
 from plait.kd import progress as progress
 from plait.kd import py as py
 from plait.kd import qtypes as qtypes
+from plait.kd import random as random
 from plait.kd import schema as schema
 from plait.kd import shapes as shapes
 from plait.kd import slices as slices
@@ -122,6 +126,21 @@ def bag() -> Any:
 def bind(fn_def, /, *args, return_type_as = ..., **kwargs) -> Any:
     """Returns a functor that calls `fn_def` with some arguments already given."""
 
+def bitwise_and(x, y) -> Any:
+    """Computes pointwise bitwise x & y."""
+
+def bitwise_count(x) -> Any:
+    """Computes the number of bits set to 1 in the given input."""
+
+def bitwise_invert(x) -> Any:
+    """Computes pointwise bitwise ~x."""
+
+def bitwise_or(x, y) -> Any:
+    """Computes pointwise bitwise x | y."""
+
+def bitwise_xor(x, y) -> Any:
+    """Computes pointwise bitwise x ^ y."""
+
 def bool(x) -> Any:
     """Returns `x` cast to BOOLEAN with explicit casting rules."""
 
@@ -139,6 +158,12 @@ def check_inputs(**kw_constraints) -> Any:
 
 def check_output(constraint) -> Any:
     """Returns a decorator that checks the schema of a function's result."""
+
+def cityhash(x, seed) -> Any:
+    """Returns a hash value of 'x' for given seed."""
+
+def clear_eval_cache() -> Any:
+    """Forgets the evaluation plans and compiled functors plait keeps, so the"""
 
 def clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds; what they refer to is extracted as is."""
@@ -246,6 +271,9 @@ def expand_to_shape(x, shape, ndim = ...) -> Any:
 def explode(x, ndim = ...) -> Any:
     """Returns the items of the lists in x as ndim new dimensions."""
 
+def expr_quote(x) -> Any:
+    """Returns `x` as a DataSlice of schema EXPR: `kd.slice(x, kd.EXPR)`."""
+
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""
 
@@ -282,11 +310,14 @@ def format(fmt, /, **kwargs) -> Any:
 def freeze_bag(x) -> Any:
     """Returns `x` with an immutable copy of its bag."""
 
+def from_json(x, /, schema = ..., default_number_schema = ..., *, on_invalid = ..., keys_attr = ..., values_attr = ...) -> Any:
+    """Parses a DataSlice `x` of JSON strings."""
+
 def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
-    """`py_obj` as a DataSlice (see the module docstring)."""
+    """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
 def from_pytree(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
-    """`py_obj` as a DataSlice (see the module docstring)."""
+    """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
 def fstr(x) -> Any:
     """Transforms Koda f-string into an expression."""
@@ -417,8 +448,11 @@ def is_entity(x) -> Any:
 def is_expandable_to(x, target, ndim = ...) -> Any:
     """Returns true if `x` is expandable to `target`."""
 
+def is_expr(obj) -> Any:
+    """Returns `kd.present` if `obj` is an expression, else `kd.missing`."""
+
 def is_fn(obj) -> Any:
-    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`."""
+    """Returns `present` if `obj` is a functor DataItem, else `missing`."""
 
 def is_item(obj) -> Any:
     """Returns `kd.present` if `obj` is a DataItem, else `kd.missing`."""
@@ -533,6 +567,9 @@ def multiply(x, y) -> Any:
 def mutable_bag() -> Any:
     """Returns a new empty mutable DataBag."""
 
+def named_container() -> Any:
+    """Returns a new `NamedContainer`: expressions assigned to its attributes"""
+
 def named_schema(name, /, **kwargs) -> Any:
     """Returns the schema named name (the same for the same name)."""
 
@@ -627,8 +664,23 @@ def present_shaped(shape) -> Any:
 def present_shaped_as(x) -> Any:
     """Returns a MASK slice of the shape of x with every item present."""
 
+def pwl_curve(p, adjustments) -> Any:
+    """Piecewise Linear (PWL) curve interpolation operator."""
+
 def py_fn(f, *, return_type_as = ..., **defaults) -> Any:
     """Returns a functor that calls the Python function `f` each time it is evaluated."""
+
+def py_reference(obj) -> Any:
+    """Wraps `obj` to pass it by reference into functors and `kd.py_fn`"""
+
+def randint_like(x, low = ..., high = ..., seed = ...) -> Any:
+    """Returns a DataSlice of random INT64 numbers with the same sparsity as `x`."""
+
+def randint_shaped(shape, low = ..., high = ..., seed = ...) -> Any:
+    """Returns a DataSlice of random INT64 numbers with the given shape."""
+
+def randint_shaped_as(x, low = ..., high = ..., seed = ...) -> Any:
+    """Returns a DataSlice of random INT64 numbers with the same shape as `x`."""
 
 def range(start, end = ...) -> Any:
     """Returns a DataSlice of INT64s with range [start, end)."""
@@ -651,6 +703,12 @@ def reverse(ds) -> Any:
 def reverse_select(ds, fltr) -> Any:
     """Creates a DataSlice by putting items in ds to present positions in fltr."""
 
+def sample(x, ratio, seed, key = ...) -> Any:
+    """Randomly sample items in `x` based on ratio."""
+
+def sample_n(x, n, seed, key = ...) -> Any:
+    """Randomly sample n items in `x` from the last dimension."""
+
 def schema_from_py(tpe) -> Any:
     """Returns the Koda schema matching a Python type annotation."""
 
@@ -671,6 +729,9 @@ def select_values(ds, fltr) -> Any:
 
 def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds holding the same top-level attributes."""
+
+def shuffle(x, /, ndim = ..., seed = ...) -> Any:
+    """Randomly shuffles a DataSlice along a single dimension (last by default)."""
 
 def size(x) -> Any:
     """Returns the number of items."""
@@ -708,8 +769,14 @@ def take(x, indices) -> Any:
 def tile(x, shape) -> Any:
     """Nests the whole `x` under `shape`."""
 
+def to_expr(x) -> Any:
+    """Returns `x` cast to EXPR with explicit casting rules."""
+
 def to_itemid(x) -> Any:
     """Returns the ItemIds of entities and objects."""
+
+def to_json(x, /, *, indent = ..., ensure_ascii = ..., keys_attr = ..., values_attr = ..., include_missing_values = ...) -> Any:
+    """Converts `x` to a DataSlice of JSON strings."""
 
 def to_none(x) -> Any:
     """Returns `x` cast to NONE with explicit casting rules."""
@@ -722,6 +789,9 @@ def to_py(ds, max_depth = ..., obj_as_dict = ..., include_missing_attrs = ...) -
 
 def to_pylist(x) -> Any:
     """Returns the first dimension of `x` as a Python list of DataSlices."""
+
+def to_pytree(ds, max_depth = ..., include_missing_attrs = ...) -> Any:
+    """Returns the contents of `ds` as a tree of Python lists and dicts."""
 
 def to_schema(x) -> Any:
     """Returns `x` cast to SCHEMA with explicit casting rules."""

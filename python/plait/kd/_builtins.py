@@ -45,8 +45,15 @@ def _box_lazy(x):
     return expr._aux_variable(_traced(x))
 
 
+# Builtins that test or take functors as they are: a Python function given
+# to them stays a Python value (`kd.is_fn(lambda: 1)` is missing, as Koda's).
+_NO_BOXING = {"kd.functor.bind", "kd.functor.is_fn", "kd.functor.has_fn", "kd.bind", "kd.is_fn", "kd.has_fn"}
+
+
 def _forms(op):
     """(lazy, eager, kd) forms of builtin operator `op`."""
+    if op.name in _NO_BOXING:
+        return _unboxed_forms(op)
 
     def eager(*args, **kwargs):
         return op._eval(*[_box_eager(a) for a in args], **{k: _box_eager(v) for k, v in kwargs.items()})
@@ -56,6 +63,26 @@ def _forms(op):
             return op(*[_box_lazy(a) for a in args], **{k: _box_lazy(v) for k, v in kwargs.items()})
         return eager(*args, **kwargs)
 
+    return _named_forms(op, eager, follow_tracing)
+
+
+def _unboxed_forms(op):
+    def eager(*args, **kwargs):
+        if op.name.endswith("is_fn") and len(args) == 1 and not kwargs and not isinstance(args[0], _plait.DataSlice):
+            # Anything that is not a plait value (a Python function, an
+            # Expr) is not a functor.
+            from plait import kd
+
+            return kd.missing
+        return op._eval(*args, **kwargs)
+
+    def follow_tracing(*args, **kwargs):
+        return op(*args, **kwargs) if _plait.is_tracing() else eager(*args, **kwargs)
+
+    return _named_forms(op, eager, follow_tracing)
+
+
+def _named_forms(op, eager, follow_tracing):
     for f in (eager, follow_tracing):
         f.__signature__ = op.__signature__
         f.__doc__ = op.__doc__

@@ -24,12 +24,13 @@ from plait.kd import _builtins, optools
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
               "math", "objs", "py", "schema", "shapes", "slices", "streams", "strings", "tuples")
+NAMESPACES += ("bitwise", "curves", "json", "random")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
-                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn", "bind", "is_fn",
+                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
@@ -196,10 +197,10 @@ _EAGER_METHODS = {
 _EAGER_ONLY = ("bag", "mutable_bag", "to_py", "to_pylist")
 
 
-def _refused_method(name, instead):
+def _refused_method(name, instead, owner="a DataSlice"):
     def method(self, *args, **kwargs):
         hint = f"; use .{instead}() instead." if instead else ""
-        raise ValueError(f"calling .{name}() on a DataSlice is not supported in expr/tracing mode{hint}")
+        raise ValueError(f"calling .{name}() on {owner} is not supported in expr/tracing mode{hint}")
 
     method.__name__ = name
     return method
@@ -258,7 +259,121 @@ def _expr_methods(kd, lazy):
         if op is None or isinstance(op, pytypes.ModuleType):
             continue
         setattr(expr_type, name, _method(op))
+    from plait.kd import _methods
+
+    for name, op_name in {**_methods._METHODS, **_EXPR_METHOD_OPS}.items():
+        op = _lazy_form(lazy, op_name)
+        if op is not None:
+            setattr(expr_type, name, _method(op))
+    for name in ("new", "strict_new"):
+        op = _lazy_form(lazy, f"kd.entities.{name}")
+        setattr(expr_type, name, _schema_method(op))
     for name, instead in _EAGER_METHODS.items():
         setattr(expr_type, name, _refused_method(name, instead))
+    for name, owner in _NOT_IN_EXPRESSIONS.items():
+        setattr(expr_type, name, _refused_method(name, None, owner))
     expr_type.with_name = lambda self, name: lazy.with_name(self, name)
     expr_type.S = property(lambda self: _Subslicer(self, lazy.subslice), doc="`kd.subslice` of the expression.")
+    expr_type.L = property(lambda self: _Subslicer(self, lambda e, *keys: lazy.subslice(e, *keys, ...)),
+                           doc="`kd.subslice` of the expression's first dimension: `I.x.L[0]`.")
+    _node_api(kd, expr_type)
+
+
+# Expr methods whose operator differs from what their name says (Koda's
+# expression view): method -> operator.
+_EXPR_METHOD_OPS = {
+    "get_size": "kd.slices.size",
+    "get_present_count": "kd.slices.count",
+    "get_dtype": "kd.schema.get_dtype",
+    "get_sizes": "kd.shapes.get_sizes",
+    "bind": "kd.functor.bind",
+    "with_schema_from_obj": "kd.schema.with_schema_from_obj",
+    "freeze": "kd.core.freeze",
+    "clone_as_full": "kd.core.clone_as_full",
+    "extract_update": "kd.core.extract_update",
+    "follow": "kd.core.follow",
+    "ref": "kd.core.ref",
+    "get_nofollowed_schema": "kd.schema.get_nofollowed_schema",
+    "strict_with_attrs": "kd.core.strict_with_attrs",
+}
+
+# Methods of DataBags and DataSlices that only mean something on data, which
+# Koda refuses on expressions: method -> what Koda says it is a method of.
+_NOT_IN_EXPRESSIONS = {
+    **dict.fromkeys(
+        ("list", "dict", "uu", "uuobj", "obj", "obj_like", "obj_shaped", "new_like", "new_shaped", "list_like",
+         "list_shaped", "dict_like", "dict_shaped", "concat_lists", "fork", "contents_repr", "data_triples_repr",
+         "schema_triples_repr", "get_approx_size", "merge_inplace", "merge_fallbacks", "empty", "empty_mutable",
+         "adopt", "adopt_stub", "named_schema", "new_schema", "list_schema", "dict_schema", "uu_schema"),
+        "a DataBag"),
+    **dict.fromkeys(
+        ("get_attr_names", "from_vals", "embed_schema", "display", "internal_as_arolla_value",
+         "internal_as_dense_array", "internal_is_itemid_schema"),
+        "a DataSlice"),
+    "is_mutable": "a DataSlice/DataBag",
+}
+
+
+def _lazy_form(lazy, op_name):
+    """The lazy form of operator `op_name` (`kd.schema.get_dtype` ->
+    `kd.lazy.schema.get_dtype`), or None when plait does not have it."""
+    obj = lazy
+    for part in op_name.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _schema_method(op):
+    """`schema_expr.new(**attrs)`: `kd.new(schema=schema_expr, **attrs)`."""
+
+    def method(self, **attrs):
+        return op(schema=self, **attrs)
+
+    method.__name__ = op.__name__
+    method.__doc__ = f"`{getattr(op, 'name', op.__name__)}(schema=self, ...)` as an expression."
+    return method
+
+
+def _node_api(kd, expr_type):
+    """What an expression node says about itself (Koda's Expr API):
+    `equals`, `inputs`, `is_literal`, `is_leaf`, `is_operator`,
+    `is_placeholder`, `leaf_key`, `placeholder_key` and `qtype`."""
+    expr = kd.expr
+
+    def equals(self, other):
+        """True when `other` is the same expression (same structure, same
+        literals), as `fingerprint` tells."""
+        return isinstance(other, expr_type) and self.fingerprint == other.fingerprint
+
+    def inputs(self):
+        """The names of the inputs (`I.x`) the expression uses, sorted."""
+        return list(expr.get_input_names(self))
+
+    def qtype(self):
+        """The QType of a literal's value; None for any other node (its type
+        is known when it is evaluated)."""
+        if not expr.is_literal(self):
+            return None
+        value = self.qvalue
+        return getattr(value, "qtype", None)
+
+    def evaluate(self, self_input=None, /, **inputs):
+        """Evaluates the expression: `self_input` is `S` (`I.self`), the
+        keyword arguments the other inputs (`kd.eval(self, ...)`)."""
+        return expr.eval(self, self_input, **inputs)
+
+    expr_type.eval = evaluate
+    expr_type.equals = equals
+    expr_type.inputs = inputs
+    expr_type.qtype = property(qtype)
+    expr_type.is_literal = property(lambda self: bool(expr.is_literal(self)), doc="True for a literal node.")
+    # Inputs and variables are operator nodes in Koda; plait has no other leaves.
+    expr_type.is_leaf = property(lambda self: False, doc="False: inputs and variables are operators, as in Koda.")
+    expr_type.is_operator = property(lambda self: self._kind() in ("operator", "input", "variable"),
+                                     doc="True for a node applying an operator (inputs and variables too, as in Koda).")
+    expr_type.is_placeholder = property(lambda self: self._kind() == "placeholder", doc="True for a placeholder `P.x`.")
+    expr_type.leaf_key = property(lambda self: "", doc="'': plait expressions have no Arolla leaves.")
+    expr_type.placeholder_key = property(lambda self: self.leaf_name if self._kind() == "placeholder" else "",
+                                         doc="The name of a placeholder, else ''.")

@@ -76,7 +76,16 @@ types.DataSlice.select_values = dicts.select_values
 # `x << bag` is `x.updated(bag)`, `x >> bag` is `x.enriched(bag)`.
 types.DataSlice.__lshift__ = _method(OPERATORS["kd.core.updated"])
 types.DataSlice.__rshift__ = _method(OPERATORS["kd.core.enriched"])
-types.DataSlice.to_pytree = lambda self, *args, **kwargs: self.to_py(*args, **kwargs)
+
+
+def _to_pytree(self, max_depth=2, include_missing_attrs=True):
+    """`kd.to_pytree(self, ...)`: the contents as Python lists and dicts."""
+    from plait.kd import conversion
+
+    return conversion.to_py(self, max_depth, True, include_missing_attrs)
+
+
+types.DataSlice.to_pytree = _to_pytree
 
 
 def _arrow_c_array(self, requested_schema=None):

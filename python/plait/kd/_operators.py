@@ -86,15 +86,3 @@ def traced_through(fn):
     return fn
 
 
-def taking_python_slices(op):
-    """`op(x, key_or_index)` (a get_item), also taking a Python slice, which
-    selects a range of list items as `x[1:]` does."""
-
-    def get_item(x, key_or_index):
-        if isinstance(key_or_index, slice):
-            return x[key_or_index]
-        return op(x, key_or_index)
-
-    get_item.__doc__ = op.__doc__
-    get_item.__signature__ = op.__signature__
-    return traced_through(get_item)

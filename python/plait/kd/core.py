@@ -1,7 +1,6 @@
 """`kd.core`: Koda's core operators (built from the Rust registry)."""
 
 from plait.kd._operators import export as _export
-from plait.kd._operators import taking_python_slices as _taking_python_slices
 
 _export(globals(), "kd.core")
 
@@ -9,4 +8,3 @@ from plait._plait import dir, get_attr_names  # noqa: E402,A004 - Koda's names
 from plait.kd.assertion import with_print  # noqa: E402,F401 - Koda's name in kd.core
 
 
-get_item = _taking_python_slices(get_item)  # noqa: F821 - exported above

@@ -562,3 +562,40 @@ def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
         inputs = {"self": self_input, **inputs}
     return _plait.eval_expr(expr, inputs)
 
+
+
+class NamedContainer:
+    """A container that names the expressions put in it: `c.x = I.a + 1`
+    stores `kd.with_name(I.a + 1, 'x')`, so a functor traced from it shows
+    `x` as a variable. Other values are stored as they are.
+
+    Examples:
+      >>> c = kd.named_container()
+      >>> c.total = I.a + 1
+      >>> kd.expr.get_name(c.total)
+      'total'
+      >>> c.limit = 5
+      >>> c.limit
+      5
+    """
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Expr):
+            value = _plait.expr_call("kd.annotation.with_name", value, name)
+        object.__setattr__(self, name, value)
+
+
+def named_container():
+    """Returns a new `NamedContainer`: expressions assigned to its attributes
+    are named after them (`kd.with_name`).
+
+    Examples:
+      >>> c = kd.named_container()
+      >>> c.y = I.x * 2
+      >>> c.y
+      y = I.x * DataItem(2, schema: INT32)
+      y
+      >>> kd.expr.get_name(c.y)
+      'y'
+    """
+    return NamedContainer()

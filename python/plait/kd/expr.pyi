@@ -5,6 +5,7 @@ from typing import Any
 Expr: Any
 ExprOperator: Any
 I: Any
+NamedContainer: Any
 P: Any
 def S(*args: Any, **kwargs: Any) -> Any:
     """An expression: a node of a computation to evaluate later. Not iterable"""
@@ -41,7 +42,10 @@ def is_variable(expr) -> Any:
     """Returns True when `expr` is a variable leaf such as `V.x`."""
 
 def literal(value) -> Any:
-    """An expression holding `value`."""
+    """Returns an expression that holds `value` (a DataSlice, DataBag,"""
+
+def named_container() -> Any:
+    """Returns a new `NamedContainer`: expressions assigned to its attributes"""
 
 def pack_expr(expr) -> Any:
     """Returns `expr` packed into a DataItem with schema EXPR."""

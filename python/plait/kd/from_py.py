@@ -1,10 +1,14 @@
 """`kd.from_py` (and its alias `kd.from_pytree`): Python values as Koda data.
 
 Python lists and tuples become Koda lists, dicts become Koda dicts (or objects
-with `dict_as_obj=True`), primitives and DataItems stay items; the outer
-`from_dim` levels of nested lists become dimensions of the result instead.
-Without `schema=` everything is OBJECT; with it, the schema is followed
-level by level (list, dict and entity schemas, primitives cast).
+with `dict_as_obj=True`), dataclasses and other Python objects with
+attributes become objects (entities under an entity schema), primitives and
+DataItems stay items; the outer `from_dim` levels of nested lists become
+dimensions of the result instead. By default (`schema=kd.OBJECT`)
+everything is OBJECT; with a schema, it is followed level by level (list,
+dict and entity schemas, primitives cast); with `schema=None` the schema is
+inferred, level by level, from the values (`[[1, 2], [3]]` is
+`LIST[LIST[INT32]]`, a dataclass an entity of its fields' schemas).
 
 The conversion works one nesting level at a time over all the values of that
 level, so a million Python values cost a few vectorized calls per level,
@@ -15,6 +19,8 @@ by `MAX_DEPTH` (as in Koda), which also ends self-containing values.
 """
 
 import builtins
+import dataclasses
+import types as pytypes
 
 from plait import _plait
 from plait.kd import shapes, types
@@ -32,16 +38,30 @@ _MERGE_DEPTH = 16
 _SEQUENCES = (builtins.list, tuple)
 
 
-def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=None, from_dim=0):
-    """`py_obj` as a DataSlice (see the module docstring).
+def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0):
+    """Returns `py_obj` as a DataSlice (see the module docstring).
 
-    >>> kd.from_py({'a': [1, 2]})
-    DataItem(Dict{'a'=List[1, 2]}, schema: OBJECT, bag_id: $...)
-    >>> kd.from_py([[1, 2], [3]], from_dim=1)
-    DataSlice([List[1, 2], List[3]], schema: OBJECT, present: 2/2, bag_id: $...)
+    Args:
+      py_obj: a Python value: primitives, lists, tuples, dicts, dataclasses,
+        objects with attributes, DataItems.
+      dict_as_obj: whether dicts become objects (entities when the schema is
+        inferred) instead of Koda dicts.
+      itemid: the ItemIds of the top-level items made.
+      schema: the schema to follow (OBJECT by default); None infers it.
+      from_dim: how many outer list levels become dimensions.
+
+    Examples:
+      >>> kd.from_py({'a': [1, 2]})
+      DataItem(Dict{'a'=List[1, 2]}, schema: OBJECT, bag_id: $...)
+      >>> kd.from_py([[1, 2], [3]], from_dim=1)
+      DataSlice([List[1, 2], List[3]], schema: OBJECT, present: 2/2, bag_id: $...)
+      >>> kd.from_py([[1, 2], [3]], schema=None)
+      DataItem(List[List[1, 2], List[3]], schema: LIST[LIST[INT32]], bag_id: $...)
+      >>> kd.from_py({'a': 1.5}, schema=None)
+      DataItem(Dict{'a'=1.5}, schema: DICT{STRING, FLOAT32}, bag_id: $...)
     """
     if schema is None:
-        schema = OBJECT
+        schema = _INFER
     if not isinstance(from_dim, int) or from_dim < 0:
         raise ValueError(f"kd.from_py: from_dim must be a non-negative int, got {from_dim!r}")
     leaves, shape = _outer_dims(py_obj, from_dim)
@@ -88,6 +108,16 @@ def _is_schema(schema, name):
     return isinstance(schema, types.DataSlice) and str(schema) == name
 
 
+class _Infer:
+    """The schema of values to infer from them (`schema=None`)."""
+
+    def __repr__(self):
+        return "<inferred>"
+
+
+_INFER = _Infer()
+
+
 class _Converter:
     def __init__(self, dict_as_obj):
         self.dict_as_obj = dict_as_obj
@@ -111,6 +141,8 @@ class _Converter:
     def convert(self, values, schema, itemid=None, what="items"):
         """The Python `values` as a 1-D DataSlice of `schema` (a generator,
         see `run`); `what` names them in errors (`attribute 'x'`, `keys`, ...)."""
+        if schema is _INFER:
+            return (yield from self._inferred(values, itemid))
         if _is_schema(schema, "OBJECT"):
             return (yield from self._objects(values, itemid))
         if schema.is_dict_schema():
@@ -134,7 +166,7 @@ class _Converter:
             flat = None
         if flat is not None and flat.get_ndim() == 1 and (flat.get_present_count() == 0 or flat.get_bag() is None):
             return flat
-        groups = {"sequence": [], "dict": [], "item": [], "primitive": []}
+        groups = {"sequence": [], "dict": [], "item": [], "primitive": [], "attrs": []}
         for i, v in enumerate(values):
             groups[_kind(v)].append(i)
         parts = []
@@ -154,7 +186,40 @@ class _Converter:
             else:
                 made = yield from self._dicts(dicts, OBJECT, OBJECT, itemid)
             parts.append((groups["dict"], OPERATORS["kd.objs.new"](made)))
+        if groups["attrs"]:
+            made = yield from self._dicts_as_objects([_fields(values[i]) for i in groups["attrs"]], itemid)
+            parts.append((groups["attrs"], made))
         return _in_order(parts, len(values))
+
+    # --- schema=None: one schema for all the values of a level, from them
+
+    def _inferred(self, values, itemid):
+        kinds = {_kind(v) for v in values if v is not None}
+        if not kinds or kinds == {"primitive"}:
+            return _plait.slice(builtins.list(values), None)
+        if kinds == {"item"}:
+            stacked = OPERATORS["kd.slices.stack"](*[v if v is not None else _plait.slice(None, None) for v in values])
+            return stacked
+        if kinds == {"sequence"}:
+            return (yield from self._lists(values, _INFER, itemid))
+        if kinds == {"dict"} and not self.dict_as_obj:
+            return (yield from self._dicts(values, _INFER, _INFER, itemid))
+        if kinds <= {"dict", "attrs"}:
+            return (yield from self._inferred_entities(values, itemid))
+        # Values of different kinds have no common schema but OBJECT.
+        return (yield from self._objects(values, itemid))
+
+    def _inferred_entities(self, values, itemid):
+        """Entities of one new schema whose attributes are the union of the
+        values' fields, each inferred from all the values having it."""
+        present = [v is not None for v in values]
+        rows = [_fields(v) if v is not None else {} for v in values]
+        names = builtins.list(builtins.dict.fromkeys(k for row in rows for k in row))
+        attrs = {}
+        for name in names:
+            attrs[name] = yield ([row.get(name) for row in rows], _INFER, None, f"attribute '{name}'")
+        entities = OPERATORS["kd.entities.shaped"](shapes.new(len(rows)), **attrs, **_itemid_option(itemid))
+        return _masked(entities, present)
 
     # --- lists, dicts and entities: the children of all values at once
 
@@ -171,6 +236,8 @@ class _Converter:
         keys = yield ([k for row in rows for k in row.keys()], key_schema, None, "keys")
         vals = yield ([x for row in rows for x in row.values()], value_schema, None, "values")
         shape = _sizes_shape([len(r) for r in rows])
+        if key_schema is _INFER:
+            key_schema, value_schema = keys.get_schema(), vals.get_schema()
         dicts = OPERATORS["kd.dicts._shaped"](
             shapes.new(len(rows)),
             keys=shapes.reshape(keys, shape),
@@ -198,6 +265,7 @@ class _Converter:
         return _in_order(parts, len(dicts))
 
     def _entities(self, values, schema, itemid):
+        values = [_fields(v) if _kind(v) == "attrs" else v for v in values]
         present, rows = _rows(values, {}, builtins.dict, "a dict for an entity schema")
         attrs = {}
         for name in _plait.get_attr_names(schema, intersection=True):
@@ -233,7 +301,29 @@ def _kind(v):
         return "item"
     if isinstance(v, _PRIMITIVES):
         return "primitive"
+    if _has_fields(v):
+        return "attrs"
     raise ValueError(f"object with unsupported type: {type(v).__name__}")
+
+
+def _has_fields(v):
+    """Whether `v` is a dataclass instance or a plain Python object with
+    attributes (not a function, class or module)."""
+    if dataclasses.is_dataclass(v):
+        return not isinstance(v, type)
+    if callable(v) or isinstance(v, (type, pytypes.ModuleType)):
+        return False
+    return hasattr(v, "__dict__")
+
+
+def _fields(v):
+    """The fields of a dataclass, or the public attributes of an object, as
+    a dict (a dict as it is)."""
+    if isinstance(v, builtins.dict):
+        return v
+    if dataclasses.is_dataclass(v):
+        return {f.name: getattr(v, f.name) for f in dataclasses.fields(v)}
+    return {k: x for k, x in vars(v).items() if not k.startswith("_")}
 
 
 def _as_object_item(item):

@@ -196,7 +196,7 @@ def py_fn(f, *, return_type_as=None, **defaults):
     del return_type_as  # results are whatever `f` returns
     body = _plait.expr_call("kd.functor._apply_py", _plait.expr_literal(f), _expr.I.args, _expr.I.kwargs)
     functor = _make(body, _signature(_ARGS_KWARGS), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
-    return bind(functor, **defaults) if defaults else functor
+    return bind(functor, **defaults) if defaults else functor  # noqa: F821 - exported from the registry below
 
 
 def fn(f, *, use_tracing=True, **kwargs):
@@ -282,69 +282,11 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
     return decorate
 
 
-def bind(fn_def, /, *args, return_type_as=None, **kwargs):
-    """Returns a functor that calls `fn_def` with some arguments already given.
-
-    As with `functools.partial`, `args` are passed first, ahead of the caller's
-    positional arguments; `kwargs` act as defaults that the caller may override.
-
-    Args:
-      fn_def: the functor to bind.
-      *args: positional arguments passed before the caller's.
-      return_type_as: accepted for compatibility with Koda; not used by plait.
-      **kwargs: keyword arguments, overridable by the caller.
-
-    Examples:
-      >>> f = kd.bind(kd.fn(I.x + I.y), y=10)
-      >>> f(x=1)
-      DataItem(11, schema: INT32)
-      >>> f(x=1, y=2)
-      DataItem(3, schema: INT32)
-      >>> kd.bind(kd.fn(lambda x, y: x - y), 10)(3)
-      DataItem(7, schema: INT32)
-    """
-    del return_type_as
-    if not _plait.is_functor(fn_def):
-        raise TypeError(f"kd.functor.bind: expected a functor, got {fn_def!r}")
-    bound_args = [_expr.V[f"_arg_{k}"] for k in range(len(args))]
-    variables = {f"_arg_{k}": a for k, a in enumerate(args)}
-    variables.update(kwargs)
-    variables["_aux_fn"] = fn_def
-    body = _plait.expr_call(
-        "kd.functor._call_bound", _expr.V._aux_fn,
-        _plait.expr_call("kd.tuples.tuple", *bound_args),
-        _plait.expr_call("kd.tuples.namedtuple", **{k: _expr.V[k] for k in kwargs}),
-        _expr.I.args, _expr.I.kwargs)
-    return _make(body, _signature(_ARGS_KWARGS), variables)
-
-
 def _as_value(v):
     kd = _kd()
     if isinstance(v, (_expr.Expr, kd.types.DataSlice)):
         return v
     return kd.item(v)
-
-
-def is_fn(obj):
-    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`.
-
-    A DataSlice (even of one functor) is not a functor; use
-    `kd.functor.has_fn` to test each item. Any other Python object (an
-    Expr, a Python function) is not one either.
-
-    Args:
-      obj: the value to test.
-
-    Examples:
-      >>> kd.is_fn(kd.fn(I.x))
-      DataItem(present, schema: MASK)
-      >>> kd.is_fn(kd.item(1))
-      DataItem(missing, schema: MASK)
-      >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
-      DataItem(missing, schema: MASK)
-    """
-    kd = _kd()
-    return kd.present if _plait.is_functor(obj) else kd.missing
 
 
 def get_signature(fn_def):

@@ -45,7 +45,7 @@ def if_(cond, yes_fn, no_fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls `yes_fn` if `cond` is present and `no_fn` otherwise."""
 
 def is_fn(obj) -> Any:
-    """Returns `kd.present` if `obj` is a functor DataItem, else `kd.missing`."""
+    """Returns `present` if `obj` is a functor DataItem, else `missing`."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
     """Calls the functor `fn` on each item of the arguments and returns the results."""

@@ -36,5 +36,15 @@ class Iterable:
     def __repr__(self):
         return f"Iterable[{', '.join(repr(v) for v in self._items)}]"
 
+    @property
+    def qtype(self):
+        """`ITERABLE[<QType of the values>]` (`ITERABLE[DATA_SLICE]` when
+        empty)."""
+        from plait.kd import qtypes
+
+        first = next(iter(self._items), None)
+        value = getattr(first, "qtype", None) or qtypes.DATA_SLICE
+        return qtypes._iterable_of(value)
+
 
 _builtins.export(globals(), "kd.iterables")

@@ -5,7 +5,6 @@ from plait import _plait
 from plait.kd import types
 from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export, traced_through as _traced_through
-from plait.kd._operators import taking_python_slices as _taking_python_slices
 from plait.kd.schema import OBJECT
 
 _export(globals(), "kd.lists")
@@ -51,4 +50,3 @@ def select_items(ds, fltr):
 select_items.__doc__ = _select_items_operator.__doc__
 
 
-get_item = _taking_python_slices(get_item)  # noqa: F821 - exported above

@@ -67,7 +67,7 @@ def _results_slice(results, schema):
     kd = _kd()
     if set(map(type, results)) <= _PRIMITIVE_TYPES:
         return kd.slice(results, schema) if schema is not None else kd.slice(results)
-    return kd.from_py(results, from_dim=1, schema=schema)
+    return kd.from_py(results, from_dim=1, schema=schema if schema is not None else kd.OBJECT)
 
 
 def _run(fn, rows, n_args, names, max_threads, item_completed_callback, bar=None):
@@ -275,3 +275,38 @@ def _on_cond(op, true_fn, false_fn, cond, args, kwargs, schema, max_threads, ite
     values = [kd.item(True) & cond] + values
     return _map_py(call, values[:len(args) + 1], dict(zip(names, values[len(args) + 1:])), schema, max_threads, 0,
                    True, item_completed_callback, note)
+
+
+class PyObject:
+    """A Python object passed by reference through plait (what
+    `kd.py_reference` returns): `py_value()` gives the object back. It cannot
+    be saved (`kd.dumps`), as Koda's references cannot."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value
+
+    def py_value(self):
+        """The wrapped Python object."""
+        return self._value
+
+    def __repr__(self):
+        return f"PyObject{{{self._value!r}}}"
+
+
+def py_reference(obj):
+    """Wraps `obj` to pass it by reference into functors and `kd.py_fn`
+    functions, which get it back with `.py_value()`.
+
+    Args:
+      obj: any Python object.
+
+    Examples:
+      >>> ref = kd.py_reference([1, 2])
+      >>> ref.py_value()
+      [1, 2]
+      >>> kd.py_fn(lambda r: len(r.py_value()))(ref)
+      DataItem(2, schema: INT32)
+    """
+    return PyObject(obj)

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+PyObject: Any
 def apply_py(fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls the Python function `fn` on the arguments and returns its result."""
 
@@ -15,3 +16,6 @@ def map_py_on_selected(fn, cond, *args, schema = ..., max_threads = ..., item_co
     """Applies the Python function `fn` to the items where `cond` is present."""
 
 progress: Any
+def py_reference(obj) -> Any:
+    """Wraps `obj` to pass it by reference into functors and `kd.py_fn`"""
+

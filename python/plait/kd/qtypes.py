@@ -67,31 +67,19 @@ EXECUTOR = QType("EXECUTOR")
 NON_DETERMINISTIC_TOKEN = QType("NON_DETERMINISTIC_TOKEN")
 
 
-def iterable_of(value_qtype):
-    """The QType of an iterable of `value_qtype` values: `ITERABLE[DATA_SLICE]`.
-
-    Examples:
-      >>> kd.qtypes.iterable_of(kd.qtypes.DATA_SLICE)
-      ITERABLE[DATA_SLICE]
-    """
+def _iterable_of(value_qtype):
+    """The QType of an iterable of `value_qtype` values: `ITERABLE[DATA_SLICE]`."""
     return QType(f"ITERABLE[{value_qtype.name}]", value_qtype)
 
 
-def stream_of(value_qtype):
-    """The QType of a stream of `value_qtype` values: `STREAM[DATA_SLICE]`.
-
-    Examples:
-      >>> kd.qtypes.stream_of(kd.qtypes.DATA_BAG)
-      STREAM[DATA_BAG]
-      >>> kd.streams.make(kd.bag()).qtype == kd.qtypes.stream_of(kd.qtypes.DATA_BAG)
-      True
-    """
+def _stream_of(value_qtype):
+    """The QType of a stream of `value_qtype` values: `STREAM[DATA_SLICE]`."""
     return QType(f"STREAM[{value_qtype.name}]", value_qtype)
 
 
 def _from_name(name):
     """The QType named `name` (`STREAM[DATA_SLICE]`, `EXECUTOR`, ...)."""
-    for prefix, make in (("STREAM[", stream_of), ("ITERABLE[", iterable_of)):
+    for prefix, make in (("STREAM[", _stream_of), ("ITERABLE[", _iterable_of)):
         if name.startswith(prefix) and name.endswith("]"):
             return make(_from_name(name[len(prefix):-1]))
     return QType(name)

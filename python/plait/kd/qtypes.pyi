@@ -9,9 +9,3 @@ JAGGED_SHAPE: Any
 NON_DETERMINISTIC_TOKEN: Any
 QTYPE: Any
 QType: Any
-def iterable_of(value_qtype) -> Any:
-    """The QType of an iterable of `value_qtype` values: `ITERABLE[DATA_SLICE]`."""
-
-def stream_of(value_qtype) -> Any:
-    """The QType of a stream of `value_qtype` values: `STREAM[DATA_SLICE]`."""
-

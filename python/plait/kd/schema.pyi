@@ -52,13 +52,16 @@ def get_primitive_schema(ds) -> Any:
     """Returns the primitive schema of the items of `ds`."""
 
 def get_repr(schema) -> Any:
-    """Returns a string representation of the schema, as it prints."""
+    """Returns a string representation of the schema."""
 
 def get_schema(x) -> Any:
     """Returns the schema of DataSlice `x`, as a SCHEMA DataItem."""
 
 def get_value_schema(dict_schema) -> Any:
     """Returns the value schema of a dict schema."""
+
+def internal_maybe_named_schema(name_or_schema) -> Any:
+    """Returns the named schema of a name, and a schema as it is."""
 
 def is_dict_schema(x) -> Any:
     """Returns present if x is a dict schema."""
@@ -92,6 +95,9 @@ def to_bool(x) -> Any:
 
 def to_bytes(x) -> Any:
     """Returns `x` cast to BYTES with explicit casting rules."""
+
+def to_expr(x) -> Any:
+    """Returns `x` cast to EXPR with explicit casting rules."""
 
 def to_float32(x) -> Any:
     """Returns `x` cast to FLOAT32 with explicit casting rules."""

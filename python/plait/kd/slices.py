@@ -1,5 +1,7 @@
 """`kd.slices`: Koda's operators on slices (built from the Rust registry)."""
 
+import builtins
+
 from plait import _plait
 from plait.kd._operators import export as _export, export_aliases as _export_aliases, traced_through as _traced_through
 
@@ -29,3 +31,41 @@ def select(ds, fltr, expand_filter=True):
 
 
 select.__doc__ = _select_operator.__doc__
+
+
+def expr_quote(x):
+    """Returns `x` as a DataSlice of schema EXPR: `kd.slice(x, kd.EXPR)`.
+
+    Args:
+      x: a DataSlice of quoted expressions (EXPR items, also in OBJECT), or
+        None.
+
+    Examples:
+      >>> kd.expr_quote(kd.slice([kd.expr.pack_expr(I.x)]))
+      DataSlice([I.x], schema: EXPR, present: 1/1)
+      >>> kd.expr_quote(None)
+      DataItem(None, schema: EXPR)
+    """
+    from plait import kd
+
+    return kd.slice(x, kd.EXPR)
+
+
+def internal_is_compliant_attr_name(attr_name, /):
+    """Returns True when `attr_name` can be read as `ds.attr_name`: it is not
+    the name of a DataSlice method or property (nor starts with `_`).
+
+    Args:
+      attr_name: an attribute name.
+
+    Examples:
+      >>> kd.slices.internal_is_compliant_attr_name('price')
+      True
+      >>> kd.slices.internal_is_compliant_attr_name('get_attr')
+      False
+    """
+    from plait import kd
+
+    if not isinstance(attr_name, builtins.str):  # `str` here is kd.slices.str
+        raise TypeError(f"kd.slices.internal_is_compliant_attr_name: expected a str, got {type(attr_name).__name__}")
+    return not attr_name.startswith("_") and not hasattr(kd.types.DataSlice, attr_name)

@@ -44,6 +44,9 @@ def empty_shaped_as(shape_from, schema = ...) -> Any:
 def expand_to(x, target, ndim = ...) -> Any:
     """Expands `x` to the shape of `target` (prefix broadcasting)."""
 
+def expr_quote(x) -> Any:
+    """Returns `x` as a DataSlice of schema EXPR: `kd.slice(x, kd.EXPR)`."""
+
 def float32(x) -> Any:
     """Returns `x` cast to FLOAT32 with explicit casting rules."""
 
@@ -67,6 +70,12 @@ def int32(x) -> Any:
 
 def int64(x) -> Any:
     """Returns `x` cast to INT64 with explicit casting rules."""
+
+def internal_is_compliant_attr_name(attr_name, /) -> Any:
+    """Returns True when `attr_name` can be read as `ds.attr_name`: it is not"""
+
+def internal_select_by_slice(ds, fltr, expand_filter = ...) -> Any:
+    """Creates a new DataSlice by filtering out missing items in fltr."""
 
 def inverse_mapping(x, ndim = ...) -> Any:
     """Returns inverse permutations of indices over the last `ndim` dimension."""

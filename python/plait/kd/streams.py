@@ -26,7 +26,7 @@ def get_stream_qtype(value_qtype):
     """
     if not isinstance(value_qtype, qtypes.QType):
         raise ValueError(f"kd.streams.get_stream_qtype: expected a QType, got {type(value_qtype).__name__}")
-    return qtypes.stream_of(value_qtype)
+    return qtypes._stream_of(value_qtype)
 
 
 _builtins.export(globals(), "kd.streams")

@@ -12,6 +12,9 @@ def get_nth(x, n) -> Any:
 def namedtuple(**kwargs) -> Any:
     """Returns the keyword arguments as a named tuple, in the order given."""
 
+def slice(start = ..., stop = ..., step = ...) -> Any:
+    """Returns the slice `start:stop`, as Python's indexing syntax writes it."""
+
 def tuple(*args) -> Any:
     """Returns the arguments as a tuple."""
 

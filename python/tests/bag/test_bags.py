@@ -55,7 +55,7 @@ def test_merged_bags_read_the_same(e):
     assert merged.get_bag() != layered.get_bag()
     assert (merged.x.to_py(), merged.y.to_py(), merged.z["k"].to_py()) == (9, 2, 1)
     assert not merged.is_mutable()
-    with pytest.raises(ValueError, match="expected a DataSlice with a DataBag"):
+    with pytest.raises(ValueError, match="expect the DataSlice to have a DataBag attached"):
         kd.with_merged_bag(kd.slice([1]))
 
 

@@ -2,6 +2,7 @@
 data, `dict_as_obj`, `from_dim`, `schema=`. Expected texts were checked
 against koladata 0.0.4 (bag ids removed)."""
 
+import dataclasses
 import re
 
 import pytest
@@ -112,3 +113,52 @@ def test_schema_items_have_attribute_schemas():
     assert text(kd.schema.is_entity_schema(p)) == "DataItem(present, schema: MASK)"
     assert text(kd.schema.is_struct_schema(kd.dict_schema(kd.INT32, kd.INT32))) == "DataItem(present, schema: MASK)"
     assert text(kd.schema.is_entity_schema(kd.INT32)) == "DataItem(missing, schema: MASK)"
+
+
+# --- schema=None infers the schema; dataclasses and objects with attributes
+
+
+def test_schema_none_infers_primitives_lists_and_dicts():
+    assert repr(kd.from_py(1, schema=None)) == "DataItem(1, schema: INT32)"
+    assert repr(kd.from_py(None, schema=None)) == "DataItem(None, schema: NONE)"
+    assert str(kd.from_py([[1, 2], [3]], schema=None).get_schema()) == "LIST[LIST[INT32]]"
+    assert str(kd.from_py([1, 2.5], schema=None).get_schema()) == "LIST[FLOAT32]"
+    assert str(kd.from_py([1, "a"], schema=None).get_schema()) == "LIST[OBJECT]"
+    assert str(kd.from_py([{"a": 1}, {"b": 2}], schema=None).get_schema()) == "LIST[DICT{STRING, INT32}]"
+
+
+def test_schema_none_makes_entities_of_dataclasses_and_dicts_as_objects():
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: str
+
+    one = kd.from_py(Point(1, "a"), schema=None)
+    assert str(one.get_schema()) == "ENTITY(x=INT32, y=STRING)"
+    assert one.x.to_py() == 1 and one.y.to_py() == "a"
+    many = kd.from_py([Point(1, "a"), None, Point(2, "b")], schema=None)
+    assert str(many.get_schema()) == "LIST[ENTITY(x=INT32, y=STRING)]"
+    assert many[:].x.to_py() == [1, None, 2]
+    assert str(kd.from_py({"a": [1, 2]}, schema=None, dict_as_obj=True).get_schema()) == "ENTITY(a=LIST[INT32])"
+
+
+def test_dataclasses_and_plain_objects_are_objects_by_default():
+    @dataclasses.dataclass
+    class Point:
+        x: int
+        y: str
+
+    class Thing:
+        def __init__(self):
+            self.a = 1
+            self.b = [1, 2]
+            self._hidden = 3
+
+    p = kd.from_py(Point(1, "a"))
+    assert str(p.get_schema()) == "OBJECT" and p.x.to_py() == 1
+    t = kd.from_py(Thing())
+    assert sorted(kd.dir(t)) == ["a", "b"] and t.b[:].to_py() == [1, 2]
+    typed = kd.from_py(Point(3, "c"), schema=kd.named_schema("Point", x=kd.INT64, y=kd.STRING))
+    assert str(typed.get_schema()) == "Point(x=INT64, y=STRING)" and typed.x.to_py() == 3
+    with pytest.raises(ValueError, match="object with unsupported type: function"):
+        kd.from_py(lambda: 1)

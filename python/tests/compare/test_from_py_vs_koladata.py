@@ -1,11 +1,12 @@
 """plait against koladata on generated Python values given to kd.from_py:
 nested lists, tuples and dicts of primitives (ints, floats, strings, bytes,
-booleans, None), with `dict_as_obj`, `from_dim` and a `schema=` that fits
-the value or not. Results must agree in schema, shape and `to_py` (dicts and
+booleans, None) and dataclasses, with `dict_as_obj`, `from_dim` and a
+`schema=` that fits the value or not, or `schema=None` (inferred). Results must agree in schema, shape and `to_py` (dicts and
 objects compared as Python dicts, so key order does not matter), or both
 calls must raise.
 """
 
+import dataclasses
 import random
 
 import pytest
@@ -19,10 +20,18 @@ PRIMITIVES = [0, 1, -7, 2.5, "a", "", b"q", True, False, None]
 KEYS = ["a", "b", "c"]
 
 
+@dataclasses.dataclass
+class Pair:
+    a: object
+    b: object
+
+
 def value(rng, depth):
     pick = rng.random()
     if depth >= 3 or pick < 0.4:
         return rng.choice(PRIMITIVES)
+    if pick < 0.5:
+        return Pair(value(rng, depth + 1), value(rng, depth + 1))
     if pick < 0.7:
         items = [value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
         return tuple(items) if rng.random() < 0.1 else items
@@ -39,6 +48,7 @@ def uniform_list(rng, depth):
 
 SCHEMAS = {
     "none": lambda k: None,
+    "infer": lambda k: None,
     "object": lambda k: k.OBJECT,
     "int64": lambda k: k.INT64,
     "list_int": lambda k: k.list_schema(k.INT32),
@@ -51,22 +61,28 @@ SCHEMAS = {
 
 def make_spec(seed):
     rng = random.Random(seed)
-    mode = rng.choice(["free", "free", "lists", "dicts"])
+    mode = rng.choice(["free", "free", "lists", "dicts", "dataclasses"])
     if mode == "lists":
         depth = rng.randint(1, 3)
         return {"value": uniform_list(rng, depth), "from_dim": rng.randint(0, depth),
-                "dict_as_obj": False, "schema": rng.choice(["none", "object", "int64", "list_int", "list_list_int"])}
+                "dict_as_obj": False, "schema": rng.choice(["none", "infer", "object", "int64", "list_int", "list_list_int"])}
     if mode == "dicts":
         rows = [{k: rng.choice([1, 2, "x", None]) for k in rng.sample(KEYS, rng.randint(0, 3))} for _ in range(rng.randint(0, 3))]
         from_dim = rng.randint(0, 1)
         return {"value": rows if from_dim else (rows[0] if rows else {}), "from_dim": from_dim,
-                "dict_as_obj": rng.random() < 0.5, "schema": rng.choice(["none", "dict_str_int", "dict_str_obj", "entity"])}
+                "dict_as_obj": rng.random() < 0.5, "schema": rng.choice(["none", "infer", "dict_str_int", "dict_str_obj", "entity"])}
+    if mode == "dataclasses":
+        # One kind per level: koladata 0.0.4 aborts the process when it
+        # infers a schema for containers mixed with other kinds.
+        leaf = rng.choice([[1, 2, None], ["x", "y"], [1, 2.5]])
+        rows = [Pair(rng.choice(leaf), [rng.choice(leaf) for _ in range(rng.randint(0, 2))]) for _ in range(rng.randint(0, 3))]
+        return {"value": rows, "from_dim": rng.randint(0, 1), "dict_as_obj": False, "schema": rng.choice(["none", "infer"])}
     return {"value": value(rng, 0), "from_dim": 0, "dict_as_obj": rng.random() < 0.3, "schema": "none"}
 
 
 def run(k, spec):
     schema = SCHEMAS[spec["schema"]](k)
-    options = {"schema": schema} if schema is not None else {}
+    options = {"schema": schema} if schema is not None or spec["schema"] == "infer" else {}
     return k.from_py(spec["value"], dict_as_obj=spec["dict_as_obj"], from_dim=spec["from_dim"], **options)
 
 

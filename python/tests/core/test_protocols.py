@@ -180,7 +180,7 @@ def test_protocol_errors_say_what_is_iterable():
         iter(kd.slice([1, 2]))
     with pytest.raises(TypeError, match=r"object of type 'plait.types.DataSlice' has no len\(\)"):
         len(kd.slice([1, 2]))
-    with pytest.raises(TypeError, match=r"'plait.types.DataItem' object is not reversible"):
+    with pytest.raises(TypeError, match=r"'plait.types.ListItem' object is not reversible"):
         reversed(kd.list([1, 2]))
     with pytest.raises(ValueError, match=r"kd.slices.isin: argument `x` must be a DataItem"):
         kd.slice([1, 2]) in kd.list([1])

@@ -50,7 +50,7 @@ def test_indexing_steps():
 def test_split_points_and_edges():
     shape = kd.shapes.new(3, [2, 1, 3])
     # Split points [[0, 3], [0, 2, 3, 6]]: the parent of each item of a dimension.
-    assert kd.shapes.dim_mapping(shape, 1).to_py() == [[0, 0], [1], [2, 2, 2]]
+    assert kd.shapes.dim_mapping(shape, 1).to_py() == [0, 0, 1, 2, 2, 2]
     assert kd.shapes.dim_sizes(shape, 1).to_py() == [2, 1, 3]
     # Edges: parent_size of dim 0 is 1; child_size of dim i is parent_size of dim i+1.
     x = kd.slice([[["a", "b"], ["c"]], [["d", "e", "f"]]])

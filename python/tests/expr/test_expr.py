@@ -59,7 +59,7 @@ def test_evaluation():
 def test_equal_structure_equal_fingerprints():
     assert (I.a + I.b).fingerprint == (I.a + I.b).fingerprint
     assert (I.a + I.b).fingerprint != (I.b + I.a).fingerprint
-    assert kd.expr.is_literal(kd.expr.literal(1)) and not kd.expr.is_literal(I.a)
+    assert kd.expr.is_literal(kd.expr.literal(kd.item(1))) and not kd.expr.is_literal(I.a)
 
 
 def test_long_chains():
@@ -72,7 +72,7 @@ def test_long_chains():
 def test_errors_name_what_went_wrong():
     with pytest.raises(ValueError, match=r"kd.eval\(\) has missing inputs for: \[I.b\]"):
         kd.eval(I.a + I.b, a=1)
-    with pytest.raises(TypeError, match="kd.math.add: missing required argument: 'y'"):
+    with pytest.raises(TypeError, match="kd.math.add: missing 1 required positional argument: 'y'"):
         kd.lazy.math.add(I.x)
     with pytest.raises(TypeError):
         kd.lazy.math.neg(I.x, I.y)

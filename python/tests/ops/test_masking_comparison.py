@@ -74,7 +74,7 @@ def test_operators_have_koda_signatures_and_names():
 
 
 def test_argument_binding_errors():
-    with pytest.raises(TypeError, match=r"^kd.math.add: missing required argument: 'y'$"):
+    with pytest.raises(TypeError, match=r"^kd.math.add: missing 1 required positional argument: 'y'$"):
         kd.math.add(1)
     with pytest.raises(TypeError, match=r"^kd.math.add: takes 2 positional arguments but 3 were given$"):
         kd.math.add(1, 2, 3)

@@ -10,8 +10,7 @@ use crate::operator::{Builtin, BuiltinDef, CallArgs, text_item};
 use crate::value::ExprValue;
 
 const WITH_ASSERTION: &str = "kd.assertion.with_assertion";
-const ASSERT_PRIMITIVE: &str = "kd.assertion.assert_primitive";
-const ASSERT_PRESENT_SCALAR: &str = "kd.assertion.assert_present_scalar";
+use plait_ops::checks::{ASSERT_PRESENT_SCALAR, ASSERT_PRIMITIVE};
 
 pub const DEFS: &[BuiltinDef] = &[
     BuiltinDef {
@@ -127,56 +126,7 @@ fn primitive_schema(op: &str, v: ExprValue) -> Result<Schema> {
     }
 }
 
-/// The schema of `x` as `str(x.get_schema())` shows it (struct schemas
-/// with their attributes, read from `x`'s bag).
-fn schema_text(x: &DataSlice) -> String {
-    match DataSlice::item(Some(ScalarRef::Schema(x.schema())), Schema::Schema) {
-        Ok(item) => plait_core::repr::format_items(&item.with_bag(x.bag().cloned())),
-        Err(_) => x.schema().to_string(),
-    }
-}
-
-/// Whether `schema` can be implicitly cast to `target`.
-fn implicitly(schema: Schema, target: Schema) -> bool {
-    Schema::common(schema, target) == Some(target)
-}
-
-/// `None` when the items of `x` can be implicitly cast to `target`, else
-/// what they are (`STRING`, `OBJECT containing INT32 and STRING values`).
-fn not_castable(x: &DataSlice, target: Schema) -> Option<String> {
-    let schema = x.schema();
-    if schema != Schema::Object {
-        return (schema != Schema::None && !implicitly(schema, target)).then(|| schema_text(x));
-    }
-    let mut names = std::collections::BTreeSet::new();
-    let mut castable = true;
-    for i in 0..x.size() {
-        match x.get(i) {
-            None => {}
-            Some(ScalarRef::ItemId(_)) => {
-                names.insert("non-primitive".to_string());
-                castable = false;
-            }
-            Some(ScalarRef::Schema(_)) => {
-                names.insert("DTYPE".to_string());
-                castable = false;
-            }
-            Some(v) => {
-                names.insert(v.dtype().to_string());
-                castable &= implicitly(v.dtype(), target);
-            }
-        }
-    }
-    if castable {
-        return None;
-    }
-    let names: Vec<String> = names.into_iter().collect();
-    let listed = match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
-        _ => names.concat(),
-    };
-    Some(format!("OBJECT containing {listed} values"))
-}
+use plait_ops::checks::not_castable;
 
 const ASSERT_PRIMITIVE_DOC: &str = "Returns `ds` if its items can be implicitly cast to `primitive_schema`, and raises a ValueError otherwise.
 

@@ -34,15 +34,6 @@ pub const DEFS: &[BuiltinDef] = &[
         role: Builtin::Call,
     },
     BuiltinDef {
-        name: "kd.functor.has_fn",
-        aliases: &["kd.has_fn"],
-        signature: "x",
-        doc: HAS_FN_DOC,
-        call: has_fn,
-        deterministic: true,
-        role: Builtin::Other,
-    },
-    BuiltinDef {
         name: "kd.functor._call_bound",
         aliases: &[],
         signature: "fn, bound_args, bound_kwargs, args, kwargs",
@@ -173,33 +164,6 @@ fn call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         None => return Err(Error::value(op, "the first argument of kd.call must be a functor")),
     };
     functor::call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
-}
-
-const HAS_FN_DOC: &str = "Returns a MASK that is present where the item of `x` is a functor.
-
-The result has the shape of `x`; missing items and items that are not
-functors give missing.
-
-Args:
-  x: a DataSlice.
-
-Examples:
-  >>> kd.functor.has_fn(kd.slice([kd.fn(I.x), None, 1]))
-  DataSlice([present, missing, missing], schema: MASK, present: 1/3)
-  >>> kd.functor.has_fn(kd.fn(I.x))
-  DataItem(present, schema: MASK)";
-
-fn has_fn(op: &str, mut args: CallArgs) -> Result<ExprValue> {
-    let x = match required(op, &mut args, 0)? {
-        ExprValue::Data(Value::Slice(x)) => x,
-        other => return Err(Error::type_error("kd.functor.has_fn", format!("expected a DataSlice, got {}", other.kind_name()))),
-    };
-    let mut flags = plait_core::column::SliceBuilder::with_capacity(x.size());
-    for i in 0..x.size() {
-        let present = matches!(x.get(i), Some(ScalarRef::ItemId(_))) && functor::is_functor(&item_of(&x, i)?);
-        flags.push(present.then_some(ScalarRef::Mask));
-    }
-    Ok(ExprValue::slice(DataSlice::new(x.shape().clone(), flags.finish(), Schema::Mask)?))
 }
 
 const CALL_BOUND_DOC: &str = "The body of `kd.bind` functors: calls `fn` with the bound positional

@@ -8,6 +8,7 @@
 //! * [`tuples`] — `kd.tuples.*` and `kd.annotation.with_name`;
 //! * [`control_flow`] — `kd.call`, `kd.if_`, `kd.map`, `kd.while_`,
 //!   `kd.for_`, `kd.functor.reduce`, `flat_map_chain`, `flat_map_interleaved`;
+//! * [`functors`] — `kd.functor.bind`, `is_fn`, `has_fn`;
 //! * [`iterables`] — `kd.iterables.*`;
 //! * [`assertion`] — `kd.assertion.*` and `kd.with_print`;
 //! * [`streams`] — `kd.streams.*`, the calls of `kd.parallel` and
@@ -15,6 +16,7 @@
 
 pub mod assertion;
 pub mod control_flow;
+pub mod functors;
 pub mod iterables;
 pub mod streams;
 pub mod tuples;
@@ -27,7 +29,7 @@ use crate::value::ExprValue;
 
 /// Every builtin operator.
 pub fn all() -> impl Iterator<Item = &'static BuiltinDef> {
-    tuples::DEFS.iter().chain(control_flow::DEFS).chain(iterables::DEFS).chain(assertion::DEFS).chain(streams::DEFS)
+    tuples::DEFS.iter().chain(control_flow::DEFS).chain(functors::DEFS).chain(iterables::DEFS).chain(assertion::DEFS).chain(streams::DEFS)
 }
 
 /// The value of parameter `i` (`None` where unspecified).

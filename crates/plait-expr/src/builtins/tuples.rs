@@ -2,7 +2,8 @@
 //! and `kd.annotation.with_name`, which names a subexpression and computes
 //! nothing.
 
-use plait_core::{Error, Result};
+use plait_core::{DataSlice, Error, Result, ScalarRef};
+use plait_ops::registry::Value;
 
 use super::{int_of, required};
 use crate::operator::{Builtin, BuiltinDef, CallArgs, text_item};
@@ -55,7 +56,51 @@ pub const DEFS: &[BuiltinDef] = &[
         deterministic: true,
         role: Builtin::Other,
     },
+    BuiltinDef {
+        name: "kd.tuples.slice",
+        aliases: &[],
+        signature: "start=unspecified, stop=unspecified, step=unspecified",
+        doc: SLICE_DOC,
+        call: slice,
+        deterministic: true,
+        role: Builtin::Other,
+    },
 ];
+
+const SLICE_DOC: &str = "Returns the slice `start:stop`, as Python's indexing syntax writes it.
+
+What `kd.subslice` takes for a range of a dimension (`kd.subslice(x,
+kd.tuples.slice(1, 3))` is `x.S[1:3]`). Bounds are integer items or
+unspecified; a step is not supported.
+
+Args:
+  start: the first index (unspecified: from the start).
+  stop: the index after the last (unspecified: to the end).
+  step: must be unspecified.
+
+Examples:
+  >>> kd.tuples.slice(1, 3)
+  slice(DataItem(1, schema: INT32), DataItem(3, schema: INT32), None)
+  >>> kd.subslice(kd.slice([1, 2, 3, 4]), kd.tuples.slice(1, 3))
+  DataSlice([2, 3], schema: INT32, present: 2/2)";
+
+fn slice(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    let bound = |v: Option<ExprValue>, what: &str| -> Result<Option<Box<DataSlice>>> {
+        match v {
+            None => Ok(None),
+            Some(ExprValue::Data(Value::Slice(x))) if x.is_item() && matches!(x.get(0), None | Some(ScalarRef::Int32(_) | ScalarRef::Int64(_))) => {
+                Ok(x.get(0).is_some().then(|| Box::new(x)))
+            }
+            Some(other) => Err(Error::type_error(op, format!("`{what}` must be an integer item or unspecified, got {}", super::type_name(&other)))),
+        }
+    };
+    let start = bound(super::take(&mut args, 0), "start")?;
+    let stop = bound(super::take(&mut args, 1), "stop")?;
+    if super::take(&mut args, 2).is_some() {
+        return Err(Error::value(op, "a step is not supported"));
+    }
+    Ok(ExprValue::Data(Value::Range { start, stop }))
+}
 
 fn with_name(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     required(op, &mut args, 0)

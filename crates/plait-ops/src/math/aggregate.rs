@@ -206,10 +206,14 @@ fn variance(op: &str, x: &DataSlice, unbiased: bool, ndim: Option<i64>, sqrt: bo
                 return None;
             }
             let mean = values.iter().sum::<f64>() / n as f64;
-            let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / dof as f64;
-            Some(if sqrt { var.sqrt() } else { var })
+            Some(values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / dof as f64)
         });
-        crate::with_float_type!(out, F => input.finish::<F>(vars.into_iter().map(|m| m.map(F::from_f64)).collect()))
+        // The variance is rounded to the result type once; a deviation is
+        // the square root of that, in the result type (Koda's FLOAT32
+        // values).
+        crate::with_float_type!(out, F => input.finish::<F>(
+            vars.into_iter().map(|m| m.map(|var| if sqrt { F::from_f64(var).sqrt() } else { F::from_f64(var) })).collect()
+        ))
     })
 }
 

@@ -71,9 +71,25 @@ fn running<K: NumBinary>(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<D
     })
 }
 
-/// Running sums within each group (missing items stay missing).
+/// Running sums within each group (missing items stay missing). FLOAT32
+/// sums accumulate in FLOAT64 and each is rounded once, as Koda's do.
 pub fn cum_sum(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
-    running::<Sum>("kd.math.cum_sum", x, ndim)
+    let op = "kd.math.cum_sum";
+    let p = prepare(op, &[("x", x)], TypeClass::Numeric)?;
+    if p.dtype() != Schema::Float32 || p.all_missing() {
+        return running::<Sum>(op, x, ndim);
+    }
+    let a = &p.operands[0];
+    let values = f32::slice_of(a.values()).expect("FLOAT32 operand");
+    per_item::<f32>(op, &p, x, ndim, |r, out| {
+        let mut acc = 0f64;
+        for i in r {
+            if a.is_present(i) {
+                acc += f64::from(values[i]);
+                out[i] = Some(acc as f32);
+            }
+        }
+    })
 }
 
 /// Running maxima within each group (NaN propagates).

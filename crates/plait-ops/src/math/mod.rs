@@ -839,7 +839,8 @@ Examples:
 
 Each present item becomes the sum of the present items of its group up to and
 including it; missing items are skipped and stay missing. The result has the
-shape and schema of x.
+shape and schema of x. FLOAT32 sums are accumulated in FLOAT64 and each
+rounded once.
 
 Args:
   x: a DataSlice of numbers.
@@ -849,7 +850,9 @@ Examples:
   >>> kd.math.cum_sum(kd.slice([[1, 2, None, 3], [4, 5]]))
   DataSlice([[1, 3, None, 6], [4, 9]], schema: INT32, present: 5/6)
   >>> kd.math.cum_sum(kd.slice([[1, 2], [3, 4]]), ndim=2)
-  DataSlice([[1, 3], [6, 10]], schema: INT32, present: 4/4)"#,
+  DataSlice([[1, 3], [6, 10]], schema: INT32, present: 4/4)
+  >>> kd.math.cum_sum(kd.slice([49.14, -2.99, -34.87]))
+  DataSlice([49.14, 46.149998, 11.280001], schema: FLOAT32, present: 3/3)"#,
         |a| cum_sum(a.slice("x")?, a.ndim()?),
     );
     r.add(

@@ -270,6 +270,16 @@ fn schema_kind_of(x: &DataSlice) -> Option<&'static str> {
     schema_kind(&schema)
 }
 
+/// `get_item(x, key_or_index)`, or with a range key `start:stop` the list
+/// items in that range.
+fn get_item_kernel(a: &crate::registry::Args<'_>) -> Result<DataSlice> {
+    let x = a.slice("x")?;
+    match a.value("key_or_index") {
+        Some(crate::registry::Value::Range { start, stop }) => lists::items_in_range(x, start.as_deref().cloned(), stop.as_deref().cloned()),
+        _ => get_item(x, a.slice("key_or_index")?),
+    }
+}
+
 pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.core.has_primitive",
@@ -436,7 +446,8 @@ Examples:
   DataItem(missing, schema: MASK)"#,
         |a| is_schema_of_kind(a.slice("x")?, None),
     );
-    // One kernel under three names; each name documents its own use.
+    // One kernel under three names; each name documents its own use. A
+    // Python slice key (`x[1:]`) is a range of list items (boxed below).
     r.add(
         "kd.core.get_item",
         &["kd.get_item"],
@@ -459,7 +470,7 @@ Examples:
   DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)
   >>> kd.get_item(kd.implode(kd.slice([[1, 2], [3]])), 1)
   DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
-        |a| get_item(a.slice("x")?, a.slice("key_or_index")?),
+        get_item_kernel,
     );
     r.add(
         "kd.lists.get_item",
@@ -484,7 +495,7 @@ Examples:
   DataSlice([3, 4], schema: INT32, present: 2/2, bag_id: $...)
   >>> kd.lists.get_item(lists, 1)
   DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
-        |a| get_item(a.slice("x")?, a.slice("key_or_index")?),
+        get_item_kernel,
     );
     r.add(
         "kd.dicts.get_item",
@@ -507,6 +518,9 @@ Examples:
   DataItem(1, schema: INT32, bag_id: $...)
   >>> kd.dicts.get_item(d, kd.slice(['b', 'c']))
   DataSlice([2, None], schema: INT32, present: 1/2, bag_id: $...)"#,
-        |a| get_item(a.slice("x")?, a.slice("key_or_index")?),
+        get_item_kernel,
     );
+    for name in ["kd.core.get_item", "kd.lists.get_item", "kd.dicts.get_item"] {
+        r.boxing(name, crate::registry::Boxing::Keys);
+    }
 }

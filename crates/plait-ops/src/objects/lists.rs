@@ -95,6 +95,18 @@ fn explode_once(x: &DataSlice, schema: Schema) -> Result<DataSlice> {
     typed_items(EXPLODE, x.shape().with_edge(edge)?, items, schema, bag)
 }
 
+/// The items of each list of `x` in the range `start:stop` (Python's slice
+/// rules; a bound may be a DataSlice aligned with `x`, a range per list):
+/// `x[start:stop]`, a new last dimension.
+pub fn items_in_range(x: &DataSlice, start: Option<DataSlice>, stop: Option<DataSlice>) -> Result<DataSlice> {
+    use plait_core::subslice::{SliceArg, subslice};
+    let rows = explode(x, 1)?;
+    if start.is_none() && stop.is_none() {
+        return Ok(rows);
+    }
+    subslice(&rows, &[SliceArg::Ellipsis, SliceArg::range(start, stop)])
+}
+
 /// `kd.explode(x, ndim=1)`: the items of the lists as a new last dimension,
 /// `ndim` times (as long as the items are lists, for a negative `ndim`).
 pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {

@@ -186,6 +186,35 @@ Examples:
         },
     );
     r.add(
+        "kd.schema.internal_maybe_named_schema",
+        &[],
+        "name_or_schema",
+        r#"Returns the named schema of a name, and a schema as it is.
+
+What operators taking `schema=` accept: `'Point'` means
+`kd.named_schema('Point')`.
+
+Args:
+  name_or_schema: a STRING item (a schema name) or a schema item.
+
+Examples:
+  >>> kd.schema.internal_maybe_named_schema('Point') == kd.named_schema('Point')
+  DataItem(present, schema: MASK)
+  >>> kd.schema.internal_maybe_named_schema(kd.INT32)
+  DataItem(INT32, schema: SCHEMA)"#,
+        |a| {
+            let x = a.slice("name_or_schema")?;
+            match (x.schema(), x.is_item(), x.get(0)) {
+                (Schema::String, true, Some(ScalarRef::String(name))) => {
+                    let name = name.to_string();
+                    schema_with_fields("kd.schema.named_schema", named_schema_id(&name), Some(&name), &[])
+                }
+                (Schema::Schema, _, _) => Ok(x.clone()),
+                (other, _, _) => Err(Error::value("kd.schema.internal_maybe_named_schema", format!("schema's schema must be SCHEMA, got: {other}"))),
+            }
+        },
+    );
+    r.add(
         "kd.schema.with_schema",
         &["kd.with_schema"],
         "x, schema",

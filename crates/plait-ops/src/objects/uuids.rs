@@ -197,6 +197,10 @@ macro_rules! register_fresh_ids {
             let from = a.slice("shape_and_mask_from")?;
             fresh($kind, from.shape(), Some(from))
         });
+        // New ids hold no data: no bag, whatever the inputs' (Koda's too).
+        for name in [$new, $shaped, $shaped_as, $like] {
+            $r.bag_rule(&format!("kd.allocation.{name}"), crate::registry::BagRule::Drop);
+        }
     };
 }
 

@@ -95,6 +95,17 @@ fn caster_notes(schema: Schema) -> (&'static str, &'static [(&'static str, &'sta
                 ("{name}(None)", "DataItem(None, schema: NONE)"),
             ],
         ),
+        Schema::Expr => (
+            "Only EXPR items (also inside an OBJECT slice) and missing items can be\ncast; other types raise.",
+            &[
+                ("{name}(kd.obj(kd.expr.pack_expr(I.x + 1))).no_bag()", "DataItem(I.x + DataItem(1, schema: INT32), schema: EXPR)"),
+                ("{name}(None)", "DataItem(None, schema: EXPR)"),
+                (
+                    "{name}(kd.item(1))",
+                    "Traceback (most recent call last):\n...\nValueError: {name}: casting a DataSlice with schema INT32 to EXPR is not supported",
+                ),
+            ],
+        ),
         _ => (
             "Only SCHEMA items (and missing items) can be cast; other types raise.",
             &[
@@ -151,6 +162,7 @@ pub(crate) fn register(r: &mut Registry) {
         Object: "kd.schema.to_object" ["kd.to_object"];
         None: "kd.schema.to_none" ["kd.to_none"];
         Schema: "kd.schema.to_schema" ["kd.to_schema"];
+        Expr: "kd.schema.to_expr" ["kd.to_expr"];
     );
     r.add_value(
         "kd.schema.cast_to",

@@ -22,11 +22,10 @@ fn schema_item(schema: Option<Schema>) -> Result<DataSlice> {
     DataSlice::item(schema.map(ScalarRef::Schema), Schema::Schema)
 }
 
-/// The schema of `x` as a SCHEMA item; a struct schema keeps the bag of `x`,
-/// where its attributes are stored.
+/// The schema of `x` as a SCHEMA item, with the bag of `x` (where a struct
+/// schema's attributes are stored; Koda keeps it for every schema).
 pub fn get_schema(x: &DataSlice) -> Result<DataSlice> {
-    let item = schema_item(Some(x.schema()))?;
-    Ok(if x.schema().is_struct() { item.with_bag(x.bag().cloned()) } else { item })
+    Ok(schema_item(Some(x.schema()))?.with_bag(x.bag().cloned()))
 }
 
 /// Present when `x` is a DataItem holding a primitive schema.

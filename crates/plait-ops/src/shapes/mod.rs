@@ -42,15 +42,11 @@ fn resolve_dim(dim: i64, rank: usize) -> usize {
     (if dim < 0 { dim + rank } else { dim }).clamp(0, rank) as usize
 }
 
-/// `kd.flatten(x, from_dim, to_dim)` of a slice (Koda refuses shapes).
+/// `kd.flatten(x, from_dim, to_dim)` of a slice or, as seed 000 shows
+/// (`kd.shapes.flatten(shape, from_dim=..., to_dim=...)`), of a shape.
 fn flatten(a: &Args<'_>) -> Result<Value> {
     let op = a.op_name();
-    let x = match a.value("x") {
-        Some(Value::Slice(x)) => x,
-        Some(v) => return Err(Error::value(op, format!("expected DATA_SLICE, got x: {}", v.qtype_name()))),
-        None => return Err(Error::type_error(op, "argument `x` must be given")),
-    };
-    let shape = x.shape().clone();
+    let shape = shape_arg(a, "x")?;
     let rank = shape.rank();
     let from = resolve_dim(a.opt_int("from_dim")?.unwrap_or(0), rank);
     let to = a.opt_int("to_dim")?.map_or(rank, |d| resolve_dim(d, rank));
@@ -60,7 +56,11 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
             format!("a new dimension would make {} dimensions, more than the maximum of {}", rank + 1, plait_core::limits::MAX_RANK),
         ));
     }
-    reshaped(op, x, shape.flatten(from, to.max(from)))
+    let flat = shape.flatten(from, to.max(from));
+    match a.value("x") {
+        Some(Value::Slice(x)) => reshaped(op, x, flat),
+        _ => Ok(Value::Shape(flat)),
+    }
 }
 
 /// `kd.shapes.flatten_end(x, n_times)`: the last `n_times + 1` dimensions as one.

@@ -238,10 +238,11 @@ Examples:
         r#"Returns `x` with dimensions `[from_dim:to_dim]` merged into one (no data copy).
 
 Negative dims count from the end; `from_dim == to_dim` inserts a unit
-dimension there.
+dimension there. `x` may also be a JaggedShape (seed 000), which flattens
+to a JaggedShape; Koda takes slices only.
 
 Args:
-  x: a DataSlice.
+  x: a DataSlice or a JaggedShape.
   from_dim: the first dimension to merge (0 by default).
   to_dim: the dimension after the last one to merge (all by default).
 
@@ -251,7 +252,9 @@ Examples:
   >>> kd.flatten(kd.slice([[1, 2], [3]]), 1, 1)
   DataSlice([[[1, 2]], [[3]]], schema: INT32, present: 3/3)
   >>> kd.flatten(kd.slice([[[1], [2]], [[3]]]), -2)
-  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)"#,
+  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)
+  >>> kd.shapes.flatten(kd.shapes.new(2, [2, 1]))
+  JaggedShape(3)"#,
         flatten,
     );
     r.add_value(

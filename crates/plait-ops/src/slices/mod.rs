@@ -3,7 +3,7 @@
 mod concat;
 mod counting;
 mod filled;
-mod gather;
+pub(crate) mod gather;
 mod group;
 pub mod keys;
 mod rank;
@@ -318,7 +318,7 @@ Examples:
 fn register_selection(r: &mut Registry) {
     r.add(
         "kd.slices.select",
-        &["kd.select"],
+        &["kd.select", "kd.slices.internal_select_by_slice"],
         "ds, fltr, expand_filter=True",
         r#"Creates a new DataSlice by filtering out missing items in fltr.
 

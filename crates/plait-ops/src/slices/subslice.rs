@@ -18,18 +18,9 @@ fn int_item(x: &DataSlice) -> Option<i64> {
 
 /// Key `position` as the core's slicing argument.
 fn key(op: &str, position: usize, v: &Value) -> Result<SliceArg> {
-    let bound = |b: &Option<Box<DataSlice>>| -> Result<Option<i64>> {
-        b.as_deref()
-            .map(|x| {
-                int_item(x).ok_or_else(|| {
-                    Error::type_error(op, format!("slicing argument at position {position}: bounds must be integers, got {}", crate::describe(x)))
-                })
-            })
-            .transpose()
-    };
     match v {
         Value::Ellipsis => Ok(SliceArg::Ellipsis),
-        Value::Range { start, stop } => Ok(SliceArg::Range { start: bound(start)?, stop: bound(stop)? }),
+        Value::Range { start, stop } => Ok(SliceArg::range(start.as_deref().cloned(), stop.as_deref().cloned())),
         Value::Slice(x) => Ok(int_item(x).map_or_else(|| SliceArg::Slice(x.clone()), SliceArg::Index)),
         other => Err(Error::type_error(
             op,
@@ -69,7 +60,11 @@ Examples:
   >>> kd.subslice(x, slice(1, None))
   DataSlice([[2, 3], [5]], schema: INT32, present: 3/3)
   >>> kd.subslice(x, kd.slice([[0, 2], [1]]))
-  DataSlice([[1, 3], [5]], schema: INT32, present: 3/3)"#,
+  DataSlice([[1, 3], [5]], schema: INT32, present: 3/3)
+  >>> kd.subslice(x, slice(kd.slice([1, 0]), None))
+  DataSlice([[2, 3], [4, 5]], schema: INT32, present: 4/4)
+  >>> x.S[:kd.index(x) + 1]
+  DataSlice([[[1], [1, 2], [1, 2, 3]], [[4], [4, 5]]], schema: INT32, present: 9/9)"#,
         kernel,
     );
     r.boxing("kd.slices.subslice", Boxing::Keys);

@@ -1,0 +1,5 @@
+"""`kd.curves`: piecewise linear curves (built from the Rust registry)."""
+
+from plait.kd._operators import export as _export
+
+_export(globals(), "kd.curves")
