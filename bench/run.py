@@ -25,6 +25,7 @@ import workloads_functor
 import workloads_persist
 import workloads_interop
 import workloads_math
+import workloads_parallel
 import workloads_slices
 import workloads_strings
 import workloads_bitwise
@@ -125,6 +126,7 @@ def main():
         "json": workloads_json.workloads(args.scale, pkd, kkd),
         "koda_api": workloads_koda_api.workloads(args.scale, pkd, kkd),
         "bag_methods": workloads_bag_methods.workloads(args.scale, pkd, kkd),
+        "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

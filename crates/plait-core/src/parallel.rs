@@ -14,6 +14,9 @@
 //!   fork ─▶  child:  install(job) ──▶ pool(pid 100)?  no: build pool(pid 101)
 //! ```
 //!
+//! Tasks (the work of executors, `kd.streams`) run on threads of their
+//! own, started on demand: see [`spawn_task`].
+//!
 //! The parent's pool is never dropped in the child: its threads do not exist
 //! there, and tearing it down would wait for them. It stays as a small leak
 //! of memory the child got as a copy anyway.
@@ -91,6 +94,96 @@ fn build() -> rayon::ThreadPool {
     }
 }
 
+// ---------------------------------------------------------------- tasks
+
+/// A task for [`spawn_task`].
+pub type Task = Box<dyn FnOnce() + Send + 'static>;
+
+/// The threads of tasks (the executors of `kd.streams` and `kd.parallel`),
+/// apart from the kernels' pool above.
+///
+/// A task may call Python (a `py_fn` functor), so it may wait for the GIL;
+/// a kernel started by a thread holding the GIL waits for the kernels'
+/// workers. Were tasks run by those workers, a worker waiting for the GIL
+/// would stall that kernel forever. So tasks get threads of their own: a
+/// task may run kernels (on the kernels' pool, which never waits for the
+/// GIL), and the kernels' workers never run tasks.
+///
+/// Threads are started when tasks wait and none is idle, up to
+/// [`MAX_TASK_THREADS`]; a thread idle for [`TASK_IDLE`] ends. How many
+/// tasks run at once is the executors' business (their thread limits). The
+/// state remembers its process: a forked child starts threads of its own.
+struct TaskThreads {
+    pid: u32,
+    queue: std::collections::VecDeque<Task>,
+    threads: usize,
+    idle: usize,
+}
+
+/// The most task threads a process runs at once.
+pub const MAX_TASK_THREADS: usize = 1024;
+/// How long a task thread waits for work before it ends.
+const TASK_IDLE: std::time::Duration = std::time::Duration::from_secs(5);
+
+fn task_state() -> &'static (std::sync::Mutex<TaskThreads>, std::sync::Condvar) {
+    static STATE: OnceLock<(std::sync::Mutex<TaskThreads>, std::sync::Condvar)> = OnceLock::new();
+    STATE.get_or_init(|| {
+        let state = TaskThreads { pid: std::process::id(), queue: Default::default(), threads: 0, idle: 0 };
+        (std::sync::Mutex::new(state), std::sync::Condvar::new())
+    })
+}
+
+/// Runs `task` on a task thread (see [`TaskThreads`]), soon. A panic in a
+/// task ends the task, not the thread's later work.
+pub fn spawn_task(task: Task) {
+    let (lock, ready) = task_state();
+    let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    if state.pid != pid {
+        // A forked child: the parent's threads do not exist here.
+        state.pid = pid;
+        state.threads = 0;
+        state.idle = 0;
+    }
+    state.queue.push_back(task);
+    if state.idle >= state.queue.len() {
+        ready.notify_one();
+        return;
+    }
+    if state.threads < MAX_TASK_THREADS {
+        let spawned = std::thread::Builder::new().name("plait-task".to_string()).spawn(task_thread);
+        if spawned.is_ok() {
+            state.threads += 1;
+            return;
+        }
+    }
+    // No thread could start: a busy one takes the task when it is free.
+    ready.notify_one();
+}
+
+fn task_thread() {
+    let (lock, ready) = task_state();
+    let mut state = lock.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if let Some(task) = state.queue.pop_front() {
+            drop(state);
+            // A panicking task is the task's failure (its stream is closed
+            // by its own guard); the thread goes on.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(task));
+            state = lock.lock().unwrap_or_else(|e| e.into_inner());
+            continue;
+        }
+        state.idle += 1;
+        let (next, timeout) = ready.wait_timeout(state, TASK_IDLE).unwrap_or_else(|e| e.into_inner());
+        state = next;
+        state.idle -= 1;
+        if timeout.timed_out() && state.queue.is_empty() {
+            state.threads -= 1;
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use rayon::prelude::*;
@@ -102,5 +195,17 @@ mod tests {
         assert!(super::num_threads() >= 1);
         // Nested: a worker runs the inner job in place.
         assert_eq!(super::install(|| super::install(|| 7)), 7);
+    }
+
+    #[test]
+    fn runs_tasks() {
+        let (send, receive) = std::sync::mpsc::channel();
+        for i in 0..100 {
+            let send = send.clone();
+            super::spawn_task(Box::new(move || send.send(i).unwrap()));
+        }
+        let mut got: Vec<i32> = (0..100).map(|_| receive.recv().unwrap()).collect();
+        got.sort();
+        assert_eq!(got, (0..100).collect::<Vec<_>>());
     }
 }

@@ -25,6 +25,7 @@ pub mod host;
 pub mod operator;
 pub mod packed;
 pub mod prepare;
+pub mod stream;
 pub mod text;
 pub mod tracing;
 pub mod transform;

@@ -20,6 +20,11 @@ pub trait Foreign: Send + Sync + fmt::Debug {
     /// A fingerprint: equal for the same host object.
     fn fingerprint(&self) -> u128;
     fn as_any(&self) -> &dyn Any;
+    /// How Koda names the value's type in errors (`PY_OBJECT` for a Python
+    /// object; streams and executors say theirs).
+    fn type_name(&self) -> String {
+        "PY_OBJECT".to_string()
+    }
 }
 
 /// A tuple of values; `names` makes it a named tuple.

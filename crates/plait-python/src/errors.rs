@@ -48,6 +48,25 @@ pub fn guard<T>(f: impl FnOnce() -> plait_core::Result<T>) -> pyo3::PyResult<T> 
     }
 }
 
+/// [`guard`] of work that may wait (for streams, for other threads): the
+/// GIL is released while `f` runs, so a thread it waits for may call
+/// Python (which takes the GIL back).
+pub fn guard_detached<T: Send>(py: pyo3::Python<'_>, f: impl FnOnce() -> plait_core::Result<T> + Send) -> pyo3::PyResult<T> {
+    let outcome = py.detach(|| {
+        catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".to_string())
+        })
+    });
+    match outcome {
+        Ok(result) => result.map_err(to_py_err),
+        Err(detail) => Err(PyRuntimeError::new_err(format!("internal error in plait (please report it): {detail}"))),
+    }
+}
+
 /// A `ValueError` from operator `op`.
 pub fn value_error(op: &str, message: impl std::fmt::Display) -> PyErr {
     to_py_err(Error::value(op, message))

@@ -14,6 +14,7 @@ mod py_operator;
 mod py_persist;
 mod py_shape;
 mod py_slice;
+mod py_stream;
 mod thread_pool;
 mod unboxing;
 
@@ -58,5 +59,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_persist::register(m)?;
     py_numpy::register(m)?;
     py_arrow::register(m)?;
+    py_stream::register(m)?;
     functions::register(m)
 }

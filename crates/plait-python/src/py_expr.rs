@@ -133,6 +133,9 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
     if x.is_instance_of::<PyExpr>() {
         return Err(type_error(op, "expected a value, got an Expr"));
     }
+    if let Some(v) = crate::py_stream::to_stream_value(x) {
+        return Ok(v);
+    }
     if let Ok(t) = x.cast::<PyTuple>() {
         let items = t.iter().map(|i| to_value(op, &i, false)).collect::<PyResult<Vec<_>>>()?;
         return Ok(ExprValue::tuple(items));
@@ -191,6 +194,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
         }
         ExprValue::Foreign(f) => match f.as_any().downcast_ref::<PyForeign>() {
             Some(obj) => Ok(obj.0.clone_ref(py)),
+            None if let Some(obj) = crate::py_stream::from_stream_value(py, &ExprValue::Foreign(f.clone()))? => Ok(obj),
             None => Err(type_error("kd.eval", format!("cannot return {} to Python", f.repr()))),
         },
         ExprValue::Unspecified => Ok(py.None()),
@@ -601,7 +605,9 @@ impl PyExprOperator {
             }
         }
         let bound = guard(|| backend::bind_params(name, &self.op.params, positional, keywords))?;
-        from_value(py, guard(|| self.op.call(bound))?)
+        // A builtin may wait (for streams, for other threads calling Python).
+        let op = self.op.clone();
+        from_value(py, crate::errors::guard_detached(py, move || op.call(bound))?)
     }
 
     /// Other names of the operator (`kd.if_` for `kd.functor.if_`).
@@ -944,8 +950,11 @@ fn value_map(op: &str, values: Option<&Bound<'_, PyDict>>) -> PyResult<HashMap<S
 fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, variables: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
     let inputs = value_map("kd.eval", inputs)?;
     let variables = variables.map(|v| value_map("kd.eval", Some(v))).transpose()?;
-    let bindings = Bindings { inputs: Some(&inputs), variables: variables.as_ref() };
-    let result = guard(|| Ok(evaluate(&expr.inner, &bindings)))?;
+    let expr = expr.inner.clone();
+    let result = crate::errors::guard_detached(py, move || {
+        let bindings = Bindings { inputs: Some(&inputs), variables: variables.as_ref() };
+        Ok(evaluate(&expr, &bindings))
+    })?;
     match result {
         Ok(value) => from_value(py, value),
         Err(failure) => Err(eval_failure(py, failure)),

@@ -20,7 +20,8 @@ pub fn call_functor(py: Python<'_>, f: &PyDataSlice, args: &Bound<'_, PyTuple>, 
             keywords.push((k.extract::<String>()?, to_value(op, &v, false)?));
         }
     }
-    match guard(|| Ok(functor::call(&f.inner, positional, keywords)))? {
+    let f = f.inner.clone();
+    match crate::errors::guard_detached(py, move || Ok(functor::call(&f, positional, keywords)))? {
         Ok(value) => from_value(py, value),
         Err(failure) => Err(eval_failure(py, failure)),
     }

@@ -40,6 +40,7 @@ from plait.kd.functor import apply_py, bind, fn, is_fn, py_fn, trace_as_fn, trac
 from plait.kd import py
 from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected, py_reference
 from plait.kd import iterables
+from plait.kd import streams, parallel
 from plait.kd import assertion
 from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis

@@ -22,6 +22,7 @@ from plait.kd import masking as masking
 from plait.kd import math as math
 from plait.kd import objs as objs
 from plait.kd import optools as optools
+from plait.kd import parallel as parallel
 from plait.kd import persistence as persistence
 from plait.kd import progress as progress
 from plait.kd import py as py
@@ -30,6 +31,7 @@ from plait.kd import random as random
 from plait.kd import schema as schema
 from plait.kd import shapes as shapes
 from plait.kd import slices as slices
+from plait.kd import streams as streams
 from plait.kd import strings as strings
 from plait.kd import testing as testing
 from plait.kd import tuples as tuples

@@ -23,7 +23,7 @@ from plait.kd import _builtins, optools
 
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
-              "math", "objs", "py", "schema", "shapes", "slices", "strings", "tuples")
+              "math", "objs", "py", "schema", "shapes", "slices", "streams", "strings", "tuples")
 NAMESPACES += ("bitwise", "curves", "json", "random")
 
 # Top-level names that are not operators.
@@ -31,7 +31,7 @@ _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "ty
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn",
-                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress"}
+                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
 

@@ -14,6 +14,12 @@ def bind(fn_def, /, *args, return_type_as = ..., **kwargs) -> Any:
 def call(fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls the functor `fn` with the given arguments and returns its result."""
 
+def call_fn_normally_when_parallel(fn, *args, return_type_as = ..., **kwargs) -> Any:
+    """Calls a functor; inside `kd.parallel`, without parallelising what it does."""
+
+def call_fn_returning_stream_when_parallel(fn, *args, return_type_as = ..., **kwargs) -> Any:
+    """Calls a functor that returns an iterable, or a stream inside `kd.parallel`."""
+
 def expr_fn(returns, *, signature = ..., auto_variables = ..., **variables) -> Any:
     """Returns a functor that computes the expression `returns`."""
 

@@ -77,4 +77,12 @@ def _stream_of(value_qtype):
     return QType(f"STREAM[{value_qtype.name}]", value_qtype)
 
 
+def _from_name(name):
+    """The QType named `name` (`STREAM[DATA_SLICE]`, `EXECUTOR`, ...)."""
+    for prefix, make in (("STREAM[", _stream_of), ("ITERABLE[", _iterable_of)):
+        if name.startswith(prefix) and name.endswith("]"):
+            return make(_from_name(name[len(prefix):-1]))
+    return QType(name)
+
+
 __all__ = ["DATA_BAG", "DATA_SLICE", "EXECUTOR", "NON_DETERMINISTIC_TOKEN"]

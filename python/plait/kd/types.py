@@ -3,10 +3,12 @@
 
 A DataItem comes to Python as the class Koda gives it: `SchemaItem` when its
 schema is SCHEMA, `ListItem` / `DictItem` when it holds a list / dict, else
-`DataItem`; all are DataItems (and so DataSlices).
+`DataItem`; all are DataItems (and so DataSlices). `Stream`, `StreamReader`,
+`StreamWriter` and `Executor` are `kd.streams`'.
 """
 
 from plait._plait import DataBag, DataItem, DataSlice, DictItem, Edge, Expr, JaggedShape, ListItem, SchemaItem
+from plait._plait import Executor, Stream, StreamReader, StreamWriter
 from plait.kd.iterables import Iterable
 
 __all__ = [
@@ -15,9 +17,13 @@ __all__ = [
     "DataSlice",
     "DictItem",
     "Edge",
+    "Executor",
     "Expr",
     "Iterable",
     "JaggedShape",
     "ListItem",
     "SchemaItem",
+    "Stream",
+    "StreamReader",
+    "StreamWriter",
 ]

@@ -7,8 +7,12 @@ DataItem: Any
 DataSlice: Any
 DictItem: Any
 Edge: Any
+Executor: Any
 Expr: Any
 Iterable: Any
 JaggedShape: Any
 ListItem: Any
 SchemaItem: Any
+Stream: Any
+StreamReader: Any
+StreamWriter: Any

@@ -110,7 +110,7 @@ pub const DEFS: &[BuiltinDef] = &[
 
 /// A functor argument of operator `op`, compiled (Koda's error when it is
 /// none: its operators call `kd.call`).
-fn functor_arg(op: &str, v: ExprValue) -> Result<Arc<Compiled>> {
+pub(crate) fn functor_arg(op: &str, v: ExprValue) -> Result<Arc<Compiled>> {
     match v {
         ExprValue::Data(Value::Slice(f)) => functor::compile_as(op, &f),
         other => Err(Error::value(op, format!("the first argument of kd.call must be a functor, got {}", describe(&other)))),
@@ -118,7 +118,7 @@ fn functor_arg(op: &str, v: ExprValue) -> Result<Arc<Compiled>> {
 }
 
 /// A value as errors show it.
-fn describe(v: &ExprValue) -> String {
+pub(crate) fn describe(v: &ExprValue) -> String {
     match v {
         ExprValue::Data(Value::Slice(x)) => plait_core::repr::repr_slice(x),
         other => other.kind_name(),
@@ -126,12 +126,12 @@ fn describe(v: &ExprValue) -> String {
 }
 
 /// Calls a compiled functor; the error keeps the notes of the call.
-fn call_fn(f: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> Result<ExprValue> {
+pub(crate) fn call_fn(f: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> Result<ExprValue> {
     functor::call_compiled(f, positional, keywords).map_err(|e| e.error)
 }
 
 /// Whether `v` is a present MASK DataItem; `None` when it is no MASK item.
-fn mask_item(v: &ExprValue) -> Option<bool> {
+pub(crate) fn mask_item(v: &ExprValue) -> Option<bool> {
     match v {
         ExprValue::Data(Value::Slice(x)) if x.is_item() && x.schema() == Schema::Mask => Some(x.get(0).is_some()),
         _ => None,
@@ -280,6 +280,9 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let refs: Vec<&DataSlice> = inputs.iter().collect();
     let aligned = plait_core::broadcast::align(MAP, &refs)?;
     let (fns, values) = aligned.split_first().expect("fn is an input");
+    if let Some(executor) = crate::stream::parallel_executor().filter(|_| fns.size() > 1) {
+        return map_parallel(&executor, fns, values, n_positional, names, include_missing);
+    }
     let mut compiled: HashMap<ItemId, Arc<Compiled>> = HashMap::new();
     let mut results = Results::with_capacity(fns.size());
     let mut progress = crate::host::Progress::start("kd.map", fns.size());
@@ -323,6 +326,56 @@ fn map(op: &str, mut args: CallArgs) -> Result<ExprValue> {
                     format!("the functor is expected to be evaluated to a DataItem, but it returned {}", other.kind_name()),
                 ));
             }
+        }
+    }
+    Ok(ExprValue::slice(results.finish()?.with_shape(MAP, fns.shape().clone())?))
+}
+
+/// `kd.map` inside `kd.parallel`: the calls run on `executor`'s threads
+/// (each functor compiled once, first), the results kept in item order.
+fn map_parallel(
+    executor: &crate::stream::Executor,
+    fns: &DataSlice,
+    values: &[DataSlice],
+    n_positional: usize,
+    names: Vec<String>,
+    include_missing: bool,
+) -> Result<ExprValue> {
+    let mut compiled: HashMap<ItemId, Arc<Compiled>> = HashMap::new();
+    for i in 0..fns.size() {
+        match fns.get(i) {
+            None => {}
+            Some(ScalarRef::ItemId(id)) => {
+                if let std::collections::hash_map::Entry::Vacant(slot) = compiled.entry(id) {
+                    slot.insert(functor_arg(MAP, ExprValue::slice(item_of(fns, i)?))?);
+                }
+            }
+            Some(_) => return Err(functor_arg(MAP, ExprValue::slice(item_of(fns, i)?)).expect_err("a primitive is no functor")),
+        }
+    }
+    let (fns_all, values, compiled) = (fns.clone(), values.to_vec(), Arc::new(compiled));
+    let call_one = move |i: usize| -> Result<Option<DataSlice>> {
+        let Some(ScalarRef::ItemId(id)) = fns_all.get(i) else { return Ok(None) };
+        if !include_missing && values.iter().any(|v| v.get(i).is_none()) {
+            return Ok(None);
+        }
+        let mut items = values.iter().map(|v| item_of(v, i).map(ExprValue::slice));
+        let positional = items.by_ref().take(n_positional).collect::<Result<Vec<_>>>()?;
+        let keywords = names.iter().cloned().zip(items).map(|(k, v)| Ok((k, v?))).collect::<Result<Vec<_>>>()?;
+        match call_fn(&compiled[&id], positional, keywords)? {
+            ExprValue::Data(Value::Slice(r)) if r.is_item() => Ok(Some(r)),
+            ExprValue::Data(Value::Slice(r)) => {
+                Err(Error::value(MAP, format!("the functor is expected to be evaluated to a DataItem, but the result has shape: {}", r.shape())))
+            }
+            other => Err(Error::value(MAP, format!("the functor is expected to be evaluated to a DataItem, but it returned {}", other.kind_name()))),
+        }
+    };
+    let items = crate::stream::parallel_for(executor, fns.size(), Arc::new(call_one))?;
+    let mut results = Results::with_capacity(fns.size());
+    for item in items {
+        match item {
+            Some(r) => results.push(r)?,
+            None => results.push_missing(),
         }
     }
     Ok(ExprValue::slice(results.finish()?.with_shape(MAP, fns.shape().clone())?))

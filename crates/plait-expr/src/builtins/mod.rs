@@ -10,12 +10,15 @@
 //!   `kd.for_`, `kd.functor.reduce`, `flat_map_chain`, `flat_map_interleaved`;
 //! * [`functors`] — `kd.functor.bind`, `is_fn`, `has_fn`;
 //! * [`iterables`] — `kd.iterables.*`;
-//! * [`assertion`] — `kd.assertion.*` and `kd.with_print`.
+//! * [`assertion`] — `kd.assertion.*` and `kd.with_print`;
+//! * [`streams`] — `kd.streams.*`, the calls of `kd.parallel` and
+//!   `kd.functor.call_fn_*_when_parallel`.
 
 pub mod assertion;
 pub mod control_flow;
 pub mod functors;
 pub mod iterables;
+pub mod streams;
 pub mod tuples;
 
 use plait_core::{DataSlice, Error, Result, ScalarRef};
@@ -26,7 +29,7 @@ use crate::value::ExprValue;
 
 /// Every builtin operator.
 pub fn all() -> impl Iterator<Item = &'static BuiltinDef> {
-    tuples::DEFS.iter().chain(control_flow::DEFS).chain(functors::DEFS).chain(iterables::DEFS).chain(assertion::DEFS)
+    tuples::DEFS.iter().chain(control_flow::DEFS).chain(functors::DEFS).chain(iterables::DEFS).chain(assertion::DEFS).chain(streams::DEFS)
 }
 
 /// The value of parameter `i` (`None` where unspecified).
@@ -52,8 +55,8 @@ pub(crate) fn int_of(v: &ExprValue) -> Option<i64> {
 }
 
 /// How Koda names the type of a value in control-flow errors.
-pub(crate) fn type_name(v: &ExprValue) -> &'static str {
-    match v {
+pub(crate) fn type_name(v: &ExprValue) -> std::borrow::Cow<'static, str> {
+    let name = match v {
         ExprValue::Data(Value::Slice(_)) => "DATA_SLICE",
         ExprValue::Data(Value::Shape(_)) => "JAGGED_SHAPE",
         ExprValue::Data(Value::Bag(_)) => "DATA_BAG",
@@ -63,9 +66,10 @@ pub(crate) fn type_name(v: &ExprValue) -> &'static str {
         ExprValue::Tuple(t) if t.names.is_some() => "NAMEDTUPLE",
         ExprValue::Tuple(_) => "TUPLE",
         ExprValue::Iterable(_) => "ITERABLE[DATA_SLICE]",
-        ExprValue::Foreign(_) => "PY_OBJECT",
+        ExprValue::Foreign(f) => return f.type_name().into(),
         ExprValue::Unspecified => "UNSPECIFIED",
-    }
+    };
+    name.into()
 }
 
 /// Calls eager operator `name` of `plait-ops` with `*args` and named
