@@ -134,28 +134,6 @@ def _attach_creating():
 
 # --- DataSlice
 
-_SLICE_METHODS = {
-    "clone_as_full": "kd.core.clone_as_full",
-    "extract_update": "kd.core.extract_update",
-    "follow": "kd.core.follow",
-    "ref": "kd.core.ref",
-    "strict_with_attrs": "kd.core.strict_with_attrs",
-    "with_schema_from_obj": "kd.schema.with_schema_from_obj",
-    "get_dtype": "kd.schema.get_primitive_schema",
-}
-
-
-def _method(op):
-    def method(self, *args, **kwargs):
-        return op(self, *args, **kwargs)
-
-    method.__name__ = op.__name__
-    method.__doc__ = op.__doc__
-    return method
-
-
-for _name, _op in _SLICE_METHODS.items():
-    setattr(types.DataSlice, _name, _method(OPERATORS[_op]))
 
 
 def _get_sizes(self):

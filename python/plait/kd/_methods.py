@@ -52,6 +52,13 @@ _METHODS = {
     "updated": "kd.core.updated",
     "enriched": "kd.core.enriched",
     "with_merged_bag": "kd.core.with_merged_bag",
+    "clone_as_full": "kd.core.clone_as_full",
+    "extract_update": "kd.core.extract_update",
+    "follow": "kd.core.follow",
+    "ref": "kd.core.ref",
+    "strict_with_attrs": "kd.core.strict_with_attrs",
+    "with_schema_from_obj": "kd.schema.with_schema_from_obj",
+    "get_dtype": "kd.schema.get_primitive_schema",
 }
 
 
