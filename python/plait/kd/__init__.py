@@ -74,6 +74,7 @@ select_values = dicts.select_values
 agg_uuid = ids.agg_uuid
 strict_new = entities.strict_new
 has_fn = functor.has_fn
+fstr = strings.fstr
 
 present = _plait.mask_item(True)
 missing = _plait.mask_item(False)

@@ -85,9 +85,14 @@ def _forms(name, value, operator_type):
         return builtin
     if getattr(value, "__plait_traced_through__", False):
         # Lazily, the registry operator of the same name where there is one
-        # (it prints as Koda's does); else the glue run inside tracing.
+        # (it prints as Koda's does); else the glue run inside tracing. Glue
+        # whose arguments the operator cannot take as they are (f-strings of
+        # expressions) keeps itself lazily too.
         op = _plait.registry_lookup(name)
-        lazy = optools._with_python_face(op) if op is not None else _traced_lazy(value)
+        if getattr(value, "__plait_lazy_is_glue__", False) or op is None:
+            lazy = _traced_lazy(value)
+        else:
+            lazy = optools._with_python_face(op)
         return lazy, _eager_only_call(value), value
     if isinstance(value, operator_type):
         return _backend_operator(name, value), _eager_copy(value), value
@@ -364,6 +369,9 @@ def _node_api(kd, expr_type):
         keyword arguments the other inputs (`kd.eval(self, ...)`)."""
         return expr.eval(self, self_input, **inputs)
 
+    from plait.kd import strings
+
+    expr_type.__format__ = strings._format_expr
     expr_type.eval = evaluate
     expr_type.equals = equals
     expr_type.inputs = inputs

@@ -138,6 +138,34 @@ def expr_fn(returns, *, signature=None, auto_variables=False, **variables):
     return _make(returns, signature, variables)
 
 
+def fstr_fn(returns, **kwargs):
+    """Returns a functor that formats the f-string `returns`.
+
+    The f-string's fields are expressions with a format spec (`{I.x:s}`,
+    `{V.y:.2f}`); the functor's inputs are the expressions' inputs, and
+    `kwargs` give its variables (used as `V.name`).
+
+    Args:
+      returns: an f-string with at least one formatted expression.
+      **kwargs: the functor's variables.
+
+    Examples:
+      >>> kd.call(kd.functor.fstr_fn(f'{I.x:s} {I.y:s}'), x=1, y=2)
+      DataItem('1 2', schema: STRING)
+      >>> kd.call(kd.functor.fstr_fn(f'{V.x:s} {I.y:s}', x=1), y=2)
+      DataItem('1 2', schema: STRING)
+      >>> kd.functor.fstr_fn('abc')
+      Traceback (most recent call last):
+      ...
+      ValueError: FString has nothing to format. Forgot to specify format `{...:s}`?
+    """
+    from plait.kd import strings
+
+    if not strings._has_expr_fields(returns):
+        raise ValueError("FString has nothing to format. Forgot to specify format `{...:s}`?")
+    return expr_fn(strings._expr_fstr(returns), **kwargs)
+
+
 def trace_py_fn(f, *, auto_variables=True, **defaults):
     """Returns a functor made by tracing the Python function `f`.
 

@@ -35,6 +35,9 @@ def fn(f, *, use_tracing = ..., **kwargs) -> Any:
 def for_(iterable, body_fn, *, finalize_fn = ..., condition_fn = ..., returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
     """Runs `body_fn` on each item of an iterable, and returns the loop's result."""
 
+def fstr_fn(returns, **kwargs) -> Any:
+    """Returns a functor that formats the f-string `returns`."""
+
 def get_signature(fn_def) -> Any:
     """Returns the signature of the functor `fn_def` (its `__signature__` attribute)."""
 

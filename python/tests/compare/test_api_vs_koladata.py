@@ -68,7 +68,6 @@ NOT_YET = {
     "kd.from_proto_json",
     "kd.functor.FunctorFactory",
     "kd.functor.call_and_update_namedtuple",
-    "kd.functor.fstr_fn",
     "kd.functor.map_py_fn",
     "kd.functor.register_py_fn",
     "kd.functor.signature_utils",
