@@ -73,18 +73,21 @@ enum ItemClass {
     Schema,
 }
 
-/// The schema held by a schema DataItem argument (e.g. `kd.INT32`).
+/// The schema held by a schema DataItem argument (e.g. `kd.INT32`); other
+/// values are refused with Koda's texts.
 pub fn schema_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<Schema> {
-    if let Ok(ds) = x.cast::<PyDataSlice>() {
-        let ds = &ds.get().inner;
-        if ds.is_item() {
-            if let Some(ScalarRef::Schema(s)) = ds.get(0) {
-                return Ok(s);
-            }
-        }
-        return Err(type_error(op, format!("expected `{arg}` to be a schema DataItem (e.g. kd.INT32), got {}", crate::py_slice::short_repr(ds))));
+    let Ok(ds) = x.cast::<PyDataSlice>() else {
+        return Err(type_error(op, format!("expecting {arg} to be a DataSlice, got {}", x.get_type().name()?)));
+    };
+    let ds = &ds.get().inner;
+    if !ds.is_item() {
+        return Err(value_error(op, format!("{arg} can only be 0-rank schema slice, got: rank({})", ds.rank())));
     }
-    Err(type_error(op, format!("expected `{arg}` to be a schema DataItem (e.g. kd.INT32), got {}", x.get_type().name()?)))
+    match (ds.schema(), ds.get(0)) {
+        (_, Some(ScalarRef::Schema(s))) => Ok(s),
+        (Schema::Schema, None) => Err(value_error(op, format!("{arg} must contain either a DType or valid schema ItemId, got None"))),
+        (other, _) => Err(value_error(op, format!("{arg}'s schema must be SCHEMA, got: {other}"))),
+    }
 }
 
 /// A repr capped in length, for error messages.

@@ -93,8 +93,15 @@ def test_rust_panic_becomes_runtime_error():
 
 
 def test_schema_argument_must_be_a_schema():
-    with pytest.raises(TypeError, match="schema DataItem"):
+    # Koda's texts, after the operator's name.
+    with pytest.raises(ValueError, match="^kd.slice: schema's schema must be SCHEMA, got: INT32$"):
         kd.slice([1], schema=kd.item(1))
+    with pytest.raises(TypeError, match="^kd.item: expecting schema to be a DataSlice, got int$"):
+        kd.item(1, schema=1)
+    with pytest.raises(ValueError, match=r"^kd.slice: schema can only be 0-rank schema slice, got: rank\(1\)$"):
+        kd.slice([1], schema=kd.slice([kd.INT32]))
+    with pytest.raises(ValueError, match="^kd.item: schema must contain either a DType or valid schema ItemId, got None$"):
+        kd.item(1, kd.item(None, kd.SCHEMA))
 
 
 def test_dataslice_indices():
