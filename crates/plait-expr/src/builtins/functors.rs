@@ -128,12 +128,12 @@ Examples:
   >>> kd.is_fn(kd.slice([kd.fn(I.x)]))
   DataItem(missing, schema: MASK)";
 
-fn is_fn(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+/// Any value (a Python object, a tuple) that is not a functor item gives missing.
+fn is_fn(_op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let yes = match take(&mut args, 0) {
         Some(ExprValue::Data(Value::Slice(x))) => x.is_item() && functor::is_functor(&x),
         _ => false,
     };
-    let _ = op;
     Ok(ExprValue::slice(DataSlice::item(yes.then_some(ScalarRef::Mask), Schema::Mask)?))
 }
 
