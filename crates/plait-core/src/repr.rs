@@ -16,6 +16,62 @@ pub const ITEMS_PER_DIM_WHEN_ABBREVIATED: usize = 5;
 /// Slices with more items than this are abbreviated.
 pub const MAX_ITEMS_UNABBREVIATED: usize = 20;
 
+/// How a finite float is laid out by [`write_float`]: the decimal exponents
+/// written positionally, and the form of the exponent otherwise.
+pub struct FloatLayout {
+    /// Exponents (of the shortest scientific form) written as `123.45`.
+    pub positional: std::ops::Range<i32>,
+    /// `e+16` / `e-05` (Python's `repr`) rather than `e16` / `e-5`.
+    pub python_exponent: bool,
+}
+
+/// Koda's layout of floats in reprs: positional for 1e-6 <= |x| < 1e21.
+pub const KODA_FLOATS: FloatLayout = FloatLayout { positional: -6..21, python_exponent: false };
+
+/// Writes finite `x` from `sci`, its shortest round-trip scientific form
+/// (Rust's `{:e}`, e.g. "-1.25e-10"), laid out as `layout` says: whole
+/// numbers end in `.0`, zero keeps its sign.
+pub fn write_float(out: &mut String, x: f64, sci: &str, layout: &FloatLayout) {
+    if x == 0.0 {
+        out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
+        return;
+    }
+    let (mantissa, exp) = sci.split_once('e').expect("scientific form has an exponent");
+    let exp: i32 = exp.parse().expect("exponent is an integer");
+    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    out.push_str(sign);
+    if !layout.positional.contains(&exp) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        if layout.python_exponent {
+            write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()).unwrap();
+        } else {
+            write!(out, "e{exp}").unwrap();
+        }
+        return;
+    }
+    let point = exp + 1; // digits before the decimal point
+    if point <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-point) as usize));
+        out.push_str(digits);
+    } else if point as usize >= digits.len() {
+        out.push_str(digits);
+        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
+        out.push_str(".0");
+    } else {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    }
+}
+
 /// Formats a float the way Koda prints it: the shortest digits that round-trip
 /// at the value's width, in positional notation for 1e-6 <= |x| < 1e21 (with a
 /// trailing `.0` on whole numbers) and as `1.5e-7` / `1e21` otherwise.
@@ -26,38 +82,8 @@ pub fn format_float(x: f64, sci: String) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.to_string();
     }
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
-    }
-    // `sci` is Rust's shortest round-trip scientific form, e.g. "-1.25e-10".
-    let (mantissa, exp) = sci.split_once('e').expect("scientific form has an exponent");
-    let exp: i32 = exp.parse().expect("exponent is an integer");
-    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if !(-7 < exp && exp < 21) {
-        let mut out = format!("{sign}{}", &digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        write!(out, "e{exp}").unwrap();
-        return out;
-    }
-    let point = exp + 1; // digits before the decimal point
-    let mut out = sign.to_string();
-    if point <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(&digits);
-    } else if point as usize >= digits.len() {
-        out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-        out.push_str(".0");
-    } else {
-        out.push_str(&digits[..point as usize]);
-        out.push('.');
-        out.push_str(&digits[point as usize..]);
-    }
+    let mut out = String::new();
+    write_float(&mut out, x, &sci, &KODA_FLOATS);
     out
 }
 

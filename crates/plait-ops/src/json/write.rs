@@ -63,42 +63,7 @@ impl Texts {
 
 /// Python's `repr` of a float (shortest round trip, scientific below 1e-4
 /// and from 1e16), which is Koda's JSON form of finite floats.
-fn write_float(out: &mut String, x: f64, sci: String) {
-    if x == 0.0 {
-        out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
-        return;
-    }
-    let (mantissa, exp) = sci.split_once('e').expect("scientific form");
-    let exp: i32 = exp.parse().expect("exponent");
-    let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let digits = digits.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    out.push_str(sign);
-    if !(-4..16).contains(&exp) {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        let _ = write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
-        return;
-    }
-    let point = exp + 1;
-    if point <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(digits);
-    } else if point as usize >= digits.len() {
-        out.push_str(digits);
-        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-        out.push_str(".0");
-    } else {
-        out.push_str(&digits[..point as usize]);
-        out.push('.');
-        out.push_str(&digits[point as usize..]);
-    }
-}
+const JSON_FLOATS: plait_core::repr::FloatLayout = plait_core::repr::FloatLayout { positional: -4..16, python_exponent: true };
 
 /// A float's JSON form: the shortest text that reads back as the same
 /// double (FLOAT32 widened first), laid out as Python's `repr`. (Koda's
@@ -109,7 +74,7 @@ fn write_number(out: &mut String, x: f64) {
     } else if x.is_infinite() {
         out.push_str(if x > 0.0 { "\"inf\"" } else { "\"-inf\"" });
     } else {
-        write_float(out, x, format!("{x:e}"));
+        plait_core::repr::write_float(out, x, &format!("{x:e}"), &JSON_FLOATS);
     }
 }
 
