@@ -470,6 +470,48 @@ struct LoopState {
     yielded: Vec<Arc<Iterable>>,
 }
 
+/// A loop's `yields` value, which must be an iterable.
+fn as_iterable(op: &str, name: &str, value: ExprValue) -> Result<Arc<Iterable>> {
+    match value {
+        ExprValue::Iterable(it) => Ok(it),
+        other => Err(Error::value(op, format!("expected `{name}` value to have type `ITERABLE[DATA_SLICE]`, got `{}`", type_name(&other)))),
+    }
+}
+
+/// Applies the named tuple of updates a loop functor (`fn_name`) returned:
+/// each field sets the state variable of its name, except the one named
+/// `result` (`yields` / `yields_interleaved`), which goes to `yielded`.
+/// Shared by `kd.while_` / `kd.for_` and their stream forms.
+pub(crate) fn apply_loop_updates(
+    op: &str,
+    fn_name: &str,
+    updates: ExprValue,
+    vars: &mut [(String, ExprValue)],
+    result: &str,
+    mut yielded: impl FnMut(&str, &ExprValue) -> Result<()>,
+) -> Result<()> {
+    let fields = match updates {
+        ExprValue::Tuple(t) if t.names.is_some() => t,
+        other => return Err(Error::value(op, format!("{fn_name} must return a namedtuple, got type `{}`", type_name(&other)))),
+    };
+    let names = fields.names.as_ref().expect("a named tuple");
+    for (name, value) in names.iter().zip(&fields.items) {
+        if **name == *result && result != "returns" {
+            yielded(name, value)?;
+        } else if let Some(slot) = vars.iter_mut().find(|(n, _)| **n == **name) {
+            slot.1 = value.clone();
+        } else {
+            return Err(Error::value(
+                op,
+                format!(
+                    "{fn_name} must return a namedtuple with field names that are a subset of the state variable names, got an unknown field: `{name}`"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl LoopState {
     /// As in Koda, `yields` / `yields_interleaved` is not passed to the
     /// functors, only set by them.
@@ -479,16 +521,9 @@ impl LoopState {
         if name == "returns" {
             state.vars.push((name.to_string(), value));
         } else {
-            state.yielded.push(state.iterable(name, value)?);
+            state.yielded.push(as_iterable(op, name, value)?);
         }
         Ok(state)
-    }
-
-    fn iterable(&self, name: &str, value: ExprValue) -> Result<Arc<Iterable>> {
-        match value {
-            ExprValue::Iterable(it) => Ok(it),
-            other => Err(Error::value(self.op, format!("expected `{name}` value to have type `ITERABLE[DATA_SLICE]`, got `{}`", type_name(&other)))),
-        }
     }
 
     /// Whether the MASK DataItem `condition_fn` returned is present.
@@ -499,27 +534,12 @@ impl LoopState {
 
     /// Applies the named tuple of updates a functor (`fn_name`) returned.
     fn apply(&mut self, fn_name: &str, updates: ExprValue) -> Result<()> {
-        let fields = match updates {
-            ExprValue::Tuple(t) if t.names.is_some() => t,
-            other => return Err(Error::value(self.op, format!("{fn_name} must return a namedtuple, got type `{}`", type_name(&other)))),
-        };
-        let names = fields.names.as_ref().expect("a named tuple");
-        for (name, value) in names.iter().zip(&fields.items) {
-            if **name == *self.result && self.result != "returns" {
-                let it = self.iterable(name, value.clone())?;
-                self.yielded.push(it);
-            } else if let Some(slot) = self.vars.iter_mut().find(|(n, _)| **n == **name) {
-                slot.1 = value.clone();
-            } else {
-                return Err(Error::value(
-                    self.op,
-                    format!(
-                        "{fn_name} must return a namedtuple with field names that are a subset of the state variable names, got an unknown field: `{name}`"
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        let (op, result) = (self.op, self.result);
+        let yielded = &mut self.yielded;
+        apply_loop_updates(op, fn_name, updates, &mut self.vars, result, |name, value| {
+            yielded.push(as_iterable(op, name, value.clone())?);
+            Ok(())
+        })
     }
 
     fn finish(self) -> ExprValue {

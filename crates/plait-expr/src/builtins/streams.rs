@@ -903,29 +903,13 @@ impl Loop {
     }
 
     fn apply(&mut self, fn_name: &str, updates: ExprValue) -> Result<()> {
-        let fields = match updates {
-            ExprValue::Tuple(t) if t.names.is_some() => t,
-            other => return Err(Error::value(self.op, format!("{fn_name} must return a namedtuple, got type `{}`", type_name(&other)))),
-        };
-        let names = fields.names.as_ref().expect("a named tuple");
-        for (name, value) in names.iter().zip(&fields.items) {
-            if **name == *self.result && self.result != "returns" {
-                let s = as_stream(value).ok_or_else(|| {
-                    Error::value(self.op, format!("expected `{name}` value to have type `STREAM[...]`, got `{}`", type_name(value)))
-                })?;
-                self.feed.as_ref().expect("a yielding loop").push(s);
-            } else if let Some(slot) = self.vars.iter_mut().find(|(n, _)| **n == **name) {
-                slot.1 = value.clone();
-            } else {
-                return Err(Error::value(
-                    self.op,
-                    format!(
-                        "{fn_name} must return a namedtuple with field names that are a subset of the state variable names, got an unknown field: `{name}`"
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        let (op, feed) = (self.op, self.feed.as_ref());
+        super::control_flow::apply_loop_updates(op, fn_name, updates, &mut self.vars, self.result, |name, value| {
+            let s = as_stream(value)
+                .ok_or_else(|| Error::value(op, format!("expected `{name}` value to have type `STREAM[...]`, got `{}`", type_name(value))))?;
+            feed.expect("a yielding loop").push(s);
+            Ok(())
+        })
     }
 
     fn finish(self, end: Result<()>) {
