@@ -134,6 +134,15 @@ fn new_out(value_type: &str) -> (ExprValue, Out) {
     (stream.value(), Arc::new(writer))
 }
 
+/// The item callback of [`consume`] that writes each item to `out`, and
+/// asks for more while `out` still has readers.
+fn forward_to(out: Out) -> impl FnMut(ExprValue) -> Result<bool> + Send + 'static {
+    move |item| {
+        out.write(item);
+        Ok(!out.abandoned())
+    }
+}
+
 // ---------------------------------------------------------------- making streams
 
 const MAKE_DOC: &str = "Returns a stream of the given items, in order, closed.
@@ -246,31 +255,23 @@ impl Chain {
     /// Forwards the next queued stream (the caller set `busy`).
     fn next(self: &Arc<Chain>) {
         let Some(s) = lock(&self.state).queue.pop_front() else { return };
-        let (me, me2) = (self.clone(), self.clone());
-        consume(
-            s,
-            Executor::eager(),
-            move |item| {
-                me.out.write(item);
-                Ok(!me.out.abandoned())
-            },
-            move |end| {
-                if let Err(e) = end {
-                    me2.out.close(Err(e));
-                    return;
+        let me = self.clone();
+        consume(s, Executor::eager(), forward_to(self.out.clone()), move |end| {
+            if let Err(e) = end {
+                me.out.close(Err(e));
+                return;
+            }
+            let mut state = lock(&me.state);
+            if !state.queue.is_empty() {
+                drop(state);
+                me.next();
+            } else {
+                state.busy = false;
+                if state.finished {
+                    me.out.close(Ok(()));
                 }
-                let mut state = lock(&me2.state);
-                if !state.queue.is_empty() {
-                    drop(state);
-                    me2.next();
-                } else {
-                    state.busy = false;
-                    if state.finished {
-                        me2.out.close(Ok(()));
-                    }
-                }
-            },
-        );
+            }
+        });
     }
 }
 
@@ -287,26 +288,18 @@ impl Interleave {
 
     fn push(self: &Arc<Interleave>, s: Arc<Stream>) {
         lock(&self.state).0 += 1;
-        let (me, me2) = (self.clone(), self.clone());
-        consume(
-            s,
-            Executor::eager(),
-            move |item| {
-                me.out.write(item);
-                Ok(!me.out.abandoned())
-            },
-            move |end| {
-                if let Err(e) = end {
-                    me2.out.close(Err(e));
-                    return;
-                }
-                let mut state = lock(&me2.state);
-                state.0 -= 1;
-                if state.0 == 0 && state.1 {
-                    me2.out.close(Ok(()));
-                }
-            },
-        );
+        let me = self.clone();
+        consume(s, Executor::eager(), forward_to(self.out.clone()), move |end| {
+            if let Err(e) = end {
+                me.out.close(Err(e));
+                return;
+            }
+            let mut state = lock(&me.state);
+            state.0 -= 1;
+            if state.0 == 0 && state.1 {
+                me.out.close(Ok(()));
+            }
+        });
     }
 
     fn finish(self: &Arc<Interleave>, end: Result<()>) {
