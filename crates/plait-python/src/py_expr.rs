@@ -297,8 +297,9 @@ fn located(expr: Expr) -> PyResult<PyExpr> {
 }
 
 /// A Python tuple holding expressions as a `kd.tuples.tuple` node, a dict
-/// of them (by name) as a `kd.tuples.namedtuple` node: what Python's `*args`
-/// and `**kwargs` make of expressions.
+/// of them (by name) as a `kd.tuples.namedtuple` node (what Python's `*args`
+/// and `**kwargs` make of expressions), and a Python slice with expression
+/// bounds as a `kd.tuples.slice` node.
 fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
     if let Ok(d) = x.cast::<PyDict>() {
         if !d.values().iter().any(|v| v.is_instance_of::<PyExpr>()) {
@@ -310,6 +311,17 @@ fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
             named.push((k.extract::<String>()?, arg_expr(&op, &v)?));
         }
         return Ok(Some(guard(|| Expr::call(&op, vec![], named))?));
+    }
+    if let Ok(s) = x.cast::<pyo3::types::PySlice>() {
+        // `x.S[:I.n]`: a range with computed bounds is `kd.tuples.slice`.
+        let (start, stop, step) = (s.getattr("start")?, s.getattr("stop")?, s.getattr("step")?);
+        if ![&start, &stop, &step].iter().any(|b| b.is_instance_of::<PyExpr>()) {
+            return Ok(None);
+        }
+        let op = guard(|| ops::lookup_or_error("kd.tuples.slice"))?;
+        let bound = |b: &Bound<'_, PyAny>| if b.is_none() { Ok(None) } else { arg_expr(&op, b).map(Some) };
+        let args = vec![bound(&start)?, bound(&stop)?, bound(&step)?];
+        return Ok(Some(guard(|| Expr::op("kd.tuples.slice", args))?));
     }
     let Ok(t) = x.cast::<PyTuple>() else { return Ok(None) };
     if !t.iter().any(|i| i.is_instance_of::<PyExpr>()) {
@@ -559,15 +571,18 @@ impl PyExpr {
     /// cut by `kd.subslice` unless the range is whole.
     fn __getitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
         if key.is_instance_of::<pyo3::types::PySlice>() {
-            let range = crate::py_operator::key_arg("kd.core.get_item", key)?;
             let one = Expr::literal(ExprValue::slice(guard(|| {
                 plait_core::DataSlice::item(Some(plait_core::ScalarRef::Int32(1)), plait_core::Schema::Int32)
             })?));
             let rows = node("kd.lists.explode", vec![Some(self.inner.clone()), Some(one)])?;
-            if matches!(range, Value::Range { start: None, stop: None }) {
-                return Ok(rows);
-            }
-            let keys = vec![Expr::literal(ExprValue::Data(Value::Ellipsis)), Expr::literal(ExprValue::Data(range))];
+            let range = match tuple_of_exprs(key)? {
+                Some(computed) => computed,
+                None => match crate::py_operator::key_arg("kd.core.get_item", key)? {
+                    Value::Range { start: None, stop: None } => return Ok(rows),
+                    range => Expr::literal(ExprValue::Data(range)),
+                },
+            };
+            let keys = vec![Expr::literal(ExprValue::Data(Value::Ellipsis)), range];
             let op = guard(|| ops::lookup_or_error("kd.slices.subslice"))?;
             return located(guard(|| Expr::call(&op, std::iter::once(rows.inner).chain(keys).collect(), Vec::new()))?);
         }

@@ -65,8 +65,12 @@ def test_tuples_slice_is_a_subslice_range():
     assert kd.eval(kd.lazy.subslice(I.x, kd.lazy.tuples.slice(1)), x=kd.slice([1, 2])).to_py() == [2]
     with pytest.raises(ValueError, match="a step is not supported"):
         kd.tuples.slice(1, 3, 2)
-    with pytest.raises(TypeError, match="`start` must be an integer item"):
-        kd.tuples.slice("a")
+    # As in Koda, any DataSlice is a bound; kd.subslice checks it is of integers.
+    assert repr(kd.tuples.slice(kd.slice([1, 2]))) == "slice(DataSlice([1, 2], schema: INT32, present: 2/2), None, None)"
+    with pytest.raises(ValueError, match="kd.slices.subslice: range bounds must contain only integers, got STRING"):
+        kd.subslice(kd.slice([1, 2]), kd.tuples.slice("a"))
+    with pytest.raises(TypeError, match="`start` must be a DataSlice of integers or unspecified"):
+        kd.tuples.slice(kd.shapes.new(2))
 
 
 def test_bind_and_is_fn_are_operators_that_trace():
@@ -103,6 +107,14 @@ def test_float32_running_sums_and_deviations_round_once():
     x = kd.float32(kd.slice([1.1, 2.2, 3.3, 4.7]))
     std = kd.math.agg_std(x)
     assert std.to_py() == pytest.approx(float(kd.math.agg_var(x).to_py()) ** 0.5, rel=1e-6)
+
+
+def test_ranges_with_computed_bounds_trace_and_save():
+    prefixes = kd.fn(lambda x: x.S[:kd.index(x) + 1])
+    assert kd.loads(kd.dumps(prefixes))(kd.slice([[1, 2], [3]])).to_py() == [[[1], [1, 2]], [[3]]]
+    x = kd.slice([[1, 2, 3], [4]])
+    assert kd.eval(kd.lazy.subslice(I.x, slice(I.a, None)), x=x, a=kd.slice([1, 0])).to_py() == [[2, 3], [4]]
+    assert kd.eval(I.l[I.a:], l=kd.list([1, 2, 3]), a=1).to_py() == [2, 3]
 
 
 def test_ranges_with_dataslice_bounds():

@@ -371,3 +371,10 @@ def test_overlapping_columns_are_rejected():
     hostile = bytes(data[:22] + payload + zlib.crc32(bytes(payload)).to_bytes(4, "little"))
     with pytest.raises(ValueError, match="kd.loads: invalid data: columns overlap"):
         kd.loads(hostile)
+
+
+def test_dim_sizes_and_mapping_of_huge_uniform_shapes_raise():
+    with pytest.raises(ValueError, match="kd.shapes.dim_mapping: the result would have 1000000000000 items"):
+        kd.shapes.dim_mapping(kd.shapes.new(10**12), 0)
+    with pytest.raises(ValueError, match="kd.shapes.dim_sizes: the result would have 1000000000000 items"):
+        kd.shapes.dim_sizes(kd.shapes.new(10**12, 1), 1)

@@ -2,7 +2,7 @@
 //! and `kd.annotation.with_name`, which names a subexpression and computes
 //! nothing.
 
-use plait_core::{DataSlice, Error, Result, ScalarRef};
+use plait_core::{DataSlice, Error, Result, Schema};
 use plait_ops::registry::Value;
 
 use super::{int_of, required};
@@ -70,8 +70,9 @@ pub const DEFS: &[BuiltinDef] = &[
 const SLICE_DOC: &str = "Returns the slice `start:stop`, as Python's indexing syntax writes it.
 
 What `kd.subslice` takes for a range of a dimension (`kd.subslice(x,
-kd.tuples.slice(1, 3))` is `x.S[1:3]`). Bounds are integer items or
-unspecified; a step is not supported.
+kd.tuples.slice(1, 3))` is `x.S[1:3]`). Bounds are integer items,
+DataSlices of integers (a range per item) or unspecified; a step is not
+supported.
 
 Args:
   start: the first index (unspecified: from the start).
@@ -85,13 +86,17 @@ Examples:
   DataSlice([2, 3], schema: INT32, present: 2/2)";
 
 fn slice(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    // A bound is a DataSlice: an integer item, or integers per item (a range
+    // per item of the sliced dimension; `kd.subslice` checks them). Python
+    // `None` (a missing NONE item) is unspecified, as is leaving it out.
     let bound = |v: Option<ExprValue>, what: &str| -> Result<Option<Box<DataSlice>>> {
         match v {
             None => Ok(None),
-            Some(ExprValue::Data(Value::Slice(x))) if x.is_item() && matches!(x.get(0), None | Some(ScalarRef::Int32(_) | ScalarRef::Int64(_))) => {
-                Ok(x.get(0).is_some().then(|| Box::new(x)))
+            Some(ExprValue::Data(Value::Slice(x))) if x.is_item() && x.schema() == Schema::None => Ok(None),
+            Some(ExprValue::Data(Value::Slice(x))) => Ok(Some(Box::new(x))),
+            Some(other) => {
+                Err(Error::type_error(op, format!("`{what}` must be a DataSlice of integers or unspecified, got {}", super::type_name(&other))))
             }
-            Some(other) => Err(Error::type_error(op, format!("`{what}` must be an integer item or unspecified, got {}", super::type_name(&other)))),
         }
     };
     let start = bound(super::take(&mut args, 0), "start")?;

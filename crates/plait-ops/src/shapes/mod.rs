@@ -171,6 +171,9 @@ fn int64_slice(shape: JaggedShape, values: Vec<i64>) -> Result<DataSlice> {
 fn dim_sizes(a: &Args<'_>) -> Result<DataSlice> {
     let shape = strict_shape_arg(a, "shape")?;
     let d = dim_arg(a, &shape)?;
+    // A uniform dimension is two numbers whatever its size; its sizes are
+    // one INT64 per parent, so refuse what could not be allocated.
+    plait_core::limits::ensure_allocatable(a.op_name(), shape.edges()[d].parent_size(), 8)?;
     let sizes = shape.edges()[d].sizes();
     int64_slice(JaggedShape::flat(sizes.len()), sizes)
 }
@@ -180,6 +183,7 @@ fn dim_sizes(a: &Args<'_>) -> Result<DataSlice> {
 fn dim_mapping(a: &Args<'_>) -> Result<DataSlice> {
     let shape = strict_shape_arg(a, "shape")?;
     let d = dim_arg(a, &shape)?;
+    plait_core::limits::ensure_allocatable(a.op_name(), shape.edges()[d].child_size(), 16)?;
     let ids: Vec<i64> = shape.edges()[d].parent_ids().into_iter().map(|p| p as i64).collect();
     int64_slice(JaggedShape::flat(ids.len()), ids)
 }
