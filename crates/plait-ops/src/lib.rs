@@ -27,6 +27,7 @@ pub mod schema;
 pub mod shapes;
 pub mod slices;
 pub mod strings;
+pub mod timestamp;
 
 use plait_core::repr::repr_slice;
 use plait_core::{DataSlice, Error, Result, ScalarRef};

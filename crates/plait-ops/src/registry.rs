@@ -265,6 +265,7 @@ pub fn registry() -> &'static Registry {
         crate::curves::register(&mut r);
         crate::random::register(&mut r);
         crate::json::register(&mut r);
+        crate::timestamp::register(&mut r);
         r
     })
 }

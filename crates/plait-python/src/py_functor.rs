@@ -10,14 +10,20 @@ use crate::errors::{guard, type_error};
 use crate::py_expr::{eval_failure, from_value, is_tracing, lazy_call, to_value};
 use crate::py_slice::{PyDataItem, PyDataSlice};
 
-/// Calls functor `f` with Python arguments (`kd.call`).
+/// Calls functor `f` with Python arguments (`kd.call`); `return_type_as=`
+/// is accepted and not used.
 pub fn call_functor(py: Python<'_>, f: &PyDataSlice, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
     let op = "kd.functor.call";
     let positional = args.iter().map(|a| to_value(op, &a, false)).collect::<PyResult<Vec<ExprValue>>>()?;
     let mut keywords = Vec::new();
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
-            keywords.push((k.extract::<String>()?, to_value(op, &v, false)?));
+            let name = k.extract::<String>()?;
+            // Koda's type declaration of the result: plait's results carry
+            // their own type.
+            if name != "return_type_as" {
+                keywords.push((name, to_value(op, &v, false)?));
+            }
         }
     }
     let f = f.inner.clone();
@@ -35,17 +41,8 @@ fn functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>,
     if is_tracing() || f.is_instance_of::<crate::py_expr::PyExpr>() {
         return lazy_functor_call(py, f, args, kwargs);
     }
-    let kwargs = match kwargs {
-        Some(k) if k.contains("return_type_as")? => {
-            let k = k.copy()?;
-            k.del_item("return_type_as")?;
-            Some(k)
-        }
-        Some(k) => Some(k.clone()),
-        None => None,
-    };
     match f.cast::<PyDataSlice>() {
-        Ok(f) => call_functor(py, f.get(), args, kwargs.as_ref()),
+        Ok(f) => call_functor(py, f.get(), args, kwargs),
         Err(_) => Err(type_error("kd.functor.call", format!("the first argument of kd.call must be a functor, got {}", f.get_type().name()?))),
     }
 }

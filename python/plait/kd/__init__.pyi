@@ -370,6 +370,9 @@ def get_key_schema(dict_schema) -> Any:
 def get_keys(dict_ds) -> Any:
     """Returns the keys of each dict, as a new last dimension."""
 
+def get_metadata(x) -> Any:
+    """Returns the metadata objects of schemas x."""
+
 def get_ndim(x) -> Any:
     """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem."""
 
@@ -571,6 +574,9 @@ def maximum(x, y) -> Any:
 
 def maybe(x, attr_name) -> Any:
     """Returns attribute attr_name of every item of x, missing where an item lacks it."""
+
+def metadata(x, /, **attrs) -> Any:
+    """Returns a new DataBag holding the metadata update of schemas x."""
 
 def min(x) -> Any:
     """Returns the minimum of all items of x, as a DataItem."""
@@ -922,6 +928,9 @@ def with_list_append_update(x, append) -> Any:
 def with_merged_bag(ds) -> Any:
     """Returns `ds` with its bag and all its fallbacks merged into one new bag."""
 
+def with_metadata(x, /, **attrs) -> Any:
+    """Returns schemas x with a new DataBag in which their metadata has the given attributes."""
+
 def with_name(obj, name) -> Any:
     """Returns `obj` with the name `name` (unchanged for a DataSlice)."""
 
@@ -933,6 +942,9 @@ def with_schema(x, schema) -> Any:
 
 def with_schema_from_obj(x) -> Any:
     """Returns OBJECT slice `x` with the common schema of its items as its schema."""
+
+def with_timestamp(x) -> Any:
+    """Returns a tuple of x and the time the operator ran, in seconds since the Unix epoch."""
 
 def xor(x, y) -> Any:
     """Returns present where exactly one of the masks x and y is present."""

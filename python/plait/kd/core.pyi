@@ -29,6 +29,9 @@ def extract(ds, schema = ...) -> Any:
 def extract_update(ds, schema = ...) -> Any:
     """Returns a new bag holding only the data reachable from `ds`."""
 
+def flatten_cyclic_references(x, *, max_recursion_depth) -> Any:
+    """Returns a tree-like copy of x: every item reached gets a new id at each place it is reached."""
+
 def follow(x) -> Any:
     """Returns `x` with the schema its nofollow schema wraps (undoes `kd.nofollow`)."""
 
@@ -53,6 +56,9 @@ def get_item(x, key_or_index) -> Any:
 def get_itemid(x) -> Any:
     """Returns the ItemIds of entities and objects."""
 
+def get_metadata(x) -> Any:
+    """Returns the metadata objects of schemas x."""
+
 def has_attr(x, attr_name) -> Any:
     """Returns present for each item of x that has attribute attr_name."""
 
@@ -73,6 +79,9 @@ def is_primitive(x) -> Any:
 
 def maybe(x, attr_name) -> Any:
     """Returns attribute attr_name of every item of x, missing where an item lacks it."""
+
+def metadata(x, /, **attrs) -> Any:
+    """Returns a new DataBag holding the metadata update of schemas x."""
 
 def no_bag(ds) -> Any:
     """Returns `ds` without a bag."""
@@ -113,6 +122,12 @@ def with_bag(ds, bag) -> Any:
 def with_merged_bag(ds) -> Any:
     """Returns `ds` with its bag and all its fallbacks merged into one new bag."""
 
+def with_metadata(x, /, **attrs) -> Any:
+    """Returns schemas x with a new DataBag in which their metadata has the given attributes."""
+
 def with_print(x, *args, sep = ..., end = ...) -> Any:
     """Prints `args` and returns `x` unchanged."""
+
+def with_timestamp(x) -> Any:
+    """Returns a tuple of x and the time the operator ran, in seconds since the Unix epoch."""
 

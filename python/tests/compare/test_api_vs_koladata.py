@@ -35,11 +35,6 @@ METHODS = [f"{row['class']}.{row['name']}" for row in koda_diff.reference_rows("
 # Names and methods plait does not have yet (issue 21 builds them).
 NOT_YET = {
     "kd.annotation.source_location",
-    "kd.core.flatten_cyclic_references",
-    "kd.core.get_metadata",
-    "kd.core.metadata",
-    "kd.core.with_metadata",
-    "kd.core.with_timestamp",
     "kd.duck_dict",
     "kd.duck_list",
     "kd.duck_type",
@@ -71,10 +66,8 @@ NOT_YET = {
     "kd.functor.map_py_fn",
     "kd.functor.register_py_fn",
     "kd.functor.signature_utils",
-    "kd.get_metadata",
     "kd.get_proto_attr",
     "kd.get_repr",
-    "kd.metadata",
     "kd.optools.WITH_PY_FUNCTION_TO_PY_OBJECT",
     "kd.optools.add_to_registry_as_overload",
     "kd.optools.add_to_registry_as_overloadable",
@@ -103,8 +96,6 @@ NOT_YET = {
     "kd.to_proto",
     "kd.to_proto_bytes",
     "kd.to_proto_json",
-    "kd.with_metadata",
-    "kd.with_timestamp",
 }
 
 # Docstring examples whose outcome differs from koladata's on purpose, each

@@ -37,7 +37,7 @@ pub const SCHEMA_ATTR: &str = "__schema__";
 /// data skip it. Other names, dunder ones included (a functor's
 /// `__signature__`), are data.
 pub fn is_internal_attr(name: &str) -> bool {
-    name == SCHEMA_ATTR || name == text::SCHEMA_NAME_ATTR
+    name == SCHEMA_ATTR || name == text::SCHEMA_NAME_ATTR || name == text::SCHEMA_METADATA_ATTR
 }
 
 /// The contents of one bag (without its fallbacks).

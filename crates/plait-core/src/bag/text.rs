@@ -19,6 +19,9 @@ pub const DICT_VALUES_ATTR: &str = "__values__";
 
 /// The attribute naming a named schema (`kd.named_schema('Point')`).
 pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
+/// The attribute of a struct schema holding its metadata object
+/// (`kd.with_metadata`).
+pub const SCHEMA_METADATA_ATTR: &str = "__schema_metadata__";
 
 /// Nesting deeper than this prints ids instead of contents (also stops cycles).
 const MAX_DEPTH: usize = 5;
@@ -85,13 +88,23 @@ fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize) -> Node {
         _ if id.kind() == ItemKind::ImplicitSchema => "IMPLICIT_ENTITY(".to_string(),
         _ => "ENTITY(".to_string(),
     };
-    let children = bag
-        .attr_names(id)
+    // The metadata (`kd.with_metadata`) is shown after the attributes.
+    let mut names: Vec<String> = bag.attr_names(id).into_iter().filter(|n| n.as_str() != SCHEMA_NAME_ATTR).collect();
+    if let Some(i) = names.iter().position(|n| n == SCHEMA_METADATA_ATTR) {
+        let metadata = names.remove(i);
+        names.push(metadata);
+    }
+    let children = names
         .iter()
-        .filter(|n| n.as_str() != SCHEMA_NAME_ATTR)
-        .map(|name| match bag.get_one(name, id).and_then(|v| v.schema()) {
-            Some(s) => schema_node(s, Some(bag), depth + 1).wrapped(&format!("{name}="), ""),
-            None => Node::Leaf(format!("{name}=None")),
+        .map(|name| match bag.get_one(name, id) {
+            // The metadata object (`kd.with_metadata`).
+            Some(md @ Stored::ItemId(_)) if name == SCHEMA_METADATA_ATTR => {
+                value_node(Some(md.as_ref()), Schema::Object, Some(bag), true, depth + 1).wrapped(&format!("{name}="), "")
+            }
+            value => match value.and_then(|v| v.schema()) {
+                Some(s) => schema_node(s, Some(bag), depth + 1).wrapped(&format!("{name}="), ""),
+                None => Node::Leaf(format!("{name}=None")),
+            },
         })
         .collect();
     Node::group(open, ")", children)

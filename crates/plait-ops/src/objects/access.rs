@@ -2,6 +2,7 @@
 //! `kd.get_attr_names` / `kd.dir`.
 
 use plait_core::bag::SCHEMA_ATTR;
+use plait_core::bag::text::SCHEMA_METADATA_ATTR;
 use plait_core::broadcast::expand_to_shape;
 use plait_core::cast::cast_to;
 use plait_core::schema::Schema;
@@ -99,6 +100,20 @@ fn lookup_schema_attrs(x: &DataSlice, name: &str, lenient: bool, context: &str) 
     let data = bag.get_attr(name, &ids);
     if !lenient && data.present_count() == 0 && x.present_count() > 0 {
         return Err(missing_on_schema(context, name));
+    }
+    // A schema's metadata is an object; every other attribute of a schema
+    // is a schema.
+    if name == SCHEMA_METADATA_ATTR {
+        if let Some(i) = (0..x.size()).find(|&i| !lenient && x.get(i).is_some() && data.get(i).is_none()) {
+            return Err(attr_error(
+                context,
+                format!(
+                    "the attribute '{name}' is missing for at least one object at ds.flatten().S[{i}]\n\n\
+                     If it is not a typo, perhaps ignore the schema when getting the attribute. For example, ds.maybe('{name}')"
+                ),
+            ));
+        }
+        return Ok(DataSlice::new(x.shape().clone(), data, Schema::Object)?.with_bag(Some(bag.clone())));
     }
     Ok(DataSlice::new(x.shape().clone(), data, Schema::Schema)?.with_bag(Some(bag.clone())))
 }

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use plait_core::bag::OnConflict;
 use plait_core::bag::SCHEMA_ATTR;
-use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, SCHEMA_METADATA_ATTR};
 use plait_core::bag::{AllocationColumn, Lookup};
 use plait_core::column::SliceBuilder;
 use plait_core::itemid::{UuidHasher, allocate};
@@ -194,9 +194,28 @@ impl<'a> Walk<'a> {
     fn copy_schema_as(&mut self, from: ItemId, to: ItemId) {
         for name in self.src.attr_names(from) {
             let value = self.src.get_attr(&name, &[Some(from)]);
-            self.out.fill(|w| w.set_attr(&name, &[Some(to)], &value));
-            if let (Some(ScalarRef::Schema(Schema::Struct(nested))), Depth::All) = (value.get(0), self.depth) {
-                self.copy_schema(nested);
+            self.copy_schema_attr(&name, &[Some(to)], &value);
+        }
+    }
+
+    /// Writes attribute `name` of schemas `to` (`values`, read from their
+    /// originals); walking everything, the schemas they name are copied too,
+    /// and the schemas' metadata objects (which a top-level copy leaves out).
+    fn copy_schema_attr(&mut self, name: &str, to: &[Option<ItemId>], values: &SliceData) {
+        if name == SCHEMA_METADATA_ATTR {
+            if self.depth == Depth::All {
+                self.discover(Schema::Object, values);
+                let values = self.map_data(values);
+                self.out.fill(|w| w.set_attr(name, to, &values));
+            }
+            return;
+        }
+        self.out.fill(|w| w.set_attr(name, to, values));
+        if self.depth == Depth::All {
+            for i in 0..values.len() {
+                if let Some(ScalarRef::Schema(Schema::Struct(nested))) = values.get(i) {
+                    self.copy_schema(nested);
+                }
             }
         }
     }
@@ -310,14 +329,7 @@ impl<'a> Walk<'a> {
         for name in names.iter().filter(|n| n.as_str() != SCHEMA_ATTR) {
             let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, &from);
             let Some(to) = only_set(&to, &unset) else { continue };
-            self.out.fill(|w| w.set_attr(name, &to, &values));
-            if self.depth == Depth::All {
-                for i in 0..values.len() {
-                    if let Some(ScalarRef::Schema(Schema::Struct(nested))) = values.get(i) {
-                        self.copy_schema(nested);
-                    }
-                }
-            }
+            self.copy_schema_attr(name, &to, &values);
         }
     }
 
@@ -472,7 +484,7 @@ impl<'a> Walk<'a> {
 
 /// The attributes of struct schema `schema_id` that hold data (not the
 /// bookkeeping ones).
-fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
+pub(super) fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
     src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect()
 }
 

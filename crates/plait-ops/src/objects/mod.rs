@@ -14,9 +14,11 @@ pub mod containers;
 pub mod create;
 pub mod dicts;
 pub mod fingerprint;
+pub mod flatten;
 pub mod graph;
 mod id_set;
 pub mod lists;
+pub mod metadata;
 pub mod model;
 pub mod refs;
 pub mod schemas;
@@ -36,6 +38,8 @@ pub(crate) fn register(r: &mut Registry) {
     uuids::register(r);
     graph::register(r);
     refs::register(r);
+    metadata::register(r);
+    flatten::register(r);
     // Operators that allocate fresh ids give a different result on every
     // call: expression preparation must not fold them into literals.
     for name in [

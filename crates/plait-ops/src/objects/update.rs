@@ -48,7 +48,30 @@ fn target_of(op: &str, x: &DataSlice, ids: &Ids, bag: &DataBag) -> Result<Target
 
 /// The attribute values expanded to `x`'s shape.
 fn expanded(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<Vec<(String, DataSlice)>> {
-    attrs.iter().map(|(n, v)| Ok((n.clone(), expand_to_shape(op, v, x.shape(), 0)?.with_bag(v.bag().cloned())))).collect()
+    attrs
+        .iter()
+        .map(|(n, v)| {
+            if v.rank() > x.rank() {
+                return Err(too_many_dims(op, x.rank(), v.rank()));
+            }
+            Ok((n.clone(), expand_to_shape(op, v, x.shape(), 0)?.with_bag(v.bag().cloned())))
+        })
+        .collect()
+}
+
+/// Koda's error for attribute values with more dimensions than the items
+/// they are assigned to.
+pub(crate) fn too_many_dims(op: &str, items: usize, values: usize) -> Error {
+    let extra = values - items;
+    Error::value(
+        op,
+        format!(
+            "attribute values being assigned in\n\n\
+             foo.with_attrs(attr=value) or foo.attr = values or entity / object creation kd.new_shape_as(foo, ...), kd.obj_like(foo, ...), etc.\n\n\
+             must have the same or less number of dimensions as foo, got foo.get_ndim(): {items} < values.get_ndim(): {values};\n\
+             consider wrapping the last {extra} dimensions into lists using kd.implode(values, ndim={extra})"
+        ),
+    )
 }
 
 /// `kd.with_attrs(x, overwrite_schema=False, **attrs)`: `x` with a new bag
@@ -58,7 +81,7 @@ pub fn with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema
 }
 
 /// [`with_attrs`] whose errors name operator `op`.
-fn with_attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
+pub(super) fn with_attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<DataSlice> {
     not_primitives(op, x)?;
     let old = bag_of(op, x)?.clone();
     let attrs = expanded(op, x, attrs)?;
