@@ -240,6 +240,15 @@ def disjoint_coalesce(x, y) -> Any:
 def divide(x, y) -> Any:
     """Computes x / y item by item, always in floats."""
 
+def duck_dict(key_constraint, value_constraint) -> Any:
+    """Returns a constraint that a value is a dict whose keys and values meet the given constraints."""
+
+def duck_list(item_constraint) -> Any:
+    """Returns a constraint that a value is a list whose items meet `item_constraint`."""
+
+def duck_type(**kwargs) -> Any:
+    """Returns a constraint that a value's schema has (at least) the given attributes."""
+
 def dump(x, path, /, *, compression = ...) -> Any:
     """Saves `x` to the file `path` (in the format of `kd.dumps`)."""
 
@@ -792,6 +801,9 @@ def sort(x, sort_by = ..., descending = ...) -> Any:
 
 def stack(*args, ndim = ...) -> Any:
     """Stacks the given DataSlices, creating a new dimension at index `rank-ndim`."""
+
+def static_when_tracing(base_type = ...) -> Any:
+    """Returns a constraint that an argument is a value, not an expression, while tracing."""
 
 def str(x) -> Any:
     """Returns `x` cast to STRING with explicit casting rules."""

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+DuckType: Any
+StaticWhenTraced: Any
 def assert_present_scalar(arg_name, ds, primitive_schema) -> Any:
     """Returns `ds` if it is a present DataItem castable to `primitive_schema`, and raises a ValueError otherwise."""
 
@@ -13,6 +15,18 @@ def check_inputs(**kw_constraints) -> Any:
 
 def check_output(constraint) -> Any:
     """Returns a decorator that checks the schema of a function's result."""
+
+def duck_dict(key_constraint, value_constraint) -> Any:
+    """Returns a constraint that a value is a dict whose keys and values meet the given constraints."""
+
+def duck_list(item_constraint) -> Any:
+    """Returns a constraint that a value is a list whose items meet `item_constraint`."""
+
+def duck_type(**kwargs) -> Any:
+    """Returns a constraint that a value's schema has (at least) the given attributes."""
+
+def static_when_tracing(base_type = ...) -> Any:
+    """Returns a constraint that an argument is a value, not an expression, while tracing."""
 
 def with_assertion(x, condition, message_or_fn, *args) -> Any:
     """Returns `x` if `condition` is present, and raises a ValueError otherwise."""

@@ -35,9 +35,6 @@ METHODS = [f"{row['class']}.{row['name']}" for row in koda_diff.reference_rows("
 # Names and methods plait does not have yet (issue 21 builds them).
 NOT_YET = {
     "kd.annotation.source_location",
-    "kd.duck_dict",
-    "kd.duck_list",
-    "kd.duck_type",
     "kd.extension_type",
     "kd.extension_types.NullableMixin",
     "kd.extension_types.dynamic_cast",
@@ -92,7 +89,6 @@ NOT_YET = {
     "kd.schema_from_proto_path",
     "kd.signature_utils",
     "kd.slices.get_repr",
-    "kd.static_when_tracing",
     "kd.to_proto",
     "kd.to_proto_bytes",
     "kd.to_proto_json",
