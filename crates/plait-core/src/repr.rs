@@ -6,15 +6,73 @@
 
 use std::fmt::Write;
 
-use crate::bag::text::{item_node, schema_text};
+use crate::bag::text::{item_node, limited, schema_text};
 use crate::column::ScalarRef;
 use crate::schema::Schema;
 use crate::slice::DataSlice;
 
-/// How many items of one dimension are printed before `...`.
-pub const ITEMS_PER_DIM_WHEN_ABBREVIATED: usize = 5;
-/// Slices with more items than this are abbreviated.
-pub const MAX_ITEMS_UNABBREVIATED: usize = 20;
+/// How much of a value its text shows (`kd.get_repr`'s options).
+#[derive(Clone, Debug)]
+pub struct ReprOptions {
+    /// Entities, lists and dicts nested this deep print as their ids.
+    pub depth: usize,
+    /// A slice with more items is abbreviated, showing at most this many
+    /// items in all; lists, dicts and entities show at most this many
+    /// items, entries and attributes. `None`: no limit.
+    pub item_limit: Option<usize>,
+    /// How many items of one dimension an abbreviated slice shows.
+    pub item_limit_per_dimension: usize,
+    /// Text and bytes longer than this show their two ends only.
+    pub max_str_len: Option<usize>,
+    /// HTML with spans naming each element (for notebooks).
+    pub html: bool,
+    /// Whether the entities, objects, lists and dicts of a slice show their
+    /// contents (else their ids, `Entity:$...`).
+    pub attributes: bool,
+}
+
+/// The deepest nesting any text shows (a deeper `depth` is this one).
+pub const MAX_REPR_DEPTH: usize = 256;
+
+/// The most entities, lists, dicts and struct schemas one text expands
+/// (data shared along many paths, with a large `depth`, would otherwise
+/// expand exponentially often); past it they print as their ids.
+pub const MAX_EXPANSIONS: usize = 10_000;
+
+/// One text being built: its options, and how many more entities, lists,
+/// dicts and schemas it may expand.
+pub struct Printer<'a> {
+    options: &'a ReprOptions,
+    expansions_left: std::cell::Cell<usize>,
+}
+
+impl<'a> Printer<'a> {
+    pub fn new(options: &'a ReprOptions) -> Printer<'a> {
+        Printer { options, expansions_left: std::cell::Cell::new(MAX_EXPANSIONS) }
+    }
+
+    /// Whether one more value may show its contents (counting it).
+    pub fn expand(&self) -> bool {
+        let left = self.expansions_left.get();
+        self.expansions_left.set(left.saturating_sub(1));
+        left > 0
+    }
+}
+
+impl std::ops::Deref for Printer<'_> {
+    type Target = ReprOptions;
+
+    fn deref(&self) -> &ReprOptions {
+        self.options
+    }
+}
+
+/// What `repr` shows.
+pub const REPR: ReprOptions =
+    ReprOptions { depth: 5, item_limit: Some(20), item_limit_per_dimension: 5, max_str_len: Some(256), html: false, attributes: true };
+
+/// What `str` shows: as `repr`, with text in full.
+pub const STR: ReprOptions = ReprOptions { max_str_len: None, ..REPR };
 
 /// How a finite float is laid out by [`write_float`]: the decimal exponents
 /// written positionally, and the form of the exponent otherwise.
@@ -167,46 +225,89 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
     }
 }
 
-/// The items of `slice` as nested lists (`[[1, 2], [3]]`), abbreviated when
-/// large. `repr_mode` also shortens very long text items.
-pub fn format_items_with(slice: &DataSlice, repr_mode: bool) -> String {
-    let mut out = String::new();
+/// The items of `slice` as nested lists (`[[1, 2], [3]]`), abbreviated as
+/// `options` say; an item alone without quotes around text.
+pub fn format_items_as(slice: &DataSlice, options: &ReprOptions) -> String {
+    let printer = Printer::new(options);
     if slice.is_item() {
-        item_node(slice.get(0), slice.schema(), slice.bag(), false).render(0, &mut out);
-        return out;
+        return item_node(slice.get(0), slice.schema(), slice.bag(), false, &printer).rendered();
     }
-    let abbreviate = slice.size() > MAX_ITEMS_UNABBREVIATED;
-    let mut budget = if abbreviate { MAX_ITEMS_UNABBREVIATED } else { usize::MAX };
-    build_tree(slice, 0, 0, abbreviate, &mut budget, repr_mode).render(0, &mut out);
-    out
+    items_node(slice, &printer).rendered()
+}
+
+/// The rows of `slice` as a printable tree.
+fn items_node(slice: &DataSlice, options: &Printer<'_>) -> Node {
+    let abbreviate = options.item_limit.is_some_and(|limit| slice.size() > limit);
+    let mut budget = if abbreviate { options.item_limit.unwrap_or(usize::MAX) } else { usize::MAX };
+    build_tree(slice, 0, 0, abbreviate, &mut budget, options)
 }
 
 /// `str` of a slice: its items as nested lists.
 pub fn format_items(slice: &DataSlice) -> String {
-    format_items_with(slice, false)
+    format_items_as(slice, &STR)
 }
 
 /// A group whose elements take more than this many characters on one line
 /// is printed one element per line.
 const MAX_INNER_LINE: usize = 88;
-/// Text items longer than this (in characters) are shortened in `repr`.
-const MAX_TEXT_CHARS: usize = 256;
 
 /// Printed text with its nesting, so that long groups can wrap: the rows of
 /// a slice (`[...]`), and the attributes, items or entries of an entity,
 /// object, list or dict (`Obj(...)`, `List[...]`, `Dict{...}`).
 pub enum Node {
     Leaf(String),
-    Group { open: String, close: String, children: Vec<Node>, one_line: String },
+    Group {
+        open: String,
+        close: String,
+        children: Vec<Node>,
+        one_line: String,
+        /// The width of the elements that decides wrapping: their
+        /// characters (in HTML, the visible ones).
+        inner_width: usize,
+    },
+}
+
+/// What stands for items left out, in HTML.
+pub const LIMITED_HTML: &str = "<span class=\"limited\">...</span>";
+
+/// The width of HTML `text` for wrapping, as Koda counts it: the characters
+/// outside tags, except that the marker of items left out counts whole.
+fn visible_width(text: &str) -> usize {
+    let mut in_tag = false;
+    let visible = text
+        .chars()
+        .filter(|&c| match c {
+            '<' => {
+                in_tag = true;
+                false
+            }
+            '>' if in_tag => {
+                in_tag = false;
+                false
+            }
+            _ => !in_tag,
+        })
+        .count();
+    visible + text.matches(LIMITED_HTML).count() * (LIMITED_HTML.len() - 3)
 }
 
 impl Node {
     /// A group of `children` between `open` and `close`.
     pub fn group(open: impl Into<String>, close: impl Into<String>, children: Vec<Node>) -> Node {
-        let (open, close) = (open.into(), close.into());
+        Node::group_measured(open.into(), close.into(), children, false)
+    }
+
+    /// A group in text that may be HTML: its wrapping counts the visible
+    /// characters only.
+    pub fn group_html(open: impl Into<String>, close: impl Into<String>, children: Vec<Node>, html: bool) -> Node {
+        Node::group_measured(open.into(), close.into(), children, html)
+    }
+
+    fn group_measured(open: String, close: String, children: Vec<Node>, html: bool) -> Node {
         let inner = children.iter().map(Node::one_line).collect::<Vec<_>>().join(", ");
+        let inner_width = if html { visible_width(&inner) } else { inner.chars().count() };
         let one_line = format!("{open}{inner}{close}");
-        Node::Group { open, close, children, one_line }
+        Node::Group { open, close, children, one_line, inner_width }
     }
 
     pub fn one_line(&self) -> &str {
@@ -220,7 +321,7 @@ impl Node {
     /// per line, indented by `indent` levels.
     pub fn render(&self, indent: usize, out: &mut String) {
         match self {
-            Node::Group { open, close, children, one_line } if one_line.chars().count() - open.chars().count() - close.len() > MAX_INNER_LINE => {
+            Node::Group { open, close, children, inner_width, .. } if *inner_width > MAX_INNER_LINE => {
                 out.push_str(open);
                 out.push('\n');
                 for child in children {
@@ -242,7 +343,14 @@ impl Node {
     pub fn wrapped(self, prefix: &str, suffix: &str) -> Node {
         match self {
             Node::Leaf(text) => Node::Leaf(format!("{prefix}{text}{suffix}")),
-            Node::Group { open, close, children, .. } => Node::group(format!("{prefix}{open}"), format!("{close}{suffix}"), children),
+            Node::Group { open, close, children, inner_width, .. } => {
+                let (open, close) = (format!("{prefix}{open}"), format!("{close}{suffix}"));
+                // The prefix and suffix are outside the elements: the width
+                // that decides wrapping is the same.
+                let inner = children.iter().map(Node::one_line).collect::<Vec<_>>().join(", ");
+                let one_line = format!("{open}{inner}{close}");
+                Node::Group { open, close, children, one_line, inner_width }
+            }
         }
     }
 
@@ -252,74 +360,156 @@ impl Node {
         self.render(0, &mut out);
         out
     }
-
-    /// A leaf's text through `f` (groups unchanged).
-    fn map_leaf(self, f: impl FnOnce(String) -> String) -> Node {
-        match self {
-            Node::Leaf(text) => Node::Leaf(f(text)),
-            group => group,
-        }
-    }
 }
 
 /// Builds the printed tree of row `parent` of dimension `dim`. When
-/// abbreviating, each list shows at most 5 elements and at most `budget` leaf
-/// items are shown in total; a last-dimension list reached with no budget left
-/// prints as `[...]`.
-fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, budget: &mut usize, repr_mode: bool) -> Node {
+/// abbreviating, each row shows at most `item_limit_per_dimension` elements
+/// and at most `budget` leaf items are shown in total; a last-dimension row
+/// reached with no budget left prints as `[...]`.
+fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, budget: &mut usize, o: &Printer<'_>) -> Node {
     let range = slice.shape().edges()[dim].child_range(parent);
     let is_last = dim + 1 == slice.rank();
-    let mut shown = if abbreviate { range.len().min(ITEMS_PER_DIM_WHEN_ABBREVIATED) } else { range.len() };
+    let mut shown = if abbreviate { range.len().min(o.item_limit_per_dimension) } else { range.len() };
     let mut children = Vec::new();
+    let index = |k: usize| format!("slice-index=\"{k}\"");
     if is_last {
         if *budget == 0 && !range.is_empty() {
-            return Node::Leaf("[...]".to_string());
+            return Node::group("[", "]", vec![limited(o.html)]);
         }
         shown = shown.min(*budget);
-        for i in range.clone().take(shown) {
-            let node = item_node(slice.get(i), slice.schema(), slice.bag(), true);
-            children.push(if repr_mode { node.map_leaf(shorten_text_item) } else { node });
+        for (k, i) in range.clone().take(shown).enumerate() {
+            let node = match slice.get(i) {
+                Some(item) if !o.attributes => Node::Leaf(id_text(item, slice.schema(), slice.bag())),
+                item => item_node(item, slice.schema(), slice.bag(), true, o),
+            };
+            children.push(if o.html { node.wrapped(&format!("<span {}>", index(k)), "</span>") } else { node });
         }
         *budget -= shown;
     } else {
-        for i in range.clone().take(shown) {
-            children.push(build_tree(slice, dim + 1, i, abbreviate, budget, repr_mode));
+        for (k, i) in range.clone().take(shown).enumerate() {
+            let node = build_tree(slice, dim + 1, i, abbreviate, budget, o);
+            children.push(if o.html { node.wrapped(&format!("<span {}>", index(k)), "</span>") } else { node });
         }
     }
     if shown < range.len() {
-        children.push(Node::Leaf("...".to_string()));
+        children.push(limited(o.html));
     }
-    Node::group("[", "]", children)
+    Node::group_html("[", "]", children, o.html)
 }
 
-/// A quoted text item over 256 characters, as its first and last 128 around
-/// `'...'`.
-fn shorten_text(text: String) -> String {
-    // `text` is a quoted literal; count the characters between the quotes.
-    let chars: Vec<char> = text.chars().collect();
-    let (prefix_len, body) = if text.starts_with("b'") { (2, &chars[2..chars.len() - 1]) } else { (1, &chars[1..chars.len() - 1]) };
-    if body.len() <= MAX_TEXT_CHARS {
-        return text;
+/// An item of a slice without its contents: entities, objects, lists and
+/// dicts as `Entity:$id`, `Obj:$id`, `List:$id`, `Dict:$id`, struct schemas
+/// as their ids, everything else as it prints.
+fn id_text(item: ScalarRef<'_>, schema: Schema, bag: Option<&crate::bag::DataBag>) -> String {
+    match item {
+        ScalarRef::ItemId(id) if schema == Schema::Object && !id.is_list() && !id.is_dict() => format!("Obj:{}", id.short()),
+        ScalarRef::ItemId(id) if schema != Schema::ItemId => id.repr(),
+        ScalarRef::Schema(Schema::Struct(id)) => id.short(),
+        other => item_node(Some(other), schema, bag, true, &Printer::new(&REPR)).rendered(),
     }
-    let head: String = chars[..prefix_len].iter().chain(&body[..128]).collect();
-    let tail: String = body[body.len() - 128..].iter().collect();
-    format!("{head}'...'{tail}'")
 }
 
-fn shorten_text_item(text: String) -> String {
-    if text.starts_with('\'') || text.starts_with("b'") { shorten_text(text) } else { text }
+/// What a header shows after the items (`kd.get_repr`'s `show_*` flags).
+#[derive(Clone, Debug, Default)]
+pub struct Header {
+    pub schema: bool,
+    pub present_count: bool,
+    pub shape: bool,
+    pub bag_id: bool,
+    pub item_id: bool,
+}
+
+impl Header {
+    /// What `repr` shows.
+    pub const REPR: Header = Header { schema: true, present_count: true, shape: false, bag_id: true, item_id: false };
+
+    fn any(&self) -> bool {
+        self.schema || self.present_count || self.shape || self.bag_id
+    }
+}
+
+/// The attribute names summarising a large slice of entities (Koda prints
+/// `DataSlice(attrs: [a, b], ...)` rather than their items): when `slice`
+/// has at least `item_limit` items, has a bag and holds only entities
+/// (objects that are entities, or none at all), the sorted names of their
+/// attributes.
+fn attrs_summary(slice: &DataSlice, o: &ReprOptions) -> Option<String> {
+    // Koda summarises from `item_limit` items on (an item too).
+    let bag = slice.bag()?;
+    if o.item_limit.is_none_or(|limit| slice.size() < limit) {
+        return None;
+    }
+    let mut schemas: Vec<crate::itemid::ItemId> = Vec::new();
+    match slice.schema() {
+        Schema::Struct(id) if !id.is_nofollow() && !is_container_schema(bag, id) => schemas.push(id),
+        Schema::Object => {
+            for i in 0..slice.size() {
+                match slice.get(i) {
+                    None => {}
+                    Some(ScalarRef::ItemId(id)) if !id.is_list() && !id.is_dict() => {
+                        match bag.get_one(crate::bag::SCHEMA_ATTR, id).and_then(|v| v.schema()) {
+                            Some(Schema::Struct(s)) if !s.is_nofollow() => {
+                                if !schemas.contains(&s) {
+                                    schemas.push(s);
+                                }
+                            }
+                            _ => return None,
+                        }
+                    }
+                    Some(_) => return None,
+                }
+            }
+        }
+        _ => return None,
+    }
+    let mut names: Vec<String> = schemas.iter().flat_map(|s| bag.attr_names(*s)).filter(|n| !crate::bag::is_internal_attr(n)).collect();
+    names.sort();
+    names.dedup();
+    Some(format!("attrs: [{}]", names.join(", ")))
+}
+
+fn is_container_schema(bag: &crate::bag::DataBag, id: crate::itemid::ItemId) -> bool {
+    use crate::bag::text::{DICT_KEYS_ATTR, LIST_ITEMS_ATTR};
+    bag.get_one(LIST_ITEMS_ATTR, id).is_some() || bag.get_one(DICT_KEYS_ATTR, id).is_some()
+}
+
+/// `slice` as text: its items (or the attribute summary of a large slice of
+/// entities) and, when `header` asks for any, `DataSlice(...)` /
+/// `DataItem(...)` around them with what it asks for.
+pub fn repr_with(slice: &DataSlice, options: &ReprOptions, header: &Header) -> String {
+    let o = &Printer::new(options);
+    let summary = attrs_summary(slice, o);
+    let items = match &summary {
+        Some(summary) => summary.clone(),
+        None if slice.is_item() => item_node(slice.get(0), slice.schema(), slice.bag(), true, o).rendered(),
+        None => items_node(slice, o).rendered(),
+    };
+    if !header.any() && summary.is_none() {
+        return items;
+    }
+    let mut out = format!("{}({items}", if slice.is_item() { "DataItem" } else { "DataSlice" });
+    if header.schema {
+        write!(out, ", schema: {}", schema_text(slice.schema(), slice.bag())).unwrap();
+    }
+    if !slice.is_item() && header.present_count {
+        write!(out, ", present: {}/{}", slice.present_count(), slice.size()).unwrap();
+    }
+    if !slice.is_item() && header.shape {
+        write!(out, ", shape: {}", slice.shape()).unwrap();
+    }
+    if let (true, Some(bag)) = (header.bag_id, slice.bag()) {
+        write!(out, ", bag_id: {}", bag.short_id()).unwrap();
+    }
+    if let (true, true, Some(ScalarRef::ItemId(id) | ScalarRef::Schema(Schema::Struct(id)))) = (header.item_id, slice.is_item(), slice.get(0)) {
+        write!(out, ", item_id: {}", id.repr()).unwrap();
+    }
+    out.push(')');
+    out
 }
 
 /// Koda's `repr` of a slice or item.
 pub fn repr_slice(slice: &DataSlice) -> String {
-    let schema = schema_text(slice.schema(), slice.bag());
-    let bag = slice.bag().map(|b| format!(", bag_id: {}", b.short_id())).unwrap_or_default();
-    if slice.is_item() {
-        let mut item = String::new();
-        item_node(slice.get(0), slice.schema(), slice.bag(), true).map_leaf(shorten_text_item).render(0, &mut item);
-        return format!("DataItem({item}, schema: {schema}{bag})");
-    }
-    format!("DataSlice({}, schema: {schema}, present: {}/{}{bag})", format_items_with(slice, true), slice.present_count(), slice.size())
+    repr_with(slice, &REPR, &Header::REPR)
 }
 
 #[cfg(test)]

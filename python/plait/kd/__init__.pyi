@@ -394,6 +394,9 @@ def get_obj_schema(x) -> Any:
 def get_primitive_schema(ds) -> Any:
     """Returns the primitive schema of the items of `ds`."""
 
+def get_repr(x, /, *, depth = ..., item_limit = ..., item_limit_per_dimension = ..., format_html = ..., max_str_len = ..., max_expr_quote_len = ..., show_attributes = ..., show_databag_id = ..., show_shape = ..., show_schema = ..., show_item_id = ..., show_present_count = ...) -> Any:
+    """Returns the text of DataSlice x, as a STRING item, showing as much as the options say."""
+
 def get_schema(x) -> Any:
     """Returns the schema of DataSlice `x`, as a SCHEMA DataItem."""
 

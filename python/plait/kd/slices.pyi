@@ -56,6 +56,9 @@ def float64(x) -> Any:
 def get_ndim(x) -> Any:
     """Returns the number of dimensions of DataSlice `x`, as an INT64 DataItem."""
 
+def get_repr(x, /, *, depth = ..., item_limit = ..., item_limit_per_dimension = ..., format_html = ..., max_str_len = ..., max_expr_quote_len = ..., show_attributes = ..., show_databag_id = ..., show_shape = ..., show_schema = ..., show_item_id = ..., show_present_count = ...) -> Any:
+    """Returns the text of DataSlice x, as a STRING item, showing as much as the options say."""
+
 def group_by(x, *keys, sort = ...) -> Any:
     """Returns `x` with values in last dimension grouped using a new dimension."""
 

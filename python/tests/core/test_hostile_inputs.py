@@ -378,3 +378,16 @@ def test_dim_sizes_and_mapping_of_huge_uniform_shapes_raise():
         kd.shapes.dim_mapping(kd.shapes.new(10**12), 0)
     with pytest.raises(ValueError, match="kd.shapes.dim_sizes: the result would have 1000000000000 items"):
         kd.shapes.dim_sizes(kd.shapes.new(10**12, 1), 1)
+
+
+def test_repr_of_data_shared_along_many_paths_is_bounded():
+    # 2**30 paths: each entity or schema is expanded at most 10,000 times in
+    # one text (then printed as its id), so any depth prints promptly.
+    x = kd.new(v=1)
+    s = kd.schema.new_schema(v=kd.INT32)
+    for _ in range(30):
+        x = kd.new(a=x, b=x)
+        s = kd.schema.new_schema(a=s, b=s)
+    for value in (x, s):
+        text = kd.get_repr(value, depth=-1).to_py()
+        assert text.count("=$") > 0 and len(text) < 10_000_000

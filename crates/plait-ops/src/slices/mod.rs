@@ -8,6 +8,7 @@ mod group;
 pub mod keys;
 mod rank;
 mod repeat;
+pub mod repr;
 mod select;
 mod shape_checks;
 mod subslice;
@@ -287,6 +288,7 @@ Examples:
     register_construction(r);
     register_lookup(r);
     subslice::register(r);
+    repr::register(r);
     // Operators that pass items through keep the inputs' bag on any result,
     // as in Koda; the ones that combine several inputs merge their bags.
     for name in [
