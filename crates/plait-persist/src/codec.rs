@@ -721,7 +721,10 @@ pub fn put_expr(w: &mut Writer, expr: &Expr, ctx: &mut Encoder) -> Result<()> {
             }
             NodeKind::Op { op, args, kwarg_names } => {
                 match &op.kind {
-                    OperatorKind::Function { .. } => {
+                    // A Python-function operator registered under its name
+                    // (`kd.register_py_fn`) travels as that name; any other
+                    // would need its Python code.
+                    OperatorKind::Function { .. } if lookup(&op.name).is_none_or(|r| r.fingerprint != op.fingerprint) => {
                         return Err(unsupported(format!(
                             "cannot serialize the Python-function operator {}: Python code is not saved (no pickles)",
                             op.name
@@ -875,7 +878,15 @@ pub fn get_expr(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Expr> {
             tag @ (4 | 5) => {
                 let name = r.str()?;
                 let op = if tag == 4 {
-                    lookup(name).ok_or_else(|| corrupt(format!("unknown operator {name}")))?
+                    lookup(name).ok_or_else(|| {
+                        Error::value(
+                            "kd.loads",
+                            format!(
+                                "unknown operator {name}: it is not registered in this process \
+                                 (a function made by kd.register_py_fn must be registered before loading)"
+                            ),
+                        )
+                    })?
                 } else {
                     let params = get_params(r, ctx)?;
                     let body = get_expr(r, ctx)?;

@@ -36,7 +36,7 @@ from plait.kd import expr
 from plait.kd.expr import I, S, V, named_container
 from plait.kd import optools, tuples
 from plait.kd import functor
-from plait.kd.functor import apply_py, bind, fn, is_fn, py_fn, trace_as_fn, trace_py_fn
+from plait.kd.functor import apply_py, bind, fn, is_fn, py_fn, register_py_fn, trace_as_fn, trace_py_fn
 from plait.kd import py
 from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected, py_reference
 from plait.kd import iterables
@@ -281,6 +281,14 @@ schema_from_py = schema.schema_from_py
 # `kd.lazy.annotation` is built by `_lazy.build`.
 annotation = type(schema)("plait.kd.annotation", "Expression annotations (`kd.annotation.with_name`).")
 annotation.with_name = with_name
+annotation.source_location = expr._source_location
+lazy.annotation.source_location = expr._source_location
+
+# Signatures made by hand (`kd.functor.signature_utils`); its constants are
+# items, made once `kd` is complete.
+from plait.kd import signature_utils  # noqa: E402
+
+functor.signature_utils = signature_utils
 
 # DataBag methods that create items (`bag.new`, `bag.list`, ...) call the
 # `kd` functions above, so they are attached last.

@@ -30,6 +30,7 @@ from plait.kd import qtypes as qtypes
 from plait.kd import random as random
 from plait.kd import schema as schema
 from plait.kd import shapes as shapes
+from plait.kd import signature_utils as signature_utils
 from plait.kd import slices as slices
 from plait.kd import streams as streams
 from plait.kd import strings as strings
@@ -733,6 +734,9 @@ def range(start, end = ...) -> Any:
 def ref(ds) -> Any:
     """Returns the items of `ds` without a bag: references to them."""
 
+def register_py_fn(f, *, return_type_as = ..., unsafe_override = ..., **defaults) -> Any:
+    """Returns a functor that calls the Python function `f`, registered as an operator."""
+
 def reify(ds, source) -> Any:
     """Returns `ds` with the schema and the bag of `source`."""
 
@@ -868,7 +872,7 @@ def to_schema(x) -> Any:
 def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
     """Returns a decorator that makes a function its own functor when traced."""
 
-def trace_py_fn(f, *, auto_variables = ..., **defaults) -> Any:
+def trace_py_fn(f, *, auto_variables = ..., return_type_as = ..., **defaults) -> Any:
     """Returns a functor made by tracing the Python function `f`."""
 
 def translate(keys_to, keys_from, values_from) -> Any:

@@ -294,6 +294,43 @@ def get_name(expr):
     return _plait.expr_get_name(expr)
 
 
+_SOURCE_TAG_PREFIX = "📍 "
+
+
+def _source_location(expr, function_name, file_name, line, column, line_text):
+    """Returns `expr` annotated with where in the source code it was made.
+
+    The annotation changes nothing about the value: an error while
+    evaluating `expr` names `file_name:line` (as tracing does for every node
+    it makes). A value (not an expression) is returned as it is.
+
+    Args:
+      expr: an expression.
+      function_name: the function the expression was made in.
+      file_name: the file of that function.
+      line: the line number.
+      column: the column number.
+      line_text: the text of the line.
+
+    Examples:
+      >>> e = kd.lazy.annotation.source_location(I.x + 1, 'f', 'my_file.py', 3, 4, 'x + 1')
+      >>> kd.eval(e, x=1)
+      DataItem(2, schema: INT32)
+    """
+    for name, value, kind in (("function_name", function_name, str), ("file_name", file_name, str), ("line", line, int),
+                              ("column", column, int), ("line_text", line_text, str)):
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"`{name}` must be a {'TEXT' if kind is str else 'INT32'} literal")
+    if not isinstance(expr, Expr):
+        return expr
+    tags = [t for t in expr.tags if not str(t).startswith(_SOURCE_TAG_PREFIX)]
+    tags.append(_plait.slice(f"{_SOURCE_TAG_PREFIX}{file_name}:{line}", None))
+    return expr._with_tags(tuple(tags))
+
+
+_source_location.__name__ = _source_location.__qualname__ = "source_location"
+
+
 def unwrap_named(expr):
     """Returns the expression inside a named one, without its name.
 

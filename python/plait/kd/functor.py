@@ -10,6 +10,7 @@ once per call) and evaluates it in Rust (`plait_expr::functor`).
 
 import functools
 import inspect
+import typing
 
 from plait import _plait
 from plait.kd import _builtins
@@ -166,7 +167,7 @@ def fstr_fn(returns, **kwargs):
     return expr_fn(strings._expr_fstr(returns), **kwargs)
 
 
-def trace_py_fn(f, *, auto_variables=True, **defaults):
+def trace_py_fn(f, *, auto_variables=True, return_type_as=None, **defaults):
     """Returns a functor made by tracing the Python function `f`.
 
     `f` runs once, with an input expression (`I.<name>`) for each parameter, so
@@ -179,6 +180,7 @@ def trace_py_fn(f, *, auto_variables=True, **defaults):
       auto_variables: when true (the default), subexpressions named with
         `kd.with_name` and calls of functions decorated with `@kd.trace_as_fn()`
         become variables of the functor.
+      return_type_as: accepted for compatibility with Koda; not used by plait.
       **defaults: default values for parameters of `f` (they replace the
         defaults of `f` itself).
 
@@ -192,6 +194,7 @@ def trace_py_fn(f, *, auto_variables=True, **defaults):
       >>> 'a' in kd.dir(g)
       True
     """
+    del return_type_as  # results are whatever the traced expression computes
     returns = _expr.trace_function(f, lambda name: _expr.I[name])
     variables = {}
     if auto_variables:
@@ -225,6 +228,110 @@ def py_fn(f, *, return_type_as=None, **defaults):
     body = _plait.expr_call("kd.functor._apply_py", _plait.expr_literal(f), _expr.I.args, _expr.I.kwargs)
     functor = _make(body, _signature(_ARGS_KWARGS), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
     return bind(functor, **defaults) if defaults else functor  # noqa: F821 - exported from the registry below
+
+
+def _registered_name(f):
+    """The operator name `register_py_fn` gives `f`: its module and
+    qualified name (a lambda or a function defined inside another has
+    none that another process could find)."""
+    name = f"{getattr(f, '__module__', None)}.{getattr(f, '__qualname__', None)}"
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"attempt to register an operator with invalid name: '{name}'")
+    return name
+
+
+def register_py_fn(f, *, return_type_as=None, unsafe_override=False, **defaults):
+    """Returns a functor that calls the Python function `f`, registered as an operator.
+
+    Unlike `kd.py_fn`, the functor holds no Python object: its body calls the
+    operator named after `f`'s module and qualified name
+    (`my_module.my_function`), which `f` is registered as. So the functor
+    can be saved with `kd.dumps` and loaded in another process where the
+    same call to `register_py_fn` has been made (typically at import of
+    the module defining `f`). `f` must be a named top-level function; a
+    name that is registered already raises ValueError unless
+    `unsafe_override` is True.
+
+    Args:
+      f: a top-level Python function.
+      return_type_as: accepted for compatibility with Koda; plait returns
+        whatever `f` returns.
+      unsafe_override: whether to replace an operator of the same name.
+      **defaults: values bound to parameters of `f` (as with `kd.bind`).
+
+    Examples:
+      >>> def triple(x):
+      ...   return x * 3
+      >>> f = kd.register_py_fn(triple, unsafe_override=True)
+      >>> f(kd.slice([1, 2]))
+      DataSlice([3, 6], schema: INT32, present: 2/2)
+      >>> kd.register_py_fn(lambda x: x)
+      Traceback (most recent call last):
+      ...
+      ValueError: attempt to register an operator with invalid name: '...<lambda>'
+    """
+    del return_type_as  # results are whatever `f` returns
+    name = _registered_name(f)
+
+    def call(args, kwargs):
+        return f(*args, **dict(kwargs.items()))
+
+    op = _plait.make_py_function_operator(name, _optools._param_spec(call), f.__doc__ or "", call, False)
+    if _plait.registry_lookup(name) is not None and not unsafe_override:
+        raise ValueError(f"operator '{name}' is already registered")
+    _plait.registry_add(name, op, True)
+    body = _plait.expr_call(name, _expr.I.args, _expr.I.kwargs)
+    functor = _make(body, _signature(_ARGS_KWARGS), {}, f.__qualname__, f.__module__)
+    return bind(functor, **defaults) if defaults else functor  # noqa: F821 - exported from the registry below
+
+
+def map_py_fn(f, *, schema=None, max_threads=1, ndim=0, include_missing=None, **defaults):
+    """Returns a functor that applies the Python function `f` to items, as `kd.map_py` does.
+
+    Calling the functor with slices is `kd.map_py(f, ...)` with the given
+    options; `defaults` are bound to `f`'s parameters (callers may override
+    them).
+
+    Args:
+      f: a Python function.
+      schema: the schema of the result (inferred when None).
+      max_threads: how many threads may call `f` at once.
+      ndim: the dimensions of the items `f` receives (0: single items).
+      include_missing: whether `f` is called for missing items too.
+      **defaults: values bound to parameters of `f`.
+
+    Examples:
+      >>> f = kd.functor.map_py_fn(lambda x, y: x + y, y=10)
+      >>> f(kd.slice([1, 2, None]))
+      DataSlice([11, 12, None], schema: INT32, present: 2/3)
+      >>> kd.functor.map_py_fn(lambda x: len(x), ndim=1)(kd.slice([[1, 2], [3]]))
+      DataSlice([2, 1], schema: INT32, present: 2/2)
+    """
+    options = {"schema": schema, "max_threads": max_threads, "ndim": ndim, "include_missing": include_missing}
+    for name in ("schema", "max_threads", "ndim", "include_missing"):
+        if isinstance(options[name], _expr.Expr):
+            raise TypeError(f"kd.functor.map_py_fn: `{name}` cannot be an expression")
+    body = _plait.expr_call("kd.functor._map_py_apply", _plait.expr_literal((f, options)), _expr.I.args, _expr.I.kwargs)
+    functor = _make(body, _signature(_ARGS_KWARGS), {}, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
+    return bind(functor, **defaults) if defaults else functor  # noqa: F821 - exported from the registry below
+
+
+class FunctorFactory(typing.Protocol):
+    """The type of the `functor_factory` argument of `kd.trace_as_fn`: a
+    callable taking a Python function and `return_type_as=` and returning a
+    functor, as `kd.trace_py_fn`, `kd.py_fn` and `kd.register_py_fn` do.
+
+    Examples:
+      >>> def factory(fn, return_type_as=None) -> kd.types.DataItem:
+      ...   return kd.py_fn(fn)
+      >>> @kd.trace_as_fn(functor_factory=factory)
+      ... def inc(x):
+      ...   return x + 1
+      >>> kd.fn(lambda x: inc(x))(1)
+      DataItem(2, schema: INT32)
+    """
+
+    def __call__(self, fn, return_type_as=None): ...
 
 
 def fn(f, *, use_tracing=True, **kwargs):
@@ -272,9 +379,11 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
       name: the variable name of the inner functor (by default, the name of the
         decorated function).
       py_fn: when true, the inner functor is made with `kd.py_fn` (not traced).
-      return_type_as: accepted for compatibility with Koda; not used by plait.
+      return_type_as: passed on to `functor_factory`; not used by plait
+        otherwise.
       functor_factory: the function that makes the inner functor (instead of
-        `kd.trace_py_fn` or `kd.py_fn`).
+        `kd.trace_py_fn` or `kd.py_fn`), called with the function and
+        `return_type_as=` (see `kd.functor.FunctorFactory`).
 
     Examples:
       >>> @kd.trace_as_fn()
@@ -288,8 +397,6 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
       >>> double(kd.item(3))
       DataItem(6, schema: INT32)
     """
-    del return_type_as
-
     def decorate(f):
         fn_name = name or f.__name__
         traced = {}
@@ -299,8 +406,10 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
             if not _plait.is_tracing():
                 return f(*args, **kwargs)
             if "functor" not in traced:
-                factory = functor_factory or (globals()["py_fn"] if py_fn else trace_py_fn)
-                traced["functor"] = factory(f)
+                if functor_factory is not None:
+                    traced["functor"] = functor_factory(f, return_type_as=return_type_as)
+                else:
+                    traced["functor"] = (globals()["py_fn"] if py_fn else trace_py_fn)(f)
             functor = _plait.expr_call("kd.annotation.with_name", _expr.literal(traced["functor"]), fn_name)
             call = _plait.expr_call("kd.functor.call", functor, *args, **kwargs)
             return _plait.expr_call("kd.annotation.with_name", call, f"_{fn_name}_result")
@@ -395,8 +504,14 @@ def _apply_py(fn, args, kwargs):
     return fn(*args, **dict(kwargs.items()))
 
 
+def _map_py_apply(fn_and_options, args, kwargs):
+    """The body of `map_py_fn` functors: `kd.map_py` with the options."""
+    fn, options = fn_and_options
+    return _kd().map_py(fn, *args, **options, **dict(kwargs.items()))
+
+
 def _register():
-    for name, f in (("kd.functor._apply_py", _apply_py),):
+    for name, f in (("kd.functor._apply_py", _apply_py), ("kd.functor._map_py_apply", _map_py_apply)):
         op = _plait.make_py_function_operator(name, _optools._param_spec(f), f.__doc__ or "", f, False)
         _plait.registry_add(name, op, True)
 

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+FunctorFactory: Any
 def allow_arbitrary_unused_inputs(fn_def) -> Any:
     """Returns the functor changed to accept and ignore unknown keyword arguments."""
 
@@ -13,6 +14,9 @@ def bind(fn_def, /, *args, return_type_as = ..., **kwargs) -> Any:
 
 def call(fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls the functor `fn` with the given arguments and returns its result."""
+
+def call_and_update_namedtuple(fn, *args, namedtuple_to_update, **kwargs) -> Any:
+    """Calls the functor `fn` and returns `namedtuple_to_update` with the fields of the named tuple it returns."""
 
 def call_fn_normally_when_parallel(fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls a functor; inside `kd.parallel`, without parallelising what it does."""
@@ -53,16 +57,23 @@ def is_fn(obj) -> Any:
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
     """Calls the functor `fn` on each item of the arguments and returns the results."""
 
+def map_py_fn(f, *, schema = ..., max_threads = ..., ndim = ..., include_missing = ..., **defaults) -> Any:
+    """Returns a functor that applies the Python function `f` to items, as `kd.map_py` does."""
+
 def py_fn(f, *, return_type_as = ..., **defaults) -> Any:
     """Returns a functor that calls the Python function `f` each time it is evaluated."""
 
 def reduce(fn, items, initial_value) -> Any:
     """Folds the items of an iterable with `fn`, starting from `initial_value`."""
 
+def register_py_fn(f, *, return_type_as = ..., unsafe_override = ..., **defaults) -> Any:
+    """Returns a functor that calls the Python function `f`, registered as an operator."""
+
+signature_utils: Any
 def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
     """Returns a decorator that makes a function its own functor when traced."""
 
-def trace_py_fn(f, *, auto_variables = ..., **defaults) -> Any:
+def trace_py_fn(f, *, auto_variables = ..., return_type_as = ..., **defaults) -> Any:
     """Returns a functor made by tracing the Python function `f`."""
 
 unspecified: Any

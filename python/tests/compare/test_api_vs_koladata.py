@@ -34,7 +34,6 @@ METHODS = [f"{row['class']}.{row['name']}" for row in koda_diff.reference_rows("
 
 # Names and methods plait does not have yet (issue 21 builds them).
 NOT_YET = {
-    "kd.annotation.source_location",
     "kd.extension_type",
     "kd.extension_types.NullableMixin",
     "kd.extension_types.dynamic_cast",
@@ -58,11 +57,6 @@ NOT_YET = {
     "kd.from_proto",
     "kd.from_proto_bytes",
     "kd.from_proto_json",
-    "kd.functor.FunctorFactory",
-    "kd.functor.call_and_update_namedtuple",
-    "kd.functor.map_py_fn",
-    "kd.functor.register_py_fn",
-    "kd.functor.signature_utils",
     "kd.get_proto_attr",
     "kd.optools.WITH_PY_FUNCTION_TO_PY_OBJECT",
     "kd.optools.add_to_registry_as_overload",
@@ -83,10 +77,8 @@ NOT_YET = {
     "kd.proto.schema_from_proto_path",
     "kd.proto.to_proto_bytes",
     "kd.proto.to_proto_json",
-    "kd.register_py_fn",
     "kd.schema_from_proto",
     "kd.schema_from_proto_path",
-    "kd.signature_utils",
     "kd.to_proto",
     "kd.to_proto_bytes",
     "kd.to_proto_json",

@@ -18,6 +18,7 @@ use crate::value::{ExprValue, Iterable};
 
 const CALL: &str = "kd.functor.call";
 const IF: &str = "kd.functor.if_";
+const CALL_AND_UPDATE: &str = "kd.functor.call_and_update_namedtuple";
 const MAP: &str = "kd.functor.map";
 const WHILE: &str = "kd.functor.while_";
 const FOR: &str = "kd.functor.for_";
@@ -32,6 +33,15 @@ pub const DEFS: &[BuiltinDef] = &[
         call,
         deterministic: false,
         role: Builtin::Call,
+    },
+    BuiltinDef {
+        name: CALL_AND_UPDATE,
+        aliases: &[],
+        signature: "fn, *args, namedtuple_to_update, **kwargs",
+        doc: CALL_AND_UPDATE_DOC,
+        call: call_and_update_namedtuple,
+        deterministic: false,
+        role: Builtin::Other,
     },
     BuiltinDef {
         name: "kd.functor._call_bound",
@@ -164,6 +174,62 @@ fn call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         None => return Err(Error::value(op, "the first argument of kd.call must be a functor")),
     };
     functor::call(&f, args.var_args, args.var_kwargs).map_err(|e| e.error)
+}
+
+const CALL_AND_UPDATE_DOC: &str = "Calls the functor `fn` and returns `namedtuple_to_update` with the fields of the named tuple it returns.
+
+The functor must return a named tuple whose fields are some (or all, or
+none) of `namedtuple_to_update`'s, in any order; those fields take the
+returned values, the others keep theirs.
+
+Args:
+  fn: the functor to call.
+  *args: positional arguments of the call.
+  namedtuple_to_update: the named tuple to update.
+  **kwargs: keyword arguments of the call.
+
+Examples:
+  >>> f = kd.fn(lambda x: kd.namedtuple(x=x * 2))
+  >>> kd.functor.call_and_update_namedtuple(f, x=2, namedtuple_to_update=kd.namedtuple(x=1, y=2))
+  namedtuple<x=DATA_SLICE,y=DATA_SLICE>{(DataItem(4, schema: INT32), DataItem(2, schema: INT32))}
+  >>> kd.functor.call_and_update_namedtuple(kd.fn(lambda x: x), 1, namedtuple_to_update=kd.namedtuple(x=1))
+  Traceback (most recent call last):
+  ...
+  ValueError: kd.functor.call_and_update_namedtuple: the functor must return a namedtuple, but it returned `DATA_SLICE`";
+
+/// `kd.functor.call_and_update_namedtuple(fn, *args, namedtuple_to_update, **kwargs)`.
+fn call_and_update_namedtuple(op: &str, mut args: CallArgs) -> Result<ExprValue> {
+    let f = functor_arg(CALL, required(op, &mut args, 0)?)?;
+    let original = match required(op, &mut args, 2)? {
+        ExprValue::Tuple(t) if t.names.is_some() => t,
+        other => {
+            return Err(Error::value(
+                CALL_AND_UPDATE,
+                format!("expected a namedtuple, got namedtuple_to_update: {}", crate::stream::value_type_name(&other)),
+            ));
+        }
+    };
+    let update = match call_fn(&f, std::mem::take(&mut args.var_args), std::mem::take(&mut args.var_kwargs))? {
+        ExprValue::Tuple(t) if t.names.is_some() => t,
+        other => {
+            return Err(Error::value(
+                CALL_AND_UPDATE,
+                format!("the functor must return a namedtuple, but it returned `{}`", crate::stream::value_type_name(&other)),
+            ));
+        }
+    };
+    let names = original.names.as_ref().expect("a named tuple");
+    let mut items = original.items.clone();
+    for (name, value) in update.names.iter().flatten().zip(&update.items) {
+        let Some(i) = names.iter().position(|n| n == name) else {
+            return Err(Error::value(
+                CALL_AND_UPDATE,
+                format!("the functor returned a namedtuple with field `{name}`, but the original namedtuple does not have such a field"),
+            ));
+        };
+        items[i] = value.clone();
+    }
+    Ok(ExprValue::Tuple(Arc::new(crate::value::Tuple { items, names: original.names.clone() })))
 }
 
 const CALL_BOUND_DOC: &str = "The body of `kd.bind` functors: calls `fn` with the bound positional
