@@ -19,6 +19,9 @@ pub const DICT_VALUES_ATTR: &str = "__values__";
 
 /// The attribute naming a named schema (`kd.named_schema('Point')`).
 pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
+/// The attribute of a schema holding its metadata object (proto schemas
+/// record their message's full name and field defaults there).
+pub const SCHEMA_METADATA_ATTR: &str = "__schema_metadata__";
 
 /// Nesting deeper than this prints ids instead of contents (also stops cycles).
 const MAX_DEPTH: usize = 5;
@@ -85,15 +88,20 @@ fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize) -> Node {
         _ if id.kind() == ItemKind::ImplicitSchema => "IMPLICIT_ENTITY(".to_string(),
         _ => "ENTITY(".to_string(),
     };
-    let children = bag
+    let mut children: Vec<Node> = bag
         .attr_names(id)
         .iter()
-        .filter(|n| n.as_str() != SCHEMA_NAME_ATTR)
+        .filter(|n| n.as_str() != SCHEMA_NAME_ATTR && n.as_str() != SCHEMA_METADATA_ATTR)
         .map(|name| match bag.get_one(name, id).and_then(|v| v.schema()) {
             Some(s) => schema_node(s, Some(bag), depth + 1).wrapped(&format!("{name}="), ""),
             None => Node::Leaf(format!("{name}=None")),
         })
         .collect();
+    // The metadata object comes last, shown as the object it is.
+    if let Some(meta @ Stored::ItemId(_)) = bag.get_one(SCHEMA_METADATA_ATTR, id) {
+        let node = value_node(Some(meta.as_ref()), Schema::Object, Some(bag), true, depth + 1);
+        children.push(node.wrapped(&format!("{SCHEMA_METADATA_ATTR}="), ""));
+    }
     Node::group(open, ")", children)
 }
 
@@ -188,7 +196,7 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize) -> Node 
     if id.is_dict() {
         return dict_node(id, schema_id, bag, depth);
     }
-    let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR).collect();
+    let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR && n != SCHEMA_METADATA_ATTR).collect();
     if let Some(open) = functor_open(id, &names, bag, depth) {
         let children =
             names.iter().filter(|n| !FUNCTOR_METADATA.contains(&n.as_str())).map(|name| attribute_node(name, id, schema_id, bag, depth)).collect();
