@@ -24,7 +24,7 @@ from plait.kd import _builtins, optools
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
               "math", "objs", "py", "schema", "shapes", "slices", "streams", "strings", "tuples")
-NAMESPACES += ("bitwise", "curves", "json", "random")
+NAMESPACES += ("bitwise", "curves", "json", "proto", "random")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",

@@ -198,6 +198,21 @@ impl<'a> Walk<'a> {
             if let (Some(ScalarRef::Schema(Schema::Struct(nested))), Depth::All) = (value.get(0), self.depth) {
                 self.copy_schema(nested);
             }
+            // A schema's metadata object (flat: primitives only) goes with it.
+            if let (plait_core::bag::text::SCHEMA_METADATA_ATTR, Some(ScalarRef::ItemId(meta))) = (name.as_str(), value.get(0)) {
+                self.copy_flat_item(meta);
+                if let Some(ScalarRef::Schema(Schema::Struct(implicit))) = self.src.get_attr(SCHEMA_ATTR, &[Some(meta)]).get(0) {
+                    self.copy_flat_item(implicit);
+                }
+            }
+        }
+    }
+
+    /// Copies every attribute of item `id` as it is.
+    fn copy_flat_item(&mut self, id: ItemId) {
+        for name in self.src.attr_names(id).into_iter().chain([SCHEMA_ATTR.to_string()]) {
+            let value = self.src.get_attr(&name, &[Some(id)]);
+            self.out.fill(|w| w.set_attr(&name, &[Some(id)], &value));
         }
     }
 

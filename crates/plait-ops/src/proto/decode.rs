@@ -50,7 +50,9 @@ impl ExtTree {
 
 /// Reads extension paths (`a.b.(pkg.ext)`) of message `root` into a tree,
 /// or Koda's error for an unknown or misplaced extension.
-pub fn ext_tree(pool: &Pool, root: usize, paths: &[String]) -> std::result::Result<ExtTree, String> {
+/// With `strict` false, an extension of another message type than its
+/// position's is left out (reading only looks for it where it fits).
+pub fn ext_tree(pool: &Pool, root: usize, paths: &[String], strict: bool) -> std::result::Result<ExtTree, String> {
     let mut tree = ExtTree::default();
     for path in paths {
         let segments = split_path(path);
@@ -64,6 +66,9 @@ pub fn ext_tree(pool: &Pool, root: usize, paths: &[String]) -> std::result::Resu
                     return Err(format!("extension not found: \"{inner}\""));
                 };
                 let here = m.unwrap_or(usize::MAX);
+                if *extendee != here && !strict {
+                    break;
+                }
                 if *extendee != here {
                     let target = pool.messages.get(here).map_or("", |x| x.full_name.as_str());
                     return Err(format!(
@@ -156,8 +161,10 @@ struct Plan {
     key_cast: Option<Schema>,
     /// Messages (items, dict values) become this.
     child: Target,
-    /// Lists and dicts of the field: their schema.
+    /// Lists and dicts of the field: their schema, and its item (value)
+    /// and key schemas.
     container: Schema,
+    parts: (Schema, Schema),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -186,6 +193,8 @@ struct Group {
     sizes: Vec<i64>,
     item_cast: Option<Schema>,
     key_cast: Option<Schema>,
+    /// Object lists and dicts: their item (value) and key schemas.
+    parts: (Schema, Schema),
     plans: Vec<Plan>,
 }
 
@@ -254,17 +263,17 @@ impl<'a> Decoder<'a> {
         match target {
             Target::Uu | Target::Object => {
                 let child = target;
-                let (schema, container) = if is_map {
+                let (schema, container, parts) = if is_map {
                     let (k, v) = map_fields(pool, field);
                     let d = dict_schema(natural(k), natural(v));
-                    (if target == Target::Object { Schema::Object } else { d }, d)
+                    (if target == Target::Object { Schema::Object } else { d }, d, (natural(v), natural(k)))
                 } else if field.repeated {
                     let l = list_schema(natural(field));
-                    (if target == Target::Object { Schema::Object } else { l }, l)
+                    (if target == Target::Object { Schema::Object } else { l }, l, (natural(field), Schema::Object))
                 } else {
-                    (natural(field), Schema::Object)
+                    (natural(field), Schema::Object, (Schema::Object, Schema::Object))
                 };
-                Plan { read: true, schema, cast: None, key_cast: None, child, container }
+                Plan { read: true, schema, cast: None, key_cast: None, child, container, parts }
             }
             Target::Entity(id) => {
                 let Some(attr) = self.schema_attr(Schema::Struct(id), &field.name) else {
@@ -275,6 +284,7 @@ impl<'a> Decoder<'a> {
                         key_cast: None,
                         child: Target::Object,
                         container: Schema::Object,
+                        parts: (Schema::Object, Schema::Object),
                     };
                 };
                 let prim = |s: Schema| if s.is_struct() || s == Schema::Object { None } else { Some(s) };
@@ -292,6 +302,7 @@ impl<'a> Decoder<'a> {
                         key_cast: key.and_then(prim),
                         child: Decoder::target_of(value).unwrap_or(Target::Object),
                         container: attr,
+                        parts: (Schema::Object, Schema::Object),
                     }
                 } else {
                     Plan {
@@ -301,6 +312,7 @@ impl<'a> Decoder<'a> {
                         key_cast: None,
                         child: Decoder::target_of(attr).unwrap_or(Target::Object),
                         container: Schema::Object,
+                        parts: (Schema::Object, Schema::Object),
                     }
                 }
             }
@@ -331,6 +343,7 @@ impl<'a> Decoder<'a> {
             sizes: vec![],
             item_cast: None,
             key_cast: None,
+            parts: (Schema::Object, Schema::Object),
             plans,
         });
         let g = (self.groups.len() - 1) as u32;
@@ -616,6 +629,7 @@ impl<'a> Decoder<'a> {
         let group = &mut self.groups[g as usize];
         group.item_cast = plan.cast;
         group.key_cast = plan.key_cast;
+        group.parts = plan.parts;
         if let Some(p) = parent {
             group.ids.push(derived(p, &field.name, if is_map { ItemKind::Dict } else { ItemKind::List }, &[]));
         }
@@ -818,12 +832,7 @@ impl Decoder<'_> {
                         if object {
                             w.set_attr(SCHEMA_ATTR, &gids, &schemas_data(vec![Some(schema); gids.len()]));
                             if let Schema::Struct(id) = schema {
-                                let item = group.items.iter().find_map(|c| match c {
-                                    Cell::Container(..) => Some(Schema::Object),
-                                    Cell::Missing | Cell::Invalid => None,
-                                    _ => self.data(std::slice::from_ref(c), &ids, None).get(0).map(|v| v.dtype()),
-                                });
-                                w.set_attr(LIST_ITEMS_ATTR, &[Some(id)], &schemas_data(vec![Some(item.unwrap_or(Schema::Object))]));
+                                w.set_attr(LIST_ITEMS_ATTR, &[Some(id)], &schemas_data(vec![Some(group.parts.0)]));
                             }
                         }
                     }
@@ -836,6 +845,10 @@ impl Decoder<'_> {
                         }
                         if object {
                             w.set_attr(SCHEMA_ATTR, &gids, &schemas_data(vec![Some(schema); gids.len()]));
+                            if let Schema::Struct(id) = schema {
+                                w.set_attr(DICT_KEYS_ATTR, &[Some(id)], &schemas_data(vec![Some(group.parts.1)]));
+                                w.set_attr(DICT_VALUES_ATTR, &[Some(id)], &schemas_data(vec![Some(group.parts.0)]));
+                            }
                         }
                     }
                 }

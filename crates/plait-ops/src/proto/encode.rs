@@ -108,8 +108,13 @@ impl Encoder<'_> {
                 if f.ty == Ty::Fixed32 { out.extend_from_slice(&x.to_le_bytes()) } else { put_varint(out, x as u64) }
             }
             Ty::Uint64 | Ty::Fixed64 => {
-                let x = int.ok_or_else(|| self.invalid(f, v))?;
-                let x = u64::try_from(x).map_err(|_| self.out_of_range(f, x))?;
+                // INT64 holds uint64 values as their two's complement (as
+                // reading them gives).
+                let x = match v {
+                    ScalarRef::Int32(x) => u64::try_from(x).map_err(|_| self.out_of_range(f, x as i64))?,
+                    ScalarRef::Int64(x) => x as u64,
+                    _ => return Err(self.invalid(f, v)),
+                };
                 if skip_zero && x == 0 {
                     return Ok(false);
                 }
@@ -231,14 +236,19 @@ impl Encoder<'_> {
     }
 
     fn lists(&self, f: &Field, values: &SliceData) -> Result<(Vec<Option<ItemId>>, plait_core::Edge, SliceData)> {
-        let ids = self.ids(values)?;
-        if let Some(bad) = ids.iter().flatten().find(|id| !id.is_list()) {
-            let _ = bad;
+        let is_list = |i: usize| match values.get(i) {
+            None => true,
+            Some(ScalarRef::ItemId(id)) => id.is_list(),
+            Some(_) => false,
+        };
+        if !(0..values.len()).all(is_list) {
+            let kind = if f.message.is_some() { "message" } else { "primitive" };
             return Err(Error::value(
                 self.op,
-                format!("proto repeated field {} expected Koda DataSlice to contain only Lists but got {}", f.name, describe_data(values)),
+                format!("proto repeated {kind} field {} expected Koda DataSlice to contain only Lists but got {}", f.name, describe_data(values)),
             ));
         }
+        let ids = self.ids(values)?;
         let (edge, items) = match self.bag {
             Some(bag) => bag.explode(&ids)?,
             None => (plait_core::Edge::from_sizes(&vec![0; ids.len()])?, SliceData::missing(0)),

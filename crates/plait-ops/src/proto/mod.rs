@@ -143,7 +143,7 @@ pub fn from_binary(
     args: &FromArgs<'_>,
     parse_error: &str,
 ) -> Result<DataSlice> {
-    let tree = decode::ext_tree(pool, m, &args.extensions).map_err(|e| Error::value(op, e))?;
+    let tree = decode::ext_tree(pool, m, &args.extensions, false).map_err(|e| Error::value(op, e))?;
     let (target, schema_bag) = target_of(op, args.schema)?;
     if let Some(ids) = args.itemids {
         if ids.shape() != shape {
@@ -185,7 +185,7 @@ pub fn full_schema(op: &str, pool: &Pool, m: usize, extensions: &[String]) -> Re
     let mut exts = vec![];
     for path in extensions {
         let inner = path.trim_start_matches('(').trim_end_matches(')');
-        let tree = decode::ext_tree(pool, m, std::slice::from_ref(path)).map_err(|e| Error::value(op, e))?;
+        let tree = decode::ext_tree(pool, m, std::slice::from_ref(path), true).map_err(|e| Error::value(op, e))?;
         let _ = tree;
         // The schema records the extension's field on the message it extends.
         let last = path.rsplit_once(".(").map_or(inner.to_string(), |(_, t)| t.trim_end_matches(')').to_string());
