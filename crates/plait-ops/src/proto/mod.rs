@@ -227,7 +227,7 @@ fn from_args<'a>(op: &str, a: &'a Args<'_>) -> Result<FromArgs<'a>> {
         extensions: extension_paths(op, a.opt_given("extensions")?)?,
         itemids: a.opt_given("itemids")?,
         schema: a.opt_given("schema")?,
-        on_invalid: a.opt_given("on_invalid")?,
+        on_invalid: a.opt_slice("on_invalid")?,
     })
 }
 
