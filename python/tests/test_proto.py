@@ -128,6 +128,7 @@ def norm(text):
     # Koda names its internal operators, and its C++ descriptor pool.
     text = text.replace("kd.proto._from_proto", "kd.proto.from_proto")
     text = text.replace("C++ generated descriptor pool", "the default descriptor pool")
+    text = re.sub(r"got (plait\.types|koladata\.types\.\w+)\.", "got ", text)
     text = re.sub(r"^kd\.(to_proto|from_proto|schema_from_proto): ", "", text)
     # Koda shows the offending values with their shape.
     return text.split(", but got ")[0].split(" but got ")[0]
@@ -217,6 +218,10 @@ CASES = [
     "kd.from_proto([Msg(), Inner()])",
     "kd.from_proto([Msg()], itemid=kd.new_itemid())",
     "kd.schema_from_proto(1)",
+    "kd.to_proto(kd.new(x=1), int)",
+    "kd.to_proto(kd.new(x=1), kd.item(1))",
+    "kd.get_proto_attr(kd.item('a'), 'x')",
+    "kd.get_proto_attr(kd.new(a=1), kd.obj(a=1))",
     # The operators, on types koladata's pool has.
     "kd.proto.from_proto_bytes(kd.slice([TS, None, b'']), 'google.protobuf.Timestamp')",
     "kd.from_proto_bytes(TS, 'google.protobuf.Timestamp')",
@@ -318,8 +323,10 @@ def test_invalid_bytes_take_on_invalid():
 
 
 def test_wrong_message_class():
-    with pytest.raises(ValueError, match="message_class must be a protobuf message class"):
+    with pytest.raises(ValueError, match="message cast from python to C.. failed, got type int"):
         kd.to_proto(kd.new(x=1), int)
+    with pytest.raises(TypeError, match="to_proto expects message_class to be a proto class"):
+        kd.to_proto(kd.new(x=1), kd.item(1))
     # Attributes the class does not have as fields are left out.
     assert kd.to_proto(kd.new(x=1, i32=2), Inner) == Inner(x=1)
 

@@ -275,8 +275,11 @@ def to_proto(x, /, message_class):
     _, _, message, _ = _protobuf("kd.to_proto")
     from plait import kd
 
-    if not (isinstance(message_class, type) and issubclass(message_class, message.Message)):
-        raise ValueError(f"kd.to_proto: message_class must be a protobuf message class, got {message_class!r}")
+    if not isinstance(message_class, type):
+        kind = type(message_class)
+        raise TypeError(f"to_proto expects message_class to be a proto class, got {kind.__module__}.{kind.__qualname__}")
+    if not issubclass(message_class, message.Message):
+        raise ValueError(f"message cast from python to C++ failed, got type {message_class.__name__}")
     descriptor = message_class.DESCRIPTOR
     flat = _plait.proto_to_messages(x.flatten(), _descriptor_set(descriptor), descriptor.full_name, "kd.to_proto")
     parse = message_class.FromString

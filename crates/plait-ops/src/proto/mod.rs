@@ -90,6 +90,9 @@ fn text_item(op: &str, a: &Args<'_>, name: &str) -> Result<String> {
     }
     match x.get(0) {
         Some(ScalarRef::String(s)) => Ok(s.to_string()),
+        Some(ScalarRef::ItemId(_)) if x.schema() == Schema::Object => {
+            Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got an item of OBJECT containing non-primitive values")))
+        }
         Some(v) => Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got an item of {}", v.dtype()))),
         None => Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got missing"))),
     }
@@ -349,6 +352,12 @@ fn item_schemas(op: &str, x: &DataSlice) -> Result<Vec<Option<ItemId>>> {
                 })
                 .collect())
         }
+        other if x.is_item() => Err(Error::value(
+            op,
+            format!(
+                "failed to get attribute '{SCHEMA_METADATA_ATTR}': primitives do not have attributes, got SCHEMA DataItem with primitive {other}"
+            ),
+        )),
         other => Err(Error::value(
             op,
             format!(
