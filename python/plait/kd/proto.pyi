@@ -2,9 +2,6 @@
 
 from typing import Any
 
-def from_proto(messages, /, *, extensions = ..., itemid = ..., schema = ...) -> Any:
-    """Converts protobuf messages to Koda entities."""
-
 def from_proto_bytes(x, proto_path, /, *, extensions = ..., itemids = ..., schema = ..., on_invalid = ...) -> Any:
     """Parses a DataSlice `x` of binary proto messages."""
 
@@ -20,14 +17,8 @@ def get_proto_field_custom_default(x, field_name) -> Any:
 def get_proto_full_name(x) -> Any:
     """Returns the full proto message name of the schema of each item of `x`."""
 
-def schema_from_proto(message_class, /, *, extensions = ...) -> Any:
-    """Returns the Koda schema of protobuf message class `message_class`."""
-
 def schema_from_proto_path(proto_path, /, *, extensions = ...) -> Any:
     """Returns the Koda schema of the proto message type named `proto_path`."""
-
-def to_proto(x, /, message_class) -> Any:
-    """Converts the entities or objects of `x` to protobuf messages."""
 
 def to_proto_bytes(x, proto_path, /) -> Any:
     """Serializes the entities or objects of `x` as binary proto messages."""
