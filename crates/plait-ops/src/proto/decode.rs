@@ -17,7 +17,7 @@ use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::desc::{Field, Pool, Ty};
-use super::schema::{child_message, dict_schema, list_schema, map_fields, message_schema_id, scalar_schema, write_container_schema, write_metadata};
+use super::schema::{dict_schema, list_schema, map_fields, message_schema_id, scalar_schema, write_container_schema, write_metadata};
 use super::wire::{self, Reader};
 use crate::objects::model::{attr_schema, schemas_data};
 
@@ -217,7 +217,6 @@ struct Decoder<'a> {
     bytes: Vec<u8>,
     groups: Vec<Group>,
     by_kind: HashMap<Kind, u32>,
-    derive: bool,
 }
 
 /// Why a message could not be read.
@@ -440,7 +439,7 @@ impl<'a> Decoder<'a> {
         let n = msg.fields.len();
         let mut slots: Vec<Option<Cell>> = vec![None; n];
         let mut reps: Vec<Option<(Vec<Cell>, Vec<Cell>)>> = vec![None; n];
-        let mut ext_slots: Vec<(usize, Field, Plan, Option<Cell>, Option<(Vec<Cell>, Vec<Cell>)>)> = vec![];
+        let mut ext_slots: Vec<ExtSlot> = vec![];
         let mut r = Reader::new(data);
         while !r.done() {
             let (number, w) = r.tag().ok_or(Invalid)?;
@@ -448,14 +447,14 @@ impl<'a> Decoder<'a> {
                 return Err(Invalid);
             }
             let (field, plan, slot_kind) = match msg.by_number.get(&number) {
-                Some(&i) => (&msg.fields[i], self.groups[g as usize].plans[i].clone(), Slot::Field(i)),
+                Some(&i) => (&msg.fields[i], self.groups[g as usize].plans[i], Slot::Field(i)),
                 None => match ext.and_then(|e| e.exts.iter().find(|f| f.number == number)) {
                     Some(f) => {
                         let (c, plan) = self.ext_col(g, f);
                         let k = match ext_slots.iter().position(|e| e.0 == c) {
                             Some(k) => k,
                             None => {
-                                ext_slots.push((c, f.clone(), plan.clone(), None, None));
+                                ext_slots.push((c, f.clone(), plan, None, None));
                                 ext_slots.len() - 1
                             }
                         };
@@ -585,7 +584,7 @@ impl<'a> Decoder<'a> {
                 continue;
             }
             let cell = if let Some(items) = reps[i].take() {
-                let plan = plan.clone();
+                let plan = *plan;
                 Some(self.container(f, &plan, items, id))
             } else if let Some(c) = slots[i] {
                 Some(c)
@@ -646,6 +645,10 @@ enum Slot {
     Ext(usize),
 }
 
+/// An extension read in one message: its column, field, plan, value, and
+/// items (keys, values) when repeated.
+type ExtSlot = (usize, Field, Plan, Option<Cell>, Option<(Vec<Cell>, Vec<Cell>)>);
+
 /// Whether `data` is a well-formed message of type `m` (as reading it
 /// would need: fields of known types, valid UTF-8 text, nesting bounded).
 pub fn is_valid(pool: &Pool, data: &[u8], m: usize, depth: usize) -> bool {
@@ -697,15 +700,7 @@ pub fn decode(
     on_invalid: Option<&DataSlice>,
     parse_error: &str,
 ) -> Result<(SliceData, Schema, DataBag)> {
-    let mut dec = Decoder {
-        opts,
-        pool: opts.pool,
-        text: String::new(),
-        bytes: vec![],
-        groups: vec![],
-        by_kind: HashMap::new(),
-        derive: opts.itemids.is_some(),
-    };
+    let mut dec = Decoder { opts, pool: opts.pool, text: String::new(), bytes: vec![], groups: vec![], by_kind: HashMap::new() };
     let roots: Option<Vec<Option<ItemId>>> = opts.itemids.map(|ids| {
         (0..ids.size())
             .map(|i| match ids.get(i) {
@@ -714,11 +709,6 @@ pub fn decode(
             })
             .collect()
     });
-    if dec.derive {
-        // Make sure every group allocates no ids of its own: a missing
-        // itemid takes a fresh one.
-        dec.derive = true;
-    }
     let mut cells = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.iter().enumerate() {
         let Some(data) = input else {
@@ -729,10 +719,7 @@ pub fn decode(
             cells.push(Cell::Invalid);
             continue;
         }
-        let id = match &roots {
-            Some(r) => Some(r.get(i).copied().flatten().unwrap_or_else(|| allocate(ItemKind::Object, 1).1[0])),
-            None => None,
-        };
+        let id = roots.as_ref().map(|r| r.get(i).copied().flatten().unwrap_or_else(|| allocate(ItemKind::Object, 1).1[0]));
         match dec.message(data, opts.root, opts.target, id, Some(opts.extensions), 0) {
             Ok(c) => cells.push(c),
             Err(Invalid) => return Err(Error::value(opts.op, parse_error.to_string())),
@@ -869,7 +856,6 @@ impl Decoder<'_> {
         if let Some(e) = error {
             return Err(e);
         }
-        let _ = child_message;
         let data = match on_invalid {
             Some(v) if cells.iter().any(|c| matches!(c, Cell::Invalid)) => {
                 // Each invalid message takes `on_invalid` at its position.

@@ -144,7 +144,6 @@ struct RawField {
 
 struct RawMessage {
     full_name: String,
-    scope: String,
     fields: Vec<RawField>,
     map_entry: bool,
     syntax: Syntax,
@@ -313,15 +312,7 @@ fn read_message(
     for field in nested_ext {
         extensions.push(RawExtension { scope: full_name.clone(), field, syntax: ctx.syntax, file_presence: presence, file_encoding: encoding });
     }
-    messages.push(RawMessage {
-        full_name,
-        scope: scope.to_string(),
-        fields,
-        map_entry,
-        syntax: ctx.syntax,
-        file_presence: presence,
-        file_encoding: encoding,
-    });
+    messages.push(RawMessage { full_name, fields, map_entry, syntax: ctx.syntax, file_presence: presence, file_encoding: encoding });
     Some(())
 }
 
@@ -424,15 +415,14 @@ impl Pool {
             let scope = m.full_name.as_str();
             let mut fields = vec![];
             for f in &m.fields {
-                fields.push(pool.field(f, scope, m.syntax, m.file_presence, m.file_encoding, false, &raw)?);
+                fields.push(pool.field(f, scope, m.syntax, m.file_presence, m.file_encoding, false)?);
             }
             let by_number = fields.iter().enumerate().map(|(i, f): (usize, &Field)| (f.number, i)).collect();
-            let _ = &m.scope;
             messages.push(Message { full_name: m.full_name.clone(), fields, by_number, map_entry: m.map_entry, extensions: vec![] });
         }
         pool.enums = enums;
         for e in &raw_ext {
-            let mut field = pool.field(&e.field, &e.scope, e.syntax, e.file_presence, e.file_encoding, true, &raw)?;
+            let mut field = pool.field(&e.field, &e.scope, e.syntax, e.file_presence, e.file_encoding, true)?;
             let full = join(&e.scope, &e.field.name);
             field.name = format!("({full})");
             if let Some(&target) = resolve(&e.field.extendee, &e.scope, &pool.by_name) {
@@ -445,16 +435,7 @@ impl Pool {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn field(
-        &self,
-        f: &RawField,
-        scope: &str,
-        syntax: Syntax,
-        presence: Option<u64>,
-        encoding: Option<u64>,
-        is_extension: bool,
-        raw: &[RawMessage],
-    ) -> Option<Field> {
+    fn field(&self, f: &RawField, scope: &str, syntax: Syntax, presence: Option<u64>, encoding: Option<u64>, is_extension: bool) -> Option<Field> {
         let ty = Ty::from_code(f.ty)?;
         let (mut message, mut enum_type) = (None, None);
         match ty {
@@ -481,7 +462,6 @@ impl Pool {
                 Syntax::Proto3 => f.packed != Some(false),
                 Syntax::Editions => f.encoding_feature.or(encoding) != Some(2) && f.packed != Some(false),
             };
-        let _ = raw;
         Some(Field {
             name: f.name.clone(),
             number: f.number,
