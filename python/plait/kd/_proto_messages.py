@@ -110,8 +110,9 @@ def to_proto(x, /, message_class):
     Python lists of messages of its shape. Attributes named as fields of
     `message_class` become those fields (others are ignored; `(pkg.ext)`
     attributes become extensions the descriptor pool knows): primitives must
-    fit the field's type (integers may widen and be range-checked, numbers
-    become floats, MASK is a true bool), entities become messages, lists
+    fit the field's type (integers may widen and are range-checked, integers
+    become floats, FLOAT32 fills float and FLOAT64 double fields, MASK is a
+    true bool), entities become messages, lists
     repeated fields (without missing items) and dicts maps.
 
     Args:

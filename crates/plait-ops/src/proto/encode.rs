@@ -30,6 +30,11 @@ fn dtype_name(v: ScalarRef<'_>) -> String {
 fn value_text(v: ScalarRef<'_>) -> String {
     match v {
         ScalarRef::Boolean(b) => b.to_string(),
+        ScalarRef::Float64(_) => {
+            let mut out = String::new();
+            write_item(&mut out, Some(v), v.dtype(), true);
+            format!("float64{{{out}}}")
+        }
         other => {
             let mut out = String::new();
             write_item(&mut out, Some(other), other.dtype(), true);
@@ -121,11 +126,12 @@ impl Encoder<'_> {
                 if f.ty == Ty::Fixed64 { out.extend_from_slice(&x.to_le_bytes()) } else { put_varint(out, x) }
             }
             Ty::Float | Ty::Double => {
-                let x = match v {
-                    ScalarRef::Int32(x) => x as f64,
-                    ScalarRef::Int64(x) => x as f64,
-                    ScalarRef::Float32(x) => x as f64,
-                    ScalarRef::Float64(x) => x,
+                // Integers widen; a float must have the field's width.
+                let x = match (f.ty, v) {
+                    (_, ScalarRef::Int32(x)) => x as f64,
+                    (_, ScalarRef::Int64(x)) => x as f64,
+                    (Ty::Float, ScalarRef::Float32(x)) => x as f64,
+                    (Ty::Double, ScalarRef::Float64(x)) => x,
                     _ => return Err(self.invalid(f, v)),
                 };
                 if f.ty == Ty::Float {
