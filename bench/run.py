@@ -31,6 +31,7 @@ import workloads_strings
 import workloads_bitwise
 import workloads_curves
 import workloads_json
+import workloads_proto
 import workloads_random
 import workloads_koda_api
 from bench_common import setup_jagged
@@ -124,6 +125,7 @@ def main():
         "random": workloads_random.workloads(args.scale, pkd, kkd),
         "curves": workloads_curves.workloads(args.scale, pkd, kkd),
         "json": workloads_json.workloads(args.scale, pkd, kkd),
+        "proto": workloads_proto.workloads(args.scale, pkd, kkd),
         "koda_api": workloads_koda_api.workloads(args.scale, pkd, kkd),
         "bag_methods": workloads_bag_methods.workloads(args.scale, pkd, kkd),
         "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),

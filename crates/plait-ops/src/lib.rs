@@ -21,6 +21,7 @@ pub mod math;
 pub mod num;
 pub mod objects;
 pub mod promote;
+pub mod proto;
 pub mod random;
 pub mod registry;
 pub mod schema;

@@ -262,6 +262,7 @@ pub fn registry() -> &'static Registry {
         crate::objects::register(&mut r);
         crate::strings::register(&mut r);
         crate::bitwise::register(&mut r);
+        crate::proto::register(&mut r);
         crate::curves::register(&mut r);
         crate::random::register(&mut r);
         crate::json::register(&mut r);

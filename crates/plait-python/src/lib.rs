@@ -12,6 +12,7 @@ mod py_functor;
 mod py_numpy;
 mod py_operator;
 mod py_persist;
+mod py_proto;
 mod py_shape;
 mod py_slice;
 mod py_stream;
@@ -57,6 +58,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_expr::register(m)?;
     py_functor::register(m)?;
     py_persist::register(m)?;
+    py_proto::register(m)?;
     py_numpy::register(m)?;
     py_arrow::register(m)?;
     py_stream::register(m)?;

@@ -25,6 +25,8 @@ from plait.kd.schema import (
 )
 from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, lists, masking, math, objs, slices, strings
 from plait.kd import bitwise, curves, json, random  # noqa: A004 - Koda's names
+from plait.kd import proto
+from plait.kd._proto_messages import from_proto, schema_from_proto, to_proto
 from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
 from plait.kd import _builtins

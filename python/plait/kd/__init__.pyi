@@ -25,6 +25,7 @@ from plait.kd import optools as optools
 from plait.kd import parallel as parallel
 from plait.kd import persistence as persistence
 from plait.kd import progress as progress
+from plait.kd import proto as proto
 from plait.kd import py as py
 from plait.kd import qtypes as qtypes
 from plait.kd import random as random
@@ -341,6 +342,15 @@ def freeze_bag(x) -> Any:
 def from_json(x, /, schema = ..., default_number_schema = ..., *, on_invalid = ..., keys_attr = ..., values_attr = ...) -> Any:
     """Parses a DataSlice `x` of JSON strings."""
 
+def from_proto(messages, /, *, extensions = ..., itemid = ..., schema = ...) -> Any:
+    """Converts protobuf messages to Koda entities."""
+
+def from_proto_bytes(x, proto_path, /, *, extensions = ..., itemids = ..., schema = ..., on_invalid = ...) -> Any:
+    """Parses a DataSlice `x` of binary proto messages."""
+
+def from_proto_json(x, proto_path, /, *, extensions = ..., itemids = ..., schema = ..., on_invalid = ...) -> Any:
+    """Parses a DataSlice `x` of JSON-format proto messages."""
+
 def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
     """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
@@ -394,6 +404,9 @@ def get_obj_schema(x) -> Any:
 
 def get_primitive_schema(ds) -> Any:
     """Returns the primitive schema of the items of `ds`."""
+
+def get_proto_attr(x, field_name) -> Any:
+    """Returns attribute `field_name` of `x`, read as a proto field."""
 
 def get_repr(x, /, *, depth = ..., item_limit = ..., item_limit_per_dimension = ..., format_html = ..., max_str_len = ..., max_expr_quote_len = ..., show_attributes = ..., show_databag_id = ..., show_shape = ..., show_schema = ..., show_item_id = ..., show_present_count = ...) -> Any:
     """Returns the text of DataSlice x, as a STRING item, showing as much as the options say."""
@@ -764,6 +777,12 @@ def sample(x, ratio, seed, key = ...) -> Any:
 def sample_n(x, n, seed, key = ...) -> Any:
     """Randomly sample n items in `x` from the last dimension."""
 
+def schema_from_proto(message_class, /, *, extensions = ...) -> Any:
+    """Returns the Koda schema of protobuf message class `message_class`."""
+
+def schema_from_proto_path(proto_path, /, *, extensions = ...) -> Any:
+    """Returns the Koda schema of the proto message type named `proto_path`."""
+
 def schema_from_py(tpe) -> Any:
     """Returns the Koda schema matching a Python type annotation."""
 
@@ -856,6 +875,15 @@ def to_none(x) -> Any:
 
 def to_object(x) -> Any:
     """Returns `x` cast to OBJECT with explicit casting rules."""
+
+def to_proto(x, /, message_class) -> Any:
+    """Converts the entities or objects of `x` to protobuf messages."""
+
+def to_proto_bytes(x, proto_path, /) -> Any:
+    """Serializes the entities or objects of `x` as binary proto messages."""
+
+def to_proto_json(x, proto_path, /) -> Any:
+    """Serializes the entities or objects of `x` as JSON-format proto messages."""
 
 def to_py(ds, max_depth = ..., obj_as_dict = ..., include_missing_attrs = ...) -> Any:
     """Returns the contents of `ds` as Python values."""

@@ -24,14 +24,16 @@ from plait.kd import _builtins, optools
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
               "math", "objs", "py", "schema", "shapes", "slices", "streams", "strings", "tuples")
-NAMESPACES += ("bitwise", "curves", "json", "random")
+NAMESPACES += ("bitwise", "curves", "json", "proto", "random")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn",
-                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel"}
+                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel",
+                  # Python message objects in and out: no operators in Koda either.
+                  "from_proto", "to_proto", "schema_from_proto"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
 

@@ -33,7 +33,7 @@ use crate::shape::Edge;
 pub const SCHEMA_ATTR: &str = "__schema__";
 
 /// Whether attribute `name` is bookkeeping of the bag (an object's schema, a
-/// named schema's name) rather than data: attribute listings and copies of
+/// named schema's name, a schema's metadata) rather than data: attribute listings and copies of
 /// data skip it. Other names, dunder ones included (a functor's
 /// `__signature__`), are data.
 pub fn is_internal_attr(name: &str) -> bool {

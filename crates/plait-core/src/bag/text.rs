@@ -20,7 +20,8 @@ pub const DICT_VALUES_ATTR: &str = "__values__";
 /// The attribute naming a named schema (`kd.named_schema('Point')`).
 pub const SCHEMA_NAME_ATTR: &str = "__schema_name__";
 /// The attribute of a struct schema holding its metadata object
-/// (`kd.with_metadata`).
+/// (`kd.with_metadata`; proto schemas record their message's full name and
+/// field defaults there).
 pub const SCHEMA_METADATA_ATTR: &str = "__schema_metadata__";
 
 /// Koda's text where `schemas` have no common schema: two different struct
@@ -300,7 +301,7 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize, o: &Prin
     if id.is_dict() {
         return dict_node(id, schema_id, bag, depth, o);
     }
-    let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR).collect();
+    let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR && n != SCHEMA_METADATA_ATTR).collect();
     if let Some(open) = functor_open(id, &names, bag, depth, o) {
         let children =
             names.iter().filter(|n| !FUNCTOR_METADATA.contains(&n.as_str())).map(|name| attribute_node(name, id, schema_id, bag, depth, o)).collect();

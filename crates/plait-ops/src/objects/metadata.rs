@@ -51,7 +51,17 @@ fn schema_ids(op: &str, x: &DataSlice) -> Result<Vec<Option<ItemId>>> {
 fn with_metadata_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<(DataSlice, DataBag)> {
     let schemas = schema_ids(op, x)?;
     let old = x.bag().cloned().unwrap_or_else(DataBag::new_immutable);
-    let metadata: Vec<Option<ItemId>> = schemas.iter().map(|s| s.map(metadata_id)).collect();
+    // A schema's metadata object made before (by `with_metadata` or with a
+    // proto schema) is updated; otherwise its id derives from the schema's.
+    let linked = old.get_attr(SCHEMA_METADATA_ATTR, &schemas);
+    let metadata: Vec<Option<ItemId>> = schemas
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match linked.get(i) {
+            Some(ScalarRef::ItemId(md)) => Some(md),
+            _ => s.map(metadata_id),
+        })
+        .collect();
     // A metadata object made before keeps its schema (and so its
     // attributes); a new one gets an implicit schema of its own.
     let existing = old.get_attr(SCHEMA_ATTR, &metadata);
