@@ -35,7 +35,18 @@ fn functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>,
     if is_tracing() || f.is_instance_of::<crate::py_expr::PyExpr>() {
         return lazy_functor_call(py, f, args, kwargs);
     }
-    let kwargs = match kwargs {
+    let kwargs = without_return_type_as(kwargs)?;
+    match f.cast::<PyDataSlice>() {
+        Ok(f) => call_functor(py, f.get(), args, kwargs.as_ref()),
+        Err(_) => Err(type_error("kd.functor.call", format!("the first argument of kd.call must be a functor, got {}", f.get_type().name()?))),
+    }
+}
+
+/// The keyword arguments of a call without `return_type_as` (the call's
+/// own argument, as in Koda; plait's results are whatever the functor
+/// computes).
+fn without_return_type_as<'py>(kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    Ok(match kwargs {
         Some(k) if k.contains("return_type_as")? => {
             let k = k.copy()?;
             k.del_item("return_type_as")?;
@@ -43,11 +54,7 @@ fn functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTuple>,
         }
         Some(k) => Some(k.clone()),
         None => None,
-    };
-    match f.cast::<PyDataSlice>() {
-        Ok(f) => call_functor(py, f.get(), args, kwargs.as_ref()),
-        Err(_) => Err(type_error("kd.functor.call", format!("the first argument of kd.call must be a functor, got {}", f.get_type().name()?))),
-    }
+    })
 }
 
 /// A `kd.functor.call` node calling `f` (a functor, or an expression of one).
@@ -71,7 +78,7 @@ impl PyDataItem {
         if is_tracing() {
             return lazy_functor_call(py, slf.as_any(), args, kwargs);
         }
-        call_functor(py, slf.as_super().get(), args, kwargs)
+        call_functor(py, slf.as_super().get(), args, without_return_type_as(kwargs)?.as_ref())
     }
 }
 

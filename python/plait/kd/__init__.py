@@ -42,6 +42,8 @@ from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected, py_reference
 from plait.kd import iterables
 from plait.kd import streams, parallel
 from plait.kd import assertion
+from plait.kd import extension_types
+from plait.kd.extension_types import extension_type
 from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
 from plait.kd import testing
@@ -267,7 +269,8 @@ def with_name(obj, name):
       'y'
     """
     if isinstance(obj, expr.Expr):
-        return _plait.expr_call("kd.annotation.with_name", obj, name)
+        # An extension type's view stays one (the name changes no value).
+        return extension_types._view(_plait.expr_call("kd.annotation.with_name", obj, name))
     return obj
 
 
