@@ -267,7 +267,7 @@ def _user_members(cls):
 def _make_classes(info):
     cls = info.cls
     members = _user_members(cls)
-    value_ns = {"__slots__": (), "__module__": cls.__module__, "__qualname__": f"{cls.__qualname__}_QValue",
+    value_ns = {"__slots__": (), "__module__": cls.__module__, "__qualname__": f"{cls.__name__}_QValue",
                 "__init__": _no_init,
                 "__plait_extension__": info, "with_attrs": _value_with_attrs,
                 "__eq__": _disabled("__eq__ and __ne__"), "__ne__": _disabled("__eq__ and __ne__"),
