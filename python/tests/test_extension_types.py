@@ -572,3 +572,18 @@ def test_functors_holding_extension_values_are_data():
     assert f() == kd.item(3)
     g = kd.fn(lambda x: Stored(x=x).x + 1)
     assert g(1) == kd.item(2)
+
+
+def test_functors_with_extension_types_are_not_saved():
+    @kd.extension_type()
+    class Saved:
+        x: kd.INT32
+
+    def f(p: Saved):
+        return p.x
+
+    functor = kd.fn(f)
+    with pytest.raises(ValueError, match=r"kd.dumps: cannot serialize LABEL\[.*\] in an expression: QTYPE values are not saved"):
+        kd.dumps(functor)
+    # A functor without extension values inside still saves.
+    assert kd.loads(kd.dumps(kd.fn(lambda x: x + 1)))(1) == kd.item(2)

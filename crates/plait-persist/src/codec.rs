@@ -852,10 +852,12 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             }
             Ok(())
         }
-        ExprValue::Foreign(f) => Err(unsupported(format!(
+        ExprValue::Foreign(f) if f.type_name() == "PY_OBJECT" => Err(unsupported(format!(
             "cannot serialize {} in an expression: Python objects (py_fn functors, Python-function operators) are not saved (no pickles)",
             f.repr()
         ))),
+        // Streams, executors, extension values and QTypes live in one process.
+        ExprValue::Foreign(f) => Err(unsupported(format!("cannot serialize {} in an expression: {} values are not saved", f.repr(), f.type_name()))),
     }
 }
 

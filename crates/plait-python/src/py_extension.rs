@@ -7,6 +7,9 @@
 
 use plait_expr::ExprValue;
 use plait_expr::extension::{self, ObjectValue, QTypeValue};
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
@@ -78,12 +81,20 @@ impl PyObjectValue {
     }
 }
 
+/// The Python classes of the values of each extension type, by QType name
+/// (registered by `kd.extension_type` with the type).
+fn value_classes() -> &'static RwLock<HashMap<String, Py<PyType>>> {
+    static CLASSES: OnceLock<RwLock<HashMap<String, Py<PyType>>>> = OnceLock::new();
+    CLASSES.get_or_init(Default::default)
+}
+
 /// The Python class of the values of the extension type named `qtype_name`
-/// (`plait.kd.extension_types` keeps them).
-fn value_class<'py>(py: Python<'py>, qtype_name: &str) -> PyResult<Bound<'py, PyType>> {
-    static CLASS_FOR: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
-    let f = CLASS_FOR.get_or_try_init(py, || py.import("plait.kd.extension_types")?.getattr("_value_class").map(Bound::unbind))?;
-    Ok(f.bind(py).call1((qtype_name,))?.cast_into::<PyType>()?)
+/// (`Object` for a type registered without one).
+fn value_class<'py>(py: Python<'py>, qtype_name: &str) -> Bound<'py, PyType> {
+    match value_classes().read().unwrap_or_else(|e| e.into_inner()).get(qtype_name) {
+        Some(cls) => cls.bind(py).clone(),
+        None => py.get_type::<PyObjectValue>(),
+    }
 }
 
 /// The QType named `name` as Python's `kd.qtypes` knows it.
@@ -99,7 +110,7 @@ pub fn from_extension_value(py: Python<'_>, v: &ExprValue) -> PyResult<Option<Py
         let base = Py::new(py, PyObjectValue { inner: v.clone() })?;
         return match &o.label {
             None => Ok(Some(base.into_any())),
-            Some(ext) => Ok(Some(value_class(py, &ext.qtype_name)?.call1((base,))?.unbind())),
+            Some(ext) => Ok(Some(value_class(py, &ext.qtype_name).call1((base,))?.unbind())),
         };
     }
     if let Some(q) = QTypeValue::of(v) {
@@ -123,10 +134,16 @@ pub fn to_extension_value(x: &Bound<'_, PyAny>) -> PyResult<Option<ExprValue>> {
 }
 
 /// Registers the extension type of class `label` (`module.qualname`),
-/// printed as `class_name(field=..., ...)`; returns its QType's name.
+/// printed as `class_name(field=..., ...)`, whose values come to Python as
+/// `value_class` (a subclass of `Object`); returns its QType's name.
 #[pyfunction]
-fn register_extension_type(label: &str, class_name: &str, fields: Vec<String>) -> String {
-    extension::register(label, class_name, fields).qtype_name.to_string()
+fn register_extension_type(label: &str, class_name: &str, fields: Vec<String>, value_class: Bound<'_, PyType>) -> PyResult<String> {
+    if !value_class.is_subclass_of::<PyObjectValue>()? {
+        return Err(crate::errors::type_error("kd.extension_type", "the class of values must be a subclass of Object"));
+    }
+    let name = extension::register(label, class_name, fields).qtype_name.to_string();
+    value_classes().write().unwrap_or_else(|e| e.into_inner()).insert(name.clone(), value_class.unbind());
+    Ok(name)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

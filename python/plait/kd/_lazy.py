@@ -31,7 +31,9 @@ _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "ty
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn",
-                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel"}
+                  "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel",
+                  # A class decorator: runs now.
+                  "extension_type"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
 

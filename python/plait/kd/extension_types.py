@@ -40,15 +40,24 @@ _NOT_OPERATORS = frozenset({
 })
 
 
-def _kd():
-    from plait import kd
+_modules = {}
 
+
+def _kd():
+    kd = _modules.get("kd")
+    if kd is None:
+        from plait import kd
+
+        _modules["kd"] = kd
     return kd
 
 
 def _expr():
-    from plait.kd import expr
+    expr = _modules.get("expr")
+    if expr is None:
+        from plait.kd import expr
 
+        _modules["expr"] = expr
     return expr
 
 
@@ -85,20 +94,13 @@ def _info(cls):
 
 
 def _eager(short):
-    return _builtins.FORMS[f"kd.extension_types.{short}"][1]
+    """The eager form of operator `kd.extension_types.<short>`: its
+    computation, called with values."""
+    return _plait.registry_lookup(f"kd.extension_types.{short}")._eval
 
 
 def _lazy(short):
     return _builtins.FORMS[f"kd.extension_types.{short}"][0]
-
-
-def _value_class(qtype_name):
-    """The class of values of the extension type named `qtype_name`
-    (called by the bindings for each value an operator returns)."""
-    cls = _BY_NAME.get(qtype_name)
-    if cls is None:
-        return _plait.Object
-    return cls.__plait_extension__.value_class
 
 
 # ---------------------------------------------------------------- annotations
@@ -123,6 +125,9 @@ def _field_qtype(annotation):
 def _cast(annotation, value, lazy):
     """`value` as the attribute `annotation` declares: schemas cast to
     narrower schemas only, extension types cast with `dynamic_cast`."""
+    if not lazy and not isinstance(annotation, type):
+        # The common case: data cast to a schema.
+        return _CAST_TO_NARROW(value, annotation)
     kd = _kd()
     Expr = _expr().Expr
     if isinstance(annotation, type):
@@ -176,7 +181,7 @@ def _construct(info, values):
     head = (info.qtype,) if prototype is None else (info.qtype, prototype)
     if lazy:
         return _view(_lazy("make")(*head, **attrs))
-    return _eager("make")(*head, **attrs)
+    return _MAKE(*head, **attrs)
 
 
 def _new(cls, *args, **kwargs):
@@ -189,11 +194,6 @@ def _cast_attrs(info, attrs, lazy):
 
 
 # ---------------------------------------------------------------- values and views
-
-def _no_init(self, *args, **kwargs):
-    """Values are made by the class's constructor (`__new__`); Python calls
-    this after it with the constructor's arguments."""
-
 
 def _disabled(what):
     def method(self, *args):
@@ -239,7 +239,7 @@ def _expr_virtual(name):
 def _value_with_attrs(self, **attrs):
     """Returns this value with `attrs` set, cast to the annotations."""
     info = type(self).__plait_extension__
-    return _eager("with_attrs")(self, **_cast_attrs(info, attrs, False))
+    return _WITH_ATTRS(self, **_cast_attrs(info, attrs, False))
 
 
 def _expr_with_attrs(self, **attrs):
@@ -268,7 +268,6 @@ def _make_classes(info):
     cls = info.cls
     members = _user_members(cls)
     value_ns = {"__slots__": (), "__module__": cls.__module__, "__qualname__": f"{cls.__name__}_QValue",
-                "__init__": _no_init,
                 "__plait_extension__": info, "with_attrs": _value_with_attrs,
                 "__eq__": _disabled("__eq__ and __ne__"), "__ne__": _disabled("__eq__ and __ne__"),
                 "__bool__": _disabled("__bool__"), "__hash__": None}
@@ -288,6 +287,8 @@ def _make_classes(info):
     for name in info.virtuals:
         value_ns[name] = _value_virtual(name)
         expr_ns[name] = _expr_virtual(name)
+    # No `__init__`: Python calls `object.__init__` after the constructor,
+    # which ignores the constructor's arguments (the class has its own `__new__`).
     info.value_class = type(f"{cls.__name__}_QValue", (_plait.Object, cls), value_ns)
     info.expr_class = type("Expr", (_expr().Expr,), expr_ns)
 
@@ -505,15 +506,15 @@ def extension_type(unsafe_override=False):
                 defaults.pop(name, None)
         virtuals = _virtuals(cls)
         label = f"{cls.__module__}.{cls.__qualname__}"
-        qtype_name = _plait.register_extension_type(label, cls.__name__, list(fields))
-        qtype = qtypes.QType(qtype_name)
-        info = _Info(cls, qtype, fields, defaults, virtuals)
+        info = _Info(cls, None, fields, defaults, virtuals)
         try:
             cls.__plait_extension__ = info
             cls.__new__ = _new
         except TypeError as error:
             raise TypeError(f"kd.extension_type: cannot make {cls} an extension type: {error}") from None
         _make_classes(info)
+        qtype_name = _plait.register_extension_type(label, cls.__name__, list(fields), info.value_class)
+        info.qtype = qtypes.QType(qtype_name)
         _BY_NAME[qtype_name] = cls
         return cls
 
@@ -665,6 +666,10 @@ def _viewing_forms(name):
     follow_tracing.__wrapped_eager__ = eager
     return lazy, eager, follow_tracing
 
+
+_MAKE = _eager("make")
+_WITH_ATTRS = _eager("with_attrs")
+_CAST_TO_NARROW = _plait.registry_lookup("kd.schema.cast_to_narrow")._eval
 
 for _short in _VIEWED:
     _builtins.FORMS[f"kd.extension_types.{_short}"] = _viewing_forms(f"kd.extension_types.{_short}")
