@@ -574,16 +574,20 @@ def test_functors_holding_extension_values_are_data():
     assert g(1) == kd.item(2)
 
 
-def test_functors_with_extension_types_are_not_saved():
+def test_functors_with_extension_types_are_saved():
     @kd.extension_type()
     class Saved:
         x: kd.INT32
 
-    def f(p: Saved):
-        return p.x
+        @kd.extension_types.virtual()
+        def twice(self):
+            return self.x * 2
 
-    functor = kd.fn(f)
-    with pytest.raises(ValueError, match=r"kd.dumps: cannot serialize LABEL\[.*\] in an expression: QTYPE values are not saved"):
-        kd.dumps(functor)
-    # A functor without extension values inside still saves.
-    assert kd.loads(kd.dumps(kd.fn(lambda x: x + 1)))(1) == kd.item(2)
+    def f(p: Saved):
+        return p.twice() + Saved(x=p.x).x
+
+    functor = kd.loads(kd.dumps(kd.fn(f)))
+    assert functor(Saved(x=3)) == kd.item(9)
+    value = kd.loads(kd.dumps(kd.fn(lambda: Saved(x=4))))()
+    assert repr(value) == "Saved(x=DataItem(4, schema: INT32))"
+    assert value.twice() == kd.item(8)
