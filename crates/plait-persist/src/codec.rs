@@ -988,7 +988,7 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
                 0 => None,
                 1 => {
                     let name = r.str()?;
-                    Some(extension::lookup(&name).ok_or_else(|| {
+                    Some(extension::lookup(name).ok_or_else(|| {
                         Error::value("kd.loads", format!("the extension type {name} is not registered: define its class before loading"))
                     })?)
                 }
