@@ -33,6 +33,7 @@ import workloads_curves
 import workloads_json
 import workloads_proto
 import workloads_random
+import workloads_extension_types
 import workloads_koda_api
 from bench_common import setup_jagged
 from plait import kd as pkd
@@ -129,6 +130,7 @@ def main():
         "koda_api": workloads_koda_api.workloads(args.scale, pkd, kkd),
         "bag_methods": workloads_bag_methods.workloads(args.scale, pkd, kkd),
         "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),
+        "extension_types": workloads_extension_types.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

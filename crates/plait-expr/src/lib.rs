@@ -8,6 +8,8 @@
 //!   the registry by name.
 //! * [`builtins`] — the operators on expressions' own values: tuples,
 //!   iterables, functor calls and control flow (`kd.if_`, `kd.map`, ...).
+//! * [`extension`] — extension types: objects labelled with a user class's
+//!   QType (`kd.extension_type`).
 //! * [`transform`] — bottom-up passes and substitutions.
 //! * [`packed`] — expressions as EXPR items (`pack_expr` / `unpack_expr`).
 //! * [`prepare`] — lambda lowering and literal folding.
@@ -20,6 +22,7 @@
 pub mod builtins;
 pub mod eval;
 pub mod expr;
+pub mod extension;
 pub mod functor;
 pub mod host;
 pub mod operator;

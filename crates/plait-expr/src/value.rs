@@ -91,6 +91,10 @@ impl ExprValue {
                 Ok(items) => Ok(Value::Tuple(items)),
                 Err(_) => Err(Error::type_error(op, "expected a DataSlice, a JaggedShape or a DataBag, got a tuple")),
             },
+            // An extension value where data is expected: Koda's QType error.
+            ExprValue::Foreign(f) if f.as_any().is::<crate::extension::ObjectValue>() => {
+                Err(Error::value(op, format!("expected DATA_SLICE, got {}", f.type_name())))
+            }
             other => Err(Error::type_error(op, format!("expected a DataSlice, a JaggedShape or a DataBag, got {}", other.kind_name()))),
         }
     }

@@ -14,6 +14,7 @@ use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use plait_core::bag::AttrBlock;
 use plait_core::column::{VarBinary, packed_bits};
 use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Quoted, Result, Schema, SchemaValues, SliceData, Values};
+use plait_expr::extension::{self, Object, ObjectValue, QTypeValue};
 use plait_expr::operator::{OperatorKind, is_variadic, lookup};
 use plait_expr::value::Tuple;
 use plait_expr::{Expr, ExprValue, NodeKind, packed};
@@ -855,10 +856,38 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             }
             Ok(())
         }
-        ExprValue::Foreign(f) => Err(unsupported(format!(
+        ExprValue::Foreign(f) if let Some(q) = f.as_any().downcast_ref::<QTypeValue>() => {
+            w.u8(8);
+            w.str(&q.0);
+            Ok(())
+        }
+        ExprValue::Foreign(f) if let Some(o) = f.as_any().downcast_ref::<ObjectValue>() => {
+            w.u8(9);
+            match &o.label {
+                None => w.u8(0),
+                Some(ext) => {
+                    w.u8(1);
+                    w.str(&ext.qtype_name);
+                }
+            }
+            // The object, then its prototypes, outermost first.
+            let chain: Vec<&Object> = std::iter::successors(Some(o.object.as_ref()), |obj| obj.prototype.as_deref()).collect();
+            w.len(chain.len());
+            for obj in chain {
+                w.len(obj.attrs.len());
+                for (name, v) in &obj.attrs {
+                    w.str(name);
+                    put_expr_value(w, v, ctx)?;
+                }
+            }
+            Ok(())
+        }
+        ExprValue::Foreign(f) if f.type_name() == "PY_OBJECT" => Err(unsupported(format!(
             "cannot serialize {} in an expression: Python objects (py_fn functors, Python-function operators) are not saved (no pickles)",
             f.repr()
         ))),
+        // Streams, executors, extension values and QTypes live in one process.
+        ExprValue::Foreign(f) => Err(unsupported(format!("cannot serialize {} in an expression: {} values are not saved", f.repr(), f.type_name()))),
     }
 }
 
@@ -963,6 +992,32 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
             let n = r.count(1, "iterable items")?;
             let items = (0..n).map(|_| get_expr_value(r, ctx)).collect::<Result<Vec<_>>>()?;
             ExprValue::iterable(items, ordered)
+        }
+        8 => QTypeValue::value(r.str()?),
+        9 => {
+            let label = match r.u8()? {
+                0 => None,
+                1 => {
+                    let name = r.str()?;
+                    Some(extension::lookup(name).ok_or_else(|| {
+                        Error::value("kd.loads", format!("the extension type {name} is not registered: define its class before loading"))
+                    })?)
+                }
+                tag => return Err(corrupt(format!("unknown object label tag {tag}"))),
+            };
+            let links = r.count(1, "objects")?;
+            let mut chain = Vec::with_capacity(links);
+            for _ in 0..links {
+                let n = r.count(1, "object attributes")?;
+                let attrs = (0..n).map(|_| Ok((Arc::from(r.str()?), get_expr_value(r, ctx)?))).collect::<Result<Vec<_>>>()?;
+                chain.push(attrs);
+            }
+            let mut object: Option<Arc<Object>> = None;
+            for attrs in chain.into_iter().rev() {
+                object = Some(Arc::new(Object { attrs, prototype: object }));
+            }
+            let object = object.ok_or_else(|| corrupt("an object value without an object"))?;
+            ObjectValue { object, label }.into_value()
         }
         tag => return Err(corrupt(format!("unknown value tag {tag}"))),
     };

@@ -8,6 +8,7 @@ mod functions;
 mod py_arrow;
 mod py_bag;
 mod py_expr;
+mod py_extension;
 mod py_functor;
 mod py_numpy;
 mod py_operator;
@@ -62,5 +63,6 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_numpy::register(m)?;
     py_arrow::register(m)?;
     py_stream::register(m)?;
+    py_extension::register(m)?;
     functions::register(m)
 }

@@ -127,6 +127,12 @@ fn slice_text(slice: &Bound<'_, pyo3::types::PySlice>) -> String {
 /// tuples, and (unless `strict`) any other object as itself. Strict values
 /// are what eager operators accept (errors as theirs).
 pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprValue> {
+    if !x.is_instance_of::<PyDataSlice>() {
+        // Extension values and QTypes are values of every operator that takes them.
+        if let Some(v) = crate::py_extension::to_extension_value(x)? {
+            return Ok(v);
+        }
+    }
     if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || x.is_instance_of::<crate::py_bag::PyDataBag>() || strict {
         return value_arg(op, x).map(ExprValue::from);
     }
@@ -195,6 +201,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
         ExprValue::Foreign(f) => match f.as_any().downcast_ref::<PyForeign>() {
             Some(obj) => Ok(obj.0.clone_ref(py)),
             None if let Some(obj) = crate::py_stream::from_stream_value(py, &ExprValue::Foreign(f.clone()))? => Ok(obj),
+            None if let Some(obj) = crate::py_extension::from_extension_value(py, &ExprValue::Foreign(f.clone()))? => Ok(obj),
             None => Err(type_error("kd.eval", format!("cannot return {} to Python", f.repr()))),
         },
         ExprValue::Unspecified => Ok(py.None()),
@@ -267,7 +274,9 @@ pub fn eager_arg_error(op: &backend::Operator, param: &str, x: &Bound<'_, PyAny>
 /// An expression: a node of a computation to evaluate later. Not iterable
 /// (a mapping to Python: `e[0]`, `e[1]`, ... are expressions, so iterating
 /// by index would never stop).
-#[pyclass(name = "Expr", module = "plait.types", frozen, mapping, weakref)]
+/// Subclassed by the views of extension types (`Point_Expr`: the
+/// attributes and methods of the class on an expression of its values).
+#[pyclass(name = "Expr", module = "plait.types", frozen, mapping, weakref, subclass)]
 pub struct PyExpr {
     pub inner: Expr,
 }
@@ -354,6 +363,13 @@ impl PyExpr {
 
 #[pymethods]
 impl PyExpr {
+    /// The same expression (how a view of an extension type, a subclass,
+    /// is made from an expression).
+    #[new]
+    fn new(expr: PyRef<'_, PyExpr>) -> PyExpr {
+        PyExpr { inner: expr.inner.clone() }
+    }
+
     fn __repr__(&self) -> String {
         plait_expr::text::expr_text(&self.inner)
     }

@@ -44,6 +44,7 @@ from plait.kd.py import map_py, map_py_on_cond, map_py_on_selected, py_reference
 from plait.kd import iterables
 from plait.kd import streams, parallel
 from plait.kd import assertion
+from plait.kd import extension_types
 from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
 from plait.kd import testing
@@ -251,6 +252,37 @@ del _name
 eval = expr.eval  # noqa: A001 - Koda's name
 
 
+def extension_type(unsafe_override=False):
+    """Returns a class decorator making the class a Koda extension type.
+
+    The same as `kd.extension_types.extension_type` (see there): annotations
+    declare the attributes, calling the class makes a value, and in traced
+    functors annotated parameters are seen through the class's attributes
+    and methods.
+
+    Args:
+      unsafe_override: accepted for compatibility with Koda.
+
+    Examples:
+      >>> @kd.extension_type()
+      ... class TopPair:
+      ...   a: kd.INT32
+      ...   b: kd.types.DataSlice
+      ...   def total(self):
+      ...     return self.a + kd.agg_sum(self.b)
+      >>> pair = TopPair(a=1, b=kd.slice([2, 3]))
+      >>> pair
+      TopPair(a=DataItem(1, schema: INT32), b=DataSlice([2, 3], schema: INT32, present: 2/2))
+      >>> pair.total()
+      DataItem(6, schema: INT32)
+      >>> def total(p: TopPair):
+      ...   return p.total() * 2
+      >>> kd.fn(total)(pair)
+      DataItem(12, schema: INT32)
+    """
+    return extension_types.extension_type(unsafe_override)
+
+
 def with_name(obj, name):
     """Returns `obj` with the name `name` (unchanged for a DataSlice).
 
@@ -269,7 +301,8 @@ def with_name(obj, name):
       'y'
     """
     if isinstance(obj, expr.Expr):
-        return _plait.expr_call("kd.annotation.with_name", obj, name)
+        # An extension type's view stays one (the name changes no value).
+        return extension_types._view(_plait.expr_call("kd.annotation.with_name", obj, name))
     return obj
 
 

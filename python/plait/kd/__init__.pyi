@@ -13,6 +13,7 @@ from plait.kd import curves as curves
 from plait.kd import dicts as dicts
 from plait.kd import entities as entities
 from plait.kd import expr as expr
+from plait.kd import extension_types as extension_types
 from plait.kd import functor as functor
 from plait.kd import ids as ids
 from plait.kd import iterables as iterables
@@ -293,6 +294,9 @@ def explode(x, ndim = ...) -> Any:
 
 def expr_quote(x) -> Any:
     """Returns `x` as a DataSlice of schema EXPR: `kd.slice(x, kd.EXPR)`."""
+
+def extension_type(unsafe_override = ...) -> Any:
+    """Returns a class decorator making the class a Koda extension type."""
 
 def extract(ds, schema = ...) -> Any:
     """Returns ds with a new bag holding only the data reachable from it."""

@@ -24,7 +24,7 @@ from plait.kd import _builtins, optools
 # The `kd` namespaces whose operators get lazy and eager forms.
 NAMESPACES = ("allocation", "assertion", "bags", "comparison", "core", "dicts", "entities", "ids", "iterables", "lists", "masking",
               "math", "objs", "py", "schema", "shapes", "slices", "streams", "strings", "tuples")
-NAMESPACES += ("bitwise", "curves", "json", "proto", "random")
+NAMESPACES += ("bitwise", "curves", "json", "proto", "random", "extension_types")
 
 # Top-level names that are not operators.
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
@@ -33,7 +33,9 @@ _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "ty
                   "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel",
                   # Python message objects in and out: no operators in Koda either.
-                  "from_proto", "to_proto", "schema_from_proto"}
+                  "from_proto", "to_proto", "schema_from_proto",
+                  # A class decorator: runs now.
+                  "extension_type"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
 
@@ -166,7 +168,8 @@ def build(kd):
     for ns in NAMESPACES:
         lazy_ns = pytypes.ModuleType(f"plait.kd.lazy.{ns}")
         eager_ns = pytypes.ModuleType(f"plait.kd.eager.{ns}")
-        _add_forms(getattr(kd, ns), f"kd.{ns}", lazy_ns, eager_ns, operator_type, skip=())
+        module = getattr(kd, ns)
+        _add_forms(module, f"kd.{ns}", lazy_ns, eager_ns, operator_type, skip=getattr(module, "_NOT_OPERATORS", ()))
         setattr(lazy, ns, lazy_ns)
         setattr(eager, ns, eager_ns)
     _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES) | set(_EAGER_ONLY))
@@ -279,7 +282,10 @@ def _expr_methods(kd, lazy):
         setattr(expr_type, name, _refused_method(name, instead))
     for name, owner in _NOT_IN_EXPRESSIONS.items():
         setattr(expr_type, name, _refused_method(name, None, owner))
-    expr_type.with_name = lambda self, name: lazy.with_name(self, name)
+    from plait.kd import extension_types
+
+    # Named, an extension type's view stays one.
+    expr_type.with_name = lambda self, name: extension_types._view(lazy.with_name(self, name))
     expr_type.S = property(lambda self: _Subslicer(self, lazy.subslice), doc="`kd.subslice` of the expression.")
     expr_type.L = property(lambda self: _Subslicer(self, lambda e, *keys: lazy.subslice(e, *keys, ...)),
                            doc="`kd.subslice` of the expression's first dimension: `I.x.L[0]`.")

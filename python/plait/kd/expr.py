@@ -115,7 +115,9 @@ def trace_function(fn, leaf):
     `fn` is called once, inside `kd.expr.tracing()`, with `leaf(name)` for
     each of its parameters (`kd.I[name]` for functors, `P[name]` for lambda
     operators). A `*args` parameter gets one leaf that stands for a tuple and
-    `**kwargs` one that stands for a named tuple. A result that is not an
+    `**kwargs` one that stands for a named tuple. A parameter annotated with
+    an extension type (`kd.extension_type`) gets its leaf cast to the type,
+    seen through the type's attributes and methods. A result that is not an
     expression becomes a literal.
 
     Args:
@@ -129,15 +131,17 @@ def trace_function(fn, leaf):
       >>> kd.eval(e, args=(kd.item(1), kd.item(2)))
       DataItem(2, schema: INT32)
     """
+    from plait.kd import extension_types
+
     args, kwargs, var_args, var_kwargs = [], {}, None, None
     for name, p in inspect.signature(fn).parameters.items():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            args.append(leaf(name))
+            args.append(extension_types._parameter_view(leaf(name), p.annotation))
         elif p.kind == p.VAR_POSITIONAL:
             var_args = leaf(name)
             args.append(var_args)
         elif p.kind == p.KEYWORD_ONLY:
-            kwargs[name] = leaf(name)
+            kwargs[name] = extension_types._parameter_view(leaf(name), p.annotation)
         else:
             var_kwargs = (name, leaf(name))
             kwargs[name] = var_kwargs[1]
@@ -177,13 +181,14 @@ def literal(value):
       ...
       TypeError: `value` must be a QValue to be wrapped into a literal, got: int
     """
-    from plait.kd import iterables
+    from plait.kd import extension_types, iterables, qtypes
 
-    if not isinstance(value, (_plait.DataSlice, _plait.DataBag, _plait.JaggedShape, iterables.Iterable)):
+    if not isinstance(value, (_plait.DataSlice, _plait.DataBag, _plait.JaggedShape, iterables.Iterable, _plait.Object,
+                              qtypes.QType)):
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
         raise TypeError(f"`value` must be a QValue to be wrapped into a literal, got: {name}")
-    return _plait.expr_literal(value)
+    return extension_types._view(_plait.expr_literal(value))
 
 
 def as_expr(arg):
@@ -200,7 +205,13 @@ def as_expr(arg):
       >>> kd.expr.is_literal(kd.expr.as_expr(5))
       True
     """
-    return arg if isinstance(arg, Expr) else _plait.expr_literal(arg)
+    if isinstance(arg, Expr):
+        return arg
+    if isinstance(arg, _plait.Object):
+        from plait.kd import extension_types
+
+        return extension_types._view(_plait.expr_literal(arg))
+    return _plait.expr_literal(arg)
 
 
 def _check_expr(fn_name, expr):

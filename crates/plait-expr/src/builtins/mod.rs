@@ -12,10 +12,13 @@
 //! * [`iterables`] — `kd.iterables.*`;
 //! * [`assertion`] — `kd.assertion.*` and `kd.with_print`;
 //! * [`streams`] — `kd.streams.*`, the calls of `kd.parallel` and
-//!   `kd.functor.call_fn_*_when_parallel`.
+//!   `kd.functor.call_fn_*_when_parallel`;
+//! * [`extension_types`] — `kd.extension_types.*`, the operators on
+//!   extension values (`crate::extension`).
 
 pub mod assertion;
 pub mod control_flow;
+pub mod extension_types;
 pub mod functors;
 pub mod iterables;
 pub mod streams;
@@ -29,7 +32,14 @@ use crate::value::ExprValue;
 
 /// Every builtin operator.
 pub fn all() -> impl Iterator<Item = &'static BuiltinDef> {
-    tuples::DEFS.iter().chain(control_flow::DEFS).chain(functors::DEFS).chain(iterables::DEFS).chain(assertion::DEFS).chain(streams::DEFS)
+    tuples::DEFS
+        .iter()
+        .chain(control_flow::DEFS)
+        .chain(functors::DEFS)
+        .chain(iterables::DEFS)
+        .chain(assertion::DEFS)
+        .chain(streams::DEFS)
+        .chain(extension_types::DEFS)
 }
 
 /// The value of parameter `i` (`None` where unspecified).
