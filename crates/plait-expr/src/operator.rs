@@ -287,6 +287,15 @@ pub fn lookup(name: &str) -> Option<OpRef> {
     added().read().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
 }
 
+/// Every name an operator is registered under (standard and added), sorted.
+pub fn registered_names() -> Vec<String> {
+    let mut names: Vec<String> = standard().keys().cloned().collect();
+    names.extend(added().read().unwrap_or_else(|e| e.into_inner()).keys().cloned());
+    names.sort();
+    names.dedup();
+    names
+}
+
 /// The operator called `name`, or an error naming it.
 pub fn lookup_or_error(name: &str) -> Result<OpRef> {
     lookup(name).ok_or_else(|| Error::value("kd.lazy", format!("unknown operator: {name}")))

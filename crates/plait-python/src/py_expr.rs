@@ -838,6 +838,12 @@ fn builtin_operators() -> Vec<PyExprOperator> {
     plait_expr::builtins::all().filter_map(|def| ops::lookup(def.name)).map(|op| PyExprOperator { op }).collect()
 }
 
+/// Every name an operator is registered under, sorted.
+#[pyfunction]
+fn registry_names() -> Vec<String> {
+    ops::registered_names()
+}
+
 /// The operator registered as `name`, or None.
 #[pyfunction]
 fn registry_lookup(name: &str) -> Option<PyExprOperator> {
@@ -1074,6 +1080,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr_variable, m)?)?;
     m.add_function(wrap_pyfunction!(expr_placeholder, m)?)?;
     m.add_function(wrap_pyfunction!(expr_literal, m)?)?;
+    m.add_function(wrap_pyfunction!(registry_names, m)?)?;
     m.add_function(wrap_pyfunction!(expr_op, m)?)?;
     m.add_function(wrap_pyfunction!(expr_call, m)?)?;
     m.add_function(wrap_pyfunction!(expr_input_names, m)?)?;

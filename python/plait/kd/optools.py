@@ -196,19 +196,38 @@ def add_alias(name, alias):
 
 
 class _Container:
-    """Registered operators by dotted name: `container.kd.my_ns.my_op`."""
+    """Registered operators by dotted name (`container.kd.math.add`), limited
+    to the operators of the container's namespaces (as Koda's are)."""
 
-    def __init__(self, prefix):
+    def __init__(self, prefix, namespaces):
         self._prefix = prefix
+        self._namespaces = namespaces
+
+    def _full(self, name):
+        return f"{self._prefix}.{name}" if self._prefix else name
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        full = f"{self._prefix}.{name}" if self._prefix else name
-        op = _plait.registry_lookup(full)
-        if op is not None:
-            return _with_python_face(op)
-        return _Container(full)
+        full = self._full(name)
+        if full.rpartition(".")[0] in self._namespaces:
+            op = _plait.registry_lookup(full)
+            if op is not None:
+                return _with_python_face(op)
+        if any(ns == full or ns.startswith(full + ".") for ns in self._namespaces):
+            return _Container(full, self._namespaces)
+        raise AttributeError(f"'{full}' is not present in container")
+
+    def __dir__(self):
+        """The operators and namespaces reachable one level down."""
+        names = set()
+        prefix = self._full("")
+        if self._prefix in self._namespaces:
+            names.update(n[len(prefix):] for n in _plait.registry_names() if n.startswith(prefix) and "." not in n[len(prefix):])
+        for ns in self._namespaces:
+            if ns.startswith(prefix) and ns != self._prefix:
+                names.add(ns[len(prefix):].split(".")[0])
+        return sorted(names)
 
     def __repr__(self):
         return f"OperatorsContainer({self._prefix!r})"
@@ -217,9 +236,9 @@ class _Container:
 def make_operators_container(*namespaces):
     """Returns a container to reach registered operators by their dotted names.
 
-    `container.kd.math.add` is the operator registered as 'kd.math.add'. In
-    plait every registered operator is reachable, whatever `namespaces` are
-    given; name the namespaces you use anyway, as Koda requires them.
+    `container.kd.math.add` is the operator registered as 'kd.math.add'. The
+    operators directly in one of `namespaces` are reachable (`'kd'` reaches
+    `kd.add`, not `kd.math.add`); any other name raises AttributeError.
 
     Args:
       *namespaces: the namespaces to reach (for example 'kd.math').
@@ -228,6 +247,9 @@ def make_operators_container(*namespaces):
       >>> ops = kd.optools.make_operators_container('kd.math')
       >>> kd.eval(ops.kd.math.add(I.x, 1), x=2)
       DataItem(3, schema: INT32)
+      >>> ops.kd.strings.length
+      Traceback (most recent call last):
+      ...
+      AttributeError: 'kd.strings' is not present in container
     """
-    del namespaces  # every registered operator is reachable by its full name
-    return _Container("")
+    return _Container("", frozenset(namespaces))

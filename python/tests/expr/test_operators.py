@@ -124,9 +124,18 @@ def test_the_registry():
 
     assert repr(test_op(I.a)) == "kd.test_ns.test_op(I.a, DataItem(1, schema: INT32))"
     assert kd.eval(test_op(I.a), a=5).to_py() == 4
-    container = kd.optools.make_operators_container("kd")
+    container = kd.optools.make_operators_container("kd", "kd.test_ns")
     assert kd.eval(container.kd.test_ns.test_op(I.a, 2), a=5).to_py() == 3
     assert repr(container.kd.test_alias_op(I.a)) == "kd.test_alias_op(I.a, DataItem(1, schema: INT32))"
+    assert "test_op" in dir(container.kd.test_ns) and "test_ns" in dir(container.kd)
+    # Only the operators directly in the container's namespaces, as in Koda.
+    with pytest.raises(AttributeError, match="'kd.math' is not present in container"):
+        container.kd.math.add  # noqa: B018
+    with pytest.raises(AttributeError, match="'kd.no_such_op' is not present in container"):
+        container.kd.no_such_op  # noqa: B018
+    only_kd = kd.optools.make_operators_container("kd")
+    with pytest.raises(AttributeError, match="'kd.test_ns' is not present in container"):
+        only_kd.kd.test_ns.test_op  # noqa: B018
     with pytest.raises(ValueError, match="already exists"):
         kd.optools.add_to_registry()(test_op)
     with pytest.raises(ValueError, match="cannot be replaced"):
