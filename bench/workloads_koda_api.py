@@ -1,7 +1,8 @@
 """Benchmark workloads for what issue 21 added to the Koda API: ranges with
 DataSlice bounds (`ds.S[:kd.index(ds) + 1]`, `ds.S[starts:]`), FLOAT32
 `cum_sum` accumulated in FLOAT64, and `kd.from_py` inferring schemas
-(`schema=None`) and converting dataclasses.
+(`schema=None`) and converting dataclasses; schema metadata, a tree-like
+copy of shared data (`flatten_cyclic_references`) and `kd.get_repr`.
 
 `workloads(scale, pkd, kkd)` yields `(title, {impl: fn}, prepare)` in the
 style of bench/run.py; `kkd` (koladata) may be None. Target: >= 1x koladata.
@@ -31,7 +32,14 @@ def workloads(scale, pkd, kkd):
     points = [Point(i, i / 2, "p") for i in range(n_py)]
     state = {}
 
+    n_schemas = max(int(10_000 * scale), 1)
+
     def prepare(kd, name):
+        schemas = kd.slice([kd.named_schema(f"S{i}", a=kd.INT32) for i in range(n_schemas)])
+        people = kd.new(name=kd.slice([f"p{i}" for i in range(n_py)]), age=kd.slice(list(range(n_py))))
+        # Each entity refers to a shared pair twice: the tree-like copy has
+        # five items per entity.
+        shared = kd.new(a=people, b=people)
         flat = kd.slice(list(range(sum(sizes))))
         jagged = kd.reshape(flat, kd.shapes.new(len(sizes), kd.slice(sizes)))
         state[name] = {
@@ -39,6 +47,10 @@ def workloads(scale, pkd, kkd):
             "index": kd.index(jagged) + 1,
             "starts": kd.slice(starts),
             "floats": kd.float32(kd.slice(floats)),
+            "schemas": schemas,
+            "with_metadata": kd.with_metadata(schemas, unit="cm", version=kd.slice(list(range(n_schemas)))),
+            "shared": kd.new(left=shared, right=shared),
+            "people": people,
         }
 
     both = on_both(state, pkd, kkd)
@@ -47,3 +59,8 @@ def workloads(scale, pkd, kkd):
     yield f"cum_sum of {len(floats):,} FLOAT32", both(lambda kd, s: kd.math.cum_sum(s["floats"])), None
     yield f"from_py(schema=None) of {n_py:,} dicts", both(lambda kd, s: kd.from_py(records, schema=None)), None
     yield f"from_py(schema=None) of {n_py:,} dataclasses", both(lambda kd, s: kd.from_py(points, schema=None)), None
+    yield f"with_metadata of {n_schemas:,} schemas", both(lambda kd, s: kd.with_metadata(s["schemas"], unit="cm")), None
+    yield f"get_metadata of {n_schemas:,} schemas", both(lambda kd, s: kd.get_metadata(s["with_metadata"]).version), None
+    yield (f"flatten_cyclic_references of {n_py:,} entities (shared twice)",
+           both(lambda kd, s: kd.core.flatten_cyclic_references(s["shared"], max_recursion_depth=0)), None)
+    yield f"get_repr of {n_py:,} entities", both(lambda kd, s: kd.get_repr(s["people"], item_limit=100)), None

@@ -242,7 +242,7 @@ pub fn call_compiled(
 /// [`call_compiled`] on the current stack.
 fn call_here(compiled: &Compiled, positional: Vec<ExprValue>, keywords: Vec<(String, ExprValue)>) -> std::result::Result<ExprValue, EvalError> {
     let name = CALL;
-    let mut bound = try_bind(&compiled.params, positional, keywords).map_err(|e| e.functor_error(name))?;
+    let mut bound = try_bind(&compiled.params, positional, keywords, plait_ops::registry::BindOrder::Functor).map_err(|e| e.functor_error(name))?;
     let mut inputs: Vec<(&str, ExprValue)> = Vec::with_capacity(compiled.params.len());
     for (param, value) in compiled.params.iter().zip(bound.values) {
         let value = match param.kind {

@@ -178,6 +178,15 @@ pub enum BagRule {
     Merge,
 }
 
+/// A value's QType as Koda writes it in errors (`DATA_SLICE`,
+/// `tuple<DATA_SLICE,DATA_BAG>`).
+fn qtype_text(v: &Value) -> String {
+    match v {
+        Value::Tuple(items) => format!("tuple<{}>", items.iter().map(qtype_text).collect::<Vec<_>>().join(",")),
+        other => other.qtype_name().to_string(),
+    }
+}
+
 /// All operators, by name.
 #[derive(Debug, Default)]
 pub struct Registry {
@@ -331,9 +340,9 @@ impl BindError {
                     };
                     format!("takes {takes} but {given} {} given", if *given == 1 { "was" } else { "were" })
                 }
-                BindError::Twice(name) => format!("got multiple values for argument '{name}'"),
+                BindError::Twice(name) => format!("multiple values for argument '{name}'"),
                 BindError::UnknownKeywords(names) => {
-                    format!("got an unexpected keyword argument '{}'", names[0])
+                    format!("an unexpected keyword argument: '{}'", names[0])
                 }
                 BindError::Missing { names, keyword_only } => format!(
                     "missing {} required {} {}: {}",
@@ -374,11 +383,23 @@ impl BindError {
 /// Generic so that values (eager calls) and expressions (lazy calls) bind by
 /// the same rules.
 pub fn bind_params<T>(op: &str, params: &[Param], positional: Vec<T>, keywords: Vec<(String, T)>) -> Result<Bound<T>> {
-    try_bind(params, positional, keywords).map_err(|e| e.python_error(op))
+    try_bind(params, positional, keywords, BindOrder::Operator).map_err(|e| e.python_error(op))
+}
+
+/// Which binding error a call reports when it has several: Koda's
+/// operators and functors order them differently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindOrder {
+    /// An argument given twice, missing ones, too many positional ones,
+    /// unknown keywords (operators).
+    Operator,
+    /// Too many positional ones, an argument given twice, unknown keywords,
+    /// missing ones (functor calls).
+    Functor,
 }
 
 /// [`bind_params`], with the reason it fails for the caller to word.
-pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, T)>) -> std::result::Result<Bound<T>, BindError> {
+pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, T)>, order: BindOrder) -> std::result::Result<Bound<T>, BindError> {
     let mut values: Vec<Option<T>> = params.iter().map(|_| None).collect();
     let mut var_args = Vec::new();
     let mut positional = positional.into_iter();
@@ -394,10 +415,13 @@ pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, 
         }
     }
     let extra = positional.count();
-    if extra > 0 {
+    let too_many = (extra > 0).then(|| {
         let positional = || params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword));
         let (min, max) = (positional().filter(|p| p.default.is_none()).count(), positional().count());
-        return Err(BindError::TooManyPositional { min, max, given: max + extra });
+        BindError::TooManyPositional { min, max, given: max + extra }
+    });
+    if let (BindOrder::Functor, Some(e)) = (order, &too_many) {
+        return Err(e.clone());
     }
     let mut var_kwargs = Vec::new();
     let mut unknown = Vec::new();
@@ -411,7 +435,7 @@ pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, 
             None => unknown.push(name),
         }
     }
-    if !unknown.is_empty() {
+    if order == BindOrder::Functor && !unknown.is_empty() {
         return Err(BindError::UnknownKeywords(unknown));
     }
     let missing = |keyword_only: bool| -> Vec<String> {
@@ -432,6 +456,12 @@ pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, 
         if !names.is_empty() {
             return Err(BindError::Missing { names, keyword_only });
         }
+    }
+    if let Some(e) = too_many {
+        return Err(e);
+    }
+    if !unknown.is_empty() {
+        return Err(BindError::UnknownKeywords(unknown));
     }
     Ok(Bound { values, var_args, var_kwargs })
 }
@@ -471,8 +501,25 @@ impl Args<'_> {
         &self.values[i]
     }
 
+    /// Koda's error for argument `name` of the wrong kind (`expected` is a
+    /// QType name: `DATA_SLICE`, `JAGGED_SHAPE`, `DATA_BAG`).
     fn type_error(&self, name: &str, expected: &str, got: &Value) -> Error {
-        Error::type_error(self.op.name, format!("argument `{name}` must be {expected}, got {}", got.describe()))
+        Error::value(self.op.name, format!("expected {expected}, got {name}: {}", qtype_text(got)))
+    }
+
+    /// Koda's error for `*args` (`**kwargs` when `named`) that are not all
+    /// of QType `expected`: the QTypes of all of them.
+    fn var_type_error(&self, expected: &str, named: bool) -> Error {
+        let kind = if named { ParamKind::VarKeyword } else { ParamKind::VarPositional };
+        let name = self.op.params.iter().find(|p| p.kind == kind).map_or(if named { "kwargs" } else { "args" }, |p| p.name.as_str());
+        let got = if named {
+            let fields: Vec<String> = self.var_kwargs.iter().map(|(n, v)| format!("{n}={}", qtype_text(v))).collect();
+            format!("namedtuple<{}>", fields.join(","))
+        } else {
+            let items: Vec<String> = self.var_args.iter().map(qtype_text).collect();
+            format!("tuple<{}>", items.join(","))
+        };
+        Error::value(self.op.name, format!("expected all arguments to be {expected}, got {name}: {got}"))
     }
 
     /// The name of the operator being run (for errors).
@@ -490,7 +537,7 @@ impl Args<'_> {
     pub fn bag(&self, name: &str) -> Result<Option<&DataBag>> {
         match self.slot(name) {
             Some(Value::Bag(b)) => Ok(b.as_ref()),
-            Some(v) => bag_of_value(v).ok_or_else(|| self.type_error(name, "a DataBag", v)),
+            Some(v) => bag_of_value(v).ok_or_else(|| self.type_error(name, "DATA_BAG", v)),
             None => Err(Error::type_error(self.op.name, format!("argument `{name}` must be given"))),
         }
     }
@@ -501,7 +548,7 @@ impl Args<'_> {
             .iter()
             .map(|v| match v {
                 Value::Bag(b) => Ok(b.as_ref()),
-                other => bag_of_value(other).ok_or_else(|| self.type_error("*args", "DataBags", other)),
+                other => bag_of_value(other).ok_or_else(|| self.var_type_error("DATA_BAG", false)),
             })
             .collect()
     }
@@ -516,7 +563,7 @@ impl Args<'_> {
         match self.slot(name) {
             None => Ok(None),
             Some(Value::Slice(x)) => Ok(Some(x)),
-            Some(v) => Err(self.type_error(name, "a DataSlice", v)),
+            Some(v) => Err(self.type_error(name, "DATA_SLICE", v)),
         }
     }
 
@@ -537,7 +584,7 @@ impl Args<'_> {
                 plait_core::limits::ensure_allocatable(&self.op.name.replace("._", "."), s.size(), 8)?;
                 Ok(s)
             }
-            Some(v) => Err(self.type_error(name, "a JaggedShape", v)),
+            Some(v) => Err(self.type_error(name, "JAGGED_SHAPE", v)),
             None => Err(Error::type_error(self.op.name, format!("argument `{name}` must be given"))),
         }
     }
@@ -608,7 +655,7 @@ impl Args<'_> {
             .iter()
             .map(|v| match v {
                 Value::Slice(x) => Ok(x),
-                other => Err(self.type_error("*args", "DataSlices", other)),
+                _ => Err(self.var_type_error("DATA_SLICE", false)),
             })
             .collect()
     }
@@ -624,7 +671,7 @@ impl Args<'_> {
             .iter()
             .map(|(n, v)| match v {
                 Value::Slice(x) => Ok((n.clone(), x.clone())),
-                other => Err(self.type_error(n, "a DataSlice", other)),
+                _ => Err(self.var_type_error("DATA_SLICE", true)),
             })
             .collect()
     }

@@ -67,7 +67,7 @@ fn binding_applies_defaults_and_reports_errors() {
     let err = op.call(vec![], vec![]).unwrap_err();
     assert_eq!(err.to_string(), "kd.math.agg_sum: missing 1 required positional argument: 'x'");
     let err = op.call(vec![Value::Slice(x)], vec![("nope".into(), Value::Slice(int_item(1)))]).unwrap_err();
-    assert_eq!(err.to_string(), "kd.math.agg_sum: got an unexpected keyword argument 'nope'");
+    assert_eq!(err.to_string(), "kd.math.agg_sum: an unexpected keyword argument: 'nope'");
 }
 
 #[test]

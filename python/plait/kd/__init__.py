@@ -300,6 +300,8 @@ def with_name(obj, name):
       >>> kd.expr.get_name(kd.lazy.with_name(I.x + 1, 'y'))
       'y'
     """
+    if not isinstance(name, builtins.str):
+        raise ValueError("Name must be a string")
     if isinstance(obj, expr.Expr):
         # An extension type's view stays one (the name changes no value).
         return extension_types._view(_plait.expr_call("kd.annotation.with_name", obj, name))

@@ -4,7 +4,6 @@ from plait.kd._operators import export as _export
 
 _export(globals(), "kd.core")
 
-from plait._plait import dir, get_attr_names  # noqa: E402,A004 - Koda's names
 from plait.kd.assertion import with_print  # noqa: E402,F401 - Koda's name in kd.core
 
 

@@ -17,9 +17,6 @@ def clone_as_full(x, /, *, itemid = ..., **overrides) -> Any:
 def deep_clone(x, /, schema = ..., **overrides) -> Any:
     """Returns clones of x and of everything reachable from it, all with new ItemIds."""
 
-def dir(x) -> Any:
-    """Returns the sorted names of the attributes that all items of x have."""
-
 def enriched(ds, *bag) -> Any:
     """Returns `ds` with the given bags added behind its bag, so its own values win."""
 
@@ -44,8 +41,8 @@ def freeze_bag(x) -> Any:
 def get_attr(x, attr_name, default = ...) -> Any:
     """Returns attribute attr_name of every item of x."""
 
-def get_attr_names(x, *, intersection) -> Any:
-    """Returns the sorted attribute names of the items of x."""
+def get_attr_names(x, intersection) -> Any:
+    """Returns the sorted attribute names of the items of x, as a 1-D STRING DataSlice."""
 
 def get_bag(ds) -> Any:
     """Returns the bag of `ds`, or None when it has none."""

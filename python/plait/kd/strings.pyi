@@ -59,8 +59,8 @@ def regex_match(text, regex) -> Any:
 def regex_replace_all(text, regex, replacement) -> Any:
     """Replaces all non-overlapping matches of `regex` in `text`."""
 
-def replace(s, old_substr, new_substr, max_subs = ...) -> Any:
-    """Replaces up to `max_subs` occurrences of `old_substr` within `s` with `new_substr`."""
+def replace(s, old, new, max_subs = ...) -> Any:
+    """Replaces up to `max_subs` occurrences of `old` within `s` with `new`."""
 
 def rfind(s, substr, start = ..., end = ...) -> Any:
     """Returns the offset of the last occurrence of `substr` in `s`."""

@@ -261,7 +261,7 @@ def test_bad_input_names_the_problem():
     with pytest.raises(ValueError, match="kd.math.add: object with unsupported type") as info:
         kd.lazy.math.add(I.a, object())
     assert info.value.__notes__ == ["Error occurred while processing argument: `y`"]
-    with pytest.raises(TypeError, match="kd.math.add: argument `y` must be a DataSlice, got a DataBag") as info:
+    with pytest.raises(ValueError, match="kd.math.add: expected DATA_SLICE, got y: DATA_BAG") as info:
         kd.eval(I.a + kd.expr.literal(kd.bag()), a=1)
     assert info.value.__notes__[0].startswith("while evaluating I.a + DataBag(")
 

@@ -78,9 +78,9 @@ def test_argument_binding_errors():
         kd.math.add(1)
     with pytest.raises(TypeError, match=r"^kd.math.add: takes 2 positional arguments but 3 were given$"):
         kd.math.add(1, 2, 3)
-    with pytest.raises(TypeError, match=r"^kd.math.agg_sum: got an unexpected keyword argument 'dims'$"):
+    with pytest.raises(TypeError, match=r"^kd.math.agg_sum: an unexpected keyword argument: 'dims'$"):
         kd.agg_sum(kd.slice([1]), dims=1)
-    with pytest.raises(TypeError, match=r"^kd.math.add: got multiple values for argument 'x'$"):
+    with pytest.raises(TypeError, match=r"^kd.math.add: multiple values for argument 'x'$"):
         kd.math.add(1, x=2)
-    with pytest.raises(TypeError, match=r"argument `shape` must be a JaggedShape"):
+    with pytest.raises(ValueError, match=r"expected JAGGED_SHAPE, got shape: DATA_SLICE"):
         kd.present_shaped(kd.slice([1]))

@@ -102,6 +102,6 @@ pub(crate) fn call_backend_value(name: &str, var_args: Vec<Value>, named: Vec<(&
 pub(crate) fn slice_arg(op: &str, what: &str, v: ExprValue) -> Result<DataSlice> {
     match v {
         ExprValue::Data(Value::Slice(x)) => Ok(x),
-        other => Err(Error::type_error(op, format!("argument `{what}` must be a DataSlice, got {}", other.kind_name()))),
+        other => Err(Error::value(op, format!("expected DATA_SLICE, got {what}: {}", crate::stream::value_type_name(&other)))),
     }
 }

@@ -338,7 +338,43 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
     Ok(result.unwrap_or_default())
 }
 
+/// `kd.core.get_attr_names(x, intersection)`: [`attr_names`] as a 1-D
+/// STRING slice.
+pub fn attr_names_slice(x: &DataSlice, intersection: bool) -> Result<DataSlice> {
+    let names = attr_names(x, intersection)?;
+    let mut b = plait_core::column::ColumnBuilder::new(Schema::String, names.len());
+    for name in &names {
+        b.push(ScalarRef::String(name));
+    }
+    DataSlice::new(plait_core::JaggedShape::flat(names.len()), SliceData::from_column(b.finish()), Schema::String)
+}
+
 pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        "kd.core.get_attr_names",
+        &[],
+        "x, intersection",
+        r#"Returns the sorted attribute names of the items of x, as a 1-D STRING DataSlice.
+
+For entities the names come from their schema; for objects, from each
+object's own schema, and `intersection` chooses between the names all
+objects share and the names any object has. Primitives in OBJECT data are
+skipped. x must have a DataBag. (`kd.get_attr_names` gives the same names
+as a Python list.)
+
+Args:
+  x: a DataSlice with a DataBag.
+  intersection: True for the names common to all items, False for the names
+    of any item.
+
+Examples:
+  >>> x = kd.slice([kd.obj(a=1, b=2), kd.obj(a=3, c=4)])
+  >>> kd.core.get_attr_names(x, intersection=True)
+  DataSlice(['a'], schema: STRING, present: 1/1)
+  >>> kd.core.get_attr_names(x, False)
+  DataSlice(['a', 'b', 'c'], schema: STRING, present: 3/3)"#,
+        |a| attr_names_slice(a.slice("x")?, a.bool("intersection")?),
+    );
     r.add(
         "kd.core.get_attr",
         &["kd.get_attr"],

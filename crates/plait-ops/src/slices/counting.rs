@@ -61,7 +61,10 @@ pub fn index(x: &DataSlice, dim: i64) -> Result<DataSlice> {
     let op = "kd.slices.index";
     let rank = x.rank() as i64;
     let d = if dim < 0 { dim + rank } else { dim };
-    if rank == 0 || d < 0 || d >= rank {
+    if rank == 0 {
+        return Err(Error::value(op, "argument `x` must have non-zero rank"));
+    }
+    if d < 0 || d >= rank {
         return Err(Error::value(op, format!("expected -get_ndim(x) <= dim < get_ndim(x), got dim={dim}, ndim={rank}")));
     }
     let d = d as usize;

@@ -500,17 +500,17 @@ Examples:
     r.add(
         "kd.strings.replace",
         &[],
-        "s, old_substr, new_substr, max_subs=None",
-        r#"Replaces up to `max_subs` occurrences of `old_substr` within `s` with `new_substr`.
+        "s, old, new, max_subs=None",
+        r#"Replaces up to `max_subs` occurrences of `old` within `s` with `new`.
 
 Occurrences are replaced from left to right, all of them when max_subs is
-missing. An empty old_substr matches before every character and at the end.
+missing. An empty `old` matches before every character and at the end.
 All arguments broadcast together.
 
 Args:
   s: strings or bytes.
-  old_substr: the substring to replace.
-  new_substr: its replacement.
+  old: the substring to replace.
+  new: its replacement.
   max_subs: the largest number of replacements (all when missing).
 
 Examples:
@@ -518,7 +518,7 @@ Examples:
   DataSlice(['bonono', 'opple', None], schema: STRING, present: 2/3)
   >>> kd.strings.replace(kd.slice(['banana']), 'a', 'o', max_subs=2)
   DataSlice(['bonona'], schema: STRING, present: 1/1)"#,
-        |a| replace(a.slice("s")?, a.slice("old_substr")?, a.slice("new_substr")?, a.slice("max_subs")?),
+        |a| replace(a.slice("s")?, a.slice("old")?, a.slice("new")?, a.slice("max_subs")?),
     );
     r.add(
         "kd.strings.join",

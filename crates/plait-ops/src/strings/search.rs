@@ -302,12 +302,12 @@ fn strip_impl(op: &str, s: &DataSlice, chars: &DataSlice, sides: Sides) -> Resul
     finish_text(&p, p.dtype(), out)
 }
 
-/// `s` with up to `max_subs` occurrences of `old_substr` replaced by
-/// `new_substr` (all when `max_subs` is missing or negative), as Python's
+/// `s` with up to `max_subs` occurrences of `old` replaced by
+/// `new` (all when `max_subs` is missing or negative), as Python's
 /// `str.replace`.
 pub fn replace(s: &DataSlice, old: &DataSlice, new: &DataSlice, max_subs: &DataSlice) -> Result<DataSlice> {
     let op = "kd.strings.replace";
-    let p = prepare_text(op, &[("s", s), ("old_substr", old), ("new_substr", new)], TypeClass::Text, &[("max_subs", max_subs)])?;
+    let p = prepare_text(op, &[("s", s), ("old", old), ("new", new)], TypeClass::Text, &[("max_subs", max_subs)])?;
     if p.operands[..3].iter().any(|o| o.column.is_none()) {
         return Ok(p.missing(text_type_of(s, p.dtype())));
     }
