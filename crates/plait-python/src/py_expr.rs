@@ -232,8 +232,12 @@ fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict
         let _ = err.value(args.py()).call_method1("add_note", (format!("Error occurred while processing argument: `{name}`"),));
         err
     };
+    // Non-determinism tokens (`kd.optools.unified_non_deterministic_arg`)
+    // are dropped: a non-deterministic operator is never folded, so every
+    // evaluation computes afresh without one.
     let positional = args
         .iter()
+        .filter(|a| !is_token(a))
         .enumerate()
         .map(|(i, a)| arg_expr(op, &a).map_err(|e| noted(&positional_name(&op.params, i), e)))
         .collect::<PyResult<Vec<_>>>()?;
@@ -241,11 +245,22 @@ fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
             let k = k.extract::<String>()?;
+            if (k == NON_DETERMINISTIC_PARAM && !op.params.iter().any(|p| p.name == k)) || is_token(&v) {
+                continue;
+            }
             let value = arg_expr(op, &v).map_err(|e| noted(&k, e))?;
             keywords.push((k, value));
         }
     }
     located(guard(|| Expr::call(op, positional, keywords))?)
+}
+
+/// The keyword Koda binds a non-determinism token to.
+const NON_DETERMINISTIC_PARAM: &str = "_non_deterministic_token";
+
+/// Whether `x` is a non-determinism token: a `koda_internal.non_deterministic` node.
+fn is_token(x: &Bound<'_, PyAny>) -> bool {
+    x.cast::<PyExpr>().is_ok_and(|e| matches!(e.get().inner.kind(), NodeKind::Op { op, .. } if &*op.name == "koda_internal.non_deterministic"))
 }
 
 /// The lazy form of eager operator `name` (inside tracing).
@@ -618,8 +633,38 @@ pub struct PyExprOperator {
 #[pymethods]
 impl PyExprOperator {
     #[pyo3(signature = (*args, **kwargs))]
-    fn __call__(&self, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
-        build(&self.op, args, kwargs)
+    fn __call__(slf: &Bound<'_, Self>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
+        let op = slf.get().op.clone();
+        if CALL_HOOKS.load(std::sync::atomic::Ordering::Relaxed) {
+            // Operators of `kd.optools` with qtype constraints, overloads or
+            // boxing policies: the hook checks (and re-boxes) the arguments.
+            static HOOK: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+            let py = slf.py();
+            let hook = HOOK.get_or_try_init(py, || py.import("plait.kd.optools")?.getattr("_call_hook").map(Bound::unbind))?;
+            let found = hook.bind(py).call1((slf, args, kwargs))?;
+            if !found.is_none() {
+                let (args, kwargs): (Bound<'_, PyTuple>, Option<Bound<'_, PyDict>>) = found.extract()?;
+                return build(&op, &args, kwargs.as_ref());
+            }
+        }
+        build(&op, args, kwargs)
+    }
+
+    /// An identity shared by an operator and its aliases (two operators
+    /// with equal `_impl_id` compute the same).
+    #[getter]
+    fn _impl_id(&self) -> u128 {
+        let mut h = plait_core::itemid::UuidHasher::new("expr_operator_impl");
+        match &self.op.kind {
+            OperatorKind::Backend(op) => h.write_str(op.name),
+            OperatorKind::Builtin(def) => h.write_str(def.name),
+            OperatorKind::Lambda(body) => {
+                h.write_str(&self.op.signature());
+                h.write_bytes(&body.fingerprint().to_le_bytes());
+            }
+            OperatorKind::Function { function, .. } => h.write_bytes(&(Arc::as_ptr(function) as *const () as usize as u64).to_le_bytes()),
+        }
+        h.finish()
     }
 
     /// Computes the operator now, on values (the eager form of a builtin
@@ -820,6 +865,15 @@ fn make_py_function_operator(
 fn make_backend_operator(py: Python<'_>, name: &str, kernel: &str, params: ParamSpec, doc: &str) -> PyResult<PyExprOperator> {
     let params = params_from_py("kd.optools.as_backend_operator", params, py)?;
     Ok(PyExprOperator { op: guard(|| Operator::backend(name, kernel, params, doc))? })
+}
+
+/// Whether some operator has a call hook (`plait.kd.optools._call_hook`).
+static CALL_HOOKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns on the call hook of `kd.optools` operators (once one needs it).
+#[pyfunction]
+fn enable_call_hooks() {
+    CALL_HOOKS.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// `kd.optools.add_to_registry`: registers `op` under `name` (returns the
@@ -1074,6 +1128,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(make_py_function_operator, m)?)?;
     m.add_function(wrap_pyfunction!(make_backend_operator, m)?)?;
     m.add_function(wrap_pyfunction!(registry_add, m)?)?;
+    m.add_function(wrap_pyfunction!(enable_call_hooks, m)?)?;
     m.add_function(wrap_pyfunction!(registry_lookup, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_operators, m)?)?;
     m.add_function(wrap_pyfunction!(expr_input, m)?)?;

@@ -2,22 +2,49 @@
 
 from typing import Any
 
+WITH_PY_FUNCTION_TO_PY_OBJECT: Any
 def add_alias(name, alias) -> Any:
     """Registers the operator registered as `name` under `alias` as well."""
 
 def add_to_registry(name = ..., *, aliases = ..., unsafe_override = ..., **_options) -> Any:
     """Returns a decorator that registers an operator by name."""
 
-def as_backend_operator(name, *, kernel = ..., doc = ..., **_options) -> Any:
+def add_to_registry_as_overload(name = ..., *, overload_condition_expr, unsafe_override = ..., **_options) -> Any:
+    """Returns a decorator registering an operator as an overload."""
+
+def add_to_registry_as_overloadable(name, *, unsafe_override = ..., aux_policy = ..., **_options) -> Any:
+    """Returns a decorator registering an overloadable operator called `name`."""
+
+def as_backend_operator(name, *, kernel = ..., qtype_constraints = ..., doc = ..., **_options) -> Any:
     """Returns a decorator declaring an operator over a kernel of plait's registry."""
 
-def as_lambda_operator(name, *, doc = ..., **_options) -> Any:
+def as_lambda_operator(name, *, qtype_constraints = ..., deterministic = ..., custom_boxing_fn_name_per_parameter = ..., experimental_aux_policy = ..., doc = ..., **_options) -> Any:
     """A decorator making a lambda operator of a function: the function is"""
 
-def as_py_function_operator(name, *, deterministic = ..., doc = ..., **_options) -> Any:
+def as_py_function_operator(name, *, qtype_constraints = ..., deterministic = ..., custom_boxing_fn_name_per_parameter = ..., experimental_aux_policy = ..., doc = ..., **_options) -> Any:
     """Returns a decorator making an operator that calls a Python function."""
+
+def as_qvalue(arg) -> Any:
+    """Returns `arg` boxed as a value, as operators box their arguments."""
+
+def as_qvalue_or_expr(arg) -> Any:
+    """Returns `arg` as an expression when it holds one, else boxed as a value."""
+
+constraints: Any
+eager: Any
+def equiv_to_op(this_op, that_op) -> Any:
+    """Returns True iff the two operators compute the same."""
+
+def fix_non_deterministic_tokens(expr, *, param = ...) -> Any:
+    """Returns `expr` with its non-determinism tokens numbered 1, 2, ... in"""
 
 def make_operators_container(*namespaces) -> Any:
     """Returns a container to reach registered operators by their dotted names."""
+
+def unified_non_deterministic_arg() -> Any:
+    """Returns a non-determinism token, an expression to pass as an argument."""
+
+def unified_non_deterministic_kwarg() -> Any:
+    """Returns `{'_non_deterministic_token': token}`, a non-determinism token"""
 
 unspecified: Any

@@ -33,19 +33,7 @@ API = [row["name"] for row in koda_diff.reference_rows("koda_api.tsv")]
 METHODS = [f"{row['class']}.{row['name']}" for row in koda_diff.reference_rows("koda_methods.tsv")]
 
 # Names and methods plait does not have yet (issue 21 builds them).
-NOT_YET = {
-    "kd.optools.WITH_PY_FUNCTION_TO_PY_OBJECT",
-    "kd.optools.add_to_registry_as_overload",
-    "kd.optools.add_to_registry_as_overloadable",
-    "kd.optools.as_qvalue",
-    "kd.optools.as_qvalue_or_expr",
-    "kd.optools.constraints",
-    "kd.optools.eager",
-    "kd.optools.equiv_to_op",
-    "kd.optools.fix_non_deterministic_tokens",
-    "kd.optools.unified_non_deterministic_arg",
-    "kd.optools.unified_non_deterministic_kwarg",
-}
+NOT_YET = set()
 
 # Docstring examples whose outcome differs from koladata's on purpose, each
 # with its reason (see docs/differences.md): example source -> reason.
