@@ -420,6 +420,36 @@ impl Column {
         if indices.contains(&MISSING_INDEX) { self.take_impl::<true>(indices) } else { self.take_impl::<false>(indices) }
     }
 
+    /// The items of `ranges` (`len` in all), one after another.
+    fn take_ranges(&self, ranges: &[std::ops::Range<usize>], len: usize) -> Column {
+        fn runs<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, ranges: &[std::ops::Range<usize>], len: usize) -> ScalarBuffer<T> {
+            let mut out: Vec<T> = Vec::with_capacity(len);
+            for r in ranges {
+                out.extend_from_slice(&v[r.clone()]);
+            }
+            ScalarBuffer::from(out)
+        }
+        let values = match &self.values {
+            Values::Int32(v) => Values::Int32(runs(v, ranges, len)),
+            Values::Int64(v) => Values::Int64(runs(v, ranges, len)),
+            Values::Float32(v) => Values::Float32(runs(v, ranges, len)),
+            Values::Float64(v) => Values::Float64(runs(v, ranges, len)),
+            Values::ItemId(v) => Values::ItemId(runs(v.bits(), ranges, len).into()),
+            _ => {
+                let indices: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
+                return self.take(&indices);
+            }
+        };
+        let presence = self.presence.as_ref().map(|p| {
+            let mut b = arrow_buffer::BooleanBufferBuilder::new(len);
+            for r in ranges {
+                b.append_buffer(&p.inner().slice(r.start, r.len()));
+            }
+            NullBuffer::new(b.finish())
+        });
+        Column::new(values, presence)
+    }
+
     /// The gather kernel; with `MAY_MISS == false` (broadcasting, where every
     /// index is valid) the per-item missing check compiles away.
     fn take_impl<const MAY_MISS: bool>(&self, indices: &[usize]) -> Column {
@@ -870,6 +900,14 @@ impl SliceData {
     pub fn take(&self, indices: &[usize]) -> SliceData {
         let columns = self.columns.iter().map(|c| c.take(indices)).collect();
         SliceData::from_columns(indices.len(), columns)
+    }
+
+    /// The items of `ranges`, one after another (what slicing rows gives):
+    /// fixed-width values are copied a run at a time.
+    pub fn take_ranges(&self, ranges: &[std::ops::Range<usize>]) -> SliceData {
+        let len = ranges.iter().map(|r| r.len()).sum();
+        let columns = self.columns.iter().map(|c| c.take_ranges(ranges, len)).collect();
+        SliceData::from_columns(len, columns)
     }
 
     /// Gathers from `self` followed by `other` as if they were one slice

@@ -8,6 +8,8 @@
 //! range per parent, or several per parent when the bounds have more
 //! dimensions (`ds.S[:kd.index(ds) + 1]`: every prefix of each row).
 
+use std::ops::Range;
+
 use crate::cast::cast_to_narrow;
 use crate::column::{MISSING_INDEX, ScalarRef};
 use crate::error::{Error, Result};
@@ -81,40 +83,53 @@ pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
 
     let mut positions: Vec<usize> = vec![0];
     let mut edges: Vec<Edge> = Vec::new();
-    for (edge, arg) in x.shape().edges().iter().zip(per_dim) {
-        match arg {
+    // Rows sliced by ranges in the last dimension are copied a run at a time.
+    let mut last_ranges: Option<Vec<Range<usize>>> = None;
+    let dims = x.shape().edges().len();
+    for (d, (edge, arg)) in x.shape().edges().iter().zip(per_dim).enumerate() {
+        let ranges = match arg {
             SliceArg::Index(i) => {
                 positions = positions.iter().map(|&p| pick(edge, p, *i)).collect();
+                continue;
             }
             SliceArg::Range { start, stop } => {
-                let mut next = Vec::new();
-                let mut sizes = Vec::with_capacity(positions.len());
+                let mut ranges = Vec::with_capacity(positions.len());
                 for &p in &positions {
-                    if p == MISSING_INDEX {
-                        sizes.push(0);
-                        continue;
-                    }
-                    let range = edge.child_range(p);
-                    let (a, b) = resolve_range(range.len(), *start, *stop);
-                    next.extend(range.start + a..range.start + b);
-                    sizes.push((b - a) as i64);
+                    ranges.push(if p == MISSING_INDEX {
+                        0..0
+                    } else {
+                        let range = edge.child_range(p);
+                        let (a, b) = resolve_range(range.len(), *start, *stop);
+                        range.start + a..range.start + b
+                    });
                 }
-                edges.push(Edge::from_sizes(&sizes)?);
-                positions = next;
+                ranges
             }
             SliceArg::Slice(indices) => {
                 let current = JaggedShape::from_edges(edges.clone())?;
                 positions = pick_by_slice(edge, &positions, &current, indices, &mut edges)?;
+                continue;
             }
             SliceArg::Ranges { start, stop } => {
                 let current = JaggedShape::from_edges(edges.clone())?;
-                positions = pick_ranges(edge, &positions, &current, start.as_ref(), stop.as_ref(), &mut edges)?;
+                pick_ranges(edge, &positions, &current, start.as_ref(), stop.as_ref(), &mut edges)?
             }
             SliceArg::Ellipsis => unreachable!("ellipsis was expanded above"),
+        };
+        let sizes: Vec<i64> = ranges.iter().map(|r| r.len() as i64).collect();
+        edges.push(Edge::from_sizes(&sizes)?);
+        if d + 1 == dims {
+            last_ranges = Some(ranges);
+        } else {
+            positions = ranges.into_iter().flatten().collect();
         }
     }
     let shape = JaggedShape::from_edges(edges)?;
-    Ok(DataSlice::new(shape, x.data().take(&positions), x.schema())?.with_bag(x.bag().cloned()))
+    let data = match &last_ranges {
+        Some(ranges) => x.data().take_ranges(ranges),
+        None => x.data().take(&positions),
+    };
+    Ok(DataSlice::new(shape, data, x.schema())?.with_bag(x.bag().cloned()))
 }
 
 /// The child `i` of parent `p` (negative from the end), or missing.
@@ -137,7 +152,9 @@ fn resolve_range(len: usize, start: Option<i64>, stop: Option<i64>) -> (usize, u
     (a as usize, b.max(a) as usize)
 }
 
-/// Ranges whose bounds are DataSlices (see [`SliceArg::Ranges`]).
+/// Ranges whose bounds are DataSlices (see [`SliceArg::Ranges`]): the
+/// range of children each item of the result takes (pushing the edges of
+/// the bounds' own extra dimensions; the caller pushes the ranges' edge).
 fn pick_ranges(
     edge: &Edge,
     positions: &[usize],
@@ -145,7 +162,7 @@ fn pick_ranges(
     start: Option<&DataSlice>,
     stop: Option<&DataSlice>,
     edges: &mut Vec<Edge>,
-) -> Result<Vec<usize>> {
+) -> Result<Vec<Range<usize>>> {
     let mut shapes: Vec<&JaggedShape> = [start, stop].into_iter().flatten().map(DataSlice::shape).collect();
     shapes.push(current);
     let target = crate::broadcast::common_shape(OP, &shapes)?;
@@ -180,22 +197,22 @@ fn pick_ranges(
             _ => None,
         },
     };
-    let mut next = Vec::new();
-    let mut sizes = Vec::with_capacity(target.size());
-    for (k, &from) in parent.iter().enumerate() {
-        let p = positions[from];
-        match (value_at(&start_column, k), value_at(&stop_column, k)) {
-            (Some(a), Some(b)) if p != MISSING_INDEX => {
-                let range = edge.child_range(p);
-                let (a, b) = resolve_range(range.len(), a, b);
-                next.extend(range.start + a..range.start + b);
-                sizes.push((b - a) as i64);
+    let ranges = parent
+        .iter()
+        .enumerate()
+        .map(|(k, &from)| {
+            let p = positions[from];
+            match (value_at(&start_column, k), value_at(&stop_column, k)) {
+                (Some(a), Some(b)) if p != MISSING_INDEX => {
+                    let range = edge.child_range(p);
+                    let (a, b) = resolve_range(range.len(), a, b);
+                    range.start + a..range.start + b
+                }
+                _ => 0..0,
             }
-            _ => sizes.push(0),
-        }
-    }
-    edges.push(Edge::from_sizes(&sizes)?);
-    Ok(next)
+        })
+        .collect();
+    Ok(ranges)
 }
 
 /// Index by a DataSlice of integers aligned with the result built so far.
