@@ -640,7 +640,12 @@ impl Args<'_> {
         let x = self.slice(name)?;
         match (x.is_item(), x.get(0)) {
             (true, Some(ScalarRef::Schema(s))) => Ok(s),
-            _ => Err(Error::type_error(self.op.name, format!("argument `{name}` must be a schema item, got {}", describe(x)))),
+            // Koda's text for a value that is not a schema.
+            _ if x.schema() != Schema::Schema => {
+                let got = plait_core::bag::text::schema_text(x.schema(), x.bag());
+                Err(Error::value(self.op.name, format!("{name}'s schema must be SCHEMA, got: {got}")))
+            }
+            _ => Err(Error::value(self.op.name, format!("{name} must be a schema item, got {}", describe(x)))),
         }
     }
 

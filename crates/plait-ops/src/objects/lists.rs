@@ -262,7 +262,14 @@ pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
         return shaped(&JaggedShape::scalar(), None, Some(Schema::Object), None);
     }
     let aligned = plait_core::broadcast::align(op, lists)?;
-    let rows: Vec<DataSlice> = aligned.iter().map(|l| require_lists(op, l).and_then(|s| explode_once(l, s))).collect::<Result<_>>()?;
+    // Koda's text for an argument that holds no lists.
+    let rows: Vec<DataSlice> = aligned
+        .iter()
+        .map(|l| {
+            let schema = item_schema(op, l)?.ok_or_else(|| Error::value(op, "concat_lists expects all input slices to contain lists"))?;
+            explode_once(l, schema)
+        })
+        .collect::<Result<_>>()?;
     let refs: Vec<&DataSlice> = rows.iter().collect();
     // The items keep their bags (lists of lists, entities).
     implode(&keep_bags(crate::slices::concat(&refs, 1)?, &refs), 1, None)

@@ -142,7 +142,7 @@ pub fn sizes_slice(shape: &JaggedShape) -> Result<DataSlice> {
 fn strict_shape_arg(a: &Args<'_>, name: &str) -> Result<JaggedShape> {
     match a.value(name) {
         Some(Value::Shape(s)) => Ok(s.clone()),
-        Some(v) => Err(Error::type_error(a.op_name(), format!("expected JAGGED_SHAPE, got {name}: {}", v.qtype_name()))),
+        Some(v) => Err(Error::value(a.op_name(), format!("expected JAGGED_SHAPE, got {name}: {}", v.qtype_name()))),
         None => Err(Error::type_error(a.op_name(), format!("argument `{name}` must be given"))),
     }
 }
