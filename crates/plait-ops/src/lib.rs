@@ -9,6 +9,7 @@
 
 pub mod bags;
 pub mod bitwise;
+pub mod cells;
 pub mod checks;
 pub mod comparison;
 pub mod curves;

@@ -23,8 +23,9 @@ use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
 use plait_core::cast::cast_to;
 use plait_core::column::SliceBuilder;
 use plait_core::itemid::allocate;
-use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema};
 
+use crate::cells::{Cell, cells_data};
 use crate::objects::containers::container_schema_id;
 use crate::objects::model::{attr_schema, schemas_data};
 
@@ -32,26 +33,6 @@ pub const FROM_JSON: &str = "kd.json.from_json";
 
 /// The deepest nesting of arrays and objects accepted.
 pub const MAX_JSON_DEPTH: usize = 100_000;
-
-/// One converted value: a primitive, or a container made by this call
-/// (group, index in the group), given an id at the end.
-#[derive(Clone, Copy, Debug)]
-enum Cell {
-    Missing,
-    Int32(i32),
-    Int64(i64),
-    Float32(f32),
-    Float64(f64),
-    Boolean(bool),
-    Present,
-    /// Text in the string pool.
-    Str(u32, u32),
-    /// Bytes in the bytes pool.
-    Bytes(u32, u32),
-    Container(u32, u32),
-    /// The `on_invalid` value.
-    Invalid,
-}
 
 /// What a group of containers is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -874,25 +855,7 @@ impl Converter<'_> {
             })
             .collect();
         let invalid = on_invalid.and_then(|v| v.get(0));
-        let data = |cells: &[Cell]| -> SliceData {
-            let mut b = SliceBuilder::with_capacity(cells.len());
-            for c in cells {
-                b.push(match *c {
-                    Cell::Missing => None,
-                    Cell::Int32(v) => Some(ScalarRef::Int32(v)),
-                    Cell::Int64(v) => Some(ScalarRef::Int64(v)),
-                    Cell::Float32(v) => Some(ScalarRef::Float32(v)),
-                    Cell::Float64(v) => Some(ScalarRef::Float64(v)),
-                    Cell::Boolean(v) => Some(ScalarRef::Boolean(v)),
-                    Cell::Present => Some(ScalarRef::Mask),
-                    Cell::Str(a, b) => Some(ScalarRef::String(&self.pool[a as usize..b as usize])),
-                    Cell::Bytes(a, b) => Some(ScalarRef::Bytes(&self.bytes[a as usize..b as usize])),
-                    Cell::Container(g, k) => Some(ScalarRef::ItemId(ids[g as usize][k as usize])),
-                    Cell::Invalid => invalid,
-                });
-            }
-            b.finish()
-        };
+        let data = |cells: &[Cell]| cells_data(cells, &self.pool, &self.bytes, &ids, invalid);
         let object_list = container_schema_id("list_schema", &[Schema::Object]);
         let string_list = container_schema_id("list_schema", &[Schema::String]);
         let mut result_error = None;

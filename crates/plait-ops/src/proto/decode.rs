@@ -19,6 +19,7 @@ use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape,
 use super::desc::{Field, Pool, Ty};
 use super::schema::{dict_schema, list_schema, map_fields, message_schema_id, scalar_schema, write_container_schema, write_metadata};
 use super::wire::{self, Reader};
+use crate::cells::{Cell, cells_data};
 use crate::objects::model::{attr_schema, schemas_data};
 
 /// The deepest message nesting read.
@@ -134,20 +135,6 @@ fn split_path(path: &str) -> Vec<String> {
     }
     out.push(cur);
     out
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Cell {
-    Missing,
-    Int32(i32),
-    Int64(i64),
-    Float32(f32),
-    Float64(f64),
-    Boolean(bool),
-    Str(u32, u32),
-    Bytes(u32, u32),
-    Container(u32, u32),
-    Invalid,
 }
 
 /// How a message type's field is read under a target.
@@ -730,22 +717,7 @@ pub fn decode(
 
 impl Decoder<'_> {
     fn data(&self, cells: &[Cell], ids: &[Vec<ItemId>], invalid: Option<ScalarRef<'_>>) -> SliceData {
-        let mut b = SliceBuilder::with_capacity(cells.len());
-        for c in cells {
-            b.push(match *c {
-                Cell::Missing => None,
-                Cell::Int32(v) => Some(ScalarRef::Int32(v)),
-                Cell::Int64(v) => Some(ScalarRef::Int64(v)),
-                Cell::Float32(v) => Some(ScalarRef::Float32(v)),
-                Cell::Float64(v) => Some(ScalarRef::Float64(v)),
-                Cell::Boolean(v) => Some(ScalarRef::Boolean(v)),
-                Cell::Str(a, b) => Some(ScalarRef::String(&self.text[a as usize..b as usize])),
-                Cell::Bytes(a, b) => Some(ScalarRef::Bytes(&self.bytes[a as usize..b as usize])),
-                Cell::Container(g, k) => Some(ScalarRef::ItemId(ids[g as usize][k as usize])),
-                Cell::Invalid => invalid,
-            });
-        }
-        b.finish()
+        cells_data(cells, &self.text, &self.bytes, ids, invalid)
     }
 
     fn cast(&self, data: SliceData, to: Option<Schema>) -> Result<SliceData> {
