@@ -96,8 +96,13 @@ fn ordered(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> R
     compare_prepared(&prepare(op, &[("x", x), ("y", y)], TypeClass::Orderable)?, relation)
 }
 
-/// Equality tests accept items of any types; items of unrelated types differ.
+/// Equality tests accept items of any types whose schemas have a common
+/// schema (as Koda: an entity and a SCHEMA, two entity schemas or OBJECT
+/// and an entity schema have none); items of unrelated types differ.
 fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
+    if Schema::common(x.schema(), y.schema()).is_none() {
+        return Err(crate::promote::no_common_schema_error(op, (x.schema(), x.bag()), (y.schema(), y.bag())));
+    }
     let args = [("x", x), ("y", y)];
     match promote(op, &args, TypeClass::Primitive) {
         Ok(promotion) => compare_prepared(&prepare_as(op, &args, promotion)?, relation),

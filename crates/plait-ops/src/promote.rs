@@ -78,6 +78,17 @@ impl Promotion {
     }
 }
 
+/// Koda's error for two arguments whose schemas have no common schema
+/// (`kd.equal(entity, kd.INT32)`); each schema shown with its attributes
+/// when its bag is given.
+pub fn no_common_schema_error(op: &str, x: (Schema, Option<&plait_core::DataBag>), y: (Schema, Option<&plait_core::DataBag>)) -> Error {
+    use plait_core::bag::text::schema_text;
+    Error::value(
+        op,
+        format!("arguments do not have a common schema.\n\nSchema for `x`: {}\nSchema for `y`: {}", schema_text(x.0, x.1), schema_text(y.0, y.1)),
+    )
+}
+
 /// The error for an argument whose items are not what `op` accepts.
 pub fn argument_type_error(op: &str, arg: &str, class: TypeClass, got: &str) -> Error {
     Error::value(op, format!("argument `{arg}` must be a slice of {}, got a slice of {got}", class.describe()))

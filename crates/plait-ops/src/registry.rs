@@ -602,7 +602,9 @@ impl Args<'_> {
             None => Ok(None),
             Some(ScalarRef::Int32(v)) => Ok(Some(v as i64)),
             Some(ScalarRef::Int64(v)) => Ok(Some(v)),
-            Some(ScalarRef::ItemId(_)) => Err(Error::value(self.op.name, format!("argument `{name}`: cannot find a common schema"))),
+            Some(ScalarRef::ItemId(_) | ScalarRef::Schema(_)) => {
+                Err(Error::value(self.op.name, format!("argument `{name}`: cannot find a common schema")))
+            }
             Some(v) => Err(Error::value(
                 self.op.name,
                 format!("argument `{name}`: unsupported narrowing cast to INT64 for the given {} DataSlice", v.dtype()),
@@ -616,7 +618,11 @@ impl Args<'_> {
     }
 
     /// The `ndim` argument of an aggregation (`None` = unspecified).
+    /// Given, it must hold a value (Koda refuses `ndim=None`).
     pub fn ndim(&self) -> Result<Option<i64>> {
+        if self.opt_slice("ndim")?.is_some_and(|x| x.is_item() && x.get(0).is_none()) {
+            return Err(Error::value(self.op.name, "argument `ndim`: expected a present value"));
+        }
         self.opt_int("ndim")
     }
 
@@ -641,10 +647,7 @@ impl Args<'_> {
         match (x.is_item(), x.get(0)) {
             (true, Some(ScalarRef::Schema(s))) => Ok(s),
             // Koda's text for a value that is not a schema.
-            _ if x.schema() != Schema::Schema => {
-                let got = plait_core::bag::text::schema_text(x.schema(), x.bag());
-                Err(Error::value(self.op.name, format!("{name}'s schema must be SCHEMA, got: {got}")))
-            }
+            _ if x.schema() != Schema::Schema => Err(not_a_schema(self.op.name, name, x)),
             _ => Err(Error::value(self.op.name, format!("{name} must be a schema item, got {}", describe(x)))),
         }
     }
@@ -809,4 +812,15 @@ fn parse_default(text: &str) -> std::result::Result<Option<DataSlice>, String> {
             Err(format!("unknown default {text}"))
         }
     }
+}
+
+/// Koda's error for a value given where a schema item is expected:
+/// `{name}'s schema must be SCHEMA, got: {its schema}` (a struct schema
+/// shown by its id, as `Schema:$...`).
+pub fn not_a_schema(op: &str, name: &str, x: &DataSlice) -> Error {
+    let got = match x.schema() {
+        Schema::Struct(id) => format!("Schema:{}", id.short()),
+        other => other.to_string(),
+    };
+    Error::value(op, format!("{name}'s schema must be SCHEMA, got: {got}"))
 }

@@ -11,14 +11,14 @@
 //! fit FLOAT32; numpy scalars keep their type and width.
 
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer, ScalarBuffer};
-use plait_core::column::{Column, SliceBuilder, Values};
+use plait_core::column::{Column, ColumnBuilder, SliceBuilder, Values};
 use plait_core::{DataSlice, Edge, JaggedShape, ScalarRef, Schema, SliceData};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{guard, type_error, value_error};
-use crate::fast_numbers::box_numbers;
+use crate::fast_boxing::{box_numbers, box_texts, invalid_unicode};
 use crate::py_slice::PyDataSlice;
 
 /// What one leaf is, decided in the first pass.
@@ -71,6 +71,10 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
             if let Some((data, schema)) = fast {
                 return guard(|| DataSlice::new(JaggedShape::flat(n), data, schema));
             }
+            // SAFETY: as above.
+            if let Some(data) = unsafe { box_texts(x.py(), n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) }? {
+                return guard(|| DataSlice::new(JaggedShape::flat(n), data, Schema::String));
+            }
         }
     }
     let (shape, leaves) = flatten_nested(op, x)?;
@@ -81,6 +85,10 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
         let fast = unsafe { box_numbers(x.py(), leaves.len(), |i| leaves[i].as_ptr()) }?;
         if let Some((data, schema)) = fast {
             return guard(|| DataSlice::new(shape, data, schema));
+        }
+        // SAFETY: as above.
+        if let Some(data) = unsafe { box_texts(x.py(), leaves.len(), |i| leaves[i].as_ptr()) }? {
+            return guard(|| DataSlice::new(shape, data, Schema::String));
         }
     }
     box_leaves(op, shape, leaves, schema)
@@ -191,7 +199,7 @@ fn box_scalar(x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
         return if fits_f32(v) { item(ScalarRef::Float32(v as f32), Schema::Float32) } else { item(ScalarRef::Float64(v), Schema::Float64) };
     }
     if let Ok(text) = x.cast_exact::<PyString>() {
-        return item(ScalarRef::String(&text.to_cow()?), Schema::String);
+        return item(ScalarRef::String(&text.to_cow().map_err(|_| invalid_unicode())?), Schema::String);
     }
     if x.is_exact_instance_of::<PyBool>() {
         return item(ScalarRef::Boolean(x.is_truthy()?), Schema::Boolean);
@@ -434,6 +442,9 @@ fn numeric_column(op: &str, leaves: &Leaves<'_>, target: Schema) -> PyResult<Sli
 /// Any leaves: one column per item type (the OBJECT layout, or a single column
 /// when all share one type).
 fn generic_data(leaves: &Leaves<'_>) -> PyResult<SliceData> {
+    if let Some(data) = text_data(leaves)? {
+        return Ok(data);
+    }
     let mut builder = SliceBuilder::new();
     for (k, (kind, &number)) in leaves.kinds.iter().zip(&leaves.numbers).enumerate() {
         let x = &leaves.objects[k];
@@ -458,11 +469,34 @@ fn generic_data(leaves: &Leaves<'_>) -> PyResult<SliceData> {
     Ok(builder.finish())
 }
 
+/// Leaves that are all text (or missing) as one column, written straight
+/// into its buffer (`None` for any other leaves).
+fn text_data(leaves: &Leaves<'_>) -> PyResult<Option<SliceData>> {
+    let dtype = match leaves.schema {
+        Schema::String => Schema::String,
+        Schema::Bytes => Schema::Bytes,
+        _ => return Ok(None),
+    };
+    let leaf = if dtype == Schema::String { Leaf::String } else { Leaf::Bytes };
+    if !leaves.kinds.iter().all(|k| *k == leaf || *k == Leaf::Missing) {
+        return Ok(None);
+    }
+    let mut column = ColumnBuilder::new(dtype, leaves.kinds.len());
+    for (kind, x) in leaves.kinds.iter().zip(&leaves.objects) {
+        match kind {
+            Leaf::Missing => column.push_missing(),
+            Leaf::String => column.push(ScalarRef::String(&text_of(x)?)),
+            _ => column.push(ScalarRef::Bytes(&bytes_of(x)?)),
+        }
+    }
+    Ok(Some(SliceData::from_column(column.finish())))
+}
+
 /// The text of a str (or numpy str_) leaf, borrowed when it is a real str.
 fn text_of<'a>(x: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
     match x.cast::<PyString>() {
-        Ok(s) => Ok(s.to_cow()?),
-        Err(_) => Ok(std::borrow::Cow::Owned(x.str()?.to_cow()?.into_owned())),
+        Ok(s) => s.to_cow().map_err(|_| invalid_unicode()),
+        Err(_) => Ok(std::borrow::Cow::Owned(x.str()?.to_cow().map_err(|_| invalid_unicode())?.into_owned())),
     }
 }
 

@@ -3,12 +3,13 @@
 
 mod boxing;
 mod errors;
-mod fast_numbers;
+mod fast_boxing;
 mod functions;
 mod py_arrow;
 mod py_bag;
 mod py_expr;
 mod py_extension;
+mod py_from_py;
 mod py_functor;
 mod py_numpy;
 mod py_operator;
@@ -58,6 +59,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_bag::register(m)?;
     py_expr::register(m)?;
     py_functor::register(m)?;
+    py_from_py::register(m)?;
     py_persist::register(m)?;
     py_proto::register(m)?;
     py_numpy::register(m)?;

@@ -21,7 +21,6 @@ by `MAX_DEPTH` (as in Koda), which also ends self-containing values.
 import builtins
 import dataclasses
 import functools
-import itertools
 import types as pytypes
 
 from plait import _plait
@@ -99,11 +98,6 @@ def _outer_dims(py_obj, from_dim):
     if from_dim == 0:
         return level, None
     return level, shapes.new(sizes[0][0], *sizes[1:])
-
-
-def _sizes_shape(sizes):
-    """The 2-D shape of rows with `sizes` items."""
-    return shapes.new(len(sizes), sizes)
 
 
 def _is_schema(schema, name):
@@ -198,9 +192,10 @@ class _Converter:
     def _inferred(self, values, itemid):
         # Kinds by type, not by value: a level of a million values has a
         # handful of types.
+        values = values if type(values) is builtins.list else builtins.list(values)
+        if _plait.from_py_only_primitives(values):
+            return _plait.slice(values, None)
         seen = set(map(type, values)) - {type(None)}
-        if seen <= _PRIMITIVES_SET:
-            return _plait.slice(builtins.list(values), None)
         kinds = {"primitive" if t in _PRIMITIVES_SET else _kind(next(v for v in values if type(v) is t)) for t in seen}
         if "item" in kinds:
             for v in values:  # each must be a DataItem
@@ -209,46 +204,50 @@ class _Converter:
         if kinds == {"item"}:
             stacked = OPERATORS["kd.slices.stack"](*[v if v is not None else _plait.slice(None, None) for v in values])
             return stacked
+        if kinds == {"primitive", "item"}:
+            # Primitives and DataItems: their common schema, as kd.slice.
+            try:
+                return _plait.slice(values, None)
+            except ValueError as error:
+                raise ValueError(f"could not parse list of primitives / data items: {_without_context(error)}") from None
         if kinds == {"sequence"}:
             return (yield from self._lists(values, _INFER, itemid))
         if kinds == {"dict"} and not self.dict_as_obj:
             return (yield from self._dicts(values, _INFER, _INFER, itemid))
-        if kinds <= {"dict", "attrs"}:
+        if kinds <= {"dict", "attrs"} and (self.dict_as_obj or "dict" not in kinds):
             return (yield from self._inferred_entities(values, itemid))
-        # Values of different kinds have no common schema but OBJECT.
-        return (yield from self._objects(values, itemid))
+        # Values of different kinds: the first one's kind is the level's
+        # (Koda's rule), which the others do not fit.
+        raise ValueError(_mixed_kinds_error(values, self.dict_as_obj))
 
     def _inferred_entities(self, values, itemid):
         """Entities of one new schema whose attributes are the union of the
         values' fields, each inferred from all the values having it."""
-        present = [v is not None for v in values]
         rows = [_fields(v) if v is not None else {} for v in values]
         names = builtins.list(builtins.dict.fromkeys(k for row in rows for k in row))
         attrs = {}
         for name in names:
             attrs[name] = yield ([row.get(name) for row in rows], _INFER, None, f"attribute '{name}'")
         entities = OPERATORS["kd.entities.shaped"](shapes.new(len(rows)), **attrs, **_itemid_option(itemid))
-        return _masked(entities, present)
+        return _masked(entities, _presence(values))
 
     # --- lists, dicts and entities: the children of all values at once
 
     def _lists(self, values, item_schema, itemid):
-        present, rows = _rows(values, (), _SEQUENCES, "a list for a list schema")
-        children = [x for row in rows for x in row]
+        present, shape, children, _ = _plait.from_py_rows(_as_list(values), False, "schema mismatch: expected list/tuple")
         items = yield (children, item_schema, None, "list items")
-        lists = OPERATORS["kd.lists.implode"](
-            shapes.reshape(items, _sizes_shape([len(r) for r in rows])), itemid=itemid)
+        lists = OPERATORS["kd.lists.implode"](shapes.reshape(items, shape), itemid=itemid)
         return _masked(lists, present)
 
     def _dicts(self, values, key_schema, value_schema, itemid):
-        present, rows = _rows(values, {}, builtins.dict, "a dict for a dict schema")
-        keys = yield (builtins.list(itertools.chain.from_iterable(map(builtins.dict.keys, rows))), key_schema, None, "keys")
-        vals = yield (builtins.list(itertools.chain.from_iterable(map(builtins.dict.values, rows))), value_schema, None, "values")
-        shape = _sizes_shape([len(r) for r in rows])
+        present, shape, keys, vals = _plait.from_py_rows(
+            _as_list(values), True, "schema mismatch: expected dict object for dict schema")
+        keys = yield (keys, key_schema, None, "keys")
+        vals = yield (vals, value_schema, None, "values")
         if key_schema is _INFER:
             key_schema, value_schema = keys.get_schema(), vals.get_schema()
         dicts = OPERATORS["kd.dicts._shaped"](
-            shapes.new(len(rows)),
+            shapes.new(len(values)),
             keys=shapes.reshape(keys, shape),
             values=shapes.reshape(vals, shape),
             key_schema=key_schema, value_schema=value_schema,
@@ -275,7 +274,11 @@ class _Converter:
 
     def _entities(self, values, schema, itemid):
         values = [_fields(v) if _kind(v) == "attrs" else v for v in values]
-        present, rows = _rows(values, {}, builtins.dict, "a dict for an entity schema")
+        for v in values:
+            if v is not None and not isinstance(v, builtins.dict):
+                raise ValueError(f"kd.from_py: expected a dict for an entity schema, got {type(v).__name__}")
+        present = _presence(values)
+        rows = [v if v is not None else {} for v in values]
         attrs = {}
         for name in _plait.get_attr_names(schema, intersection=True):
             attrs[name] = yield ([row.get(name) for row in rows], schema.get_attr(name), None, f"attribute '{name}'")
@@ -297,6 +300,28 @@ class _Converter:
         except ValueError:
             raise ValueError(f"the schema for {what} is incompatible.\n\nExpected schema for {what}: {schema}\n"
                              f"Assigned schema for {what}: {boxed.get_schema()}") from None
+
+
+def _mixed_kinds_error(values, dict_as_obj):
+    """Koda's error for a level whose values are not all of the first
+    (present) value's kind."""
+    first = next(v for v in values if v is not None)
+    kind = _kind(first)
+    if kind == "dict" and not dict_as_obj:
+        return "schema mismatch: expected dict object for dict schema"
+    if kind == "sequence":
+        return "schema mismatch: expected list/tuple"
+    other = next(v for v in values if v is not None and _kind(v) not in (kind, "item" if kind == "primitive" else kind))
+    if kind in ("primitive", "item"):
+        return f"could not parse list of primitives / data items: object with unsupported type: {type(other).__name__}"
+    return f"object with unsupported type: {type(other).__name__}"
+
+
+def _without_context(error):
+    """An error's message without its leading `kd.op: ` context."""
+    message = str(error)
+    head, sep, rest = message.partition(": ")
+    return rest if sep and head.startswith("kd.") else message
 
 
 def _kind(v):
@@ -353,23 +378,23 @@ def _as_object_item(item):
     return to_object(item)
 
 
+def _presence(values):
+    """Which of `values` are not None, as a MASK slice (None when all are)."""
+    if all(v is not None for v in values):
+        return None
+    return _plait.slice([True if v is not None else None for v in values], None)
+
+
 def _masked(x, present):
-    """`x` missing where `present` is False (its bag kept)."""
-    if all(present):
+    """`x` missing where `present` (a mask or boolean slice, None when
+    everything is present) is missing (its bag kept)."""
+    if present is None:
         return x
-    mask = _plait.slice([True if p else None for p in present], None)
-    return OPERATORS["kd.masking.apply_mask"](x, OPERATORS["kd.masking.has"](mask)).with_bag(x.get_bag())
+    return OPERATORS["kd.masking.apply_mask"](x, OPERATORS["kd.masking.has"](present)).with_bag(x.get_bag())
 
 
-def _rows(values, empty, types, expected):
-    """Which of `values` are present, and the values with `empty` for the
-    missing ones, each checked to be one of `types`."""
-    present = [v is not None for v in values]
-    rows = [v if v is not None else empty for v in values]
-    for v in rows:
-        if not isinstance(v, types):
-            raise ValueError(f"kd.from_py: expected {expected}, got {type(v).__name__}")
-    return present, rows
+def _as_list(values):
+    return values if type(values) is builtins.list else builtins.list(values)
 
 
 def _itemid_option(itemid):

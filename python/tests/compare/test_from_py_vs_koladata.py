@@ -94,3 +94,39 @@ def test_from_py_program(koda, seed):
     if not same_outcome(kind, ours, koda_kind, theirs):
         return
     assert ours.to_py(max_depth=-1, obj_as_dict=True) == theirs.to_py(max_depth=-1, obj_as_dict=True), (spec, ours, theirs)
+
+
+# Rows that are not what the schema asks for, missing rows, tuples, and text
+# (the fast paths of boxing: a flat list of strs read straight into a column).
+EDGE_CASES = {
+    "dict schema, not a dict": lambda k: k.from_py([{"a": 1}, 5], schema=k.dict_schema(k.STRING, k.INT32), from_dim=1),
+    "list schema, not a list": lambda k: k.from_py([[1], 5], schema=k.list_schema(k.INT32), from_dim=1),
+    "inferred dicts and an int": lambda k: k.from_py([{"a": 1}, 5], schema=None),
+    "inferred lists and an int": lambda k: k.from_py([[1], 5], schema=None),
+    "lists and a dict": lambda k: k.from_py([[1], {"a": 1}], schema=None),
+    "a dict and a dataclass": lambda k: k.from_py([{"a": 1}, Pair(1, 2)], schema=None),
+    "a dataclass and a dict": lambda k: k.from_py([Pair(1, 2), {"a": 1}], schema=None),
+    "an int and a dataclass": lambda k: k.from_py([5, Pair(1, 2)], schema=None),
+    "DataItems and ints": lambda k: k.from_py([k.item(1), 5], schema=None),
+    "an int and an entity": lambda k: k.from_py([5, k.new(a=1)], schema=None),
+    "a list and a Koda list": lambda k: k.from_py([[1], k.list([1])], schema=None),
+    "tuples, lists and None": lambda k: k.from_py([(1, 2), [3], None], schema=None),
+    "dicts and None": lambda k: k.from_py([{"a": 1}, None, {"b": 2, "a": 3}], schema=None),
+    "texts and None": lambda k: k.slice(["a", None, "b"]),
+    "nested texts": lambda k: k.slice([["a"], ["b", None]]),
+    "texts and an int": lambda k: k.slice(["a", 1]),
+    "lone surrogate": lambda k: k.slice(["\ud800"]),
+    "lone surrogate item": lambda k: k.item("\ud800"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+def test_from_py_edge_case(koda, case):
+    make = EDGE_CASES[case]
+    kind, ours = outcome(lambda: make(kd))
+    koda_kind, theirs = outcome(lambda: make(koda))
+    if kind == "error":
+        assert (kind, ours) == (koda_kind, theirs)
+        return
+    if same_outcome(kind, ours, koda_kind, theirs):
+        assert ours.to_py(max_depth=-1) == theirs.to_py(max_depth=-1)

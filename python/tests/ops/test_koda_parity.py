@@ -186,3 +186,20 @@ def test_functor_calls_bind_with_kodas_errors():
 
 def test_concat_lists_of_nothing_is_an_empty_list():
     assert repr(kd.concat_lists()).startswith("DataItem(List[], schema: LIST[OBJECT]")
+
+
+def test_equal_and_in_need_a_common_schema():
+    # As Koda: two entity schemas, an entity and a SCHEMA, OBJECT and an
+    # entity schema have no common schema; INT32 and STRING do (OBJECT).
+    message = r"arguments do not have a common schema\.\n\nSchema for `x`: "
+    with pytest.raises(ValueError, match="^kd.comparison.equal: " + message):
+        kd.equal(kd.new(a=1), kd.new(a=1))
+    with pytest.raises(ValueError, match=message):
+        kd.equal(kd.slice([1]), kd.INT32)
+    with pytest.raises(ValueError, match=message):
+        kd.not_equal(kd.obj(a=1), kd.new(a=1))
+    with pytest.raises(ValueError, match=message):
+        _ = 1 in kd.list([[1], [2]])
+    assert kd.equal(kd.slice([1]), kd.slice(["a"])).to_py() == [None]
+    e = kd.new(a=1)
+    assert kd.equal(e, e).to_py() is not None

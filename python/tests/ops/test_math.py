@@ -178,9 +178,14 @@ def test_large_inputs_use_the_parallel_path():
     assert kd.count(x > 10).to_py() == n - 11
 
 
-def test_ndim_none_means_the_default():
+def test_ndim_given_as_none_is_refused():
+    # As in Koda: leaving ndim out means the default; passing None does not.
     x = kd.slice([[1, 2], [3]])
-    assert kd.agg_sum(x, ndim=None).to_py() == kd.agg_sum(x).to_py() == [3, 3]
+    assert kd.agg_sum(x).to_py() == [3, 3]
+    with pytest.raises(ValueError, match=r"^kd.math.agg_sum: argument `ndim`: expected a present value$"):
+        kd.agg_sum(x, ndim=None)
+    with pytest.raises(ValueError, match=r"argument `ndim`: cannot find a common schema"):
+        kd.agg_sum(x, ndim=kd.INT32)
 
 
 def test_t_distribution_inverse_cdf():

@@ -430,16 +430,21 @@ impl AttrStore {
         if let Some(lookup) = self.get_dense_fast(ids) {
             return lookup;
         }
-        let mut builder = SliceBuilder::new();
+        // The lookups first, in a tight loop, so that the CPU overlaps the
+        // cache misses of neighbouring ones (uuids are spread over a hash
+        // map); then the values.
+        let found: Vec<Option<Option<ScalarRef<'_>>>> = ids.iter().map(|id| id.and_then(|id| self.get_one(id))).collect();
+        let mut builder = SliceBuilder::with_capacity(ids.len());
         let mut unset = Vec::new();
-        for (i, id) in ids.iter().enumerate() {
-            match id.map(|id| self.get_one(id)) {
-                None => builder.push(None),
-                Some(None) => {
-                    unset.push(i);
+        for (i, (id, value)) in ids.iter().zip(found).enumerate() {
+            match value {
+                Some(v) => builder.push(v),
+                None => {
+                    if id.is_some() {
+                        unset.push(i);
+                    }
                     builder.push(None)
                 }
-                Some(Some(v)) => builder.push(v),
             }
         }
         Lookup { data: builder.finish(), unset }

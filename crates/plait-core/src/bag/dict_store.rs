@@ -1,7 +1,9 @@
 //! The entries of every dict of a bag, keyed by the dict's ItemId.
 //!
-//! Each dict is an open-addressing hash table whose slots (one cache line
-//! each) hold the key's hash, the key, the value and the entry's insertion
+//! Dicts made together are rows of one `DictColumns` (see
+//! `dict_columns.rs`). Any other dict, and one of those once changed, is an
+//! open-addressing hash table of its own ([`DictMap`]) whose slots (one
+//! cache line each) hold the key's hash, the key, the value and the entry's insertion
 //! rank: a lookup touches one slot, and batch lookups prefetch the slots of
 //! the next keys while probing the current ones. `get_keys` lists keys in the
 //! order they were first set (Koda's order is its hash order). A key set to
@@ -18,6 +20,7 @@ use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use super::Stored;
+use super::dict_columns::DictColumns;
 use crate::column::ScalarRef;
 use crate::itemid::ItemId;
 
@@ -55,7 +58,7 @@ fn hash_scalar<H: Hasher>(key: ScalarRef<'_>, state: &mut H) {
     }
 }
 
-fn same_key(a: ScalarRef<'_>, b: ScalarRef<'_>) -> bool {
+pub(super) fn same_key(a: ScalarRef<'_>, b: ScalarRef<'_>) -> bool {
     use ScalarRef::*;
     match (a, b) {
         (Int32(x), Int32(y)) => x == y,
@@ -219,44 +222,139 @@ impl DictMap {
     }
 }
 
+/// One dict, wherever it is stored: a table of its own or a row of dicts
+/// stored as columns.
+#[derive(Clone, Copy, Debug)]
+pub enum DictRef<'a> {
+    Map(&'a DictMap),
+    Row(&'a DictColumns, usize),
+}
+
+impl<'a> DictRef<'a> {
+    /// `Some(value)` when the key is in the dict (the value may be missing).
+    pub fn get(self, key: ScalarRef<'_>) -> Option<Option<ScalarRef<'a>>> {
+        self.get_hashed(key, key_hash(key))
+    }
+
+    /// [`Self::get`] with the key's [`key_hash`] already computed.
+    pub fn get_hashed(self, key: ScalarRef<'_>, hash: u64) -> Option<Option<ScalarRef<'a>>> {
+        match self {
+            DictRef::Map(map) => map.get_hashed(key, hash),
+            DictRef::Row(columns, row) => columns.get_hashed(row, key, hash),
+        }
+    }
+
+    /// Asks the CPU to start loading where `hash` is looked up.
+    pub fn prefetch(self, hash: u64) {
+        match self {
+            DictRef::Map(map) => map.prefetch(hash),
+            DictRef::Row(columns, row) => columns.prefetch(row, hash),
+        }
+    }
+
+    /// After [`Self::prefetch`]: asks the CPU to start loading the key the
+    /// lookup of `hash` compares first (a table's slots hold their keys).
+    pub fn prefetch_candidate(self, hash: u64) {
+        if let DictRef::Row(columns, row) = self {
+            columns.prefetch_candidate(row, hash)
+        }
+    }
+
+    pub fn len(self) -> usize {
+        match self {
+            DictRef::Map(map) => map.len(),
+            DictRef::Row(columns, row) => columns.row(row).len(),
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether `key` is in the dict.
+    pub fn contains(self, key: ScalarRef<'_>) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The entries in the order their keys were first set.
+    pub fn entries(self) -> Entries<'a> {
+        match self {
+            DictRef::Map(map) => Entries::Map(Box::new(map.iter())),
+            DictRef::Row(columns, row) => Entries::Row(columns, columns.row(row)),
+        }
+    }
+}
+
+/// The entries of a [`DictRef`].
+pub enum Entries<'a> {
+    Map(Box<dyn Iterator<Item = (ScalarRef<'a>, Option<ScalarRef<'a>>)> + 'a>),
+    Row(&'a DictColumns, std::ops::Range<usize>),
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (ScalarRef<'a>, Option<ScalarRef<'a>>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Map(entries) => entries.next(),
+            Entries::Row(columns, range) => range.next().map(|entry| columns.entry(entry)),
+        }
+    }
+}
+
+/// The dicts of one allocation made together: their columns, shared by
+/// forks, and the dicts changed since (each copied to a table of its own).
+#[derive(Clone, Debug)]
+struct DenseBlock {
+    columns: Arc<DictColumns>,
+    changed: HashMap<u64, Arc<DictMap>, FastHash>,
+}
+
 /// All dicts of one bag (without its fallbacks). Dicts created together
-/// (`kd.dict_shaped`, `kd.dict` of a slice) are stored densely, one table
-/// per offset of their allocation, so finding a dict is an index, not a
-/// hash lookup; other dicts are stored by id.
+/// (`kd.dict_shaped`, `kd.dict` of a slice) are stored as columns, one
+/// block per allocation, so finding a dict is an index, not a hash lookup;
+/// other dicts are stored by id.
 #[derive(Clone, Debug, Default)]
 pub struct DictStore {
-    dense: HashMap<u64, Arc<Vec<DictMap>>, FastHash>,
+    dense: HashMap<u64, DenseBlock, FastHash>,
     sparse: HashMap<ItemId, Arc<DictMap>, FastHash>,
 }
 
 impl DictStore {
-    pub fn get(&self, id: ItemId) -> Option<&DictMap> {
-        if let Some(dense) = id.allocation().and_then(|a| self.dense.get(&a)) {
-            if let Some(dict) = dense.get(id.offset() as usize) {
-                return Some(dict);
+    pub fn get(&self, id: ItemId) -> Option<DictRef<'_>> {
+        if let Some(block) = id.allocation().and_then(|a| self.dense.get(&a)) {
+            let offset = id.offset();
+            if (offset as usize) < block.columns.len() {
+                if let Some(changed) = block.changed.get(&offset) {
+                    return Some(DictRef::Map(changed));
+                }
+                return Some(DictRef::Row(&block.columns, offset as usize));
             }
         }
-        self.sparse.get(&id).map(Arc::as_ref)
+        self.sparse.get(&id).map(|d| DictRef::Map(d))
     }
 
     /// The dict `id`, created empty when new, ready to change (copied first
-    /// when a fork still shares it).
+    /// when a fork still shares it, or to a table of its own when it is a
+    /// row of columns).
     pub fn get_mut(&mut self, id: ItemId) -> &mut DictMap {
-        if let Some(dense) = id.allocation().and_then(|a| self.dense.get_mut(&a)) {
-            let offset = id.offset() as usize;
-            if offset < dense.len() {
-                return &mut Arc::make_mut(dense)[offset];
+        if let Some(block) = id.allocation().and_then(|a| self.dense.get_mut(&a)) {
+            let offset = id.offset();
+            if (offset as usize) < block.columns.len() {
+                let columns = &block.columns;
+                let changed = block.changed.entry(offset).or_insert_with(|| Arc::new(columns.to_map(offset as usize)));
+                return Arc::make_mut(changed);
             }
         }
         Arc::make_mut(self.sparse.entry(id).or_default())
     }
 
-    /// The dicts of `allocation` when they are stored together and none is
-    /// stored by id.
-    pub fn dense_of(&self, allocation: u64) -> Option<&Arc<Vec<DictMap>>> {
-        let dense = self.dense.get(&allocation)?;
+    /// The dicts of `allocation` when they are stored as columns, none
+    /// changed since and none stored by id.
+    pub fn dense_of(&self, allocation: u64) -> Option<&DictColumns> {
+        let block = self.dense.get(&allocation).filter(|b| b.changed.is_empty())?;
         let shadowed = !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation));
-        (!shadowed).then_some(dense)
+        (!shadowed).then_some(block.columns.as_ref())
     }
 
     /// Whether any dict of `allocation` is stored here.
@@ -265,9 +363,9 @@ impl DictStore {
     }
 
     /// Stores the dicts of a whole allocation at once (replacing any).
-    pub fn set_dense(&mut self, allocation: u64, dicts: Vec<DictMap>) {
+    pub fn set_dense(&mut self, allocation: u64, dicts: DictColumns) {
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));
-        self.dense.insert(allocation, Arc::new(dicts));
+        self.dense.insert(allocation, DenseBlock { columns: Arc::new(dicts), changed: HashMap::default() });
     }
 
     pub fn is_empty(&self) -> bool {
@@ -276,16 +374,22 @@ impl DictStore {
 
     /// About how many dicts are stored here (O(blocks)).
     pub fn len_hint(&self) -> usize {
-        self.sparse.len() + self.dense.values().map(|d| d.len()).sum::<usize>()
+        self.sparse.len() + self.dense.values().map(|b| b.columns.len()).sum::<usize>()
     }
 
     /// Every dict of the store.
-    pub fn iter(&self) -> impl Iterator<Item = (ItemId, &DictMap)> {
-        let dense = self
-            .dense
-            .iter()
-            .flat_map(|(&allocation, dicts)| dicts.iter().enumerate().map(move |(offset, d)| (ItemId::in_allocation(allocation, offset as u64), d)));
-        dense.chain(self.sparse.iter().map(|(id, d)| (*id, d.as_ref())))
+    pub fn iter(&self) -> impl Iterator<Item = (ItemId, DictRef<'_>)> {
+        let dense = self.dense.iter().flat_map(|(&allocation, block)| {
+            (0..block.columns.len()).map(move |offset| {
+                let id = ItemId::in_allocation(allocation, offset as u64);
+                let dict = match block.changed.get(&(offset as u64)) {
+                    Some(changed) => DictRef::Map(changed),
+                    None => DictRef::Row(&block.columns, offset),
+                };
+                (id, dict)
+            })
+        });
+        dense.chain(self.sparse.iter().map(|(id, d)| (*id, DictRef::Map(d))))
     }
 
     /// Sets the entries of `other` that this store lacks (adoption: this
@@ -298,11 +402,11 @@ impl DictStore {
         }
         for (id, theirs) in other.iter() {
             let ours = self.get(id);
-            if ours.is_some_and(|ours| theirs.iter().all(|(k, _)| ours.contains(k))) {
+            if ours.is_some_and(|ours| theirs.entries().all(|(k, _)| ours.contains(k))) {
                 continue;
             }
             let ours = self.get_mut(id);
-            for (k, v) in theirs.iter() {
+            for (k, v) in theirs.entries() {
                 if !ours.contains(k) {
                     ours.set(k, v);
                 }
@@ -340,10 +444,15 @@ mod tests {
     fn dense_dicts_are_found_by_offset_and_copied_on_write() {
         let ids = crate::itemid::allocate(crate::itemid::ItemKind::Dict, 3).1;
         let allocation = ids[0].allocation().unwrap();
-        let mut tables = vec![DictMap::default(), DictMap::default(), DictMap::default()];
-        tables[1].set(ScalarRef::String("a"), Some(ScalarRef::Int32(1)));
+        let edge = crate::shape::Edge::from_sizes(&[0, 1, 0]).unwrap();
+        let one = |v: ScalarRef<'_>| {
+            let mut b = crate::column::SliceBuilder::new();
+            b.push(Some(v));
+            b.finish()
+        };
+        let (keys, values) = (one(ScalarRef::String("a")), one(ScalarRef::Int32(1)));
         let mut store = DictStore::default();
-        store.set_dense(allocation, tables);
+        store.set_dense(allocation, DictColumns::build(&edge, &keys, &values).unwrap());
         assert_eq!(store.get(ids[1]).unwrap().get(ScalarRef::String("a")), Some(Some(ScalarRef::Int32(1))));
         let shared = store.clone();
         store.get_mut(ids[1]).set(ScalarRef::String("b"), None);

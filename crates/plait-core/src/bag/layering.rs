@@ -34,7 +34,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::dict_store::DictMap;
+use super::dict_store::DictRef;
 use super::text::schema_text;
 use super::{DataBag, Store, merged_entries};
 use arrow_buffer::BooleanBuffer;
@@ -373,12 +373,12 @@ fn value_text(value: Option<ScalarRef<'_>>) -> String {
 }
 
 /// The parts of dict `id` that `layers` hold, first layer first.
-fn dict_parts(layers: &[Arc<Store>], id: ItemId) -> Vec<&DictMap> {
+fn dict_parts(layers: &[Arc<Store>], id: ItemId) -> Vec<DictRef<'_>> {
     layers.iter().filter_map(|layer| layer.dicts.get(id)).collect()
 }
 
 /// `Dict{k=v, ...}` for the dict whose parts are `parts`.
-fn dict_text(parts: &[&DictMap]) -> String {
+fn dict_text(parts: &[DictRef<'_>]) -> String {
     let mut entries = Vec::new();
     merged_entries(parts, |k, v| {
         if let Some(v) = v {

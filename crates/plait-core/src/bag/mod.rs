@@ -11,6 +11,7 @@
 //! share between threads (a reader sees a write entirely or not at all).
 
 mod attr_store;
+mod dict_columns;
 pub mod dict_store;
 mod layering;
 pub mod list_store;
@@ -20,7 +21,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 pub use attr_store::{AllocationColumn, AttrBlock, AttrStore, ItemTally, Lookup, Stored};
-use dict_store::{DictMap, DictStore, KeyRef};
+use dict_columns::DictColumns;
+use dict_store::{DictRef, DictStore, KeyRef};
 pub use layering::SchemaIds;
 use list_store::{DenseLists, ListRef, ListStore, gather};
 
@@ -727,12 +729,13 @@ impl DataBag {
         let dense = layer.dicts.dense_of(allocation).filter(|d| d.len() == len)?;
         let hash = dict_store::key_hash(key);
         let mut builder = SliceBuilder::with_capacity(len);
-        // Each dict's table is its own allocation: the next batch's slots
-        // are prefetched while this batch is probed.
-        for batch in dense.chunks(LOOKUP_BATCH) {
-            batch.iter().for_each(|dict| dict.prefetch(hash));
-            for dict in batch {
-                builder.push(dict.get_hashed(key, hash).flatten());
+        // Each dict's slot is elsewhere in the index: a batch's slots are
+        // prefetched before any is probed.
+        for start in (0..len).step_by(LOOKUP_BATCH) {
+            let rows = start..(start + LOOKUP_BATCH).min(len);
+            rows.clone().for_each(|row| dense.prefetch(row, hash));
+            for row in rows {
+                builder.push(dense.get_hashed(row, key, hash).flatten());
             }
         }
         Some(builder.finish())
@@ -743,6 +746,12 @@ impl DataBag {
     /// is an empty row.
     pub fn dict_entries(&self, ids: &[Option<ItemId>]) -> Result<(Edge, SliceData, SliceData)> {
         let layers = self.layers();
+        if let Some((columns, rows)) = dense_rows(&layers, ids) {
+            let ranges: Vec<std::ops::Range<usize>> = rows.iter().map(|&row| columns.row(row)).collect();
+            let sizes: Vec<i64> = ranges.iter().map(|r| r.len() as i64).collect();
+            let (keys, values) = columns.columns();
+            return Ok((Edge::from_sizes(&sizes)?, keys.take_ranges(&ranges), values.take_ranges(&ranges)));
+        }
         let mut sizes = Vec::with_capacity(ids.len());
         let (mut keys, mut values) = (SliceBuilder::new(), SliceBuilder::new());
         for id in ids {
@@ -764,6 +773,9 @@ impl DataBag {
         ids.iter()
             .map(|id| {
                 let dicts = dict_layers(&layers, (*id)?);
+                if let [only] = dicts[..] {
+                    return Some(only.len());
+                }
                 let mut n = 0;
                 merged_entries(&dicts, |_, _| n += 1);
                 Some(n)
@@ -782,7 +794,7 @@ impl DataBag {
         let store = self.read();
         let mut out = Vec::new();
         for (id, d) in store.dicts.iter() {
-            out.extend(d.iter().map(|(k, v)| (id, Stored::from_ref(k), v.map(Stored::from_ref))));
+            out.extend(d.entries().map(|(k, v)| (id, Stored::from_ref(k), v.map(Stored::from_ref))));
         }
         out.sort_by_key(|entry| entry.0);
         out
@@ -871,35 +883,16 @@ impl Store {
 
     /// Dicts `dict_ids` get the entries of the rows of `keys` / `values`
     /// under `edge`; the dicts of a whole allocation in order (new dicts) are
-    /// built in parallel and stored densely.
+    /// stored as columns.
     fn set_dicts(&mut self, dict_ids: &[Option<ItemId>], edge: &Edge, keys: &SliceData, values: &SliceData) {
-        use rayon::prelude::*;
-        let build = |i: usize| {
-            let mut dict = DictMap::default();
-            let rows = edge.child_range(i);
-            dict.reserve(rows.len());
-            for j in rows {
-                if let Some(key) = keys.get(j) {
-                    dict.set(key, values.get(j));
-                }
-            }
-            dict
-        };
-        match attr_store::in_order_allocation(dict_ids) {
-            Some(allocation) => {
-                let tables: Vec<DictMap> = if dict_ids.len() >= PARALLEL_LOOKUPS {
-                    crate::parallel::install(|| (0..dict_ids.len()).into_par_iter().map(build).collect())
-                } else {
-                    (0..dict_ids.len()).map(build).collect()
-                };
-                Arc::make_mut(&mut self.dicts).set_dense(allocation, tables);
-            }
-            None => {
-                let owners: Vec<Option<ItemId>> =
-                    (0..dict_ids.len()).flat_map(|i| std::iter::repeat_n(dict_ids[i], edge.child_range(i).len())).collect();
-                self.set_dict_entries(&owners, keys, values);
+        if let Some(allocation) = attr_store::in_order_allocation(dict_ids) {
+            if let Some(columns) = DictColumns::build(edge, keys, values) {
+                Arc::make_mut(&mut self.dicts).set_dense(allocation, columns);
+                return;
             }
         }
+        let owners: Vec<Option<ItemId>> = (0..dict_ids.len()).flat_map(|i| std::iter::repeat_n(dict_ids[i], edge.child_range(i).len())).collect();
+        self.set_dict_entries(&owners, keys, values);
     }
 
     fn set_attr(&mut self, attr: &str, ids: &[Option<ItemId>], values: &SliceData) {
@@ -931,7 +924,7 @@ enum Probe<'a, 'k> {
     /// Nothing to find (missing id or key, or no layer holds the dict).
     Nothing,
     /// The one layer that holds the dict, the key and its hash.
-    One(&'a DictMap, ScalarRef<'k>, u64),
+    One(DictRef<'a>, ScalarRef<'k>, u64),
     /// Several layers hold parts of the dict: asked in order.
     Layers(ItemId, ScalarRef<'k>),
 }
@@ -947,7 +940,7 @@ fn lookup_values<'a>(
     let mut out = Vec::with_capacity(range.len());
     // Runs of one dict (a dict item broadcast to many keys) find its layers
     // once.
-    let mut current: Option<(ItemId, Option<&'a DictMap>, usize)> = None;
+    let mut current: Option<(ItemId, Option<DictRef<'a>>, usize)> = None;
     let mut batch: Vec<Probe<'a, '_>> = Vec::with_capacity(LOOKUP_BATCH);
     let mut start = range.start;
     while start < range.end {
@@ -975,7 +968,13 @@ fn lookup_values<'a>(
                 (_, None, _) => Probe::Layers(id, key),
             });
         }
-        // Pass 2: probe, by now mostly from cache.
+        // Pass 2: with the slots in, prefetch the keys they point at.
+        for probe in &batch {
+            if let Probe::One(dict, _, hash) = *probe {
+                dict.prefetch_candidate(hash);
+            }
+        }
+        // Pass 3: probe, by now mostly from cache.
         for probe in &batch {
             out.push(match *probe {
                 Probe::Nothing => None,
@@ -988,22 +987,42 @@ fn lookup_values<'a>(
     out
 }
 
+/// The columns holding every dict of `ids`, and each one's row, when all are
+/// dicts of one allocation stored as columns by the only layer holding any
+/// of its dicts.
+fn dense_rows<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> Option<(&'a DictColumns, Vec<usize>)> {
+    let allocation = ids.first().copied().flatten()?.allocation()?;
+    let mut holders = layers.iter().filter(|layer| layer.dicts.holds_allocation(allocation));
+    let (Some(layer), None) = (holders.next(), holders.next()) else {
+        return None;
+    };
+    let columns = layer.dicts.dense_of(allocation)?;
+    ids.iter()
+        .map(|id| {
+            let id = (*id)?;
+            let row = id.offset() as usize;
+            (id.allocation() == Some(allocation) && row < columns.len()).then_some(row)
+        })
+        .collect::<Option<Vec<usize>>>()
+        .map(|rows| (columns, rows))
+}
+
 /// The parts of dict `id` held by each layer, first layer first.
-fn dict_layers(layers: &[Arc<Store>], id: ItemId) -> Vec<&DictMap> {
+fn dict_layers(layers: &[Arc<Store>], id: ItemId) -> Vec<DictRef<'_>> {
     layers.iter().filter_map(|layer| layer.dicts.get(id)).collect()
 }
 
 /// Calls `f` with each entry of a dict whose parts are `dicts` (first layer
 /// first): keys in the order the lowest layer has them, then keys added
 /// above; each value from the first layer that has the key.
-fn merged_entries<'a>(dicts: &[&'a DictMap], mut f: impl FnMut(ScalarRef<'a>, Option<ScalarRef<'a>>)) {
+fn merged_entries<'a>(dicts: &[DictRef<'a>], mut f: impl FnMut(ScalarRef<'a>, Option<ScalarRef<'a>>)) {
     match dicts {
         [] => {}
-        [only] => only.iter().for_each(|(k, v)| f(k, v)),
+        [only] => only.entries().for_each(|(k, v)| f(k, v)),
         _ => {
             let mut seen = std::collections::HashSet::new();
             for d in dicts.iter().rev() {
-                for (k, _) in d.iter() {
+                for (k, _) in d.entries() {
                     if seen.insert(KeyRef(k)) {
                         let value = dicts.iter().find_map(|d| d.get(k)).expect("the key is in this layer");
                         f(k, value);

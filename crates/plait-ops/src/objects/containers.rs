@@ -48,7 +48,7 @@ pub fn fill_container_schema(bag: &DataBag, kind: &str, attrs: &[&str], parts: &
 pub fn schema_item(op: &str, x: &DataSlice) -> Result<Schema> {
     match x.get(0) {
         Some(ScalarRef::Schema(s)) if x.is_item() => Ok(s),
-        _ if x.schema() != Schema::Schema => Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", x.schema()))),
+        _ if x.schema() != Schema::Schema => Err(crate::registry::not_a_schema(op, "schema", x)),
         _ => Err(Error::value(op, "expected a present schema item")),
     }
 }

@@ -17,12 +17,14 @@ use crate::registry::{Registry, Value};
 
 /// The schema held by argument `schema` of `op`: a present SCHEMA item.
 fn schema_arg(op: &str, schema: &DataSlice) -> Result<Schema> {
+    if schema.schema() != Schema::Schema {
+        return Err(crate::registry::not_a_schema(op, "schema", schema));
+    }
     if !schema.is_item() {
         return Err(Error::value(op, format!("schema can only be 0-rank schema slice, got: rank({})", schema.rank())));
     }
     match schema.get(0) {
         Some(ScalarRef::Schema(s)) => Ok(s),
-        _ if schema.schema() != Schema::Schema => Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", schema.schema()))),
         _ => Err(Error::value(op, "schema must be a present schema item, got a missing one")),
     }
 }

@@ -80,11 +80,14 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
 /// first, so that entities keep their attributes and take the schema's.
 pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.with_schema";
+    if schema.schema() != Schema::Schema {
+        return Err(crate::registry::not_a_schema(op, "schema", schema));
+    }
     if !schema.is_item() {
         return Err(Error::value(op, format!("schema can only be 0-rank schema slice, got: rank({})", schema.shape().rank())));
     }
     let Some(ScalarRef::Schema(target)) = schema.get(0) else {
-        return Err(Error::value(op, format!("schema's schema must be SCHEMA, got: {}", schema.schema())));
+        return Err(crate::registry::not_a_schema(op, "schema", schema));
     };
     let bag = DataBag::combined([x, schema].into_iter().filter_map(|x| x.bag()));
     Ok(x.with_schema(target)?.with_bag(bag))
@@ -210,7 +213,7 @@ Examples:
                     schema_with_fields("kd.schema.named_schema", named_schema_id(&name), Some(&name), &[])
                 }
                 (Schema::Schema, _, _) => Ok(x.clone()),
-                (other, _, _) => Err(Error::value("kd.schema.internal_maybe_named_schema", format!("schema's schema must be SCHEMA, got: {other}"))),
+                _ => Err(crate::registry::not_a_schema("kd.schema.internal_maybe_named_schema", "schema", x)),
             }
         },
     );

@@ -17,7 +17,7 @@ pub mod wire;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use plait_core::bag::text::{SCHEMA_METADATA_ATTR, schema_text};
+use plait_core::bag::text::SCHEMA_METADATA_ATTR;
 use plait_core::bag::{SCHEMA_ATTR, Stored};
 use plait_core::column::SliceBuilder;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, ScalarRef, Schema, SliceData};
@@ -166,14 +166,7 @@ pub fn from_binary(
     if let Some(v) = &on_invalid {
         let other = v.schema();
         if other != schema && other != Schema::None && schema != Schema::Object {
-            return Err(Error::value(
-                op,
-                format!(
-                    "arguments do not have a common schema.\n\nSchema for `x`: {}\nSchema for `y`: {}",
-                    schema_text(schema, Some(&bag)),
-                    schema_text(other, v.bag())
-                ),
-            ));
+            return Err(crate::promote::no_common_schema_error(op, (schema, Some(&bag)), (other, v.bag())));
         }
     }
     let mut bags = vec![bag];

@@ -6,7 +6,7 @@ use plait_core::column::SliceBuilder;
 use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 
 use super::keys::{NanKeys, keys_of};
-use crate::groups::groups;
+use crate::groups::{Groups, groups};
 use crate::kernel::set_bits_per_group;
 use crate::masking::mask_where;
 
@@ -16,16 +16,26 @@ pub(crate) fn int64_slice(shape: &plait_core::JaggedShape, values: Vec<i64>, pre
     DataSlice::new(shape.clone(), data, Schema::Int64)
 }
 
+/// The groups of the counting operators: as [`groups`], but a DataItem
+/// without `ndim` is refused with Koda's words for these operators (they
+/// read the last edge of the shape).
+fn counting_groups(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<Groups> {
+    if x.rank() == 0 && ndim.is_none() {
+        return Err(Error::value(op, "expected rank > 0, but got rank = 0, when trying to get the edge at dim = -1"));
+    }
+    groups(op, x, ndim)
+}
+
 /// Number of present items per group of the last `ndim` dimensions.
 pub fn agg_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
-    let g = groups("kd.slices.agg_count", x, ndim)?;
+    let g = counting_groups("kd.slices.agg_count", x, ndim)?;
     let counts = set_bits_per_group(&g.edge, &x.data().present_bits());
     int64_slice(&g.shape, counts, None)
 }
 
 /// Number of items (present or not) per group of the last `ndim` dimensions.
 pub fn agg_size(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
-    let g = groups("kd.slices.agg_size", x, ndim)?;
+    let g = counting_groups("kd.slices.agg_size", x, ndim)?;
     int64_slice(&g.shape, g.edge.sizes(), None)
 }
 
@@ -41,7 +51,7 @@ pub fn size(x: &DataSlice) -> Result<DataSlice> {
 
 /// For each present item, how many present items of its group precede it, plus one.
 pub fn cum_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
-    let g = groups("kd.slices.cum_count", x, ndim)?;
+    let g = counting_groups("kd.slices.cum_count", x, ndim)?;
     let bits = x.data().present_bits();
     let mut out = vec![0i64; x.size()];
     for group in 0..g.len() {

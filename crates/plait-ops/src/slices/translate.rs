@@ -123,6 +123,11 @@ pub fn isin(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     if !x.is_item() {
         return Err(Error::value("kd.slices.isin", "argument `x` must be a DataItem"));
     }
+    // Items are compared as `kd.equal` compares them: schemas with nothing
+    // in common are an error, not "not found".
+    if plait_core::Schema::common(x.schema(), y.schema()).is_none() {
+        return Err(crate::promote::no_common_schema_error("kd.slices.isin", (x.schema(), x.bag()), (y.schema(), y.bag())));
+    }
     let found = x.get(0).is_some_and(|v| (0..y.size()).any(|j| y.get(j).is_some_and(|w| order(v, w) == Some(std::cmp::Ordering::Equal))));
     mask_where(&JaggedShape::scalar(), 1, |_| found)
 }

@@ -1,13 +1,15 @@
-//! The fast path of boxing: a flat run of exact Python ints, floats and None.
+//! The fast paths of boxing: a flat run of exact Python ints, floats and
+//! None, or of exact strs and None.
 //!
-//! This is most real input (lists of numbers, possibly nested), so it reads each
-//! object's type pointer and value straight through the C API, with no
-//! per-item Python calls or temporary objects, and writes one typed column.
-//! Anything else (bool, str, numpy scalars, ints beyond INT64, ...) returns
-//! `None` and the general two-pass boxing takes over.
+//! This is most real input (lists of numbers or of names, possibly nested),
+//! so it reads each object's type pointer and value straight through the C
+//! API, with no per-item Python calls or temporary objects, and writes one
+//! typed column. Anything else (bool, numpy scalars, ints beyond INT64, a
+//! str subclass, ...) returns `None` and the general two-pass boxing takes
+//! over.
 
 use arrow_buffer::{BooleanBufferBuilder, NullBuffer, ScalarBuffer};
-use plait_core::column::{Column, Values};
+use plait_core::column::{Column, ColumnBuilder, Values};
 use plait_core::{Schema, SliceData};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -107,4 +109,50 @@ pub unsafe fn box_numbers(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut 
         }
     };
     Ok(Some((SliceData::from_column(Column::new(values, presence)), schema)))
+}
+
+/// Boxes `n` items given as borrowed object pointers, if they are all exact
+/// strs or None and at least one is a str: a STRING column.
+///
+/// # Safety
+/// As [`box_numbers`]: `get(i)` must return a valid borrowed pointer for
+/// every `i < n`, alive for the duration of the call.
+pub unsafe fn box_texts(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut ffi::PyObject) -> PyResult<Option<SliceData>> {
+    let str_type = &raw mut ffi::PyUnicode_Type;
+    // SAFETY: the caller holds the GIL (`py`); `Py_None` only returns the
+    // address of the None singleton.
+    let none = unsafe { ffi::Py_None() };
+    let mut column = ColumnBuilder::new(Schema::String, n);
+    let mut present = 0usize;
+    for i in 0..n {
+        let object = get(i);
+        // SAFETY: `object` is a valid pointer (this function's contract).
+        let ty = unsafe { ffi::Py_TYPE(object) };
+        if ty == str_type {
+            let mut len: ffi::Py_ssize_t = 0;
+            // SAFETY: `object` is a valid exact `str` and the GIL is held;
+            // the UTF-8 buffer it returns lives as long as the str, which
+            // outlives this iteration (it is only copied into the column).
+            let data = unsafe { ffi::PyUnicode_AsUTF8AndSize(object, &mut len) };
+            if data.is_null() {
+                drop(PyErr::fetch(py));
+                return Err(invalid_unicode()); // lone surrogates: not UTF-8
+            }
+            // SAFETY: `data` points at `len` bytes of valid UTF-8 (CPython's
+            // contract for PyUnicode_AsUTF8AndSize).
+            let text = unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len as usize)) };
+            column.push(plait_core::ScalarRef::String(text));
+            present += 1;
+        } else if object == none {
+            column.push_missing();
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok((present > 0).then(|| SliceData::from_column(column.finish())))
+}
+
+/// Koda's error for a str that is not valid Unicode (lone surrogates).
+pub fn invalid_unicode() -> PyErr {
+    pyo3::exceptions::PyValueError::new_err("invalid unicode object")
 }
