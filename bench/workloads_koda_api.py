@@ -2,7 +2,8 @@
 DataSlice bounds (`ds.S[:kd.index(ds) + 1]`, `ds.S[starts:]`), FLOAT32
 `cum_sum` accumulated in FLOAT64, and `kd.from_py` inferring schemas
 (`schema=None`) and converting dataclasses; schema metadata, a tree-like
-copy of shared data (`flatten_cyclic_references`) and `kd.get_repr`.
+copy of shared data (`flatten_cyclic_references`), an attribute of objects
+with uuids (stored by id) and `kd.get_repr`.
 
 `workloads(scale, pkd, kkd)` yields `(title, {impl: fn}, prepare)` in the
 style of bench/run.py; `kkd` (koladata) may be None. Target: >= 1x koladata.
@@ -51,6 +52,9 @@ def workloads(scale, pkd, kkd):
             "with_metadata": kd.with_metadata(schemas, unit="cm", version=kd.slice(list(range(n_schemas)))),
             "shared": kd.new(left=shared, right=shared),
             "people": people,
+            # Objects with uuids: their attributes are stored by id, not
+            # in columns.
+            "uuobjs": kd.uuobj(x=kd.slice(list(range(n_schemas)))).with_attrs(version=kd.slice(list(range(n_schemas)))),
         }
 
     both = on_both(state, pkd, kkd)
@@ -63,4 +67,5 @@ def workloads(scale, pkd, kkd):
     yield f"get_metadata of {n_schemas:,} schemas", both(lambda kd, s: kd.get_metadata(s["with_metadata"]).version), None
     yield (f"flatten_cyclic_references of {n_py:,} entities (shared twice)",
            both(lambda kd, s: kd.core.flatten_cyclic_references(s["shared"], max_recursion_depth=0)), None)
+    yield f"attribute of {n_schemas:,} uuobj objects", both(lambda kd, s: s["uuobjs"].version), None
     yield f"get_repr of {n_py:,} entities", both(lambda kd, s: kd.get_repr(s["people"], item_limit=100)), None
