@@ -135,6 +135,10 @@ pub struct Operator {
     pub deterministic: bool,
     /// How Python lists and tuples become arguments (see [`Boxing`]).
     pub boxing: Boxing,
+    /// Whether an eager call refuses a first argument that is not a
+    /// JaggedShape with Koda's TypeError (`kd.list_shaped(kd.item(1))`:
+    /// Koda's Python function checks it before calling the operator).
+    pub shape_first: bool,
 }
 
 /// How a Python list or tuple argument is boxed, as Koda decides per
@@ -223,6 +227,7 @@ impl Registry {
             bags: BagRule::Structured,
             deterministic: true,
             boxing: Boxing::Items,
+            shape_first: false,
         });
     }
 
@@ -237,6 +242,13 @@ impl Registry {
     pub fn boxing(&mut self, name: &str, boxing: Boxing) {
         let index = self.by_name[name];
         self.ops[index].boxing = boxing;
+    }
+
+    /// Marks operator `name` as taking a JaggedShape first (see
+    /// [`Operator::shape_first`]).
+    pub fn shape_first(&mut self, name: &str) {
+        let index = self.by_name[name];
+        self.ops[index].shape_first = true;
     }
 
     /// Marks operator `name` as giving a new result on every call.
@@ -578,12 +590,17 @@ impl Args<'_> {
     /// allocated (a uniform shape of 10**12 items costs two numbers) is
     /// refused here, before anything is built.
     pub fn shape(&self, name: &str) -> Result<&JaggedShape> {
+        let s = self.shape_read(name)?;
+        // (`kd.dicts._shaped` is what `kd.dict_shaped`, Koda's `kd.dicts.shaped`, calls.)
+        plait_core::limits::ensure_allocatable(&self.op.name.replace("._", "."), s.size(), 8)?;
+        Ok(s)
+    }
+
+    /// A JaggedShape argument that is only read (`kd.shapes.rank`), of any
+    /// size.
+    pub fn shape_read(&self, name: &str) -> Result<&JaggedShape> {
         match self.slot(name) {
-            Some(Value::Shape(s)) => {
-                // (`kd.dicts._shaped` is what `kd.dict_shaped`, Koda's `kd.dicts.shaped`, calls.)
-                plait_core::limits::ensure_allocatable(&self.op.name.replace("._", "."), s.size(), 8)?;
-                Ok(s)
-            }
+            Some(Value::Shape(s)) => Ok(s),
             Some(v) => Err(self.type_error(name, "JAGGED_SHAPE", v)),
             None => Err(Error::type_error(self.op.name, format!("argument `{name}` must be given"))),
         }

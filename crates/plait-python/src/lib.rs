@@ -55,6 +55,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::ItemIterator>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
     m.add_class::<py_shape::PyEdge>()?;
+    m.add_function(wrap_pyfunction!(py_shape::py_expect_shape, m)?)?;
     py_operator::register(m)?;
     py_bag::register(m)?;
     py_expr::register(m)?;

@@ -148,6 +148,14 @@ impl Operator {
         if !self.eager && crate::py_expr::is_tracing() {
             return crate::py_expr::lazy_call(py, name, args, kwargs);
         }
+        // As Koda's Python function: the arguments bind first (binding
+        // errors win), then the shape is checked.
+        if self.op.shape_first && binds(self.op, args.len(), kwargs)? {
+            let shape = args.get_item(0).ok().or_else(|| kwargs.and_then(|k| k.get_item("shape").ok().flatten()));
+            if let Some(shape) = shape {
+                crate::py_shape::expect_shape(&shape)?;
+            }
+        }
         let positional = args
             .iter()
             .enumerate()
@@ -195,6 +203,27 @@ impl Operator {
     fn __repr__(&self) -> String {
         format!("<Operator {}({})>", self.op.name, self.op.signature)
     }
+}
+
+/// Whether `positional` arguments and the keywords of `kwargs` fit the
+/// operator's parameters (counts and names only; the call reports what
+/// does not).
+fn binds(op: &registry::Operator, positional: usize, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<bool> {
+    let has = |kind| op.params.iter().any(|p| p.kind == kind);
+    let positional_params = op.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
+    if positional > positional_params && !has(ParamKind::VarPositional) {
+        return Ok(false);
+    }
+    if let (Some(kwargs), false) = (kwargs, has(ParamKind::VarKeyword)) {
+        for key in kwargs.keys() {
+            let key = key.extract::<String>()?;
+            let known = op.params.iter().any(|p| p.name == key && !matches!(p.kind, ParamKind::PositionalOnly | ParamKind::VarPositional));
+            if !known {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// The parameters as `(name, kind, has_default, default)`; `kind` is the

@@ -7,6 +7,26 @@ use pyo3::prelude::*;
 use crate::errors::guard;
 use crate::py_slice::wrap;
 
+/// Koda's TypeError for a value given where its Python functions want a
+/// JaggedShape (`kd.list_shaped(kd.item(1))`): the value's type as
+/// `module.name` (`int` for a builtin).
+pub fn expect_shape(x: &Bound<'_, PyAny>) -> PyResult<()> {
+    if x.is_instance_of::<PyJaggedShape>() {
+        return Ok(());
+    }
+    let ty = x.get_type();
+    let (module, name) = (ty.module()?.to_string(), ty.qualname()?.to_string());
+    let name = if module == "builtins" { name } else { format!("{module}.{name}") };
+    Err(pyo3::exceptions::PyTypeError::new_err(format!("expecting shape to be a JaggedShape, got {name}")))
+}
+
+/// `kd.dict_shaped`'s check of its shape (see [`expect_shape`]).
+#[pyfunction]
+#[pyo3(name = "expect_shape")]
+pub fn py_expect_shape(x: &Bound<'_, PyAny>) -> PyResult<()> {
+    expect_shape(x)
+}
+
 /// The partition tree of a DataSlice: one edge per dimension.
 #[pyclass(name = "JaggedShape", module = "plait.types", frozen, weakref)]
 pub struct PyJaggedShape {

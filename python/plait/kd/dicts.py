@@ -82,6 +82,8 @@ def shaped(shape, /, items_or_keys=None, values=None, key_schema=None, value_sch
       >>> kd.dict_shaped(kd.shapes.new(), {'x': 1.5})
       DataItem(Dict{'x'=1.5}, schema: DICT{STRING, FLOAT32}, bag_id: $...)
     """
+    if not isinstance(shape, _plait.Expr):
+        _plait.expect_shape(shape)  # before the entries, as Koda
     if isinstance(items_or_keys, builtins.dict) and shape.rank() > 0:
         raise ValueError("cannot create a DataSlice of dicts from a Python dictionary, only DataItem can be created "
                          "directly from Python dictionary")

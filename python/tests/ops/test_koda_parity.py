@@ -203,3 +203,24 @@ def test_equal_and_in_need_a_common_schema():
     assert kd.equal(kd.slice([1]), kd.slice(["a"])).to_py() == [None]
     e = kd.new(a=1)
     assert kd.equal(e, e).to_py() is not None
+
+
+def test_shaped_functions_want_a_jagged_shape_first():
+    # Koda's Python functions check the shape after binding their arguments.
+    for make in (kd.list_shaped, kd.dict_shaped, kd.new_shaped, kd.obj_shaped):
+        with pytest.raises(TypeError, match=r"^expecting shape to be a JaggedShape, got plait\.types\.DataItem$"):
+            make(kd.item(1))
+        with pytest.raises(TypeError, match=r"^expecting shape to be a JaggedShape, got int$"):
+            make(5)
+    with pytest.raises(TypeError, match="positional"):
+        kd.new_shaped(kd.item(1), kd.item(1))
+    assert kd.list_shaped(kd.shapes.new(2)).get_ndim().to_py() == 1
+
+
+def test_inverse_select_checks_in_koda_order():
+    with pytest.raises(ValueError, match="cannot select from DataItem"):
+        kd.inverse_select(kd.item(1), kd.item(1))
+    with pytest.raises(ValueError, match="should only be Object or Mask"):
+        kd.inverse_select(kd.slice([[1, 2], [3]]), kd.slice([True, False]))
+    with pytest.raises(ValueError, match="rank of the ds and fltr DataSlice must be the same"):
+        kd.inverse_select(kd.slice([1, None, 3]), kd.obj(a=1))

@@ -274,7 +274,7 @@ _SHAPE_OPERATORS = [
     ("shapes.new", (2, kd.slice([2, 1])), {}, "JaggedShape(2, [2, 1])"),
     ("get_shape", (_X,), {}, "JaggedShape(2, [2, 1])"),
     ("shapes.get_shape", (_X,), {}, "JaggedShape(2, [2, 1])"),
-    ("shapes.rank", (_X,), {}, "DataItem(2, schema: INT64)"),
+    ("shapes.rank", (_X.get_shape(),), {}, "DataItem(2, schema: INT64)"),
     ("shapes.ndim", (kd.shapes.new(2, 3, 1),), {}, "DataItem(3, schema: INT64)"),
     ("shapes.size", (kd.shapes.new(2, [2, 1]),), {}, "DataItem(3, schema: INT64)"),
     ("shapes.get_sizes", (_X,), {}, "DataSlice([[2], [2, 1]], schema: INT64, present: 3/3)"),

@@ -81,4 +81,8 @@ pub(crate) fn register(r: &mut Registry) {
     ] {
         r.non_deterministic(name);
     }
+    // Koda's Python functions for these check their shape argument first.
+    for name in ["kd.entities.shaped", "kd.objs.shaped", "kd.lists.shaped", "kd.dicts._shaped"] {
+        r.shape_first(name);
+    }
 }

@@ -137,16 +137,6 @@ pub fn sizes_slice(shape: &JaggedShape) -> Result<DataSlice> {
     DataSlice::new(out_shape, builder.finish(), Schema::Int64)
 }
 
-/// A JaggedShape argument that must be a shape (not a slice), with Koda's
-/// message otherwise.
-fn strict_shape_arg(a: &Args<'_>, name: &str) -> Result<JaggedShape> {
-    match a.value(name) {
-        Some(Value::Shape(s)) => Ok(s.clone()),
-        Some(v) => Err(Error::value(a.op_name(), format!("expected JAGGED_SHAPE, got {name}: {}", v.qtype_name()))),
-        None => Err(Error::type_error(a.op_name(), format!("argument `{name}` must be given"))),
-    }
-}
-
 /// The `dim` argument of `dim_sizes` / `dim_mapping`: negative counts from
 /// the end; it must name a dimension of `shape`.
 fn dim_arg(a: &Args<'_>, shape: &JaggedShape) -> Result<usize> {
@@ -169,7 +159,7 @@ fn int64_slice(shape: JaggedShape, values: Vec<i64>) -> Result<DataSlice> {
 
 /// `kd.shapes.dim_sizes`: a flat slice of the row sizes of dimension `dim`.
 fn dim_sizes(a: &Args<'_>) -> Result<DataSlice> {
-    let shape = strict_shape_arg(a, "shape")?;
+    let shape = a.shape_read("shape")?.clone();
     let d = dim_arg(a, &shape)?;
     // A uniform dimension is two numbers whatever its size; its sizes are
     // one INT64 per parent, so refuse what could not be allocated.
@@ -181,7 +171,7 @@ fn dim_sizes(a: &Args<'_>) -> Result<DataSlice> {
 /// `kd.shapes.dim_mapping`: a flat slice of the parent index of each item of
 /// dimension `dim`.
 fn dim_mapping(a: &Args<'_>) -> Result<DataSlice> {
-    let shape = strict_shape_arg(a, "shape")?;
+    let shape = a.shape_read("shape")?.clone();
     let d = dim_arg(a, &shape)?;
     plait_core::limits::ensure_allocatable(a.op_name(), shape.edges()[d].child_size(), 16)?;
     let ids: Vec<i64> = shape.edges()[d].parent_ids().into_iter().map(|p| p as i64).collect();

@@ -56,8 +56,8 @@ Examples:
         "shape",
         r#"Returns the number of dimensions of a JaggedShape, as an INT64 DataItem.
 
-A DataSlice is also accepted (its shape's rank). `kd.shapes.ndim` is
-the same operator.
+`kd.shapes.ndim` is the same operator. A DataSlice is refused, as in
+Koda (`kd.get_ndim` gives a DataSlice's rank).
 
 Args:
   shape: a JaggedShape.
@@ -67,7 +67,7 @@ Examples:
   DataItem(2, schema: INT64)
   >>> kd.shapes.rank(kd.shapes.new())
   DataItem(0, schema: INT64)"#,
-        |a| int64_item(shape_arg(a, "shape")?.rank() as i64),
+        |a| int64_item(a.shape_read("shape")?.rank() as i64),
     );
     r.add(
         "kd.shapes.size",
@@ -76,7 +76,7 @@ Examples:
         r#"Returns the number of items a JaggedShape holds, as an INT64 DataItem.
 
 That is the size of its last dimension (1 for the shape of a DataItem).
-A DataSlice is also accepted (its shape's size, missing items included).
+A DataSlice is refused, as in Koda (`kd.size` counts a DataSlice's items).
 
 Args:
   shape: a JaggedShape.
@@ -86,7 +86,7 @@ Examples:
   DataItem(3, schema: INT64)
   >>> kd.shapes.size(kd.shapes.new())
   DataItem(1, schema: INT64)"#,
-        |a| int64_item(shape_arg(a, "shape")?.size() as i64),
+        |a| int64_item(a.shape_read("shape")?.size() as i64),
     );
     r.add(
         "kd.shapes.get_sizes",

@@ -83,20 +83,22 @@ pub fn select_present(ds: &DataSlice) -> Result<DataSlice> {
 /// shape of the present items of `fltr` must be the shape of `ds`.
 pub fn inverse_select(ds: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
     let op = INVERSE_SELECT;
-    match fltr.schema() {
-        Schema::Mask => {}
-        Schema::Object if fltr.data().dtypes().all(|t| t == Schema::Mask) => {}
-        Schema::Object => return Err(Error::value(op, "fltr argument must have all items of MASK dtype")),
-        _ => return Err(Error::value(op, "the schema of the fltr DataSlice should only be Object or Mask")),
-    }
+    // Checked in Koda's order: a DataItem, the filter's schema, the ranks,
+    // then the filter's items.
     if ds.is_item() {
         return Err(item_error(op));
+    }
+    if !matches!(fltr.schema(), Schema::Mask | Schema::Object) {
+        return Err(Error::value(op, "the schema of the fltr DataSlice should only be Object or Mask"));
     }
     if ds.rank() != fltr.rank() {
         return Err(Error::value(
             op,
             format!("the rank of the ds and fltr DataSlice must be the same. Got rank(ds): {}, rank(fltr): {}", ds.rank(), fltr.rank()),
         ));
+    }
+    if !fltr.data().dtypes().all(|t| t == Schema::Mask) {
+        return Err(Error::value(op, "fltr argument must have all items of MASK dtype"));
     }
     let keep = fltr.data().present_bits();
     let (selected, _) = filter_dim(fltr.shape(), fltr.rank() - 1, &keep)?;
