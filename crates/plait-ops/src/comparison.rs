@@ -96,13 +96,20 @@ fn ordered(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> R
     compare_prepared(&prepare(op, &[("x", x), ("y", y)], TypeClass::Orderable)?, relation)
 }
 
-/// Equality tests accept items of any types whose schemas have a common
-/// schema (as Koda: an entity and a SCHEMA, two entity schemas or OBJECT
-/// and an entity schema have none); items of unrelated types differ.
-fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
-    if Schema::common(x.schema(), y.schema()).is_none() {
-        return Err(crate::promote::no_common_schema_error(op, (x.schema(), x.bag()), (y.schema(), y.bag())));
+/// Koda's error when `x` and `y` have no common schema (an entity and a
+/// SCHEMA, two entity schemas, OBJECT and an entity schema): they cannot be
+/// compared for equality.
+fn check_comparable(op: &str, x: &DataSlice, y: &DataSlice) -> Result<()> {
+    match Schema::common(x.schema(), y.schema()) {
+        Some(_) => Ok(()),
+        None => Err(crate::promote::no_common_schema_error(op, (x.schema(), x.bag()), (y.schema(), y.bag()))),
     }
+}
+
+/// Equality tests accept items of any types whose schemas have a common
+/// schema (see [`check_comparable`]); items of unrelated types differ.
+fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
+    check_comparable(op, x, y)?;
     let args = [("x", x), ("y", y)];
     match promote(op, &args, TypeClass::Primitive) {
         Ok(promotion) => compare_prepared(&prepare_as(op, &args, promotion)?, relation),
@@ -152,6 +159,7 @@ pub fn greater_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 /// included, after broadcasting.
 pub fn full_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     let op = "kd.comparison.full_equal";
+    check_comparable(op, x, y)?;
     let aligned = align(op, &[x, y])?;
     let (a, b) = (&aligned[0], &aligned[1]);
     let same = (0..a.size()).all(|i| match (a.get(i), b.get(i)) {

@@ -224,3 +224,19 @@ def test_inverse_select_checks_in_koda_order():
         kd.inverse_select(kd.slice([[1, 2], [3]]), kd.slice([True, False]))
     with pytest.raises(ValueError, match="rank of the ds and fltr DataSlice must be the same"):
         kd.inverse_select(kd.slice([1, None, 3]), kd.obj(a=1))
+
+
+def test_more_argument_checks_as_koda():
+    with pytest.raises(ValueError, match="arguments do not have a common schema"):
+        kd.full_equal(kd.slice([[1, 2], [3]]), kd.INT32)
+    with pytest.raises(ValueError, match="expected multidim DataSlice, got DataItem"):
+        kd.flatten_end(kd.item(1))
+    with pytest.raises(ValueError, match=r"x must have an Entity schema, actual schema: LIST\[INT32\]"):
+        kd.strict_with_attrs(kd.list([1, 2]), a=1)
+    # A primitive schema for entities: Koda's error, never an internal one.
+    e = kd.new(a=1)
+    with pytest.raises(ValueError, match="^kd.core.extract: during extract/clone, .* primitive type INT32"):
+        kd.extract(e, kd.INT32)
+    for clone in (kd.deep_clone, kd.deep_uuid):
+        with pytest.raises(ValueError, match="during traversal, got a slice with primitive type INT32"):
+            clone(e, kd.INT32)

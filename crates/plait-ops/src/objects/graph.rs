@@ -520,9 +520,25 @@ fn source_bag(op: &str, x: &DataSlice, schema: Option<&DataSlice>, what: &str) -
     Ok(DataBag::combined(inputs.iter().filter_map(|x| x.bag())).expect("x has a bag").for_walk())
 }
 
-/// The schema to walk `x` as: `schema=` when given, else `x`'s own.
+/// The schema to walk `x` as: `schema=` when given, else `x`'s own. A
+/// primitive schema given for items that are not its primitives is Koda's
+/// error (extract words it its own way).
 fn walk_schema(op: &str, x: &DataSlice, schema: Option<&DataSlice>) -> Result<Schema> {
-    schema.map_or(Ok(x.schema()), |s| schema_item(op, s))
+    let Some(schema) = schema else { return Ok(x.schema()) };
+    let as_schema = schema_item(op, schema)?;
+    let primitive = !matches!(as_schema, Schema::Object | Schema::Struct(_) | Schema::ItemId | Schema::Schema | Schema::None);
+    if primitive && x.data().dtypes().any(|t| t != as_schema) {
+        let message = if op == "kd.core.extract" {
+            format!(
+                "during extract/clone, while processing the provided slice, got a slice with primitive type {as_schema} \
+                 while the actual content is mixed or not a primitive"
+            )
+        } else {
+            format!("during traversal, got a slice with primitive type {as_schema} while the actual content is not a primitive")
+        };
+        return Err(Error::value(op, message));
+    }
+    Ok(as_schema)
 }
 
 /// `kd.extract(ds, schema=unspecified)`: `ds` with a new bag holding only

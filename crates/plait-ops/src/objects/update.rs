@@ -98,6 +98,12 @@ fn check_strict(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Resul
         other => return Err(Error::value(op, format!("x must have an Entity schema, actual schema: {other}"))),
     };
     let bag = bag_of(op, x)?;
+    // List and dict schemas are struct schemas too, but not entity schemas.
+    let container = [plait_core::bag::text::LIST_ITEMS_ATTR, plait_core::bag::text::DICT_KEYS_ATTR];
+    if container.iter().any(|attr| attr_schema(bag, schema_id, attr).is_some()) {
+        let text = plait_core::bag::text::schema_text(x.schema(), Some(bag));
+        return Err(Error::value(op, format!("x must have an Entity schema, actual schema: {text}")));
+    }
     for (name, _) in attrs {
         if attr_schema(bag, schema_id, name).is_none() {
             let text = plait_core::bag::text::schema_text(x.schema(), Some(bag));

@@ -67,6 +67,9 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
 fn flatten_end(a: &Args<'_>) -> Result<Value> {
     let x = a.slice("x")?;
     let n_times = a.opt_int("n_times")?.unwrap_or(1);
+    if x.is_item() {
+        return Err(Error::value(a.op_name(), "expected multidim DataSlice, got DataItem"));
+    }
     if n_times < 0 {
         return Err(Error::value(a.op_name(), format!("n_times must be non-negative, got {n_times}")));
     }
