@@ -56,13 +56,8 @@ fn reduce(hash: u64, size: usize) -> usize {
     ((hash as u128 * size as u128) >> 64) as usize
 }
 
-/// Asks the CPU to start loading `slot`.
-fn prefetch_slot(slot: &u64) {
-    prefetch_slot_of(slot)
-}
-
 /// Asks the CPU to start loading the cache line of `value`.
-fn prefetch_slot_of<T>(value: &T) {
+fn prefetch_line<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint; it reads nothing and cannot fault.
     unsafe {
@@ -116,7 +111,7 @@ impl DictColumns {
                 for entry in start..(start + BATCH).min(range.end) {
                     if let Some(key) = self.keys.get(entry) {
                         let hash = entry_hash(key_hash(key), row);
-                        prefetch_slot(&index[base + reduce(hash, size)]);
+                        prefetch_line(&index[base + reduce(hash, size)]);
                         batch[count] = (entry, hash);
                         count += 1;
                     }
@@ -232,7 +227,7 @@ impl DictColumns {
     pub fn prefetch(&self, row: usize, key_hash: u64) {
         let (base, size) = self.region(row);
         if size > 0 {
-            prefetch_slot(&self.index[base + reduce(entry_hash(key_hash, row), size)]);
+            prefetch_line(&self.index[base + reduce(entry_hash(key_hash, row), size)]);
         }
     }
 
@@ -252,11 +247,11 @@ impl DictColumns {
         let entry = (slot as u32 - 1) as usize;
         for column in self.keys.columns().iter().chain(self.values.columns()) {
             match &column.values {
-                Values::Int32(v) => prefetch_slot_of(&v[entry]),
-                Values::Int64(v) => prefetch_slot_of(&v[entry]),
-                Values::Float32(v) => prefetch_slot_of(&v[entry]),
-                Values::Float64(v) => prefetch_slot_of(&v[entry]),
-                Values::String(v) | Values::Bytes(v) => prefetch_slot_of(&v.offsets[entry]),
+                Values::Int32(v) => prefetch_line(&v[entry]),
+                Values::Int64(v) => prefetch_line(&v[entry]),
+                Values::Float32(v) => prefetch_line(&v[entry]),
+                Values::Float64(v) => prefetch_line(&v[entry]),
+                Values::String(v) | Values::Bytes(v) => prefetch_line(&v.offsets[entry]),
                 // Other keys are rare (ids, booleans, schemas); other values
                 // are left to the lookup.
                 _ => {}

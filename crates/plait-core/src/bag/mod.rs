@@ -722,11 +722,7 @@ impl DataBag {
     /// [`Self::dict_get`]).
     pub fn dict_get_whole(&self, allocation: u64, len: usize, key: ScalarRef<'_>) -> Option<SliceData> {
         let layers = self.layers();
-        let mut holders = layers.iter().filter(|layer| layer.dicts.holds_allocation(allocation));
-        let (Some(layer), None) = (holders.next(), holders.next()) else {
-            return None;
-        };
-        let dense = layer.dicts.dense_of(allocation).filter(|d| d.len() == len)?;
+        let dense = dense_columns(&layers, allocation).filter(|d| d.len() == len)?;
         let hash = dict_store::key_hash(key);
         let mut builder = SliceBuilder::with_capacity(len);
         // Each dict's slot is elsewhere in the index: a batch's slots are
@@ -987,16 +983,22 @@ fn lookup_values<'a>(
     out
 }
 
+/// The dicts of `allocation` as columns, when the only layer holding any of
+/// them stores them so (none changed since).
+fn dense_columns(layers: &[Arc<Store>], allocation: u64) -> Option<&DictColumns> {
+    let mut holders = layers.iter().filter(|layer| layer.dicts.holds_allocation(allocation));
+    let (Some(layer), None) = (holders.next(), holders.next()) else {
+        return None;
+    };
+    layer.dicts.dense_of(allocation)
+}
+
 /// The columns holding every dict of `ids`, and each one's row, when all are
 /// dicts of one allocation stored as columns by the only layer holding any
 /// of its dicts.
 fn dense_rows<'a>(layers: &'a [Arc<Store>], ids: &[Option<ItemId>]) -> Option<(&'a DictColumns, Vec<usize>)> {
     let allocation = ids.first().copied().flatten()?.allocation()?;
-    let mut holders = layers.iter().filter(|layer| layer.dicts.holds_allocation(allocation));
-    let (Some(layer), None) = (holders.next(), holders.next()) else {
-        return None;
-    };
-    let columns = layer.dicts.dense_of(allocation)?;
+    let columns = dense_columns(layers, allocation)?;
     ids.iter()
         .map(|id| {
             let id = (*id)?;
