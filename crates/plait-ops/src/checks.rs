@@ -66,24 +66,34 @@ pub fn not_castable(x: &DataSlice, target: Schema) -> Option<String> {
 /// `kd.assertion.assert_primitive(name, x, target)`: the items of `x` can
 /// be implicitly cast to `target`.
 pub fn primitive(name: &str, x: &DataSlice, target: Schema) -> Result<()> {
+    primitive_for(ASSERT_PRIMITIVE, name, x, target)
+}
+
+/// [`primitive`], with errors naming operator `op`.
+pub fn primitive_for(op: &str, name: &str, x: &DataSlice, target: Schema) -> Result<()> {
     match not_castable(x, target) {
         None => Ok(()),
-        Some(got) => Err(Error::value(ASSERT_PRIMITIVE, format!("argument `{name}` must be a slice of {target}, got a slice of {got}"))),
+        Some(got) => Err(Error::value(op, format!("argument `{name}` must be a slice of {target}, got a slice of {got}"))),
     }
 }
 
 /// `kd.assertion.assert_present_scalar(name, x, target)`: `x` is a present
 /// DataItem that can be implicitly cast to `target`.
 pub fn present_scalar(name: &str, x: &DataSlice, target: Schema) -> Result<()> {
+    present_scalar_for(ASSERT_PRESENT_SCALAR, name, x, target)
+}
+
+/// [`present_scalar`], with errors naming operator `op`.
+pub fn present_scalar_for(op: &str, name: &str, x: &DataSlice, target: Schema) -> Result<()> {
     let expected = format!("argument `{name}` must be an item holding {target}, got");
     if !x.is_item() {
-        return Err(Error::value(ASSERT_PRESENT_SCALAR, format!("{expected} a slice of rank {} > 0", x.rank())));
+        return Err(Error::value(op, format!("{expected} a slice of rank {} > 0", x.rank())));
     }
     if x.present_count() != 1 {
-        return Err(Error::value(ASSERT_PRESENT_SCALAR, format!("{expected} missing")));
+        return Err(Error::value(op, format!("{expected} missing")));
     }
     if let Some(got) = not_castable(x, target) {
-        return Err(Error::value(ASSERT_PRESENT_SCALAR, format!("{expected} an item of {got}")));
+        return Err(Error::value(op, format!("{expected} an item of {got}")));
     }
     Ok(())
 }

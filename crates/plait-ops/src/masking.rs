@@ -582,18 +582,14 @@ Examples:
   DataSlice([[present, present], [present]], schema: MASK, present: 3/3)"#,
         |a| present_shaped_as(a.slice("x")?),
     );
-    // Operators that pass items through keep the inputs' bag on any result,
-    // as in Koda.
-    for name in [
-        "kd.masking.apply_mask",
-        "kd.masking.coalesce",
-        "kd.masking.disjoint_coalesce",
-        "kd.masking.cond",
-        "kd.masking.mask_and",
-        "kd.masking.mask_or",
-        "kd.masking.mask_equal",
-        "kd.masking.xor",
-    ] {
+    // Operators that pass items through keep the bags of the arguments
+    // whose items they hold, as in Koda (`kd.apply_mask(x, mask)` keeps
+    // x's, not the mask's).
+    for name in ["kd.masking.coalesce", "kd.masking.disjoint_coalesce", "kd.masking.mask_or"] {
         r.bag_rule(name, crate::registry::BagRule::PassThrough);
     }
+    for name in ["kd.masking.apply_mask", "kd.masking.mask_and", "kd.masking.mask_equal", "kd.masking.xor"] {
+        r.bag_rule(name, crate::registry::BagRule::From(&["x"]));
+    }
+    r.bag_rule("kd.masking.cond", crate::registry::BagRule::From(&["yes", "no"]));
 }

@@ -144,6 +144,14 @@ fn object_item_name(dtype: Schema) -> &'static str {
     }
 }
 
+/// What an OBJECT slice holding items of `dtypes` is, in Koda's words for
+/// errors: `OBJECT containing INT32 and STRING values` (ids are
+/// `non-primitive`).
+pub fn object_contents(dtypes: &[Schema]) -> String {
+    let names: Vec<&str> = dtypes.iter().map(|&t| object_item_name(t)).collect();
+    format!("OBJECT containing {} values", join_and(&names))
+}
+
 /// The data type of one argument, checked against `class`.
 pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result<Schema> {
     let dtype = if x.schema() == Schema::Object {
@@ -159,20 +167,14 @@ pub fn data_type(op: &str, arg: &str, x: &DataSlice, class: TypeClass) -> Result
                 if same_kind && many.iter().all(|&t| class.admits(t)) {
                     return Err(Error::value(op, "DataSlice with mixed types is not supported"));
                 }
-                let names: Vec<&str> = many.iter().map(|t| object_item_name(*t)).collect();
-                let got = format!("OBJECT containing {} values", join_and(&names));
-                return Err(argument_type_error(op, arg, class, &got));
+                return Err(argument_type_error(op, arg, class, &object_contents(many)));
             }
         }
     } else {
         x.schema()
     };
     if !class.admits(dtype) {
-        let got = if x.schema() == Schema::Object {
-            format!("OBJECT containing {} values", object_item_name(dtype))
-        } else {
-            plait_core::bag::text::schema_text(dtype, x.bag())
-        };
+        let got = if x.schema() == Schema::Object { object_contents(&[dtype]) } else { plait_core::bag::text::schema_text(dtype, x.bag()) };
         return Err(argument_type_error(op, arg, class, &got));
     }
     Ok(dtype)

@@ -176,6 +176,10 @@ pub enum BagRule {
     /// items through (`select`, `take`, `coalesce`, casts), whose primitive
     /// results keep the bag in Koda too.
     PassThrough,
+    /// Like `PassThrough`, but only the bags of the named arguments, whose
+    /// items the result holds (`kd.select(ds, fltr)` keeps `ds`'s bag, not
+    /// the filter's), as in Koda.
+    From(&'static [&'static str]),
     /// Like `PassThrough`, and the inputs' bags are merged: they must agree,
     /// else Koda's "cannot merge DataBags" ValueError (`stack`, `concat`,
     /// `zip`).
@@ -350,7 +354,8 @@ impl BindError {
                     } else {
                         format!("from {min} to {max} positional arguments")
                     };
-                    format!("takes {takes} but {given} {} given", if *given == 1 { "was" } else { "were" })
+                    // Koda says "were" whatever the count.
+                    format!("takes {takes} but {given} were given")
                 }
                 BindError::Twice(name) => format!("multiple values for argument '{name}'"),
                 BindError::UnknownKeywords(names) => {
@@ -619,13 +624,7 @@ impl Args<'_> {
             None => Ok(None),
             Some(ScalarRef::Int32(v)) => Ok(Some(v as i64)),
             Some(ScalarRef::Int64(v)) => Ok(Some(v)),
-            Some(ScalarRef::ItemId(_) | ScalarRef::Schema(_)) => {
-                Err(Error::value(self.op.name, format!("argument `{name}`: cannot find a common schema")))
-            }
-            Some(v) => Err(Error::value(
-                self.op.name,
-                format!("argument `{name}`: unsupported narrowing cast to INT64 for the given {} DataSlice", v.dtype()),
-            )),
+            Some(v) => Err(Error::value(self.op.name, format!("argument `{name}`: {}", not_integer(v.dtype())))),
         }
     }
 
@@ -643,18 +642,25 @@ impl Args<'_> {
         self.opt_int("ndim")
     }
 
+    /// An argument Koda reads with Python's `operator.index`: an integer or
+    /// BOOLEAN item (in OBJECT too); anything else is Python's TypeError.
+    pub fn index(&self, name: &str) -> Result<i64> {
+        let x = self.slice(name)?;
+        match (x.is_item(), x.get(0)) {
+            (true, Some(ScalarRef::Int32(v))) => Ok(v as i64),
+            (true, Some(ScalarRef::Int64(v))) => Ok(v),
+            (true, Some(ScalarRef::Boolean(b))) => Ok(b as i64),
+            _ => Err(Error::type_error(self.op.name, format!("an integer is required for argument `{name}`, got {}", describe(x)))),
+        }
+    }
+
     /// A BOOLEAN item argument.
     pub fn bool(&self, name: &str) -> Result<bool> {
         let x = self.slice(name)?;
-        match (x.is_item(), x.get(0)) {
-            (true, Some(ScalarRef::Boolean(b))) => Ok(b),
-            (true, None) => Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got missing"))),
-            (true, Some(v)) => {
-                Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got an item of {}", v.dtype())))
-            }
-            (false, _) => {
-                Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN, got a slice of rank {} > 0", x.rank())))
-            }
+        crate::checks::present_scalar_for(self.op.name, name, x, Schema::Boolean)?;
+        match x.get(0) {
+            Some(ScalarRef::Boolean(b)) => Ok(b),
+            _ => Err(Error::value(self.op.name, format!("argument `{name}` must be an item holding BOOLEAN"))),
         }
     }
 
@@ -711,6 +717,16 @@ impl Args<'_> {
     }
 }
 
+/// Koda's error for values of `dtype` where integers (INT64) are wanted:
+/// ids and schemas have no common schema with INT64, other primitives would
+/// be narrowed.
+pub fn not_integer(dtype: Schema) -> String {
+    match dtype {
+        Schema::ItemId | Schema::Schema | Schema::Struct(_) => "cannot find a common schema".to_string(),
+        other => format!("unsupported narrowing cast to INT64 for the given {other} DataSlice"),
+    }
+}
+
 /// `Some(None)` (the null bag) for Python's `None`, boxed as a missing
 /// NONE item; `None` for any other non-bag value.
 fn bag_of_value(v: &Value) -> Option<Option<&DataBag>> {
@@ -725,7 +741,10 @@ fn bag_of_value(v: &Value) -> Option<Option<&DataBag>> {
 /// arguments' bags.
 fn attach_input_bags(op: &Operator, result: DataSlice, args: &Args<'_>) -> Result<DataSlice> {
     let values = args.values.iter().flatten().chain(args.var_args.iter()).chain(args.var_kwargs.iter().map(|(_, v)| v));
-    let inputs: Vec<&DataSlice> = values.filter_map(|v| if let Value::Slice(x) = v { Some(x) } else { None }).collect();
+    let inputs: Vec<&DataSlice> = match op.bags {
+        BagRule::From(names) => names.iter().map(|n| args.opt_slice(n)).collect::<Result<Vec<_>>>()?.into_iter().flatten().collect(),
+        _ => values.filter_map(|v| if let Value::Slice(x) = v { Some(x) } else { None }).collect(),
+    };
     op.with_input_bags(result, &inputs)
 }
 
@@ -740,7 +759,7 @@ impl Operator {
         Ok(match self.bags {
             BagRule::Drop => result,
             BagRule::Structured => crate::objects::model::keep_bags(result, inputs),
-            BagRule::PassThrough => {
+            BagRule::PassThrough | BagRule::From(_) => {
                 let bag = plait_core::DataBag::combined(inputs.iter().filter_map(|x| x.bag()));
                 result.with_bag(bag)
             }
@@ -834,6 +853,21 @@ fn parse_default(text: &str) -> std::result::Result<Option<DataSlice>, String> {
 /// Koda's error for a value given where a schema item is expected:
 /// `{name}'s schema must be SCHEMA, got: {its schema}` (a struct schema
 /// shown by its id, as `Schema:$...`).
+/// The schema a present SCHEMA item argument `name` of `op` holds, checked
+/// in Koda's order: the argument's schema, its rank, then presence.
+pub fn schema_item_arg(op: &str, name: &str, x: &DataSlice) -> Result<Schema> {
+    if x.schema() != Schema::Schema {
+        return Err(not_a_schema(op, name, x));
+    }
+    if !x.is_item() {
+        return Err(Error::value(op, format!("{name} can only be 0-rank schema slice, got: rank({})", x.rank())));
+    }
+    match x.get(0) {
+        Some(ScalarRef::Schema(s)) => Ok(s),
+        _ => Err(Error::value(op, format!("{name} must contain either a DType or valid schema ItemId, got None"))),
+    }
+}
+
 pub fn not_a_schema(op: &str, name: &str, x: &DataSlice) -> Error {
     let got = match x.schema() {
         Schema::Struct(id) => format!("Schema:{}", id.short()),

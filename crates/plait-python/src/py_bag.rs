@@ -3,9 +3,9 @@
 
 use plait_core::{DataBag, DataSlice, Schema};
 use plait_ops::objects::{access, containers, create, lists, update};
-use pyo3::exceptions::PyAttributeError;
+use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict, PyTuple};
 
 use crate::boxing::box_item;
 use crate::errors::guard;
@@ -403,55 +403,28 @@ impl PyDataSlice {
         crate::functions::mask_item(py, self.inner.bag().is_some_and(DataBag::is_mutable))
     }
 
-    /// The attribute names (sorted).
-    #[pyo3(signature = (*, intersection = true))]
-    fn get_attr_names(&self, intersection: bool) -> PyResult<Vec<String>> {
+    /// The attribute names (sorted): with `intersection`, those all items
+    /// have, otherwise those any item has. `intersection` is keyword-only
+    /// and required, as in Koda.
+    #[pyo3(signature = (*args, intersection = None))]
+    fn get_attr_names(&self, args: &Bound<'_, PyTuple>, intersection: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+        if !args.is_empty() {
+            let given = args.len();
+            return Err(PyTypeError::new_err(format!(
+                "accepts 0 positional arguments but {given} {} given",
+                if given == 1 { "was" } else { "were" }
+            )));
+        }
+        let Some(intersection) = intersection else {
+            return Err(PyTypeError::new_err("get_attr_names() missing 1 required keyword-only argument: 'intersection'"));
+        };
+        let Ok(intersection) = intersection.cast::<PyBool>() else {
+            let kind = intersection.get_type().name()?;
+            return Err(PyTypeError::new_err(format!("get_attr_names() expected bool for `intersection`, got: {kind}")));
+        };
+        let intersection = intersection.is_true();
         guard(|| access::attr_names(&self.inner, intersection))
     }
-}
-
-/// Returns the sorted names of the attributes that all items of x have.
-///
-/// For entities the names come from their schema; for objects, from each
-/// object's own schema, keeping only the names common to all of them. Primitives
-/// in OBJECT data are skipped. The result is a Python list of str; x must have a
-/// DataBag. The same as kd.get_attr_names(x, intersection=True).
-///
-/// Args:
-///   x: a DataSlice with a DataBag.
-///
-/// Examples:
-///   >>> kd.dir(kd.new(b=1, a='x'))
-///   ['a', 'b']
-///   >>> kd.dir(kd.slice([kd.obj(a=1, b=2), kd.obj(a=3, c=4)]))
-///   ['a']
-#[pyfunction]
-fn dir(x: PyRef<'_, PyDataSlice>) -> PyResult<Vec<String>> {
-    guard(|| access::attr_names(&x.inner, true))
-}
-
-/// Returns the sorted attribute names of the items of x.
-///
-/// For entities the names come from their schema; for objects, from each
-/// object's own schema, and `intersection` chooses between the names all
-/// objects share and the names any object has. Primitives in OBJECT data are
-/// skipped. The result is a Python list of str; x must have a DataBag.
-///
-/// Args:
-///   x: a DataSlice with a DataBag.
-///   intersection: True for the names common to all items, False for the names
-///     of any item (keyword only, required).
-///
-/// Examples:
-///   >>> x = kd.slice([kd.obj(a=1, b=2), kd.obj(a=3, c=4)])
-///   >>> kd.get_attr_names(x, intersection=True)
-///   ['a']
-///   >>> kd.get_attr_names(x, intersection=False)
-///   ['a', 'b', 'c']
-#[pyfunction]
-#[pyo3(signature = (x, *, intersection))]
-fn get_attr_names(x: PyRef<'_, PyDataSlice>, intersection: bool) -> PyResult<Vec<String>> {
-    guard(|| access::attr_names(&x.inner, intersection))
 }
 
 /// Returns a new empty immutable DataBag.
@@ -491,8 +464,6 @@ fn mutable_bag() -> PyDataBag {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDataBag>()?;
-    m.add_function(wrap_pyfunction!(dir, m)?)?;
-    m.add_function(wrap_pyfunction!(get_attr_names, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())

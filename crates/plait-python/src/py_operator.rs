@@ -348,12 +348,12 @@ impl PyDataSlice {
     /// `x & mask` is `kd.apply_mask(x, mask)`.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&self.inner, &y)?, &[&self.inner, &y]))?)
+        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&self.inner, &y)?, &[&self.inner]))?)
     }
 
     fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&x, &self.inner)?, &[&x, &self.inner]))?)
+        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&x, &self.inner)?, &[&x]))?)
     }
 
     /// `x | y` is `kd.coalesce(x, y)`.
@@ -370,12 +370,12 @@ impl PyDataSlice {
     /// `x ^ y` is `kd.xor(x, y)`.
     fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&self.inner, &y)?, &[&self.inner, &y]))?)
+        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&self.inner, &y)?, &[&self.inner]))?)
     }
 
     fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&x, &self.inner)?, &[&x, &self.inner]))?)
+        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&x, &self.inner)?, &[&x]))?)
     }
 
     /// Comparisons give MASK slices, as in Koda.
@@ -411,7 +411,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// `result` with the bags operator `name` gives its results (for the Python
-/// operators that run a kernel directly).
+/// operators that run a kernel directly); `inputs` are the arguments whose
+/// bags its rule reads (for `BagRule::From`, only the named ones).
 fn with_operator_bags(name: &str, result: DataSlice, inputs: &[&DataSlice]) -> plait_core::Result<DataSlice> {
     match plait_ops::registry::registry().get(name) {
         Some(op) => op.with_input_bags(result, inputs),

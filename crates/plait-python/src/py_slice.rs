@@ -79,15 +79,7 @@ pub fn schema_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<Schema>
     let Ok(ds) = x.cast::<PyDataSlice>() else {
         return Err(type_error(op, format!("expecting {arg} to be a DataSlice, got {}", x.get_type().name()?)));
     };
-    let ds = &ds.get().inner;
-    if !ds.is_item() {
-        return Err(value_error(op, format!("{arg} can only be 0-rank schema slice, got: rank({})", ds.rank())));
-    }
-    match (ds.schema(), ds.get(0)) {
-        (_, Some(ScalarRef::Schema(s))) => Ok(s),
-        (Schema::Schema, None) => Err(value_error(op, format!("{arg} must contain either a DType or valid schema ItemId, got None"))),
-        (other, _) => Err(value_error(op, format!("{arg}'s schema must be SCHEMA, got: {other}"))),
-    }
+    guard(|| plait_ops::registry::schema_item_arg(op, arg, &ds.get().inner))
 }
 
 /// A repr capped in length, for error messages.

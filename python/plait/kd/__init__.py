@@ -27,7 +27,8 @@ from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, l
 from plait.kd import bitwise, curves, json, random  # noqa: A004 - Koda's names
 from plait.kd import proto
 from plait.kd._proto_messages import from_proto, schema_from_proto, to_proto
-from plait._plait import bag, dir, get_attr_names, mutable_bag  # noqa: A004 - Koda's names
+from plait._plait import bag, mutable_bag
+from plait.kd._attr_names import dir, get_attr_names  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
 from plait.kd import _builtins
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods

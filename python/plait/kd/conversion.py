@@ -187,7 +187,7 @@ class _Converter:
         object when its schema declares it (read from the schemas at once)."""
         n = entities.get_size().to_py()
         is_object = str(entities.get_schema()) == "OBJECT"
-        names = _plait.get_attr_names(entities, intersection=not is_object)
+        names = entities.get_attr_names(intersection=not is_object)
         schemas = OPERATORS["kd.schema.get_obj_schema"](entities) if is_object else None
         columns = []
         for name in names:

@@ -280,7 +280,7 @@ class _Converter:
         present = _presence(values)
         rows = [v if v is not None else {} for v in values]
         attrs = {}
-        for name in _plait.get_attr_names(schema, intersection=True):
+        for name in schema.get_attr_names(intersection=True):
             attrs[name] = yield ([row.get(name) for row in rows], schema.get_attr(name), None, f"attribute '{name}'")
         shape = shapes.new(len(rows))
         entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **_itemid_option(itemid))

@@ -48,7 +48,7 @@ def _functor_lines(fn, prefix, lines, depth):
     name = fn.maybe("__qualname__").to_py() if fn.has_attr("__qualname__") else None
     lines.append(f"  subgraph cluster_{prefix} {{")
     lines.append(f"    label={_quote(f'functor {name}' if name else 'functor')}; style=rounded;")
-    attrs = [a for a in _plait.dir(fn) if a not in ("__signature__", "__qualname__", "__module__")]
+    attrs = [a for a in fn.get_attr_names(intersection=True) if a not in ("__signature__", "__qualname__", "__module__")]
     ids = {a: f"{prefix}_{k}" for k, a in enumerate(attrs)}
     uses = []
     for attr in attrs:

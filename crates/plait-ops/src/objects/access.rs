@@ -45,6 +45,100 @@ pub fn maybe(x: &DataSlice, name: &str) -> Result<DataSlice> {
     lookup(x, name, true, &format!("failed to get attribute '{name}'"))
 }
 
+/// The `attr_name` argument of `op`: a STRING item (one name for all
+/// items), or a slice of names (one per item, aligned with `x`), checked
+/// with Koda's messages.
+pub enum AttrNames {
+    One(String),
+    PerItem(DataSlice),
+}
+
+impl AttrNames {
+    pub fn read(op: &str, names: &DataSlice) -> Result<AttrNames> {
+        if names.is_item() {
+            crate::checks::present_scalar_for(op, "attr_name", names, Schema::String)?;
+            return match names.get(0) {
+                Some(ScalarRef::String(name)) => Ok(AttrNames::One(name.to_string())),
+                _ => Err(Error::value(op, "argument `attr_name` must be an item holding STRING")),
+            };
+        }
+        crate::checks::primitive_for(op, "attr_name", names, Schema::String)?;
+        Ok(AttrNames::PerItem(names.clone()))
+    }
+}
+
+/// `read(x, name, default)` for each distinct name of `names` (aligned with
+/// `x` and `default`), on the items that name it, put back in place: the
+/// result has the common schema of the parts, missing where the name is.
+fn per_item_names(
+    op: &str,
+    x: &DataSlice,
+    names: &DataSlice,
+    default: Option<&DataSlice>,
+    read: impl Fn(&DataSlice, &str, Option<&DataSlice>) -> Result<DataSlice>,
+) -> Result<DataSlice> {
+    // Koda names the shapes in this order when they do not align.
+    let mut inputs = vec![names, x];
+    inputs.extend(default);
+    let mut aligned = plait_core::broadcast::align(op, &inputs)?;
+    aligned.swap(0, 1);
+    let shape = aligned[0].shape().clone();
+    let n = shape.size();
+    // The positions of each distinct name, in first-seen order.
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut group_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for i in 0..n {
+        if let Some(ScalarRef::String(name)) = aligned[1].get(i) {
+            let g = *group_of.entry(name.to_string()).or_insert_with(|| {
+                groups.push((name.to_string(), Vec::new()));
+                groups.len() - 1
+            });
+            groups[g].1.push(i);
+        }
+    }
+    let flat = |s: &DataSlice, positions: &[usize]| -> Result<DataSlice> {
+        DataSlice::new(plait_core::JaggedShape::flat(positions.len()), s.data().take(positions), s.schema()).map(|p| p.with_bag(s.bag().cloned()))
+    };
+    let mut parts = Vec::with_capacity(groups.len());
+    for (name, positions) in &groups {
+        let default = aligned.get(2).map(|d| flat(d, positions)).transpose()?;
+        let part = read(&flat(&aligned[0], positions)?, name, default.as_ref()).map_err(|e| at_positions(e, positions).with_context(op))?;
+        parts.push(part);
+    }
+    let mut schema = Schema::None;
+    for part in &parts {
+        schema = Schema::common(schema, part.schema()).ok_or_else(|| {
+            let text = |s| plait_core::bag::text::schema_text(s, part.bag());
+            Error::value(op, format!("no common schema for the attributes read: {} and {}", text(schema), text(part.schema())))
+        })?;
+    }
+    let parts: Vec<DataSlice> = parts.iter().map(|p| cast_to(op, p, schema)).collect::<Result<_>>()?;
+    let mut picks = vec![(0, plait_core::column::MISSING_INDEX); n];
+    for (g, (_, positions)) in groups.iter().enumerate() {
+        for (k, &i) in positions.iter().enumerate() {
+            picks[i] = (g, k);
+        }
+    }
+    let sources: Vec<&SliceData> = parts.iter().map(DataSlice::data).collect();
+    let data = plait_core::bag::list_store::gather(&sources, &picks);
+    let bag = DataBag::combined(aligned.iter().chain(&parts).filter_map(DataSlice::bag));
+    Ok(DataSlice::new(shape, data, schema)?.with_bag(bag))
+}
+
+/// Error `e` of reading the items at `positions` (of the flattened
+/// aligned input), with the item it points at (`ds.flatten().S[k]`) named by
+/// its place in the input.
+fn at_positions(mut e: Error, positions: &[usize]) -> Error {
+    const AT: &str = "ds.flatten().S[";
+    if let Some(start) = e.message.find(AT).map(|i| i + AT.len()) {
+        let digits = e.message[start..].bytes().take_while(u8::is_ascii_digit).count();
+        if let Some(&place) = e.message[start..start + digits].parse::<usize>().ok().and_then(|k| positions.get(k)) {
+            e.message.replace_range(start..start + digits, &place.to_string());
+        }
+    }
+    e
+}
+
 /// The attribute values; with `lenient`, a schema without the attribute
 /// gives missing values instead of an error.
 fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<DataSlice> {
@@ -389,7 +483,8 @@ x), and the result has the common schema of both. `x.attr` and
 
 Args:
   x: a DataSlice of entities or objects.
-  attr_name: the name of the attribute (a str).
+  attr_name: the name of the attribute (a str), or a STRING DataSlice
+    naming one attribute per item (aligned with x).
   default: the value for items without the attribute (optional).
 
 Examples:
@@ -399,10 +494,17 @@ Examples:
   >>> kd.get_attr(x, 'a', default=0)
   DataSlice([1, 0, None], schema: INT32, present: 2/3, bag_id: $...)
   >>> kd.get_attr(kd.new(a=1), 'b', None)
-  DataItem(None, schema: NONE, bag_id: $...)"#,
+  DataItem(None, schema: NONE, bag_id: $...)
+  >>> kd.get_attr(kd.new(a=1, b=2), kd.slice(['a', 'b']))
+  DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)"#,
         |a| {
             // As operators, the errors name them (a method, `x.get_attr`, does not).
-            get_attr(a.slice("x")?, &a.text("attr_name")?, a.opt_slice("default")?).map_err(|e| e.with_context(GET_ATTR))
+            let x = a.slice("x")?;
+            let default = a.opt_slice("default")?;
+            match AttrNames::read(GET_ATTR, a.slice("attr_name")?)? {
+                AttrNames::One(name) => get_attr(x, &name, default).map_err(|e| e.with_context(GET_ATTR)),
+                AttrNames::PerItem(names) => per_item_names(GET_ATTR, x, &names, default, get_attr),
+            }
         },
     );
     r.add(
@@ -417,14 +519,22 @@ is all missing with schema NONE.
 
 Args:
   x: a DataSlice of entities or objects.
-  attr_name: the name of the attribute (a str).
+  attr_name: the name of the attribute (a str), or a STRING DataSlice
+    naming one attribute per item (aligned with x).
 
 Examples:
   >>> kd.maybe(kd.slice([kd.obj(a=1), kd.obj(b=2), None]), 'a')
   DataSlice([1, None, None], schema: INT32, present: 1/3, bag_id: $...)
   >>> kd.maybe(kd.new(a=1), 'b')
   DataItem(None, schema: NONE, bag_id: $...)"#,
-        |a| maybe(a.slice("x")?, &a.text("attr_name")?).map_err(|e| e.with_context("kd.core.maybe")),
+        |a| {
+            let op = "kd.core.maybe";
+            let x = a.slice("x")?;
+            match AttrNames::read(op, a.slice("attr_name")?)? {
+                AttrNames::One(name) => maybe(x, &name).map_err(|e| e.with_context(op)),
+                AttrNames::PerItem(names) => per_item_names(op, x, &names, None, |x, name, _| maybe(x, name)),
+            }
+        },
     );
     r.add(
         "kd.core.has_attr",
@@ -439,7 +549,8 @@ ValueError.
 
 Args:
   x: a DataSlice of entities or objects.
-  attr_name: the name of the attribute (a str).
+  attr_name: the name of the attribute (a str), or a STRING DataSlice
+    naming one attribute per item (aligned with x).
 
 Examples:
   >>> kd.has_attr(kd.slice([kd.obj(a=1), kd.obj(b=2), None]), 'a')
@@ -448,6 +559,14 @@ Examples:
   DataSlice([present, missing], schema: MASK, present: 1/2)
   >>> kd.has_attr(kd.new(a=1), 'b')
   DataItem(missing, schema: MASK)"#,
-        |a| has_attr(a.slice("x")?, &a.text("attr_name")?),
+        |a| {
+            let op = "kd.core.has_attr";
+            let x = a.slice("x")?;
+            match AttrNames::read(op, a.slice("attr_name")?)? {
+                AttrNames::One(name) => has_attr(x, &name),
+                // MASK even where no item names an attribute.
+                AttrNames::PerItem(names) => crate::masking::has(&per_item_names(op, x, &names, None, |x, name, _| has_attr(x, name))?),
+            }
+        },
     );
 }

@@ -143,8 +143,29 @@ fn with_a_bag(x: DataSlice) -> DataSlice {
     }
 }
 
-/// `kd.obj(x)` of a slice: see [`to_object`].
+/// `kd.new(x)` of a DataSlice `x`: its items (the same ids) in a new bag
+/// that holds what they reach, cast to `schema` when one is given, as in
+/// Koda.
+fn new_of_slice(x: &DataSlice, schema: SchemaArg<'_>) -> Result<DataSlice> {
+    let x = match schema {
+        SchemaArg::Fresh => x.clone(),
+        SchemaArg::Given(s) => {
+            let target = crate::registry::schema_item_arg(NEW, "schema", s)?;
+            crate::schema::casts::explicit(NEW, x, target)?
+        }
+        SchemaArg::Named(_) => return Err(Error::value(NEW, "a DataSlice given to kd.new takes a schema item, not a schema name")),
+    };
+    if x.schema().is_primitive() && x.schema() != Schema::Schema {
+        return Ok(with_a_bag(x));
+    }
+    Ok(x.clone().with_bag(Some(new_bag_over(NEW, &[&x])?)))
+}
+
+/// `kd.obj(x)` of a slice: see [`to_object`]. Schemas are not embedded.
 pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
+    if x.schema() == Schema::Schema {
+        return Err(Error::value(OBJ, "schema embedding is only supported for a DataSlice with primitive, entity, list or dict schemas, got SCHEMA"));
+    }
     to_object(OBJ, x)
 }
 
@@ -203,8 +224,9 @@ value that cannot be cast raises unless overwrite_schema=True, which replaces
 that attribute's schema. The result's bag is immutable.
 
 Args:
-  arg: a primitive value or a DataSlice of primitives, returned as is (no
-    attributes may be given with it).
+  arg: a DataSlice (or Python value) returned with a new bag holding what its
+    items reach, cast to `schema` when given (no attributes may be given
+    with it).
   schema: an entity schema item or a schema name; a new schema when None.
   overwrite_schema: whether a value may replace the schema of its attribute.
   itemid: ITEMID to use as the ids of the entities; new ids when None.
@@ -222,10 +244,7 @@ Examples:
                 if !a.var_kwargs().is_empty() {
                     return Err(Error::value(NEW, "attributes cannot be given together with a positional argument"));
                 }
-                if arg.schema().is_struct() || arg.schema() == Schema::Object {
-                    return Err(Error::value(NEW, "converting entities or objects with kd.new is not supported; use kd.obj or with_schema"));
-                }
-                return Ok(with_a_bag(arg.clone()));
+                return new_of_slice(arg, schema_arg(a)?);
             }
             let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
             new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, itemid, None)

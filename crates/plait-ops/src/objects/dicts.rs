@@ -62,26 +62,44 @@ fn entry_schemas(op: &str, x: &DataSlice) -> Result<Option<(Schema, Schema)>> {
     Ok(Some((keys, values)))
 }
 
+/// The key and value schemas of dicts `x` read through their attribute
+/// `attr` (`__keys__` or `__values__`), with Koda's errors of reading that
+/// attribute from what is not a dict (`kd.get_keys`, `kd.get_values`).
+fn entries_attr_schemas(op: &str, x: &DataSlice, attr: &str) -> Result<(Schema, Schema)> {
+    entry_schemas(op, x)?.ok_or_else(|| match x.schema() {
+        Schema::Struct(_) | Schema::Object | Schema::Schema => Error::value(op, format!("the attribute '{attr}' is missing on the schema.")),
+        primitive => Error::value(op, format!("cannot get or set attributes on schema: {primitive}")),
+    })
+}
+
 /// The key and value schemas of dicts `x`, or Koda's error for non-dicts.
 fn require_dicts(op: &str, x: &DataSlice) -> Result<(Schema, Schema)> {
     entry_schemas(op, x)?
         .ok_or_else(|| Error::value(op, format!("dict(s) expected, got {}", plait_core::bag::text::schema_text(x.schema(), x.bag()))))
 }
 
+/// Koda's refusal of dict values with more dimensions than the dicts (or
+/// the keys, if they have more): `rank`.
+fn check_values_rank(op: &str, rank: usize, values: &DataSlice) -> Result<()> {
+    let extra = values.rank().saturating_sub(rank);
+    if extra == 0 {
+        return Ok(());
+    }
+    Err(Error::value(
+        op,
+        format!(
+            "dict values being assigned in kd.dict_update(dct, keys, values), dct[keys] = values or kd.dict(keys, values) \
+             must have the same or fewer dimensions than dct (or keys if larger), got {rank} < {}; \
+             consider wrapping the last {extra} dimension(s) into lists using kd.implode(values, ndim={extra})",
+            values.rank()
+        ),
+    ))
+}
+
 /// Keys and values aligned with dicts `x` for an update: `x` repeated over
 /// a `keys` with more dimensions; `values` broadcast to the keys.
 fn aligned_entries(op: &str, x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Result<[DataSlice; 3]> {
-    let rank = x.rank().max(keys.rank());
-    if values.rank() > rank {
-        return Err(Error::value(
-            op,
-            format!(
-                "dict values must have the same or fewer dimensions than the dicts and the keys, got {} > {rank}; \
-                 consider wrapping the last dimensions of the values into lists with kd.implode",
-                values.rank()
-            ),
-        ));
-    }
+    check_values_rank(op, x.rank().max(keys.rank()), values)?;
     let [x, keys] = <[DataSlice; 2]>::try_from(align(op, &[x, keys])?).expect("two inputs");
     let values = expand_to_shape(op, values, x.shape(), 0)?;
     Ok([x, keys, values])
@@ -124,17 +142,7 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
         let key_rows = rows_for(op, keys, shape)?;
         let missing = DataSlice::missing(JaggedShape::scalar(), Schema::None);
         let values = contents.values.unwrap_or(&missing);
-        if values.rank() > key_rows.rank() {
-            return Err(Error::value(
-                op,
-                format!(
-                    "dict values must have the same or fewer dimensions than the keys, got {} > {}; \
-                     consider wrapping the last dimensions of the values into lists with kd.implode",
-                    values.rank(),
-                    key_rows.rank()
-                ),
-            ));
-        }
+        check_values_rank(op, shape.rank().max(keys.rank()), values)?;
         let value_rows = expand_to_shape(op, values, key_rows.shape(), 0)?.with_bag(values.bag().cloned());
         let (keys, values) = fitted(op, &dicts, (key_schema, value_schema), &key_rows, &value_rows)?;
         let edge = keys.shape().edges().last().expect("key rows have rank >= 1").clone();
@@ -180,7 +188,7 @@ pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
 pub fn get_keys(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.dicts.get_keys";
     let bag = bag_for(op, x, "cannot get dict keys")?;
-    let (key_schema, _) = require_dicts(op, x)?;
+    let (key_schema, _) = entries_attr_schemas(op, x, DICT_KEYS_ATTR)?;
     let (edge, keys, _) = bag.dict_entries(&ids_of(x))?;
     typed_items(op, x.shape().with_edge(edge)?, keys, key_schema, bag)
 }
@@ -193,7 +201,7 @@ pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> 
         return get_item(x, keys);
     }
     let bag = bag_for(op, x, "cannot get dict values")?;
-    let (_, value_schema) = require_dicts(op, x)?;
+    let (_, value_schema) = entries_attr_schemas(op, x, DICT_VALUES_ATTR)?;
     let (edge, _, values) = bag.dict_entries(&ids_of(x))?;
     typed_items(op, x.shape().with_edge(edge)?, values, value_schema, bag)
 }
@@ -221,15 +229,11 @@ pub fn is_dict(x: &DataSlice) -> Result<DataSlice> {
 
 /// The keys and the values an update writes: `keys` and `values`, or the
 /// entries of the dicts `keys` when `values` is not given.
-fn update_entries(op: &str, keys: &DataSlice, values: Option<&DataSlice>) -> Result<(DataSlice, DataSlice)> {
+fn update_entries(keys: &DataSlice, values: Option<&DataSlice>) -> Result<(DataSlice, DataSlice)> {
     match values {
         Some(values) => Ok((keys.clone(), values.clone())),
-        None => {
-            if entry_schemas(op, keys)?.is_none() {
-                return Err(Error::value(op, format!("expected dicts when `values` is not given, got {}", crate::describe(keys))));
-            }
-            Ok((get_keys(keys)?, get_values(keys, None)?))
-        }
+        // Koda reads the dicts' entries (with the errors of kd.get_keys).
+        None => Ok((get_keys(keys)?, get_values(keys, None)?)),
     }
 }
 
@@ -244,7 +248,7 @@ fn update_with(
 ) -> Result<()> {
     let schemas = require_dicts(op, x)?;
     check_key_item(op, keys, x.rank())?;
-    let (keys, values) = update_entries(op, keys, values)?;
+    let (keys, values) = update_entries(keys, values)?;
     let [dicts, keys, values] = aligned_entries(op, x, &keys, &values)?;
     let (keys, values) = fitted(op, x, schemas, &keys, &values)?;
     write(&ids_of(&dicts), &keys, &values)
@@ -255,9 +259,17 @@ fn update_with(
 /// Also returns the keys and values written (entities among them made
 /// objects for OBJECT dicts), whose bags the update brings along.
 fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<(DataBag, [DataSlice; 2])> {
+    // Koda's order: the entries of dicts given as `keys`, then `x`.
+    let (keys, values) = update_entries(keys, values)?;
+    if x.bag().is_none() {
+        return Err(Error::value(op, "cannot update a DataSlice of dicts without a DataBag"));
+    }
+    if entry_schemas(op, x)?.is_none() {
+        return Err(Error::value(op, "expected a DataSlice of dicts"));
+    }
     let update = DataBag::new_immutable();
     let mut written = None;
-    update_with(op, x, keys, values, |ids, keys, values| {
+    update_with(op, x, &keys, Some(&values), |ids, keys, values| {
         update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
         written = Some([keys.clone(), values.clone()]);
         Ok(())
@@ -284,8 +296,8 @@ pub fn dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) 
 /// keys and values for entities among them).
 pub fn with_dict_update(x: &DataSlice, keys: &DataSlice, values: Option<&DataSlice>) -> Result<DataSlice> {
     let op = "kd.dicts.with_dict_update";
-    let old = bag_for(op, x, "cannot update dicts")?.clone();
     let (update, [keys, values]) = update_bag(op, x, keys, values)?;
+    let old = bag_for(op, x, "cannot update dicts")?.clone();
     Ok(x.clone().with_bag(Some(updated_over(op, &old, update, &[&keys, &values])?)))
 }
 

@@ -212,7 +212,11 @@ pub fn is_list(x: &DataSlice) -> Result<DataSlice> {
 /// written (entities made objects for OBJECT lists), whose bag the update
 /// brings along.
 fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<(DataSlice, DataSlice)> {
-    let schema = require_lists(op, x)?;
+    // Koda's order: the bag first, then the schema.
+    if x.bag().is_none() {
+        return Err(Error::value(op, "cannot update a DataSlice of lists; the DataSlice is a reference without a Bag"));
+    }
+    let schema = item_schema(op, x)?.ok_or_else(|| Error::value(op, "expected first argument to be a DataSlice of lists"))?;
     let rows = explode_once(x, schema)?;
     let extra = rows_for(op, append, x.shape())?;
     let extra = fit_to(op, "list items", x, schema, &extra)?;
@@ -277,8 +281,8 @@ pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
 
 /// `kd.select_items(ds, fltr)`: the items of each list where `fltr` is present.
 pub fn select_items(x: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
-    let op = "kd.lists.select_items";
-    let rows = explode_once(x, require_lists(op, x)?)?;
+    // Koda explodes first, with explode's errors.
+    let rows = explode(x, 1)?;
     Ok(crate::slices::select(&rows, fltr, true)?.with_bag(rows.bag().cloned()))
 }
 
@@ -287,6 +291,12 @@ pub fn select_items(x: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
 pub fn shaped(shape: &JaggedShape, items: Option<&DataSlice>, item_schema: Option<Schema>, itemid: Option<&DataSlice>) -> Result<DataSlice> {
     let op = "kd.lists.shaped";
     let rows = match items {
+        // Items with more dimensions than one list row: Koda puts all the
+        // items under each list item into its list.
+        Some(items) if items.rank() > shape.rank() + 1 => {
+            let flat = items.with_shape(op, items.shape().flatten(shape.rank(), items.rank()))?;
+            rows_for(op, &flat, shape)?
+        }
         Some(items) => rows_for(op, items, shape)?,
         None => DataSlice::missing(shape.with_edge(plait_core::Edge::uniform(shape.size(), 0))?, item_schema.unwrap_or(Schema::Object)),
     };
@@ -448,7 +458,7 @@ Examples:
   DataSlice([List[1, 2], List[None]], schema: LIST[INT32], present: 2/2, bag_id: $...)
   >>> kd.implode(kd.slice([[[1, 2], [3]], [[4]]]), ndim=-1)
   DataItem(List[List[List[1, 2], List[3]], List[List[4]]], schema: LIST[LIST[LIST[INT32]]], bag_id: $...)"#,
-        |a| implode(a.slice("x")?, a.int("ndim")?, a.opt_given("itemid")?),
+        |a| implode(a.slice("x")?, a.index("ndim")?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.explode",

@@ -15,20 +15,6 @@ use plait_core::{DataSlice, Error, Result, ScalarRef, Schema};
 use super::access::first_primitive;
 use crate::registry::{Registry, Value};
 
-/// The schema held by argument `schema` of `op`: a present SCHEMA item.
-fn schema_arg(op: &str, schema: &DataSlice) -> Result<Schema> {
-    if schema.schema() != Schema::Schema {
-        return Err(crate::registry::not_a_schema(op, "schema", schema));
-    }
-    if !schema.is_item() {
-        return Err(Error::value(op, format!("schema can only be 0-rank schema slice, got: rank({})", schema.rank())));
-    }
-    match schema.get(0) {
-        Some(ScalarRef::Schema(s)) => Ok(s),
-        _ => Err(Error::value(op, "schema must be a present schema item, got a missing one")),
-    }
-}
-
 /// The nofollow schema of `schema`, or Koda's error naming what has none.
 fn nofollow_of(op: &str, schema: Schema) -> Result<Schema> {
     if schema.is_nofollow() {
@@ -64,7 +50,13 @@ pub fn follow(x: &DataSlice) -> Result<DataSlice> {
 pub fn reference(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.core.ref";
     match x.schema() {
-        Schema::Struct(_) | Schema::ItemId | Schema::Schema | Schema::None => {}
+        Schema::Struct(_) | Schema::ItemId | Schema::None => {}
+        // Schemas of entities are ids; primitive schemas (DTYPEs) are not.
+        Schema::Schema => {
+            if (0..x.size()).any(|i| matches!(x.get(i), Some(ScalarRef::Schema(s)) if !matches!(s, Schema::Struct(_)))) {
+                return Err(Error::value(op, "casting data of type DTYPE to ITEMID is not supported"));
+            }
+        }
         Schema::Object => {
             if let Some(i) = first_primitive(x) {
                 let dtype = x.get(i).map_or(Schema::None, |v| v.dtype());
@@ -218,7 +210,7 @@ Examples:
         |a| {
             let op = "kd.schema.nofollow_schema";
             let schema = a.slice("schema")?;
-            let nofollow = nofollow_of(op, schema_arg(op, schema)?)?;
+            let nofollow = nofollow_of(op, crate::registry::schema_item_arg(op, "schema", schema)?)?;
             let item = DataSlice::item(Some(ScalarRef::Schema(nofollow)), Schema::Schema)?;
             Ok(Value::Slice(item.with_bag(schema.bag().cloned())))
         },
@@ -245,7 +237,7 @@ Examples:
         |a| {
             let op = "kd.schema.get_nofollowed_schema";
             let schema = a.slice("schema")?;
-            let inner = nofollowed_of(op, schema_arg(op, schema)?)?;
+            let inner = nofollowed_of(op, crate::registry::schema_item_arg(op, "schema", schema)?)?;
             let item = DataSlice::item(Some(ScalarRef::Schema(inner)), Schema::Schema)?;
             Ok(Value::Slice(item.with_bag(schema.bag().cloned())))
         },

@@ -80,15 +80,7 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
 /// first, so that entities keep their attributes and take the schema's.
 pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.with_schema";
-    if schema.schema() != Schema::Schema {
-        return Err(crate::registry::not_a_schema(op, "schema", schema));
-    }
-    if !schema.is_item() {
-        return Err(Error::value(op, format!("schema can only be 0-rank schema slice, got: rank({})", schema.shape().rank())));
-    }
-    let Some(ScalarRef::Schema(target)) = schema.get(0) else {
-        return Err(crate::registry::not_a_schema(op, "schema", schema));
-    };
+    let target = crate::registry::schema_item_arg(op, "schema", schema)?;
     let bag = DataBag::combined([x, schema].into_iter().filter_map(|x| x.bag()));
     Ok(x.with_schema(target)?.with_bag(bag))
 }

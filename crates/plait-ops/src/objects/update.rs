@@ -211,6 +211,10 @@ fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Dat
 /// their own bag (entities) have it merged in.
 pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<()> {
     const OP: &str = "kd.core.set_attrs";
+    // Nothing to set: nothing to check either, as in Koda.
+    if attrs.is_empty() {
+        return Ok(());
+    }
     if x.schema() == Schema::Schema {
         not_primitive_schema(OP, x, attrs)?;
     }

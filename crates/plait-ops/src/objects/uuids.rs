@@ -105,6 +105,10 @@ pub fn uu_schema_id(seed: &str, fields: &[(String, DataSlice)]) -> Result<ItemId
 /// The ItemIds of `x` (ITEMID, or entities, objects, lists and dicts), or an
 /// error naming `op`.
 fn require_ids(op: &str, x: &DataSlice) -> Result<()> {
+    // Koda's text (which names kd.encode_itemid for hash_itemid too).
+    if x.schema() == Schema::None {
+        return Err(Error::value(op, "kd.encode_itemid: only ItemIds can be encoded, got NONE"));
+    }
     let ok = (0..x.size()).all(|i| matches!(x.get(i), None | Some(ScalarRef::ItemId(_))));
     if ok { Ok(()) } else { Err(Error::value(op, format!("expected ItemIds, got {}", crate::describe(x)))) }
 }
@@ -126,6 +130,9 @@ pub fn encode_itemid(x: &DataSlice) -> Result<DataSlice> {
 /// `kd.decode_itemid(ds)`: ids from their base-62 text.
 pub fn decode_itemid(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.ids.decode_itemid";
+    if x.schema() == Schema::None {
+        return Err(Error::value(op, "kd.encode_itemid: only STRING can be decoded, got NONE"));
+    }
     let ids: Vec<Option<ItemId>> = (0..x.size())
         .map(|i| match x.get(i) {
             None => Ok(None),

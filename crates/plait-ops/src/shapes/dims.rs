@@ -14,14 +14,24 @@ enum Dim<'a> {
 }
 
 fn dim<'a>(op: &str, i: usize, v: &'a Value) -> Result<Dim<'a>> {
-    match v {
-        Value::Slice(x) if x.is_item() => match x.get(0) {
-            Some(ScalarRef::Int32(n)) => Ok(Dim::Uniform(n as i64)),
-            Some(ScalarRef::Int64(n)) => Ok(Dim::Uniform(n)),
-            _ => Err(Error::type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes, got {}", v.describe()))),
-        },
-        Value::Slice(x) => Ok(Dim::Sizes(x)),
-        _ => Err(Error::type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes, got {}", v.describe()))),
+    let Value::Slice(x) = v else {
+        return Err(Error::type_error(op, format!("dimension {i} must be an int, a list of ints or a DataSlice of sizes, got {}", v.describe())));
+    };
+    // Koda's conversion to INT64: integers only (in OBJECT too), no
+    // parsing of texts, no narrowing of floats.
+    let dtypes = match x.schema() {
+        Schema::Object => x.data().columns().iter().filter(|c| c.present_count() > 0).map(|c| c.values.dtype()).collect(),
+        schema => vec![schema],
+    };
+    if let Some(&bad) = dtypes.iter().find(|d| !matches!(d, Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object)) {
+        return Err(Error::value(op, crate::registry::not_integer(bad)));
+    }
+    match (x.rank(), x.get(0)) {
+        (0, Some(ScalarRef::Int32(n))) => Ok(Dim::Uniform(n as i64)),
+        (0, Some(ScalarRef::Int64(n))) => Ok(Dim::Uniform(n)),
+        (0, _) => Err(Error::value(op, format!("expected a present value for dimension {i}"))),
+        (1, _) => Ok(Dim::Sizes(x)),
+        (rank, _) => Err(Error::value(op, format!("unsupported DataSlice rank: {rank} (dimension {i} must be an int or a 1-D DataSlice of sizes)"))),
     }
 }
 

@@ -88,26 +88,16 @@ fn ndim_arg(a: &Args<'_>) -> Result<usize> {
 
 /// `kd.shapes.expand_to_shape(x, shape, ndim)`.
 fn expand_to_shape(a: &Args<'_>) -> Result<DataSlice> {
-    expand(a.op_name(), a.slice("x")?, &shape_of_value(a, "shape")?, ndim_arg(a)?)
-}
-
-/// A JaggedShape argument, as Koda checks it (no allocation check: the
-/// result of an expansion is as large as the shape says, which the
-/// expansion checks).
-fn shape_of_value(a: &Args<'_>, name: &str) -> Result<JaggedShape> {
-    match a.value(name) {
-        Some(Value::Shape(s)) => Ok(s.clone()),
-        Some(v) => Err(Error::type_error(a.op_name(), format!("expected `{name}` to be a JaggedShape, got {}", v.describe()))),
-        None => Err(Error::type_error(a.op_name(), format!("argument `{name}` must be given"))),
-    }
+    // No allocation check: the expansion checks the size it makes.
+    expand(a.op_name(), a.slice("x")?, a.shape_read("shape")?, ndim_arg(a)?)
 }
 
 /// Present when `expand_to_shape(x, target_shape, ndim)` would succeed:
 /// the shape of `x` without its last `ndim` dimensions is a prefix of the
 /// target (checked without expanding anything).
 fn is_expandable_to_shape(a: &Args<'_>) -> Result<DataSlice> {
-    let (x, target, ndim) = (a.slice("x")?, shape_of_value(a, "target_shape")?, ndim_arg(a)?);
-    let fits = ndim <= x.rank() && x.shape().prefix(x.rank() - ndim).is_prefix_of(&target);
+    let (x, target, ndim) = (a.slice("x")?, a.shape_read("target_shape")?, ndim_arg(a)?);
+    let fits = ndim <= x.rank() && x.shape().prefix(x.rank() - ndim).is_prefix_of(target);
     DataSlice::item(fits.then_some(ScalarRef::Mask), Schema::Mask)
 }
 
@@ -119,7 +109,7 @@ fn reshape(a: &Args<'_>) -> Result<Value> {
     let shape = match a.value("shape") {
         Some(Value::Shape(s)) => s.clone(),
         Some(Value::Tuple(dims)) => shape_from_dims(op, &dims::resolve_placeholder(op, x.size(), dims)?)?,
-        Some(v) => return Err(Error::type_error(op, format!("expected `shape` to be a JaggedShape or a tuple of dimensions, got {}", v.describe()))),
+        Some(v) => return Err(Error::value(op, format!("expected a JaggedShape or a tuple of dimensions, got shape: {}", v.qtype_name()))),
         None => return Err(Error::type_error(op, "argument `shape` must be given")),
     };
     reshaped(op, x, shape)

@@ -349,6 +349,8 @@ Examples:
   DataSlice([['q1', 'q1'], ['q2']], schema: STRING, present: 3/3)"#,
         |a: &Args<'_>| -> Result<DataSlice> { expand(a.op_name(), a.slice("x")?, a.slice("target")?.shape(), ndim_arg(a)?) },
     );
+    // The result holds x's items: x's bag only, not the target's.
+    r.bag_rule("kd.slices.expand_to", BagRule::From(&["x"]));
     r.add_value(
         "kd.slices.align",
         &["kd.align"],

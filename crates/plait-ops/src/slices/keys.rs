@@ -200,14 +200,6 @@ fn sortable(dtype: Schema) -> bool {
     dtype.is_numeric() || matches!(dtype, Schema::String | Schema::Bytes | Schema::Boolean | Schema::Mask | Schema::None)
 }
 
-fn join_and(names: &[&str]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
-
 /// The one item type of argument `arg`, which must be orderable (numbers,
 /// text, bytes, booleans or masks); an OBJECT slice must hold one type.
 pub fn sortable_dtype(op: &str, arg: &str, x: &DataSlice) -> Result<Schema> {
@@ -220,12 +212,9 @@ pub fn sortable_dtype(op: &str, arg: &str, x: &DataSlice) -> Result<Schema> {
     match dtypes.as_slice() {
         [] => Ok(Schema::None),
         [one] if sortable(*one) => Ok(*one),
-        [one] => Err(not_orderable(format!("OBJECT containing {one} values"))),
+        [one] => Err(not_orderable(crate::promote::object_contents(&[*one]))),
         many if many.iter().all(|t| t.is_numeric()) => Err(Error::value(op, format!("DataSlice with mixed types is not supported: {}", describe(x)))),
-        many => {
-            let names: Vec<&str> = many.iter().map(|t| t.name()).collect();
-            Err(not_orderable(format!("OBJECT containing {} values", join_and(&names))))
-        }
+        many => Err(not_orderable(crate::promote::object_contents(many))),
     }
 }
 

@@ -289,29 +289,31 @@ Examples:
     register_lookup(r);
     subslice::register(r);
     repr::register(r);
-    // Operators that pass items through keep the inputs' bag on any result,
-    // as in Koda; the ones that combine several inputs merge their bags.
-    for name in [
-        "kd.slices.collapse",
-        "kd.slices.group_by",
-        "kd.slices.repeat",
-        "kd.slices.repeat_present",
-        "kd.slices.reverse",
-        "kd.slices.select",
-        "kd.slices.select_present",
-        "kd.slices.inverse_select",
-        "kd.slices.sort",
-        "kd.slices.take",
-        "kd.slices.unique",
-        "kd.slices.val_like",
-        "kd.slices.val_shaped",
-        "kd.slices.val_shaped_as",
-        "kd.slices.tile",
-        "kd.slices.translate",
-        "kd.slices.translate_group",
-    ] {
-        r.bag_rule(name, crate::registry::BagRule::PassThrough);
+    // Operators that pass the items of one argument through keep its bag
+    // on any result (and only its bag), as in Koda.
+    let item_sources: [(&str, &'static [&'static str]); 17] = [
+        ("kd.slices.collapse", &["x"]),
+        ("kd.slices.group_by", &["x"]),
+        ("kd.slices.repeat", &["x"]),
+        ("kd.slices.repeat_present", &["x"]),
+        ("kd.slices.reverse", &["ds"]),
+        ("kd.slices.select", &["ds"]),
+        ("kd.slices.select_present", &["ds"]),
+        ("kd.slices.inverse_select", &["ds"]),
+        ("kd.slices.sort", &["x"]),
+        ("kd.slices.take", &["x"]),
+        ("kd.slices.unique", &["x"]),
+        ("kd.slices.val_like", &["val"]),
+        ("kd.slices.val_shaped", &["val"]),
+        ("kd.slices.val_shaped_as", &["val"]),
+        ("kd.slices.tile", &["x"]),
+        ("kd.slices.translate", &["values_from"]),
+        ("kd.slices.translate_group", &["values_from"]),
+    ];
+    for (name, source) in item_sources {
+        r.bag_rule(name, crate::registry::BagRule::From(source));
     }
+    // The ones that combine several inputs merge their bags.
     for name in ["kd.slices.concat", "kd.slices.stack", "kd.slices.zip"] {
         r.bag_rule(name, crate::registry::BagRule::Merge);
     }
@@ -554,7 +556,15 @@ Examples:
   DataSlice([[1, 2, 3], [5]], schema: INT32, present: 4/4)
   >>> kd.unique(kd.slice([3, 1, 2, 1]), sort=True)
   DataSlice([1, 2, 3], schema: INT32, present: 3/3)"#,
-        |a| unique(a.slice("x")?, a.bool("sort")?),
+        |a| {
+            // An item is its own unique value, whatever `sort` is (Koda
+            // reads `sort` only for slices).
+            let x = a.slice("x")?;
+            if x.is_item() {
+                return Ok(x.clone());
+            }
+            unique(x, a.bool("sort")?)
+        },
     );
     r.add(
         "kd.slices.group_by",

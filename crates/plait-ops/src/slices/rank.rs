@@ -176,8 +176,7 @@ pub fn inverse_mapping(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.slices.inverse_mapping";
     let Some((values, present)) = int64_values(x) else {
         let got = if x.schema() == Schema::Object {
-            let names: Vec<&str> = x.data().dtypes().map(|t| t.name()).collect();
-            format!("OBJECT containing {} values", names.join(", "))
+            crate::promote::object_contents(&x.data().dtypes().collect::<Vec<_>>())
         } else {
             x.schema().to_string()
         };

@@ -67,17 +67,24 @@ pub fn range(start: &DataSlice, end: Option<&DataSlice>) -> Result<DataSlice> {
 }
 
 fn repeat_impl(op: &str, x: &DataSlice, sizes: &DataSlice, present_only: bool) -> Result<DataSlice> {
-    integers(op, "sizes", sizes)?;
+    if !present_only {
+        integers(op, "sizes", sizes)?;
+    }
     let aligned = align(op, &[x, sizes])?;
-    let (x, sizes) = (&aligned[0], &aligned[1]);
-    let (counts, present) = integers(op, "sizes", sizes)?;
-    if present.count_set_bits() != counts.len() {
+    let x = &aligned[0];
+    // repeat_present reads sizes only where x is present (as Koda does:
+    // elsewhere they may be missing or of any kind).
+    let sizes = if present_only { crate::masking::apply_mask(&aligned[1], &crate::masking::has(x)?)? } else { aligned[1].clone() };
+    let (counts, present) = integers(op, "sizes", &sizes)?;
+    let kept = x.data().present_bits();
+    // A missing size is an error where it is read.
+    let read = |i: usize| !present_only || kept.value(i);
+    if (0..counts.len()).any(|i| !present.value(i) && read(i)) {
         return Err(Error::value(op, "operator edge.from_sizes expects no missing size values"));
     }
     if let Some(bad) = counts.iter().find(|&&k| k < 0) {
         return Err(Error::value(op, format!("sizes must be non-negative, got {bad}")));
     }
-    let kept = x.data().present_bits();
     let counts: Vec<i64> = counts.iter().enumerate().map(|(i, &k)| if present_only && !kept.value(i) { 0 } else { k }).collect();
     check_allocatable(op, counts.iter().map(|&k| k as u128).sum())?;
     let edge = Edge::from_sizes(&counts)?;

@@ -21,7 +21,9 @@ pub fn take(x: &DataSlice, indices: &DataSlice) -> Result<DataSlice> {
         return Err(Error::value(op, "DataItem is not supported."));
     }
     let Some((values, present)) = int64_values(indices) else {
-        return Err(Error::value(op, "invalid indices DataSlice is provided"));
+        // Koda's two texts: one for a flat x, one for groups.
+        let what = if x.rank() == 1 { "invalid indices DataSlice is provided" } else { "the provided indices must contain only integers" };
+        return Err(Error::value(op, format!("{what}, got {}", crate::describe(indices))));
     };
     let groups_shape = x.shape().prefix(x.rank() - 1);
     let edge = &x.shape().edges()[x.rank() - 1];
