@@ -43,7 +43,14 @@ test-python: develop
 
 test: lint test-rust test-python
 
-bench: develop-release
+# Awkward Array and Polars, for the jagged-array comparison (the table runs
+# without them, leaving their columns empty).
+BENCH_DEPS := $(VENV)/.bench-deps-installed
+$(BENCH_DEPS): bench/requirements.txt $(DEPS)
+	-$(PY) -m pip install --quiet -r bench/requirements.txt
+	touch $(BENCH_DEPS)
+
+bench: develop-release $(BENCH_DEPS)
 	$(PY) bench/run.py
 
 clean:

@@ -34,6 +34,7 @@ import workloads_json
 import workloads_proto
 import workloads_random
 import workloads_extension_types
+import workloads_jagged
 import workloads_koda_api
 from bench_common import setup_jagged
 from plait import kd as pkd
@@ -131,11 +132,15 @@ def main():
         "bag_methods": workloads_bag_methods.workloads(args.scale, pkd, kkd),
         "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),
         "extension_types": workloads_extension_types.workloads(args.scale, pkd, kkd),
+        "jagged": workloads_jagged.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
     for group, generator in groups.items():
         if args.only not in group:
+            continue
+        if group == "jagged":
+            run_comparison(generator, args.repeat)
             continue
         run_group(generator, args.repeat)
         if group == "persist":
@@ -164,6 +169,26 @@ def run_group(generator, repeat):
         ratio = f"{koda_ms / plait_ms:8.2f}x" if koda_ms else "      n/a"
         fmt = lambda v: f"{v:10.3f}" if v is not None else f"{'-':>10}"  # noqa: E731
         print(f"{name:<40} {fmt(plait_ms)} {fmt(koda_ms):>12} {fmt(numpy_ms)} {ratio}")
+
+
+def run_comparison(generator, repeat):
+    """The table against the jagged-array libraries (issue 22): every
+    library's time, koladata / plait, and the faster of Awkward and Polars
+    over plait (> 1 means plait is faster)."""
+    libraries = ("plait", "koladata", "awkward", "polars", "numpy")
+    print()
+    print(f"{'workload':<40}" + "".join(f"{name + ' ms':>13}" for name in libraries) + f"{'kd/plait':>10}{'best/plait':>11}")
+    for name, impls, prepare in generator:
+        if prepare is not None:
+            prepare(pkd, "plait")
+            if kkd is not None:
+                prepare(kkd, "koladata")
+        ms = {impl: median_seconds(fn, repeat) * 1e3 for impl, fn in impls.items()}
+        cells = "".join(f"{ms[lib]:13.2f}" if lib in ms else f"{'-':>13}" for lib in libraries)
+        koda = f"{ms['koladata'] / ms['plait']:9.2f}x" if "koladata" in ms else f"{'-':>10}"
+        rivals = [ms[lib] for lib in ("awkward", "polars") if lib in ms]
+        best = f"{min(rivals) / ms['plait']:10.2f}x" if rivals else f"{'-':>11}"
+        print(f"{name:<40}{cells}{koda}{best}")
 
 
 if __name__ == "__main__":

@@ -456,7 +456,23 @@ impl Column {
         let n = indices.len();
         let missing = |i: usize| MAY_MISS && i == MISSING_INDEX;
         fn gather<T: arrow_buffer::ArrowNativeType, const MAY_MISS: bool>(v: &ScalarBuffer<T>, idx: &[usize]) -> ScalarBuffer<T> {
-            let out: Vec<T> = idx.iter().map(|&i| if MAY_MISS && i == MISSING_INDEX { T::default() } else { v[i] }).collect();
+            use rayon::prelude::*;
+            // Large gathers (often a cache miss per item) run in parallel
+            // chunks.
+            const PARALLEL_TAKE: usize = 1 << 18;
+            const CHUNK: usize = 1 << 16;
+            let pick = |i: usize| if MAY_MISS && i == MISSING_INDEX { T::default() } else { v[i] };
+            if idx.len() < PARALLEL_TAKE || crate::parallel::num_threads() < 2 {
+                return ScalarBuffer::from(idx.iter().map(|&i| pick(i)).collect::<Vec<T>>());
+            }
+            let mut out = vec![T::default(); idx.len()];
+            crate::parallel::install(|| {
+                out.par_chunks_mut(CHUNK).zip(idx.par_chunks(CHUNK)).for_each(|(out, idx)| {
+                    for (o, &i) in out.iter_mut().zip(idx) {
+                        *o = pick(i);
+                    }
+                })
+            });
             ScalarBuffer::from(out)
         }
         let values = match &self.values {

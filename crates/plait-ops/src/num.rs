@@ -53,6 +53,30 @@ pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'st
             self
         }
     }
+    /// The largest of `values` (not empty), NaN if one is NaN: a select
+    /// per value and the NaN check on the side, without branches, so the
+    /// loop vectorises.
+    #[inline]
+    fn max_of(values: &[Self]) -> Self {
+        let mut m = values[0];
+        let mut nan = false;
+        for &v in &values[1..] {
+            m = if v > m { v } else { m };
+            nan |= v.is_nan();
+        }
+        if nan || m.is_nan() { values.iter().copied().find(|v| v.is_nan()).unwrap_or(m) } else { m }
+    }
+    /// The smallest of `values` (not empty), NaN if one is NaN.
+    #[inline]
+    fn min_of(values: &[Self]) -> Self {
+        let mut m = values[0];
+        let mut nan = false;
+        for &v in &values[1..] {
+            m = if v < m { v } else { m };
+            nan |= v.is_nan();
+        }
+        if nan || m.is_nan() { values.iter().copied().find(|v| v.is_nan()).unwrap_or(m) } else { m }
+    }
 }
 
 macro_rules! int_num {

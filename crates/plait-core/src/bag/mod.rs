@@ -831,6 +831,13 @@ impl BagWriter<'_> {
         self.store.set_lists(ids, edge, items)
     }
 
+    /// The lists of a whole allocation (offset `i` is row `i` of `edge`),
+    /// stored as one dense column: [`Self::set_lists`] without a list of
+    /// their ids.
+    pub fn set_whole_lists(&mut self, allocation: u64, edge: &Edge, items: &SliceData) {
+        Arc::make_mut(&mut self.store.lists).set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() });
+    }
+
     pub fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
         self.store.set_dict_entries(ids, keys, values)
     }

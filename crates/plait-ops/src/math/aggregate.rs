@@ -70,8 +70,19 @@ impl Input {
 /// integers wrap.
 fn sum_range<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize>) -> T {
     match presence {
+        _ if T::IS_FLOAT => T::from_f64(sum_f64(values, presence, r)),
+        None => values[r].iter().fold(T::ZERO, |a, &v| a.add(v)),
+        Some(p) => r.fold(T::ZERO, |a, i| a.add(if p.is_valid(i) { values[i] } else { T::ZERO })),
+    }
+}
+
+/// Sum of the present values in `r`, in f64.
+fn sum_f64<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize>) -> f64 {
+    match presence {
+        // FLOAT32 values in f64 lanes: four independent lanes let the loop
+        // vectorise, and differ from the sequential sum only past f64
+        // precision; wider values add in order, as Koda adds them.
         None if T::SCHEMA == Schema::Float32 => {
-            // Four independent f64 lanes let the loop vectorise.
             let chunk = &values[r];
             let mut lanes = [0f64; 4];
             let mut quads = chunk.chunks_exact(4);
@@ -81,18 +92,10 @@ fn sum_range<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize
                 }
             }
             let tail: f64 = quads.remainder().iter().map(|v| v.to_f64()).sum();
-            T::from_f64(lanes[0] + lanes[1] + lanes[2] + lanes[3] + tail)
+            lanes[0] + lanes[1] + lanes[2] + lanes[3] + tail
         }
-        None if T::IS_FLOAT => T::from_f64(values[r].iter().fold(0.0, |a, v| a + v.to_f64())),
-        None => values[r].iter().fold(T::ZERO, |a, &v| a.add(v)),
-        Some(p) => {
-            if T::IS_FLOAT {
-                let s = r.filter(|&i| p.is_valid(i)).fold(0.0, |a, i| a + values[i].to_f64());
-                T::from_f64(s)
-            } else {
-                r.fold(T::ZERO, |a, i| a.add(if p.is_valid(i) { values[i] } else { T::ZERO }))
-            }
-        }
+        None => values[r].iter().fold(0.0, |a, v| a + v.to_f64()),
+        Some(p) => r.filter(|&i| p.is_valid(i)).fold(0.0, |a, i| a + values[i].to_f64()),
     }
 }
 
@@ -138,11 +141,20 @@ fn agg_select<T: Num>(input: &Input, pick: impl Fn(T, T) -> T + Sync) -> Vec<Opt
     })
 }
 
+/// [`agg_select`] of every value of each group (no missing items), with
+/// `of` reducing a whole group at once (`Num::max_of`, `Num::min_of`).
+fn agg_select_dense<T: Num>(input: &Input, of: impl Fn(&[T]) -> T + Sync) -> Vec<Option<T>> {
+    input.per_group::<T, _>(|v, r| (!r.is_empty()).then(|| of(&v[r])))
+}
+
 /// Maxima per group (NaN if the group has a NaN).
 pub fn agg_max(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let input = Input::new("kd.math.agg_max", x, ndim)?;
     if input.p.all_missing() {
         return Ok(input.missing(input.p.dtype()));
+    }
+    if input.presence().is_none() {
+        return crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select_dense::<T>(&input, T::max_of)));
     }
     crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select::<T>(&input, T::max_nan)))
 }
@@ -152,6 +164,9 @@ pub fn agg_min(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let input = Input::new("kd.math.agg_min", x, ndim)?;
     if input.p.all_missing() {
         return Ok(input.missing(input.p.dtype()));
+    }
+    if input.presence().is_none() {
+        return crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select_dense::<T>(&input, T::min_of)));
     }
     crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select::<T>(&input, T::min_nan)))
 }
@@ -165,10 +180,13 @@ pub fn agg_mean(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     }
     let presence = input.presence();
     crate::with_num_type!(input.p.dtype(), T => {
+        // The sum in f64 as agg_sum adds (no copy of the group's values).
         let sums = input.per_group::<T, _>(|v, r| {
-            let values = present_values(v, presence, r);
-            let sum: f64 = values.iter().map(|v| v.to_f64()).sum();
-            (!values.is_empty()).then(|| sum / values.len() as f64)
+            let count = match presence {
+                None => r.len(),
+                Some(p) => r.clone().filter(|&i| p.is_valid(i)).count(),
+            };
+            (count > 0).then(|| sum_f64(v, presence, r) / count as f64)
         });
         crate::with_float_type!(out, F => input.finish::<F>(sums.into_iter().map(|m| m.map(F::from_f64)).collect()))
     })

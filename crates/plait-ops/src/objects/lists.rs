@@ -80,8 +80,19 @@ pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<D
         let edge = edges.last().expect("rank >= 1").clone();
         let outer = JaggedShape::from_edges(edges[..edges.len() - 1].to_vec())?;
         let given = itemid.filter(|_| level + 1 == ndim);
-        let (ids, column) = ids_for(IMPLODE, ItemKind::List, given, &outer)?;
-        bag.fill(|w| w.set_lists(&ids, &edge, current.data()));
+        let column = match given {
+            // Fresh lists: one allocation, stored whole (no list of ids).
+            None => {
+                let (allocation, column) = super::model::fresh_allocation(ItemKind::List, outer.size());
+                bag.fill(|w| w.set_whole_lists(allocation, &edge, current.data()));
+                column
+            }
+            Some(_) => {
+                let (ids, column) = ids_for(IMPLODE, ItemKind::List, given, &outer)?;
+                bag.fill(|w| w.set_lists(&ids, &edge, current.data()));
+                column
+            }
+        };
         let schema = fill_list_schema(&bag, current.schema());
         current = DataSlice::new(outer, column, schema)?;
     }
@@ -91,6 +102,11 @@ pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<D
 /// One more dimension: the items of each list.
 fn explode_once(x: &DataSlice, schema: Schema) -> Result<DataSlice> {
     let bag = list_bag(EXPLODE, x, "get List items")?;
+    // Lists made together, read together: their stored edge and items as
+    // they are, without a list of ids.
+    if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
+        return typed_items(EXPLODE, x.shape().with_edge(dense.edge.clone())?, dense.items.clone(), schema, bag);
+    }
     let (edge, items) = bag.explode(&ids_of(x))?;
     typed_items(EXPLODE, x.shape().with_edge(edge)?, items, schema, bag)
 }

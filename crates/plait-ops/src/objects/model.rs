@@ -145,10 +145,15 @@ pub fn read_attr(bag: &DataBag, name: &str, ids: &Ids) -> SliceData {
 /// A fresh allocation of `n` items of `kind`: its ids, and the same ids as
 /// the slice's column (built directly, without a presence bitmap).
 pub fn fresh_ids(kind: ItemKind, n: usize) -> (Ids, SliceData) {
+    let (allocation, column) = fresh_allocation(kind, n);
+    (Ids::Whole { allocation, len: n }, column)
+}
+
+/// A new allocation of `n` ids of `kind`: its number and the ids as a
+/// column (a run, written only if something reads them one by one).
+pub fn fresh_allocation(kind: ItemKind, n: usize) -> (u64, SliceData) {
     let base = ItemId::new(kind, new_allocation(), 0);
-    let allocation = (base.0 >> 64) as u64;
-    // The ids are a run, written only if something reads them one by one.
-    (Ids::Whole { allocation, len: n }, SliceData::from_column(Column::full(Values::ItemId(IdBits::run(base.0, n)))))
+    ((base.0 >> 64) as u64, SliceData::from_column(Column::full(Values::ItemId(IdBits::run(base.0, n)))))
 }
 
 /// The ids of new items of `kind` for `shape`: those of `itemid=` when

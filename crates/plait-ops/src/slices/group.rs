@@ -17,7 +17,7 @@ use plait_core::{DataSlice, Edge, Error, JaggedShape, Result, Schema};
 use super::gather::{int64_slice, replace_last_edge};
 use std::hash::Hash;
 
-use super::keys::{Key, NanKeys, fast_map, fixed_keys, keys_of};
+use super::keys::{Key, NanKeys, fast_map, fixed_keys, is_nan_key, keys_of};
 
 /// Checks that items of `x` can be sorted by `unique`/`group_by` (`sort=True`).
 fn check_sortable(op: &str, x: &DataSlice) -> Result<()> {
@@ -57,18 +57,31 @@ pub fn unique(x: &DataSlice, sort: bool) -> Result<DataSlice> {
 /// The first position of each distinct key in each group of `edge` (sorted by
 /// key with `sort`), and how many there are per group.
 fn first_of_each<K: Hash + Ord + Copy>(edge: &Edge, key: impl Fn(usize) -> Option<K>, sort: bool) -> (Vec<usize>, Vec<i64>) {
+    // Groups this small compare each key with the distinct ones kept so far
+    // (cheaper than hashing them).
+    const SMALL_GROUP: usize = 32;
     let mut seen = fast_map::<K, ()>(0);
-    let mut firsts: Vec<usize> = Vec::new();
+    let mut firsts: Vec<usize> = Vec::with_capacity(edge.child_size());
     let mut sizes = Vec::with_capacity(edge.parent_size());
     for group in 0..edge.parent_size() {
         let range = edge.child_range(group);
-        seen.clear();
-        seen.reserve(range.len());
         let start = firsts.len();
-        for i in range {
-            if let Some(k) = key(i) {
-                if seen.insert(k, ()).is_none() {
-                    firsts.push(i);
+        if range.len() <= SMALL_GROUP {
+            for i in range {
+                if let Some(k) = key(i) {
+                    if !firsts[start..].iter().any(|&j| key(j) == Some(k)) {
+                        firsts.push(i);
+                    }
+                }
+            }
+        } else {
+            seen.clear();
+            seen.reserve(range.len());
+            for i in range {
+                if let Some(k) = key(i) {
+                    if seen.insert(k, ()).is_none() {
+                        firsts.push(i);
+                    }
                 }
             }
         }
@@ -108,25 +121,17 @@ fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
     }
     let shape = first.shape();
     let edge = &shape.edges()[shape.rank() - 1];
-    // Group ids refined one key at a time: (id so far, key) -> new id, numbered
-    // in order of first appearance. The first ids are the parents, so groups
-    // never span two parents and come out parent after parent.
-    let mut ids: Vec<usize> = edge.parent_ids();
-    let all_keys: Vec<Vec<Option<Key<'_>>>> = keys.iter().map(|k| keys_of(k.data(), NanKeys::Distinct)).collect();
-    let mut count = 0;
-    for key_values in &all_keys {
-        let mut next = fast_map::<(usize, Key<'_>), usize>(0);
-        count = 0;
-        for (id, key) in ids.iter_mut().zip(key_values) {
-            *id = match key {
-                Some(key) if *id != usize::MAX => *next.entry((*id, *key)).or_insert_with(|| {
-                    count += 1;
-                    count - 1
-                }),
-                _ => usize::MAX,
-            };
+    let (ids, count, order_keys) = match one_fixed_key(keys) {
+        Some((column, fixed)) => {
+            let (ids, count) = fixed_key_ids(edge, column, &fixed);
+            (ids, count, OrderKeys::Fixed(fixed))
         }
-    }
+        None => {
+            let all_keys: Vec<Vec<Option<Key<'_>>>> = keys.iter().map(|k| keys_of(k.data(), NanKeys::Distinct)).collect();
+            let (ids, count) = key_tuple_ids(edge, &all_keys);
+            (ids, count, OrderKeys::Tuples(all_keys))
+        }
+    };
     // The first member of each group, and how many members it has.
     let mut first_member = vec![usize::MAX; count];
     let mut sizes = vec![0usize; count];
@@ -138,10 +143,15 @@ fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
             sizes[id] += 1;
         }
     }
-    let parents = edge.parent_ids();
+    // Groups are numbered parent after parent: the parent of each group's
+    // first member, found by walking the parents once.
     let mut groups_per_parent = vec![0i64; edge.parent_size()];
+    let mut parent = 0;
     for &f in &first_member {
-        groups_per_parent[parents[f]] += 1;
+        while edge.child_range(parent).end <= f {
+            parent += 1;
+        }
+        groups_per_parent[parent] += 1;
     }
     // The order of groups: as they appeared, or by their key tuples within
     // each parent (groups of one parent are contiguous).
@@ -150,10 +160,7 @@ fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
         let mut start = 0;
         for &k in &groups_per_parent {
             let end = start + k as usize;
-            order[start..end].sort_by(|&a, &b| {
-                let (fa, fb) = (first_member[a], first_member[b]);
-                all_keys.iter().map(|v| v[fa].cmp(&v[fb])).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
-            });
+            order[start..end].sort_by(|&a, &b| order_keys.cmp(first_member[a], first_member[b]));
             start = end;
         }
     }
@@ -175,6 +182,101 @@ fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
     let shape = shape.prefix(shape.rank() - 1).with_edge(Edge::from_sizes(&groups_per_parent)?)?.with_edge(Edge::from_sizes(&member_sizes)?)?;
     debug_assert_eq!(shape.size(), members.len());
     Ok(Grouping { shape, members })
+}
+
+/// The keys groups are sorted by: one fixed-width column's order-preserving
+/// keys, or the key tuples of any columns.
+enum OrderKeys<'a> {
+    Fixed(Vec<u64>),
+    Tuples(Vec<Vec<Option<Key<'a>>>>),
+}
+
+impl OrderKeys<'_> {
+    /// The order of the keys of items `a` and `b`.
+    fn cmp(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        match self {
+            OrderKeys::Fixed(keys) => keys[a].cmp(&keys[b]),
+            OrderKeys::Tuples(all) => all.iter().map(|v| v[a].cmp(&v[b])).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal),
+        }
+    }
+}
+
+/// The column and its fixed-width keys when `keys` is one slice of one
+/// fixed-width column (numbers, booleans, masks).
+fn one_fixed_key<'a>(keys: &[&'a DataSlice]) -> Option<(&'a plait_core::Column, Vec<u64>)> {
+    let [only] = keys else { return None };
+    let column = only.data().single_column()?;
+    Some((column, fixed_keys(&column.values)?))
+}
+
+/// Group ids for one fixed-width key column: (parent, key) numbered in
+/// order of first appearance, `usize::MAX` for a missing key, and each
+/// NaN a group of its own (as Koda groups them). Also the number of groups.
+fn fixed_key_ids(edge: &Edge, column: &plait_core::Column, keys: &[u64]) -> (Vec<usize>, usize) {
+    let mut ids = vec![usize::MAX; keys.len()];
+    let mut count = 0;
+    // (An integer key may equal the NaN key: only floats have NaNs.)
+    let floats = matches!(column.values, plait_core::Values::Float32(_) | plait_core::Values::Float64(_));
+    // One parent and integer keys of a narrow range: the group of each key
+    // is read from a table indexed by the key, without hashing.
+    if !floats && edge.parent_size() == 1 {
+        let present = |i: &usize| column.is_present(*i);
+        let (low, high) = (0..keys.len()).filter(present).fold((u64::MAX, 0), |(lo, hi), i| (lo.min(keys[i]), hi.max(keys[i])));
+        if low <= high && high - low < (keys.len() as u64).max(1 << 16) {
+            let mut table = vec![usize::MAX; (high - low + 1) as usize];
+            for i in (0..keys.len()).filter(present) {
+                let slot = &mut table[(keys[i] - low) as usize];
+                if *slot == usize::MAX {
+                    *slot = count;
+                    count += 1;
+                }
+                ids[i] = *slot;
+            }
+            return (ids, count);
+        }
+    }
+    let mut next = fast_map::<(usize, u64), usize>(0);
+    for parent in 0..edge.parent_size() {
+        for i in edge.child_range(parent) {
+            if !column.is_present(i) {
+                continue;
+            }
+            let key = keys[i];
+            ids[i] = if floats && is_nan_key(key) {
+                count += 1;
+                count - 1
+            } else {
+                *next.entry((parent, key)).or_insert_with(|| {
+                    count += 1;
+                    count - 1
+                })
+            };
+        }
+    }
+    (ids, count)
+}
+
+/// Group ids for key tuples, refined one key at a time: (id so far, key)
+/// -> new id, numbered in order of first appearance. The first ids are the
+/// parents, so groups never span two parents and come out parent after
+/// parent. Also the number of groups.
+fn key_tuple_ids(edge: &Edge, all_keys: &[Vec<Option<Key<'_>>>]) -> (Vec<usize>, usize) {
+    let mut ids: Vec<usize> = edge.parent_ids();
+    let mut count = 0;
+    for key_values in all_keys {
+        let mut next = fast_map::<(usize, Key<'_>), usize>(0);
+        count = 0;
+        for (id, key) in ids.iter_mut().zip(key_values) {
+            *id = match key {
+                Some(key) if *id != usize::MAX => *next.entry((*id, *key)).or_insert_with(|| {
+                    count += 1;
+                    count - 1
+                }),
+                _ => usize::MAX,
+            };
+        }
+    }
+    (ids, count)
 }
 
 /// The positions (within the last dimension) of the items of each group of

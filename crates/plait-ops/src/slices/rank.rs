@@ -161,6 +161,11 @@ pub fn sort(x: &DataSlice, sort_by: Option<&DataSlice>, descending: bool) -> Res
             by
         }
     };
+    if sort_by.is_none() {
+        if let Some(sorted) = sort_dense_numbers(x, descending) {
+            return sorted;
+        }
+    }
     let ranking = rank_items("kd.slices.ordinal_rank", by, None, descending, None)?;
     let mut indices = vec![MISSING_INDEX; x.size()];
     for (group, w) in ranking.bounds.windows(2).enumerate() {
@@ -168,6 +173,62 @@ pub fn sort(x: &DataSlice, sort_by: Option<&DataSlice>, descending: bool) -> Res
         indices[start..start + (w[1] - w[0])].copy_from_slice(&ranking.order[w[0]..w[1]]);
     }
     DataSlice::new(x.shape().clone(), x.data().take(&indices), x.schema())
+}
+
+/// [`sort`] of one numeric column without missing items: the values of
+/// each group sorted in a copy (NaN last in either direction, ties in
+/// order), without ranking positions first. `None` for other slices.
+fn sort_dense_numbers(x: &DataSlice, descending: bool) -> Option<Result<DataSlice>> {
+    use crate::num::Num;
+    fn order<T: Num>(a: &T, b: &T, descending: bool) -> std::cmp::Ordering {
+        match (a.is_nan(), b.is_nan()) {
+            (false, false) => {
+                let o = a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal);
+                if descending { o.reverse() } else { o }
+            }
+            (nan_a, nan_b) => nan_a.cmp(&nan_b),
+        }
+    }
+    let edge = x.shape().edges().last()?;
+    let column = x.data().single_column()?;
+    let dtype = column.values.dtype();
+    if !dtype.is_numeric() || column.present_count() != x.size() {
+        return None;
+    }
+    crate::with_num_type!(dtype, T => {
+        let mut values = T::slice_of(&column.values)?.to_vec();
+        let cuts: Vec<usize> = (0..=edge.parent_size()).map(|g| if g == 0 { 0 } else { edge.child_range(g - 1).end }).collect();
+        // Groups split among tasks of about PARALLEL_MIN values each.
+        sort_groups(&mut values, &cuts, |group| group.sort_by(|a, b| order(a, b, descending)));
+        let sorted = Column::new(T::into_values(values), None);
+        Some(DataSlice::new(x.shape().clone(), SliceData::from_column(sorted), x.schema()))
+    })
+}
+
+/// `sort(group)` for every group `values[cuts[g]..cuts[g + 1]]`, in
+/// parallel over runs of whole groups.
+fn sort_groups<T: Send>(values: &mut [T], cuts: &[usize], sort: impl Fn(&mut [T]) + Sync) {
+    use rayon::prelude::*;
+    // Runs of consecutive groups holding about PARALLEL_MIN values each.
+    let mut runs: Vec<(&mut [T], &[usize])> = Vec::new();
+    let (mut rest, mut first, mut offset) = (values, 0usize, 0usize);
+    while first + 1 < cuts.len() {
+        let mut last = first + 1;
+        while last + 1 < cuts.len() && cuts[last] - cuts[first] < PARALLEL_MIN {
+            last += 1;
+        }
+        let (run, tail) = std::mem::take(&mut rest).split_at_mut(cuts[last] - offset);
+        runs.push((run, &cuts[first..=last]));
+        offset = cuts[last];
+        rest = tail;
+        first = last;
+    }
+    runs.into_par_iter().for_each(|(run, run_cuts)| {
+        let base = run_cuts[0];
+        for w in run_cuts.windows(2) {
+            sort(&mut run[w[0] - base..w[1] - base]);
+        }
+    });
 }
 
 /// For each group of the last `ndim` dimensions holding a permutation of

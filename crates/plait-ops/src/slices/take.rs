@@ -29,14 +29,17 @@ pub fn take(x: &DataSlice, indices: &DataSlice) -> Result<DataSlice> {
     let edge = &x.shape().edges()[x.rank() - 1];
     // The result has the larger of the two shapes; each result item reads
     // one index and one group.
-    let (shape, index_of, group_of) = if groups_shape.is_prefix_of(indices.shape()) {
+    // (`None`: result item i reads index i, or group i.)
+    let (shape, index_of, group_of) = if indices.shape() == &groups_shape {
+        (groups_shape.clone(), None, None)
+    } else if groups_shape.is_prefix_of(indices.shape()) {
         let shape = indices.shape().clone();
         let groups = ancestors(&shape, groups_shape.rank());
-        (shape, None, groups)
+        (shape, None, Some(groups))
     } else if indices.shape().is_prefix_of(&groups_shape) {
         let shape = groups_shape.clone();
         let index_of = ancestors(&shape, indices.rank());
-        (shape, Some(index_of), (0..groups_shape.size()).collect())
+        (shape, Some(index_of), None)
     } else {
         return Err(Error::value(
             op,
@@ -52,7 +55,7 @@ pub fn take(x: &DataSlice, indices: &DataSlice) -> Result<DataSlice> {
             if !present.value(k) {
                 return MISSING_INDEX;
             }
-            let range = edge.child_range(group_of[i]);
+            let range = edge.child_range(group_of.as_ref().map_or(i, |g| g[i]));
             let n = range.len() as i64;
             let v = values[k];
             let v = if v < 0 { v + n } else { v };

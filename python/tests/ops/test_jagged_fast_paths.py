@@ -1,0 +1,120 @@
+"""The fast paths of issue 22 (dense numeric sort, max / min / mean of
+groups without missing items, unique of small groups, group_by of one
+fixed-width key, explode / implode of whole allocations) give what the
+general paths give: each is checked against the same operation taken
+through its general path."""
+
+import math
+
+import numpy as np
+import pytest
+
+from plait import kd
+
+
+def rows(values, sizes):
+    return kd.reshape(kd.slice(values), kd.shapes.new(len(sizes), kd.slice(sizes)))
+
+
+def same(a, b):
+    """Equal item by item, NaN equal to NaN."""
+    a, b = a.flatten().to_py(), b.flatten().to_py()
+    return len(a) == len(b) and all(x == y or (isinstance(x, float) and math.isnan(x) and math.isnan(y)) for x, y in zip(a, b))
+
+
+NAN = float("nan")
+FLOATS = rows([3.0, NAN, 1.0, -0.0, 0.0, 2.0, 2.0, 5.0, 4.0], [4, 0, 3, 2])
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("x", [FLOATS, rows([3, 1, 2, 9, -4, 7], [3, 3]), rows([2**40, -1, 5], [3])])
+def test_dense_sort_matches_the_general_sort(x, descending):
+    # sort_by=x takes the general path (ranking positions first).
+    assert same(kd.sort(x, descending=descending), kd.sort(x, sort_by=x, descending=descending))
+    assert kd.sort(x, descending=descending).get_shape() == x.get_shape()
+
+
+def test_dense_sort_keeps_negative_zero_order_and_puts_nan_last():
+    x = kd.slice([1.0, NAN, 2.0, -0.0, 0.0])
+    assert str(kd.sort(x)) == "[-0.0, 0.0, 1.0, 2.0, nan]"
+    assert str(kd.sort(x, descending=True)) == "[2.0, 1.0, -0.0, 0.0, nan]"
+
+
+def test_dense_max_min_mean_match_the_sparse_paths():
+    x = FLOATS
+    # The same values with one extra missing item per row take the paths
+    # for missing items.
+    holes = rows([3.0, NAN, 1.0, -0.0, None, 0.0, 2.0, None, 2.0, 5.0, 4.0, None], [5, 0, 4, 3])
+    for op in (kd.agg_max, kd.agg_min, kd.math.agg_mean, kd.agg_sum):
+        assert same(op(x), op(holes)), op
+    assert kd.agg_max(rows([1, 7, 3], [3])).to_py() == [7]
+    assert kd.agg_min(rows([1, 7, 3], [3])).to_py() == [1]
+    assert kd.math.agg_mean(rows([1, 2], [2])).to_py() == [1.5]
+
+
+def test_agg_count_of_dense_and_sparse_rows():
+    assert kd.agg_count(rows([1, 2, 3], [2, 0, 1])).to_py() == [2, 0, 1]
+    assert kd.agg_count(rows([1, None, 3], [2, 0, 1])).to_py() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("size", [5, 31, 32, 33, 200])
+def test_unique_of_small_and_large_groups(size):
+    rng = np.random.default_rng(size)
+    values = rng.integers(0, 7, size=size * 3).tolist()
+    x = rows(values, [size, size, size])
+    expected = [list(dict.fromkeys(values[k * size:(k + 1) * size])) for k in range(3)]
+    assert kd.unique(x).to_py() == expected
+    assert kd.unique(x, sort=True).to_py() == [sorted(e) for e in expected]
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        [3, 1, 3, None, 2, 1],  # narrow integer range: the table
+        [3, 10**12, 3, None, -(10**12), 10**12],  # wide range: hashing
+        [2**63 - 1, 1, 2**63 - 1, 1, None, 0],  # the largest INT64 is not NaN
+        [1.5, NAN, 1.5, None, NAN, -0.0],  # floats: each NaN its own group
+    ],
+)
+def test_group_by_one_key_matches_two_key_grouping(keys):
+    values = kd.slice(list(range(len(keys))))
+    k = kd.slice(keys)
+    # A constant second key takes the general path (key tuples).
+    general = kd.group_by(values, k, kd.val_shaped_as(k, 0))
+    assert kd.group_by(values, k).to_py() == general.to_py()
+    assert kd.group_by(values, k, sort=True).to_py() == kd.group_by(values, k, kd.val_shaped_as(k, 0), sort=True).to_py()
+
+
+def test_group_by_one_key_in_several_rows():
+    values = rows([1, 2, 3, 4, 5, 6], [4, 2])
+    keys = rows([7, 8, 7, 8, 8, 8], [4, 2])
+    assert kd.group_by(values, keys).to_py() == [[[1, 3], [2, 4]], [[5, 6]]]
+
+
+def test_explode_and_implode_of_whole_allocations():
+    x = rows([1, 2, 3, 4], [2, 0, 2])
+    lists = kd.implode(x)
+    assert kd.explode(lists).to_py() == [[1, 2], [], [3, 4]]
+    assert lists.S[1:].explode().to_py() == [[], [3, 4]]
+    # The lists are ordinary lists: appending to one in a fork leaves the
+    # others (and the original) alone.
+    forked = lists.fork_bag()
+    forked.S[0].append(9)
+    assert forked.explode().to_py() == [[1, 2, 9], [], [3, 4]]
+    assert lists.explode().to_py() == [[1, 2], [], [3, 4]]
+
+
+def test_take_one_index_per_row():
+    x = rows([1, 2, 3, 4, 5], [2, 0, 3])
+    assert kd.take(x, kd.slice([1, 0, -1])).to_py() == [2, None, 5]
+    assert kd.take(x, kd.slice([[0, 1], [], [2]])).to_py() == [[1, 2], [], [5]]
+    assert kd.take(x, 0).to_py() == [1, None, 3]
+
+
+def test_large_gathers_in_parallel_chunks():
+    n = 300_000
+    x = kd.slice(list(range(n)))
+    assert kd.reverse(x).to_py() == list(range(n - 1, -1, -1))
+    # Out-of-range indices give missing items.
+    taken = kd.take(x, kd.slice(list(range(n)) + [n, -1]))
+    assert taken.to_py() == list(range(n)) + [None, n - 1]
