@@ -384,6 +384,7 @@ def test_fork_after_parallel_work():
                 text = kd.strings.upper(kd.slice(['abc'] * 300_000))
                 ok = ok and kd.agg_count(text).to_py() == 300_000
                 ok = ok and kd.sort(kd.slice(list(range(300_000, 0, -1)))).S[0].to_py() == 1
+                ok = ok and kd.reverse(kd.slice(list(range(300_000)))).S[0].to_py() == 299_999
                 os.write(1, f"child {ok}\\n".encode())
                 os._exit(0 if ok else 3)
             except BaseException as e:

@@ -85,12 +85,12 @@ fn per_item_names(
     let shape = aligned[0].shape().clone();
     let n = shape.size();
     // The positions of each distinct name, in first-seen order.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    let mut group_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    let mut group_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for i in 0..n {
         if let Some(ScalarRef::String(name)) = aligned[1].get(i) {
-            let g = *group_of.entry(name.to_string()).or_insert_with(|| {
-                groups.push((name.to_string(), Vec::new()));
+            let g = *group_of.entry(name).or_insert_with(|| {
+                groups.push((name, Vec::new()));
                 groups.len() - 1
             });
             groups[g].1.push(i);

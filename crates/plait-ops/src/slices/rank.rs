@@ -223,11 +223,14 @@ fn sort_groups<T: Send>(values: &mut [T], cuts: &[usize], sort: impl Fn(&mut [T]
         rest = tail;
         first = last;
     }
-    runs.into_par_iter().for_each(|(run, run_cuts)| {
-        let base = run_cuts[0];
-        for w in run_cuts.windows(2) {
-            sort(&mut run[w[0] - base..w[1] - base]);
-        }
+    // In plait's pool (made again after a fork), as every parallel kernel.
+    plait_core::parallel::install(|| {
+        runs.into_par_iter().for_each(|(run, run_cuts)| {
+            let base = run_cuts[0];
+            for w in run_cuts.windows(2) {
+                sort(&mut run[w[0] - base..w[1] - base]);
+            }
+        })
     });
 }
 
