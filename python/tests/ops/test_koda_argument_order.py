@@ -132,3 +132,15 @@ def test_results_keep_the_bag_of_the_items_they_hold():
     assert kd.cond(mask, x).get_bag() is None
     assert kd.cond(mask, x, kd.slice([3, 4]).with_bag(bag)).get_bag() is not None
     assert kd.coalesce(x, kd.slice([None, None]).with_bag(bag)).get_bag() is not None
+
+
+def test_items_refused_in_koda_words():
+    with pytest.raises(ValueError, match="argument `x` must have non-zero rank"):
+        kd.index(kd.item(1), kd.present)
+    with pytest.raises(ValueError, match="DataItem is not supported"):
+        kd.collapse(kd.item(1))
+    with pytest.raises(ValueError, match="Can't take agg_uuid over a DataItem"):
+        kd.agg_uuid(kd.item(1))
+    # With ndim given, its range is checked first.
+    with pytest.raises(ValueError, match="expected 0 <= ndim <= rank"):
+        kd.collapse(kd.item(1), ndim=1)

@@ -56,6 +56,10 @@ pub fn uuids(op: &str, kind: ItemKind, seed: &str, attrs: &[(String, DataSlice)]
 /// dimensions, from its items in order.
 pub fn agg_uuid(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.ids.agg_uuid";
+    // (With ndim given, its range is checked first.)
+    if x.is_item() && ndim.is_none() {
+        return Err(Error::value(op, "Can't take agg_uuid over a DataItem"));
+    }
     let groups = crate::groups::groups(op, x, ndim)?;
     let ids: Vec<Option<ItemId>> = crate::kernel::map_groups(&groups.edge, |range| {
         let mut h = UuidHasher::new("agg_uuid");

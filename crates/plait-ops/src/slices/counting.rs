@@ -70,14 +70,20 @@ pub fn cum_count(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     int64_slice(x.shape(), out, Some(arrow_buffer::NullBuffer::new(bits)))
 }
 
+/// Koda's refusal of `kd.index` of an item (checked before `dim` is read).
+pub fn index_rank(x: &DataSlice) -> Result<()> {
+    if x.is_item() {
+        return Err(Error::value("kd.slices.index", "argument `x` must have non-zero rank"));
+    }
+    Ok(())
+}
+
 /// For each present item, its index along dimension `dim` (negative counts from the end).
 pub fn index(x: &DataSlice, dim: i64) -> Result<DataSlice> {
     let op = "kd.slices.index";
     let rank = x.rank() as i64;
     let d = if dim < 0 { dim + rank } else { dim };
-    if rank == 0 {
-        return Err(Error::value(op, "argument `x` must have non-zero rank"));
-    }
+    index_rank(x)?;
     if d < 0 || d >= rank {
         return Err(Error::value(op, format!("expected -get_ndim(x) <= dim < get_ndim(x), got dim={dim}, ndim={rank}")));
     }
@@ -99,6 +105,10 @@ pub fn index(x: &DataSlice, dim: i64) -> Result<DataSlice> {
 /// Per group of the last `ndim` dimensions: the common value if all present
 /// items are equal, otherwise missing.
 pub fn collapse(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
+    // (With ndim given, its range is checked first.)
+    if x.is_item() && ndim.is_none() {
+        return Err(Error::value("kd.slices.collapse", "DataItem is not supported"));
+    }
     let g = groups("kd.slices.collapse", x, ndim)?;
     // "The same item" as unique and group_by see it: INT32 1 is INT64 1,
     // and NaN is NaN.

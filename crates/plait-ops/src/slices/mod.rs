@@ -147,7 +147,12 @@ Examples:
   DataSlice([[0, None, 2], [0]], schema: INT64, present: 3/4)
   >>> kd.index(kd.slice([[1, None, 3], [4]]), dim=0)
   DataSlice([[0, 0, 0], [1]], schema: INT64, present: 4/4)"#,
-        |a| index(a.slice("x")?, a.int("dim")?),
+        |a| {
+            // Koda checks x's rank before reading `dim`.
+            let x = a.slice("x")?;
+            counting::index_rank(x)?;
+            index(x, a.int("dim")?)
+        },
     );
     r.add(
         "kd.slices.collapse",
