@@ -87,13 +87,17 @@ def _flat_array(flat):
     """A one-dimensional slice as an Arrow array of the same length."""
     kd = _kd()
     schema = flat.get_schema()
+    name = str(schema)
+    # Primitive schemas first: their name says it (no operator calls).
+    if name in _TYPES and name != "OBJECT":
+        return _primitive_array(flat, name)
     if kd.schema.is_entity_schema(schema):
         return _struct_array(flat, schema.get_attr_names(intersection=True))
     if kd.schema.is_list_schema(schema) or kd.schema.is_dict_schema(schema):
         return _container_array(flat, bool(kd.schema.is_list_schema(schema)))
-    if str(schema) == "OBJECT" and flat.get_present_count().to_py():
+    if name == "OBJECT" and flat.get_present_count().to_py():
         return _object_array(flat)
-    return _primitive_array(flat, str(schema))
+    return _primitive_array(flat, name)
 
 
 def _primitive_array(flat, schema):
