@@ -197,7 +197,7 @@ fn sort_dense_numbers(x: &DataSlice, descending: bool) -> Option<Result<DataSlic
     }
     crate::with_num_type!(dtype, T => {
         let mut values = T::slice_of(&column.values)?.to_vec();
-        let cuts: Vec<usize> = (0..=edge.parent_size()).map(|g| if g == 0 { 0 } else { edge.child_range(g - 1).end }).collect();
+        let cuts: Vec<usize> = edge.split_points().iter().map(|&p| p as usize).collect();
         // Groups split among tasks of about PARALLEL_MIN values each.
         sort_groups(&mut values, &cuts, |group| group.sort_by(|a, b| order(a, b, descending)));
         let sorted = Column::new(T::into_values(values), None);

@@ -73,7 +73,8 @@ fn repeat_impl(op: &str, x: &DataSlice, sizes: &DataSlice, present_only: bool) -
     let aligned = align(op, &[x, sizes])?;
     let x = &aligned[0];
     // repeat_present reads sizes only where x is present (as Koda does:
-    // elsewhere they may be missing or of any kind).
+    // elsewhere they may be missing or of any kind); a size masked out
+    // reads as 0.
     let sizes = if present_only { crate::masking::apply_mask(&aligned[1], &crate::masking::has(x)?)? } else { aligned[1].clone() };
     let (counts, present) = integers(op, "sizes", &sizes)?;
     let kept = x.data().present_bits();
@@ -85,7 +86,6 @@ fn repeat_impl(op: &str, x: &DataSlice, sizes: &DataSlice, present_only: bool) -
     if let Some(bad) = counts.iter().find(|&&k| k < 0) {
         return Err(Error::value(op, format!("sizes must be non-negative, got {bad}")));
     }
-    let counts: Vec<i64> = counts.iter().enumerate().map(|(i, &k)| if present_only && !kept.value(i) { 0 } else { k }).collect();
     check_allocatable(op, counts.iter().map(|&k| k as u128).sum())?;
     let edge = Edge::from_sizes(&counts)?;
     let shape = x.shape().with_edge(edge.clone())?;
