@@ -1,5 +1,7 @@
 """Benchmark workloads of persistence (issue 7): kd.dumps / kd.loads of a
-10M-item FLOAT32 slice and of a bag of 1M entities with 3 attributes, and
+10M-item FLOAT32 slice, of a bag of 1M entities with 3 attributes (an
+INT32, a FLOAT32 and a STRING of 1,000 distinct values) and (issue 22) of
+one with distinct text (a name and a sentence per entity), and
 (issue 19) of linked chains of 200k objects made one by one (an INT32
 attribute and a link, and the same with a STRING attribute); the sizes
 written are printed after the timings.
@@ -23,13 +25,20 @@ def workloads(scale, pkd, kkd):
     rng = np.random.default_rng(9)
     floats = rng.random(n, dtype=np.float32).tolist()
     a, b, c = rng.integers(0, 1000, m).tolist(), rng.random(m).tolist(), [f"s{i % 1000}" for i in range(m)]
+    words = ["red", "green", "blue", "fast", "slow", "cat", "dog", "tree", "river", "stone", "light", "dark"]
+    picks = rng.integers(0, len(words), (m, 6)).tolist()
+    names = [f"user{i:07d}" for i in rng.permutation(m).tolist()]
+    sentences = [" ".join(words[k] for k in row) for row in picks]
     state = {}
 
     def prepare(kd, name):
         x = kd.slice(floats)
         entities = kd.new(a=kd.slice(a), b=kd.slice(b), c=kd.slice(c))
-        state[name] = {"x": x, "bag": entities.get_bag(), "x_bytes": kd.dumps(x), "bag_bytes": kd.dumps(entities.get_bag())}
-        SIZES.setdefault(name, {}).update(slice=len(state[name]["x_bytes"]), bag=len(state[name]["bag_bytes"]))
+        texts = kd.new(name=kd.slice(names), sentence=kd.slice(sentences))
+        state[name] = {"x": x, "bag": entities.get_bag(), "x_bytes": kd.dumps(x), "bag_bytes": kd.dumps(entities.get_bag()),
+                       "texts": texts.get_bag(), "texts_bytes": kd.dumps(texts.get_bag())}
+        SIZES.setdefault(name, {}).update(slice=len(state[name]["x_bytes"]), bag=len(state[name]["bag_bytes"]),
+                                          text_bag=len(state[name]["texts_bytes"]))
 
     both = on_both(state, pkd, kkd)
 
@@ -37,6 +46,8 @@ def workloads(scale, pkd, kkd):
     yield f"loads {n:,} FLOAT32", both(lambda kd, s: kd.loads(s["x_bytes"])), None
     yield f"dumps bag of {m:,} entities x 3 attrs", both(lambda kd, s: kd.dumps(s["bag"])), None
     yield f"loads bag of {m:,} entities x 3 attrs", both(lambda kd, s: kd.loads(s["bag_bytes"])), None
+    yield f"dumps bag of {m:,} entities x 2 texts", both(lambda kd, s: kd.dumps(s["texts"])), None
+    yield f"loads bag of {m:,} entities x 2 texts", both(lambda kd, s: kd.loads(s["texts_bytes"])), None
     yield from chain_workloads(int(200_000 * scale), pkd, kkd)
 
 

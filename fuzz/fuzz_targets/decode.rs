@@ -6,6 +6,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Some((&tag, payload)) = data.split_first() {
-        let _ = plait_persist::loads_payload(tag % 4, payload);
+        let _ = plait_persist::loads_payload(plait_persist::VERSION, tag % 4, payload);
     }
 });

@@ -71,19 +71,21 @@ fn put_shape(w: &mut Writer, shape: &JaggedShape) {
 /// The most items a shape may declare (uniform edges cost no bytes).
 const MAX_ITEMS: u64 = 1 << 40;
 
-/// The size of each parent of `edge` (its count is written by the caller).
+/// The size of each parent of `edge`, as a varint (its count is written
+/// by the caller).
 fn put_sizes(w: &mut Writer, edge: &Edge) {
     for size in edge.sizes() {
-        w.u64(size as u64);
+        w.varint(size as u64);
     }
 }
 
-/// An edge from `n` sizes, each at most `MAX_ITEMS` (`what` names one
-/// parent in the error: "a row", "a list").
+/// An edge from `n` sizes (varints; a `u64` each before version 3), each
+/// at most `MAX_ITEMS` (`what` names one parent in the error: "a row", "a
+/// list"). The caller has checked that `n` sizes fit in the bytes left.
 fn get_sizes(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Edge> {
     let mut sizes = Vec::with_capacity(n);
     for _ in 0..n {
-        let s = r.u64()?;
+        let s = if r.version >= 3 { r.varint()? } else { r.u64()? };
         if s > MAX_ITEMS {
             return Err(corrupt(format!("{what} of {s} items")));
         }
@@ -108,7 +110,7 @@ fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
                 Edge::uniform(parents as usize, size as usize)
             }
             1 => {
-                let n = r.count(8, "dimension sizes")?;
+                let n = r.count(if r.version >= 3 { 1 } else { 8 }, "dimension sizes")?;
                 get_sizes(r, n, "a row")?
             }
             tag => return Err(corrupt(format!("unknown dimension tag {tag}"))),
@@ -145,22 +147,15 @@ fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder, coding: Coding
         return Ok(());
     }
     match values {
-        Values::Int32(v) => put_numbers(w, v),
-        Values::Int64(v) => put_numbers(w, v),
-        Values::Float32(v) => put_numbers(w, v),
-        Values::Float64(v) => put_numbers(w, v),
+        Values::Int32(v) => w.planes::<4>(v.inner().as_slice()),
+        Values::Int64(v) => w.planes::<8>(v.inner().as_slice()),
+        Values::Float32(v) => w.planes::<4>(v.inner().as_slice()),
+        Values::Float64(v) => w.planes::<8>(v.inner().as_slice()),
         Values::Boolean(v) => put_bits(w, v),
         Values::Mask(_) => {}
-        Values::Bytes(v) | Values::String(v) => {
-            let offsets = &v.offsets;
-            let start = offsets[0];
-            for o in offsets.iter() {
-                w.u64((o - start) as u64);
-            }
-            w.blob(&v.data.as_slice()[start as usize..offsets[offsets.len() - 1] as usize]);
-        }
+        Values::Bytes(v) | Values::String(v) => put_text(w, v),
         Values::Schema(v) => (0..v.len()).for_each(|i| put_schema(w, v.get(i))),
-        Values::ItemId(v) => put_numbers(w, v.bits()),
+        Values::ItemId(v) => w.planes::<16>(v.bits().inner().as_slice()),
         Values::Expr(v) => {
             for q in v.iter() {
                 match packed::expr_of(q) {
@@ -176,19 +171,48 @@ fn put_values(w: &mut Writer, values: &Values, ctx: &mut Encoder, coding: Coding
     Ok(())
 }
 
-// The format is little-endian, and numeric columns are written as they sit
-// in memory.
+// The format is little-endian, and numeric columns are written from their
+// bytes in memory.
 #[cfg(target_endian = "big")]
-compile_error!("plait-persist writes numeric columns as in memory: it needs a little-endian target");
+compile_error!("plait-persist writes numeric columns from their bytes in memory: it needs a little-endian target");
 
-/// A numeric buffer as its little-endian bytes, in one copy.
-fn put_numbers<T: arrow_buffer::ArrowNativeType>(w: &mut Writer, v: &ScalarBuffer<T>) {
-    w.raw(v.inner().as_slice());
+/// Text: one varint length per value, then the data as a byte string.
+fn put_text(w: &mut Writer, v: &VarBinary) {
+    v.offsets.windows(2).for_each(|pair| w.varint((pair[1] - pair[0]) as u64));
+    w.blob(&v.data.as_slice()[v.offsets[0] as usize..v.offsets[v.offsets.len() - 1] as usize]);
 }
 
-fn get_fixed<T: Copy, const N: usize>(r: &mut Reader<'_>, n: usize, from: fn([u8; N]) -> T) -> Result<Vec<T>> {
-    let bytes = r.take(n.checked_mul(N).ok_or_else(|| corrupt("a column too long"))?)?;
-    Ok(bytes.chunks_exact(N).map(|c| from(c.try_into().expect("N bytes"))).collect())
+/// `n` text values of [`put_text`].
+fn get_text(r: &mut Reader<'_>, dtype: Schema, n: usize) -> Result<Values> {
+    check_fits(r, n)?;
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0i64);
+    let mut end = 0u64;
+    for _ in 0..n {
+        end = end.checked_add(r.varint()?).filter(|&e| e <= MAX_ITEMS).ok_or_else(|| corrupt("text lengths overflow"))?;
+        offsets.push(end as i64);
+    }
+    let data = r.blob()?;
+    if end != data.len() as u64 {
+        return Err(corrupt("text lengths do not add up to the data's length"));
+    }
+    text_values(dtype, offsets, data)
+}
+
+/// `n` text values as version 1 and 2 wrote them: `n + 1` offsets (`u64`)
+/// from 0, then the data as a byte string.
+fn get_text_offsets(r: &mut Reader<'_>, dtype: Schema, n: usize) -> Result<Values> {
+    let offsets = r.fixed::<i64, 8>(n.checked_add(1).ok_or_else(|| corrupt("a column too long"))?)?;
+    let data = r.blob()?;
+    if offsets.last() != Some(&(data.len() as i64)) {
+        return Err(corrupt("text offsets do not end at the data's end"));
+    }
+    text_values(dtype, offsets, data)
+}
+
+fn text_values(dtype: Schema, offsets: impl Into<ScalarBuffer<i64>>, data: &[u8]) -> Result<Values> {
+    let binary = VarBinary::checked(offsets.into(), Buffer::from(data.to_vec()), dtype == Schema::String).map_err(corrupt)?;
+    Ok(if dtype == Schema::String { Values::String(binary) } else { Values::Bytes(binary) })
 }
 
 /// A column of `n` values (`n` is the slice's item count, read and
@@ -205,26 +229,19 @@ fn get_values(r: &mut Reader<'_>, ctx: &mut Decoder, n: usize, coding: Coding) -
         }
     }
     Ok(match dtype {
-        Schema::Int32 => Values::Int32(ScalarBuffer::from(get_fixed(r, n, i32::from_le_bytes)?)),
-        Schema::Int64 => Values::Int64(ScalarBuffer::from(get_fixed(r, n, i64::from_le_bytes)?)),
-        Schema::Float32 => Values::Float32(ScalarBuffer::from(get_fixed(r, n, f32::from_le_bytes)?)),
-        Schema::Float64 => Values::Float64(ScalarBuffer::from(get_fixed(r, n, f64::from_le_bytes)?)),
+        Schema::Int32 => Values::Int32(r.fixed::<i32, 4>(n)?),
+        Schema::Int64 => Values::Int64(r.fixed::<i64, 8>(n)?),
+        Schema::Float32 => Values::Float32(r.fixed::<f32, 4>(n)?),
+        Schema::Float64 => Values::Float64(r.fixed::<f64, 8>(n)?),
         Schema::Boolean => Values::Boolean(get_bits(r, n)?),
         Schema::Mask => Values::Mask(n),
-        Schema::Bytes | Schema::String => {
-            let offsets = get_fixed(r, n.checked_add(1).ok_or_else(|| corrupt("a column too long"))?, i64::from_le_bytes)?;
-            let data = r.blob()?;
-            if offsets.last() != Some(&(data.len() as i64)) {
-                return Err(corrupt("text offsets do not end at the data's end"));
-            }
-            let binary = VarBinary::checked(ScalarBuffer::from(offsets), Buffer::from(data.to_vec()), dtype == Schema::String).map_err(corrupt)?;
-            if dtype == Schema::String { Values::String(binary) } else { Values::Bytes(binary) }
-        }
+        Schema::Bytes | Schema::String if r.version >= 3 => get_text(r, dtype, n)?,
+        Schema::Bytes | Schema::String => get_text_offsets(r, dtype, n)?,
         Schema::Schema => {
             let schemas = (0..n).map(|_| get_schema(r)).collect::<Result<Vec<_>>>()?;
             Values::Schema(SchemaValues::from(schemas))
         }
-        Schema::ItemId => Values::ItemId(get_fixed(r, n, i128::from_le_bytes)?.into()),
+        Schema::ItemId => Values::ItemId(r.fixed::<i128, 16>(n)?.into()),
         Schema::Expr => {
             let mut quoted: Vec<Quoted> = Vec::with_capacity(n);
             for _ in 0..n {
@@ -300,10 +317,7 @@ fn put_delta_values(w: &mut Writer, values: &Values) -> bool {
                 }
             }
         }
-        Values::Bytes(v) | Values::String(v) => {
-            v.offsets.windows(2).for_each(|pair| w.varint((pair[1] - pair[0]) as u64));
-            w.blob(&v.data.as_slice()[v.offsets[0] as usize..v.offsets[v.offsets.len() - 1] as usize]);
-        }
+        Values::Bytes(v) | Values::String(v) => put_text(w, v),
         _ => return false,
     }
     true
@@ -333,7 +347,7 @@ fn get_int_deltas(r: &mut Reader<'_>, n: usize) -> Result<Vec<i64>> {
 /// Refuses `n` elements of at least one byte each when fewer bytes are left.
 fn check_fits(r: &Reader<'_>, n: usize) -> Result<()> {
     if n > r.remaining() {
-        return Err(corrupt(format!("a packed column of {n} values in {} bytes", r.remaining())));
+        return Err(corrupt(format!("a column of {n} values in {} bytes", r.remaining())));
     }
     Ok(())
 }
@@ -366,22 +380,7 @@ fn get_delta_values(r: &mut Reader<'_>, dtype: Schema, n: usize) -> Result<Optio
             }
             Values::Schema(SchemaValues::from(schemas))
         }
-        Schema::Bytes | Schema::String => {
-            check_fits(r, n)?;
-            let mut offsets = Vec::with_capacity(n + 1);
-            offsets.push(0i64);
-            let mut end = 0u64;
-            for _ in 0..n {
-                end = end.checked_add(r.varint()?).filter(|&e| e <= MAX_ITEMS).ok_or_else(|| corrupt("text lengths overflow"))?;
-                offsets.push(end as i64);
-            }
-            let data = r.blob()?;
-            if end != data.len() as u64 {
-                return Err(corrupt("text lengths do not add up to the data's length"));
-            }
-            let binary = VarBinary::checked(ScalarBuffer::from(offsets), Buffer::from(data.to_vec()), dtype == Schema::String).map_err(corrupt)?;
-            if dtype == Schema::String { Values::String(binary) } else { Values::Bytes(binary) }
-        }
+        Schema::Bytes | Schema::String => get_text(r, dtype, n)?,
         _ => return Ok(None),
     }))
 }
@@ -468,6 +467,26 @@ pub struct Decoder {
     bags: Vec<DataBag>,
 }
 
+/// About how many bytes a slice's data takes in the format (without its
+/// bag): what the writer reserves before writing it.
+pub fn estimated_size(x: &DataSlice) -> usize {
+    let columns = x.data().columns().iter().map(|c| {
+        let presence = if c.presence.is_some() { c.values.len() / 8 } else { 0 };
+        let values = match &c.values {
+            Values::Int32(v) => v.len() * 4,
+            Values::Int64(v) => v.len() * 8,
+            Values::Float32(v) => v.len() * 4,
+            Values::Float64(v) => v.len() * 8,
+            Values::ItemId(v) => v.len() * 16,
+            Values::Bytes(v) | Values::String(v) => v.len() + v.data.len(),
+            other => other.len(),
+        };
+        values + presence
+    });
+    let sizes: usize = x.shape().edges().iter().map(|e| e.parent_size()).sum();
+    columns.sum::<usize>() + sizes + 1024
+}
+
 pub fn put_slice(w: &mut Writer, x: &DataSlice, ctx: &mut Encoder) -> Result<()> {
     ctx.depth += 1;
     if ctx.depth > crate::wire::MAX_DEPTH {
@@ -523,16 +542,16 @@ fn stored_data<'a>(values: impl ExactSizeIterator<Item = Option<&'a plait_core::
     builder.finish()
 }
 
+/// A count, then the ids (128 bits each) as byte planes.
 fn put_ids(w: &mut Writer, ids: &[ItemId]) {
     w.len(ids.len());
-    for id in ids {
-        w.u128(id.0);
-    }
+    let bytes: Vec<u8> = ids.iter().flat_map(|id| id.0.to_le_bytes()).collect();
+    w.planes::<16>(&bytes);
 }
 
 fn get_ids(r: &mut Reader<'_>) -> Result<Vec<Option<ItemId>>> {
     let n = r.count(16, "ids")?;
-    (0..n).map(|_| Ok(Some(ItemId(r.u128()?)))).collect()
+    Ok(r.fixed::<i128, 16>(n)?.iter().map(|&id| Some(ItemId(id as u128))).collect())
 }
 
 /// A packed block: items stored one by one (each of its own small
@@ -547,13 +566,13 @@ fn put_packed(w: &mut Writer, ids: &[ItemId], values: &SliceData, ctx: &mut Enco
     let mut deltas = IdDeltas::default();
     ids.iter().for_each(|id| deltas.put(&mut body, id.0));
     put_data_coded(&mut body, values, ctx, Coding::Delta)?;
-    w.blob(&lz4_flex::compress_prepend_size(&body.bytes));
+    w.blob(&crate::compress::lz4_compress(&body.bytes));
     Ok(())
 }
 
 /// The ids and values of a packed block ([`put_packed`]).
 fn get_packed(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<(Vec<Option<ItemId>>, SliceData)> {
-    let body = crate::decompress(r.blob()?)?;
+    let body = crate::compress::lz4_decompress(r.blob()?)?;
     let mut b = r.nested(&body);
     // Each id takes at least two bytes.
     let n = b.varint_count(2, "packed ids")?;
@@ -1056,13 +1075,13 @@ mod tests {
     fn body(ids: &[ItemId], values: &SliceData) -> Vec<u8> {
         let mut w = Writer::default();
         put_packed(&mut w, ids, values, &mut Encoder::default()).unwrap();
-        crate::decompress(Reader::new(&w.bytes).blob().unwrap()).unwrap()
+        crate::compress::lz4_decompress(Reader::new(&w.bytes).blob().unwrap()).unwrap()
     }
 
     /// Reads a packed block whose body is `body` (compressed here).
     fn read(body: &[u8]) -> Result<(Vec<Option<ItemId>>, SliceData)> {
         let mut w = Writer::default();
-        w.blob(&lz4_flex::compress_prepend_size(body));
+        w.blob(&crate::compress::lz4_compress(body));
         let mut r = Reader::new(&w.bytes);
         let out = get_packed(&mut r, &mut Decoder::default())?;
         assert_eq!(r.remaining(), 0);
@@ -1145,10 +1164,10 @@ mod tests {
         w.u8(1); // one column
         w.u8(1); // INT32
         w.u64(100_000);
-        assert!(message(read(&w.bytes)).contains("packed column"));
+        assert!(message(read(&w.bytes)).contains("a column of"));
         // A compressed body claiming a size no LZ4 input this short has.
         let mut w = Writer::default();
-        let mut lying = lz4_flex::compress_prepend_size(&[0; 10]);
+        let mut lying = crate::compress::lz4_compress(&[0; 10]);
         lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         w.blob(&lying);
         let err = get_packed(&mut Reader::new(&w.bytes), &mut Decoder::default()).unwrap_err();

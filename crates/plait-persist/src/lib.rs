@@ -11,8 +11,10 @@
 //!
 //! * [`wire`] — bounds-checked primitives.
 //! * [`codec`] — the values.
+//! * [`compress`] — zstd and LZ4 payloads.
 
 pub mod codec;
+pub mod compress;
 pub mod wire;
 
 use plait_core::{DataBag, DataSlice, Error, Result};
@@ -24,8 +26,7 @@ use crate::wire::{Reader, Writer, corrupt};
 /// The first bytes of every file.
 pub const MAGIC: [u8; 8] = *b"\x89PLAIT\r\n";
 
-/// The version this plait writes (and the newest it reads).
-pub const VERSION: u32 = 2;
+pub use crate::wire::VERSION;
 
 /// What a file holds.
 #[derive(Clone, Debug)]
@@ -51,43 +52,68 @@ pub enum Compression {
     None,
     /// LZ4 (block format, the uncompressed size first).
     Lz4,
+    /// zstd, in independently compressed chunks ([`compress`]): what
+    /// `kd.dumps` writes by default.
+    Zstd,
 }
 
 /// Header flag: the payload is LZ4-compressed.
 const FLAG_LZ4: u8 = 1;
 
-/// The largest expansion LZ4 can give (a bound on what a hostile header
-/// may make the reader allocate).
-const LZ4_MAX_RATIO: u64 = 255;
+/// Header flag: the payload is zstd-compressed (since version 3).
+const FLAG_ZSTD: u8 = 2;
 
-/// The bytes of `value`, uncompressed.
+/// The bytes of `value`, uncompressed (pickles, which favour speed).
 pub fn dumps(value: &Saved) -> Result<Vec<u8>> {
     dumps_with(value, Compression::None)
 }
 
 /// The bytes of `value`, compressed as asked.
 pub fn dumps_with(value: &Saved, compression: Compression) -> Result<Vec<u8>> {
-    let mut payload = Writer::default();
+    // The payload is written after room for the header, so that an
+    // uncompressed file is never copied; the header follows once the
+    // payload's length is known.
+    let estimate = match value {
+        Saved::Slice(x) => codec::estimated_size(x),
+        _ => 0,
+    };
+    let mut payload = Writer::with_capacity(HEADER + estimate + TRAILER);
+    payload.raw(&[0; HEADER]);
     let mut ctx = Encoder::default();
     match value {
         Saved::Slice(x) => codec::put_slice(&mut payload, x, &mut ctx)?,
         Saved::Bag(bag) => codec::put_bag(&mut payload, bag, &mut ctx)?,
         Saved::Expr(e) => codec::put_expr(&mut payload, e, &mut ctx)?,
     }
-    let (flags, stored) = match compression {
+    let (flags, mut out) = match compression {
         Compression::None => (0, payload.bytes),
-        Compression::Lz4 => (FLAG_LZ4, lz4_flex::compress_prepend_size(&payload.bytes)),
+        Compression::Lz4 => (FLAG_LZ4, [&[0; HEADER][..], &compress::lz4_compress(&payload.bytes[HEADER..])].concat()),
+        Compression::Zstd => {
+            let mut out = Vec::with_capacity(HEADER + payload.bytes.len() / 2);
+            out.extend_from_slice(&[0; HEADER]);
+            compress::zstd_compress(&payload.bytes[HEADER..], &mut out)?;
+            (FLAG_ZSTD, out)
+        }
     };
-    let mut out = Writer::default();
-    out.raw(&MAGIC);
-    out.u32(VERSION);
-    out.u8(value.tag());
-    out.u8(flags);
-    out.len(stored.len());
-    out.raw(&stored);
-    out.u32(crc32fast::hash(&stored));
-    Ok(out.bytes)
+    let stored_len = out.len() - HEADER;
+    let mut header = Writer::with_capacity(HEADER);
+    header.raw(&MAGIC);
+    header.u32(VERSION);
+    header.u8(value.tag());
+    header.u8(flags);
+    header.len(stored_len);
+    out[..HEADER].copy_from_slice(&header.bytes);
+    let crc = crc32fast::hash(&out[HEADER..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+    Ok(out)
 }
+
+/// The bytes before the payload: magic, version, content tag, flags and
+/// the payload's length.
+const HEADER: usize = MAGIC.len() + 4 + 1 + 1 + 8;
+
+/// The bytes after the payload: its checksum.
+const TRAILER: usize = 4;
 
 /// The value `bytes` hold.
 pub fn loads(bytes: &[u8]) -> Result<Saved> {
@@ -101,7 +127,8 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     }
     let tag = r.u8()?;
     let flags = r.u8()?;
-    if flags & !FLAG_LZ4 != 0 {
+    let known = if version >= 3 { FLAG_LZ4 | FLAG_ZSTD } else { FLAG_LZ4 };
+    if flags & !known != 0 || flags == FLAG_LZ4 | FLAG_ZSTD {
         return Err(corrupt(format!("unknown flags {flags:#x}")));
     }
     let len = r.u64()?;
@@ -113,31 +140,18 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     if crc != crc32fast::hash(payload) {
         return Err(corrupt("checksum mismatch (the bytes were changed or cut)"));
     }
-    if flags & FLAG_LZ4 == 0 {
-        return loads_payload(tag, payload);
+    match flags {
+        FLAG_LZ4 => loads_payload(version, tag, &compress::lz4_decompress(payload)?),
+        FLAG_ZSTD => loads_payload(version, tag, &compress::zstd_decompress(payload)?),
+        _ => loads_payload(version, tag, payload),
     }
-    loads_payload(tag, &decompress(payload)?)
 }
 
-/// The bytes LZ4 compressed into `compressed` (block format, the
-/// uncompressed size first): the compressed payload of a file, or the body
-/// of a packed block. The declared size must be one LZ4 can reach from
-/// that many bytes, so a hostile size is refused before anything is
-/// allocated.
-pub(crate) fn decompress(compressed: &[u8]) -> Result<Vec<u8>> {
-    let declared = compressed.get(..4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as u64);
-    match declared {
-        Some(size) if size <= (compressed.len() as u64).saturating_mul(LZ4_MAX_RATIO) => {}
-        _ => return Err(corrupt("a compressed payload with an impossible size")),
-    }
-    lz4_flex::decompress_size_prepended(compressed).map_err(|e| corrupt(format!("the compressed payload: {e}")))
-}
-
-/// The value of a payload whose content tag is `tag` (the part of
-/// [`loads`] after the header and checksum checks; the fuzz target drives
-/// it directly, so that mutations reach the decoder).
-pub fn loads_payload(tag: u8, payload: &[u8]) -> Result<Saved> {
-    let mut p = Reader::new(payload);
+/// The value of a payload of format `version` whose content tag is `tag`
+/// (the part of [`loads`] after the header and checksum checks; the fuzz
+/// target drives it directly, so that mutations reach the decoder).
+pub fn loads_payload(version: u32, tag: u8, payload: &[u8]) -> Result<Saved> {
+    let mut p = Reader::of_version(payload, version);
     let mut ctx = Decoder::default();
     let value = match tag {
         1 => Saved::Slice(codec::get_slice(&mut p, &mut ctx)?),

@@ -4,12 +4,20 @@
 //! bytes that remain, so hostile input cannot make it allocate more than
 //! the input's own size.
 
+use arrow_buffer::{ArrowNativeType, Buffer, MutableBuffer, ScalarBuffer};
 use plait_core::{Error, ErrorKind, Result};
+
+/// The format version this plait writes (and the newest it reads).
+pub const VERSION: u32 = 3;
 
 /// The error for bytes that are not a valid plait file.
 pub fn corrupt(message: impl std::fmt::Display) -> Error {
     Error::new(ErrorKind::Value, format!("kd.loads: invalid data: {message}"))
 }
+
+/// Values transposed to or from byte planes a block at a time, so that
+/// the block stays in the first-level cache while each plane takes its byte.
+const PLANE_BLOCK: usize = 4096;
 
 /// Bytes being written.
 #[derive(Default)]
@@ -18,6 +26,12 @@ pub struct Writer {
 }
 
 impl Writer {
+    /// A writer with room for `n` bytes (sized right, a large payload is
+    /// written into pages touched once, not into a buffer grown by copies).
+    pub fn with_capacity(n: usize) -> Writer {
+        Writer { bytes: Vec::with_capacity(n) }
+    }
+
     pub fn u8(&mut self, v: u8) {
         self.bytes.push(v);
     }
@@ -65,6 +79,27 @@ impl Writer {
     pub fn zigzag(&mut self, v: i64) {
         self.varint(((v << 1) ^ (v >> 63)) as u64);
     }
+
+    /// Values of `W` bytes each (`bytes`, little-endian, as in memory) as
+    /// byte planes (version 3): the first byte of every value, then the
+    /// second, and so on. The high bytes of small integers, the exponents
+    /// of floats and the allocations of ids then stand in long runs that a
+    /// compressor shrinks to nothing.
+    pub fn planes<const W: usize>(&mut self, bytes: &[u8]) {
+        debug_assert_eq!(bytes.len() % W, 0);
+        let n = bytes.len() / W;
+        let start = self.bytes.len();
+        self.bytes.resize(start + bytes.len(), 0);
+        let mut planes: Vec<&mut [u8]> = self.bytes[start..].chunks_exact_mut(n.max(1)).collect();
+        for (b, values) in bytes.chunks(PLANE_BLOCK * W).enumerate() {
+            for (p, plane) in planes.iter_mut().enumerate() {
+                let out = &mut plane[b * PLANE_BLOCK..b * PLANE_BLOCK + values.len() / W];
+                for (o, value) in out.iter_mut().zip(values.chunks_exact(W)) {
+                    *o = value[p];
+                }
+            }
+        }
+    }
 }
 
 /// Bytes being read, front to back.
@@ -78,14 +113,22 @@ pub struct Reader<'a> {
     /// Nesting of slices in bags in expressions, bounded (no cycles or
     /// stack exhaustion from hostile input).
     pub depth: usize,
+    /// The format version of the input (the layouts that changed are read
+    /// as that version wrote them).
+    pub version: u32,
 }
 
 /// The deepest nesting of values accepted.
 pub const MAX_DEPTH: usize = 64;
 
 impl<'a> Reader<'a> {
+    /// A reader of input in the current version.
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
-        Reader { bytes, depth: 0, free_budget: (bytes.len() as u64).saturating_mul(8).saturating_add(FREE_ITEMS) }
+        Reader::of_version(bytes, VERSION)
+    }
+
+    pub fn of_version(bytes: &'a [u8], version: u32) -> Reader<'a> {
+        Reader { bytes, depth: 0, free_budget: (bytes.len() as u64).saturating_mul(8).saturating_add(FREE_ITEMS), version }
     }
 
     pub fn remaining(&self) -> usize {
@@ -141,7 +184,7 @@ impl<'a> Reader<'a> {
     /// carries on this reader's nesting depth and budget of payload-free
     /// elements; [`Self::absorb`] takes them back when it is done.
     pub fn nested<'b>(&self, bytes: &'b [u8]) -> Reader<'b> {
-        Reader { bytes, free_budget: self.free_budget, depth: self.depth }
+        Reader { bytes, free_budget: self.free_budget, depth: self.depth, version: self.version }
     }
 
     /// Takes back the budget a [`Self::nested`] reader left.
@@ -179,6 +222,27 @@ impl<'a> Reader<'a> {
             return Err(corrupt(format!("{what}: a count of {n} does not fit in the {} bytes left", self.remaining())));
         }
         Ok(n as usize)
+    }
+
+    /// `n` values of `W` bytes each (`W` is the size of `T`), as
+    /// [`Writer::planes`] wrote them in version 3 and as in memory before.
+    pub fn fixed<T: ArrowNativeType, const W: usize>(&mut self, n: usize) -> Result<ScalarBuffer<T>> {
+        debug_assert_eq!(W, std::mem::size_of::<T>());
+        let bytes = self.take(n.checked_mul(W).ok_or_else(|| corrupt("a column too long"))?)?;
+        if self.version < 3 {
+            return Ok(ScalarBuffer::new(Buffer::from_slice_ref(bytes), 0, n));
+        }
+        let mut out = MutableBuffer::from_len_zeroed(n * W);
+        for (b, values) in out.as_slice_mut().chunks_mut(PLANE_BLOCK * W).enumerate() {
+            let m = values.len() / W;
+            for p in 0..W {
+                let plane = &bytes[p * n + b * PLANE_BLOCK..][..m];
+                for (value, &byte) in values.chunks_exact_mut(W).zip(plane) {
+                    value[p] = byte;
+                }
+            }
+        }
+        Ok(ScalarBuffer::new(out.into(), 0, n))
     }
 
     pub fn blob(&mut self) -> Result<&'a [u8]> {

@@ -22,15 +22,16 @@ use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// The bytes of a DataSlice (with its bag), a DataBag or an Expr;
-/// `compression` is None or "lz4".
+/// `compression` is "zstd", "lz4" or None.
 #[pyfunction]
-#[pyo3(signature = (x, compression = None))]
+#[pyo3(signature = (x, compression = Some("zstd")))]
 fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, compression: Option<&str>) -> PyResult<Bound<'py, PyBytes>> {
     let compression = match compression {
         None => plait_persist::Compression::None,
+        Some("zstd") => plait_persist::Compression::Zstd,
         Some("lz4") => plait_persist::Compression::Lz4,
         Some(other) => {
-            return Err(crate::errors::value_error("kd.dumps", format!("unknown compression '{other}' (expected None or 'lz4')")));
+            return Err(crate::errors::value_error("kd.dumps", format!("unknown compression '{other}' (expected 'zstd', 'lz4' or None)")));
         }
     };
     let value = if let Ok(ds) = x.cast::<PyDataSlice>() {

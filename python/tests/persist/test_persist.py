@@ -129,8 +129,8 @@ def test_bad_bytes_are_clear_errors():
     with pytest.raises(ValueError, match="checksum mismatch"):
         kd.loads(bytes(flipped))
     newer = bytearray(good)
-    newer[8:12] = (3).to_bytes(4, "little")
-    with pytest.raises(ValueError, match="unsupported format version 3"):
+    newer[8:12] = (4).to_bytes(4, "little")
+    with pytest.raises(ValueError, match="unsupported format version 4"):
         kd.loads(bytes(newer))
     rng = random.Random(7)
     for _ in range(300):
@@ -146,11 +146,14 @@ def test_bad_bytes_are_clear_errors():
 
 def test_compression():
     x = kd.slice(["repeated text"] * 1000)
-    plain_bytes, packed = kd.dumps(x), kd.dumps(x, compression="lz4")
+    plain_bytes, packed = kd.dumps(x, compression=None), kd.dumps(x, compression="lz4")
+    assert plain_bytes[13] == 0 and packed[13] == 1 and kd.dumps(x)[13] == 2
     assert len(packed) < len(plain_bytes) / 4
+    assert len(kd.dumps(x)) < len(packed)
     assert repr(kd.loads(packed)) == repr(x)
     f = kd.fn(lambda a: a * 2)
     assert kd.loads(kd.dumps(f, compression="lz4"))(3).to_py() == 6
+    assert kd.loads(kd.dumps(f, compression=None))(3).to_py() == 6
     with pytest.raises(ValueError, match="unknown compression 'zip'"):
         kd.dumps(x, compression="zip")
     # A compressed header claiming an impossible size is refused before allocating.
@@ -188,6 +191,39 @@ def test_golden_file_of_format_v2_stays_loadable():
     assert value.v.to_py() == 4
     assert value.next.next.next.next.s.to_py() == "item0"
     assert value.next.next.next.next.maybe("next").to_py() is None
+
+
+def test_golden_file_of_format_v3_stays_loadable():
+    value = kd.load(os.path.join(GOLDEN, "v3_entities.plait"))
+    assert bagless(repr(value.get_schema())) == (
+        "DataItem(ENTITY(b=BYTES, big=INT64, d=DICT{STRING, FLOAT32}, f=FLOAT32, i=INT32, l=LIST[INT32], s=STRING), schema: SCHEMA)")
+    assert value.i.to_py() == [[1, None, 3], [4]]
+    assert value.big.to_py() == [[2**40, -1, None], [0]]
+    assert value.f.to_py() == [[0.5, 1.5, None], [2.5]]
+    assert value.s.to_py() == [["a", "bé", None], [""]]
+    assert value.b.to_py() == [[b"\x00", None, b"xy"], [None]]
+    assert value.l[:].to_py() == [[[1, 2], [3], []], [[4]]]
+    assert value.d["k"].to_py() == [[2.0, 2.0, 2.0], [4.0]]
+    assert value.d["m"].to_py() == [[3.0, 3.0, 3.0], [None]]
+
+
+def test_zstd_payloads_of_many_chunks_round_trip():
+    # A payload of several 1 MiB chunks (compressed on the worker threads),
+    # some incompressible (stored as they are).
+    rng = random.Random(3)
+    noise = kd.slice([rng.random() for _ in range(400_000)])
+    counts = kd.slice([i % 1000 for i in range(1_000_000)])
+    words = kd.slice([f"w{i % 97}" for i in range(300_000)])
+    for x in [noise, counts, words]:
+        data = kd.dumps(x)
+        assert data[13] == 2
+        assert kd.loads(data).to_py() == x.to_py()
+    entities = kd.new(n=counts, t=kd.slice([f"id{i}" for i in range(1_000_000)]))
+    loaded = kd.loads(kd.dumps(entities))
+    assert kd.full_equal(loaded.get_itemid(), entities.get_itemid())
+    assert loaded.t.to_py() == entities.t.to_py() and loaded.n.to_py() == entities.n.to_py()
+    assert len(kd.dumps(counts)) < 1_000_000 / 2
+    assert len(kd.dumps(words)) < 300_000 / 20
 
 
 def control_flow_functor():
