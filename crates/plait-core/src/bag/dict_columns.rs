@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use super::dict_store::{DictMap, key_hash, same_key};
-use crate::column::{ScalarRef, SliceData, Values};
+use crate::column::{MISSING_INDEX, ScalarRef, SliceData, Values};
 use crate::shape::Edge;
 
 /// The dicts of one allocation, in offset order.
@@ -54,6 +54,18 @@ fn entry_hash(key_hash: u64, row: usize) -> u64 {
 /// `hash` mapped onto `0..size` (by its high bits).
 fn reduce(hash: u64, size: usize) -> usize {
     ((hash as u128 * size as u128) >> 64) as usize
+}
+
+/// How [`DictColumns::find_many`] reads and compares keys of type `K`:
+/// the stored key of an entry, equality, the key's [`key_hash`], a
+/// prefetch of an entry's key, and the stored text (whose bytes are
+/// prefetched too), if the keys are text.
+struct Probe<'a, S, E, H, L> {
+    stored: S,
+    same: E,
+    hash: H,
+    load: L,
+    text: Option<&'a crate::column::VarBinary>,
 }
 
 /// Asks the CPU to start loading the cache line of `value`.
@@ -218,6 +230,139 @@ impl DictColumns {
         }
     }
 
+    /// The entry of each of the keys `first .. first + out.len()` of `keys`
+    /// in dict `row` ([`MISSING_INDEX`] where the key is missing or absent),
+    /// written to `out`. Keys of one column of INT32, INT64 or STRING looked
+    /// up in keys of the same one type are compared as such (no `ScalarRef`
+    /// per key); others as items.
+    pub fn find_many(&self, row: usize, keys: &SliceData, first: usize, out: &mut [usize]) {
+        let stored = self.keys.single_column().filter(|c| c.presence.is_none()).map(|c| &c.values);
+        let query = keys.single_column();
+        let present = |i: usize| query.is_some_and(|c| c.presence.as_ref().is_none_or(|p| p.is_valid(first + i)));
+        match (stored, query.map(|c| &c.values)) {
+            (Some(Values::Int32(s)), Some(Values::Int32(q))) => {
+                let probe = Probe {
+                    stored: |e| Some(s[e]),
+                    same: |a, b| a == b,
+                    hash: |k| key_hash(ScalarRef::Int32(k)),
+                    load: |e| prefetch_line(&s[e]),
+                    text: None,
+                };
+                self.find_many_with(row, out, |i| present(i).then(|| q[first + i]), probe)
+            }
+            (Some(Values::Int64(s)), Some(Values::Int64(q))) => {
+                let probe = Probe {
+                    stored: |e| Some(s[e]),
+                    same: |a, b| a == b,
+                    hash: |k| key_hash(ScalarRef::Int64(k)),
+                    load: |e| prefetch_line(&s[e]),
+                    text: None,
+                };
+                self.find_many_with(row, out, |i| present(i).then(|| q[first + i]), probe)
+            }
+            (Some(Values::String(s)), Some(Values::String(q))) => {
+                let probe = Probe {
+                    stored: |e| Some(s.value(e)),
+                    same: |a: &[u8], b: &[u8]| a == b,
+                    // STRING columns hold valid UTF-8 (checked on entry).
+                    hash: |k| key_hash(ScalarRef::String(std::str::from_utf8(k).unwrap_or("\u{FFFD}"))),
+                    load: |e| prefetch_line(&s.offsets[e]),
+                    text: Some(s),
+                };
+                self.find_many_with(row, out, |i| present(i).then(|| q.value(first + i)), probe)
+            }
+            _ => {
+                let text = match stored {
+                    Some(Values::String(v) | Values::Bytes(v)) => Some(v),
+                    _ => None,
+                };
+                let probe = Probe { stored: |e| self.keys.get(e), same: same_key, hash: key_hash, load: |e| self.prefetch_entry(e), text };
+                self.find_many_with(row, out, |i| keys.get(first + i), probe)
+            }
+        }
+    }
+
+    /// [`Self::find_many`] with the keys read by `query` and compared by
+    /// `probe`.
+    ///
+    /// Each lookup misses the cache two or three times in a large dict (its
+    /// index slot, then the key the slot points at, then a text key's
+    /// bytes), so the lookups are pipelined: while key `j` is compared, the
+    /// key of lookup `j + D` is being loaded, the index slot of `j + 2D`
+    /// and (for text) the bytes of `j + D / 2`, so the misses of many
+    /// lookups overlap.
+    fn find_many_with<K: Copy>(
+        &self,
+        row: usize,
+        out: &mut [usize],
+        query: impl Fn(usize) -> Option<K>,
+        probe: Probe<impl Fn(usize) -> Option<K>, impl Fn(K, K) -> bool, impl Fn(K) -> u64, impl Fn(usize)>,
+    ) {
+        const D: usize = 16;
+        let (base, size) = self.region(row);
+        let n = out.len();
+        if size == 0 {
+            out.fill(MISSING_INDEX);
+            return;
+        }
+        // Each present key's entry hash and the slot its probe starts at.
+        let start: Vec<(u64, usize)> = (0..n)
+            .map(|i| match query(i) {
+                Some(key) => {
+                    let hash = entry_hash((probe.hash)(key), row);
+                    (hash, base + reduce(hash, size))
+                }
+                None => (0, usize::MAX),
+            })
+            .collect();
+        let entry_at = |k: usize| start.get(k).and_then(|&(_, slot)| self.first_entry(slot));
+        // Step `j` loads the index slot of lookup `j`, the key of lookup
+        // `j - D`, the text of lookup `j - 3D/2`, and finishes lookup `j - 2D`.
+        for j in 0..n + 2 * D {
+            if let Some(&(_, slot)) = start.get(j) {
+                if let Some(line) = self.index.get(slot) {
+                    prefetch_line(line);
+                }
+            }
+            if let Some(entry) = j.checked_sub(D).and_then(entry_at) {
+                (probe.load)(entry);
+            }
+            if let (Some(text), Some(entry)) = (probe.text, j.checked_sub(D + D / 2).and_then(entry_at)) {
+                if let Some(byte) = text.data.as_slice().get(text.offsets[entry] as usize) {
+                    prefetch_line(byte);
+                }
+            }
+            let Some(i) = j.checked_sub(2 * D) else { continue };
+            let (hash, mut slot) = start[i];
+            out[i] = MISSING_INDEX;
+            let Some(key) = query(i).filter(|_| slot != usize::MAX) else { continue };
+            let tag = hash as u32 as u64;
+            loop {
+                let value = self.index[slot];
+                if value == 0 {
+                    break;
+                }
+                let entry = (value as u32 - 1) as usize;
+                if value >> 32 == tag && (probe.stored)(entry).is_some_and(|k| (probe.same)(k, key)) {
+                    out[i] = entry;
+                    break;
+                }
+                slot = if slot + 1 == base + size { base } else { slot + 1 };
+            }
+        }
+    }
+
+    /// The entry the index slot `slot` points at, if any.
+    fn first_entry(&self, slot: usize) -> Option<usize> {
+        let value = *self.index.get(slot)?;
+        (value != 0).then(|| (value as u32 - 1) as usize)
+    }
+
+    /// The values of `entries` (as [`Self::find_many`] gives them).
+    pub fn values_of(&self, entries: &[usize]) -> SliceData {
+        self.values.take(entries)
+    }
+
     /// `Some(value)` when `key` is in dict `row` (the value may be missing).
     pub fn get_hashed(&self, row: usize, key: ScalarRef<'_>, key_hash: u64) -> Option<Option<ScalarRef<'_>>> {
         self.find(row, key, key_hash).map(|entry| self.values.get(entry))
@@ -244,7 +389,11 @@ impl DictColumns {
         if slot == 0 {
             return;
         }
-        let entry = (slot as u32 - 1) as usize;
+        self.prefetch_entry((slot as u32 - 1) as usize);
+    }
+
+    /// Asks the CPU to start loading the key and the value of `entry`.
+    fn prefetch_entry(&self, entry: usize) {
         for column in self.keys.columns().iter().chain(self.values.columns()) {
             match &column.values {
                 Values::Int32(v) => prefetch_line(&v[entry]),

@@ -31,6 +31,7 @@ type FastHash = foldhash::fast::RandomState;
 const KEY_HASH: foldhash::fast::FixedState = foldhash::fast::FixedState::with_seed(0x243f_6a88_85a3_08d3);
 
 /// The hash of a key as dict slots store it (never 0, which marks an empty slot).
+#[inline]
 pub fn key_hash(key: ScalarRef<'_>) -> u64 {
     let mut h = KEY_HASH.build_hasher();
     hash_scalar(key, &mut h);
@@ -42,6 +43,7 @@ pub fn key_hash(key: ScalarRef<'_>) -> u64 {
 pub struct KeyRef<'a>(pub ScalarRef<'a>);
 
 /// One hash for a stored or borrowed key; INT32 and INT64 hash alike.
+#[inline]
 fn hash_scalar<H: Hasher>(key: ScalarRef<'_>, state: &mut H) {
     match key {
         ScalarRef::Int32(v) => (0u8, v as i64).hash(state),

@@ -717,6 +717,29 @@ impl DataBag {
         builder.finish()
     }
 
+    /// The value of each of `keys` in the one dict `id`, when one layer
+    /// holds all of it as a row of dicts stored together (`None`
+    /// otherwise: ask [`Self::dict_get`]). The lookups are pipelined
+    /// ([`DictColumns::find_many`]), in parallel chunks when there are
+    /// many, and the values found are gathered in one typed pass.
+    pub fn dict_get_one(&self, id: ItemId, keys: &SliceData) -> Option<SliceData> {
+        use rayon::prelude::*;
+        let layers = self.layers();
+        let mut holders = layers.iter().filter_map(|layer| layer.dicts.get(id));
+        let (Some(DictRef::Row(columns, row)), None) = (holders.next(), holders.next()) else {
+            return None;
+        };
+        let mut entries = vec![MISSING_INDEX; keys.len()];
+        if keys.len() >= PARALLEL_LOOKUPS {
+            crate::parallel::install(|| {
+                entries.par_chunks_mut(LOOKUP_CHUNK).enumerate().for_each(|(c, out)| columns.find_many(row, keys, c * LOOKUP_CHUNK, out));
+            });
+        } else {
+            columns.find_many(row, keys, 0, &mut entries);
+        }
+        Some(columns.values_of(&entries))
+    }
+
     /// The value of `key` in each of the `len` dicts of `allocation`, when
     /// one layer holds them all, stored together (`None` otherwise: ask
     /// [`Self::dict_get`]).

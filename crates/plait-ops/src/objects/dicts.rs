@@ -177,6 +177,13 @@ pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
             }
         }
     }
+    // Many keys looked up in one dict: no list of ids either.
+    if let (true, Some(ScalarRef::ItemId(id))) = (x.is_item(), x.data().get(0)) {
+        let keys = fit_to(op, "keys", x, schemas.0, keys)?;
+        if let Some(data) = bag.dict_get_one(id, keys.data()) {
+            return typed_items(op, keys.shape().clone(), data, schemas.1, bag);
+        }
+    }
     let [dicts, keys] = <[DataSlice; 2]>::try_from(align(op, &[x, keys])?).expect("two inputs");
     let keys = fit_to(op, "keys", x, schemas.0, &keys)?;
     let data = bag.dict_get(&ids_of(&dicts), keys.data());
