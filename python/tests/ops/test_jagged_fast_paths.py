@@ -85,6 +85,40 @@ def test_group_by_one_key_matches_two_key_grouping(keys):
     assert kd.group_by(values, k, sort=True).to_py() == kd.group_by(values, k, kd.val_shaped_as(k, 0), sort=True).to_py()
 
 
+def python_groups(values, keys, sort):
+    """The groups of `values` by `keys` (missing keys left out), in order of
+    first appearance or of key."""
+    groups = {}
+    for v, k in zip(values, keys):
+        if k is not None:
+            groups.setdefault(k, []).append(v)
+    return [groups[k] for k in (sorted(groups) if sort else groups)]
+
+
+@pytest.mark.parametrize("sort", [False, True])
+@pytest.mark.parametrize("kind", ["int32 narrow", "int64 negative", "missing keys", "wide range", "all missing"])
+def test_group_by_of_many_narrow_integer_keys(kind, sort):
+    # 300,000 items: the parallel counting path for narrow ranges, the
+    # general one for wide ones; both give Python's grouping.
+    rng = np.random.default_rng(5)
+    n = 300_000
+    keys = {
+        "int32 narrow": rng.integers(0, 1000, n),
+        "int64 negative": rng.integers(-2**40, -2**40 + 50, n),
+        "missing keys": rng.integers(10, 20, n),
+        "wide range": rng.integers(0, 2**40, n) // 1000 * 1000,
+        "all missing": np.zeros(n, dtype=np.int64),
+    }[kind].tolist()
+    if kind in ("missing keys", "all missing"):
+        keys = [None if (i % 3 == 0 or kind == "all missing") else k for i, k in enumerate(keys)]
+    schema = kd.INT32 if kind == "int32 narrow" else kd.INT64
+    values = list(range(n))
+    got = kd.group_by(kd.slice(values), kd.slice(keys, schema), sort=sort)
+    assert got.to_py() == python_groups(values, keys, sort)
+    indices = kd.group_by_indices(kd.slice(keys, schema), sort=sort)
+    assert indices.to_py() == python_groups(values, keys, sort)
+
+
 def test_group_by_one_key_in_several_rows():
     values = rows([1, 2, 3, 4, 5, 6], [4, 2])
     keys = rows([7, 8, 7, 8, 8, 8], [4, 2])

@@ -17,6 +17,7 @@ use plait_core::{DataSlice, Edge, Error, JaggedShape, Result, Schema};
 use super::gather::{int64_slice, replace_last_edge};
 use std::hash::Hash;
 
+use super::group_narrow::narrow_int_groups;
 use super::keys::{Key, NanKeys, fast_map, fixed_keys, is_nan_key, keys_of};
 
 /// Checks that items of `x` can be sorted by `unique`/`group_by` (`sort=True`).
@@ -121,6 +122,15 @@ fn group(op: &str, keys: &[&DataSlice], sort: bool) -> Result<Grouping> {
     }
     let shape = first.shape();
     let edge = &shape.edges()[shape.rank() - 1];
+    // One parent of integer keys of a narrow range: counting passes on the
+    // worker threads.
+    if let ([only], 1) = (keys, edge.parent_size()) {
+        if let Some((members, sizes)) = only.data().single_column().and_then(|c| narrow_int_groups(c, sort)) {
+            let groups = Edge::from_sizes(&[sizes.len() as i64])?;
+            let shape = shape.prefix(shape.rank() - 1).with_edge(groups)?.with_edge(Edge::from_sizes(&sizes)?)?;
+            return Ok(Grouping { shape, members });
+        }
+    }
     let (ids, count, order_keys) = match one_fixed_key(keys) {
         Some((column, fixed)) => {
             let (ids, count) = fixed_key_ids(edge, column, &fixed);

@@ -5,6 +5,7 @@ mod counting;
 mod filled;
 pub(crate) mod gather;
 mod group;
+mod group_narrow;
 pub mod keys;
 mod rank;
 mod repeat;
