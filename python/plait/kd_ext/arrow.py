@@ -102,7 +102,9 @@ def _flat_array(flat):
 
 def _primitive_array(flat, schema):
     n = flat.get_size().to_py()
-    leaf = _plait.arrow_leaf(flat) if flat.get_present_count().to_py() else None
+    # None without one column of a primitive type (no present item); a
+    # column of missing items only gives an all-null array of its type.
+    leaf = _plait.arrow_leaf(flat)
     if leaf is None:
         if schema not in _TYPES:
             raise ValueError(f"{_TO_ARROW}: DataSlices of {schema} have no Arrow form")

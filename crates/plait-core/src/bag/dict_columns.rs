@@ -241,24 +241,10 @@ impl DictColumns {
         let present = |i: usize| query.is_some_and(|c| c.presence.as_ref().is_none_or(|p| p.is_valid(first + i)));
         match (stored, query.map(|c| &c.values)) {
             (Some(Values::Int32(s)), Some(Values::Int32(q))) => {
-                let probe = Probe {
-                    stored: |e| Some(s[e]),
-                    same: |a, b| a == b,
-                    hash: |k| key_hash(ScalarRef::Int32(k)),
-                    load: |e| prefetch_line(&s[e]),
-                    text: None,
-                };
-                self.find_many_with(row, out, |i| present(i).then(|| q[first + i]), probe)
+                self.find_numbers(row, out, s, |i| present(i).then(|| q[first + i]), ScalarRef::Int32)
             }
             (Some(Values::Int64(s)), Some(Values::Int64(q))) => {
-                let probe = Probe {
-                    stored: |e| Some(s[e]),
-                    same: |a, b| a == b,
-                    hash: |k| key_hash(ScalarRef::Int64(k)),
-                    load: |e| prefetch_line(&s[e]),
-                    text: None,
-                };
-                self.find_many_with(row, out, |i| present(i).then(|| q[first + i]), probe)
+                self.find_numbers(row, out, s, |i| present(i).then(|| q[first + i]), ScalarRef::Int64)
             }
             (Some(Values::String(s)), Some(Values::String(q))) => {
                 let probe = Probe {
@@ -280,6 +266,20 @@ impl DictColumns {
                 self.find_many_with(row, out, |i| keys.get(first + i), probe)
             }
         }
+    }
+
+    /// [`Self::find_many`] of integer keys stored as `stored`.
+    fn find_numbers<T: Copy + PartialEq>(
+        &self,
+        row: usize,
+        out: &mut [usize],
+        stored: &[T],
+        query: impl Fn(usize) -> Option<T>,
+        item: fn(T) -> ScalarRef<'static>,
+    ) {
+        let probe =
+            Probe { stored: |e| Some(stored[e]), same: |a, b| a == b, hash: |k| key_hash(item(k)), load: |e| prefetch_line(&stored[e]), text: None };
+        self.find_many_with(row, out, query, probe)
     }
 
     /// [`Self::find_many`] with the keys read by `query` and compared by
