@@ -6,8 +6,10 @@
 //! payload, and a CRC-32 of the payload. Loading checks all three before
 //! decoding, and decoding validates every count, offset, reference and
 //! operator: truncated, corrupted or hostile bytes give an error, never a
-//! panic or an allocation larger than the input. Python code is never
-//! saved: py_fn functors and Python-function operators are refused.
+//! panic or an allocation larger than the input (for a compressed payload,
+//! than the codec's largest expansion of it: see [`compress`]). Python
+//! code is never saved: py_fn functors and Python-function operators are
+//! refused.
 //!
 //! * [`wire`] — bounds-checked primitives.
 //! * [`codec`] — the values.
