@@ -34,7 +34,11 @@ type ArrowLeaf<'py> = (&'static str, Vec<ArrayView>, Option<Bound<'py, PyBytes>>
 /// None when the values are not one such column (mixed, or ids).
 #[pyfunction]
 fn arrow_leaf<'py>(py: Python<'py>, ds: PyRef<'_, PyDataSlice>) -> Option<ArrowLeaf<'py>> {
-    let [Column { values, presence }] = ds.inner.data().columns() else { return None };
+    leaf_of(py, &ds.inner)
+}
+
+fn leaf_of<'py>(py: Python<'py>, ds: &DataSlice) -> Option<ArrowLeaf<'py>> {
+    let [Column { values, presence }] = ds.data().columns() else { return None };
     let (kind, buffers) = match values {
         Values::Int32(v) => ("int32", vec![ArrayView::of(v)]),
         Values::Int64(v) => ("int64", vec![ArrayView::of(v)]),
@@ -48,6 +52,21 @@ fn arrow_leaf<'py>(py: Python<'py>, ds: PyRef<'_, PyDataSlice>) -> Option<ArrowL
     };
     let presence = presence.as_ref().map(|p| PyBytes::new(py, &packed_bits(p.inner())));
     Some((kind, buffers, presence))
+}
+
+/// Everything `to_arrow` needs of a slice whose schema is a primitive one
+/// (or MASK or NONE), in one call: the schema's name, the item count, the
+/// leaf (as [`arrow_leaf`]; None when no item is present) and the shape's
+/// offsets (as [`shape_offsets`]). None for other schemas.
+#[pyfunction]
+fn arrow_primitive<'py>(py: Python<'py>, ds: PyRef<'_, PyDataSlice>) -> Option<(String, usize, Option<ArrowLeaf<'py>>, Vec<ArrayView>)> {
+    let schema = ds.inner.schema();
+    if !(schema.is_primitive() || matches!(schema, Schema::Mask | Schema::None)) {
+        return None;
+    }
+    let leaf = if ds.inner.data().columns().is_empty() { None } else { Some(leaf_of(py, &ds.inner)?) };
+    let offsets = ds.inner.shape().edges().iter().map(|e| ArrayView::of(e.split_points().inner())).collect();
+    Some((schema.to_string(), ds.inner.size(), leaf, offsets))
 }
 
 /// Views of the split points of each dimension of `ds`'s shape (int64;
@@ -187,6 +206,7 @@ fn with_arrow_offsets(py: Python<'_>, flat: PyRef<'_, PyDataSlice>, levels: Vec<
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arrow_leaf, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow_primitive, m)?)?;
     m.add_function(wrap_pyfunction!(shape_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(slice_from_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(with_arrow_offsets, m)?)?;

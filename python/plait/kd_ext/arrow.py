@@ -74,9 +74,15 @@ def to_arrow(ds):
       >>> kd_ext.arrow.to_arrow(kd.new(x=kd.slice([1, 2]), y='a')).to_pylist()
       [{'x': 1, 'y': 'a'}, {'x': 2, 'y': 'a'}]
     """
-    array = _flat_array(ds.flatten())
+    # Primitive slices (the common case) come in one call.
+    parts = _plait.arrow_primitive(ds)
+    if parts is not None:
+        name, n, leaf, all_offsets = parts
+        array = _leaf_array(name, n, leaf)
+    else:
+        array, all_offsets = _flat_array(ds.flatten()), _plait.shape_offsets(ds)
     # The first dimension's edge has one parent: the array itself.
-    for offsets in reversed(_plait.shape_offsets(ds)[1:]):
+    for offsets in reversed(all_offsets[1:]):
         offsets = np.asarray(offsets)
         array = pa.Array.from_buffers(pa.large_list(array.type), len(offsets) - 1, [None, pa.py_buffer(offsets)],
                                       children=[array])
@@ -101,10 +107,14 @@ def _flat_array(flat):
 
 
 def _primitive_array(flat, schema):
-    n = flat.get_size().to_py()
     # None without one column of a primitive type (no present item); a
     # column of missing items only gives an all-null array of its type.
-    leaf = _plait.arrow_leaf(flat)
+    return _leaf_array(schema, flat.get_size().to_py(), _plait.arrow_leaf(flat))
+
+
+def _leaf_array(schema, n, leaf):
+    """The Arrow array of `n` items of schema `schema` (a name) whose column
+    is `leaf` (from `_plait.arrow_leaf`)."""
     if leaf is None:
         if schema not in _TYPES:
             raise ValueError(f"{_TO_ARROW}: DataSlices of {schema} have no Arrow form")
