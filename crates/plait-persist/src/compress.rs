@@ -38,7 +38,8 @@ const LZ4_MAX_RATIO: u64 = 255;
 /// `payload` as zstd chunks, compressed on plait's worker threads,
 /// appended to `out`.
 pub fn zstd_compress(payload: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    let stored: Vec<std::io::Result<Vec<u8>>> = plait_core::parallel::install(|| {
+    // Each chunk's zstd frame, or `None` to store the chunk as it is.
+    let stored: Vec<std::io::Result<Option<Vec<u8>>>> = plait_core::parallel::install(|| {
         payload
             .par_chunks(ZSTD_CHUNK)
             .map_init(
@@ -46,16 +47,17 @@ pub fn zstd_compress(payload: &[u8], out: &mut Vec<u8>) -> Result<()> {
                 |compressor, chunk| {
                     let compressed = compressor.as_mut().map_err(|e| std::io::Error::other(e.to_string()))?.compress(chunk)?;
                     // Stored as it is when zstd does not make it smaller.
-                    Ok(if compressed.len() >= chunk.len() { chunk.to_vec() } else { compressed })
+                    Ok((compressed.len() < chunk.len()).then_some(compressed))
                 },
             )
             .collect()
     });
     for (chunk, stored) in payload.chunks(ZSTD_CHUNK).zip(stored) {
         let stored = stored.map_err(|e| plait_core::Error::value("kd.dumps", format!("zstd compression failed: {e}")))?;
+        let stored = stored.as_deref().unwrap_or(chunk);
         out.extend_from_slice(&(chunk.len() as u32).to_le_bytes());
         out.extend_from_slice(&(stored.len() as u32).to_le_bytes());
-        out.extend_from_slice(&stored);
+        out.extend_from_slice(stored);
     }
     Ok(())
 }

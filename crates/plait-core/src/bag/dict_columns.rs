@@ -215,18 +215,24 @@ impl DictColumns {
             return None;
         }
         let hash = entry_hash(key_hash, row);
+        self.probe(base, size, base + reduce(hash, size), hash, |entry| self.keys.get(entry).is_some_and(|k| same_key(k, key)))
+    }
+
+    /// The entry whose entry hash is `hash` and for which `is_key` holds,
+    /// probing linearly from `slot` in the region `base .. base + size`.
+    #[inline]
+    fn probe(&self, base: usize, size: usize, mut slot: usize, hash: u64, is_key: impl Fn(usize) -> bool) -> Option<usize> {
         let tag = hash as u32 as u64;
-        let mut i = base + reduce(hash, size);
         loop {
-            let slot = self.index[i];
-            if slot == 0 {
+            let value = self.index[slot];
+            if value == 0 {
                 return None;
             }
-            let entry = (slot as u32 - 1) as usize;
-            if slot >> 32 == tag && self.keys.get(entry).is_some_and(|k| same_key(k, key)) {
+            let entry = (value as u32 - 1) as usize;
+            if value >> 32 == tag && is_key(entry) {
                 return Some(entry);
             }
-            i = if i + 1 == base + size { base } else { i + 1 };
+            slot = if slot + 1 == base + size { base } else { slot + 1 };
         }
     }
 
@@ -333,22 +339,13 @@ impl DictColumns {
                 }
             }
             let Some(i) = j.checked_sub(2 * D) else { continue };
-            let (hash, mut slot) = start[i];
-            out[i] = MISSING_INDEX;
-            let Some(key) = query(i).filter(|_| slot != usize::MAX) else { continue };
-            let tag = hash as u32 as u64;
-            loop {
-                let value = self.index[slot];
-                if value == 0 {
-                    break;
+            let (hash, slot) = start[i];
+            out[i] = match query(i).filter(|_| slot != usize::MAX) {
+                Some(key) => {
+                    self.probe(base, size, slot, hash, |entry| (probe.stored)(entry).is_some_and(|k| (probe.same)(k, key))).unwrap_or(MISSING_INDEX)
                 }
-                let entry = (value as u32 - 1) as usize;
-                if value >> 32 == tag && (probe.stored)(entry).is_some_and(|k| (probe.same)(k, key)) {
-                    out[i] = entry;
-                    break;
-                }
-                slot = if slot + 1 == base + size { base } else { slot + 1 };
-            }
+                None => MISSING_INDEX,
+            };
         }
     }
 
