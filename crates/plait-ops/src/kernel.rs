@@ -73,6 +73,13 @@ impl<R> Chunk<'_, R> {
         self.start..self.start + self.slots.len()
     }
 
+    /// Writes `value` into the next slot. Panics when every slot is written.
+    #[inline(always)]
+    pub fn push(&mut self, value: R) {
+        self.slots[self.written].write(value);
+        self.written += 1;
+    }
+
     /// Writes `values` into the next slots, in order, until either runs out.
     /// Zipping slices and ranges, the loop has no bounds checks, vectorises
     /// like a loop over the slots, and the count of written slots is its
@@ -139,19 +146,38 @@ pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(n: usize, a: Side<'_
     })
 }
 
-/// `f` applied to the child range of each parent of `edge` (a segmented map).
-pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+/// The groups one task of [`map_group_chunks`] handles: the child range of
+/// each of its parents.
+#[derive(Clone, Copy, Debug)]
+pub enum GroupSpans<'a> {
+    /// Parent `j` of the task has children `ends[j]..ends[j + 1]`.
+    Split(&'a [i64]),
+    /// The task's parents start at parent `first`; each has `size` children.
+    Uniform { first: usize, size: usize },
+}
+
+impl GroupSpans<'_> {
+    /// The largest number of children of one of the task's parents.
+    pub fn widest(&self) -> usize {
+        match self {
+            GroupSpans::Split(ends) => ends.windows(2).map(|e| (e[1] - e[0]) as usize).max().unwrap_or(0),
+            GroupSpans::Uniform { size, .. } => *size,
+        }
+    }
+}
+
+/// `f(spans, out)` for tasks of consecutive parents of `edge`, `out` being
+/// the task's slots of the result (one per parent); tasks of about CHUNK
+/// children each run in parallel for large inputs. The edge's variant is
+/// matched once per task, not once per group.
+pub fn map_group_chunks<R: Send>(edge: &Edge, f: impl Fn(GroupSpans<'_>, &mut Chunk<'_, R>) + Sync) -> Vec<R> {
     let groups = edge.parent_size();
-    // The edge's variant is matched once per chunk, not once per group.
-    let run = |out: &mut Chunk<'_, R>| match edge {
-        Edge::Split(points) => {
-            let ends_of_chunk = &points[out.start()..out.start() + out.len() + 1];
-            out.write_all(ends_of_chunk.windows(2).map(|ends| f(ends[0] as usize..ends[1] as usize)));
-        }
-        Edge::Uniform { size, .. } => {
-            let size = *size;
-            out.write_all(out.range().map(|g| f(g * size..g * size + size)));
-        }
+    let run = |out: &mut Chunk<'_, R>| {
+        let spans = match edge {
+            Edge::Split(points) => GroupSpans::Split(&points[out.start()..out.start() + out.len() + 1]),
+            Edge::Uniform { size, .. } => GroupSpans::Uniform { first: out.start(), size: *size },
+        };
+        f(spans, out)
     };
     if edge.child_size() >= PARALLEL_MIN && groups > 1 {
         // Tasks of about CHUNK children each, whatever the group sizes.
@@ -160,6 +186,14 @@ pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) ->
     } else {
         build_vec(groups, run)
     }
+}
+
+/// `f` applied to the child range of each parent of `edge` (a segmented map).
+pub fn map_groups<R: Send>(edge: &Edge, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    map_group_chunks(edge, |spans, out| match spans {
+        GroupSpans::Split(ends) => out.write_all(ends.windows(2).map(|e| f(e[0] as usize..e[1] as usize))),
+        GroupSpans::Uniform { first, size } => out.write_all((first..first + out.len()).map(|g| f(g * size..g * size + size))),
+    })
 }
 
 /// A bitmap of `n` bits where bit `i` is `pred(i)` (in parallel for large `n`).

@@ -9,10 +9,16 @@ pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'st
     const SCHEMA: Schema;
     const ZERO: Self;
     const ONE: Self;
+    /// The smallest and the largest value (infinities for floats): what a
+    /// maximum or a minimum of nothing starts from.
+    const LOWEST: Self;
+    const HIGHEST: Self;
     const IS_FLOAT: bool;
 
     /// The column's values when they have this type.
     fn slice_of(values: &Values) -> Option<&[Self]>;
+    /// `values` as 32-bit lanes (FLOAT32, INT32), for SIMD kernels.
+    fn lanes32(values: &[Self]) -> Option<Lanes32<'_>>;
     /// Values of this type as a column payload.
     fn into_values(values: Vec<Self>) -> Values;
     /// A numeric scalar converted to this type as casts convert it (`None`
@@ -53,44 +59,25 @@ pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'st
             self
         }
     }
-    /// The largest of `values` (not empty), NaN if one is NaN: a select
-    /// per value and the NaN check on the side, without branches, so the
-    /// loop vectorises.
-    #[inline]
-    fn max_of(values: &[Self]) -> Self {
-        let mut m = values[0];
-        let mut nan = false;
-        for &v in &values[1..] {
-            m = if v > m { v } else { m };
-            nan |= v.is_nan();
-        }
-        if nan || m.is_nan() { values.iter().copied().find(|v| v.is_nan()).unwrap_or(m) } else { m }
-    }
-    /// The smallest of `values` (not empty), NaN if one is NaN.
-    #[inline]
-    fn min_of(values: &[Self]) -> Self {
-        let mut m = values[0];
-        let mut nan = false;
-        for &v in &values[1..] {
-            m = if v < m { v } else { m };
-            nan |= v.is_nan();
-        }
-        if nan || m.is_nan() { values.iter().copied().find(|v| v.is_nan()).unwrap_or(m) } else { m }
-    }
 }
 
 macro_rules! int_num {
-    ($t:ty, $schema:ident, $variant:ident) => {
+    ($t:ty, $schema:ident, $variant:ident, $lanes32:expr) => {
         impl Num for $t {
             const SCHEMA: Schema = Schema::$schema;
             const ZERO: Self = 0;
             const ONE: Self = 1;
+            const LOWEST: Self = <$t>::MIN;
+            const HIGHEST: Self = <$t>::MAX;
             const IS_FLOAT: bool = false;
             fn slice_of(values: &Values) -> Option<&[Self]> {
                 match values {
                     Values::$variant(v) => Some(v),
                     _ => None,
                 }
+            }
+            fn lanes32(values: &[Self]) -> Option<Lanes32<'_>> {
+                $lanes32(values)
             }
             fn into_values(values: Vec<Self>) -> Values {
                 Values::$variant(ScalarBuffer::from(values))
@@ -156,17 +143,22 @@ macro_rules! int_num {
 }
 
 macro_rules! float_num {
-    ($t:ty, $schema:ident, $variant:ident) => {
+    ($t:ty, $schema:ident, $variant:ident, $lanes32:expr) => {
         impl Num for $t {
             const SCHEMA: Schema = Schema::$schema;
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
+            const LOWEST: Self = <$t>::NEG_INFINITY;
+            const HIGHEST: Self = <$t>::INFINITY;
             const IS_FLOAT: bool = true;
             fn slice_of(values: &Values) -> Option<&[Self]> {
                 match values {
                     Values::$variant(v) => Some(v),
                     _ => None,
                 }
+            }
+            fn lanes32(values: &[Self]) -> Option<Lanes32<'_>> {
+                $lanes32(values)
             }
             fn into_values(values: Vec<Self>) -> Values {
                 Values::$variant(ScalarBuffer::from(values))
@@ -281,10 +273,17 @@ mod num_float {
     core!(f64);
 }
 
-int_num!(i32, Int32, Int32);
-int_num!(i64, Int64, Int64);
-float_num!(f32, Float32, Float32);
-float_num!(f64, Float64, Float64);
+/// A slice of 32-bit numbers, by type.
+#[derive(Clone, Copy, Debug)]
+pub enum Lanes32<'a> {
+    F32(&'a [f32]),
+    I32(&'a [i32]),
+}
+
+int_num!(i32, Int32, Int32, |v| Some(Lanes32::I32(v)));
+int_num!(i64, Int64, Int64, |_| None);
+float_num!(f32, Float32, Float32, |v| Some(Lanes32::F32(v)));
+float_num!(f64, Float64, Float64, |_| None);
 
 /// Runs `$body` with `$T` bound to the Rust type of numeric schema `$dtype`.
 /// The caller has checked that `$dtype` is numeric.

@@ -152,3 +152,79 @@ def test_large_gathers_in_parallel_chunks():
     # Out-of-range indices give missing items.
     taken = kd.take(x, kd.slice(list(range(n)) + [n, -1]))
     assert taken.to_py() == list(range(n)) + [None, n - 1]
+
+
+def _reference(op, values, sizes, dtype):
+    """numpy's aggregate of each row (None where it is missing)."""
+    starts = np.concatenate([[0], np.cumsum(sizes)])[:-1]
+    full = sizes > 0
+    out = np.zeros(len(sizes), dtype=np.float64 if op == "mean" else dtype)
+    if full.any():
+        ufunc = {"sum": np.add, "mean": np.add, "max": np.maximum, "min": np.minimum}[op]
+        # Empty rows between two rows add nothing to the segment before them.
+        wide = np.float64 if op == "mean" or dtype == np.float32 else dtype
+        out[full] = ufunc.reduceat(values.astype(wide), starts[full])
+    if op == "mean":
+        out[full] /= sizes[full]
+        out = out.astype(np.float32)
+    elif dtype == np.float32:
+        out = out.astype(np.float32)
+    py = out.tolist()
+    return py if op == "sum" else [v if n else None for v, n in zip(py, sizes)]
+
+
+OPS = {"sum": kd.agg_sum, "max": kd.agg_max, "min": kd.agg_min, "mean": kd.math.agg_mean}
+SCHEMAS = {np.float32: kd.FLOAT32, np.int32: kd.INT32, np.int64: kd.INT64, np.float64: kd.FLOAT64}
+
+
+def _jagged(values, sizes, dtype):
+    return kd.reshape(kd.slice(values.tolist(), SCHEMAS[dtype]), kd.shapes.new(len(sizes), kd.slice(sizes.tolist())))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.float64])
+@pytest.mark.parametrize("widest", [8, 20, 32, 40, 300])
+@pytest.mark.parametrize("large", [False, True])
+def test_dense_aggregations_per_row_match_numpy(dtype, widest, large):
+    # Groups up to 8, 24 and 32 wide take the SIMD windows, wider ones the
+    # lanes; about 300,000 items run in parallel tasks; the last rows'
+    # windows pass the end of the values. Values are multiples of 1/8, so
+    # that every order of adding them gives the same sum.
+    rng = np.random.default_rng(widest * 7 + large)
+    n_rows = 600_000 // widest if large else 37
+    sizes = rng.integers(0, widest + 1, size=n_rows)
+    values = (rng.integers(-800, 800, size=int(sizes.sum())) / (1 if np.issubdtype(dtype, np.integer) else 8)).astype(dtype)
+    x = _jagged(values, sizes, dtype)
+    for name, op in OPS.items():
+        if name == "mean" and dtype in (np.int64, np.float64):
+            continue
+        assert op(x).to_py() == _reference(name, values, sizes, dtype), (name, dtype, widest)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dense_max_min_of_rows_with_nan_and_infinities(dtype):
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(0, 30, size=3000)
+    values = (rng.random(int(sizes.sum())) * 10).astype(dtype)
+    special = rng.integers(0, len(values), size=300)
+    values[special[:100]] = np.nan
+    values[special[100:200]] = np.inf
+    values[special[200:]] = -np.inf
+    x = _jagged(values, sizes, dtype)
+    for name in ("max", "min"):
+        got = OPS[name](x).to_py()
+        want = _reference(name, values, sizes, dtype)
+        assert all(g == w or (g is not None and w is not None and math.isnan(g) and math.isnan(w)) for g, w in zip(got, want)), name
+        assert sum(1 for g in got if g is not None and math.isnan(g)) == sum(1 for w in want if w is not None and math.isnan(w))
+
+
+def test_dense_aggregations_of_uniform_rows_and_wrapping_sums():
+    for width in (0, 5, 40):
+        values = np.arange(4 * width, dtype=np.int32).reshape(4, width)
+        x = kd.slice(values.tolist(), kd.INT32)
+        assert kd.agg_max(x).to_py() == [int(r.max()) if width else None for r in values]
+        assert kd.agg_sum(x).to_py() == [int(r.sum()) for r in values]
+        assert kd.math.agg_mean(x).to_py() == [float(r.mean()) if width else None for r in values]
+    # INT32 sums wrap, in windows and in lanes alike.
+    for width in (3, 40):
+        x = kd.reshape(kd.slice([2**31 - 1] * width, kd.INT32), kd.shapes.new(1, width))
+        assert kd.agg_sum(x).to_py() == [int(np.sum(np.full(width, 2**31 - 1, dtype=np.int32), dtype=np.int32))]

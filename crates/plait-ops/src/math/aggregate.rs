@@ -11,9 +11,10 @@ use std::ops::Range;
 use arrow_buffer::NullBuffer;
 use plait_core::{DataSlice, Error, Result, Schema, SliceData};
 
+use super::dense_groups::{Max, Min, Reduction, SumF64, WrappingSum, reduce_groups};
 use crate::elementwise::{Prepared, float_type, prepare};
 use crate::groups::{Groups, groups};
-use crate::kernel::{bits_of, is_present, map_groups, map1};
+use crate::kernel::{bits_of, bits_of_pairs, is_present, map_groups, map1};
 use crate::num::Num;
 use crate::promote::TypeClass;
 
@@ -57,6 +58,30 @@ impl Input {
     fn finish_present<R: Num>(&self, values: Vec<R>) -> Result<DataSlice> {
         let column = plait_core::Column::new(R::into_values(values), None);
         DataSlice::new(self.groups.shape.clone(), SliceData::from_column(column), self.p.promotion.schema(R::SCHEMA))
+    }
+
+    /// One value per group, where a group of no items is missing (the value
+    /// written for it is ignored). Split points do not decrease, so a group
+    /// is empty where its end equals its start (`!=` of i64 vectorises on
+    /// SSE2, `>` does not).
+    fn finish_nonempty<R: Num>(&self, values: Vec<R>, schema: Schema) -> Result<DataSlice> {
+        let edge = &self.groups.edge;
+        let presence = match edge {
+            plait_core::Edge::Split(points) if points.windows(2).any(|e| e[0] == e[1]) => {
+                Some(NullBuffer::new(bits_of_pairs(&points[1..], &points[..values.len()], |end, start| end != start)))
+            }
+            plait_core::Edge::Uniform { size: 0, .. } => Some(NullBuffer::new_null(values.len())),
+            _ => None,
+        };
+        let column = plait_core::Column::new(R::into_values(values), presence);
+        DataSlice::new(self.groups.shape.clone(), SliceData::from_column(column), schema)
+    }
+
+    /// `finish(reduction, size)` of each group of `x`, which has no missing
+    /// items (see `dense_groups`).
+    fn dense<T: Num, O: Reduction<T>, R: Send>(&self, finish: impl Fn(O::Acc, usize) -> R + Sync) -> Vec<R> {
+        let values = T::slice_of(self.p.operands[0].values()).expect("numeric operand");
+        reduce_groups::<T, O, R>(values, &self.groups.edge, finish)
     }
 
     /// `f(values, range)` for each group, where `values` are the items of `x`.
@@ -129,6 +154,16 @@ pub fn agg_sum(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         return crate::with_num_type!(dtype, T => input.finish_present::<T>(vec![T::ZERO; input.groups.len()]));
     }
     let presence = input.presence();
+    if presence.is_none() {
+        // FLOAT32 adds in f64 (as sum_range does), integers wrap; FLOAT64
+        // keeps the values' order, as Koda adds them.
+        match dtype {
+            Schema::Float32 => return input.finish_present(input.dense::<f32, SumF64, f32>(|sum, _| sum as f32)),
+            Schema::Int32 => return input.finish_present(input.dense::<i32, WrappingSum, i32>(|sum, _| sum)),
+            Schema::Int64 => return input.finish_present(input.dense::<i64, WrappingSum, i64>(|sum, _| sum)),
+            _ => {}
+        }
+    }
     crate::with_num_type!(dtype, T => input.finish_present(input.per_group::<T, _>(|v, r| sum_range(v, presence, r))))
 }
 
@@ -141,12 +176,6 @@ fn agg_select<T: Num>(input: &Input, pick: impl Fn(T, T) -> T + Sync) -> Vec<Opt
     })
 }
 
-/// [`agg_select`] of every value of each group (no missing items), with
-/// `of` reducing a whole group at once (`Num::max_of`, `Num::min_of`).
-fn agg_select_dense<T: Num>(input: &Input, of: impl Fn(&[T]) -> T + Sync) -> Vec<Option<T>> {
-    input.per_group::<T, _>(|v, r| (!r.is_empty()).then(|| of(&v[r])))
-}
-
 /// Maxima per group (NaN if the group has a NaN).
 pub fn agg_max(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let input = Input::new("kd.math.agg_max", x, ndim)?;
@@ -154,7 +183,8 @@ pub fn agg_max(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         return Ok(input.missing(input.p.dtype()));
     }
     if input.presence().is_none() {
-        return crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select_dense::<T>(&input, T::max_of)));
+        let schema = input.p.promotion.schema(input.p.dtype());
+        return crate::with_num_type!(input.p.dtype(), T => input.finish_nonempty(input.dense::<T, Max, T>(|m, _| m), schema));
     }
     crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select::<T>(&input, T::max_nan)))
 }
@@ -166,7 +196,8 @@ pub fn agg_min(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         return Ok(input.missing(input.p.dtype()));
     }
     if input.presence().is_none() {
-        return crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select_dense::<T>(&input, T::min_of)));
+        let schema = input.p.promotion.schema(input.p.dtype());
+        return crate::with_num_type!(input.p.dtype(), T => input.finish_nonempty(input.dense::<T, Min, T>(|m, _| m), schema));
     }
     crate::with_num_type!(input.p.dtype(), T => input.finish(agg_select::<T>(&input, T::min_nan)))
 }
@@ -179,6 +210,13 @@ pub fn agg_mean(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         return Ok(input.missing(out));
     }
     let presence = input.presence();
+    if presence.is_none() && matches!(input.p.dtype(), Schema::Float32 | Schema::Int32) {
+        // f64 holds every sum of FLOAT32 or INT32 values exactly enough to
+        // add them in lanes; the result is FLOAT32.
+        let schema = input.p.promotion.schema(out);
+        let means = crate::with_num_type!(input.p.dtype(), T => input.dense::<T, SumF64, f32>(|sum, n| (sum / n as f64) as f32));
+        return input.finish_nonempty(means, schema);
+    }
     crate::with_num_type!(input.p.dtype(), T => {
         // The sum in f64 as agg_sum adds (no copy of the group's values).
         let sums = input.per_group::<T, _>(|v, r| {

@@ -4,6 +4,7 @@
 mod aggregate;
 mod arithmetic;
 mod cumulative;
+mod dense_groups;
 mod distributions;
 pub mod items;
 mod unary;
