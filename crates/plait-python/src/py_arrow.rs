@@ -115,7 +115,7 @@ fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<Buffer> {
         // the Buffer lives (`buf` holds it) and the GIL is held, so no
         // Python code writes it during the copy.
         let bytes = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) };
-        return Ok(Buffer::from_slice_ref(bytes));
+        return Ok(Buffer::from_vec(plait_core::alloc::copy_bytes(bytes)));
     }
     let owner = std::sync::Arc::new(PythonOwner { _buffer: std::panic::AssertUnwindSafe(buf.clone().unbind()) });
     // SAFETY: an immutable pyarrow Buffer's memory is valid for `size` bytes
@@ -194,7 +194,10 @@ fn with_arrow_offsets(py: Python<'_>, flat: PyRef<'_, PyDataSlice>, levels: Vec<
     let mut edges = vec![Edge::uniform(1, levels.first().map_or(len, |(_, parents)| *parents))];
     for (buffer, parents) in &levels {
         let points = typed::<i64>(foreign_buffer(buffer)?, 0, parents + 1)?;
-        edges.push(guard(|| Edge::from_offsets(points))?);
+        // Checked before they index anything: from 0 and not decreasing (the
+        // caller checked the last against the values).
+        let edge = Edge::from_offsets(points).map_err(|_| value_error(FROM_ARROW, "list offsets that do not start at 0 or decrease"))?;
+        edges.push(edge);
     }
     let shape = guard(|| JaggedShape::from_edges(edges))?;
     if shape.size() != len {

@@ -4,6 +4,8 @@
 //! (numpy arrays) in one copy — plait's data is immutable and numpy's is not,
 //! so loading always copies.
 
+use std::ffi::CStr;
+
 use arrow_buffer::{Buffer, ScalarBuffer};
 use plait_core::column::packed_bits;
 use plait_core::{Column, DataSlice, Edge, JaggedShape, Schema, SliceData, Values};
@@ -15,44 +17,58 @@ use crate::errors::{guard, value_error};
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// A buffer of plait's (a column's values, split points, text bytes), seen
-/// by numpy through `__array_interface__` as a read-only one-dimensional
-/// array; the view keeps the buffer alive.
+/// as a read-only one-dimensional array through the buffer protocol (what
+/// `pyarrow.py_buffer` and `memoryview` read, without numpy in between) and
+/// `__array_interface__`; the view keeps the buffer alive.
 #[pyclass(module = "plait.types", frozen)]
 pub struct ArrayView {
     buffer: Buffer,
     typestr: &'static str,
-    len: usize,
+    /// The buffer protocol's item format (a C string).
+    format: &'static CStr,
+    /// Items, and bytes per item: the shape and stride the buffer protocol
+    /// points at (fields, so they live as long as the view).
+    len: isize,
+    itemsize: isize,
 }
 
 impl ArrayView {
     /// A view of numbers.
     pub fn of<T: NumpyType>(values: &ScalarBuffer<T>) -> ArrayView {
-        ArrayView { buffer: values.inner().clone(), typestr: T::TYPESTR, len: values.len() }
+        let itemsize = std::mem::size_of::<T>() as isize;
+        ArrayView { buffer: values.inner().clone(), typestr: T::TYPESTR, format: T::FORMAT, len: values.len() as isize, itemsize }
     }
 
     /// A view of raw bytes.
     pub fn bytes(buffer: Buffer) -> ArrayView {
-        let len = buffer.len();
-        ArrayView { buffer, typestr: "|u1", len }
+        let len = buffer.len() as isize;
+        ArrayView { buffer, typestr: "|u1", format: c"B", len, itemsize: 1 }
     }
 }
 
-/// The numbers a view can hold, with numpy's name for each.
+/// The numbers a view can hold, with numpy's name and the buffer protocol's
+/// format of each (native order and sizes: plait builds for little-endian
+/// targets, where C's int is 4 bytes).
 pub trait NumpyType: arrow_buffer::ArrowNativeType {
     const TYPESTR: &'static str;
+    const FORMAT: &'static CStr;
 }
 
 impl NumpyType for i32 {
     const TYPESTR: &'static str = "<i4";
+    const FORMAT: &'static CStr = c"i";
 }
 impl NumpyType for i64 {
     const TYPESTR: &'static str = "<i8";
+    const FORMAT: &'static CStr = c"q";
 }
 impl NumpyType for f32 {
     const TYPESTR: &'static str = "<f4";
+    const FORMAT: &'static CStr = c"f";
 }
 impl NumpyType for f64 {
     const TYPESTR: &'static str = "<f8";
+    const FORMAT: &'static CStr = c"d";
 }
 
 #[pymethods]
@@ -60,13 +76,56 @@ impl ArrayView {
     #[getter]
     fn __array_interface__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("shape", (self.len,))?;
+        d.set_item("shape", (self.len as usize,))?;
         d.set_item("typestr", self.typestr)?;
         // Read-only: plait's data is immutable.
         d.set_item("data", (self.buffer.as_ptr() as usize, true))?;
         d.set_item("version", 3)?;
         Ok(d)
     }
+
+    /// The buffer protocol: a read-only, C-contiguous, one-dimensional view;
+    /// a request for a writable one is a BufferError.
+    ///
+    /// # Safety
+    /// `view` is a `Py_buffer` CPython hands over to fill.
+    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut pyo3::ffi::Py_buffer, flags: std::os::raw::c_int) -> PyResult<()> {
+        use pyo3::ffi;
+        if view.is_null() {
+            return Err(pyo3::exceptions::PyBufferError::new_err("ArrayView: no view to fill"));
+        }
+        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
+            return Err(pyo3::exceptions::PyBufferError::new_err("ArrayView: plait's data is read-only"));
+        }
+        let this = slf.get();
+        // SAFETY: `view` is not null and CPython lends it to this call to be
+        // filled. `buf`, `format`, `shape` and `strides` point into the view
+        // object (its buffer, a static string, its fields), which `obj` keeps
+        // alive until CPython releases the view; the buffer is never written
+        // (`readonly`), and CPython does not write through `shape` or
+        // `strides`.
+        unsafe {
+            (*view).obj = slf.clone().into_any().into_ptr();
+            (*view).buf = this.buffer.as_ptr() as *mut std::os::raw::c_void;
+            (*view).len = this.len * this.itemsize;
+            (*view).readonly = 1;
+            (*view).itemsize = this.itemsize;
+            (*view).format = if flags & ffi::PyBUF_FORMAT == ffi::PyBUF_FORMAT { this.format.as_ptr() as *mut _ } else { std::ptr::null_mut() };
+            (*view).ndim = 1;
+            (*view).shape = if flags & ffi::PyBUF_ND == ffi::PyBUF_ND { &this.len as *const isize as *mut isize } else { std::ptr::null_mut() };
+            (*view).strides =
+                if flags & ffi::PyBUF_STRIDES == ffi::PyBUF_STRIDES { &this.itemsize as *const isize as *mut isize } else { std::ptr::null_mut() };
+            (*view).suboffsets = std::ptr::null_mut();
+            (*view).internal = std::ptr::null_mut();
+        }
+        Ok(())
+    }
+
+    /// Nothing to free: the view's fields outlive every buffer view of it.
+    ///
+    /// # Safety
+    /// `_view` is a view `__getbuffer__` filled.
+    unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
 }
 
 /// A view of `ds`'s values when they are one numeric column, and its

@@ -22,6 +22,8 @@ DataSlices also implement the Arrow PyCapsule interface
 (`__arrow_c_array__`), so polars, duckdb and others read them directly.
 """
 
+import functools
+
 import numpy as np
 import pyarrow as pa
 
@@ -83,9 +85,8 @@ def to_arrow(ds):
         array, all_offsets = _flat_array(ds.flatten()), _plait.shape_offsets(ds)
     # The first dimension's edge has one parent: the array itself.
     for offsets in reversed(all_offsets[1:]):
-        offsets = np.asarray(offsets)
-        array = pa.Array.from_buffers(pa.large_list(array.type), len(offsets) - 1, [None, pa.py_buffer(offsets)],
-                                      children=[array])
+        offsets = pa.py_buffer(offsets)  # int64 split points, through the buffer protocol
+        array = pa.Array.from_buffers(pa.large_list(array.type), offsets.size // 8 - 1, [None, offsets], children=[array])
     return array
 
 
@@ -124,7 +125,12 @@ def _leaf_array(schema, n, leaf):
     if kind == "mask":  # present items are true: the values are the validity bits
         values = validity if validity is not None else pa.py_buffer(np.full((n + 7) // 8, 0xFF, dtype=np.uint8))
         return pa.Array.from_buffers(pa.bool_(), n, [validity, values])
-    return pa.Array.from_buffers(pa.type_for_alias(kind), n, [validity] + [pa.py_buffer(np.asarray(b)) for b in buffers])
+    return pa.Array.from_buffers(_arrow_type(kind), n, [validity] + [pa.py_buffer(b) for b in buffers])
+
+
+@functools.cache
+def _arrow_type(alias):
+    return pa.type_for_alias(alias)
 
 
 def _presence_bits(x):
@@ -256,8 +262,9 @@ def from_arrow(array):
         if array.null_count:
             raise ValueError(f"{_FROM_ARROW}: missing lists cannot be dimensions (a DataSlice dimension has no missing "
                              "rows); put the lists inside a struct to read them as Koda lists")
+        lists = len(array)
         offsets, array = _offsets_and_values(array)
-        levels.append((pa.py_buffer(offsets), len(offsets) - 1))
+        levels.append((offsets, lists))
     flat = _flat_slice(array)
     return _plait.with_arrow_offsets(flat, levels) if levels else flat
 
@@ -267,29 +274,30 @@ def _is_list(t):
 
 
 def _offsets_and_values(array):
-    """The int64 offsets of list array `array`, from 0, and the values they
-    index (the offsets are Arrow's own buffer when they are already so)."""
+    """The int64 offsets of list array `array`, from 0, as a pyarrow Buffer,
+    and the values they index. Arrow's own buffer is passed on when it
+    already is so (`with_arrow_offsets` copies it when it is writable, then
+    checks that it does not decrease)."""
     wide = pa.types.is_large_list(array.type)
     buffer = array.buffers()[1]
     offsets = np.frombuffer(buffer, dtype=np.int64 if wide else np.int32)
     offsets = offsets[array.offset:array.offset + len(array) + 1]
-    if _writable(buffer):
-        # Memory the user can still write is copied before it is checked.
-        offsets = offsets.copy()
-        offsets.flags.writeable = False
     # Offsets are checked before they index anything: one per list plus one,
-    # non-decreasing, inside the values.
+    # inside the values (read here from Arrow's memory, and again by
+    # `with_arrow_offsets` from the copy it keeps).
     if len(offsets) != len(array) + 1:
         raise ValueError(f"{_FROM_ARROW}: a list array of {len(array)} lists with {len(offsets)} offsets")
-    if len(offsets) > 1 and (offsets[0] < 0 or offsets[-1] > len(array.values) or (np.diff(offsets) < 0).any()):
+    if len(offsets) > 1 and (offsets[0] < 0 or offsets[-1] > len(array.values) or offsets[0] > offsets[-1]):
         raise ValueError(f"{_FROM_ARROW}: list offsets that decrease or leave the {len(array.values)} values")
     start = int(offsets[0])
     values = array.values
     if start or len(values) != int(offsets[-1]):
         values = values.slice(start, int(offsets[-1]) - start)
-    if start or not wide:
-        offsets = offsets.astype(np.int64) - start
-    return offsets, values
+    if wide and not start:
+        return buffer.slice(array.offset * 8, len(offsets) * 8), values
+    rebased = offsets.astype(np.int64) - start
+    rebased.flags.writeable = False  # a fresh array no one else holds: used in place
+    return pa.py_buffer(rebased), values
 
 
 def _writable(buffer):
@@ -325,7 +333,7 @@ def _flat_slice(array):
         return _map_slice(array)
     if _is_list(t):
         offsets, values = _offsets_and_values(array)
-        items = _plait.with_arrow_offsets(_flat_slice(values), [(pa.py_buffer(offsets), len(array))])
+        items = _plait.with_arrow_offsets(_flat_slice(values), [(offsets, len(array))])
         return _with_validity(kd.implode(items), array)
     if pa.types.is_union(t):
         return _union_slice(array)
@@ -347,7 +355,7 @@ def _map_slice(array):
     """Dicts from a map array: a list array of key-item structs."""
     kd = _kd()
     offsets, entries = _offsets_and_values(array)
-    level = [(pa.py_buffer(offsets), len(array))]
+    level = [(offsets, len(array))]
     keys, items = entries.flatten()
     keys = _plait.with_arrow_offsets(_flat_slice(keys), level)
     values = _plait.with_arrow_offsets(_flat_slice(items), level)

@@ -325,6 +325,12 @@ def test_arrow_import_does_not_share_slices_of_writable_buffers():
     y = kd_ext.arrow.from_arrow(lists)
     offsets[1:] = [6, 6, 6]
     assert y.to_py() == [[0], [1, 2], [3, 4, 5]]
+    # Offsets pyarrow allocated (writable through a memoryview) are copied
+    # before they are checked, and the copy is what the shape keeps.
+    made = pa.LargeListArray.from_arrays(pa.array([0, 1, 3, 6], pa.int64()), pa.array(range(6)))
+    z = kd_ext.arrow.from_arrow(made)
+    memoryview(made.buffers()[1]).cast("q")[1] = 5
+    assert z.to_py() == [[0], [1, 2], [3, 4, 5]]
 
 
 def test_arrow_list_offsets_are_validated():

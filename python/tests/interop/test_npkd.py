@@ -83,3 +83,19 @@ def test_same_as_koda(koda):
         ours, theirs = npkd.to_array(kd.slice(values)), koda_npkd.to_array(koda.slice(values))
         assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
         assert np.array_equal(ours, theirs, equal_nan=ours.dtype.kind == "f")
+
+
+@pytest.mark.parametrize(("values", "schema", "fmt"), [([1, 2], kd.INT32, "i"), ([1, 2], kd.INT64, "q"),
+                                                       ([1.5, 2.5], kd.FLOAT32, "f"), ([1.5, 2.5], kd.FLOAT64, "d")])
+def test_array_views_have_the_read_only_buffer_protocol(values, schema, fmt):
+    from plait import _plait
+
+    view, _ = _plait.numpy_view(kd.slice(values, schema))
+    m = memoryview(view)
+    assert (m.format, m.readonly, m.ndim, m.shape, m.tolist()) == (fmt, True, 1, (2,), values)
+    with pytest.raises(TypeError):
+        m[0] = 0  # read-only
+    # The buffer protocol comes first in numpy, so the array is typed alike.
+    assert np.asarray(view).tolist() == values and not np.asarray(view).flags.writeable
+    del view  # the memoryview keeps plait's buffer alive
+    assert m.tolist() == values
