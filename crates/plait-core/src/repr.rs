@@ -422,6 +422,8 @@ pub struct Header {
 impl Header {
     /// What `repr` shows.
     pub const REPR: Header = Header { schema: true, present_count: true, shape: false, bag_id: true, item_id: false };
+    /// What Koda's argument errors print of a slice: its schema and shape.
+    pub const WITH_SHAPE: Header = Header { schema: true, present_count: false, shape: true, bag_id: true, item_id: false };
 
     fn any(&self) -> bool {
         self.schema || self.present_count || self.shape || self.bag_id
@@ -510,6 +512,12 @@ pub fn repr_with(slice: &DataSlice, options: &ReprOptions, header: &Header) -> S
 /// Koda's `repr` of a slice or item.
 pub fn repr_slice(slice: &DataSlice) -> String {
     repr_with(slice, &REPR, &Header::REPR)
+}
+
+/// `slice` as some of Koda's argument errors print it: with its shape
+/// rather than its present count.
+pub fn repr_with_shape(slice: &DataSlice) -> String {
+    repr_with(slice, &REPR, &Header::WITH_SHAPE)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::slice::DataSlice;
 /// no present schema gives a missing item.
 pub fn agg_common_schema(op: &str, x: &DataSlice, ndim: usize) -> Result<DataSlice> {
     if !matches!(x.schema(), Schema::Schema | Schema::Object | Schema::None) {
-        return Err(Error::value(op, format!("expected a DataSlice of schemas, got schema {}", x.schema())));
+        return Err(Error::value(op, format!("argument `x` must be a slice of SCHEMA, got a slice of {}", x.schema())));
     }
     if ndim > x.rank() {
         return Err(Error::value(op, format!("expected 0 <= ndim <= rank, got ndim={ndim} and rank={}", x.rank())));

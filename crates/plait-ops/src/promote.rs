@@ -28,6 +28,8 @@ pub enum TypeClass {
     Integer,
     /// Any primitive type.
     Primitive,
+    /// Schemas.
+    Schema,
 }
 
 impl TypeClass {
@@ -44,6 +46,7 @@ impl TypeClass {
                 TypeClass::Bytes => dtype == Schema::Bytes,
                 TypeClass::Integer => dtype.is_integer(),
                 TypeClass::Primitive => dtype.is_primitive(),
+                TypeClass::Schema => dtype == Schema::Schema,
             }
     }
 
@@ -59,6 +62,7 @@ impl TypeClass {
             TypeClass::Bytes => "BYTES",
             TypeClass::Integer => "integer values",
             TypeClass::Primitive => "primitive values",
+            TypeClass::Schema => "SCHEMA",
         }
     }
 }
@@ -97,6 +101,9 @@ pub fn argument_type_error(op: &str, arg: &str, class: TypeClass, got: &str) -> 
 /// The error for text arguments of both kinds in one call: `first` holds
 /// `first_type` and `second` holds the other one.
 pub fn mixed_text_error(op: &str, first: &str, first_type: Schema, second: &str, second_type: Schema) -> Error {
+    // Koda names the STRING argument first, whatever the arguments' order.
+    let ((first, first_type), (second, second_type)) =
+        if first_type == Schema::Bytes { ((second, second_type), (first, first_type)) } else { ((first, first_type), (second, second_type)) };
     Error::value(
         op,
         format!(

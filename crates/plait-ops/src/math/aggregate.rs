@@ -13,7 +13,7 @@ use plait_core::{DataSlice, Error, Result, Schema, SliceData};
 
 use super::dense_groups::{Max, Min, Reduction, SumF64, WrappingSum, reduce_groups};
 use crate::elementwise::{Prepared, float_type, prepare};
-use crate::groups::{Groups, groups};
+use crate::groups::{Groups, groups, resolve_ndim};
 use crate::kernel::{bits_of, bits_of_pairs, is_present, map_groups, map1};
 use crate::num::Num;
 use crate::promote::TypeClass;
@@ -26,7 +26,19 @@ struct Input {
 
 impl Input {
     fn new(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<Input> {
+        Input::checked(op, x, ndim, || Ok(()))
+    }
+
+    /// [`Input::new`] checking the arguments in Koda's order: a given
+    /// `ndim` against the rank, `x`'s type, the operator's other arguments
+    /// (`others`), and last that `x` has a dimension to aggregate when
+    /// `ndim` is not given.
+    fn checked(op: &str, x: &DataSlice, ndim: Option<i64>, others: impl FnOnce() -> Result<()>) -> Result<Input> {
+        if ndim.is_some() {
+            resolve_ndim(op, x, ndim)?;
+        }
         let p = prepare(op, &[("x", x)], TypeClass::Numeric)?;
+        others()?;
         let groups = groups(op, x, ndim)?;
         Ok(Input { p, groups })
     }
@@ -246,8 +258,13 @@ pub fn agg_median(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     })
 }
 
-fn variance(op: &str, x: &DataSlice, unbiased: bool, ndim: Option<i64>, sqrt: bool) -> Result<DataSlice> {
-    let input = Input::new(op, x, ndim)?;
+fn variance(op: &str, x: &DataSlice, unbiased: impl FnOnce() -> Result<bool>, ndim: Option<i64>, sqrt: bool) -> Result<DataSlice> {
+    let mut unbiased_value = false;
+    let input = Input::checked(op, x, ndim, || {
+        unbiased_value = unbiased()?;
+        Ok(())
+    })?;
+    let unbiased = unbiased_value;
     let out = float_type(input.p.dtype());
     if input.p.all_missing() {
         return Ok(input.missing(out));
@@ -273,13 +290,13 @@ fn variance(op: &str, x: &DataSlice, unbiased: bool, ndim: Option<i64>, sqrt: bo
     })
 }
 
-/// Variances per group (`unbiased` divides by n - 1).
-pub fn agg_var(x: &DataSlice, unbiased: bool, ndim: Option<i64>) -> Result<DataSlice> {
+/// Variances per group (`unbiased()` true divides by n - 1).
+pub fn agg_var(x: &DataSlice, unbiased: impl FnOnce() -> Result<bool>, ndim: Option<i64>) -> Result<DataSlice> {
     variance("kd.math.agg_var", x, unbiased, ndim, false)
 }
 
-/// Standard deviations per group (`unbiased` divides by n - 1).
-pub fn agg_std(x: &DataSlice, unbiased: bool, ndim: Option<i64>) -> Result<DataSlice> {
+/// Standard deviations per group (`unbiased()` true divides by n - 1).
+pub fn agg_std(x: &DataSlice, unbiased: impl FnOnce() -> Result<bool>, ndim: Option<i64>) -> Result<DataSlice> {
     variance("kd.math.agg_std", x, unbiased, ndim, true)
 }
 
@@ -327,19 +344,23 @@ pub fn argmin(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
 /// The value below which a fraction `cdf_arg` of each group's values lie.
 pub fn agg_inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.math.agg_inverse_cdf";
-    let q = match (cdf_arg.is_item(), cdf_arg.get(0)) {
-        (true, Some(plait_core::ScalarRef::Float32(v))) => v as f64,
-        (true, Some(plait_core::ScalarRef::Float64(v))) => v,
-        (true, Some(plait_core::ScalarRef::Int32(v))) => v as f64,
-        (true, Some(plait_core::ScalarRef::Int64(v))) => v as f64,
-        _ => {
-            return Err(Error::value(op, format!("expected `cdf_arg` argument to contain a scalar float value, got {}", crate::describe(cdf_arg))));
+    let mut q = 0.0;
+    let input = Input::checked(op, x, ndim, || {
+        q = match (cdf_arg.is_item(), cdf_arg.get(0)) {
+            (true, Some(plait_core::ScalarRef::Float32(v))) => v as f64,
+            (true, Some(plait_core::ScalarRef::Float64(v))) => v,
+            (true, Some(plait_core::ScalarRef::Int32(v))) => v as f64,
+            (true, Some(plait_core::ScalarRef::Int64(v))) => v as f64,
+            _ => {
+                let got = plait_core::repr::repr_with_shape(cdf_arg);
+                return Err(Error::value(op, format!("expected `cdf_arg` argument to contain a scalar float value, got {got}")));
+            }
+        };
+        if !(0.0..=1.0).contains(&q) {
+            return Err(Error::value(op, format!("unable to compute math.inverse_cdf: invalid cdf_arg, cdf_arg must be in [0, 1], got {q:.6}")));
         }
-    };
-    if !(0.0..=1.0).contains(&q) {
-        return Err(Error::value(op, format!("unable to compute math.inverse_cdf: invalid cdf_arg, cdf_arg must be in [0, 1], got {q:.6}")));
-    }
-    let input = Input::new(op, x, ndim)?;
+        Ok(())
+    })?;
     if input.p.all_missing() {
         return Ok(input.missing(input.p.dtype()));
     }

@@ -619,7 +619,7 @@ Examples:
   DataSlice([1.25, 0.0, None], schema: FLOAT32, present: 2/3)
   >>> kd.math.agg_var(kd.slice([[1, 2], [3, 4]]), ndim=2)
   DataItem(1.6666666, schema: FLOAT32)"#,
-        |a| agg_var(a.slice("x")?, a.bool("unbiased")?, a.ndim()?),
+        |a| agg_var(a.slice("x")?, || a.bool("unbiased"), a.ndim()?),
     );
     r.add(
         "kd.math.agg_std",
@@ -645,7 +645,7 @@ Examples:
   DataSlice([1.118034, 0.0, None], schema: FLOAT32, present: 2/3)
   >>> kd.math.agg_std(kd.slice([[2, 4], [4, 6]]), ndim=2)
   DataItem(1.6329932, schema: FLOAT32)"#,
-        |a| agg_std(a.slice("x")?, a.bool("unbiased")?, a.ndim()?),
+        |a| agg_std(a.slice("x")?, || a.bool("unbiased"), a.ndim()?),
     );
     r.add(
         "kd.math.argmax",

@@ -123,7 +123,20 @@ Examples:
   DataItem(FLOAT32, schema: SCHEMA)
   >>> kd.schema.agg_common_schema(kd.slice([[kd.INT32, kd.STRING]]))
   DataSlice([OBJECT], schema: SCHEMA, present: 1/1)"#,
-        |a| agg_common_schema(a.op_name(), a.slice("x")?, agg_ndim(a.op_name(), a.ndim()?)?),
+        |a| {
+            // Koda's order: `ndim` (its type, then against the rank), `x`'s
+            // type, then that `x` is not an item.
+            let (op, x, given) = (a.op_name(), a.slice("x")?, a.ndim()?);
+            let ndim = agg_ndim(op, given)?;
+            if given.is_some() && ndim > x.rank() {
+                return Err(Error::value(op, format!("expected 0 <= ndim <= rank, got ndim={ndim} and rank={}", x.rank())));
+            }
+            crate::promote::data_type(op, "x", x, crate::promote::TypeClass::Schema)?;
+            if x.is_item() {
+                return Err(Error::value(op, "aggregation is not supported for scalar DataItems"));
+            }
+            agg_common_schema(op, x, ndim)
+        },
     );
     r.add(
         "kd.schema.common_schema",

@@ -515,7 +515,12 @@ Examples:
   DataSlice([0, 2, 1, 2], schema: INT64, present: 4/4)
   >>> kd.dense_rank(kd.slice([[3, 1], [3]]), ndim=2)
   DataSlice([[1, 0], [1]], schema: INT64, present: 3/3)"#,
-        |a| dense_rank(a.slice("x")?, a.bool("descending")?, a.ndim()?),
+        |a| {
+            // `x` is checked before `descending`, as Koda orders the errors.
+            let x = a.slice("x")?;
+            keys::sortable_dtype("kd.slices.dense_rank", "x", x)?;
+            dense_rank(x, a.bool("descending")?, a.ndim()?)
+        },
     );
     r.add(
         "kd.slices.inverse_mapping",

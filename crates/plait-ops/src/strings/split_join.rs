@@ -117,7 +117,7 @@ pub fn split(x: &DataSlice, sep: &DataSlice) -> Result<DataSlice> {
 /// between them; groups without present items give missing.
 pub fn agg_join(x: &DataSlice, sep: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.strings.agg_join";
-    let promotion = promote_text(op, &[("sep", sep), ("x", x)], TypeClass::Text)?;
+    let promotion = promote_text(op, &[("x", x), ("sep", sep)], TypeClass::Text)?;
     expect_rank0(op, "sep", sep)?;
     let g = groups(op, x, ndim)?;
     let p = prepare_each(op, &[("x", x)], &[promotion.dtype], promotion)?;
