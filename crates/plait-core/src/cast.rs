@@ -25,7 +25,9 @@ pub fn cast_to(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
         Schema::Object => x.with_schema(Schema::Object).map_err(|e| e.with_context(op)),
         Schema::None => {
             if x.present_count() > 0 {
-                return Err(Error::value(op, format!("only a DataSlice with no present items can be cast to NONE, got schema {}", x.schema())));
+                // Koda's words, for an item and for a slice.
+                let what = if x.is_item() { "only missing values" } else { "only empty slices" };
+                return Err(Error::value(op, format!("{what} can be converted to NONE")));
             }
             Ok(DataSlice::missing(x.shape().clone(), Schema::None))
         }

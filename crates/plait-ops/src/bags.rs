@@ -50,7 +50,9 @@ fn attrs(a: &Args<'_>) -> Result<Value> {
 
 fn attr(a: &Args<'_>) -> Result<Value> {
     let value = a.slice("value")?.clone();
-    bag_value(update::attrs(a.slice("x")?, &[(a.text("attr_name")?, value)], a.bool("overwrite_schema")?)?)
+    let x = a.slice("x")?;
+    update::one_attr_of_primitives(x)?;
+    bag_value(update::attrs(x, &[(a.text("attr_name")?, value)], a.bool("overwrite_schema")?)?)
 }
 
 fn with_merged_bag(a: &Args<'_>) -> Result<Value> {

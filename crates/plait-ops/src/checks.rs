@@ -83,6 +83,17 @@ pub fn present_scalar(name: &str, x: &DataSlice, target: Schema) -> Result<()> {
     present_scalar_for(ASSERT_PRESENT_SCALAR, name, x, target)
 }
 
+/// The text of STRING item argument `name` of `op`, or Koda's error for
+/// anything else (`argument `name` must be an item holding STRING, got a
+/// slice of rank 1 > 0` / `missing` / `an item of INT32`).
+pub fn string_item<'a>(op: &str, name: &str, x: &'a DataSlice) -> Result<&'a str> {
+    if let (true, Some(ScalarRef::String(s))) = (x.is_item(), x.get(0)) {
+        return Ok(s);
+    }
+    present_scalar_for(op, name, x, Schema::String)?;
+    Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got {}", crate::describe(x))))
+}
+
 /// [`present_scalar`], with errors naming operator `op`.
 pub fn present_scalar_for(op: &str, name: &str, x: &DataSlice, target: Schema) -> Result<()> {
     let expected = format!("argument `{name}` must be an item holding {target}, got");

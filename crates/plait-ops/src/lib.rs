@@ -41,6 +41,8 @@ pub fn describe(x: &DataSlice) -> String {
 
 /// The number held by a numeric DataItem argument.
 pub fn scalar_f64(op: &str, arg: &str, x: &DataSlice) -> Result<f64> {
+    // Koda's message for values of a wrong type first.
+    promote::data_type(op, arg, x, promote::TypeClass::Numeric)?;
     let value = if x.is_item() { x.get(0) } else { None };
     match value {
         Some(ScalarRef::Int32(v)) => Ok(v as f64),

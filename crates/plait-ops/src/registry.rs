@@ -707,13 +707,10 @@ impl Args<'_> {
             .collect()
     }
 
-    /// A STRING item argument (an attribute or schema name).
+    /// A STRING item argument (an attribute or schema name, a seed); other
+    /// values raise Koda's `argument `name` must be an item holding STRING`.
     pub fn text(&self, name: &str) -> Result<String> {
-        let x = self.slice(name)?;
-        match (x.is_item(), x.get(0)) {
-            (true, Some(ScalarRef::String(s))) => Ok(s.to_string()),
-            _ => Err(Error::type_error(self.op.name, format!("argument `{name}` must be a STRING item, got {}", describe(x)))),
-        }
+        crate::checks::string_item(self.op.name, name, self.slice(name)?).map(str::to_string)
     }
 }
 

@@ -101,7 +101,8 @@ pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRes
     }
     let ds = box_slice(op, x, schema)?;
     if !ds.is_item() {
-        return Err(type_error(op, format!("expected a single item, got a DataSlice of rank {}", ds.rank())));
+        // Only a DataSlice of rank > 0 gets here (lists were refused above).
+        return Err(value_error(op, format!("python object can only contain DataItems, got DataSlice with shape {}", ds.shape())));
     }
     Ok(ds)
 }

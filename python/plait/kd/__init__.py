@@ -66,7 +66,7 @@ new = entities.new
 obj = objs.new
 get_item = core.get_item
 
-list = lists.new  # noqa: A001 - Koda's name
+list = lists._list  # noqa: A001 - Koda's name
 dict = dicts.new  # noqa: A001 - Koda's name
 uu = entities.uu
 uuobj = objs.uuobj

@@ -25,7 +25,7 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
     """
     if isinstance(items, (types.DataSlice, _expr_type())):
-        raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
+        raise ValueError("kd.list does not accept DataSlice as an input, please use kd.implode")
     if schema is not None:
         item_schema = _OPERATORS["kd.schema.get_item_schema"](schema)
     if items is None:
@@ -36,6 +36,23 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
         values = _plait.slice(items, item_schema)
     return _OPERATORS["kd.lists.implode"](values, ndim=-1, itemid=itemid)
 
+
+@_traced_through
+def _list(items=None, *, item_schema=None, schema=None, itemid=None):
+    """`kd.list`: a list (a DataItem) with the given items, as `kd.lists.new`
+    builds it. A DataSlice is a TypeError here and a ValueError in
+    `kd.lists.new`, as in Koda (whose `kd.list` checks in Python before
+    calling the operator).
+
+    >>> kd.list([[1], [2, 3]])
+    DataItem(List[List[1], List[2, 3]], schema: LIST[LIST[INT32]], bag_id: $...)
+    """
+    if isinstance(items, (types.DataSlice, _expr_type())):
+        raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
+    return new(items, item_schema=item_schema, schema=schema, itemid=itemid)
+
+
+_list.__name__ = _list.__qualname__ = "list"
 
 _select_items_operator = select_items  # noqa: F821 - exported above
 

@@ -73,6 +73,15 @@ def schema_from_py(tpe):
       >>> kd.schema.schema_from_py(Point).get_attr_names(intersection=True)
       ['x', 'y']
     """
+    import typing
+
+    if not isinstance(tpe, type) and typing.get_origin(tpe) is None:
+        raise TypeError(f"kd.schema_from_py expects a Python type, got {tpe}.")
+    return _schema_from_py(tpe)
+
+
+def _schema_from_py(tpe):
+    """The schema of Python type `tpe` (see `schema_from_py`)."""
     import dataclasses
     import types as pytypes
     import typing
@@ -82,19 +91,21 @@ def schema_from_py(tpe):
     if origin in (typing.Union, pytypes.UnionType):
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1:
-            return schema_from_py(rest[0])
+            return _schema_from_py(rest[0])
     simple = {int: INT64, float: FLOAT32, str: STRING, bytes: BYTES, bool: BOOLEAN}
     if tpe in simple:
         return simple[tpe]
     if origin is list and len(args) == 1:
-        return _OPERATORS["kd.schema.list_schema"](schema_from_py(args[0]))
+        return _OPERATORS["kd.schema.list_schema"](_schema_from_py(args[0]))
     if origin is dict and len(args) == 2:
-        return _OPERATORS["kd.schema.dict_schema"](schema_from_py(args[0]), schema_from_py(args[1]))
+        return _OPERATORS["kd.schema.dict_schema"](_schema_from_py(args[0]), _schema_from_py(args[1]))
     if dataclasses.is_dataclass(tpe) and isinstance(tpe, type):
         hints = typing.get_type_hints(tpe)
-        fields = {f.name: schema_from_py(hints[f.name]) for f in dataclasses.fields(tpe)}
+        fields = {f.name: _schema_from_py(hints[f.name]) for f in dataclasses.fields(tpe)}
         name = f"__schema_from_py__{tpe.__module__}.{tpe.__qualname__}"
         return _OPERATORS["kd.schema.named_schema"](name, **fields)
+    if origin is not None:
+        raise TypeError(f"unsupported generic field type in kd.schema_from_py: {origin!r}.")
     raise TypeError(f"unsupported type in kd.schema_from_py: {tpe!r}.")
 
 

@@ -84,7 +84,7 @@ def test_ids_as_text_and_hashes():
     assert text(kd.ids.is_uuid(u)) == "DataItem(present, schema: MASK)"
     assert text(kd.ids.is_uuid(e)) == "DataItem(missing, schema: MASK)"
     assert text(kd.ids.has_uuid(kd.slice([u, None]))) == "DataSlice([present, missing], schema: MASK, present: 1/2)"
-    with pytest.raises(ValueError, match="kd.ids.encode_itemid: expected ItemIds"):
+    with pytest.raises(ValueError, match="kd.ids.encode_itemid: kd.encode_itemid: only ItemIds can be encoded, got INT32"):
         kd.encode_itemid(kd.slice([1]))
     with pytest.raises(ValueError, match="kd.ids.decode_itemid: invalid ItemId text"):
         kd.decode_itemid("not an id!")

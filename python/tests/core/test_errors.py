@@ -26,7 +26,7 @@ def test_impossible_cast_shows_value_and_schema():
         kd.int32(float("nan"))
     with pytest.raises(ValueError, match="casting a DataSlice with schema MASK to INT32 is not supported"):
         kd.int32(kd.present)
-    with pytest.raises(ValueError, match="only a DataSlice with no present items can be cast to NONE"):
+    with pytest.raises(ValueError, match="only missing values can be converted to NONE"):
         kd.item(1, schema=kd.NONE)
 
 

@@ -20,20 +20,16 @@ pub(crate) fn schema_name(s: Schema, _bag: Option<&DataBag>) -> String {
 /// An optional STRING item argument (`None` when given as None).
 fn opt_text(op: &str, a: &Args<'_>, name: &str) -> Result<Option<String>> {
     let Some(x) = a.opt_given(name)? else { return Ok(None) };
-    match (x.is_item(), x.get(0)) {
-        (true, Some(ScalarRef::String(s))) => Ok(Some(s.to_string())),
-        (true, None) => Ok(None),
-        _ => Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got {}", crate::describe(x)))),
+    if x.is_item() && x.get(0).is_none() {
+        return Ok(None);
     }
+    crate::checks::string_item(op, name, x).map(|s| Some(s.to_string()))
 }
 
 /// A SCHEMA item argument.
 fn schema_arg(op: &str, a: &Args<'_>, name: &str) -> Result<(Schema, Option<DataBag>)> {
     let x = a.slice(name)?;
-    match (x.is_item(), x.get(0)) {
-        (true, Some(ScalarRef::Schema(s))) => Ok((s, x.bag().cloned())),
-        _ => Err(Error::value(op, format!("argument `{name}` must be an item holding SCHEMA, got {}", crate::describe(x)))),
-    }
+    crate::registry::schema_item_arg(op, name, x).map(|s| (s, x.bag().cloned()))
 }
 
 fn from_json_kernel(a: &Args<'_>) -> Result<DataSlice> {

@@ -405,11 +405,13 @@ const APPEND_IN_PLACE_MAX_LISTS: usize = 64;
 /// `kd.get_item_schema(list_schema)`: the item schema of a list schema.
 pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.get_item_schema";
-    let item = match (schema_item(op, schema)?, schema.bag()) {
-        (Schema::Struct(id), Some(bag)) => attr_schema(bag, id, LIST_ITEMS_ATTR),
+    // Anything but a list schema item is Koda's one error (as for dicts'
+    // `get_key_schema`).
+    let item = match (schema.is_item().then(|| schema.get(0)).flatten(), schema.bag()) {
+        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, LIST_ITEMS_ATTR),
         _ => None,
     };
-    let item = item.ok_or_else(|| Error::value(op, format!("expected a list schema, got {}", crate::describe(schema))))?;
+    let item = item.ok_or_else(|| Error::value(op, format!("expected List schema for get_item_schema, got {}", crate::describe(schema))))?;
     Ok(DataSlice::item(Some(ScalarRef::Schema(item)), Schema::Schema)?.with_bag(schema.bag().cloned()))
 }
 

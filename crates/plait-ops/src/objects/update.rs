@@ -148,7 +148,17 @@ fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSl
 /// Koda's error for attributes of primitives (before the one for a missing bag).
 fn not_primitives(op: &str, x: &DataSlice) -> Result<()> {
     if x.schema().is_primitive() {
-        return Err(Error::value(op, format!("failed to create attribute update; primitives do not have attributes, got {}", x.schema())));
+        return Err(Error::value(op, format!("primitives do not have attributes, got {}", x.schema())));
+    }
+    Ok(())
+}
+
+/// The one-attribute forms (`kd.attr`, `kd.with_attr`) say more, as Koda's
+/// do: `kd.core.attr: failed to create attribute update; primitives ...`.
+pub fn one_attr_of_primitives(x: &DataSlice) -> Result<()> {
+    if x.schema().is_primitive() {
+        let message = format!("failed to create attribute update; primitives do not have attributes, got {}", x.schema());
+        return Err(Error::value("kd.core.attr", message));
     }
     Ok(())
 }
@@ -314,7 +324,11 @@ Examples:
   DataItem(Entity(a=1, my attr='x'), schema: ENTITY(a=INT32, my attr=STRING), bag_id: $...)
   >>> kd.with_attr(e, 'a', 'q', overwrite_schema=True)
   DataItem(Entity(a='q'), schema: ENTITY(a=STRING), bag_id: $...)"#,
-        |a| with_attrs(a.slice("x")?, &[(a.text("attr_name")?, a.slice("value")?.clone())], a.bool("overwrite_schema")?),
+        |a| {
+            let x = a.slice("x")?;
+            one_attr_of_primitives(x)?;
+            with_attrs(x, &[(a.text("attr_name")?, a.slice("value")?.clone())], a.bool("overwrite_schema")?)
+        },
     );
 }
 

@@ -9,6 +9,7 @@
 //! with its type: the same content gives the same id in any process.
 //! plait's uuids differ from Koda's (the id layouts differ).
 
+use plait_core::bag::text::schema_text;
 use plait_core::broadcast::align;
 use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
@@ -114,7 +115,12 @@ fn require_ids(op: &str, x: &DataSlice) -> Result<()> {
         return Err(Error::value(op, "kd.encode_itemid: only ItemIds can be encoded, got NONE"));
     }
     let ok = (0..x.size()).all(|i| matches!(x.get(i), None | Some(ScalarRef::ItemId(_))));
-    if ok { Ok(()) } else { Err(Error::value(op, format!("expected ItemIds, got {}", crate::describe(x)))) }
+    match ok {
+        true => Ok(()),
+        // An OBJECT slice of primitives is told apart, as Koda does.
+        false if x.schema() == Schema::Object => Err(Error::value(op, "kd.encode_itemid: cannot use encode_itemid on primitives")),
+        false => Err(Error::value(op, format!("kd.encode_itemid: only ItemIds can be encoded, got {}", schema_text(x.schema(), x.bag())))),
+    }
 }
 
 /// `kd.encode_itemid(ds)`: each id as its base-62 text.
@@ -141,7 +147,7 @@ pub fn decode_itemid(x: &DataSlice) -> Result<DataSlice> {
         .map(|i| match x.get(i) {
             None => Ok(None),
             Some(ScalarRef::String(text)) => ItemId::decode(text).map(Some).ok_or_else(|| Error::value(op, format!("invalid ItemId text: {text:?}"))),
-            Some(_) => Err(Error::value(op, format!("expected STRING, got {}", crate::describe(x)))),
+            Some(_) => Err(Error::value(op, format!("kd.encode_itemid: only STRING can be decoded, got {}", schema_text(x.schema(), x.bag())))),
         })
         .collect::<Result<_>>()?;
     DataSlice::new(x.shape().clone(), ids_data(&ids), Schema::ItemId)

@@ -84,18 +84,7 @@ pub fn message_index(op: &str, pool: &Pool, full_name: &str) -> Result<usize> {
 }
 
 fn text_item(op: &str, a: &Args<'_>, name: &str) -> Result<String> {
-    let x = a.slice(name)?;
-    if !x.is_item() {
-        return Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got a slice of rank {} > 0", x.rank())));
-    }
-    match x.get(0) {
-        Some(ScalarRef::String(s)) => Ok(s.to_string()),
-        Some(ScalarRef::ItemId(_)) if x.schema() == Schema::Object => {
-            Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got an item of OBJECT containing non-primitive values")))
-        }
-        Some(v) => Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got an item of {}", v.dtype()))),
-        None => Err(Error::value(op, format!("argument `{name}` must be an item holding STRING, got missing"))),
-    }
+    crate::checks::string_item(op, name, a.slice(name)?).map(str::to_string)
 }
 
 /// The extension paths argument (a 1-D slice of STRING), if given.

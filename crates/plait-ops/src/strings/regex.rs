@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use plait_core::column::VarBinaryBuilder;
-use plait_core::{Column, DataSlice, Edge, Error, Result, ScalarRef, Schema, SliceData, Values};
+use plait_core::{Column, DataSlice, Edge, Error, Result, Schema, SliceData, Values};
 use regex::Regex;
 
 use super::{TextSide, finish_text, prepare_text, text_map, text_of};
@@ -22,16 +22,7 @@ const CACHE_LIMIT: usize = 256;
 
 /// The compiled `regex` argument of `op`.
 fn compiled(op: &str, regex: &DataSlice) -> Result<Arc<Regex>> {
-    let pattern = match (regex.is_item(), regex.get(0)) {
-        (false, _) => {
-            return Err(Error::value(op, format!("argument `regex` must be an item holding STRING, got a slice of rank {} > 0", regex.rank())));
-        }
-        (true, Some(ScalarRef::String(s))) => s,
-        (true, None) => return Err(Error::value(op, "argument `regex` must be an item holding STRING, got missing")),
-        (true, Some(v)) => {
-            return Err(Error::value(op, format!("argument `regex` must be an item holding STRING, got an item of {}", v.dtype())));
-        }
-    };
+    let pattern = crate::checks::string_item(op, "regex", regex)?;
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(re) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(pattern) {
