@@ -452,7 +452,7 @@ Examples:
   DataSlice([present, missing, missing], schema: MASK, present: 1/3)
   >>> kd.agg_has(kd.slice([['a', None], [None]]), ndim=2)
   DataItem(present, schema: MASK)"#,
-        |a| agg_has(a.slice("x")?, a.ndim()?),
+        |a| agg_has(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.masking.agg_any",
@@ -473,7 +473,7 @@ Examples:
   DataSlice([present, missing, missing], schema: MASK, present: 1/3)
   >>> kd.agg_any(kd.slice([[1, 5], [2]]) > 4, ndim=2)
   DataItem(present, schema: MASK)"#,
-        |a| agg_any(a.slice("x")?, a.ndim()?),
+        |a| agg_any(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.masking.agg_all",
@@ -493,7 +493,7 @@ Examples:
   DataSlice([missing, present, present], schema: MASK, present: 2/3)
   >>> kd.agg_all(kd.has(kd.slice([[1, 2], [3, None]])), ndim=2)
   DataItem(missing, schema: MASK)"#,
-        |a| agg_all(a.slice("x")?, a.ndim()?),
+        |a| agg_all(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.masking.any",

@@ -113,12 +113,6 @@ pub fn mixed_text_error(op: &str, first: &str, first_type: Schema, second: &str,
     )
 }
 
-/// The error for items that an explicit conversion (`kd.strings.encode`,
-/// `decode`) cannot convert.
-pub fn unsupported_cast_error(op: &str, source: Schema, target: Schema) -> Error {
-    Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported"))
-}
-
 /// The common text type (STRING, BYTES, or NONE when nothing is present) of
 /// text arguments, each checked against `class`; STRING and BYTES do not mix.
 /// The result is OBJECT when an argument is.

@@ -642,6 +642,17 @@ impl Args<'_> {
         self.opt_int("ndim")
     }
 
+    /// The `ndim` of an operator over the last dimensions of its argument
+    /// `x`: a given `ndim` is checked against `x`'s rank here, before any
+    /// other argument, as Koda checks it (a precondition of the operator).
+    pub fn agg_ndim(&self) -> Result<Option<i64>> {
+        let ndim = self.ndim()?;
+        if ndim.is_some() {
+            crate::groups::resolve_ndim(self.op.name, self.slice("x")?, ndim)?;
+        }
+        Ok(ndim)
+    }
+
     /// An argument Koda reads with Python's `operator.index`: an integer or
     /// BOOLEAN item (in OBJECT too); anything else is Python's TypeError.
     pub fn index(&self, name: &str) -> Result<i64> {

@@ -13,7 +13,7 @@ use plait_core::{DataSlice, Error, Result, Schema, SliceData};
 
 use super::dense_groups::{Max, Min, Reduction, SumF64, WrappingSum, reduce_groups};
 use crate::elementwise::{Prepared, float_type, prepare};
-use crate::groups::{Groups, groups, resolve_ndim};
+use crate::groups::{Groups, groups};
 use crate::kernel::{bits_of, bits_of_pairs, is_present, map_groups, map1};
 use crate::num::Num;
 use crate::promote::TypeClass;
@@ -29,14 +29,11 @@ impl Input {
         Input::checked(op, x, ndim, || Ok(()))
     }
 
-    /// [`Input::new`] checking the arguments in Koda's order: a given
-    /// `ndim` against the rank, `x`'s type, the operator's other arguments
-    /// (`others`), and last that `x` has a dimension to aggregate when
-    /// `ndim` is not given.
+    /// [`Input::new`] checking the arguments in Koda's order (after a given
+    /// `ndim`, which `Args::agg_ndim` checks): `x`'s type, the operator's
+    /// other arguments (`others`), and last that `x` has a dimension to
+    /// aggregate when `ndim` is not given.
     fn checked(op: &str, x: &DataSlice, ndim: Option<i64>, others: impl FnOnce() -> Result<()>) -> Result<Input> {
-        if ndim.is_some() {
-            resolve_ndim(op, x, ndim)?;
-        }
         let p = prepare(op, &[("x", x)], TypeClass::Numeric)?;
         others()?;
         let groups = groups(op, x, ndim)?;

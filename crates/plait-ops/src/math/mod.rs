@@ -508,7 +508,7 @@ Examples:
   DataSlice([3, 3, 0], schema: INT32, present: 3/3)
   >>> kd.agg_sum(kd.slice([[1, 2], [3]]), ndim=2)
   DataItem(6, schema: INT32)"#,
-        |a| agg_sum(a.slice("x")?, a.ndim()?),
+        |a| agg_sum(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_mean",
@@ -529,7 +529,7 @@ Examples:
   DataSlice([1.5, None, 5.0], schema: FLOAT32, present: 2/3)
   >>> kd.math.agg_mean(kd.slice([[1, 2], [3]]), ndim=2)
   DataItem(2.0, schema: FLOAT32)"#,
-        |a| agg_mean(a.slice("x")?, a.ndim()?),
+        |a| agg_mean(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_max",
@@ -550,7 +550,7 @@ Examples:
   DataSlice([5, None, -2], schema: INT32, present: 2/3)
   >>> kd.agg_max(kd.slice([[1, 5], [7]]), ndim=2)
   DataItem(7, schema: INT32)"#,
-        |a| agg_max(a.slice("x")?, a.ndim()?),
+        |a| agg_max(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_min",
@@ -571,7 +571,7 @@ Examples:
   DataSlice([1, None, -2], schema: INT32, present: 2/3)
   >>> kd.agg_min(kd.slice([[1, 5], [7]]), ndim=2)
   DataItem(1, schema: INT32)"#,
-        |a| agg_min(a.slice("x")?, a.ndim()?),
+        |a| agg_min(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_median",
@@ -593,7 +593,7 @@ Examples:
   DataSlice([2, 2, None], schema: INT32, present: 2/3)
   >>> kd.math.agg_median(kd.slice([[1.0, 4.0], [3.0]]), ndim=2)
   DataItem(3.0, schema: FLOAT32)"#,
-        |a| agg_median(a.slice("x")?, a.ndim()?),
+        |a| agg_median(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_var",
@@ -619,7 +619,7 @@ Examples:
   DataSlice([1.25, 0.0, None], schema: FLOAT32, present: 2/3)
   >>> kd.math.agg_var(kd.slice([[1, 2], [3, 4]]), ndim=2)
   DataItem(1.6666666, schema: FLOAT32)"#,
-        |a| agg_var(a.slice("x")?, || a.bool("unbiased"), a.ndim()?),
+        |a| agg_var(a.slice("x")?, || a.bool("unbiased"), a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_std",
@@ -645,7 +645,7 @@ Examples:
   DataSlice([1.118034, 0.0, None], schema: FLOAT32, present: 2/3)
   >>> kd.math.agg_std(kd.slice([[2, 4], [4, 6]]), ndim=2)
   DataItem(1.6329932, schema: FLOAT32)"#,
-        |a| agg_std(a.slice("x")?, || a.bool("unbiased"), a.ndim()?),
+        |a| agg_std(a.slice("x")?, || a.bool("unbiased"), a.agg_ndim()?),
     );
     r.add(
         "kd.math.argmax",
@@ -667,7 +667,7 @@ Examples:
   DataSlice([1, None, 2], schema: INT64, present: 2/3)
   >>> kd.argmax(kd.slice([[1, 5], [8, 2]]), ndim=2)
   DataItem(2, schema: INT64)"#,
-        |a| argmax(a.slice("x")?, a.ndim()?),
+        |a| argmax(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.argmin",
@@ -689,7 +689,7 @@ Examples:
   DataSlice([1, None, 1], schema: INT64, present: 2/3)
   >>> kd.argmin(kd.slice([[1, 5], [0, 2]]), ndim=2)
   DataItem(2, schema: INT64)"#,
-        |a| argmin(a.slice("x")?, a.ndim()?),
+        |a| argmin(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.agg_inverse_cdf",
@@ -715,7 +715,7 @@ Examples:
   DataSlice([5, 20, None], schema: INT32, present: 2/3)
   >>> kd.math.agg_inverse_cdf(kd.slice([[4, 1], [3, 2]]), 0.5, ndim=2)
   DataItem(2, schema: INT32)"#,
-        |a| agg_inverse_cdf(a.slice("x")?, a.slice("cdf_arg")?, a.ndim()?),
+        |a| agg_inverse_cdf(a.slice("x")?, a.slice("cdf_arg")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.inverse_cdf",
@@ -854,7 +854,7 @@ Examples:
   DataSlice([[1, 3], [6, 10]], schema: INT32, present: 4/4)
   >>> kd.math.cum_sum(kd.slice([49.14, -2.99, -34.87]))
   DataSlice([49.14, 46.149998, 11.280001], schema: FLOAT32, present: 3/3)"#,
-        |a| cum_sum(a.slice("x")?, a.ndim()?),
+        |a| cum_sum(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.cum_max",
@@ -875,7 +875,7 @@ Examples:
   DataSlice([[1, 3, None, 3, 5], [4, 4]], schema: INT32, present: 6/7)
   >>> kd.cum_max(kd.slice([[1, 3], [2, 5]]), ndim=2)
   DataSlice([[1, 3], [3, 5]], schema: INT32, present: 4/4)"#,
-        |a| cum_max(a.slice("x")?, a.ndim()?),
+        |a| cum_max(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.cum_min",
@@ -896,7 +896,7 @@ Examples:
   DataSlice([[5, 3, None, 3, 1], [4, 1]], schema: INT32, present: 6/7)
   >>> kd.math.cum_min(kd.slice([[5, 3], [4, 1]]), ndim=2)
   DataSlice([[5, 3], [3, 1]], schema: INT32, present: 4/4)"#,
-        |a| cum_min(a.slice("x")?, a.ndim()?),
+        |a| cum_min(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.softmax",
@@ -920,7 +920,7 @@ Examples:
   DataSlice([[0.09003057, 0.24472848, 0.66524094], [0.5, 0.5, None]], schema: FLOAT32, present: 5/6)
   >>> kd.math.softmax(kd.slice([1, 2, 3]), beta=0)
   DataSlice([0.33333334, 0.33333334, 0.33333334], schema: FLOAT32, present: 3/3)"#,
-        |a| softmax(a.slice("x")?, a.slice("beta")?, a.ndim()?),
+        |a| softmax(a.slice("x")?, a.slice("beta")?, a.agg_ndim()?),
     );
     r.add(
         "kd.math.cdf",
@@ -946,6 +946,6 @@ Examples:
   DataSlice([0.25, 0.5, 1.0], schema: FLOAT32, present: 3/3)
   >>> kd.math.cdf(kd.slice([[3, 1, 2], [5, 4]]), ndim=2)
   DataSlice([[0.6, 0.2, 0.4], [1.0, 0.8]], schema: FLOAT32, present: 5/5)"#,
-        |a| cdf(a.slice("x")?, a.opt_slice("weights")?, a.ndim()?),
+        |a| cdf(a.slice("x")?, a.opt_slice("weights")?, a.agg_ndim()?),
     );
 }

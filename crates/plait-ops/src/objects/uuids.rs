@@ -308,7 +308,7 @@ Examples:
   DataSlice([present, present, missing], schema: MASK, present: 2/3)
   >>> kd.ids.agg_uuid(kd.slice([[1, 2], [3]]), ndim=2)
   DataItem(Entity:#..., schema: ITEMID)"#,
-        |a| agg_uuid(a.slice("x")?, a.ndim()?),
+        |a| agg_uuid(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.ids.uuids_with_allocation_size",

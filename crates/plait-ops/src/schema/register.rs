@@ -158,6 +158,7 @@ Examples:
   DataItem(OBJECT, schema: SCHEMA)"#,
         |a| {
             let x = a.slice("x")?;
+            crate::promote::data_type(a.op_name(), "x", x, crate::promote::TypeClass::Schema)?;
             agg_common_schema(a.op_name(), x, x.rank())
         },
     );

@@ -49,7 +49,7 @@ Examples:
   DataSlice([2, 0, 0], schema: INT64, present: 3/3)
   >>> kd.agg_count(kd.slice([[1, None], [3]]), ndim=2)
   DataItem(2, schema: INT64)"#,
-        |a| agg_count(a.slice("x")?, a.ndim()?),
+        |a| agg_count(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.slices.agg_size",
@@ -69,7 +69,7 @@ Examples:
   DataSlice([3, 1, 0], schema: INT64, present: 3/3)
   >>> kd.agg_size(kd.slice([[1, None], [3]]), ndim=2)
   DataItem(3, schema: INT64)"#,
-        |a| agg_size(a.slice("x")?, a.ndim()?),
+        |a| agg_size(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.slices.count",
@@ -127,7 +127,7 @@ Examples:
   DataSlice([[1, None, 2, 3], [None, 1]], schema: INT64, present: 4/6)
   >>> kd.cum_count(kd.slice([[1, None], [3, 4]]), ndim=2)
   DataSlice([[1, None], [2, 3]], schema: INT64, present: 3/4)"#,
-        |a| cum_count(a.slice("x")?, a.ndim()?),
+        |a| cum_count(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.slices.index",
@@ -175,7 +175,7 @@ Examples:
   DataSlice([1, None, None], schema: INT32, present: 1/3)
   >>> kd.collapse(kd.slice([[1, 1], [1, None]]), ndim=2)
   DataItem(1, schema: INT32)"#,
-        |a| collapse(a.slice("x")?, a.ndim()?),
+        |a| collapse(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.slices.is_empty",
@@ -490,7 +490,7 @@ Examples:
   DataSlice([3, 1, 2, 0], schema: INT64, present: 4/4)
   >>> kd.ordinal_rank(kd.slice([[3, 1], [2]]), ndim=2)
   DataSlice([[2, 0], [1]], schema: INT64, present: 3/3)"#,
-        |a| ordinal_rank(a.slice("x")?, a.opt_slice("tie_breaker")?, a.bool("descending")?, a.ndim()?),
+        |a| ordinal_rank(a.slice("x")?, a.opt_slice("tie_breaker")?, a.bool("descending")?, a.agg_ndim()?),
     );
     r.add(
         "kd.slices.dense_rank",
@@ -516,10 +516,10 @@ Examples:
   >>> kd.dense_rank(kd.slice([[3, 1], [3]]), ndim=2)
   DataSlice([[1, 0], [1]], schema: INT64, present: 3/3)"#,
         |a| {
-            // `x` is checked before `descending`, as Koda orders the errors.
-            let x = a.slice("x")?;
+            // A given `ndim`, then `x`, then `descending`: Koda's order.
+            let (x, ndim) = (a.slice("x")?, a.agg_ndim()?);
             keys::sortable_dtype("kd.slices.dense_rank", "x", x)?;
-            dense_rank(x, a.bool("descending")?, a.ndim()?)
+            dense_rank(x, a.bool("descending")?, ndim)
         },
     );
     r.add(
@@ -545,7 +545,7 @@ Examples:
   DataSlice([[2, 0, None], [0]], schema: INT32, present: 3/4)
   >>> kd.inverse_mapping(kd.slice([[1, 2], [0]]), ndim=2)
   DataSlice([[2, 0], [1]], schema: INT32, present: 3/3)"#,
-        |a| inverse_mapping(a.slice("x")?, a.ndim()?),
+        |a| inverse_mapping(a.slice("x")?, a.agg_ndim()?),
     );
     r.add(
         "kd.slices.unique",

@@ -238,13 +238,9 @@ fn sort_groups<T: Send>(values: &mut [T], cuts: &[usize], sort: impl Fn(&mut [T]
 /// `0..n` (with gaps where items are missing), its inverse permutation.
 pub fn inverse_mapping(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.slices.inverse_mapping";
+    crate::promote::data_type(op, "x", x, crate::promote::TypeClass::Integer)?;
     let Some((values, present)) = int64_values(x) else {
-        let got = if x.schema() == Schema::Object {
-            crate::promote::object_contents(&x.data().dtypes().collect::<Vec<_>>())
-        } else {
-            x.schema().to_string()
-        };
-        return Err(Error::value(op, format!("argument `x` must be a slice of integer values, got a slice of {got}")));
+        return Err(Error::value(op, "DataSlice with mixed types is not supported"));
     };
     let g = groups(op, x, ndim)?;
     let mut out = vec![0i64; x.size()];

@@ -8,19 +8,21 @@ use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 
 use super::{TextSide, finish_text, fixed, prepare_text, text_map};
 use crate::elementwise::Prepared;
-use crate::promote::{TypeClass, unsupported_cast_error};
+use crate::promote::TypeClass;
 
 /// The text columns of `x` (STRING and BYTES), checked convertible to `target`.
 fn text_columns<'a>(op: &str, x: &'a DataSlice, target: Schema) -> Result<Vec<(&'a Column, &'a VarBinary)>> {
     if !matches!(x.schema(), Schema::String | Schema::Bytes | Schema::Object | Schema::None) {
-        return Err(unsupported_cast_error(op, x.schema(), target));
+        let source = plait_core::bag::text::schema_text(x.schema(), x.bag());
+        return Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")));
     }
+    // Inside an OBJECT slice, Koda names the items' type.
     x.data()
         .columns()
         .iter()
         .map(|c| match &c.values {
             Values::String(v) | Values::Bytes(v) => Ok((c, v)),
-            other => Err(unsupported_cast_error(op, other.dtype(), target)),
+            other => Err(Error::value(op, format!("casting data of type {} to {target} is not supported", other.dtype()))),
         })
         .collect()
 }

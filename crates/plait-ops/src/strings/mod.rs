@@ -584,7 +584,7 @@ Examples:
   DataItem('a-b-c', schema: STRING)
   >>> kd.strings.agg_join(kd.slice([[b'a', b'b'], [b'c']]))
   DataSlice([b'ab', b'c'], schema: BYTES, present: 2/2)"#,
-        |a| agg_join(a.slice("x")?, a.slice("sep")?, a.ndim()?),
+        |a| agg_join(a.slice("x")?, a.slice("sep")?, a.agg_ndim()?),
     );
     r.add(
         "kd.strings.encode",
