@@ -304,6 +304,15 @@ impl PyDataSlice {
         guard(|| update::set_attrs(&self.inner, &[(name.to_string(), value)], false))
     }
 
+    /// `del ds.x`: [`Self::_del_attr`] (entities keep `x` in their schema
+    /// with missing values; objects lose it).
+    fn __delattr__(&self, name: &str) -> PyResult<()> {
+        if name.starts_with('_') {
+            return Err(PyAttributeError::new_err(format!("'DataSlice' object has no attribute '{name}'")));
+        }
+        guard(|| update::del_attr_in_place(&self.inner, name))
+    }
+
     /// Assigns one attribute in place.
     #[pyo3(signature = (attr_name, value, overwrite_schema = false))]
     fn set_attr(&self, attr_name: &str, value: &Bound<'_, PyAny>, overwrite_schema: bool) -> PyResult<()> {

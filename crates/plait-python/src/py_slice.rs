@@ -239,7 +239,7 @@ impl PyDataSlice {
     #[getter(L)]
     fn l(&self, py: Python<'_>) -> PyResult<ListView> {
         if self.inner.is_item() {
-            return Err(value_error("DataSlice.L", "a DataItem has no dimension to iterate over"));
+            return Err(value_error("DataSlice.L", "DataSlice must have at least one dimension to iterate."));
         }
         let _ = py;
         Ok(ListView { inner: self.inner.clone() })

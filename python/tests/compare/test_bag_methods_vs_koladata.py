@@ -79,6 +79,23 @@ def _del_attr(kd):
     return e
 
 
+def _del_statement(kd):
+    e = kd.new(x=1, y=2).fork_bag()
+    del e.x  # as kd.del_attr: the entity keeps `x` in its schema, missing
+    return e
+
+
+def _del_statement_on_objects(kd):
+    o = kd.obj(x=kd.slice([1, 2]), y=3).fork_bag()
+    del o.x
+    return o.y
+
+
+def _del_statement_missing(kd):
+    e = kd.new(x=1).fork_bag()
+    del e.q
+
+
 def _embedded(kd):
     return kd.embed_schema(kd.new(x=1).fork_bag()).get_obj_schema()
 
@@ -231,6 +248,9 @@ PROGRAMS = {
     "del_attr missing": lambda kd: kd.del_attr(kd.new(x=1).fork_bag(), "q"),
     "del_attr immutable": lambda kd: kd.del_attr(entity(kd), "x"),
     "del_attr primitive": lambda kd: kd.del_attr(kd.item(1), "x"),
+    "del ds.attr": _del_statement,
+    "del ds.attr of objects": _del_statement_on_objects,
+    "del ds.attr missing": _del_statement_missing,
     "embed_schema": _embedded,
     "embed_schema primitives": lambda kd: kd.embed_schema(kd.slice([1, None])),
     "embed_schema immutable": lambda kd: kd.embed_schema(entity(kd)),

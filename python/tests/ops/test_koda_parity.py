@@ -145,7 +145,7 @@ def test_values_errors_and_types_follow_koda():
         kd.with_attr(kd.slice([1]), "a", 1)
     with pytest.raises(ValueError, match="^kd.slices.subslice: "):
         kd.slices.subslice(kd.slice([1]), 0, 0)
-    with pytest.raises(ValueError, match="no dimension to iterate"):
+    with pytest.raises(ValueError, match="DataSlice must have at least one dimension to iterate"):
         kd.to_pylist(kd.item(1))
     assert repr(kd.schema.cast_to_implicit(1, kd.INT64)) == "DataItem(1, schema: INT64)"
 

@@ -48,8 +48,13 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
     let op = a.op_name();
     let shape = shape_arg(a, "x")?;
     let rank = shape.rank();
-    let from = resolve_dim(a.opt_int("from_dim")?.unwrap_or(0), rank);
-    let to = a.opt_int("to_dim")?.map_or(rank, |d| resolve_dim(d, rank));
+    // Given as None, a dimension is an error (as in Koda); left out, `to_dim`
+    // is the rank.
+    let from = resolve_dim(a.int("from_dim")?, rank);
+    let to = match a.opt_slice("to_dim")? {
+        None => rank,
+        Some(_) => resolve_dim(a.int("to_dim")?, rank),
+    };
     if to <= from && rank >= plait_core::limits::MAX_RANK {
         return Err(Error::value(
             op,
@@ -66,7 +71,7 @@ fn flatten(a: &Args<'_>) -> Result<Value> {
 /// `kd.shapes.flatten_end(x, n_times)`: the last `n_times + 1` dimensions as one.
 fn flatten_end(a: &Args<'_>) -> Result<Value> {
     let x = a.slice("x")?;
-    let n_times = a.opt_int("n_times")?.unwrap_or(1);
+    let n_times = a.int("n_times")?;
     if x.is_item() {
         return Err(Error::value(a.op_name(), "expected multidim DataSlice, got DataItem"));
     }
