@@ -73,7 +73,7 @@ fn check_schema_castable(op: &str, x: &DataSlice, target: Schema) -> Result<()> 
     if allowed {
         return Ok(());
     }
-    let source = crate::bag::text::schema_text(source, x.bag());
+    // A struct schema shows as its id here, as in Koda's message.
     Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")))
 }
 
@@ -159,30 +159,47 @@ impl CastInt for i64 {
     const MAX_F: f64 = 9_223_372_036_854_775_808.0;
 }
 
-fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<T>> {
-    let source = column.values.dtype();
+/// The values of `column` converted by `convert` (missing items as
+/// `T::default()`). Every item is converted and the error of the last one
+/// that fails is returned, as Koda reports (`kd.int32(['a', 'b'])` names
+/// 'b').
+fn convert_each<T: Copy + Default>(column: &Column, convert: impl Fn(ScalarRef<'_>) -> Result<T>) -> Result<Vec<T>> {
     let mut out = Vec::with_capacity(column.len());
+    let mut last_error = None;
     for i in 0..column.len() {
         if !column.is_present(i) {
             out.push(T::default());
             continue;
         }
-        let value = match column.values.get(i) {
+        match convert(column.values.get(i)) {
+            Ok(v) => out.push(v),
+            Err(e) => {
+                last_error = Some(e);
+                out.push(T::default());
+            }
+        }
+    }
+    last_error.map_or(Ok(out), Err)
+}
+
+fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<T>> {
+    let source = column.values.dtype();
+    convert_each(column, |value| {
+        let value = match value {
             ScalarRef::Int32(v) => T::try_from(v as i64).ok(),
             ScalarRef::Int64(v) => Some(T::try_from(v).map_err(|_| Error::value(op, format!("cannot cast int64{{{v}}} to {}", T::NAME)))?),
             ScalarRef::Float32(v) => Some(float_to_int::<T>(op, v as f64)?),
             ScalarRef::Float64(v) => Some(float_to_int::<T>(op, v)?),
             ScalarRef::Boolean(v) => T::try_from(v as i64).ok(),
-            ScalarRef::String(v) => Some(parse_int::<T>(op, v, target, true)?),
+            ScalarRef::String(v) => Some(parse_int::<T>(op, v, target)?),
             ScalarRef::Bytes(v) => {
-                let text = std::str::from_utf8(v).map_err(|_| parse_error(op, target, v, false))?;
-                Some(parse_int::<T>(op, text, target, false)?)
+                let text = std::str::from_utf8(v).map_err(|_| parse_error(op, target, v))?;
+                Some(parse_int::<T>(op, text, target)?)
             }
             ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => None,
         };
-        out.push(value.ok_or_else(|| unsupported_data(op, source, target))?);
-    }
-    Ok(out)
+        value.ok_or_else(|| unsupported_data(op, source, target))
+    })
 }
 
 fn float_to_int<T: CastInt>(op: &str, v: f64) -> Result<T> {
@@ -200,45 +217,36 @@ fn float_to_int<T: CastInt>(op: &str, v: f64) -> Result<T> {
     T::try_from(as_i64).map_err(|_| Error::value(op, format!("cannot cast {v} to {}", T::NAME)))
 }
 
-fn parse_error(op: &str, target: Schema, text: &[u8], is_string: bool) -> Error {
+/// Koda's error for text that is not a number: the text as a string
+/// literal, bytes too (`b'x'` shows as `'x'`); bytes that are not UTF-8
+/// show as a bytes literal (Koda fails to print them).
+fn parse_error(op: &str, target: Schema, text: &[u8]) -> Error {
     let mut shown = String::new();
-    if is_string {
-        crate::repr::write_string_literal(&mut shown, &String::from_utf8_lossy(text));
-    } else {
-        write_bytes_literal(&mut shown, text);
+    match std::str::from_utf8(text) {
+        Ok(text) => crate::repr::write_string_literal(&mut shown, text),
+        Err(_) => write_bytes_literal(&mut shown, text),
     }
     Error::value(op, format!("unable to parse {target}: {shown}"))
 }
 
-fn parse_int<T: CastInt>(op: &str, text: &str, target: Schema, is_string: bool) -> Result<T> {
-    text.parse::<i64>().ok().and_then(|v| T::try_from(v).ok()).ok_or_else(|| parse_error(op, target, text.as_bytes(), is_string))
+fn parse_int<T: CastInt>(op: &str, text: &str, target: Schema) -> Result<T> {
+    text.parse::<i64>().ok().and_then(|v| T::try_from(v).ok()).ok_or_else(|| parse_error(op, target, text.as_bytes()))
 }
 
 fn to_f64s(op: &str, column: &Column, target: Schema) -> Result<Vec<f64>> {
     let source = column.values.dtype();
-    let mut out = Vec::with_capacity(column.len());
-    for i in 0..column.len() {
-        if !column.is_present(i) {
-            out.push(0.0);
-            continue;
-        }
-        let value = match column.values.get(i) {
+    convert_each(column, |value| {
+        Ok(match value {
             ScalarRef::Int32(v) => v as f64,
             ScalarRef::Int64(v) => v as f64,
             ScalarRef::Float32(v) => v as f64,
             ScalarRef::Float64(v) => v,
             ScalarRef::Boolean(v) => v as u8 as f64,
-            ScalarRef::String(v) => v.parse::<f64>().map_err(|_| parse_error(op, target, v.as_bytes(), true))?,
-            ScalarRef::Bytes(v) => {
-                std::str::from_utf8(v).ok().and_then(|t| t.parse::<f64>().ok()).ok_or_else(|| parse_error(op, target, v, false))?
-            }
-            ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => {
-                return Err(unsupported_data(op, source, target));
-            }
-        };
-        out.push(value);
-    }
-    Ok(out)
+            ScalarRef::String(v) => v.parse::<f64>().map_err(|_| parse_error(op, target, v.as_bytes()))?,
+            ScalarRef::Bytes(v) => std::str::from_utf8(v).ok().and_then(|t| t.parse::<f64>().ok()).ok_or_else(|| parse_error(op, target, v))?,
+            ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => return Err(unsupported_data(op, source, target)),
+        })
+    })
 }
 
 /// Merges columns that all hold `target`'s type and have disjoint presence into
