@@ -73,7 +73,10 @@ fn check_schema_castable(op: &str, x: &DataSlice, target: Schema) -> Result<()> 
     if allowed {
         return Ok(());
     }
-    // A struct schema shows as its id here, as in Koda's message.
+    // Koda spells the struct schema out in the `kd.schema` casts
+    // (`kd.schema.to_str`, `cast_to`) and shows its id in the others
+    // (`kd.str`, `kd.slice(..., schema)`).
+    let source = if op.starts_with("kd.schema.") { crate::bag::text::schema_text(source, x.bag()) } else { source.to_string() };
     Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")))
 }
 

@@ -56,6 +56,8 @@ pub fn coalesce(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 /// Like [`coalesce`], but `x` and `y` must not both be present anywhere.
 pub fn disjoint_coalesce(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     let op = "kd.masking.disjoint_coalesce";
+    // The schemas first, then the shapes and the overlap (Koda's order).
+    common_schema_of(op, x, y)?;
     let aligned = align(op, &[x, y])?;
     let both = &aligned[0].data().present_bits() & &aligned[1].data().present_bits();
     if both.count_set_bits() > 0 {
@@ -93,10 +95,14 @@ pub fn cond(condition: &DataSlice, yes: &DataSlice, no: &DataSlice) -> Result<Da
     merge(op, &yes, &no)
 }
 
+/// The schema `x` and `y` are merged under, or Koda's error.
+fn common_schema_of(op: &str, x: &DataSlice, y: &DataSlice) -> Result<Schema> {
+    Schema::common(x.schema(), y.schema()).ok_or_else(|| Error::value(op, "arguments do not have a common schema."))
+}
+
 /// Items of `x` where present, else of `y`, under the common schema.
 fn merge(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
-    let schema =
-        Schema::common(x.schema(), y.schema()).ok_or_else(|| Error::value(op, format!("no common schema for {} and {}", x.schema(), y.schema())))?;
+    let schema = common_schema_of(op, x, y)?;
     let x = cast_to_implicit(op, x, schema)?;
     let y = cast_to_implicit(op, y, schema)?;
     let aligned = align(op, &[&x, &y])?;

@@ -89,9 +89,7 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
 fn get_repr(args: &Args<'_>) -> Result<DataSlice> {
     let op = "kd.schema.get_repr";
     let schema = args.slice("schema")?;
-    if schema.schema() != Schema::Schema || !schema.is_item() {
-        return Err(Error::value(op, format!("expected a schema DataItem, got {}", crate::describe(schema))));
-    }
+    crate::registry::schema_item_arg(op, "schema", schema)?;
     // Koda's form: a named schema is its name; any other struct schema
     // prints with its id after it.
     let text = match schema.get(0) {
