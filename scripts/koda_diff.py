@@ -180,6 +180,7 @@ NOT_PROBED = (
     "kd.for_", "kd.flat_map", "kd.apply_py", "kd.py_reference", "kd.named_container", "kd.duck_", "kd.static_when",
     "kd.eval", "kd.clear_eval_cache", "kd.shuffle", "kd.sample", "kd.randint", "kd.uu", "kd.to_py", "kd.to_pytree",
     "kd.from_py", "kd.from_pytree", "kd.extension_type", "kd.tuple", "kd.namedtuple", "kd.cityhash",
+    "kd.with_timestamp", "kd.core.with_timestamp",
 )
 
 

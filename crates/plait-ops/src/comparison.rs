@@ -147,12 +147,19 @@ pub fn less_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 
 /// Present where `x > y`.
 pub fn greater(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
-    ordered("kd.comparison.greater", x, y, |o| o == Some(Ordering::Greater))
+    reversed("kd.comparison.greater", x, y, |o| o == Some(Ordering::Less))
+}
+
+/// `x > y` as `y < x` (`x >= y` as `y <= x`): Koda's `greater` is `less`
+/// with the arguments swapped, so its errors speak of `y` first and print
+/// shapes in that order; `relation` holds between `y` and `x`.
+fn reversed(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
+    compare_prepared(&prepare(op, &[("y", y), ("x", x)], TypeClass::Orderable)?, relation)
 }
 
 /// Present where `x >= y`.
 pub fn greater_equal(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
-    ordered("kd.comparison.greater_equal", x, y, |o| matches!(o, Some(Ordering::Greater | Ordering::Equal)))
+    reversed("kd.comparison.greater_equal", x, y, |o| matches!(o, Some(Ordering::Less | Ordering::Equal)))
 }
 
 /// A MASK item: present when `x` and `y` have the same items, missing ones

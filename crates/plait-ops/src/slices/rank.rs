@@ -39,7 +39,7 @@ struct Ranking {
 
 fn rank_items(op: &str, x: &DataSlice, tie_breaker: Option<&DataSlice>, descending: bool, ndim: Option<i64>) -> Result<Ranking> {
     sortable_dtype(op, "x", x)?;
-    let g = groups(op, x, ndim)?;
+    // `tie_breaker` is checked before `x`'s rank (Koda's order).
     let ties = match tie_breaker {
         None => None,
         Some(t) => {
@@ -47,6 +47,7 @@ fn rank_items(op: &str, x: &DataSlice, tie_breaker: Option<&DataSlice>, descendi
             Some(int64_values(&expanded).ok_or_else(|| Error::value(op, "tie_breaker must be integers"))?)
         }
     };
+    let g = groups(op, x, ndim)?;
     let ties = ties.as_ref();
     // `sortable_dtype` leaves at most one column.
     let Some(column) = x.data().single_column() else {
