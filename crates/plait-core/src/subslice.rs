@@ -34,8 +34,8 @@ pub enum SliceArg {
     /// Stands for all dimensions not named by other arguments.
     Ellipsis,
     /// Per-parent indices: as many dimensions as the result so far (one index
-    /// per parent, the dimension goes away) or one more (a list of indices per
-    /// parent, the dimension stays).
+    /// per parent, the dimension goes away) or more (a list of indices per
+    /// parent, or lists of lists: the extra dimensions are kept).
     Slice(DataSlice),
 }
 
@@ -237,21 +237,21 @@ fn pick_by_slice(edge: &Edge, positions: &[usize], current: &JaggedShape, indice
             .collect());
     }
     let index_shape = indices.shape();
-    if index_shape.rank() != current.rank() + 1 || !current.is_prefix_of(index_shape) {
+    if !current.is_prefix_of(index_shape) {
         return Err(Error::value(
             OP,
             format!(
-                "a DataSlice of indices with shape {index_shape} does not fit the result shape {current} (it must have the same dimensions, or one more)"
+                "a DataSlice of indices with shape {index_shape} does not fit the result shape {current} (its leading dimensions must be the result's)"
             ),
         ));
     }
-    let last = &index_shape.edges()[current.rank()];
-    let mut next = Vec::with_capacity(indices.size());
-    for (k, &p) in positions.iter().enumerate() {
-        for j in last.child_range(k) {
-            next.push(index_at(j).map_or(MISSING_INDEX, |i| pick(edge, p, i)));
-        }
+    // The indices' extra dimensions are kept (one more: a list of indices
+    // per parent; two more: lists of lists, ...): the item of `positions`
+    // each index descends from.
+    let mut parent: Vec<usize> = (0..current.size()).collect();
+    for extra in &index_shape.edges()[current.rank()..] {
+        parent = extra.parent_ids().into_iter().map(|p| parent[p]).collect();
+        edges.push(extra.clone());
     }
-    edges.push(last.clone());
-    Ok(next)
+    Ok(parent.iter().enumerate().map(|(k, &from)| index_at(k).map_or(MISSING_INDEX, |i| pick(edge, positions[from], i))).collect())
 }

@@ -116,6 +116,23 @@ def test_subslice(koda, seed):
         same(got, want)
 
 
+@pytest.mark.parametrize(("value", "indices"), [
+    ([1.5, 2.5], ([[1, 2], [3]],)),
+    ([1.5, 2.5], ([[0], [1, 0]],)),
+    ([1.5, 2.5], ([[[0]], [[1]]],)),
+    ([[1, 2, 3], [4, 5]], ([[0, 1], [1]],)),
+    ([[1, 2, 3], [4, 5]], ([[[0, 1]], [[1]]],)),
+    ([[1, 2, 3], [4, 5]], (1, [[0, 1], [1]])),
+    ([[1, 2, 3], [4, 5]], ([[0], [1]], [[[0, 1]], [[0]]])),
+])
+def test_subslice_by_indices_with_more_dimensions(koda, value, indices):
+    # A DataSlice of indices may add any number of dimensions to the result.
+    def args(lib):
+        return [lib.slice(i) if isinstance(i, list) else i for i in indices]
+
+    same(kd.subslice(kd.slice(value), *args(kd)), koda.subslice(koda.slice(value), *args(koda)))
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_shapes(koda, seed):
     rng, value = generate(seed)
