@@ -67,6 +67,9 @@ obj = objs.new
 get_item = core.get_item
 
 list = lists._list  # noqa: A001 - Koda's name
+list_shaped = lists.shaped
+list_shaped_as = lists.shaped_as
+list_like = lists.like
 dict = dicts.new  # noqa: A001 - Koda's name
 uu = entities.uu
 uuobj = objs.uuobj

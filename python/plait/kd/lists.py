@@ -54,6 +54,28 @@ def _list(items=None, *, item_schema=None, schema=None, itemid=None):
 
 _list.__name__ = _list.__qualname__ = "list"
 
+_shaped_operator, _shaped_as_operator, _like_operator = shaped, shaped_as, like  # noqa: F821 - exported above
+
+
+def _with_items(operator):
+    """`operator` called as Koda's Python function calls it: `items=None`
+    means no items (empty lists), while a DataItem(None) is one missing item
+    per list (the lazy operator boxes None so, as Koda's does)."""
+
+    @_traced_through
+    def call(shape, /, items=None, *, item_schema=None, schema=None, itemid=None):
+        given = {} if items is None else {"items": items}
+        return operator(shape, **given, item_schema=item_schema, schema=schema, itemid=itemid)
+
+    call.__name__ = call.__qualname__ = operator.name.rpartition(".")[2]
+    call.__doc__ = operator.__doc__
+    return call
+
+
+shaped = _with_items(_shaped_operator)
+shaped_as = _with_items(_shaped_as_operator)
+like = _with_items(_like_operator)
+
 _select_items_operator = select_items  # noqa: F821 - exported above
 
 

@@ -251,6 +251,12 @@ PROGRAMS = {
     "del ds.attr": _del_statement,
     "del ds.attr of objects": _del_statement_on_objects,
     "del ds.attr missing": _del_statement_missing,
+    # Python None is "no items"; a missing item is one item per list.
+    "list_like(x, None)": lambda kd: kd.list_like(kd.slice([1, 2]), None),
+    "list_like(x, missing item)": lambda kd: kd.list_like(kd.slice([1, None]), kd.item(None)),
+    "list_shaped(shape, missing item)": lambda kd: kd.list_shaped(kd.shapes.new(2), kd.item(None)),
+    "list_shaped_as(x, missing item)": lambda kd: kd.list_shaped_as(kd.slice([1, 2]), kd.item(None)),
+    "lazy list_like(x, None)": lambda kd: kd.lazy.lists.like(kd.I.x, None).eval(x=kd.slice([1, 2])),
     "embed_schema": _embedded,
     "embed_schema primitives": lambda kd: kd.embed_schema(kd.slice([1, None])),
     "embed_schema immutable": lambda kd: kd.embed_schema(entity(kd)),

@@ -678,7 +678,7 @@ Examples:
     r.add(
         "kd.lists.shaped",
         &["kd.list_shaped"],
-        "shape, /, items=None, *, item_schema=None, schema=None, itemid=None",
+        "shape, /, items=unspecified, *, item_schema=None, schema=None, itemid=None",
         r#"Creates new lists of the given shape.
 
 One list is made for each item of the shape. items fill the lists: with one
@@ -701,12 +701,12 @@ Examples:
   DataSlice([List[], List[]], schema: LIST[OBJECT], present: 2/2, bag_id: $...)
   >>> kd.list_shaped(kd.shapes.new(), kd.slice([1, 2]), item_schema=kd.FLOAT32)
   DataItem(List[1.0, 2.0], schema: LIST[FLOAT32], bag_id: $...)"#,
-        |a| shaped(a.shape("shape")?, a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
+        |a| shaped(a.shape("shape")?, a.opt_slice("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.shaped_as",
         &["kd.list_shaped_as"],
-        "shape_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
+        "shape_from, /, items=unspecified, *, item_schema=None, schema=None, itemid=None",
         r#"Creates new lists of the shape of shape_from.
 
 One list is made for each item of shape_from, present or not. items fill
@@ -727,12 +727,12 @@ Examples:
   DataSlice([List[1, 2], List[3]], schema: LIST[INT32], present: 2/2, bag_id: $...)
   >>> kd.list_shaped_as(kd.slice([1, 2]), schema=kd.list_schema(kd.STRING))
   DataSlice([List[], List[]], schema: LIST[STRING], present: 2/2, bag_id: $...)"#,
-        |a| shaped(a.slice("shape_from")?.shape(), a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
+        |a| shaped(a.slice("shape_from")?.shape(), a.opt_slice("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.like",
         &["kd.list_like"],
-        "shape_and_mask_from, /, items=None, *, item_schema=None, schema=None, itemid=None",
+        "shape_and_mask_from, /, items=unspecified, *, item_schema=None, schema=None, itemid=None",
         r#"Creates new lists with the shape and the missing items of shape_and_mask_from.
 
 One list is made for each present item of shape_and_mask_from (missing where
@@ -755,7 +755,7 @@ Examples:
   DataSlice([List[], None], schema: LIST[STRING], present: 1/2, bag_id: $...)"#,
         |a| {
             let from = a.slice("shape_and_mask_from")?;
-            let lists = shaped(from.shape(), a.opt_given("items")?, opt_item_schema(a)?, a.opt_given("itemid")?)?;
+            let lists = shaped(from.shape(), a.opt_slice("items")?, opt_item_schema(a)?, a.opt_given("itemid")?)?;
             let bag = lists.bag().cloned();
             crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
         },
