@@ -178,9 +178,10 @@ fn register_attaching(r: &mut Registry) {
         "kd.core.get_bag",
         &["kd.get_bag"],
         "ds",
-        r#"Returns the bag of `ds`, or None when it has none.
+        r#"Returns the bag of `ds`, or the null bag when it has none.
 
-Koda returns a "null" DataBag object where plait returns None.
+The null bag prints as `DataBag(null)`; `kd.is_null_bag` tells it apart,
+and attaching it (`kd.with_bag(x, kd.get_bag(y))`) removes the bag.
 
 Args:
   ds: a DataSlice.
@@ -189,8 +190,10 @@ Examples:
   >>> x = kd.new(a=1)
   >>> kd.no_bag(x).with_bag(kd.get_bag(x)).a
   DataItem(1, schema: INT32, bag_id: $...)
-  >>> kd.get_bag(kd.slice([1, 2])) is None
-  True"#,
+  >>> kd.get_bag(kd.slice([1, 2]))
+  DataBag(null)
+  >>> kd.is_null_bag(kd.get_bag(kd.slice([1, 2])))
+  DataItem(present, schema: MASK)"#,
         |a| Ok(Value::Bag(a.slice("ds")?.bag().cloned())),
     );
     r.add_value(

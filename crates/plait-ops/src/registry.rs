@@ -19,7 +19,7 @@ pub enum Value {
     Slice(DataSlice),
     Shape(JaggedShape),
     /// A DataBag; `None` is Koda's null bag (the bag of a slice without
-    /// one, which Python sees as `None`).
+    /// one, which Python sees as a `NullDataBag`).
     Bag(Option<DataBag>),
     /// Several values: what `kd.align` returns, or the dimensions
     /// `kd.reshape` takes as a Python tuple.
@@ -735,12 +735,12 @@ pub fn not_integer(dtype: Schema) -> String {
     }
 }
 
-/// `Some(None)` (the null bag) for Python's `None`, boxed as a missing
-/// NONE item; `None` for any other non-bag value.
+/// The bag a bag argument holds (`Some(None)`: the null bag); `None` for a
+/// value that is not a bag (a DataSlice, Python's `None` included, as in
+/// Koda: the null bag is `kd.get_bag` of a slice without one).
 fn bag_of_value(v: &Value) -> Option<Option<&DataBag>> {
     match v {
         Value::Bag(b) => Some(b.as_ref()),
-        Value::Slice(x) if x.is_item() && x.schema() == Schema::None && x.bag().is_none() => Some(None),
         _ => None,
     }
 }

@@ -17,6 +17,63 @@ pub struct PyDataBag {
     pub inner: DataBag,
 }
 
+/// Koda's null bag: what `get_bag()` gives for a slice without a bag, and
+/// what bag arguments take for "no bag" (`kd.is_null_bag` is present for
+/// it). Like Koda's, it refuses `bool()` and `==` (a null bag is neither
+/// true nor false, nor equal to a bag), and is not hashable.
+#[pyclass(name = "NullDataBag", module = "plait.types", frozen)]
+pub struct PyNullBag;
+
+#[pymethods]
+impl PyNullBag {
+    fn __repr__(&self) -> &'static str {
+        "DataBag(null)"
+    }
+
+    fn __bool__(&self) -> PyResult<bool> {
+        Err(PyTypeError::new_err("__bool__ disabled for NullDataBag"))
+    }
+
+    fn __richcmp__(&self, _other: &Bound<'_, PyAny>, _op: pyo3::basic::CompareOp) -> PyResult<bool> {
+        Err(PyTypeError::new_err("__eq__ and __ne__ disabled for NullDataBag"))
+    }
+
+    /// The same number for every null bag.
+    #[getter]
+    fn fingerprint(&self) -> u128 {
+        plait_core::itemid::UuidHasher::new("DataBag.fingerprint.null").finish()
+    }
+
+    /// The null bag (a name changes nothing on it).
+    fn with_name(slf: Py<Self>, _name: &Bound<'_, PyAny>) -> Py<Self> {
+        slf
+    }
+
+    /// Pickles as a call of `plait._plait.null_bag()`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, ())> {
+        Ok((py.import("plait._plait")?.getattr("null_bag")?.unbind(), ()))
+    }
+}
+
+/// Koda's null bag (see [`PyNullBag`]).
+#[pyfunction]
+pub fn null_bag() -> PyNullBag {
+    PyNullBag
+}
+
+/// A bag argument: a DataBag, or the null bag given as `NullDataBag` or
+/// `None`.
+pub fn bag_arg(x: Option<&Bound<'_, PyAny>>) -> PyResult<Option<DataBag>> {
+    match x {
+        None => Ok(None),
+        Some(x) if x.is_none() || x.is_instance_of::<PyNullBag>() => Ok(None),
+        Some(x) => match x.cast::<PyDataBag>() {
+            Ok(b) => Ok(Some(b.get().inner.clone())),
+            Err(_) => Err(PyTypeError::new_err(format!("expected a DataBag, got {}", x.get_type().name()?))),
+        },
+    }
+}
+
 /// A Python value as a DataSlice (DataSlices as they are, scalars boxed).
 fn as_slice(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
     if let Ok(ds) = x.cast::<PyDataSlice>() {
@@ -380,14 +437,22 @@ impl PyDataSlice {
         guard(|| update::del_attr_in_place(&self.inner, attr_name))
     }
 
-    /// The bag of this slice, or None.
-    fn get_bag(&self) -> Option<PyDataBag> {
+    /// The bag of this slice, or the null bag (`DataBag(null)`) as in Koda.
+    fn get_bag(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.inner.bag() {
+            Some(b) => Ok(Py::new(py, PyDataBag { inner: b.clone() })?.into_any()),
+            None => Ok(Py::new(py, PyNullBag)?.into_any()),
+        }
+    }
+
+    /// The bag of this slice, or None: what plait's own Python code tests.
+    fn _bag(&self) -> Option<PyDataBag> {
         self.inner.bag().map(|b| PyDataBag { inner: b.clone() })
     }
 
-    /// This slice with `bag` (None removes it).
-    fn with_bag(&self, py: Python<'_>, bag: Option<PyRef<'_, PyDataBag>>) -> PyResult<Py<PyAny>> {
-        wrap(py, self.inner.clone().with_bag(bag.map(|b| b.inner.clone())))
+    /// This slice with `bag` (None or the null bag removes it).
+    fn with_bag(&self, py: Python<'_>, bag: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        wrap(py, self.inner.clone().with_bag(bag_arg(bag)?))
     }
 
     /// This slice without a bag.
@@ -473,6 +538,8 @@ fn mutable_bag() -> PyDataBag {
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDataBag>()?;
+    m.add_class::<PyNullBag>()?;
+    m.add_function(wrap_pyfunction!(null_bag, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     Ok(())

@@ -133,7 +133,12 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
             return Ok(v);
         }
     }
-    if x.is_instance_of::<PyDataSlice>() || x.is_instance_of::<PyJaggedShape>() || x.is_instance_of::<crate::py_bag::PyDataBag>() || strict {
+    if x.is_instance_of::<PyDataSlice>()
+        || x.is_instance_of::<PyJaggedShape>()
+        || x.is_instance_of::<crate::py_bag::PyDataBag>()
+        || x.is_instance_of::<crate::py_bag::PyNullBag>()
+        || strict
+    {
         return value_arg(op, x).map(ExprValue::from);
     }
     if x.is_instance_of::<PyExpr>() {

@@ -28,8 +28,7 @@ pub struct Operator {
 
 /// An argument of operator `op` as a value: DataSlices, shapes and bags
 /// pass as they are, Python scalars become DataItems, lists are refused as
-/// in Koda. (`None` is a missing item; operators taking a bag read it as
-/// the null bag.)
+/// in Koda. (`None` is a missing item; the null bag is a `NullDataBag`.)
 pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(ds) = x.cast::<PyDataSlice>() {
         return Ok(Value::Slice(ds.get().inner.clone()));
@@ -39,6 +38,9 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     }
     if let Ok(bag) = x.cast::<PyDataBag>() {
         return Ok(Value::Bag(Some(bag.get().inner.clone())));
+    }
+    if x.is_instance_of::<crate::py_bag::PyNullBag>() {
+        return Ok(Value::Bag(None));
     }
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
         return Err(value_error(op, "passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create a slice"));
@@ -107,13 +109,13 @@ fn operand(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
 }
 
 /// An operator's result as a Python object: a DataSlice, a `JaggedShape`,
-/// a `DataBag`, or `None` for the null bag.
+/// a `DataBag`, or a `NullDataBag` for the null bag.
 pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
     match v {
         Value::Slice(ds) => wrap(py, ds),
         Value::Shape(shape) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
         Value::Bag(Some(bag)) => Ok(Py::new(py, PyDataBag { inner: bag })?.into_any()),
-        Value::Bag(None) => Ok(py.None()),
+        Value::Bag(None) => Ok(Py::new(py, crate::py_bag::PyNullBag)?.into_any()),
         Value::Tuple(items) => {
             let items = items.into_iter().map(|v| value_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
             Ok(PyTuple::new(py, items)?.into_any().unbind())

@@ -27,6 +27,7 @@ class ContentsReprWrapper(str):
 types.DataSlice.qtype = property(lambda self: qtypes.DATA_SLICE, doc="DATA_SLICE: the kind of value a DataSlice is.")
 types.DataBag.qtype = property(lambda self: qtypes.DATA_BAG, doc="DATA_BAG: the kind of value a DataBag is.")
 types.JaggedShape.qtype = property(lambda self: qtypes.JAGGED_SHAPE, doc="JAGGED_SHAPE: the kind of value a shape is.")
+_plait.NullDataBag.qtype = property(lambda self: qtypes.DATA_BAG, doc="DATA_BAG: the null bag is a DataBag value.")
 
 
 def _with_name(self, name):
@@ -89,7 +90,7 @@ def _creating(name, make, left_off_attrs=False):
     def method(self, *args, **kwargs):
         self._check_mutable(op)
         if left_off_attrs:
-            kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and v.get_bag() == self
+            kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and v._bag() == self
                           else v) for k, v in kwargs.items()}
         return self._adopt_made(op, make(*args, **kwargs))
 
@@ -157,7 +158,7 @@ def _schema_new(self, **attrs):
 
     if not (self.is_item() and bool(self.get_schema() == kd.SCHEMA)):
         raise NotImplementedError("only Schema can create new Entities using .new(...)")
-    if self.get_bag() is None:
+    if self._bag() is None:
         raise ValueError("only SchemaItems with DataBags can be used for creating Entities")
     return kd.new(schema=self, **attrs)
 
@@ -243,7 +244,7 @@ def _schema_strict_new(self, **attrs):
     checking that they are the schema's (`kd.strict_new(schema=self, ...)`)."""
     from plait import kd
 
-    if self.get_bag() is None:
+    if self._bag() is None:
         raise ValueError("only SchemaItems with DataBags can be used for creating Entities")
     return kd.strict_new(schema=self, **attrs)
 

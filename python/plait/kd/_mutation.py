@@ -79,7 +79,7 @@ def embed_schema(x):
                          f"schemas, got {schema}")
     if bool(kd.schema.is_primitive_schema(schema)) or bool(schema == kd.NONE):
         return x.with_schema(kd.OBJECT)
-    bag = x.get_bag()
+    bag = x._bag()
     if bag is None or not bool(bag.is_mutable()):
         raise ValueError("cannot embed object schema without a mutable DataBag")
     return bag._adopt_made("kd.embed_schema", OPERATORS["kd.objs.new"](x))
@@ -102,11 +102,11 @@ def set_schema(x, schema):
 
     if isinstance(schema, types.DataSlice) and bool(schema.get_schema() == kd.SCHEMA) and schema.is_item() \
             and bool(kd.schema.is_struct_schema(schema)):
-        bag = x.get_bag()
+        bag = x._bag()
         if bag is None:
             kd.bag()._check_mutable("kd.set_schema")  # Koda's error: nowhere to write the schema
         bag._check_mutable("kd.set_schema")
-        if schema.get_bag() is not None and schema.get_bag() != bag:
+        if schema._bag() is not None and schema._bag() != bag:
             schema = bag.adopt(schema)
         return kd.with_schema(x, schema.with_bag(bag))
     return kd.with_schema(x, schema)
@@ -126,8 +126,8 @@ def update_schema(obj, **attr_schemas):
     schema = obj.get_obj_schema() if bool(obj.get_schema() == kd.OBJECT) else obj.get_schema()
     if not attr_schemas:
         return obj
-    if schema.get_bag() is not None:
-        schema.get_bag()._check_mutable("kd.update_schema")
+    if schema._bag() is not None:
+        schema._bag()._check_mutable("kd.update_schema")
     schema.set_attrs(**attr_schemas)
     return obj
 

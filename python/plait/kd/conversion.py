@@ -70,7 +70,7 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
       >>> kd.to_py(x, obj_as_dict=True, include_missing_attrs=False)
       [{'a': 1}, {}]
     """
-    if not _holds_ids(ds) or ds.get_bag() is None:
+    if not _holds_ids(ds) or ds._bag() is None:
         return _native_to_py(ds)
     ndim = ds.get_ndim().to_py()
     flat = ds.flatten() if ndim != 1 else ds
@@ -148,7 +148,7 @@ class _Converter:
     def convert(self, flat, depth):
         """The items of 1-D slice `flat` as a Python list (a generator, see `run`)."""
         n = flat.get_size().to_py()
-        if not _holds_ids(flat) or flat.get_bag() is None:
+        if not _holds_ids(flat) or flat._bag() is None:
             return _as_list(_native_to_py(flat), n)
         if 0 <= self.max_depth <= depth:
             return _leaves(flat)  # too deep: structured items stay DataItems (as in Koda)

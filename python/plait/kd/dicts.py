@@ -143,7 +143,7 @@ def like(shape_and_mask_from, /, items_or_keys=None, values=None, *, key_schema=
     """
     dicts = shaped_as(shape_and_mask_from, items_or_keys, values, key_schema, value_schema, schema, itemid)
     mask = _OPERATORS["kd.masking.has"](shape_and_mask_from)
-    return _OPERATORS["kd.masking.apply_mask"](dicts, mask).with_bag(dicts.get_bag())
+    return _OPERATORS["kd.masking.apply_mask"](dicts, mask).with_bag(dicts._bag())
 
 
 @_traced_through

@@ -68,7 +68,7 @@ def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0
     leaves, shape = _outer_dims(py_obj, from_dim)
     converter = _Converter(dict_as_obj)
     flat = converter.run(leaves, schema, itemid if from_dim == 0 else None)
-    if converter.deepest > _MERGE_DEPTH and flat.get_bag() is not None:
+    if converter.deepest > _MERGE_DEPTH and flat._bag() is not None:
         # Each level adds a bag layer over the levels below; reads through
         # thousands of layers would cost that much each, so merge them once.
         flat = flat.with_merged_bag()
@@ -160,7 +160,7 @@ class _Converter:
             flat = _plait.slice(builtins.list(values), OBJECT)
         except (ValueError, TypeError):
             flat = None
-        if flat is not None and flat.get_ndim() == 1 and (flat.get_present_count() == 0 or flat.get_bag() is None):
+        if flat is not None and flat.get_ndim() == 1 and (flat.get_present_count() == 0 or flat._bag() is None):
             return flat
         groups = {"sequence": [], "dict": [], "item": [], "primitive": [], "attrs": []}
         for i, v in enumerate(values):
@@ -373,7 +373,7 @@ def _as_object_item(item):
     """A DataItem as an OBJECT item (entities keep their schema in the bag)."""
     if str(item.get_schema()) == "OBJECT":
         return item
-    if item.get_bag() is not None and item.get_schema().is_struct_schema():  # entities, lists, dicts
+    if item._bag() is not None and item.get_schema().is_struct_schema():  # entities, lists, dicts
         return OPERATORS["kd.objs.new"](item)
     return to_object(item)
 
@@ -390,7 +390,7 @@ def _masked(x, present):
     everything is present) is missing (its bag kept)."""
     if present is None:
         return x
-    return OPERATORS["kd.masking.apply_mask"](x, OPERATORS["kd.masking.has"](present)).with_bag(x.get_bag())
+    return OPERATORS["kd.masking.apply_mask"](x, OPERATORS["kd.masking.has"](present)).with_bag(x._bag())
 
 
 def _as_list(values):

@@ -43,7 +43,7 @@ def dumps(x, /, *, riegeli_options=None, compression="zstd"):
     from plait import kd
 
     del riegeli_options
-    if isinstance(x, kd.types.DataSlice) and x.get_bag() is not None and x.get_schema() != kd.SCHEMA:
+    if isinstance(x, kd.types.DataSlice) and x._bag() is not None and x.get_schema() != kd.SCHEMA:
         x = kd.extract(x)
     return _plait.dumps(x, compression)
 

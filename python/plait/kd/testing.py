@@ -136,7 +136,7 @@ def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equalit
     if not isinstance(actual_value, _plait.DataSlice) or not isinstance(expected_value, _plait.DataSlice):
         return assert_equal(actual_value, expected_value, msg=msg)
     actual = actual_value
-    if partial and actual.get_bag() is not None and expected_value.get_bag() is not None:
+    if partial and actual._bag() is not None and expected_value._bag() is not None:
         # Only the attributes the expected value has.
         names = kd.dir(expected_value) if kd.is_entity(expected_value) or expected_value.get_schema() == kd.OBJECT else []
         if names:

@@ -59,7 +59,7 @@ def to_dataframe(ds, cols=None, include_self=False):
         ds = kd.slice([ds])
     flat = ds.flatten()
     columns = {}
-    has_attrs = ds.get_bag() is not None and str(ds.get_schema()) not in _DTYPES
+    has_attrs = ds._bag() is not None and str(ds.get_schema()) not in _DTYPES
     names = cols if cols is not None else (kd.dir(ds) if has_attrs else [])
     for col in names:
         if isinstance(col, kd.expr.Expr):

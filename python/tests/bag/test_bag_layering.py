@@ -152,12 +152,12 @@ def test_operators_that_pass_items_through_keep_the_bag():
                    kd.stack(x, x), kd.sort(x)]:
         assert result.get_bag() == bag, result
     for result in [x + 1, kd.agg_sum(x), x == 1, kd.has(x), kd.count(x)]:
-        assert result.get_bag() is None, result
+        assert not result.has_bag(), result
 
 
 def test_new_and_obj_of_a_primitive_give_a_bag():
-    assert kd.obj(1).get_bag() is not None
-    assert kd.new(1).get_bag() is not None
+    assert kd.obj(1).has_bag()
+    assert kd.new(1).has_bag()
     bag = kd.bag()
     assert kd.obj(kd.item(1).with_bag(bag)).get_bag() == bag
 

@@ -46,7 +46,10 @@ def test_layering_priorities(e):
     bag = kd.updated_bag(kd.attrs(e, x=5), kd.attrs(e, x=6))
     assert e.with_bag(bag).x.to_py() == 6
     assert e.with_bag(kd.enriched_bag(kd.attrs(e, x=5), kd.attrs(e, x=6))).x.to_py() == 5
-    assert e.with_bag(kd.bags.updated(None, kd.attrs(e, x=3))).x.to_py() == 3
+    null = kd.get_bag(kd.item(1))  # the null bag: Python's None is refused, as in Koda
+    assert e.with_bag(kd.bags.updated(null, kd.attrs(e, x=3))).x.to_py() == 3
+    with pytest.raises(ValueError, match="expected all arguments to be DATA_BAG"):
+        kd.bags.updated(None, kd.attrs(e, x=3))
 
 
 def test_merged_bags_read_the_same(e):
@@ -60,7 +63,7 @@ def test_merged_bags_read_the_same(e):
 
 
 def test_attaching_and_removing_bags(e):
-    assert kd.get_bag(kd.slice([1])) is None
+    assert kd.is_null_bag(kd.get_bag(kd.slice([1])))
     assert kd.get_bag(e) == e.get_bag()
     assert text(kd.core.has_bag(e)) == "DataItem(present, schema: MASK)"
     assert text(kd.core.has_bag(kd.slice([1]))) == "DataItem(missing, schema: MASK)"
@@ -74,7 +77,9 @@ def test_attaching_and_removing_bags(e):
     assert text(e.fork_bag().is_mutable()) == "DataItem(present, schema: MASK)"
     assert text(kd.mutable_bag().is_mutable()) == "DataItem(present, schema: MASK)"
     assert text(kd.bags.new()).startswith("DataBag(empty, $")
-    assert text(kd.bags.is_null_bag(None)) == "DataItem(present, schema: MASK)"
+    assert text(kd.bags.is_null_bag(kd.get_bag(kd.item(1)))) == "DataItem(present, schema: MASK)"
+    with pytest.raises(ValueError, match="expected DATA_BAG, got bag: DATA_SLICE"):
+        kd.bags.is_null_bag(None)
 
 
 def test_kinds_of_items(e):
@@ -197,5 +202,5 @@ def test_bag_results_and_literals_in_functors():
     g = kd.fn(lambda x: kd.updated(x, kd.attrs(x, b=kd.get_ndim(x))))  # a bag made inside the functor
     assert text(kd.loads(kd.dumps(g))(_E)) == "DataItem(Entity(a=1, b=0), schema: ENTITY(a=INT32, b=INT64))"
     # The null bag travels through expressions as None.
-    assert kd.eval(kd.lazy.get_bag(kd.I.x), x=kd.item(1)) is None
+    assert kd.is_null_bag(kd.eval(kd.lazy.get_bag(kd.I.x), x=kd.item(1)))
     assert kd.eval(kd.lazy.is_null_bag(kd.lazy.get_bag(kd.I.x)), x=kd.item(1)) == kd.present

@@ -22,7 +22,7 @@ def test_list_item_and_its_schema():
     assert text(lst[-4]) == "DataItem(None, schema: INT32)"
     assert text(lst[1:2]) == "DataSlice([2], schema: INT32, present: 1/1)"
     assert text(kd.list_size(lst)) == "DataItem(3, schema: INT64)"
-    assert lst.get_bag() is not None
+    assert lst.has_bag()
 
 
 def test_list_schemas_are_the_same_for_the_same_item_schema():

@@ -67,10 +67,10 @@ def test_walks_stop_at_nofollow():
 def test_ref_and_reify():
     e = kd.new(x=1)
     r = kd.ref(e)
-    assert r.get_bag() is None and bool(r.get_itemid() == e.get_itemid())
+    assert not r.has_bag() and bool(r.get_itemid() == e.get_itemid())
     assert kd.reify(r, e).x.to_py() == 1
-    assert e.ref().get_bag() is None
-    assert kd.ref(kd.item(None)).get_bag() is None
+    assert not e.ref().has_bag()
+    assert not kd.ref(kd.item(None)).has_bag()
     with pytest.raises(ValueError, match="casting a DataSlice with schema INT32 to ITEMID is not supported"):
         kd.ref(kd.item(1))
     with pytest.raises(ValueError, match="casting data of type INT32 to ITEMID is not supported"):

@@ -38,7 +38,6 @@ NOT_YET = set()
 # Docstring examples whose outcome differs from koladata's on purpose, each
 # with its reason (see docs/differences.md): example source -> reason.
 DIFFERENT = {
-    "kd.get_bag(kd.slice([1, 2])) is None": "the bag of a slice without one is None, not a null DataBag object",
     "kd.get_keys(kd.dict({'a': 1, 'b': 2}))": "dict keys in insertion order; Koda's hash order is arbitrary",
     "kd.get_values(d)": "dict values in insertion order; Koda's hash order is arbitrary",
     "kd.get_values(d, kd.slice(['b', 'x']))": "same as kd.get_values(d)",

@@ -145,7 +145,7 @@ def test_protocols_match_koda(value, plait_outcomes, koda):
 def test_list_items_come_with_the_bag():
     items = list(kd.list([kd.obj(a=1), kd.obj(a=2)]))
     assert [i.a.to_py() for i in items] == [1, 2]
-    assert all(i.get_bag() is not None for i in items)
+    assert all(i.has_bag() for i in items)
     nested = list(kd.list([[1], [2, 3]]))
     assert [len(n) for n in nested] == [1, 2]
     it = iter(kd.list([1, 2, 3]))

@@ -122,16 +122,16 @@ def test_results_keep_the_bag_of_the_items_they_hold():
     bag = kd.bag()
     x = kd.slice([1, 2])
     mask = kd.slice([kd.present, None]).with_bag(bag)
-    assert kd.select(x, mask).get_bag() is None
-    assert (x & mask).get_bag() is None
-    assert kd.apply_mask(x, mask).get_bag() is None
-    assert kd.expand_to(x, kd.slice([[1], [2]]).with_bag(bag)).get_bag() is None
-    assert kd.take(x, kd.slice([0]).with_bag(bag)).get_bag() is None
-    assert kd.val_like(x.with_bag(bag), 1).get_bag() is None
-    assert kd.translate(x, x, kd.slice([3, 4]).with_bag(bag)).get_bag() is not None
-    assert kd.cond(mask, x).get_bag() is None
-    assert kd.cond(mask, x, kd.slice([3, 4]).with_bag(bag)).get_bag() is not None
-    assert kd.coalesce(x, kd.slice([None, None]).with_bag(bag)).get_bag() is not None
+    assert not kd.select(x, mask).has_bag()
+    assert not (x & mask).has_bag()
+    assert not kd.apply_mask(x, mask).has_bag()
+    assert not kd.expand_to(x, kd.slice([[1], [2]]).with_bag(bag)).has_bag()
+    assert not kd.take(x, kd.slice([0]).with_bag(bag)).has_bag()
+    assert not kd.val_like(x.with_bag(bag), 1).has_bag()
+    assert kd.translate(x, x, kd.slice([3, 4]).with_bag(bag)).has_bag()
+    assert not kd.cond(mask, x).has_bag()
+    assert kd.cond(mask, x, kd.slice([3, 4]).with_bag(bag)).has_bag()
+    assert kd.coalesce(x, kd.slice([None, None]).with_bag(bag)).has_bag()
 
 
 def test_items_refused_in_koda_words():

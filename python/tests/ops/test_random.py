@@ -36,8 +36,8 @@ def test_mask_sample_and_sample_n_match_koda():
 
 def test_sample_keeps_the_bag():
     x = DS.with_bag(kd.bag())
-    assert kd.sample(x, 0.5, 1).get_bag() is not None
-    assert kd.random.mask(x, 0.5, 1).get_bag() is None
+    assert kd.sample(x, 0.5, 1).has_bag()
+    assert not kd.random.mask(x, 0.5, 1).has_bag()
 
 
 @pytest.mark.parametrize(
