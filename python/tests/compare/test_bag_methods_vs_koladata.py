@@ -251,6 +251,13 @@ PROGRAMS = {
     "del ds.attr": _del_statement,
     "del ds.attr of objects": _del_statement_on_objects,
     "del ds.attr missing": _del_statement_missing,
+    # The null bag: what get_bag() of a slice without a bag gives.
+    "get_bag of no bag": lambda kd: kd.slice([1]).get_bag(),
+    "is_null_bag of the null bag": lambda kd: kd.is_null_bag(kd.item(1).get_bag()),
+    "with_bag of the null bag": lambda kd: kd.with_bag(kd.new(a=1), kd.item(1).get_bag()).get_bag(),
+    "bool of the null bag": lambda kd: bool(kd.item(1).get_bag()),
+    "== of the null bag": lambda kd: kd.item(1).get_bag() == kd.item(2).get_bag(),
+    "kd.with_bag(x, None)": lambda kd: kd.with_bag(kd.new(a=1), None),
     # Python None is "no items"; a missing item is one item per list.
     "list_like(x, None)": lambda kd: kd.list_like(kd.slice([1, 2]), None),
     "list_like(x, missing item)": lambda kd: kd.list_like(kd.slice([1, None]), kd.item(None)),
