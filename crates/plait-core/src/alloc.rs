@@ -5,22 +5,31 @@
 /// more time in page faults than in the loop that fills it.
 pub fn output_vec<R>(n: usize) -> Vec<R> {
     let out: Vec<R> = Vec::with_capacity(n);
+    advise_huge_pages(out.as_ptr().cast(), n * std::mem::size_of::<R>());
+    out
+}
+
+/// Asks the kernel to back the whole 2 MiB pages of a fresh allocation of
+/// `bytes` bytes at `start` with huge pages (only for large allocations;
+/// elsewhere than Linux, nothing).
+fn advise_huge_pages(start: *const u8, bytes: usize) {
     #[cfg(target_os = "linux")]
     {
         const HUGE_PAGE: usize = 2 << 20;
-        let bytes = n * std::mem::size_of::<R>();
         if bytes >= 2 * HUGE_PAGE {
-            let start = out.as_ptr() as usize;
+            let start = start as usize;
             let aligned = (start + HUGE_PAGE - 1) & !(HUGE_PAGE - 1);
             let end = (start + bytes) & !(HUGE_PAGE - 1);
             if end > aligned {
-                // SAFETY: the range lies inside the allocation just made; the
-                // advice only changes how its pages are backed.
+                // SAFETY: MADV_HUGEPAGE reads and writes no memory: it
+                // only changes how the pages of the range are backed (on a
+                // range that is not mapped it fails and changes nothing).
                 unsafe { libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE) };
             }
         }
     }
-    out
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
 }
 
 /// Copies written per step by [`RunWriter::write`].
@@ -67,17 +76,22 @@ pub fn fill_runs<T: Copy>(n: usize, runs: impl FnOnce(&mut RunWriter<'_, T>)) ->
 /// Bytes per task of [`copy_bytes`].
 const COPY_CHUNK: usize = 1 << 20;
 
-/// A copy of `bytes` in a fresh buffer; large ones are copied in chunks on
-/// the worker threads, so that the page faults of the fresh memory and the
-/// copy itself are shared out (about half the time of one `memcpy` of 40 MB
-/// on two cores).
-pub fn copy_bytes(bytes: &[u8]) -> Vec<u8> {
+/// A copy of `bytes` in a fresh Arrow buffer (aligned for any value type,
+/// as Arrow's allocations are, so the copy can be read as numbers); large
+/// ones are copied in chunks on the worker threads, so that the page faults
+/// of the fresh memory and the copy itself are shared out (about half the
+/// time of one `memcpy` of 40 MB on two cores).
+pub fn copy_bytes(bytes: &[u8]) -> arrow_buffer::Buffer {
     use rayon::prelude::*;
     if bytes.len() < 4 * COPY_CHUNK {
-        return bytes.to_vec();
+        return arrow_buffer::Buffer::from_slice_ref(bytes);
     }
-    let mut out: Vec<u8> = output_vec(bytes.len());
-    let spare = &mut out.spare_capacity_mut()[..bytes.len()];
+    let mut out = arrow_buffer::MutableBuffer::with_capacity(bytes.len());
+    advise_huge_pages(out.as_ptr(), bytes.len());
+    // SAFETY: `with_capacity` allocated at least `bytes.len()` bytes at
+    // `as_mut_ptr()`, owned by `out` and not yet initialised; they are seen
+    // as `MaybeUninit` slots, written below, and nothing else reads them.
+    let spare = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), bytes.len()) };
     crate::parallel::install(|| {
         spare.par_chunks_mut(COPY_CHUNK).zip(bytes.par_chunks(COPY_CHUNK)).for_each(|(to, from)| {
             for (slot, &b) in to.iter_mut().zip(from) {
@@ -86,10 +100,10 @@ pub fn copy_bytes(bytes: &[u8]) -> Vec<u8> {
         })
     });
     // SAFETY: the chunks of `spare` and of `bytes` pair up one to one and
-    // have equal lengths, and every slot of each chunk was written: slots
+    // have equal lengths, and every slot of each chunk was written: bytes
     // `0..bytes.len()` are initialised, within the capacity.
     unsafe { out.set_len(bytes.len()) };
-    out
+    out.into()
 }
 
 #[cfg(test)]
@@ -98,7 +112,10 @@ mod copy_tests {
     fn copies_of_small_and_large_buffers_are_equal() {
         for n in [0, 1, 4 << 20, (5 << 20) + 3] {
             let bytes: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
-            assert_eq!(super::copy_bytes(&bytes), bytes, "{n} bytes");
+            let copy = super::copy_bytes(&bytes);
+            assert_eq!(copy.as_slice(), &bytes[..], "{n} bytes");
+            // Aligned as Arrow aligns, so the copy can be read as numbers.
+            assert_eq!(copy.as_ptr().align_offset(8), 0, "{n} bytes");
         }
     }
 }

@@ -115,7 +115,7 @@ fn foreign_buffer(buf: &Bound<'_, PyAny>) -> PyResult<Buffer> {
         // the Buffer lives (`buf` holds it) and the GIL is held, so no
         // Python code writes it during the copy.
         let bytes = unsafe { std::slice::from_raw_parts(ptr.as_ptr(), size) };
-        return Ok(Buffer::from_vec(plait_core::alloc::copy_bytes(bytes)));
+        return Ok(plait_core::alloc::copy_bytes(bytes));
     }
     let owner = std::sync::Arc::new(PythonOwner { _buffer: std::panic::AssertUnwindSafe(buf.clone().unbind()) });
     // SAFETY: an immutable pyarrow Buffer's memory is valid for `size` bytes
