@@ -26,18 +26,18 @@ struct Input {
 
 impl Input {
     fn new(op: &str, x: &DataSlice, ndim: Option<i64>) -> Result<Input> {
-        Input::checked(op, x, ndim, || Ok(()))
+        Input::checked(op, x, ndim, || Ok(())).map(|(input, ())| input)
     }
 
-    /// [`Input::new`] checking the arguments in Koda's order (after a given
-    /// `ndim`, which `Args::agg_ndim` checks): `x`'s type, the operator's
-    /// other arguments (`others`), and last that `x` has a dimension to
-    /// aggregate when `ndim` is not given.
-    fn checked(op: &str, x: &DataSlice, ndim: Option<i64>, others: impl FnOnce() -> Result<()>) -> Result<Input> {
+    /// [`Input::new`] and the operator's other arguments, read by `others`,
+    /// checked in Koda's order (after a given `ndim`, which
+    /// `Args::agg_ndim` checks): `x`'s type, the other arguments, and last
+    /// that `x` has a dimension to aggregate when `ndim` is not given.
+    fn checked<A>(op: &str, x: &DataSlice, ndim: Option<i64>, others: impl FnOnce() -> Result<A>) -> Result<(Input, A)> {
         let p = prepare(op, &[("x", x)], TypeClass::Numeric)?;
-        others()?;
+        let others = others()?;
         let groups = groups(op, x, ndim)?;
-        Ok(Input { p, groups })
+        Ok((Input { p, groups }, others))
     }
 
     fn presence(&self) -> Option<&NullBuffer> {
@@ -256,12 +256,7 @@ pub fn agg_median(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
 }
 
 fn variance(op: &str, x: &DataSlice, unbiased: impl FnOnce() -> Result<bool>, ndim: Option<i64>, sqrt: bool) -> Result<DataSlice> {
-    let mut unbiased_value = false;
-    let input = Input::checked(op, x, ndim, || {
-        unbiased_value = unbiased()?;
-        Ok(())
-    })?;
-    let unbiased = unbiased_value;
+    let (input, unbiased) = Input::checked(op, x, ndim, unbiased)?;
     let out = float_type(input.p.dtype());
     if input.p.all_missing() {
         return Ok(input.missing(out));
@@ -341,9 +336,8 @@ pub fn argmin(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
 /// The value below which a fraction `cdf_arg` of each group's values lie.
 pub fn agg_inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let op = "kd.math.agg_inverse_cdf";
-    let mut q = 0.0;
-    let input = Input::checked(op, x, ndim, || {
-        q = match (cdf_arg.is_item(), cdf_arg.get(0)) {
+    let (input, q) = Input::checked(op, x, ndim, || {
+        let q = match (cdf_arg.is_item(), cdf_arg.get(0)) {
             (true, Some(plait_core::ScalarRef::Float32(v))) => v as f64,
             (true, Some(plait_core::ScalarRef::Float64(v))) => v,
             (true, Some(plait_core::ScalarRef::Int32(v))) => v as f64,
@@ -356,7 +350,7 @@ pub fn agg_inverse_cdf(x: &DataSlice, cdf_arg: &DataSlice, ndim: Option<i64>) ->
         if !(0.0..=1.0).contains(&q) {
             return Err(Error::value(op, format!("unable to compute math.inverse_cdf: invalid cdf_arg, cdf_arg must be in [0, 1], got {q:.6}")));
         }
-        Ok(())
+        Ok(q)
     })?;
     if input.p.all_missing() {
         return Ok(input.missing(input.p.dtype()));

@@ -124,11 +124,12 @@ pub(crate) fn reduce_groups<T: Num, O: Reduction<T>, R: Send>(values: &[T], edge
     map_group_chunks(edge, |spans, out| {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
-            if spans.widest() <= 32
+            let widest = spans.widest();
+            if widest <= 32
                 && let Some(lanes) = T::lanes32(values)
             {
                 // SAFETY: the CPU has AVX2, checked just above.
-                return unsafe { avx2::windows::<O::Acc, R, _>(lanes, O::KIND, spans, out, &finish) };
+                return unsafe { avx2::windows::<O::Acc, R, _>(lanes, O::KIND, spans, widest, out, &finish) };
             }
             // SAFETY: the CPU has AVX2, checked just above.
             return unsafe { reduce_chunk_avx2::<T, O, R, _>(values, spans, out, &finish) };
@@ -227,18 +228,19 @@ mod avx2 {
         keep
     };
 
-    /// `finish(reduction, size)` of each group of the task (none wider
-    /// than 32), the reduction given as `A` (exact: a FLOAT32 or INT32
-    /// maximum, minimum or wrapping sum, or an f64 sum).
+    /// `finish(reduction, size)` of each group of the task (the widest has
+    /// `widest <= 32` items), the reduction given as `A` (exact: a FLOAT32
+    /// or INT32 maximum, minimum or wrapping sum, or an f64 sum).
     #[target_feature(enable = "avx2")]
     pub(super) fn windows<A: Num, R, F: Fn(A, usize) -> R>(
         values: Lanes32<'_>,
         kind: Kind,
         spans: GroupSpans<'_>,
+        widest: usize,
         out: &mut Chunk<'_, R>,
         finish: &F,
     ) {
-        match spans.widest() {
+        match widest {
             0..=8 => by_kind::<A, R, F, 1>(values, kind, spans, out, finish),
             9..=16 => by_kind::<A, R, F, 2>(values, kind, spans, out, finish),
             17..=24 => by_kind::<A, R, F, 3>(values, kind, spans, out, finish),

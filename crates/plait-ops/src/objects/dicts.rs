@@ -323,17 +323,6 @@ pub fn set_in_place(x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Resu
     })
 }
 
-/// `kd.get_key_schema` / `kd.get_value_schema`: the schema in `attr` of a dict schema.
-fn entry_schema(op: &str, schema: &DataSlice, attr: &str) -> Result<DataSlice> {
-    let held = match (schema.is_item().then(|| schema.get(0)).flatten(), schema.bag()) {
-        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, attr),
-        _ => None,
-    };
-    let name = op.rsplit('.').next().unwrap_or(op);
-    let held = held.ok_or_else(|| Error::value(op, format!("expected Dict schema for {name}, got {}", crate::describe(schema))))?;
-    Ok(DataSlice::item(Some(ScalarRef::Schema(held)), Schema::Schema)?.with_bag(schema.bag().cloned()))
-}
-
 /// The optional schema argument `name` (`None` when not given or missing).
 fn opt_schema(a: &Args<'_>, op: &str, name: &str) -> Result<Option<Schema>> {
     match a.opt_slice(name)?.filter(|s| s.present_count() > 0) {
@@ -401,7 +390,7 @@ Examples:
   DataItem(STRING, schema: SCHEMA, bag_id: $...)
   >>> kd.get_key_schema(kd.dict({1: 'a'}).get_schema())
   DataItem(INT32, schema: SCHEMA, bag_id: $...)"#,
-        |a| entry_schema("kd.schema.get_key_schema", a.slice("dict_schema")?, DICT_KEYS_ATTR),
+        |a| super::model::container_schema_attr("kd.schema.get_key_schema", "Dict", a.slice("dict_schema")?, DICT_KEYS_ATTR),
     );
     r.add(
         "kd.schema.get_value_schema",
@@ -419,7 +408,7 @@ Examples:
   DataItem(INT64, schema: SCHEMA, bag_id: $...)
   >>> kd.get_value_schema(kd.dict({1: 'a'}).get_schema())
   DataItem(STRING, schema: SCHEMA, bag_id: $...)"#,
-        |a| entry_schema("kd.schema.get_value_schema", a.slice("dict_schema")?, DICT_VALUES_ATTR),
+        |a| super::model::container_schema_attr("kd.schema.get_value_schema", "Dict", a.slice("dict_schema")?, DICT_VALUES_ATTR),
     );
     r.add(
         "kd.dicts._new",

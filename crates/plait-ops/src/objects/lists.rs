@@ -404,15 +404,7 @@ const APPEND_IN_PLACE_MAX_LISTS: usize = 64;
 
 /// `kd.get_item_schema(list_schema)`: the item schema of a list schema.
 pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
-    let op = "kd.schema.get_item_schema";
-    // Anything but a list schema item is Koda's one error (as for dicts'
-    // `get_key_schema`).
-    let item = match (schema.is_item().then(|| schema.get(0)).flatten(), schema.bag()) {
-        (Some(ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, LIST_ITEMS_ATTR),
-        _ => None,
-    };
-    let item = item.ok_or_else(|| Error::value(op, format!("expected List schema for get_item_schema, got {}", crate::describe(schema))))?;
-    Ok(DataSlice::item(Some(ScalarRef::Schema(item)), Schema::Schema)?.with_bag(schema.bag().cloned()))
+    super::model::container_schema_attr("kd.schema.get_item_schema", "List", schema, LIST_ITEMS_ATTR)
 }
 
 pub(crate) fn register(r: &mut Registry) {

@@ -217,6 +217,20 @@ pub fn attr_schema(bag: &DataBag, schema_id: ItemId, name: &str) -> Option<Schem
     bag.get_one(name, schema_id).and_then(|v| v.schema())
 }
 
+/// `kd.get_item_schema` / `get_key_schema` / `get_value_schema`: the schema
+/// in `attr` of the list or dict schema item `schema` (`kind` is `List` or
+/// `Dict`); anything else is Koda's one error,
+/// `expected Dict schema for get_key_schema, got ...`.
+pub fn container_schema_attr(op: &str, kind: &str, schema: &DataSlice, attr: &str) -> Result<DataSlice> {
+    let held = match (schema.is_item().then(|| schema.get(0)).flatten(), schema.bag()) {
+        (Some(plait_core::ScalarRef::Schema(Schema::Struct(id))), Some(bag)) => attr_schema(bag, id, attr),
+        _ => None,
+    };
+    let name = op.rsplit('.').next().unwrap_or(op);
+    let held = held.ok_or_else(|| Error::value(op, format!("expected {kind} schema for {name}, got {}", crate::describe(schema))))?;
+    Ok(DataSlice::item(Some(plait_core::ScalarRef::Schema(held)), Schema::Schema)?.with_bag(schema.bag().cloned()))
+}
+
 /// The bag of `x`, or Koda's error for a slice without one.
 pub fn bag_of<'a>(op_context: &str, x: &'a DataSlice) -> Result<&'a DataBag> {
     x.bag().ok_or_else(|| attr_error(op_context, "the DataSlice is a reference without a bag"))
