@@ -382,11 +382,13 @@ mod avx2 {
                     let v = _mm256_blendv_epi8(empty, v, m);
                     acc = if kind == Kind::Max { _mm256_max_epi32(acc, v) } else { _mm256_min_epi32(acc, v) };
                 }
-                let mut lanes = [0i32; 8];
-                // SAFETY: `lanes` holds 8 i32.
-                unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
-                let best = if kind == Kind::Max { lanes.iter().max() } else { lanes.iter().min() };
-                *best.expect("8 lanes") as f64
+                // Halving with shuffles, as for FLOAT32 (a scalar pass over
+                // the lanes costs as much as the window).
+                let best = |a: __m128i, b: __m128i| if kind == Kind::Max { _mm_max_epi32(a, b) } else { _mm_min_epi32(a, b) };
+                let four = best(_mm256_castsi256_si128(acc), _mm256_extracti128_si256::<1>(acc));
+                let two = best(four, _mm_shuffle_epi32::<0b01_00_11_10>(four));
+                let one = best(two, _mm_shuffle_epi32::<0b10_11_00_01>(two));
+                _mm_cvtsi128_si32(one) as f64
             }
             Kind::WrappingSum => {
                 let mut acc = _mm256_setzero_si256();
