@@ -30,6 +30,7 @@ pub mod shape;
 pub mod signature;
 pub mod slice;
 pub mod subslice;
+pub mod typing;
 
 pub use bag::DataBag;
 pub use column::{Column, IdBits, ScalarRef, SchemaValues, SliceData, Values};

@@ -201,9 +201,12 @@ def test_dense_aggregations_per_row_match_numpy(dtype, widest, large):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dense_max_min_of_rows_with_nan_and_infinities(dtype):
+@pytest.mark.parametrize("widest", [30, 100])
+def test_dense_max_min_of_rows_with_nan_and_infinities(dtype, widest):
+    # Rows wider than 32 are read in runs of 32 and a window for the rest: a
+    # NaN or an infinity may fall in either part.
     rng = np.random.default_rng(5)
-    sizes = rng.integers(0, 30, size=3000)
+    sizes = rng.integers(0, widest, size=3000)
     values = (rng.random(int(sizes.sum())) * 10).astype(dtype)
     special = rng.integers(0, len(values), size=300)
     values[special[:100]] = np.nan
@@ -224,7 +227,7 @@ def test_dense_aggregations_of_uniform_rows_and_wrapping_sums():
         assert kd.agg_max(x).to_py() == [int(r.max()) if width else None for r in values]
         assert kd.agg_sum(x).to_py() == [int(r.sum()) for r in values]
         assert kd.math.agg_mean(x).to_py() == [float(r.mean()) if width else None for r in values]
-    # INT32 sums wrap, in windows and in lanes alike.
-    for width in (3, 40):
+    # INT32 sums wrap, in windows and in runs alike, and across the two.
+    for width in (3, 40, 64, 70):
         x = kd.reshape(kd.slice([2**31 - 1] * width, kd.INT32), kd.shapes.new(1, width))
         assert kd.agg_sum(x).to_py() == [int(np.sum(np.full(width, 2**31 - 1, dtype=np.int32), dtype=np.int32))]

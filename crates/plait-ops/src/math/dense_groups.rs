@@ -9,7 +9,8 @@
 //! are each read as one window of 8, 16, 24 or 32 values with the lanes past
 //! the group masked (see `avx2`), so that no branch depends on a group's
 //! size: with about ten values per group, branches on sizes mispredict
-//! often enough to cost more than reading the values.
+//! often enough to cost more than reading the values. Wider groups of those
+//! types are read in runs of 32 values and a masked window for the rest.
 
 use plait_core::Edge;
 
@@ -124,10 +125,9 @@ pub(crate) fn reduce_groups<T: Num, O: Reduction<T>, R: Send>(values: &[T], edge
     map_group_chunks(edge, |spans, out| {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
-            let widest = spans.widest();
-            if widest <= 32
-                && let Some(lanes) = T::lanes32(values)
-            {
+            // SAFETY: the CPU has AVX2, checked just above.
+            let widest = unsafe { avx2::widest(&spans) };
+            if let Some(lanes) = T::lanes32(values) {
                 // SAFETY: the CPU has AVX2, checked just above.
                 return unsafe { avx2::windows::<O::Acc, R, _>(lanes, O::KIND, spans, widest, out, &finish) };
             }
@@ -228,8 +228,18 @@ mod avx2 {
         keep
     };
 
+    /// [`GroupSpans::widest`] compiled for AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn widest(spans: &GroupSpans<'_>) -> usize {
+        spans.widest()
+    }
+
+    /// The window size (in vectors of 8 lanes) that stands for groups of any
+    /// size: runs of 32 values, then a masked window for the rest.
+    const ANY: usize = 0;
+
     /// `finish(reduction, size)` of each group of the task (the widest has
-    /// `widest <= 32` items), the reduction given as `A` (exact: a FLOAT32
+    /// `widest` items), the reduction given as `A` (exact: a FLOAT32
     /// or INT32 maximum, minimum or wrapping sum, or an f64 sum).
     #[target_feature(enable = "avx2")]
     pub(super) fn windows<A: Num, R, F: Fn(A, usize) -> R>(
@@ -244,7 +254,8 @@ mod avx2 {
             0..=8 => by_kind::<A, R, F, 1>(values, kind, spans, out, finish),
             9..=16 => by_kind::<A, R, F, 2>(values, kind, spans, out, finish),
             17..=24 => by_kind::<A, R, F, 3>(values, kind, spans, out, finish),
-            _ => by_kind::<A, R, F, 4>(values, kind, spans, out, finish),
+            25..=32 => by_kind::<A, R, F, 4>(values, kind, spans, out, finish),
+            _ => by_kind::<A, R, F, ANY>(values, kind, spans, out, finish),
         }
     }
 
@@ -317,7 +328,62 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn window_f32<const V: usize>(values: &[f32], start: usize, len: usize, kind: Kind) -> f64 {
+        if V == ANY {
+            let whole = len / 32 * 32;
+            let tail = window_f32::<4>(values, start + whole, len - whole, kind);
+            return combine(kind, runs_f32(&values[start..start + whole], kind), tail);
+        }
         window::<f32, V>(values, start, len, |w, keep| reduce_f32::<V>(w, keep, kind))
+    }
+
+    /// The reduction of `values`, a whole number of runs of 32, in four
+    /// vector accumulators.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn runs_f32(values: &[f32], kind: Kind) -> f64 {
+        // SAFETY: each run holds 32 values.
+        let lane = |run: &[f32], j: usize| unsafe { _mm256_loadu_ps(run.as_ptr().add(8 * j)) };
+        match kind {
+            Kind::Max | Kind::Min => {
+                let best = |a, b| if kind == Kind::Max { _mm256_max_ps(a, b) } else { _mm256_min_ps(a, b) };
+                let mut acc = [_mm256_set1_ps(if kind == Kind::Max { f32::NEG_INFINITY } else { f32::INFINITY }); 4];
+                let mut nan = _mm256_setzero_ps();
+                for run in values.chunks_exact(32) {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        let v = lane(run, j);
+                        nan = _mm256_or_ps(nan, _mm256_cmp_ps::<_CMP_UNORD_Q>(v, v));
+                        *acc = best(*acc, v);
+                    }
+                }
+                if _mm256_movemask_ps(nan) != 0 {
+                    return f64::NAN;
+                }
+                best_of_f32(best(best(acc[0], acc[1]), best(acc[2], acc[3])), kind)
+            }
+            Kind::SumF64 | Kind::WrappingSum => {
+                let mut acc = [_mm256_setzero_pd(); 4];
+                for run in values.chunks_exact(32) {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        let v = lane(run, j);
+                        *acc = _mm256_add_pd(*acc, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+                        *acc = _mm256_add_pd(*acc, _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v)));
+                    }
+                }
+                sum_pd(_mm256_add_pd(_mm256_add_pd(acc[0], acc[1]), _mm256_add_pd(acc[2], acc[3])))
+            }
+        }
+    }
+
+    /// The reductions of two parts of a group combined.
+    fn combine(kind: Kind, a: f64, b: f64) -> f64 {
+        match kind {
+            Kind::Max | Kind::Min if a.is_nan() || b.is_nan() => f64::NAN,
+            Kind::Max => a.max(b),
+            Kind::Min => a.min(b),
+            Kind::SumF64 => a + b,
+            // Both parts are i32 sums, exact in f64.
+            Kind::WrappingSum => (a as i32).wrapping_add(b as i32) as f64,
+        }
     }
 
     /// The reduction of the `8 * V` lanes at `w` masked by `keep`.
@@ -339,13 +405,7 @@ mod avx2 {
                 if _mm256_movemask_ps(nan) != 0 {
                     return f64::NAN;
                 }
-                // Halving with shuffles: a scalar compare per step would be a
-                // data-dependent branch.
-                let best = |a: __m128, b: __m128| if kind == Kind::Max { _mm_max_ps(a, b) } else { _mm_min_ps(a, b) };
-                let four = best(_mm256_castps256_ps128(acc), _mm256_extractf128_ps::<1>(acc));
-                let two = best(four, _mm_movehl_ps(four, four));
-                let one = best(two, _mm_shuffle_ps::<0b01>(two, two));
-                _mm_cvtss_f32(one) as f64
+                best_of_f32(acc, kind)
             }
             Kind::SumF64 | Kind::WrappingSum => {
                 let mut acc = _mm256_setzero_pd();
@@ -360,10 +420,28 @@ mod avx2 {
         }
     }
 
+    /// The maximum (or minimum) of 8 FLOAT32 lanes without NaNs, by halving
+    /// with shuffles: a scalar compare per step would be a data-dependent
+    /// branch.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn best_of_f32(acc: __m256, kind: Kind) -> f64 {
+        let best = |a: __m128, b: __m128| if kind == Kind::Max { _mm_max_ps(a, b) } else { _mm_min_ps(a, b) };
+        let four = best(_mm256_castps256_ps128(acc), _mm256_extractf128_ps::<1>(acc));
+        let two = best(four, _mm_movehl_ps(four, four));
+        let one = best(two, _mm_shuffle_ps::<0b01>(two, two));
+        _mm_cvtss_f32(one) as f64
+    }
+
     /// The reduction of `values[start..start + len]` (`len <= 8 * V`).
     #[target_feature(enable = "avx2")]
     #[inline]
     fn window_i32<const V: usize>(values: &[i32], start: usize, len: usize, kind: Kind) -> f64 {
+        if V == ANY {
+            let whole = len / 32 * 32;
+            let tail = window_i32::<4>(values, start + whole, len - whole, kind);
+            return combine(kind, runs_i32(&values[start..start + whole], kind), tail);
+        }
         window::<i32, V>(values, start, len, |w, keep| reduce_i32::<V>(w, keep, kind))
     }
 
@@ -382,13 +460,7 @@ mod avx2 {
                     let v = _mm256_blendv_epi8(empty, v, m);
                     acc = if kind == Kind::Max { _mm256_max_epi32(acc, v) } else { _mm256_min_epi32(acc, v) };
                 }
-                // Halving with shuffles, as for FLOAT32 (a scalar pass over
-                // the lanes costs as much as the window).
-                let best = |a: __m128i, b: __m128i| if kind == Kind::Max { _mm_max_epi32(a, b) } else { _mm_min_epi32(a, b) };
-                let four = best(_mm256_castsi256_si128(acc), _mm256_extracti128_si256::<1>(acc));
-                let two = best(four, _mm_shuffle_epi32::<0b01_00_11_10>(four));
-                let one = best(two, _mm_shuffle_epi32::<0b10_11_00_01>(two));
-                _mm_cvtsi128_si32(one) as f64
+                best_of_i32(acc, kind)
             }
             Kind::WrappingSum => {
                 let mut acc = _mm256_setzero_si256();
@@ -396,10 +468,7 @@ mod avx2 {
                     let (v, m) = lane(j);
                     acc = _mm256_add_epi32(acc, _mm256_and_si256(v, m));
                 }
-                let mut lanes = [0i32; 8];
-                // SAFETY: `lanes` holds 8 i32.
-                unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
-                lanes.iter().fold(0i32, |a, &b| a.wrapping_add(b)) as f64
+                wrapping_sum_i32(acc)
             }
             Kind::SumF64 => {
                 let mut acc = _mm256_setzero_pd();
@@ -412,6 +481,70 @@ mod avx2 {
                 sum_pd(acc)
             }
         }
+    }
+
+    /// The reduction of `values`, a whole number of runs of 32, in four
+    /// vector accumulators.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn runs_i32(values: &[i32], kind: Kind) -> f64 {
+        // SAFETY: each run holds 32 values.
+        let lane = |run: &[i32], j: usize| unsafe { _mm256_loadu_si256(run.as_ptr().add(8 * j) as *const __m256i) };
+        let runs = values.chunks_exact(32);
+        match kind {
+            Kind::Max | Kind::Min => {
+                let best = |a, b| if kind == Kind::Max { _mm256_max_epi32(a, b) } else { _mm256_min_epi32(a, b) };
+                let mut acc = [_mm256_set1_epi32(if kind == Kind::Max { i32::MIN } else { i32::MAX }); 4];
+                for run in runs {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        *acc = best(*acc, lane(run, j));
+                    }
+                }
+                best_of_i32(best(best(acc[0], acc[1]), best(acc[2], acc[3])), kind)
+            }
+            Kind::WrappingSum => {
+                let mut acc = [_mm256_setzero_si256(); 4];
+                for run in runs {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        *acc = _mm256_add_epi32(*acc, lane(run, j));
+                    }
+                }
+                wrapping_sum_i32(_mm256_add_epi32(_mm256_add_epi32(acc[0], acc[1]), _mm256_add_epi32(acc[2], acc[3])))
+            }
+            Kind::SumF64 => {
+                let mut acc = [_mm256_setzero_pd(); 4];
+                for run in runs {
+                    for (j, acc) in acc.iter_mut().enumerate() {
+                        let v = lane(run, j);
+                        *acc = _mm256_add_pd(*acc, _mm256_cvtepi32_pd(_mm256_castsi256_si128(v)));
+                        *acc = _mm256_add_pd(*acc, _mm256_cvtepi32_pd(_mm256_extracti128_si256::<1>(v)));
+                    }
+                }
+                sum_pd(_mm256_add_pd(_mm256_add_pd(acc[0], acc[1]), _mm256_add_pd(acc[2], acc[3])))
+            }
+        }
+    }
+
+    /// The maximum (or minimum) of 8 INT32 lanes, halving with shuffles as
+    /// for FLOAT32 (a scalar pass over the lanes costs as much as a window).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn best_of_i32(acc: __m256i, kind: Kind) -> f64 {
+        let best = |a: __m128i, b: __m128i| if kind == Kind::Max { _mm_max_epi32(a, b) } else { _mm_min_epi32(a, b) };
+        let four = best(_mm256_castsi256_si128(acc), _mm256_extracti128_si256::<1>(acc));
+        let two = best(four, _mm_shuffle_epi32::<0b01_00_11_10>(four));
+        let one = best(two, _mm_shuffle_epi32::<0b10_11_00_01>(two));
+        _mm_cvtsi128_si32(one) as f64
+    }
+
+    /// The wrapping sum of 8 INT32 lanes.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn wrapping_sum_i32(acc: __m256i) -> f64 {
+        let mut lanes = [0i32; 8];
+        // SAFETY: `lanes` holds 8 i32.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, acc) };
+        lanes.iter().fold(0i32, |a, &b| a.wrapping_add(b)) as f64
     }
 
     /// The sum of 4 f64 lanes.
