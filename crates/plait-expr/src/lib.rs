@@ -32,6 +32,7 @@ pub mod stream;
 pub mod text;
 pub mod tracing;
 pub mod transform;
+pub mod typing;
 pub mod value;
 
 pub use eval::eval;

@@ -336,4 +336,13 @@ Examples:
   DataItem(present, schema: MASK)"#,
         |a| full_equal(a.slice("x")?, a.slice("y")?),
     );
+    // Type rules (see `crate::typing`).
+    use crate::typing::rules::{Out, elementwise, elementwise_any};
+    const XY: &[&str] = &["x", "y"];
+    for name in ["kd.comparison.equal", "kd.comparison.not_equal"] {
+        r.type_rule(name, elementwise_any(XY, Out::Fixed(Schema::Mask)));
+    }
+    for name in ["kd.comparison.less", "kd.comparison.less_equal", "kd.comparison.greater", "kd.comparison.greater_equal"] {
+        r.type_rule(name, elementwise(XY, TypeClass::Orderable, Out::Fixed(Schema::Mask)));
+    }
 }

@@ -30,6 +30,7 @@ pub mod shapes;
 pub mod slices;
 pub mod strings;
 pub mod timestamp;
+pub mod typing;
 
 use plait_core::repr::repr_slice;
 use plait_core::{DataSlice, Error, Result, ScalarRef};

@@ -598,4 +598,22 @@ Examples:
         r.bag_rule(name, crate::registry::BagRule::From(&["x"]));
     }
     r.bag_rule("kd.masking.cond", crate::registry::BagRule::From(&["yes", "no"]));
+    // Type rules (see `crate::typing`).
+    use crate::typing::rules::{self, Out, aggregate, aggregate_all, aggregate_any, elementwise, elementwise_any};
+    const XY: &[&str] = &["x", "y"];
+    for name in ["kd.masking.has", "kd.masking.has_not"] {
+        r.type_rule(name, elementwise_any(&["x"], Out::Fixed(Schema::Mask)));
+    }
+    r.type_rule("kd.masking.apply_mask", rules::apply_mask());
+    r.type_rule("kd.masking.coalesce", elementwise_any(XY, Out::Common));
+    for name in ["kd.masking.mask_and", "kd.masking.mask_or", "kd.masking.mask_equal", "kd.masking.mask_not_equal", "kd.masking.xor"] {
+        r.type_rule(name, elementwise(XY, TypeClass::Mask, Out::Fixed(Schema::Mask)));
+    }
+    r.type_rule("kd.masking.agg_has", aggregate_any(Out::Fixed(Schema::Mask)));
+    for name in ["kd.masking.agg_any", "kd.masking.agg_all"] {
+        r.type_rule(name, aggregate(TypeClass::Mask, Out::Fixed(Schema::Mask)));
+    }
+    for name in ["kd.masking.any", "kd.masking.all"] {
+        r.type_rule(name, aggregate_all(Some(TypeClass::Mask), Out::Fixed(Schema::Mask)));
+    }
 }

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use plait_core::{DataBag, DataSlice, Error, JaggedShape, Result, ScalarRef, Schema};
 
 use crate::describe;
+use crate::typing::TypeRule;
 
 /// An argument or result value.
 #[derive(Clone, Debug)]
@@ -139,6 +140,9 @@ pub struct Operator {
     /// JaggedShape with Koda's TypeError (`kd.list_shaped(kd.item(1))`:
     /// Koda's Python function checks it before calling the operator).
     pub shape_first: bool,
+    /// The result's type from the arguments' types (see `typing`); `None`:
+    /// unknown until evaluated.
+    pub type_rule: Option<TypeRule>,
 }
 
 /// How a Python list or tuple argument is boxed, as Koda decides per
@@ -232,6 +236,7 @@ impl Registry {
             deterministic: true,
             boxing: Boxing::Items,
             shape_first: false,
+            type_rule: None,
         });
     }
 
@@ -253,6 +258,12 @@ impl Registry {
     pub fn shape_first(&mut self, name: &str) {
         let index = self.by_name[name];
         self.ops[index].shape_first = true;
+    }
+
+    /// Sets the type rule of operator `name` (see `typing`).
+    pub fn type_rule(&mut self, name: &str, rule: TypeRule) {
+        let index = self.by_name[name];
+        self.ops[index].type_rule = Some(rule);
     }
 
     /// Marks operator `name` as giving a new result on every call.

@@ -18,6 +18,7 @@ mod py_proto;
 mod py_shape;
 mod py_slice;
 mod py_stream;
+mod py_typing;
 mod thread_pool;
 mod unboxing;
 
@@ -59,6 +60,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_operator::register(m)?;
     py_bag::register(m)?;
     py_expr::register(m)?;
+    py_typing::register(m)?;
     py_functor::register(m)?;
     py_from_py::register(m)?;
     py_persist::register(m)?;

@@ -307,22 +307,26 @@ fn node(op: &str, args: Vec<Option<Expr>>) -> PyResult<PyExpr> {
 
 /// `expr`, with a tag saying where the user's code built it when tracing
 /// (errors at evaluation then name the line).
+/// Inside a typed tracing scope (`kd.typing.infer`), the node is typed
+/// here, so that a type error is raised at the line that built it.
 fn located(expr: Expr) -> PyResult<PyExpr> {
     if !is_tracing() {
         return Ok(PyExpr { inner: expr });
     }
     static LOCATION: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
-    Python::attach(|py| {
+    let expr = Python::attach(|py| {
         let location = LOCATION.get_or_try_init(py, || py.import("plait.kd._source")?.getattr("location").map(Bound::unbind))?;
         let found = location.bind(py).call0()?;
         if found.is_none() {
-            return Ok(PyExpr { inner: expr });
+            return Ok::<_, PyErr>(expr);
         }
         let text = format!("{}{}", plait_expr::expr::SOURCE_TAG_PREFIX, found.extract::<String>()?);
         let mut tags = expr.tags().to_vec();
         tags.push(to_value("kd.expr", &PyString::new(py, &text).into_any(), true)?);
-        Ok(PyExpr { inner: expr.with_tags(tags) })
-    })
+        Ok(expr.with_tags(tags))
+    })?;
+    crate::py_typing::infer_in_scope(&expr)?;
+    Ok(PyExpr { inner: expr })
 }
 
 /// A Python tuple holding expressions as a `kd.tuples.tuple` node, a dict

@@ -50,6 +50,7 @@ from plait.kd.persistence import dump, dumps, load, loads
 from plait.kd import vis
 from plait.kd import testing
 from plait.kd import progress
+from plait.kd import typing
 from plait.kd.assertion import check_inputs, check_output, duck_dict, duck_list, duck_type, static_when_tracing
 
 from_pytree = from_py

@@ -39,6 +39,7 @@ from plait.kd import strings as strings
 from plait.kd import testing as testing
 from plait.kd import tuples as tuples
 from plait.kd import types as types
+from plait.kd import typing as typing
 from plait.kd import vis as vis
 
 BOOLEAN: Any
@@ -374,7 +375,7 @@ def get_attr_names(x, *, intersection) -> Any:
     """Returns the sorted attribute names of the items of x."""
 
 def get_bag(ds) -> Any:
-    """Returns the bag of `ds`, or None when it has none."""
+    """Returns the bag of `ds`, or the null bag when it has none."""
 
 def get_dtype(ds) -> Any:
     """Returns the primitive schema of the items of `ds`."""
@@ -543,12 +544,12 @@ def less_equal(x, y) -> Any:
     """Returns present where x is less than or equal to y, item by item (`x <= y`)."""
 
 def list(items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
-    """A list (a DataItem) with the given items; nested Python lists become"""
+    """`kd.list`: a list (a DataItem) with the given items, as `kd.lists.new`"""
 
 def list_append_update(x, append) -> Any:
     """Returns a new DataBag holding the lists of x with the items of append at their ends."""
 
-def list_like(shape_and_mask_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
+def list_like(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists with the shape and the missing items of shape_and_mask_from."""
 
 def list_schema(item_schema) -> Any:
@@ -557,7 +558,7 @@ def list_schema(item_schema) -> Any:
 def list_shaped(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists of the given shape."""
 
-def list_shaped_as(shape_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
+def list_shaped_as(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists of the shape of shape_from."""
 
 def list_size(list_slice) -> Any:

@@ -18,7 +18,7 @@ def freeze_bag(x) -> Any:
     """Returns `x` with an immutable copy of its bag."""
 
 def get_bag(ds) -> Any:
-    """Returns the bag of `ds`, or None when it has none."""
+    """Returns the bag of `ds`, or the null bag when it has none."""
 
 def has_bag(ds) -> Any:
     """Returns `kd.present` when `ds` has a bag attached, else `kd.missing`."""

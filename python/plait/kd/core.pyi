@@ -45,7 +45,7 @@ def get_attr_names(x, intersection) -> Any:
     """Returns the sorted attribute names of the items of x, as a 1-D STRING DataSlice."""
 
 def get_bag(ds) -> Any:
-    """Returns the bag of `ds`, or None when it has none."""
+    """Returns the bag of `ds`, or the null bag when it has none."""
 
 def get_item(x, key_or_index) -> Any:
     """Returns the items of lists at the given indices, or the values of dicts at the given keys."""

@@ -1,6 +1,8 @@
 """`kd.lists`: Koda's list operators (built from the Rust registry), and
 `kd.list` / `kd.lists.new`, which builds lists from Python lists."""
 
+import inspect as _inspect
+
 from plait import _plait
 from plait.kd import types
 from plait.kd._operators import OPERATORS as _OPERATORS
@@ -69,6 +71,11 @@ def _with_items(operator):
 
     call.__name__ = call.__qualname__ = operator.name.rpartition(".")[2]
     call.__doc__ = operator.__doc__
+    # Koda's name for the first parameter (`shape_from`, ...), the others
+    # defaulting to None as in Koda's Python function.
+    first = next(iter(_inspect.signature(operator).parameters.values()))
+    params = list(_inspect.signature(call).parameters.values())
+    call.__signature__ = _inspect.Signature([params[0].replace(name=first.name), *params[1:]])
     return call
 
 

@@ -35,6 +35,11 @@ impl SliceType {
         SliceType { schema, dims: self.dims.clone() }
     }
 
+    /// The same schema, rank unknown.
+    pub fn with_unknown_dims(&self) -> SliceType {
+        SliceType { schema: self.schema.clone(), dims: None }
+    }
+
     /// The dimensions of a concrete shape: a uniform edge is its size, a
     /// split edge ragged with its number of items.
     pub fn dims_of(shape: &JaggedShape) -> Vec<Dim> {

@@ -948,4 +948,45 @@ Examples:
   DataSlice([[0.6, 0.2, 0.4], [1.0, 0.8]], schema: FLOAT32, present: 5/5)"#,
         |a| cdf(a.slice("x")?, a.opt_slice("weights")?, a.agg_ndim()?),
     );
+    // Type rules (see `crate::typing`).
+    use crate::promote::TypeClass::{Numeric, NumericOrText};
+    use crate::typing::rules::{Out, aggregate, aggregate_all, elementwise, same_dims};
+    use plait_core::Schema;
+    const XY: &[&str] = &["x", "y"];
+    const X: &[&str] = &["x"];
+    r.type_rule("kd.math.add", elementwise(XY, NumericOrText, Out::Common));
+    for name in ["kd.math.subtract", "kd.math.multiply", "kd.math.floordiv", "kd.math.mod", "kd.math.maximum", "kd.math.minimum"] {
+        r.type_rule(name, elementwise(XY, Numeric, Out::Common));
+    }
+    for name in ["kd.math.divide", "kd.math.pow"] {
+        r.type_rule(name, elementwise(XY, Numeric, Out::Float));
+    }
+    for name in ["kd.math.neg", "kd.math.pos", "kd.math.abs", "kd.math.sign", "kd.math.round", "kd.math.floor", "kd.math.ceil"] {
+        r.type_rule(name, elementwise(X, Numeric, Out::Common));
+    }
+    for name in ["kd.math.log", "kd.math.log10", "kd.math.exp", "kd.math.sqrt", "kd.math.sigmoid"] {
+        r.type_rule(name, elementwise(X, Numeric, Out::Float));
+    }
+    r.type_rule("kd.math.is_nan", elementwise(X, Numeric, Out::Fixed(Schema::Mask)));
+    r.type_rule("kd.math.agg_sum", aggregate(Numeric, Out::CommonOr(Schema::Int32)));
+    for name in ["kd.math.agg_max", "kd.math.agg_min", "kd.math.agg_median"] {
+        r.type_rule(name, aggregate(Numeric, Out::Common));
+    }
+    for name in ["kd.math.agg_mean", "kd.math.agg_var", "kd.math.agg_std"] {
+        r.type_rule(name, aggregate(Numeric, Out::Float));
+    }
+    for name in ["kd.math.argmax", "kd.math.argmin"] {
+        r.type_rule(name, aggregate(Numeric, Out::Fixed(Schema::Int64)));
+    }
+    r.type_rule("kd.math.sum", aggregate_all(Some(Numeric), Out::CommonOr(Schema::Int32)));
+    for name in ["kd.math.max", "kd.math.min", "kd.math.median"] {
+        r.type_rule(name, aggregate_all(Some(Numeric), Out::Common));
+    }
+    r.type_rule("kd.math.mean", aggregate_all(Some(Numeric), Out::Float));
+    for name in ["kd.math.cum_sum", "kd.math.cum_max", "kd.math.cum_min"] {
+        r.type_rule(name, same_dims(Numeric, Out::Common));
+    }
+    for name in ["kd.math.softmax", "kd.math.cdf"] {
+        r.type_rule(name, same_dims(Numeric, Out::Float));
+    }
 }

@@ -569,4 +569,5 @@ Examples:
             }
         },
     );
+    r.type_rule("kd.core.get_attr", crate::typing::rules::get_attr());
 }

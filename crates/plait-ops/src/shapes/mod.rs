@@ -5,6 +5,7 @@
 
 mod dims;
 mod register;
+pub mod types;
 
 use plait_core::broadcast::expand_to_shape as expand;
 use plait_core::column::SliceBuilder;

@@ -211,6 +211,7 @@ Examples:
         reshape,
     );
     r.boxing("kd.shapes.reshape", Boxing::Tuples);
+    r.type_rule("kd.shapes.reshape", crate::typing::TypeRule::new(super::types::reshape));
     r.add_value(
         "kd.shapes.reshape_as",
         &["kd.reshape_as"],

@@ -323,6 +323,10 @@ Examples:
     for name in ["kd.slices.concat", "kd.slices.stack", "kd.slices.zip"] {
         r.bag_rule(name, crate::registry::BagRule::Merge);
     }
+    // Type rules (see `crate::typing`).
+    use crate::typing::rules::{Out, aggregate_all, aggregate_any};
+    r.type_rule("kd.slices.agg_count", aggregate_any(Out::Fixed(plait_core::Schema::Int64)));
+    r.type_rule("kd.slices.count", aggregate_all(None, Out::Fixed(plait_core::Schema::Int64)));
 }
 
 fn register_selection(r: &mut Registry) {

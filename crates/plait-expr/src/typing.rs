@@ -1,0 +1,176 @@
+//! Type inference over expressions: each node's type from its arguments'
+//! types by its operator's type rule (`plait_ops::typing`), without
+//! evaluating anything but operators whose arguments are all known.
+//! A [`TypeEnv`] keeps the type of every node it has seen, so that tracing
+//! can type each new node as it is built (one rule call per node) and
+//! report an error at the line that built it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use plait_core::error::Context;
+use plait_core::typing::RESERVED_PREFIX;
+use plait_core::{Error, Result};
+use plait_ops::typing::{TypeArgs, TypeValue};
+
+use crate::expr::{Expr, NodeKind, source_location};
+use crate::operator::{Builtin, OperatorKind, is_variadic};
+use crate::value::ExprValue;
+
+/// The declared types of a program's inputs, and the types inferred so far.
+#[derive(Default)]
+pub struct TypeEnv {
+    inputs: HashMap<Arc<str>, TypeValue>,
+    /// By node fingerprint.
+    types: HashMap<u128, TypeValue>,
+}
+
+impl TypeEnv {
+    /// An environment where input `name` has type `t` for each pair (other
+    /// inputs are unknown). Sizes named with the reserved prefix are
+    /// refused: inference names data-dependent sizes with it.
+    pub fn new(inputs: impl IntoIterator<Item = (String, TypeValue)>) -> Result<TypeEnv> {
+        let inputs: HashMap<Arc<str>, TypeValue> = inputs.into_iter().map(|(n, t)| (Arc::from(n.as_str()), t)).collect();
+        for (name, t) in &inputs {
+            if let Some(size) = reserved_size(t) {
+                return Err(Error::value(
+                    "kd.typing",
+                    format!("input `{name}`: size `{size}` uses the prefix `{RESERVED_PREFIX}`, which inference keeps for sizes it names"),
+                ));
+            }
+        }
+        Ok(TypeEnv { inputs, types: HashMap::new() })
+    }
+
+    /// The type of `expr`, inferring every node not seen yet (children
+    /// first, iteratively: any depth of expression is fine).
+    pub fn infer(&mut self, expr: &Expr) -> Result<TypeValue> {
+        if let Some(t) = self.types.get(&expr.fingerprint()) {
+            return Ok(t.clone());
+        }
+        for node in expr.post_order() {
+            if self.types.contains_key(&node.fingerprint()) {
+                continue;
+            }
+            let t = self.infer_node(&node).map_err(|e| {
+                let place = source_location(&node).map(|l| format!(" (created at {l})")).unwrap_or_default();
+                e.in_context(Context::Note(format!("while inferring the type of {}{place}", crate::text::expr_text(&node))))
+            })?;
+            self.types.insert(node.fingerprint(), t);
+        }
+        Ok(self.types[&expr.fingerprint()].clone())
+    }
+
+    /// The type of one node whose children have types.
+    fn infer_node(&self, node: &Expr) -> Result<TypeValue> {
+        let child = |e: &Expr| self.types.get(&e.fingerprint()).cloned().unwrap_or(TypeValue::Unknown);
+        match node.kind() {
+            NodeKind::Input(name) => Ok(self.inputs.get(name).cloned().unwrap_or(TypeValue::Unknown)),
+            NodeKind::Variable(_) | NodeKind::Placeholder(_) => Ok(TypeValue::Unknown),
+            NodeKind::Literal(v) => Ok(literal_type(v)),
+            NodeKind::Op { op, args, kwarg_names } => match &op.kind {
+                OperatorKind::Backend(backend) => {
+                    let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
+                    let mut fixed = fixed.iter();
+                    let values =
+                        backend.params.iter().map(|p| if is_variadic(p) { None } else { fixed.next().and_then(|a| a.as_ref().map(child)) }).collect();
+                    let var_args = var_args.iter().flatten().map(child).collect();
+                    let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), child(a.as_ref()?)))).collect();
+                    backend.infer(&TypeArgs::new(backend, values, var_args, var_kwargs))
+                }
+                // A name does not change the value.
+                OperatorKind::Builtin(def) if def.role == Builtin::WithName => {
+                    Ok(args.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child))
+                }
+                OperatorKind::Builtin(def) if def.name == "kd.tuples.tuple" => Ok(TypeValue::Tuple(args.iter().flatten().map(child).collect())),
+                _ => Ok(TypeValue::Unknown),
+            },
+        }
+    }
+}
+
+/// The exact type of a literal: a value, or a tuple of values.
+fn literal_type(v: &ExprValue) -> TypeValue {
+    match v {
+        ExprValue::Data(v) => TypeValue::of_value(v),
+        ExprValue::Tuple(t) if t.names.is_none() => TypeValue::Tuple(t.items.iter().map(literal_type).collect()),
+        _ => TypeValue::Unknown,
+    }
+}
+
+/// A size of `t` named with the reserved prefix, if any.
+fn reserved_size(t: &TypeValue) -> Option<String> {
+    let dims = match t {
+        TypeValue::Slice(s, _) => s.dims.as_ref()?,
+        TypeValue::Shape(dims) => dims.as_ref()?,
+        TypeValue::Tuple(items) => return items.iter().find_map(reserved_size),
+        _ => return None,
+    };
+    dims.iter()
+        .filter_map(|d| match d {
+            plait_core::typing::Dim::Uniform(s) | plait_core::typing::Dim::Ragged { total: s } => Some(s),
+            plait_core::typing::Dim::Unknown => None,
+        })
+        .flat_map(|s| s.params())
+        .find(|p| p.starts_with(RESERVED_PREFIX))
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use plait_core::typing::{Dim, SchemaType, Size, SliceType};
+    use plait_core::{DataSlice, ScalarRef, Schema};
+    use plait_ops::registry::Value;
+
+    use super::*;
+
+    fn slice_type(schema: Schema, dims: Vec<Dim>) -> TypeValue {
+        TypeValue::slice(SliceType::new(SchemaType::Named(schema), dims))
+    }
+
+    fn n() -> Dim {
+        Dim::Uniform(Size::param("n"))
+    }
+
+    fn op(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::op(name, args.into_iter().map(Some).collect()).unwrap()
+    }
+
+    #[test]
+    fn aggregation_drops_a_dimension_and_promotion_is_checked() {
+        let ragged = Dim::Ragged { total: Size::param("t") };
+        let mut env = TypeEnv::new([("x".to_string(), slice_type(Schema::Int32, vec![n(), ragged]))]).unwrap();
+        let agg = op("kd.math.agg_sum", vec![Expr::input("x")]);
+        assert_eq!(env.infer(&agg).unwrap().to_string(), "INT32[n]");
+        let text = Expr::data(Value::Slice(DataSlice::item(Some(ScalarRef::String("abc")), Schema::String).unwrap()));
+        let bad = op("kd.math.add", vec![agg, text]);
+        let err = env.infer(&bad).unwrap_err();
+        assert!(err.to_string().contains("no common primitive schema: inferred `x`: INT32[n], `y`: STRING[]"), "{err}");
+        assert!(err.notes().iter().any(|n| n.starts_with("while inferring the type of")), "{:?}", err.notes());
+    }
+
+    #[test]
+    fn known_arguments_are_computed() {
+        let mut env = TypeEnv::new([]).unwrap();
+        let e = op("kd.math.add", vec![crate::tracing::int32(1), crate::tracing::int32(2)]);
+        let t = env.infer(&e).unwrap();
+        assert_eq!(t.to_string(), "INT32[]");
+        assert!(matches!(t, TypeValue::Slice(_, Some(v)) if v.get(0) == Some(ScalarRef::Int32(3))));
+    }
+
+    #[test]
+    fn unknown_inputs_give_unknown_types_and_deep_chains_are_fine() {
+        let mut env = TypeEnv::new([]).unwrap();
+        let mut e = Expr::input("x");
+        for _ in 0..100_000 {
+            e = op("kd.math.neg", vec![e]);
+        }
+        assert_eq!(env.infer(&e).unwrap().to_string(), "?[...]");
+    }
+
+    #[test]
+    fn reserved_size_names_are_refused() {
+        let t = slice_type(Schema::Int32, vec![Dim::Uniform(Size::param("_pd_shp0"))]);
+        assert!(TypeEnv::new([("x".to_string(), t)]).is_err());
+    }
+}

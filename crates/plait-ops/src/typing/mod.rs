@@ -1,0 +1,255 @@
+//! Type rules: what an operator gives, computed from what is known of its
+//! arguments before anything runs (seed 000's abstract QTypes, seed 002's
+//! symbolic shapes). Each operator's rule is registered beside its kernel
+//! (`Registry::type_rule`); the families of rules operators share live in
+//! [`rules`]. An argument whose value is known (a literal) is known exactly,
+//! and an operator whose arguments are all known is run instead of
+//! inferred ([`Operator::infer`]), so literal subexpressions are exact.
+
+pub mod rules;
+
+use std::fmt;
+use std::sync::Arc;
+
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::typing::{Dim, SchemaType, SliceType};
+use plait_core::{DataBag, DataSlice, Error, Result, ScalarRef, Schema};
+
+use crate::registry::{Operator, ParamKind, Value};
+
+/// What is known of an argument or a result.
+#[derive(Clone, Debug)]
+pub enum TypeValue {
+    /// A DataSlice of this type, and its value when known.
+    Slice(SliceType, Option<DataSlice>),
+    /// A JaggedShape with these dimensions (`None`: rank unknown).
+    Shape(Option<Vec<Dim>>),
+    Bag,
+    Tuple(Vec<TypeValue>),
+    /// Anything.
+    Unknown,
+}
+
+impl TypeValue {
+    /// A DataSlice of type `ty`, value unknown.
+    pub fn slice(ty: SliceType) -> TypeValue {
+        TypeValue::Slice(ty, None)
+    }
+
+    /// The exact type of a value, which is kept.
+    pub fn of_value(v: &Value) -> TypeValue {
+        match v {
+            Value::Slice(x) => TypeValue::Slice(type_of(x), Some(x.clone())),
+            Value::Shape(s) => TypeValue::Shape(Some(SliceType::dims_of(s))),
+            Value::Bag(_) => TypeValue::Bag,
+            Value::Tuple(items) => TypeValue::Tuple(items.iter().map(TypeValue::of_value).collect()),
+            Value::Range { .. } | Value::Ellipsis => TypeValue::Unknown,
+        }
+    }
+
+    /// The known value, as an operator argument.
+    pub fn known(&self) -> Option<Value> {
+        match self {
+            TypeValue::Slice(_, Some(x)) => Some(Value::Slice(x.clone())),
+            TypeValue::Tuple(items) => items.iter().map(TypeValue::known).collect::<Option<Vec<_>>>().map(Value::Tuple),
+            _ => None,
+        }
+    }
+}
+
+/// `INT32[n, *]`, `JAGGED_SHAPE[n, *]`, `DATA_BAG`, `tuple<INT32[], ?>`, `?`.
+impl fmt::Display for TypeValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TypeValue::Slice(t, _) => write!(f, "{t}"),
+            TypeValue::Shape(dims) => write!(f, "JAGGED_SHAPE{}", &SliceType { schema: SchemaType::Unknown, dims: dims.clone() }.to_string()[1..]),
+            TypeValue::Bag => write!(f, "DATA_BAG"),
+            TypeValue::Tuple(items) => {
+                write!(f, "tuple<")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                write!(f, ">")
+            }
+            TypeValue::Unknown => write!(f, "?"),
+        }
+    }
+}
+
+/// How deep the attributes of a concrete struct schema are described in
+/// its type; deeper (or in a cycle: a tree's node schema) they are unknown.
+const SCHEMA_DEPTH: usize = 6;
+
+/// The exact type of a DataSlice: its schema (a struct schema described by
+/// the attributes its bag gives it) and its dimensions.
+pub fn type_of(x: &DataSlice) -> SliceType {
+    SliceType::new(schema_type(x.schema(), x.bag(), SCHEMA_DEPTH), SliceType::dims_of(x.shape()))
+}
+
+/// The type of `schema` whose attributes `bag` holds.
+pub fn schema_type(schema: Schema, bag: Option<&DataBag>, depth: usize) -> SchemaType {
+    let (Schema::Struct(id), Some(bag)) = (schema, bag) else {
+        return SchemaType::of_schema(schema);
+    };
+    if depth == 0 {
+        return SchemaType::Unknown;
+    }
+    let attr = |name: &str| match bag.get_one(name, id).and_then(|v| v.schema()) {
+        Some(s) => schema_type(s, Some(bag), depth - 1),
+        None => SchemaType::Unknown,
+    };
+    if bag.get_one(LIST_ITEMS_ATTR, id).is_some() {
+        return SchemaType::List(Box::new(attr(LIST_ITEMS_ATTR)));
+    }
+    if bag.get_one(DICT_KEYS_ATTR, id).is_some() {
+        return SchemaType::Dict(Box::new(attr(DICT_KEYS_ATTR)), Box::new(attr(DICT_VALUES_ATTR)));
+    }
+    // Attributes named `__...__` are the schema's own (its name, ...).
+    SchemaType::entity(bag.attr_names(id).into_iter().filter(|name| !name.starts_with("__")).map(|name| {
+        let t = attr(&name);
+        (Arc::from(name.as_str()), t)
+    }))
+}
+
+/// The function of a [`TypeRule`].
+type RuleFn = dyn Fn(&TypeArgs<'_>) -> Result<TypeValue> + Send + Sync;
+
+/// A rule: the result's type from the arguments' types.
+#[derive(Clone)]
+pub struct TypeRule(Arc<RuleFn>);
+
+impl TypeRule {
+    pub fn new(rule: impl Fn(&TypeArgs<'_>) -> Result<TypeValue> + Send + Sync + 'static) -> TypeRule {
+        TypeRule(Arc::new(rule))
+    }
+}
+
+impl fmt::Debug for TypeRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TypeRule")
+    }
+}
+
+/// The argument types of one call, bound to the operator's parameters.
+pub struct TypeArgs<'a> {
+    op: &'a Operator,
+    /// One per parameter that is not `*args` / `**kwargs`: the given type,
+    /// else the default's (known) one, else `None` (unspecified).
+    values: Vec<Option<TypeValue>>,
+    var_args: Vec<TypeValue>,
+    var_kwargs: Vec<(String, TypeValue)>,
+}
+
+/// Nothing known of a slice.
+static UNKNOWN_SLICE: SliceType = SliceType { schema: SchemaType::Unknown, dims: None };
+
+impl<'a> TypeArgs<'a> {
+    /// Arguments bound as an expression node binds them (one per named
+    /// parameter, `None` where unspecified); defaults are filled in.
+    pub fn new(op: &'a Operator, values: Vec<Option<TypeValue>>, var_args: Vec<TypeValue>, var_kwargs: Vec<(String, TypeValue)>) -> TypeArgs<'a> {
+        let values = values
+            .into_iter()
+            .zip(&op.params)
+            .map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(|d| TypeValue::of_value(&Value::Slice(d)))))
+            .collect();
+        TypeArgs { op, values, var_args, var_kwargs }
+    }
+
+    /// The operator's name, for errors.
+    pub fn op_name(&self) -> &'static str {
+        self.op.name
+    }
+
+    /// The type of argument `name`; `None` when unspecified.
+    pub fn get(&self, name: &str) -> Option<&TypeValue> {
+        let i = self.op.params.iter().position(|p| p.name == name && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword));
+        i.and_then(|i| self.values[i].as_ref())
+    }
+
+    /// The type of DataSlice argument `name` (unknown when its type is, or
+    /// when unspecified); an argument known to be something else is a
+    /// TypeError.
+    pub fn slice(&self, name: &str) -> Result<&SliceType> {
+        match self.get(name) {
+            Some(TypeValue::Slice(t, _)) => Ok(t),
+            None | Some(TypeValue::Unknown) => Ok(&UNKNOWN_SLICE),
+            Some(other) => Err(Error::type_error(self.op.name, format!("argument `{name}`: expected a DataSlice, inferred {other}"))),
+        }
+    }
+
+    /// The value of DataSlice argument `name`, when known.
+    pub fn known(&self, name: &str) -> Option<&DataSlice> {
+        match self.get(name) {
+            Some(TypeValue::Slice(_, x)) => x.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The integer item argument `name`: `Ok(None)` when not known (or
+    /// missing), an error when known to be something else.
+    pub fn known_int(&self, name: &str) -> Result<Option<i64>> {
+        let Some(x) = self.known(name) else { return Ok(None) };
+        match (x.is_item(), x.get(0)) {
+            (true, Some(ScalarRef::Int32(v))) => Ok(Some(v as i64)),
+            (true, Some(ScalarRef::Int64(v))) => Ok(Some(v)),
+            (true, None) => Ok(None),
+            _ => Err(Error::value(self.op.name, format!("argument `{name}`: expected an integer item, got {}", crate::describe(x)))),
+        }
+    }
+
+    /// The text item argument `name`, when known.
+    pub fn known_text(&self, name: &str) -> Option<String> {
+        match self.known(name)?.get(0) {
+            Some(ScalarRef::String(s)) => Some(s.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The `*args` types.
+    pub fn var_args(&self) -> &[TypeValue] {
+        &self.var_args
+    }
+
+    /// Every argument's value when all are known.
+    fn all_known(&self) -> Option<KnownArgs> {
+        let values = self
+            .values
+            .iter()
+            .map(|v| match v {
+                None => Some(None),
+                Some(t) => t.known().map(Some),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let var_args = self.var_args.iter().map(TypeValue::known).collect::<Option<Vec<_>>>()?;
+        let var_kwargs = self.var_kwargs.iter().map(|(n, v)| Some((n.clone(), v.known()?))).collect::<Option<Vec<_>>>()?;
+        Some(KnownArgs { values, var_args, var_kwargs })
+    }
+}
+
+/// The values of all the arguments of a call, bound as
+/// [`Operator::call_bound`] takes them.
+struct KnownArgs {
+    values: Vec<Option<Value>>,
+    var_args: Vec<Value>,
+    var_kwargs: Vec<(String, Value)>,
+}
+
+impl Operator {
+    /// The type of the result on arguments of types `args`: an operator
+    /// that always gives the same result on the same arguments is run when
+    /// all of them are known; else its type rule; else unknown.
+    pub fn infer(&self, args: &TypeArgs<'_>) -> Result<TypeValue> {
+        if self.deterministic
+            && let Some(known) = args.all_known()
+        {
+            return self.call_bound(known.values, known.var_args, known.var_kwargs).map(|v| TypeValue::of_value(&v));
+        }
+        match &self.type_rule {
+            Some(rule) => (rule.0)(args),
+            None => Ok(TypeValue::Unknown),
+        }
+    }
+}

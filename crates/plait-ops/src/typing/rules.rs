@@ -1,0 +1,225 @@
+//! The families of type rules operators share: item-by-item operators
+//! (broadcast, promoted), aggregations over the last dimensions, attribute
+//! access. Broadcasting and promotion on types happen here only, as
+//! `broadcast` and `promote` do them on data.
+
+use plait_core::typing::{Dim, SchemaType, SliceType, broadcast_dims};
+use plait_core::{Error, Result, Schema};
+
+use super::{TypeArgs, TypeRule, TypeValue};
+use crate::promote::TypeClass;
+
+/// How the result's schema follows from the arguments' common schema.
+#[derive(Clone, Copy, Debug)]
+pub enum Out {
+    /// The common schema (`x + y`, `agg_max`).
+    Common,
+    /// The common schema, `schema` where it is NONE (`agg_sum` of nothing
+    /// is 0 of INT32).
+    CommonOr(Schema),
+    /// The common schema made floating point: FLOAT64 stays, other numbers
+    /// are FLOAT32 (`x / y`, `log`, `agg_mean`).
+    Float,
+    /// Always this schema (`x < y` is MASK, `argmax` INT64).
+    Fixed(Schema),
+}
+
+impl Out {
+    fn schema(self, common: SchemaType) -> SchemaType {
+        match (self, common) {
+            (Out::Fixed(s), _) => SchemaType::Named(s),
+            (Out::Common, c) => c,
+            (Out::CommonOr(s), SchemaType::Named(Schema::None)) => SchemaType::Named(s),
+            (Out::CommonOr(_), c) => c,
+            (Out::Float, SchemaType::Named(s)) if s.is_numeric() && s != Schema::Float64 => SchemaType::Named(Schema::Float32),
+            (Out::Float, c) => c,
+        }
+    }
+}
+
+/// The error for argument `arg` of a type `op` does not accept.
+fn expected_error(op: &str, arg: &str, expected: &str, inferred: &SliceType) -> Error {
+    Error::value(op, format!("argument `{arg}`: expected a slice of {expected}, inferred {inferred}"))
+}
+
+/// Checks argument `arg`'s schema against `class` (OBJECT and unknown
+/// schemas pass: their items are known only by evaluation).
+fn check_class(op: &str, arg: &str, t: &SliceType, class: TypeClass) -> Result<()> {
+    let admitted = match &t.schema {
+        SchemaType::Unknown | SchemaType::Named(Schema::Object) => true,
+        SchemaType::Named(s) => class.admits(*s),
+        _ => false,
+    };
+    if admitted { Ok(()) } else { Err(expected_error(op, arg, class.describe(), t)) }
+}
+
+/// The dimensions of `(name, type)` arguments broadcast together (unknown
+/// when a rank is), or the error naming the two that differ.
+pub fn broadcast(op: &str, args: &[(&str, &SliceType)]) -> Result<Option<Vec<Dim>>> {
+    let mut acc: Option<(&str, &SliceType, Vec<Dim>)> = None;
+    for &(name, t) in args {
+        let Some(dims) = &t.dims else { return Ok(None) };
+        acc = Some(match acc {
+            None => (name, t, dims.clone()),
+            Some((first, first_t, so_far)) => match broadcast_dims(&so_far, dims) {
+                Ok(out) => (first, first_t, out),
+                Err(i) => {
+                    return Err(Error::value(
+                        op,
+                        format!(
+                            "arguments `{first}` and `{name}` cannot be broadcast: inferred {first_t} and {t}, which differ in dimension {i} ({} and {})",
+                            so_far[i], dims[i]
+                        ),
+                    ));
+                }
+            },
+        });
+    }
+    Ok(acc.map(|(_, _, dims)| dims))
+}
+
+/// The common schema of the arguments, or the error naming the first two
+/// without one.
+fn common_schema(op: &str, args: &[(&str, &SliceType)]) -> Result<SchemaType> {
+    let mut common = SchemaType::Named(Schema::None);
+    for (i, &(name, t)) in args.iter().enumerate() {
+        common = SchemaType::common(&common, &t.schema).ok_or_else(|| {
+            let (first, first_t) = args[..i].iter().find(|(_, f)| SchemaType::common(&f.schema, &t.schema).is_none()).copied().unwrap_or(args[0]);
+            Error::value(op, format!("arguments `{first}` and `{name}` have no common schema: inferred {first_t} and {t}"))
+        })?;
+    }
+    Ok(common)
+}
+
+/// An operator item by item over the named arguments: each admitted by
+/// `class`, broadcast together, the result's schema by `out`.
+pub fn elementwise(args: &'static [&'static str], class: TypeClass, out: Out) -> TypeRule {
+    items_rule(args, Some(class), out)
+}
+
+/// [`elementwise`] over arguments of any schemas that have a common one
+/// (`kd.coalesce`).
+pub fn elementwise_any(args: &'static [&'static str], out: Out) -> TypeRule {
+    items_rule(args, None, out)
+}
+
+fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, out: Out) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let typed = args.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
+        if let Some(class) = class {
+            for &(name, t) in &typed {
+                check_class(op, name, t, class)?;
+            }
+        }
+        let common = common_schema(op, &typed)?;
+        // Primitives of different kinds meet at OBJECT, which an operator
+        // computing on items refuses unless an argument is OBJECT already.
+        let object_given = typed.iter().any(|(_, t)| matches!(t.schema, SchemaType::Named(Schema::Object) | SchemaType::Unknown));
+        if class.is_some() && common == SchemaType::Named(Schema::Object) && !object_given {
+            let shown: Vec<String> = typed.iter().map(|(name, t)| format!("`{name}`: {t}")).collect();
+            return Err(Error::value(op, format!("arguments have no common primitive schema: inferred {}", shown.join(", "))));
+        }
+        let schema = out.schema(common);
+        let dims = broadcast(op, &typed)?;
+        Ok(TypeValue::slice(SliceType { schema, dims }))
+    })
+}
+
+/// The rank `ndim` leaves of `x`'s dims (`None`: all of them), checked.
+fn drop_dims(op: &str, x: &SliceType, ndim: Option<i64>) -> Result<Option<Vec<Dim>>> {
+    let Some(dims) = &x.dims else { return Ok(None) };
+    let ndim = match ndim {
+        None => return Ok(Some(Vec::new())),
+        Some(n) => n,
+    };
+    if ndim < 0 || ndim as usize > dims.len() {
+        return Err(Error::value(op, format!("argument `x`: expected rank >= {ndim} (ndim={ndim}), inferred {x}")));
+    }
+    Ok(Some(dims[..dims.len() - ndim as usize].to_vec()))
+}
+
+/// An aggregation of `x` over its last `ndim` dimensions (1 unless given;
+/// unknown when given but not known): `x` admitted by `class`, the result
+/// typed by `out`.
+pub fn aggregate(class: TypeClass, out: Out) -> TypeRule {
+    aggregate_rule(Some(class), out)
+}
+
+/// [`aggregate`] of items of any schema (`agg_count`, `agg_has`).
+pub fn aggregate_any(out: Out) -> TypeRule {
+    aggregate_rule(None, out)
+}
+
+fn aggregate_rule(class: Option<TypeClass>, out: Out) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let x = a.slice("x")?;
+        if let Some(class) = class {
+            check_class(op, "x", x, class)?;
+        }
+        let dims = match (a.get("ndim"), a.known_int("ndim")?) {
+            (None, _) => drop_dims(op, x, Some(1))?,
+            (Some(_), Some(n)) => drop_dims(op, x, Some(n))?,
+            (Some(_), None) => None,
+        };
+        Ok(TypeValue::slice(SliceType { schema: out.schema(x.schema.clone()), dims }))
+    })
+}
+
+/// An aggregation of `x` over all its dimensions (an item); `class`
+/// `None` admits any items.
+pub fn aggregate_all(class: Option<TypeClass>, out: Out) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let x = a.slice("x")?;
+        if let Some(class) = class {
+            check_class(op, "x", x, class)?;
+        }
+        Ok(TypeValue::slice(SliceType::new(out.schema(x.schema.clone()), Vec::new())))
+    })
+}
+
+/// An operator over the last dimension giving a slice of `x`'s dims
+/// (`cum_sum`, `softmax`): `x` of rank at least 1 admitted by `class`, the
+/// schema by `out`.
+pub fn same_dims(class: TypeClass, out: Out) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let x = a.slice("x")?;
+        check_class(op, "x", x, class)?;
+        if x.rank() == Some(0) {
+            return Err(Error::value(op, format!("argument `x`: expected rank > 0, inferred {x}")));
+        }
+        Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone()))))
+    })
+}
+
+/// `kd.get_attr(x, attr_name)`: the attribute's schema where `x`'s entity
+/// schema is known to have it, an error where it is known not to.
+pub fn get_attr() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let x = a.slice("x")?;
+        let Some(name) = a.known_text("attr_name") else {
+            return Ok(TypeValue::slice(x.with_schema(SchemaType::Unknown)));
+        };
+        match x.schema.attr(&name) {
+            Some(schema) => Ok(TypeValue::slice(x.with_schema(schema))),
+            // With a default, a missing attribute gives the default.
+            None if a.get("default").is_some() => Ok(TypeValue::slice(x.with_schema(SchemaType::Unknown))),
+            None => Err(Error::value(op, format!("argument `x`: the schema of {x} has no attribute '{name}'"))),
+        }
+    })
+}
+
+/// `kd.apply_mask(x, y)`: `x`'s items where MASK `y` is present, broadcast.
+pub fn apply_mask() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let (x, y) = (a.slice("x")?, a.slice("y")?);
+        check_class(op, "y", y, TypeClass::Mask)?;
+        let dims = broadcast(op, &[("x", x), ("y", y)])?;
+        Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))
+    })
+}

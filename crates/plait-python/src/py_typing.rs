@@ -1,0 +1,323 @@
+//! `kd.typing` from Python: slice types, sizes, and the scope in which
+//! tracing types each node it builds (so that a type error is raised at the
+//! line of user code that built the node).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType};
+use plait_expr::Expr;
+use plait_expr::typing::TypeEnv;
+use plait_ops::typing::{TypeValue, schema_type, type_of};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::errors::guard;
+use crate::py_expr::PyExpr;
+use crate::py_slice::PyDataSlice;
+
+const OP: &str = "kd.typing";
+
+// ---------------------------------------------------------------- sizes
+
+/// A size: an affine expression in named sizes (`kd.typing.size('n') * 2 + 1`).
+#[pyclass(name = "Size", module = "plait.kd.typing", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PySize {
+    inner: Size,
+}
+
+/// A size or a Python int, as a size.
+fn size_of(x: &Bound<'_, PyAny>, what: &str) -> PyResult<Size> {
+    if let Ok(s) = x.cast::<PySize>() {
+        return Ok(s.get().inner.clone());
+    }
+    if !x.is_instance_of::<pyo3::types::PyBool>()
+        && let Ok(k) = x.extract::<i64>()
+    {
+        return Ok(Size::constant(k));
+    }
+    Err(PyTypeError::new_err(format!("{OP}: {what} must be a size or an int, got {}", x.get_type().name()?)))
+}
+
+fn overflow() -> PyErr {
+    PyValueError::new_err(format!("{OP}: the size's coefficients overflow 64-bit integers"))
+}
+
+#[pymethods]
+impl PySize {
+    fn __add__(&self, other: &Bound<'_, PyAny>) -> PyResult<PySize> {
+        Ok(PySize { inner: self.inner.checked_add(&size_of(other, "the other operand")?).ok_or_else(overflow)? })
+    }
+
+    fn __radd__(&self, other: &Bound<'_, PyAny>) -> PyResult<PySize> {
+        self.__add__(other)
+    }
+
+    fn __sub__(&self, other: &Bound<'_, PyAny>) -> PyResult<PySize> {
+        Ok(PySize { inner: self.inner.checked_sub(&size_of(other, "the other operand")?).ok_or_else(overflow)? })
+    }
+
+    fn __rsub__(&self, other: &Bound<'_, PyAny>) -> PyResult<PySize> {
+        Ok(PySize { inner: size_of(other, "the other operand")?.checked_sub(&self.inner).ok_or_else(overflow)? })
+    }
+
+    fn __mul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PySize> {
+        let other = size_of(other, "the other operand")?;
+        match self.inner.checked_mul(&other) {
+            Some(inner) => Ok(PySize { inner }),
+            None if self.inner.as_constant().is_none() && other.as_constant().is_none() => {
+                Err(PyValueError::new_err(format!("{OP}: {} * {} is not an affine size (one factor must be an int)", self.inner, other)))
+            }
+            None => Err(overflow()),
+        }
+    }
+
+    fn __rmul__(&self, other: &Bound<'_, PyAny>) -> PyResult<PySize> {
+        self.__mul__(other)
+    }
+
+    fn __neg__(&self) -> PyResult<PySize> {
+        Ok(PySize { inner: self.inner.checked_scale(-1).ok_or_else(overflow)? })
+    }
+
+    fn __repr__(&self) -> String {
+        self.inner.to_string()
+    }
+}
+
+/// `kd.typing.size(name)`: the size called `name`.
+#[pyfunction]
+fn typing_size(name: &str) -> PyResult<PySize> {
+    Ok(PySize { inner: Size::param(&checked_size_name(name)?) })
+}
+
+/// A user's size name: an identifier outside the reserved prefix.
+fn checked_size_name(name: &str) -> PyResult<String> {
+    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !identifier {
+        return Err(PyValueError::new_err(format!("{OP}: a size name must be an identifier, got {name:?}")));
+    }
+    if name.starts_with(RESERVED_PREFIX) {
+        return Err(PyValueError::new_err(format!(
+            "{OP}: size names starting with {RESERVED_PREFIX:?} are reserved for sizes inference names, got {name:?}"
+        )));
+    }
+    Ok(name.to_string())
+}
+
+// ---------------------------------------------------------------- dims
+
+/// `kd.typing.RAGGED` (row sizes vary) and `kd.typing.UNKNOWN`.
+#[pyclass(name = "DimMarker", module = "plait.kd.typing", frozen, eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum PyDimMarker {
+    Ragged,
+    Unknown,
+}
+
+#[pymethods]
+impl PyDimMarker {
+    fn __repr__(&self) -> &'static str {
+        match self {
+            PyDimMarker::Ragged => "kd.typing.RAGGED",
+            PyDimMarker::Unknown => "kd.typing.UNKNOWN",
+        }
+    }
+}
+
+/// Each ragged dimension declared gets a total of its own, named so that
+/// no user size (an identifier) can have the name.
+fn fresh_ragged_total() -> Size {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    Size::param(&format!("*{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+}
+
+fn dim_of(x: &Bound<'_, PyAny>) -> PyResult<Dim> {
+    if let Ok(marker) = x.cast::<PyDimMarker>() {
+        return Ok(match *marker.get() {
+            PyDimMarker::Ragged => Dim::Ragged { total: fresh_ragged_total() },
+            PyDimMarker::Unknown => Dim::Unknown,
+        });
+    }
+    if let Ok(name) = x.extract::<String>() {
+        return Ok(Dim::Uniform(Size::param(&checked_size_name(&name)?)));
+    }
+    let size = size_of(x, "a dimension").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{OP}: a dimension must be an int, a size name, a size, kd.typing.RAGGED or kd.typing.UNKNOWN, got {}",
+            x.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    if size.as_constant().is_some_and(|k| k < 0) {
+        return Err(PyValueError::new_err(format!("{OP}: a dimension's size cannot be negative, got {size}")));
+    }
+    Ok(Dim::Uniform(size))
+}
+
+fn dim_to_py(py: Python<'_>, d: &Dim) -> PyResult<Py<PyAny>> {
+    Ok(match d {
+        Dim::Uniform(s) => match s.as_constant() {
+            Some(k) => k.into_pyobject(py)?.into_any().unbind(),
+            None => Py::new(py, PySize { inner: s.clone() })?.into_any(),
+        },
+        Dim::Ragged { .. } => Py::new(py, PyDimMarker::Ragged)?.into_any(),
+        Dim::Unknown => Py::new(py, PyDimMarker::Unknown)?.into_any(),
+    })
+}
+
+// ---------------------------------------------------------------- slice types
+
+/// `kd.typing.SliceType(schema, dims)`: what is known of a DataSlice.
+#[pyclass(name = "SliceType", module = "plait.kd.typing", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PySliceType {
+    pub inner: SliceType,
+}
+
+#[pymethods]
+impl PySliceType {
+    /// `schema`: a schema item (`kd.INT32`, an entity schema, `kd.list_schema(...)`)
+    /// or None (unknown); `dims`: a tuple with one entry per dimension, or
+    /// None (rank unknown).
+    #[new]
+    #[pyo3(signature = (schema=None, dims=None))]
+    fn new(schema: Option<&Bound<'_, PyAny>>, dims: Option<&Bound<'_, PyAny>>) -> PyResult<PySliceType> {
+        let schema = match schema {
+            None => SchemaType::Unknown,
+            Some(s) if s.is_none() => SchemaType::Unknown,
+            Some(s) => {
+                let item = s.cast::<PyDataSlice>().map_err(|_| {
+                    PyTypeError::new_err(format!(
+                        "{OP}.SliceType: schema must be a schema item or None, got {}",
+                        s.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    ))
+                })?;
+                let ds = &item.get().inner;
+                match (ds.is_item(), ds.schema(), ds.get(0)) {
+                    (true, plait_core::Schema::Schema, Some(plait_core::ScalarRef::Schema(schema))) => schema_type(schema, ds.bag(), 6),
+                    _ => {
+                        return Err(PyTypeError::new_err(format!(
+                            "{OP}.SliceType: schema must be a schema item or None, got {}",
+                            plait_ops::describe(ds)
+                        )));
+                    }
+                }
+            }
+        };
+        let dims = match dims {
+            None => None,
+            Some(d) if d.is_none() => None,
+            Some(d) => {
+                if d.is_instance_of::<pyo3::types::PyString>() {
+                    return Err(PyTypeError::new_err(format!("{OP}.SliceType: dims must be a tuple or list of dimensions, got a str")));
+                }
+                Some(d.try_iter()?.map(|x| dim_of(&x?)).collect::<PyResult<Vec<_>>>()?)
+            }
+        };
+        Ok(PySliceType { inner: SliceType { schema, dims } })
+    }
+
+    /// The schema's text form (`INT32`, `Entity(x=INT32)`, `?`).
+    #[getter]
+    fn schema(&self) -> String {
+        self.inner.schema.to_string()
+    }
+
+    /// One entry per dimension (an int, a size, RAGGED or UNKNOWN); None
+    /// when the rank is unknown.
+    #[getter]
+    fn dims(&self, py: Python<'_>) -> PyResult<Option<Py<PyTuple>>> {
+        let Some(dims) = &self.inner.dims else { return Ok(None) };
+        let items = dims.iter().map(|d| dim_to_py(py, d)).collect::<PyResult<Vec<_>>>()?;
+        Ok(Some(PyTuple::new(py, items)?.unbind()))
+    }
+
+    #[getter]
+    fn rank(&self) -> Option<usize> {
+        self.inner.rank()
+    }
+
+    fn __repr__(&self) -> String {
+        self.inner.to_string()
+    }
+}
+
+/// `kd.typing.type_of(x)`: the exact type of a DataSlice.
+#[pyfunction]
+fn typing_type_of(x: PyRef<'_, PyDataSlice>) -> PySliceType {
+    PySliceType { inner: type_of(&x.inner) }
+}
+
+/// A type as Python sees it: a SliceType, a tuple of types, or the text of
+/// other kinds (`JAGGED_SHAPE[n]`, `DATA_BAG`, `?`).
+fn type_to_py(py: Python<'_>, t: &TypeValue) -> PyResult<Py<PyAny>> {
+    Ok(match t {
+        TypeValue::Slice(s, _) => Py::new(py, PySliceType { inner: s.clone() })?.into_any(),
+        TypeValue::Tuple(items) => PyTuple::new(py, items.iter().map(|i| type_to_py(py, i)).collect::<PyResult<Vec<_>>>()?)?.into_any().unbind(),
+        TypeValue::Unknown => Py::new(py, PyDimMarker::Unknown)?.into_any(),
+        other => other.to_string().into_pyobject(py)?.into_any().unbind(),
+    })
+}
+
+// ---------------------------------------------------------------- typed tracing
+
+thread_local! {
+    /// The environments of the typed tracing scopes open on this thread,
+    /// innermost last.
+    static TYPE_ENVS: RefCell<Vec<TypeEnv>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Opens a typed tracing scope where input `name` has `types[name]`.
+#[pyfunction]
+fn typing_enter(types: &Bound<'_, PyDict>) -> PyResult<()> {
+    let mut inputs = Vec::new();
+    for (name, t) in types.iter() {
+        let name: String = name.extract()?;
+        let t = t.cast::<PySliceType>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "{OP}: the type of argument `{name}` must be a kd.typing.SliceType, got {}",
+                t.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            ))
+        })?;
+        inputs.push((name, TypeValue::slice(t.get().inner.clone())));
+    }
+    let env = guard(|| TypeEnv::new(inputs))?;
+    TYPE_ENVS.with(|envs| envs.borrow_mut().push(env));
+    Ok(())
+}
+
+/// Closes the innermost typed tracing scope.
+#[pyfunction]
+fn typing_exit() {
+    TYPE_ENVS.with(|envs| envs.borrow_mut().pop());
+}
+
+/// The type of `expr` in the innermost typed tracing scope.
+#[pyfunction]
+fn typing_infer(py: Python<'_>, expr: PyRef<'_, PyExpr>) -> PyResult<Py<PyAny>> {
+    let t = infer_in_scope(&expr.inner)?.ok_or_else(|| PyValueError::new_err(format!("{OP}: no typed tracing scope is open")))?;
+    type_to_py(py, &t)
+}
+
+/// The type of a node just built, when a typed tracing scope is open
+/// (`None` otherwise): tracing calls this for every node.
+pub fn infer_in_scope(expr: &Expr) -> PyResult<Option<TypeValue>> {
+    TYPE_ENVS.with(|envs| match envs.borrow_mut().last_mut() {
+        Some(env) => guard(|| env.infer(expr)).map(Some),
+        None => Ok(None),
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySize>()?;
+    m.add_class::<PyDimMarker>()?;
+    m.add_class::<PySliceType>()?;
+    m.add_function(wrap_pyfunction!(typing_size, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_type_of, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_enter, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_exit, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_infer, m)?)?;
+    Ok(())
+}
