@@ -36,6 +36,7 @@ import workloads_random
 import workloads_extension_types
 import workloads_jagged
 import workloads_koda_api
+import workloads_typing
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -133,6 +134,7 @@ def main():
         "parallel": workloads_parallel.workloads(args.scale, pkd, kkd),
         "extension_types": workloads_extension_types.workloads(args.scale, pkd, kkd),
         "jagged": workloads_jagged.workloads(args.scale, pkd, kkd),
+        "typing": workloads_typing.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use plait_core::error::Context;
 use plait_core::typing::RESERVED_PREFIX;
 use plait_core::{Error, Result};
-use plait_ops::typing::{TypeArgs, TypeValue};
+use plait_ops::typing::{SizeNames, TypeArgs, TypeValue};
 
 use crate::expr::{Expr, NodeKind, source_location};
 use crate::operator::{Builtin, OperatorKind, is_variadic};
@@ -21,6 +21,7 @@ use crate::value::ExprValue;
 #[derive(Default)]
 pub struct TypeEnv {
     inputs: HashMap<Arc<str>, TypeValue>,
+    names: SizeNames,
     /// By node fingerprint.
     types: HashMap<u128, TypeValue>,
 }
@@ -39,7 +40,9 @@ impl TypeEnv {
                 ));
             }
         }
-        Ok(TypeEnv { inputs, types: HashMap::new() })
+        let declared: Vec<String> = inputs.values().flat_map(size_params).collect();
+        let names = SizeNames::new(declared.iter().map(String::as_str));
+        Ok(TypeEnv { inputs, names, types: HashMap::new() })
     }
 
     /// The type of `expr`, inferring every node not seen yet (children
@@ -76,7 +79,7 @@ impl TypeEnv {
                         backend.params.iter().map(|p| if is_variadic(p) { None } else { fixed.next().and_then(|a| a.as_ref().map(child)) }).collect();
                     let var_args = var_args.iter().flatten().map(child).collect();
                     let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), child(a.as_ref()?)))).collect();
-                    backend.infer(&TypeArgs::new(backend, values, var_args, var_kwargs))
+                    backend.infer(&TypeArgs::new(backend, values, var_args, var_kwargs, &self.names))
                 }
                 // A name does not change the value.
                 OperatorKind::Builtin(def) if def.role == Builtin::WithName => {
@@ -98,22 +101,27 @@ fn literal_type(v: &ExprValue) -> TypeValue {
     }
 }
 
-/// A size of `t` named with the reserved prefix, if any.
-fn reserved_size(t: &TypeValue) -> Option<String> {
+/// The names of the size parameters in `t`'s dimensions.
+fn size_params(t: &TypeValue) -> Vec<String> {
     let dims = match t {
-        TypeValue::Slice(s, _) => s.dims.as_ref()?,
-        TypeValue::Shape(dims) => dims.as_ref()?,
-        TypeValue::Tuple(items) => return items.iter().find_map(reserved_size),
-        _ => return None,
+        TypeValue::Slice(s, _) => s.dims.as_deref().unwrap_or_default(),
+        TypeValue::Shape(dims) => dims.as_deref().unwrap_or_default(),
+        TypeValue::Tuple(items) => return items.iter().flat_map(size_params).collect(),
+        TypeValue::CountNamed { mask, .. } => return size_params(mask),
+        TypeValue::Bag | TypeValue::Unknown => &[],
     };
     dims.iter()
         .filter_map(|d| match d {
             plait_core::typing::Dim::Uniform(s) | plait_core::typing::Dim::Ragged { total: s } => Some(s),
             plait_core::typing::Dim::Unknown => None,
         })
-        .flat_map(|s| s.params())
-        .find(|p| p.starts_with(RESERVED_PREFIX))
-        .map(str::to_string)
+        .flat_map(|s| s.params().map(str::to_string))
+        .collect()
+}
+
+/// A size of `t` named with the reserved prefix, if any.
+fn reserved_size(t: &TypeValue) -> Option<String> {
+    size_params(t).into_iter().find(|p| p.starts_with(RESERVED_PREFIX))
 }
 
 #[cfg(test)]

@@ -303,6 +303,7 @@ pub fn registry() -> &'static Registry {
         crate::random::register(&mut r);
         crate::json::register(&mut r);
         crate::timestamp::register(&mut r);
+        crate::typing::register(&mut r);
         r
     })
 }

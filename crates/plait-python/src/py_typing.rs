@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType};
+use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType, parse_slice_type};
 use plait_expr::Expr;
 use plait_expr::typing::TypeEnv;
 use plait_ops::typing::{TypeValue, schema_type, type_of};
@@ -180,10 +180,16 @@ pub struct PySliceType {
 impl PySliceType {
     /// `schema`: a schema item (`kd.INT32`, an entity schema, `kd.list_schema(...)`)
     /// or None (unknown); `dims`: a tuple with one entry per dimension, or
-    /// None (rank unknown).
+    /// None (rank unknown). Or the type's text form alone (`'FLOAT32[n, *]'`).
     #[new]
     #[pyo3(signature = (schema=None, dims=None))]
     fn new(schema: Option<&Bound<'_, PyAny>>, dims: Option<&Bound<'_, PyAny>>) -> PyResult<PySliceType> {
+        if let Some(text) = schema.and_then(|s| s.extract::<String>().ok()) {
+            if dims.is_some_and(|d| !d.is_none()) {
+                return Err(PyTypeError::new_err(format!("{OP}.SliceType: a type's text form (`{text}`) takes no dims")));
+            }
+            return parse_type(&text);
+        }
         let schema = match schema {
             None => SchemaType::Unknown,
             Some(s) if s.is_none() => SchemaType::Unknown,
@@ -242,6 +248,20 @@ impl PySliceType {
     fn __repr__(&self) -> String {
         self.inner.to_string()
     }
+}
+
+/// The slice type written `text` (`FLOAT32[n, *]`); its size names are
+/// checked as declared ones are.
+fn parse_type(text: &str) -> PyResult<PySliceType> {
+    let t = parse_slice_type(text, fresh_ragged_total).map_err(|e| PyValueError::new_err(format!("{OP}.SliceType: cannot read {text:?}: {e}")))?;
+    for d in t.dims.iter().flatten() {
+        if let Dim::Uniform(s) = d {
+            for name in s.params() {
+                checked_size_name(name)?;
+            }
+        }
+    }
+    Ok(PySliceType { inner: t })
 }
 
 /// `kd.typing.type_of(x)`: the exact type of a DataSlice.

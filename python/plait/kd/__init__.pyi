@@ -549,7 +549,7 @@ def list(items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
 def list_append_update(x, append) -> Any:
     """Returns a new DataBag holding the lists of x with the items of append at their ends."""
 
-def list_like(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
+def list_like(shape_and_mask_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists with the shape and the missing items of shape_and_mask_from."""
 
 def list_schema(item_schema) -> Any:
@@ -558,7 +558,7 @@ def list_schema(item_schema) -> Any:
 def list_shaped(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists of the given shape."""
 
-def list_shaped_as(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
+def list_shaped_as(shape_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists of the shape of shape_from."""
 
 def list_size(list_slice) -> Any:
@@ -902,10 +902,10 @@ def to_pytree(ds, max_depth = ..., include_missing_attrs = ...) -> Any:
 def to_schema(x) -> Any:
     """Returns `x` cast to SCHEMA with explicit casting rules."""
 
-def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
+def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ..., input_types = ...) -> Any:
     """Returns a decorator that makes a function its own functor when traced."""
 
-def trace_py_fn(f, *, auto_variables = ..., return_type_as = ..., **defaults) -> Any:
+def trace_py_fn(f, *, auto_variables = ..., return_type_as = ..., input_types = ..., **defaults) -> Any:
     """Returns a functor made by tracing the Python function `f`."""
 
 def translate(keys_to, keys_from, values_from) -> Any:

@@ -167,7 +167,7 @@ def fstr_fn(returns, **kwargs):
     return expr_fn(strings._expr_fstr(returns), **kwargs)
 
 
-def trace_py_fn(f, *, auto_variables=True, return_type_as=None, **defaults):
+def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None, **defaults):
     """Returns a functor made by tracing the Python function `f`.
 
     `f` runs once, with an input expression (`I.<name>`) for each parameter, so
@@ -181,6 +181,10 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, **defaults):
         `kd.with_name` and calls of functions decorated with `@kd.trace_as_fn()`
         become variables of the functor.
       return_type_as: accepted for compatibility with Koda; not used by plait.
+      input_types: types of the parameters (`kd.typing.SliceType`s or their
+        text, a dict by name or a tuple by position; plait's extension): each
+        operation is typed while tracing, a type error is raised at the line
+        that makes it, and `kd.typing.get_type` gives the functor's type.
       **defaults: default values for parameters of `f` (they replace the
         defaults of `f` itself).
 
@@ -195,10 +199,17 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, **defaults):
       True
     """
     del return_type_as  # results are whatever the traced expression computes
-    returns = _expr.trace_function(f, lambda name: _expr.I[name])
     variables = {}
+    if input_types is None:
+        returns = _expr.trace_function(f, lambda name: _expr.I[name])
+    else:
+        from plait.kd import typing
+
+        returns, types, output = typing._trace_typed("kd.trace_py_fn", f, input_types)
+        variables["__type__"] = repr(typing.FunctorType(types, output))
     if auto_variables:
-        returns, variables = _extract_variables(returns)
+        returns, extracted = _extract_variables(returns)
+        variables.update(extracted)
     signature = _signature(_python_signature_params(f, defaults))
     return _make(returns, signature, variables, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
 
@@ -366,7 +377,7 @@ def fn(f, *, use_tracing=True, **kwargs):
     return trace_py_fn(f, **kwargs) if use_tracing else py_fn(f, **kwargs)
 
 
-def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=None):  # noqa: A002 - Koda's name
+def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=None, input_types=None):  # noqa: A002 - Koda's name
     """Returns a decorator that makes a function its own functor when traced.
 
     When a function decorated this way is called while another function is
@@ -384,6 +395,8 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
       functor_factory: the function that makes the inner functor (instead of
         `kd.trace_py_fn` or `kd.py_fn`), called with the function and
         `return_type_as=` (see `kd.functor.FunctorFactory`).
+      input_types: the types of the parameters, as `kd.trace_py_fn` takes them
+        (plait's extension): the inner functor is traced with them.
 
     Examples:
       >>> @kd.trace_as_fn()
@@ -397,6 +410,9 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
       >>> double(kd.item(3))
       DataItem(6, schema: INT32)
     """
+    if input_types is not None and (py_fn or functor_factory is not None):
+        raise ValueError("kd.trace_as_fn: input_types type a traced functor; it cannot be given with py_fn or functor_factory")
+
     def decorate(f):
         fn_name = name or f.__name__
         traced = {}
@@ -409,7 +425,7 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
                 if functor_factory is not None:
                     traced["functor"] = functor_factory(f, return_type_as=return_type_as)
                 else:
-                    traced["functor"] = (globals()["py_fn"] if py_fn else trace_py_fn)(f)
+                    traced["functor"] = globals()["py_fn"](f) if py_fn else trace_py_fn(f, input_types=input_types)
             functor = _plait.expr_call("kd.annotation.with_name", _expr.literal(traced["functor"]), fn_name)
             call = _plait.expr_call("kd.functor.call", functor, *args, **kwargs)
             return _plait.expr_call("kd.annotation.with_name", call, f"_{fn_name}_result")

@@ -70,10 +70,10 @@ def register_py_fn(f, *, return_type_as = ..., unsafe_override = ..., **defaults
     """Returns a functor that calls the Python function `f`, registered as an operator."""
 
 signature_utils: Any
-def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ...) -> Any:
+def trace_as_fn(*, name = ..., py_fn = ..., return_type_as = ..., functor_factory = ..., input_types = ...) -> Any:
     """Returns a decorator that makes a function its own functor when traced."""
 
-def trace_py_fn(f, *, auto_variables = ..., return_type_as = ..., **defaults) -> Any:
+def trace_py_fn(f, *, auto_variables = ..., return_type_as = ..., input_types = ..., **defaults) -> Any:
     """Returns a functor made by tracing the Python function `f`."""
 
 unspecified: Any

@@ -24,7 +24,7 @@ def implode(x, /, ndim = ..., itemid = ...) -> Any:
 def is_list(x) -> Any:
     """Returns present if x holds lists only."""
 
-def like(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
+def like(shape_and_mask_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists with the shape and the missing items of shape_and_mask_from."""
 
 def list_append_update(x, append) -> Any:
@@ -39,7 +39,7 @@ def select_items(ds, fltr) -> Any:
 def shaped(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists of the given shape."""
 
-def shaped_as(shape, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
+def shaped_as(shape_from, /, items = ..., *, item_schema = ..., schema = ..., itemid = ...) -> Any:
     """Creates new lists of the shape of shape_from."""
 
 def size(list_slice) -> Any:

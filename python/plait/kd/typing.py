@@ -13,6 +13,9 @@ opt-in: nothing is checked where none is declared. See docs/typing.md.
 import inspect as _inspect
 
 from plait import _plait
+from plait.kd._operators import export as _export
+
+_export(globals(), "kd.typing")  # count_named
 
 SliceType = _plait.SliceType
 Size = _plait.Size
@@ -59,12 +62,15 @@ def infer(fn, *arg_types, **kwarg_types):
     `fn` is traced once (as `kd.fn` traces it) with an input for each
     parameter; each operation is typed as it is traced, from the types of its
     arguments, so nothing is computed but operations on constants. Parameters
-    given no type are unknown: nothing is checked about them.
+    given no type are unknown: nothing is checked about them. A typed functor
+    (`kd.fn(f, input_types=...)`) gives the output type it was traced with.
 
     Args:
-      fn: a Python function.
-      *arg_types: `kd.typing.SliceType`s of the first parameters.
-      **kwarg_types: `kd.typing.SliceType`s of parameters by name.
+      fn: a Python function, or a functor made with `input_types`.
+      *arg_types: `kd.typing.SliceType`s (or their text) of the first
+        parameters.
+      **kwarg_types: `kd.typing.SliceType`s (or their text) of parameters by
+        name.
 
     Returns:
       A `kd.typing.SliceType` (or a tuple of them, or `kd.typing.UNKNOWN`
@@ -86,28 +92,156 @@ def infer(fn, *arg_types, **kwarg_types):
       ValueError: kd.math.add: arguments `x` and `y` cannot be broadcast: inferred INT32[10] and INT32[20], which differ in dimension 0 (10 and 20)
       while inferring the type of I.a + I.b (created at ...)
     """
-    from plait.kd import expr
-
-    if not callable(fn) or not (_inspect.isfunction(fn) or _inspect.ismethod(fn) or hasattr(fn, "__call__")):
+    if _plait.is_functor(fn):
+        declared = get_type(fn)
+        if declared is None:
+            raise TypeError("kd.typing.infer: the functor was made without input_types; infer the Python function instead")
+        return declared.output
+    if not callable(fn):
         raise TypeError(f"kd.typing.infer: fn must be a Python function, got {type(fn).__name__}")
+    types = _bind_types("kd.typing.infer", fn, arg_types, kwarg_types)
+    return _traced(fn, {name: _as_type("kd.typing.infer", name, t) for name, t in types.items()})[1]
+
+
+def _bind_types(where, fn, arg_types, kwarg_types):
+    """{parameter: type} of `fn` for types given by position and by name."""
     signature = _inspect.signature(fn)
     try:
         bound = signature.bind_partial(*arg_types, **kwarg_types)
     except TypeError as e:
-        raise TypeError(f"kd.typing.infer: the types do not match the parameters of {_name(fn)}: {e}") from None
+        raise TypeError(f"{where}: the types do not match the parameters of {_name(fn)}: {e}") from None
     for name in bound.arguments:
         if signature.parameters[name].kind in (_inspect.Parameter.VAR_POSITIONAL, _inspect.Parameter.VAR_KEYWORD):
-            raise TypeError(f"kd.typing.infer: parameter `{name}` of {_name(fn)} is variadic; only named parameters take types")
-    _plait.typing_enter(dict(bound.arguments))
+            raise TypeError(f"{where}: parameter `{name}` of {_name(fn)} is variadic; only named parameters take types")
+    return dict(bound.arguments)
+
+
+def _traced(fn, types):
+    """(expression, output type) of `fn` traced with inputs of `types`,
+    each operation typed as it is traced."""
+    from plait.kd import expr
+
+    _plait.typing_enter(types)
     try:
         returns = expr.trace_function(fn, lambda name: expr.I[name])
-        return _plait.typing_infer(returns)
+        return returns, _plait.typing_infer(returns)
     finally:
         _plait.typing_exit()
+
+
+class FunctorType:
+    """The type of a functor traced with `input_types`: the types of its
+    inputs (by parameter name) and of its output.
+
+    Examples:
+      >>> f = kd.fn(lambda x: kd.agg_sum(x), input_types={'x': 'FLOAT32[n, *]'})
+      >>> kd.typing.get_type(f)
+      (x: FLOAT32[n, *]) -> FLOAT32[n]
+    """
+
+    def __init__(self, inputs, output):
+        self.inputs = dict(inputs)
+        self.output = output
+
+    def __repr__(self):
+        params = ", ".join(f"{name}: {t!r}" for name, t in self.inputs.items())
+        return f"({params}) -> {_output_text(self.output)}"
+
+    def __eq__(self, other):
+        return isinstance(other, FunctorType) and repr(self) == repr(other)
+
+    def __hash__(self):
+        return hash(repr(self))
+
+
+def _output_text(t):
+    if isinstance(t, tuple):
+        return "(" + ", ".join(_output_text(i) for i in t) + ")"
+    return repr(t)
+
+
+def _split_top(text, sep):
+    """`text` split at `sep` outside brackets."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(text):
+        c = text[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    return parts
+
+
+def _read_output(text):
+    if text == "?":
+        return UNKNOWN
+    if text.startswith("(") and text.endswith(")") and not text.endswith("])"):
+        return tuple(_read_output(p) for p in _split_top(text[1:-1], ", ") if p)
+    try:
+        return SliceType(text)
+    except ValueError:
+        return text
+
+
+def _read_functor_type(text):
+    params, output = _split_top(text, " -> ")
+    inputs = {}
+    for part in _split_top(params[1:-1], ", "):
+        if part:
+            name, _, t = part.partition(": ")
+            inputs[name] = SliceType(t)
+    return FunctorType(inputs, _read_output(output))
+
+
+def get_type(fn):
+    """Returns the type of functor `fn` made with `input_types`, else None.
+
+    Examples:
+      >>> f = kd.fn(lambda x, y: x + y, input_types=('INT32[n]', 'FLOAT32[n]'))
+      >>> kd.typing.get_type(f)
+      (x: INT32[n], y: FLOAT32[n]) -> FLOAT32[n]
+      >>> kd.typing.get_type(kd.fn(lambda x: x)) is None
+      True
+    """
+    if not _plait.is_functor(fn):
+        raise TypeError(f"kd.typing.get_type: expected a functor, got {type(fn).__name__}")
+    text = fn.get_attr("__type__", None).to_py()
+    return None if text is None else _read_functor_type(text)
+
+
+def _as_type(where, name, t):
+    if isinstance(t, str):
+        return SliceType(t)
+    if isinstance(t, SliceType):
+        return t
+    raise TypeError(f"{where}: the type of argument `{name}` must be a kd.typing.SliceType or its text, got {type(t).__name__}")
+
+
+def _trace_typed(where, fn, input_types):
+    """(expression, {input: type}, output type) of `fn` traced with
+    `input_types` (a dict by parameter name, or a tuple by position; a type
+    may be a SliceType or its text): what `kd.fn(fn, input_types=...)`
+    stores."""
+    if isinstance(input_types, dict):
+        types = _bind_types(where, fn, (), input_types)
+    elif isinstance(input_types, (tuple, list)):
+        types = _bind_types(where, fn, tuple(input_types), {})
+    else:
+        raise TypeError(f"{where}: input_types must be a dict or a tuple of types, got {type(input_types).__name__}")
+    types = {name: _as_type(where, name, t) for name, t in types.items()}
+    returns, output = _traced(fn, types)
+    return returns, types, output
 
 
 def _name(fn):
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-__all__ = ["RAGGED", "UNKNOWN", "Size", "SliceType", "infer", "size", "type_of"]
+__all__ = ["RAGGED", "UNKNOWN", "FunctorType", "Size", "SliceType", "count_named", "get_type", "infer", "size", "type_of"]  # noqa: F822 - count_named is exported above

@@ -2,10 +2,17 @@
 
 from typing import Any
 
+FunctorType: Any
 RAGGED: Any
 Size: Any
 SliceType: Any
 UNKNOWN: Any
+def count_named(mask, name) -> Any:
+    """Returns `mask` unchanged, naming its number of present items for type inference."""
+
+def get_type(fn) -> Any:
+    """Returns the type of functor `fn` made with `input_types`, else None."""
+
 def infer(fn, *arg_types, **kwarg_types) -> Any:
     """Returns the type of what `fn` returns on arguments of the given types."""
 

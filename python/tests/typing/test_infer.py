@@ -92,8 +92,9 @@ def test_constants_are_computed():
 
 
 def test_bad_calls():
-    with pytest.raises(TypeError, match="must be a kd.typing.SliceType"):
+    with pytest.raises(TypeError, match="must be a kd.typing.SliceType or its text"):
         kd.typing.infer(lambda x: x, kd.slice([1]))
+    assert repr(kd.typing.infer(lambda x: x + 1, "INT64[n]")) == "INT64[n]"
     with pytest.raises(TypeError, match="do not match the parameters"):
         kd.typing.infer(lambda x: x, T(), T())
     with pytest.raises(TypeError, match="variadic"):
@@ -106,3 +107,42 @@ def test_typing_scope_is_closed_after_an_error():
     # Tracing afterwards checks nothing.
     f = kd.fn(lambda a, b: a + b)
     assert f(a=kd.slice([1]), b=kd.slice([2])).to_py() == [3]
+
+
+def test_data_dependent_sizes_get_reserved_or_given_names():
+    x = T(kd.INT32, ("n",))
+    assert repr(kd.typing.infer(lambda x: kd.select(x, x > 0), x)) == "INT32[_pd_shp0]"
+    # Two filters: two sizes, named in the order they are traced.
+    assert repr(kd.typing.infer(lambda x: kd.select(kd.select(x, x > 0), x > 1), T(kd.INT32, ("n", 4)))) == "INT32[n, *]"
+    named = kd.typing.infer(lambda x: kd.select(x, kd.typing.count_named(x > 0, "n_pos")), x)
+    assert repr(named) == "INT32[n_pos]"
+    # A selected slice has its own size: it does not broadcast with x.
+    with pytest.raises(ValueError, match=r"differ in dimension 0 \(_pd_shp0 and n\)"):
+        kd.typing.infer(lambda x: kd.select(x, x > 0) + x, x)
+    # Rows of a rank-2 slice become ragged.
+    assert repr(kd.typing.infer(lambda x: kd.select(x, x > 0), T(kd.INT32, ("n", 3)))) == "INT32[n, *]"
+    assert repr(kd.typing.infer(lambda x: kd.select_present(x), x)) == "INT32[_pd_shp0]"
+    with pytest.raises(ValueError, match="cannot select from DataItem"):
+        kd.typing.infer(lambda x: kd.select(x, x > 0), T(kd.INT32, ()))
+
+
+def test_a_size_named_twice_fails():
+    x = T(kd.INT32, ("n",))
+    with pytest.raises(ValueError, match="the size name 'n' is declared twice in one program"):
+        kd.typing.infer(lambda x: kd.select(x, kd.typing.count_named(x > 0, "n")), x)
+    with pytest.raises(ValueError, match="the size name 'k' is declared twice in one program"):
+        kd.typing.infer(
+            lambda x: kd.select(x, kd.typing.count_named(x > 0, "k")) + kd.select(x, kd.typing.count_named(x > 1, "k")), x)
+
+
+def test_count_named_leaves_values_alone():
+    mask = kd.slice([kd.present, None, kd.present])
+    assert kd.typing.count_named(mask, "n").to_py() == mask.to_py()
+    f = kd.fn(lambda x: kd.select(x, kd.typing.count_named(x > 0, "n")))
+    assert f(kd.slice([1, -1, 2])).to_py() == [1, 2]
+    with pytest.raises(ValueError, match="identifier"):
+        kd.typing.count_named(mask, "not a name")
+    with pytest.raises(ValueError, match="reserved"):
+        kd.typing.count_named(mask, "_pd_shp3")
+    with pytest.raises(ValueError, match="expected a slice of MASK"):
+        kd.typing.count_named(kd.slice([1]), "n")

@@ -53,8 +53,10 @@ def test_bad_declarations_are_refused():
         T(kd.INT32, (1.5,))
     with pytest.raises(TypeError, match="schema must be a schema item"):
         T(kd.slice([1]), (1,))
-    with pytest.raises(TypeError, match="schema must be a schema item"):
+    with pytest.raises(TypeError, match="takes no dims"):
         T("INT32", (1,))
+    with pytest.raises(TypeError, match="schema must be a schema item"):
+        T(1, (1,))
     with pytest.raises(TypeError, match="dims must be a tuple"):
         T(kd.INT32, "n")
     with pytest.raises(TypeError, match="must be a size or an int"):

@@ -9,11 +9,13 @@
 //! result types from argument types; `docs/typing.md` describes the model.
 
 mod dim;
+mod parse;
 mod schema_type;
 mod size;
 mod slice_type;
 
 pub use dim::{Agreement, Dim, broadcast_dims};
+pub use parse::{ParseError, parse_slice_type};
 pub use schema_type::SchemaType;
 pub use size::{RESERVED_PREFIX, Size};
 pub use slice_type::SliceType;

@@ -15,6 +15,7 @@ mod shape_checks;
 mod subslice;
 mod take;
 mod translate;
+mod types;
 
 pub use concat::{concat, stack, zip};
 pub(crate) use counting::int64_slice;
@@ -439,6 +440,8 @@ Examples:
   DataItem(1, schema: INT32)"#,
         |a| reverse(a.slice("ds")?),
     );
+    r.type_rule("kd.slices.select", crate::typing::TypeRule::new(types::select));
+    r.type_rule("kd.slices.select_present", crate::typing::TypeRule::new(types::select_present));
 }
 
 fn register_ordering(r: &mut Registry) {

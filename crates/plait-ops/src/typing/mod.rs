@@ -6,13 +6,18 @@
 //! and an operator whose arguments are all known is run instead of
 //! inferred ([`Operator::infer`]), so literal subexpressions are exact.
 
+mod operators;
 pub mod rules;
 
+pub(crate) use operators::register;
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
-use plait_core::typing::{Dim, SchemaType, SliceType};
+use plait_core::typing::{Dim, SchemaType, Size, SliceType};
 use plait_core::{DataBag, DataSlice, Error, Result, ScalarRef, Schema};
 
 use crate::registry::{Operator, ParamKind, Value};
@@ -26,6 +31,13 @@ pub enum TypeValue {
     Shape(Option<Vec<Dim>>),
     Bag,
     Tuple(Vec<TypeValue>),
+    /// A mask whose number of present items is to be called `name` where an
+    /// operator's result has that many items (`kd.typing.count_named`; a tag:
+    /// the value is the mask's).
+    CountNamed {
+        mask: Box<TypeValue>,
+        name: Arc<str>,
+    },
     /// Anything.
     Unknown,
 }
@@ -47,10 +59,19 @@ impl TypeValue {
         }
     }
 
+    /// The type without a count name.
+    pub fn untagged(&self) -> &TypeValue {
+        match self {
+            TypeValue::CountNamed { mask, .. } => mask.untagged(),
+            other => other,
+        }
+    }
+
     /// The known value, as an operator argument.
     pub fn known(&self) -> Option<Value> {
         match self {
             TypeValue::Slice(_, Some(x)) => Some(Value::Slice(x.clone())),
+            TypeValue::CountNamed { mask, .. } => mask.known(),
             TypeValue::Tuple(items) => items.iter().map(TypeValue::known).collect::<Option<Vec<_>>>().map(Value::Tuple),
             _ => None,
         }
@@ -74,7 +95,42 @@ impl fmt::Display for TypeValue {
                 }
                 write!(f, ">")
             }
+            TypeValue::CountNamed { mask, .. } => write!(f, "{mask}"),
             TypeValue::Unknown => write!(f, "?"),
+        }
+    }
+}
+
+/// The names of the sizes of one program: those its inputs declare, those
+/// given with `kd.typing.count_named`, and those inference makes up for
+/// data-dependent dimensions (`_pd_shp0`, `_pd_shp1`, ...).
+#[derive(Debug, Default)]
+pub struct SizeNames {
+    taken: RefCell<HashSet<Arc<str>>>,
+    next: Cell<u64>,
+}
+
+impl SizeNames {
+    /// Names for a program whose inputs declare `declared`.
+    pub fn new<'n>(declared: impl IntoIterator<Item = &'n str>) -> SizeNames {
+        SizeNames { taken: RefCell::new(declared.into_iter().map(Arc::from).collect()), next: Cell::new(0) }
+    }
+
+    /// A new size: called `requested` (which no other size of the program
+    /// may have), else a fresh reserved name.
+    pub fn fresh(&self, op: &str, requested: Option<&str>) -> Result<Size> {
+        match requested {
+            Some(name) => {
+                if !self.taken.borrow_mut().insert(Arc::from(name)) {
+                    return Err(Error::value(op, format!("the size name '{name}' is declared twice in one program")));
+                }
+                Ok(Size::param(name))
+            }
+            None => {
+                let k = self.next.get();
+                self.next.set(k + 1);
+                Ok(Size::param(&format!("{}{k}", plait_core::typing::RESERVED_PREFIX)))
+            }
         }
     }
 }
@@ -141,6 +197,7 @@ pub struct TypeArgs<'a> {
     values: Vec<Option<TypeValue>>,
     var_args: Vec<TypeValue>,
     var_kwargs: Vec<(String, TypeValue)>,
+    names: &'a SizeNames,
 }
 
 /// Nothing known of a slice.
@@ -149,13 +206,29 @@ static UNKNOWN_SLICE: SliceType = SliceType { schema: SchemaType::Unknown, dims:
 impl<'a> TypeArgs<'a> {
     /// Arguments bound as an expression node binds them (one per named
     /// parameter, `None` where unspecified); defaults are filled in.
-    pub fn new(op: &'a Operator, values: Vec<Option<TypeValue>>, var_args: Vec<TypeValue>, var_kwargs: Vec<(String, TypeValue)>) -> TypeArgs<'a> {
+    pub fn new(
+        op: &'a Operator,
+        values: Vec<Option<TypeValue>>,
+        var_args: Vec<TypeValue>,
+        var_kwargs: Vec<(String, TypeValue)>,
+        names: &'a SizeNames,
+    ) -> TypeArgs<'a> {
         let values = values
             .into_iter()
             .zip(&op.params)
             .map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(|d| TypeValue::of_value(&Value::Slice(d)))))
             .collect();
-        TypeArgs { op, values, var_args, var_kwargs }
+        TypeArgs { op, values, var_args, var_kwargs, names }
+    }
+
+    /// A new data-dependent size: the count name of argument `counted`
+    /// when it has one, else a fresh reserved name.
+    pub fn fresh_size(&self, counted: &str) -> Result<Size> {
+        let requested = match self.get(counted) {
+            Some(TypeValue::CountNamed { name, .. }) => Some(name.as_ref()),
+            _ => None,
+        };
+        self.names.fresh(self.op.name, requested)
     }
 
     /// The operator's name, for errors.
@@ -163,7 +236,8 @@ impl<'a> TypeArgs<'a> {
         self.op.name
     }
 
-    /// The type of argument `name`; `None` when unspecified.
+    /// The type of argument `name` (with its count name, see
+    /// [`TypeValue::untagged`]); `None` when unspecified.
     pub fn get(&self, name: &str) -> Option<&TypeValue> {
         let i = self.op.params.iter().position(|p| p.name == name && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword));
         i.and_then(|i| self.values[i].as_ref())
@@ -173,7 +247,7 @@ impl<'a> TypeArgs<'a> {
     /// when unspecified); an argument known to be something else is a
     /// TypeError.
     pub fn slice(&self, name: &str) -> Result<&SliceType> {
-        match self.get(name) {
+        match self.get(name).map(TypeValue::untagged) {
             Some(TypeValue::Slice(t, _)) => Ok(t),
             None | Some(TypeValue::Unknown) => Ok(&UNKNOWN_SLICE),
             Some(other) => Err(Error::type_error(self.op.name, format!("argument `{name}`: expected a DataSlice, inferred {other}"))),
@@ -182,7 +256,7 @@ impl<'a> TypeArgs<'a> {
 
     /// The value of DataSlice argument `name`, when known.
     pub fn known(&self, name: &str) -> Option<&DataSlice> {
-        match self.get(name) {
+        match self.get(name).map(TypeValue::untagged) {
             Some(TypeValue::Slice(_, x)) => x.as_ref(),
             _ => None,
         }

@@ -1,0 +1,263 @@
+//! The text form of slice types read back: `FLOAT32[n, *]`,
+//! `Entity(x=INT32, y=LIST[STRING])[2*n + 1]`, `?[...]` — what `Display`
+//! writes. Each `*` read is a ragged dimension with a total of its own,
+//! named by `ragged_total`.
+
+use std::sync::Arc;
+
+use super::dim::Dim;
+use super::schema_type::SchemaType;
+use super::size::Size;
+use super::slice_type::SliceType;
+use crate::schema::Schema;
+
+/// Why a text is not a slice type: what was expected, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub position: usize,
+    pub expected: String,
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "expected {} at position {}", self.expected, self.position)
+    }
+}
+
+/// How deeply schemas may nest in a text (the parser recurses on them).
+const MAX_NESTING: usize = 64;
+
+struct Parser<'t, F: FnMut() -> Size> {
+    text: &'t str,
+    pos: usize,
+    ragged_total: F,
+}
+
+/// Reads the slice type `text` (the whole of it).
+pub fn parse_slice_type(text: &str, ragged_total: impl FnMut() -> Size) -> Result<SliceType, ParseError> {
+    let mut p = Parser { text, pos: 0, ragged_total };
+    let t = p.slice_type()?;
+    p.skip_space();
+    if p.pos != text.len() {
+        return Err(p.error("the end of the type"));
+    }
+    Ok(t)
+}
+
+impl<'t, F: FnMut() -> Size> Parser<'t, F> {
+    fn error(&self, expected: &str) -> ParseError {
+        ParseError { position: self.pos, expected: expected.to_string() }
+    }
+
+    fn skip_space(&mut self) {
+        while self.rest().starts_with(' ') {
+            self.pos += 1;
+        }
+    }
+
+    fn rest(&self) -> &str {
+        &self.text[self.pos..]
+    }
+
+    /// Consumes `token` (after spaces) if it comes next.
+    fn eat(&mut self, token: &str) -> bool {
+        self.skip_space();
+        if self.rest().starts_with(token) {
+            self.pos += token.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, token: &str) -> Result<(), ParseError> {
+        if self.eat(token) { Ok(()) } else { Err(self.error(&format!("'{token}'"))) }
+    }
+
+    fn identifier(&mut self) -> Option<&'t str> {
+        self.skip_space();
+        let rest: &'t str = &self.text[self.pos..];
+        let len =
+            rest.char_indices().find(|&(i, c)| !(c.is_alphanumeric() || c == '_') || (i == 0 && c.is_ascii_digit())).map_or(rest.len(), |(i, _)| i);
+        if len == 0 {
+            return None;
+        }
+        self.pos += len;
+        Some(&self.text[self.pos - len..self.pos])
+    }
+
+    fn number(&mut self) -> Option<Result<i64, ParseError>> {
+        self.skip_space();
+        let rest = self.rest();
+        let len = rest.chars().take_while(char::is_ascii_digit).count();
+        if len == 0 {
+            return None;
+        }
+        let start = self.pos;
+        self.pos += len;
+        Some(self.text[start..self.pos].parse().map_err(|_| ParseError { position: start, expected: "a number within 64 bits".to_string() }))
+    }
+
+    fn slice_type(&mut self) -> Result<SliceType, ParseError> {
+        let schema = self.schema(0)?;
+        self.expect("[")?;
+        if self.eat("...") {
+            self.expect("]")?;
+            return Ok(SliceType { schema, dims: None });
+        }
+        let mut dims = Vec::new();
+        if !self.eat("]") {
+            loop {
+                dims.push(self.dim()?);
+                if self.eat("]") {
+                    break;
+                }
+                self.expect(",")?;
+            }
+        }
+        Ok(SliceType::new(schema, dims))
+    }
+
+    fn schema(&mut self, depth: usize) -> Result<SchemaType, ParseError> {
+        if depth > MAX_NESTING {
+            return Err(self.error(&format!("schemas nested at most {MAX_NESTING} deep")));
+        }
+        if self.eat("?") {
+            return Ok(SchemaType::Unknown);
+        }
+        let start = self.pos;
+        let name = self.identifier().ok_or_else(|| self.error("a schema"))?.to_string();
+        match name.as_str() {
+            "Entity" => {
+                self.expect("(")?;
+                let mut attrs = Vec::new();
+                if !self.eat(")") {
+                    loop {
+                        let attr = self.identifier().ok_or_else(|| self.error("an attribute name"))?.to_string();
+                        self.expect("=")?;
+                        attrs.push((Arc::from(attr.as_str()), self.schema(depth + 1)?));
+                        if self.eat(")") {
+                            break;
+                        }
+                        self.expect(",")?;
+                    }
+                }
+                Ok(SchemaType::entity(attrs))
+            }
+            "LIST" => {
+                self.expect("[")?;
+                let items = self.schema(depth + 1)?;
+                self.expect("]")?;
+                Ok(SchemaType::List(Box::new(items)))
+            }
+            "DICT" => {
+                self.expect("{")?;
+                let keys = self.schema(depth + 1)?;
+                self.expect(",")?;
+                let values = self.schema(depth + 1)?;
+                self.expect("}")?;
+                Ok(SchemaType::Dict(Box::new(keys), Box::new(values)))
+            }
+            other => match Schema::from_name(other) {
+                Some(s) if !s.is_struct() => Ok(SchemaType::Named(s)),
+                _ => Err(ParseError {
+                    position: start,
+                    expected: "a schema name (INT32, STRING, OBJECT, Entity(...), LIST[...], DICT{...}, ?)".to_string(),
+                }),
+            },
+        }
+    }
+
+    fn dim(&mut self) -> Result<Dim, ParseError> {
+        if self.eat("*") {
+            return Ok(Dim::Ragged { total: (self.ragged_total)() });
+        }
+        if self.eat("?") {
+            return Ok(Dim::Unknown);
+        }
+        let start = self.pos;
+        let size = self.size()?;
+        if size.as_constant().is_some_and(|k| k < 0) {
+            return Err(ParseError { position: start, expected: "a size that is not negative".to_string() });
+        }
+        Ok(Dim::Uniform(size))
+    }
+
+    /// `term (('+' | '-') term)*`, a term being `k`, `name` or `k*name`,
+    /// the first one possibly negated.
+    fn size(&mut self) -> Result<Size, ParseError> {
+        let overflow = |p: &Self| p.error("a size within 64 bits");
+        let mut sign = if self.eat("-") { -1 } else { 1 };
+        let mut total = Size::constant(0);
+        loop {
+            let term = self.term()?.checked_scale(sign).ok_or_else(|| overflow(self))?;
+            total = total.checked_add(&term).ok_or_else(|| overflow(self))?;
+            if self.eat("+") {
+                sign = 1;
+            } else if self.eat("-") {
+                sign = -1;
+            } else {
+                return Ok(total);
+            }
+        }
+    }
+
+    fn term(&mut self) -> Result<Size, ParseError> {
+        if let Some(k) = self.number() {
+            let k = k?;
+            if !self.eat("*") {
+                return Ok(Size::constant(k));
+            }
+            let name = self.identifier().ok_or_else(|| self.error("a size name"))?;
+            return Size::param(name).checked_scale(k).ok_or_else(|| self.error("a size within 64 bits"));
+        }
+        let name = self.identifier().ok_or_else(|| self.error("a dimension (a size, '*' or '?')"))?;
+        Ok(Size::param(name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<SliceType, ParseError> {
+        let mut k = 0;
+        parse_slice_type(text, || {
+            k += 1;
+            Size::param(&format!("*{k}"))
+        })
+    }
+
+    #[test]
+    fn round_trips() {
+        for text in [
+            "FLOAT32[n, *]",
+            "Entity(x=INT32)[n, m]",
+            "INT32[]",
+            "?[...]",
+            "LIST[STRING][3, ?]",
+            "DICT{STRING, Entity(a=?, b=LIST[INT64])}[2*n + 1]",
+            "MASK[m - 3*n - 4 + k]",
+            "OBJECT[-n + 5]",
+        ] {
+            let t = parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let again = t.to_string();
+            assert_eq!(parse(&again).unwrap().to_string(), again, "{text}");
+        }
+        assert_eq!(parse("MASK[m - 3*n - 4 + k]").unwrap().to_string(), "MASK[k + m - 3*n - 4]");
+        assert_eq!(parse(" INT32 [ n , 2 ] ").unwrap().to_string(), "INT32[n, 2]");
+    }
+
+    #[test]
+    fn errors_say_where() {
+        assert_eq!(parse("INT32").unwrap_err(), ParseError { position: 5, expected: "'['".to_string() });
+        assert_eq!(parse("FOO[1]").unwrap_err().position, 0);
+        assert!(parse("INT32[1,]").is_err());
+        assert!(parse("INT32[-1]").is_err());
+        assert!(parse("INT32[n] x").is_err());
+        assert!(parse("INT32[99999999999999999999]").is_err());
+        assert!(parse("Entity(x=)[1]").is_err());
+        let deep = format!("{}INT32{}[1]", "LIST[".repeat(100), "]".repeat(100));
+        assert!(parse(&deep).unwrap_err().expected.contains("nested"));
+    }
+}

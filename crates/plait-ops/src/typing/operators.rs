@@ -1,0 +1,70 @@
+//! The operators of `kd.typing`: tags for inference that leave values as
+//! they are (seed 002: tags never change what is computed).
+
+use std::sync::Arc;
+
+use plait_core::Error;
+
+use super::{TypeArgs, TypeRule, TypeValue};
+use crate::registry::{BagRule, Registry};
+
+const COUNT_NAMED: &str = "kd.typing.count_named";
+
+/// A size name a user may give: an identifier outside the reserved prefix.
+fn checked_name(name: &str) -> plait_core::Result<&str> {
+    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !identifier {
+        return Err(Error::value(COUNT_NAMED, format!("argument `name`: a size name must be an identifier, got {name:?}")));
+    }
+    if name.starts_with(plait_core::typing::RESERVED_PREFIX) {
+        return Err(Error::value(
+            COUNT_NAMED,
+            format!("argument `name`: size names starting with {:?} are reserved, got {name:?}", plait_core::typing::RESERVED_PREFIX),
+        ));
+    }
+    Ok(name)
+}
+
+pub(crate) fn register(r: &mut Registry) {
+    r.add(
+        COUNT_NAMED,
+        &[],
+        "mask, name",
+        r#"Returns `mask` unchanged, naming its number of present items for type inference.
+
+A tag for `kd.typing.infer`: where an operator filters by this mask (`kd.select`),
+the dimension of its result is the size `name` instead of a name inference makes
+up. The value is `mask` itself. A name may be given to one size of a program only
+(an input's declared size included).
+
+Args:
+  mask: a MASK DataSlice.
+  name: the size's name, an identifier.
+
+Examples:
+  >>> kd.typing.count_named(kd.slice([kd.present, None]), 'n_selected')
+  DataSlice([present, missing], schema: MASK, present: 1/2)
+  >>> T = kd.typing.SliceType
+  >>> kd.typing.infer(lambda x: kd.select(x, kd.typing.count_named(x > 0, 'n_pos')), T(kd.INT32, ('n',)))
+  INT32[n_pos]"#,
+        |a| {
+            let mask = a.slice("mask")?;
+            if mask.schema() != plait_core::Schema::Mask && mask.schema() != plait_core::Schema::Object {
+                return Err(Error::value(COUNT_NAMED, format!("argument `mask`: expected a slice of MASK, got {}", crate::describe(mask))));
+            }
+            checked_name(&a.text("name")?)?;
+            Ok(mask.clone())
+        },
+    );
+    r.bag_rule(COUNT_NAMED, BagRule::PassThrough);
+    r.type_rule(
+        COUNT_NAMED,
+        TypeRule::new(|a: &TypeArgs<'_>| {
+            let Some(name) = a.known_text("name") else {
+                return Err(Error::value(COUNT_NAMED, "argument `name`: expected a constant STRING, the size's name"));
+            };
+            let mask = a.get("mask").map(TypeValue::untagged).cloned().unwrap_or(TypeValue::Unknown);
+            Ok(TypeValue::CountNamed { mask: Box::new(mask), name: Arc::from(checked_name(&name)?) })
+        }),
+    );
+}

@@ -1,0 +1,64 @@
+"""Functors traced with input_types: checked while tracing, typed, and the
+type kept in the functor (through dumps / loads too)."""
+
+import pytest
+
+from plait import kd
+
+T = kd.typing.SliceType
+
+
+def test_input_types_by_name_or_position_and_text():
+    f = kd.fn(lambda x: kd.agg_sum(x), input_types={"x": "FLOAT32[n, *]"})
+    assert repr(kd.typing.get_type(f)) == "(x: FLOAT32[n, *]) -> FLOAT32[n]"
+    assert f(kd.slice([[1.0, 2.0], [3.0]])).to_py() == [3.0, 3.0]
+    g = kd.fn(lambda x, y: x + y, input_types=(T(kd.INT32, ("n",)), "FLOAT32[n]"))
+    t = kd.typing.get_type(g)
+    assert repr(t) == "(x: INT32[n], y: FLOAT32[n]) -> FLOAT32[n]"
+    assert t.inputs == {"x": T(kd.INT32, ("n",)), "y": T(kd.FLOAT32, ("n",))}
+    assert t.output == T("FLOAT32[n]")
+    assert kd.typing.infer(g) == T("FLOAT32[n]")
+    assert kd.typing.get_type(kd.fn(lambda x: x)) is None
+
+
+def test_errors_are_raised_while_tracing():
+    with pytest.raises(ValueError, match="no common primitive schema") as e:
+        kd.fn(lambda x, y: x + y, input_types=("INT32[n]", "STRING[n]"))
+    assert any("test_typed_functors.py:" in n for n in e.value.__notes__)
+    with pytest.raises(TypeError, match="input_types must be a dict or a tuple"):
+        kd.fn(lambda x: x, input_types="INT32[n]")
+    with pytest.raises(TypeError, match="do not match the parameters"):
+        kd.fn(lambda x: x, input_types={"y": "INT32[n]"})
+    with pytest.raises(ValueError, match="cannot read"):
+        kd.fn(lambda x: x, input_types={"x": "INT32[n"})
+    with pytest.raises(TypeError, match="must be a kd.typing.SliceType or its text"):
+        kd.fn(lambda x: x, input_types={"x": 3})
+
+
+def test_trace_as_fn_with_input_types():
+    @kd.trace_as_fn(input_types={"x": "INT32[n]"})
+    def double(x):
+        return x * 2
+
+    h = kd.fn(lambda x: double(x) + 1)
+    assert repr(kd.typing.get_type(h.double)) == "(x: INT32[n]) -> INT32[n]"
+    assert h(kd.slice([1, 2])).to_py() == [3, 5]
+    with pytest.raises(ValueError, match="cannot be given with py_fn"):
+        kd.trace_as_fn(py_fn=True, input_types={"x": "INT32[n]"})
+
+
+def test_the_type_survives_dumps():
+    g = kd.fn(lambda x: kd.math.agg_mean(x), input_types={"x": "INT64[n, 3]"})
+    assert repr(kd.typing.get_type(kd.loads(kd.dumps(g)))) == "(x: INT64[n, 3]) -> FLOAT32[n]"
+
+
+def test_slice_type_text_form_round_trips():
+    for text in ["FLOAT32[n, *]", "Entity(x=INT32, y=LIST[STRING])[2*n + 1, ?]", "?[...]", "DICT{STRING, INT64}[]"]:
+        assert repr(T(text)) == text
+    assert T("INT32[n]") == T(kd.INT32, ("n",))
+    with pytest.raises(ValueError, match="cannot read \"INT32\": expected '\\[' at position 5"):
+        T("INT32")
+    with pytest.raises(ValueError, match="reserved"):
+        T("INT32[_pd_shp0]")
+    with pytest.raises(TypeError, match="takes no dims"):
+        T("INT32[n]", ("n",))
