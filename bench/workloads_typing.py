@@ -32,4 +32,10 @@ def workloads(scale, pkd, kkd):
     types = {"x": "FLOAT32[n, *]", "y": "FLOAT32[n]"}
     yield f"kd.fn of a {N_OPS}-operation function", both(lambda kd, f: kd.fn(f)), prepare
     yield "  the same with input_types", {"plait": lambda: pkd.fn(state["plait"], input_types=types)}, None
-    yield "  kd.typing.infer of it", {"plait": lambda: pkd.typing.infer(state["plait"], *types.values())}, None
+    yield "  kd.typing.infer of the traced function", {"plait": lambda: pkd.typing.infer(state["plait"], *types.values())}, None
+    traced = {}
+
+    def trace_once(kd, name):
+        traced[name] = kd.fn(state[name])
+
+    yield "  kd.typing.infer of its functor", {"plait": lambda: pkd.typing.infer(traced["plait"], *types.values())}, trace_once

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use plait_core::error::Context;
 use plait_core::typing::RESERVED_PREFIX;
 use plait_core::{Error, Result};
+use plait_ops::slices::keys::FastMap;
 use plait_ops::typing::{SizeNames, TypeArgs, TypeValue};
 
 use crate::expr::{Expr, NodeKind, source_location};
@@ -18,12 +19,11 @@ use crate::operator::{Builtin, OperatorKind, is_variadic};
 use crate::value::ExprValue;
 
 /// The declared types of a program's inputs, and the types inferred so far.
-#[derive(Default)]
 pub struct TypeEnv {
     inputs: HashMap<Arc<str>, TypeValue>,
     names: SizeNames,
-    /// By node fingerprint.
-    types: HashMap<u128, TypeValue>,
+    /// By node fingerprint (already a hash: a fast hasher will do).
+    types: FastMap<u128, TypeValue>,
 }
 
 impl TypeEnv {
@@ -42,17 +42,22 @@ impl TypeEnv {
         }
         let declared: Vec<String> = inputs.values().flat_map(size_params).collect();
         let names = SizeNames::new(declared.iter().map(String::as_str));
-        Ok(TypeEnv { inputs, names, types: HashMap::new() })
+        Ok(TypeEnv { inputs, names, types: FastMap::default() })
     }
 
     /// The type of `expr`, inferring every node not seen yet (children
-    /// first, iteratively: any depth of expression is fine).
+    /// first, iteratively: any depth of expression is fine). The walk stops
+    /// at nodes already typed, so tracing, which types each node as it
+    /// builds it, costs one rule call per node.
     pub fn infer(&mut self, expr: &Expr) -> Result<TypeValue> {
-        if let Some(t) = self.types.get(&expr.fingerprint()) {
-            return Ok(t.clone());
-        }
-        for node in expr.post_order() {
+        let mut stack = vec![(expr.clone(), false)];
+        while let Some((node, children_typed)) = stack.pop() {
             if self.types.contains_key(&node.fingerprint()) {
+                continue;
+            }
+            if !children_typed {
+                stack.push((node.clone(), true));
+                stack.extend(node.children().filter(|c| !self.types.contains_key(&c.fingerprint())).map(|c| (c.clone(), false)));
                 continue;
             }
             let t = self.infer_node(&node).map_err(|e| {

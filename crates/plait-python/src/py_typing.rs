@@ -274,7 +274,7 @@ fn typing_type_of(x: PyRef<'_, PyDataSlice>) -> PySliceType {
 /// other kinds (`JAGGED_SHAPE[n]`, `DATA_BAG`, `?`).
 fn type_to_py(py: Python<'_>, t: &TypeValue) -> PyResult<Py<PyAny>> {
     Ok(match t {
-        TypeValue::Slice(s, _) => Py::new(py, PySliceType { inner: s.clone() })?.into_any(),
+        TypeValue::Slice(s, _) => Py::new(py, PySliceType { inner: SliceType::clone(s) })?.into_any(),
         TypeValue::Tuple(items) => PyTuple::new(py, items.iter().map(|i| type_to_py(py, i)).collect::<PyResult<Vec<_>>>()?)?.into_any().unbind(),
         TypeValue::Unknown => Py::new(py, PyDimMarker::Unknown)?.into_any(),
         other => other.to_string().into_pyobject(py)?.into_any().unbind(),
@@ -289,9 +289,8 @@ thread_local! {
     static TYPE_ENVS: RefCell<Vec<TypeEnv>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Opens a typed tracing scope where input `name` has `types[name]`.
-#[pyfunction]
-fn typing_enter(types: &Bound<'_, PyDict>) -> PyResult<()> {
+/// The types of a call's inputs: `types[name]` for each name.
+fn input_types(types: &Bound<'_, PyDict>) -> PyResult<Vec<(String, TypeValue)>> {
     let mut inputs = Vec::new();
     for (name, t) in types.iter() {
         let name: String = name.extract()?;
@@ -303,9 +302,28 @@ fn typing_enter(types: &Bound<'_, PyDict>) -> PyResult<()> {
         })?;
         inputs.push((name, TypeValue::slice(t.get().inner.clone())));
     }
+    Ok(inputs)
+}
+
+/// Opens a typed tracing scope where input `name` has `types[name]`.
+#[pyfunction]
+fn typing_enter(types: &Bound<'_, PyDict>) -> PyResult<()> {
+    let inputs = input_types(types)?;
     let env = guard(|| TypeEnv::new(inputs))?;
     TYPE_ENVS.with(|envs| envs.borrow_mut().push(env));
     Ok(())
+}
+
+/// The type of what functor `f` returns when input `name` has
+/// `types[name]`: its body, variables inlined, typed without tracing.
+#[pyfunction]
+fn typing_infer_functor(py: Python<'_>, f: PyRef<'_, PyDataSlice>, types: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    let inputs = input_types(types)?;
+    let t = guard(|| {
+        let compiled = plait_expr::functor::compile_as("kd.typing.infer", &f.inner)?;
+        TypeEnv::new(inputs)?.infer(&compiled.body)
+    })?;
+    type_to_py(py, &t)
 }
 
 /// Closes the innermost typed tracing scope.
@@ -339,5 +357,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(typing_enter, m)?)?;
     m.add_function(wrap_pyfunction!(typing_exit, m)?)?;
     m.add_function(wrap_pyfunction!(typing_infer, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_infer_functor, m)?)?;
     Ok(())
 }

@@ -66,7 +66,9 @@ def infer(fn, *arg_types, **kwarg_types):
     (`kd.fn(f, input_types=...)`) gives the output type it was traced with.
 
     Args:
-      fn: a Python function, or a functor made with `input_types`.
+      fn: a Python function, or a functor (typed from its body, variables
+        included, without tracing; a functor made with `input_types` and
+        given no types gives the output type it was traced with).
       *arg_types: `kd.typing.SliceType`s (or their text) of the first
         parameters.
       **kwarg_types: `kd.typing.SliceType`s (or their text) of parameters by
@@ -94,9 +96,10 @@ def infer(fn, *arg_types, **kwarg_types):
     """
     if _plait.is_functor(fn):
         declared = get_type(fn)
-        if declared is None:
-            raise TypeError("kd.typing.infer: the functor was made without input_types; infer the Python function instead")
-        return declared.output
+        if declared is not None and not arg_types and not kwarg_types:
+            return declared.output
+        types = _bind_functor_types(fn, arg_types, kwarg_types)
+        return _plait.typing_infer_functor(fn, {name: _as_type("kd.typing.infer", name, t) for name, t in types.items()})
     if not callable(fn):
         raise TypeError(f"kd.typing.infer: fn must be a Python function, got {type(fn).__name__}")
     types = _bind_types("kd.typing.infer", fn, arg_types, kwarg_types)
@@ -114,6 +117,24 @@ def _bind_types(where, fn, arg_types, kwarg_types):
         if signature.parameters[name].kind in (_inspect.Parameter.VAR_POSITIONAL, _inspect.Parameter.VAR_KEYWORD):
             raise TypeError(f"{where}: parameter `{name}` of {_name(fn)} is variadic; only named parameters take types")
     return dict(bound.arguments)
+
+
+def _bind_functor_types(fn, arg_types, kwarg_types):
+    """{parameter: type} of functor `fn`: positional types in the order of its
+    positional parameters, the others by name."""
+    from plait.kd import functor
+
+    params = functor.get_signature(fn).parameters
+    names, kinds = params[:].name.to_py(), params[:].kind.get_attr("kind").to_py()
+    positional = [n for n, k in zip(names, kinds) if k in ("positional_only", "positional_or_keyword")]
+    if len(arg_types) > len(positional):
+        raise TypeError(f"kd.typing.infer: {len(arg_types)} positional types for {len(positional)} positional parameters")
+    types = dict(zip(positional, arg_types))
+    for name, t in kwarg_types.items():
+        if name not in names or name in types:
+            raise TypeError(f"kd.typing.infer: the functor has no parameter `{name}` to type (or it is typed twice)")
+        types[name] = t
+    return types
 
 
 def _traced(fn, types):

@@ -62,3 +62,22 @@ def test_slice_type_text_form_round_trips():
         T("INT32[_pd_shp0]")
     with pytest.raises(TypeError, match="takes no dims"):
         T("INT32[n]", ("n",))
+
+
+def test_infer_a_functor_without_tracing():
+    f = kd.fn(lambda x, y: kd.agg_sum(x * y))
+    assert repr(kd.typing.infer(f, "FLOAT32[n, *]", "INT32[n]")) == "FLOAT32[n]"
+    assert repr(kd.typing.infer(f, y="FLOAT32[n, *]")) == "?[...]"
+    # Variables are typed through: `a` is inlined into the body.
+    e = kd.fn(kd.I.x + kd.V.a, a=kd.I.y * 2)
+    assert repr(kd.typing.infer(e, x="INT32[n]", y="FLOAT64[n]")) == "FLOAT64[n]"
+    with pytest.raises(ValueError, match=r"differ in dimension 0 \(3 and 4\)"):
+        kd.typing.infer(f, "INT32[3]", "INT32[4]")
+    with pytest.raises(TypeError, match="3 positional types for 2 positional parameters"):
+        kd.typing.infer(f, "INT32[3]", "INT32[3]", "INT32[3]")
+    with pytest.raises(TypeError, match="no parameter `z`"):
+        kd.typing.infer(f, z="INT32[3]")
+    # A typed functor gives its own type, or is typed anew with new types.
+    g = kd.fn(lambda x: x + 1, input_types=("INT32[n]",))
+    assert repr(kd.typing.infer(g)) == "INT32[n]"
+    assert repr(kd.typing.infer(g, "FLOAT64[m]")) == "FLOAT64[m]"

@@ -85,6 +85,9 @@ impl fmt::Display for Dim {
 /// and `b` differ.
 pub fn broadcast_dims(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, usize> {
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    if long.starts_with(short) {
+        return Ok(long.to_vec());
+    }
     let mut out = Vec::with_capacity(long.len());
     for (i, (x, y)) in long.iter().zip(short).enumerate() {
         if x.agreement(y) == Agreement::Differ {

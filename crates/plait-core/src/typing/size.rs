@@ -12,33 +12,47 @@ use std::sync::Arc;
 /// (`kd.select`'s count) start with this; users may not declare them.
 pub const RESERVED_PREFIX: &str = "_pd_shp";
 
-/// An affine expression in size parameters.
+/// A term of a [`Size`]: a parameter and its coefficient.
+type Term = (Arc<str>, i64);
+
+/// An affine expression in size parameters. Cloned from type to type as
+/// operators pass dimensions on, so its terms are shared.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Size {
-    /// `(parameter, coefficient)`, sorted by parameter, coefficients non-zero.
-    terms: Vec<(Arc<str>, i64)>,
+    /// `(parameter, coefficient)`, sorted by parameter, coefficients
+    /// non-zero; `None` when there are none.
+    terms: Option<Arc<[Term]>>,
     constant: i64,
 }
 
 impl Size {
     /// The constant `k`.
     pub fn constant(k: i64) -> Size {
-        Size { terms: Vec::new(), constant: k }
+        Size { terms: None, constant: k }
     }
 
     /// The parameter called `name`.
     pub fn param(name: &str) -> Size {
-        Size { terms: vec![(Arc::from(name), 1)], constant: 0 }
+        Size { terms: Some(Arc::new([(Arc::from(name), 1)])), constant: 0 }
+    }
+
+    /// A size from terms already in normal form.
+    fn from_parts(terms: Vec<Term>, constant: i64) -> Size {
+        Size { terms: (!terms.is_empty()).then(|| Arc::from(terms)), constant }
+    }
+
+    fn terms(&self) -> &[Term] {
+        self.terms.as_deref().unwrap_or_default()
     }
 
     /// The value, when the expression has no parameter.
     pub fn as_constant(&self) -> Option<i64> {
-        self.terms.is_empty().then_some(self.constant)
+        self.terms.is_none().then_some(self.constant)
     }
 
     /// The parameter, when the expression is one parameter alone.
     pub fn as_param(&self) -> Option<&str> {
-        match self.terms.as_slice() {
+        match self.terms() {
             [(name, 1)] if self.constant == 0 => Some(name),
             _ => None,
         }
@@ -46,7 +60,7 @@ impl Size {
 
     /// The parameters the expression uses, in name order.
     pub fn params(&self) -> impl Iterator<Item = &str> {
-        self.terms.iter().map(|(name, _)| name.as_ref())
+        self.terms().iter().map(|(name, _)| name.as_ref())
     }
 
     /// `self + other`; `None` when a coefficient overflows.
@@ -64,8 +78,8 @@ impl Size {
         if k == 0 {
             return Some(Size::constant(0));
         }
-        let terms = self.terms.iter().map(|(name, c)| Some((name.clone(), c.checked_mul(k)?))).collect::<Option<Vec<_>>>()?;
-        Some(Size { terms, constant: self.constant.checked_mul(k)? })
+        let terms = self.terms().iter().map(|(name, c)| Some((name.clone(), c.checked_mul(k)?))).collect::<Option<Vec<_>>>()?;
+        Some(Size::from_parts(terms, self.constant.checked_mul(k)?))
     }
 
     /// `self * other` when one side is a constant (else the product is not
@@ -80,8 +94,8 @@ impl Size {
 
     /// `self + sign * other`, merging the sorted terms.
     fn combine(&self, other: &Size, sign: i64) -> Option<Size> {
-        let mut terms = Vec::with_capacity(self.terms.len() + other.terms.len());
-        let (mut a, mut b) = (self.terms.iter().peekable(), other.terms.iter().peekable());
+        let mut terms = Vec::with_capacity(self.terms().len() + other.terms().len());
+        let (mut a, mut b) = (self.terms().iter().peekable(), other.terms().iter().peekable());
         loop {
             let next = match (a.peek(), b.peek()) {
                 (Some((x, cx)), Some((y, cy))) if x == y => {
@@ -112,7 +126,7 @@ impl Size {
                 terms.push(next);
             }
         }
-        Some(Size { terms, constant: self.constant.checked_add(other.constant.checked_mul(sign)?)? })
+        Some(Size::from_parts(terms, self.constant.checked_add(other.constant.checked_mul(sign)?)?))
     }
 }
 
@@ -120,7 +134,7 @@ impl Size {
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        for (name, c) in &self.terms {
+        for (name, c) in self.terms() {
             let (sign, c) = if *c < 0 { ("-", c.unsigned_abs()) } else { ("+", c.unsigned_abs()) };
             match (first, sign) {
                 (true, "-") => write!(f, "-")?,

@@ -25,8 +25,9 @@ use crate::registry::{Operator, ParamKind, Value};
 /// What is known of an argument or a result.
 #[derive(Clone, Debug)]
 pub enum TypeValue {
-    /// A DataSlice of this type, and its value when known.
-    Slice(SliceType, Option<DataSlice>),
+    /// A DataSlice of this type (shared: types are copied from node to
+    /// node), and its value when known.
+    Slice(Arc<SliceType>, Option<DataSlice>),
     /// A JaggedShape with these dimensions (`None`: rank unknown).
     Shape(Option<Vec<Dim>>),
     Bag,
@@ -45,13 +46,13 @@ pub enum TypeValue {
 impl TypeValue {
     /// A DataSlice of type `ty`, value unknown.
     pub fn slice(ty: SliceType) -> TypeValue {
-        TypeValue::Slice(ty, None)
+        TypeValue::Slice(Arc::new(ty), None)
     }
 
     /// The exact type of a value, which is kept.
     pub fn of_value(v: &Value) -> TypeValue {
         match v {
-            Value::Slice(x) => TypeValue::Slice(type_of(x), Some(x.clone())),
+            Value::Slice(x) => TypeValue::Slice(Arc::new(type_of(x)), Some(x.clone())),
             Value::Shape(s) => TypeValue::Shape(Some(SliceType::dims_of(s))),
             Value::Bag(_) => TypeValue::Bag,
             Value::Tuple(items) => TypeValue::Tuple(items.iter().map(TypeValue::of_value).collect()),
