@@ -616,4 +616,7 @@ Examples:
     for name in ["kd.masking.any", "kd.masking.all"] {
         r.type_rule(name, aggregate_all(Some(TypeClass::Mask), Out::Fixed(Schema::Mask)));
     }
+    r.type_rule("kd.masking.disjoint_coalesce", elementwise_any(XY, Out::Common));
+    r.type_rule("kd.masking.present_like", rules::like("x", Out::Fixed(Schema::Mask)));
+    r.type_rule("kd.masking.cond", rules::cond());
 }

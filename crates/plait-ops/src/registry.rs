@@ -262,7 +262,7 @@ impl Registry {
 
     /// Sets the type rule of operator `name` (see `typing`).
     pub fn type_rule(&mut self, name: &str, rule: TypeRule) {
-        let index = self.by_name[name];
+        let index = *self.by_name.get(name).unwrap_or_else(|| panic!("a type rule for {name}, which is not registered (yet)"));
         self.ops[index].type_rule = Some(rule);
     }
 

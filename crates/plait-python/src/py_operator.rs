@@ -197,6 +197,13 @@ impl Operator {
         self.op.doc
     }
 
+    /// Whether the operator has a type rule (`kd.typing`); without one its
+    /// result is unknown to inference.
+    #[getter]
+    fn _has_type_rule(&self) -> bool {
+        self.op.type_rule.is_some()
+    }
+
     /// The parameters, for `inspect.Signature` (see [`parameter_info`]).
     fn parameters(&self, py: Python<'_>) -> PyResult<Vec<ParameterInfo>> {
         parameter_info(py, &self.op.params)

@@ -984,9 +984,9 @@ Examples:
     }
     r.type_rule("kd.math.mean", aggregate_all(Some(Numeric), Out::Float));
     for name in ["kd.math.cum_sum", "kd.math.cum_max", "kd.math.cum_min"] {
-        r.type_rule(name, same_dims(Numeric, Out::Common));
+        r.type_rule(name, same_dims(Some(Numeric), Out::Common));
     }
     for name in ["kd.math.softmax", "kd.math.cdf"] {
-        r.type_rule(name, same_dims(Numeric, Out::Float));
+        r.type_rule(name, same_dims(Some(Numeric), Out::Float));
     }
 }

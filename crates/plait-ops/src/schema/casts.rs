@@ -232,4 +232,30 @@ Examples:
   ValueError: kd.schema.cast_to_narrow: unsupported narrowing cast to INT32 for the given OBJECT DataSlice"#,
         |a| cast_to_narrow(a.op_name(), a.slice("x")?, a.schema("schema")?).map(Value::Slice),
     );
+    // Type rules (see `crate::typing`): a cast keeps the dims.
+    use crate::typing::rules::{Out, like};
+    for (name, schema) in [
+        ("kd.schema.to_bool", Schema::Boolean),
+        ("kd.schema.to_bytes", Schema::Bytes),
+        ("kd.schema.to_expr", Schema::Expr),
+        ("kd.schema.to_float32", Schema::Float32),
+        ("kd.schema.to_float64", Schema::Float64),
+        ("kd.schema.to_int32", Schema::Int32),
+        ("kd.schema.to_int64", Schema::Int64),
+        ("kd.schema.to_mask", Schema::Mask),
+        ("kd.schema.to_none", Schema::None),
+        ("kd.schema.to_object", Schema::Object),
+        ("kd.schema.to_schema", Schema::Schema),
+        ("kd.schema.to_str", Schema::String),
+        ("kd.slices.bool", Schema::Boolean),
+        ("kd.slices.bytes", Schema::Bytes),
+        ("kd.slices.float32", Schema::Float32),
+        ("kd.slices.float64", Schema::Float64),
+        ("kd.slices.int32", Schema::Int32),
+        ("kd.slices.int64", Schema::Int64),
+        ("kd.slices.mask", Schema::Mask),
+        ("kd.slices.str", Schema::String),
+    ] {
+        r.type_rule(name, like("x", Out::Fixed(schema)));
+    }
 }

@@ -212,6 +212,7 @@ Examples:
     );
     r.boxing("kd.shapes.reshape", Boxing::Tuples);
     r.type_rule("kd.shapes.reshape", crate::typing::TypeRule::new(super::types::reshape));
+    r.type_rule("kd.shapes.get_shape", crate::typing::rules::get_shape());
     r.add_value(
         "kd.shapes.reshape_as",
         &["kd.reshape_as"],
@@ -374,4 +375,6 @@ Examples:
   (DataSlice(['a', 'a'], schema: STRING, present: 2/2), DataSlice([1, 2], schema: INT32, present: 2/2))"#,
         align,
     );
+    r.type_rule("kd.slices.expand_to", crate::typing::rules::expand_to());
+    r.type_rule("kd.slices.get_ndim", crate::typing::rules::aggregate_all(None, crate::typing::rules::Out::Fixed(plait_core::Schema::Int64)));
 }

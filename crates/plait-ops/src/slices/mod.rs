@@ -328,6 +328,19 @@ Examples:
     use crate::typing::rules::{Out, aggregate_all, aggregate_any};
     r.type_rule("kd.slices.agg_count", aggregate_any(Out::Fixed(plait_core::Schema::Int64)));
     r.type_rule("kd.slices.count", aggregate_all(None, Out::Fixed(plait_core::Schema::Int64)));
+    {
+        use crate::typing::rules::{self, like};
+        use plait_core::Schema;
+        for name in ["kd.slices.index", "kd.slices.cum_count", "kd.slices.ordinal_rank", "kd.slices.dense_rank"] {
+            r.type_rule(name, rules::same_dims(None, Out::Fixed(Schema::Int64)));
+        }
+        r.type_rule("kd.slices.sort", rules::same_dims(None, Out::SameAs("x")));
+        r.type_rule("kd.slices.reverse", like("ds", Out::SameAs("ds")));
+        r.type_rule("kd.slices.size", aggregate_all(None, Out::Fixed(Schema::Int64)));
+        r.type_rule("kd.slices.is_empty", aggregate_all(None, Out::Fixed(Schema::Mask)));
+        r.type_rule("kd.slices.agg_size", aggregate_any(Out::Fixed(Schema::Int64)));
+        r.type_rule("kd.slices.val_like", rules::val_like());
+    }
 }
 
 fn register_selection(r: &mut Registry) {

@@ -828,4 +828,24 @@ Examples:
     for name in ["kd.strings.decode", "kd.strings.encode"] {
         r.bag_rule(name, crate::registry::BagRule::PassThrough);
     }
+
+    // Type rules (see `crate::typing`).
+    use crate::promote::TypeClass::{String, Text};
+    use crate::typing::rules::{Out, aggregate, elementwise};
+    use plait_core::Schema;
+    r.type_rule("kd.strings.length", elementwise(&["x"], Text, Out::Fixed(Schema::Int64)));
+    for name in ["kd.strings.upper", "kd.strings.lower"] {
+        r.type_rule(name, elementwise(&["x"], String, Out::Fixed(Schema::String)));
+    }
+    r.type_rule("kd.strings.contains", elementwise(&["s", "substr"], Text, Out::Fixed(Schema::Mask)));
+    r.type_rule("kd.strings.count", elementwise(&["s", "substr"], Text, Out::Fixed(Schema::Int64)));
+    for name in ["kd.strings.strip", "kd.strings.lstrip", "kd.strings.rstrip"] {
+        r.type_rule(name, elementwise(&["s", "chars"], Text, Out::SameAs("s")));
+    }
+    r.type_rule("kd.strings.encode", elementwise(&["x"], Text, Out::Fixed(Schema::Bytes)));
+    r.type_rule("kd.strings.decode", elementwise(&["x"], Text, Out::Fixed(Schema::String)));
+    r.type_rule("kd.strings.regex_match", elementwise(&["text", "regex"], String, Out::Fixed(Schema::Mask)));
+    r.type_rule("kd.strings.regex_extract", elementwise(&["text", "regex"], String, Out::SameAs("text")));
+    r.type_rule("kd.strings.regex_replace_all", elementwise(&["text", "regex", "replacement"], String, Out::SameAs("text")));
+    r.type_rule("kd.strings.agg_join", aggregate(Text, Out::Common));
 }

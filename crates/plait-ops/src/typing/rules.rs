@@ -22,12 +22,18 @@ pub enum Out {
     Float,
     /// Always this schema (`x < y` is MASK, `argmax` INT64).
     Fixed(Schema),
+    /// The schema of the named argument, the others being parameters
+    /// (`kd.strings.strip(s, chars)` is `s`'s: NONE stays NONE).
+    SameAs(&'static str),
 }
 
 impl Out {
-    fn schema(self, common: SchemaType) -> SchemaType {
+    /// The result's schema from the arguments' `common` one (for
+    /// [`Out::SameAs`], `args` give the argument's).
+    fn schema(self, common: SchemaType, args: &[(&str, &SliceType)]) -> SchemaType {
         match (self, common) {
             (Out::Fixed(s), _) => SchemaType::Named(s),
+            (Out::SameAs(name), _) => args.iter().find(|(n, _)| *n == name).map_or(SchemaType::Unknown, |(_, t)| t.schema.clone()),
             (Out::Common, c) => c,
             (Out::CommonOr(s), SchemaType::Named(Schema::None)) => SchemaType::Named(s),
             (Out::CommonOr(_), c) => c,
@@ -120,7 +126,9 @@ fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, out: Out)
             let shown: Vec<String> = typed.iter().map(|(name, t)| format!("`{name}`: {t}")).collect();
             return Err(Error::value(op, format!("arguments have no common primitive schema: inferred {}", shown.join(", "))));
         }
-        let schema = out.schema(common);
+        // On OBJECT arguments, what a kernel gives depends on their items
+        // (a mask stays a mask).
+        let schema = if object_given && !matches!(out, Out::Fixed(Schema::Mask)) { SchemaType::Unknown } else { out.schema(common, &typed) };
         let dims = broadcast(op, &typed)?;
         Ok(TypeValue::slice(SliceType { schema, dims }))
     })
@@ -163,7 +171,7 @@ fn aggregate_rule(class: Option<TypeClass>, out: Out) -> TypeRule {
             (Some(_), Some(n)) => drop_dims(op, x, Some(n))?,
             (Some(_), None) => None,
         };
-        Ok(TypeValue::slice(SliceType { schema: out.schema(x.schema.clone()), dims }))
+        Ok(TypeValue::slice(SliceType { schema: out.schema(x.schema.clone(), &[("x", x)]), dims }))
     })
 }
 
@@ -176,22 +184,24 @@ pub fn aggregate_all(class: Option<TypeClass>, out: Out) -> TypeRule {
         if let Some(class) = class {
             check_class(op, "x", x, class)?;
         }
-        Ok(TypeValue::slice(SliceType::new(out.schema(x.schema.clone()), Vec::new())))
+        Ok(TypeValue::slice(SliceType::new(out.schema(x.schema.clone(), &[("x", x)]), Vec::new())))
     })
 }
 
 /// An operator over the last dimension giving a slice of `x`'s dims
-/// (`cum_sum`, `softmax`): `x` of rank at least 1 admitted by `class`, the
-/// schema by `out`.
-pub fn same_dims(class: TypeClass, out: Out) -> TypeRule {
+/// (`cum_sum`, `softmax`, `index`, `ordinal_rank`): `x` of rank at least 1
+/// admitted by `class` (any items when `None`), the schema by `out`.
+pub fn same_dims(class: Option<TypeClass>, out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
         let x = a.slice("x")?;
-        check_class(op, "x", x, class)?;
+        if let Some(class) = class {
+            check_class(op, "x", x, class)?;
+        }
         if x.rank() == Some(0) {
             return Err(Error::value(op, format!("argument `x`: expected rank > 0, inferred {x}")));
         }
-        Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone()))))
+        Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone(), &[("x", x)]))))
     })
 }
 
@@ -222,4 +232,70 @@ pub fn apply_mask() -> TypeRule {
         let dims = broadcast(op, &[("x", x), ("y", y)])?;
         Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))
     })
+}
+
+/// An operator giving one item per item of `arg`, of `arg`'s dims and the
+/// schema `out` says (casts, `index`, `present_like`, `reverse`).
+pub fn like(arg: &'static str, out: Out) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let x = a.slice(arg)?;
+        Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone(), &[(arg, x)]))))
+    })
+}
+
+/// `kd.cond(condition, yes, no)`: the three broadcast, the common schema
+/// of `yes` and `no`.
+pub fn cond() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let (condition, yes, no) = (a.slice("condition")?, a.slice("yes")?, a.slice("no")?);
+        check_class(op, "condition", condition, TypeClass::Mask)?;
+        let schema = common_schema(op, &[("yes", yes), ("no", no)])?;
+        let dims = broadcast(op, &[("condition", condition), ("yes", yes), ("no", no)])?;
+        Ok(TypeValue::slice(SliceType { schema, dims }))
+    })
+}
+
+/// `kd.expand_to(x, target)`: `x`'s schema on `target`'s dims (which must
+/// start with `x`'s); unknown dims when `ndim` is given.
+pub fn expand_to() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let (x, target) = (a.slice("x")?, a.slice("target")?);
+        if a.get("ndim").is_some() {
+            return Ok(TypeValue::slice(x.with_unknown_dims()));
+        }
+        expandable(op, ("x", x), ("target", target))?;
+        Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims: x.dims.as_ref().and(target.dims.clone()) }))
+    })
+}
+
+/// `kd.val_like(x, val)`: `val`'s schema on `x`'s dims (`val` expanded to
+/// them, so its dims must start theirs).
+pub fn val_like() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| {
+        let op = a.op_name();
+        let (x, val) = (a.slice("x")?, a.slice("val")?);
+        expandable(op, ("val", val), ("x", x))?;
+        Ok(TypeValue::slice(x.with_schema(val.schema.clone())))
+    })
+}
+
+/// Checks that `from` can be expanded to `to`: its dims are the first of
+/// `to`'s.
+fn expandable(op: &str, from: (&str, &SliceType), to: (&str, &SliceType)) -> Result<()> {
+    if let (Some(rf), Some(rt)) = (from.1.rank(), to.1.rank())
+        && rf > rt
+    {
+        return Err(Error::value(
+            op,
+            format!("argument `{}` of rank {rf} cannot be expanded to `{}` of rank {rt}: inferred {} and {}", from.0, to.0, from.1, to.1),
+        ));
+    }
+    broadcast(op, &[from, to]).map(|_| ())
+}
+
+/// `kd.get_shape(x)`: a JaggedShape of `x`'s dims.
+pub fn get_shape() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| Ok(TypeValue::Shape(a.slice("x")?.dims.clone())))
 }
