@@ -5,12 +5,13 @@
 //! can type each new node as it is built (one rule call per node) and
 //! report an error at the line that built it.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use plait_core::error::Context;
-use plait_core::typing::RESERVED_PREFIX;
-use plait_core::{Error, Result};
+use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType, parse_functor_type};
+use plait_core::{Error, Result, Schema};
 use plait_ops::slices::keys::FastMap;
 use plait_ops::typing::{SizeNames, TypeArgs, TypeValue};
 
@@ -24,6 +25,9 @@ pub struct TypeEnv {
     names: SizeNames,
     /// By node fingerprint (already a hash: a fast hasher will do).
     types: FastMap<u128, TypeValue>,
+    /// The types of calls of typed functors, by the functor's id and the
+    /// arguments' fingerprints.
+    calls: RefCell<HashMap<Vec<u128>, TypeValue>>,
 }
 
 impl TypeEnv {
@@ -42,7 +46,7 @@ impl TypeEnv {
         }
         let declared: Vec<String> = inputs.values().flat_map(size_params).collect();
         let names = SizeNames::new(declared.iter().map(String::as_str));
-        Ok(TypeEnv { inputs, names, types: FastMap::default() })
+        Ok(TypeEnv { inputs, names, types: FastMap::default(), calls: RefCell::new(HashMap::new()) })
     }
 
     /// The type of `expr`, inferring every node not seen yet (children
@@ -91,10 +95,127 @@ impl TypeEnv {
                     Ok(args.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child))
                 }
                 OperatorKind::Builtin(def) if def.name == "kd.tuples.tuple" => Ok(TypeValue::Tuple(args.iter().flatten().map(child).collect())),
+                OperatorKind::Builtin(def) if def.role == Builtin::Call => {
+                    let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
+                    let callee = fixed.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child);
+                    // A call of one functor on the same arguments gives one
+                    // value: its sizes are named once.
+                    let key = match callee.untagged() {
+                        TypeValue::Slice(_, Some(f)) => match f.get(0) {
+                            Some(plait_core::ScalarRef::ItemId(id)) => {
+                                let mut key = vec![id.0];
+                                key.extend(var_args.iter().chain(kwargs).flatten().map(Expr::fingerprint));
+                                key.extend(kwarg_names.iter().map(|n| plait_core::itemid::UuidHasher::new(n).finish()));
+                                Some(key)
+                            }
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    if let Some(t) = key.as_ref().and_then(|k| self.calls.borrow().get(k).cloned()) {
+                        return Ok(t);
+                    }
+                    let positional: Vec<TypeValue> = var_args.iter().flatten().map(child).collect();
+                    let named: Vec<(&str, TypeValue)> =
+                        kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.as_ref(), child(a.as_ref()?)))).collect();
+                    let t = self.call_type(&callee, positional, named)?;
+                    if let Some(key) = key {
+                        self.calls.borrow_mut().insert(key, t.clone());
+                    }
+                    Ok(t)
+                }
                 _ => Ok(TypeValue::Unknown),
             },
         }
     }
+}
+
+impl TypeEnv {
+    /// The type of a call of a functor (`kd.call`, a `@kd.trace_as_fn`
+    /// function): for a functor traced with `input_types`, its signature
+    /// instantiated with the arguments' types (seed 004): each size its
+    /// inputs declare is bound to the argument's, an argument that does not
+    /// fit the declared type is an error, and the output's dimensions are
+    /// the declared ones with the bound sizes (other sizes, named inside
+    /// the callee, get fresh names). Other callees: unknown.
+    fn call_type(&self, callee: &TypeValue, positional: Vec<TypeValue>, named: Vec<(&str, TypeValue)>) -> Result<TypeValue> {
+        const OP: &str = "kd.functor.call";
+        let TypeValue::Slice(_, Some(functor)) = callee.untagged() else { return Ok(TypeValue::Unknown) };
+        let Ok(type_item) = plait_ops::objects::access::get_attr(functor, "__type__", None) else { return Ok(TypeValue::Unknown) };
+        let Some(plait_core::ScalarRef::String(text)) = type_item.get(0) else { return Ok(TypeValue::Unknown) };
+        let text = text.to_string();
+        let mut k = 0;
+        let (inputs, output) = parse_functor_type(&text, || {
+            k += 1;
+            Size::param(&format!("*callee{k}"))
+        })
+        .map_err(|e| Error::value(OP, format!("the functor's type {text:?} cannot be read: {e}")))?;
+        let mut bound: HashMap<String, Size> = HashMap::new();
+        let mut given = positional.into_iter();
+        for (name, declared) in &inputs {
+            let actual = match named.iter().find(|(n, _)| n == name) {
+                Some((_, t)) => Some(t.clone()),
+                None => given.next(),
+            };
+            let Some(TypeValue::Slice(actual, _)) = actual.as_ref().map(TypeValue::untagged) else { continue };
+            bind_argument(OP, name, declared, actual, &mut bound)?;
+        }
+        let Some(output) = output else { return Ok(TypeValue::Unknown) };
+        // Sizes the output names that no argument bound are the callee's own.
+        let mut own: HashMap<String, Size> = HashMap::new();
+        let mut rename = |size: &Size| -> Result<Size> {
+            for p in size.params() {
+                if !bound.contains_key(p) && !own.contains_key(p) {
+                    own.insert(p.to_string(), self.names.fresh(OP, None)?);
+                }
+            }
+            size.substitute(&|p: &str| bound.get(p).or_else(|| own.get(p)).cloned()).ok_or_else(|| Error::value(OP, "a size of the output overflows"))
+        };
+        let dims = match output.dims {
+            None => None,
+            Some(dims) => Some(
+                dims.iter()
+                    .map(|d| match d {
+                        Dim::Uniform(s) => rename(s).map(Dim::Uniform),
+                        Dim::Ragged { .. } => self.names.fresh(OP, None).map(|total| Dim::Ragged { total }),
+                        Dim::Unknown => Ok(Dim::Unknown),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+            ),
+        };
+        Ok(TypeValue::slice(SliceType { schema: output.schema, dims }))
+    }
+}
+
+/// Checks argument `name` of type `actual` against its declared type and
+/// binds the sizes the declaration names (`n` in `INT32[n]`) to the
+/// argument's.
+fn bind_argument(op: &str, name: &str, declared: &SliceType, actual: &SliceType, bound: &mut HashMap<String, Size>) -> Result<()> {
+    let mismatch = |why: String| Error::value(op, format!("argument `{name}`: expected {declared}, inferred {actual}: {why}"));
+    if let (SchemaType::Named(d), SchemaType::Named(a)) = (&declared.schema, &actual.schema)
+        && Schema::common(*a, *d) != Some(*d)
+    {
+        return Err(mismatch(format!("{a} is not {d}")));
+    }
+    let (Some(dd), Some(ad)) = (&declared.dims, &actual.dims) else { return Ok(()) };
+    if dd.len() != ad.len() {
+        return Err(mismatch(format!("rank {} is not {}", ad.len(), dd.len())));
+    }
+    for (i, (d, a)) in dd.iter().zip(ad).enumerate() {
+        let (Dim::Uniform(d), Dim::Uniform(a)) = (d, a) else { continue };
+        match (d.as_param(), d.as_constant()) {
+            (Some(p), _) => match bound.get(p) {
+                Some(b) if b != a => return Err(mismatch(format!("size {p} is {b} already, dimension {i} is {a}"))),
+                Some(_) => {}
+                None => {
+                    bound.insert(p.to_string(), a.clone());
+                }
+            },
+            (None, Some(k)) if a.as_constant().is_some_and(|v| v != k) => return Err(mismatch(format!("dimension {i} is {a}, not {k}"))),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The exact type of a literal: a value, or a tuple of values.
@@ -113,6 +234,7 @@ fn size_params(t: &TypeValue) -> Vec<String> {
         TypeValue::Shape(dims) => dims.as_deref().unwrap_or_default(),
         TypeValue::Tuple(items) => return items.iter().flat_map(size_params).collect(),
         TypeValue::CountNamed { mask, .. } => return size_params(mask),
+        TypeValue::SizeItem(s) => return s.params().map(str::to_string).collect(),
         TypeValue::Bag | TypeValue::Unknown => &[],
     };
     dims.iter()

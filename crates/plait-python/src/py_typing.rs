@@ -277,6 +277,7 @@ fn type_to_py(py: Python<'_>, t: &TypeValue) -> PyResult<Py<PyAny>> {
         TypeValue::Slice(s, _) => Py::new(py, PySliceType { inner: SliceType::clone(s) })?.into_any(),
         TypeValue::Tuple(items) => PyTuple::new(py, items.iter().map(|i| type_to_py(py, i)).collect::<PyResult<Vec<_>>>()?)?.into_any().unbind(),
         TypeValue::Unknown => Py::new(py, PyDimMarker::Unknown)?.into_any(),
+        TypeValue::SizeItem(size) => Py::new(py, PySize { inner: size.clone() })?.into_any(),
         other => other.to_string().into_pyobject(py)?.into_any().unbind(),
     })
 }
@@ -294,9 +295,13 @@ fn input_types(types: &Bound<'_, PyDict>) -> PyResult<Vec<(String, TypeValue)>> 
     let mut inputs = Vec::new();
     for (name, t) in types.iter() {
         let name: String = name.extract()?;
+        if let Ok(size) = t.cast::<PySize>() {
+            inputs.push((name, TypeValue::SizeItem(size.get().inner.clone())));
+            continue;
+        }
         let t = t.cast::<PySliceType>().map_err(|_| {
             PyTypeError::new_err(format!(
-                "{OP}: the type of argument `{name}` must be a kd.typing.SliceType, got {}",
+                "{OP}: the type of argument `{name}` must be a kd.typing.SliceType (or a size, for an integer item), got {}",
                 t.get_type().name().map(|n| n.to_string()).unwrap_or_default()
             ))
         })?;

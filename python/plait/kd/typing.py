@@ -70,13 +70,15 @@ def infer(fn, *arg_types, **kwarg_types):
         included, without tracing; a functor made with `input_types` and
         given no types gives the output type it was traced with).
       *arg_types: `kd.typing.SliceType`s (or their text) of the first
-        parameters.
+        parameters; a size (`kd.typing.size('sz')`) types an integer item
+        whose value is that size, as a dimension argument.
       **kwarg_types: `kd.typing.SliceType`s (or their text) of parameters by
         name.
 
     Returns:
-      A `kd.typing.SliceType` (or a tuple of them, or `kd.typing.UNKNOWN`
-      where nothing is known).
+      A `kd.typing.SliceType` (or a tuple of them, a size for an integer
+      item whose value is one, or `kd.typing.UNKNOWN` where nothing is
+      known).
 
     Raises:
       ValueError: an operation cannot be applied to arguments of the
@@ -240,7 +242,7 @@ def get_type(fn):
 def _as_type(where, name, t):
     if isinstance(t, str):
         return SliceType(t)
-    if isinstance(t, SliceType):
+    if isinstance(t, (SliceType, Size)):
         return t
     raise TypeError(f"{where}: the type of argument `{name}` must be a kd.typing.SliceType or its text, got {type(t).__name__}")
 

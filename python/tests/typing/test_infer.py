@@ -146,3 +146,19 @@ def test_count_named_leaves_values_alone():
         kd.typing.count_named(mask, "_pd_shp3")
     with pytest.raises(ValueError, match="expected a slice of MASK"):
         kd.typing.count_named(kd.slice([1]), "n")
+
+
+def test_integer_items_whose_value_is_a_size():
+    # Catalyst's case: f(sz) = range(sz + 1) has sz + 1 items.
+    sz = size("sz")
+    assert repr(kd.typing.infer(lambda sz: kd.range(sz + 1), sz)) == "INT64[sz + 1]"
+    assert kd.typing.infer(lambda sz: sz * 2 + 1, sz) == 2 * sz + 1
+    assert repr(kd.typing.infer(lambda a, b: kd.range(a, b), sz, size("e"))) == "INT64[e - sz]"
+    assert repr(kd.typing.infer(lambda sz, x: kd.range(sz) + x, sz, T(kd.INT64, ("sz",)))) == "INT64[sz]"
+    with pytest.raises(ValueError, match=r"\(sz \+ 1 and sz\)"):
+        kd.typing.infer(lambda sz, x: kd.range(sz + 1) + x, sz, T(kd.INT64, ("sz",)))
+    # Not affine: the count is unknown, the rank is not.
+    assert repr(kd.typing.infer(lambda sz: kd.range(sz * sz), sz)) == "INT64[?]"
+    assert repr(kd.typing.infer(lambda sz: sz + 1.5, sz)) == "FLOAT32[]"
+    # Evaluation agrees.
+    assert kd.fn(lambda sz: kd.range(sz + 1))(kd.int64(3)).to_py() == [0, 1, 2, 3]

@@ -81,3 +81,39 @@ def test_infer_a_functor_without_tracing():
     g = kd.fn(lambda x: x + 1, input_types=("INT32[n]",))
     assert repr(kd.typing.infer(g)) == "INT32[n]"
     assert repr(kd.typing.infer(g, "FLOAT64[m]")) == "FLOAT64[m]"
+
+
+def test_calls_of_typed_functors_instantiate_their_signature():
+    # Seed 004: the callee's output dims refer to its inputs, and calling it
+    # binds them to the caller's sizes.
+    @kd.trace_as_fn(input_types={"x": "FLOAT32[n, *]"})
+    def rowsum(x):
+        return kd.agg_sum(x)
+
+    assert repr(kd.typing.infer(lambda y: rowsum(y) * 2, T(kd.FLOAT32, ("k", kd.typing.RAGGED)))) == "FLOAT32[k]"
+
+    @kd.trace_as_fn(input_types={"a": "INT32[n]", "b": "INT32[n]"})
+    def add(a, b):
+        return a + b
+
+    assert repr(kd.typing.infer(lambda y, z: add(y, z), T(kd.INT32, ("m",)), T(kd.INT32, ("m",)))) == "INT32[m]"
+    with pytest.raises(ValueError, match=r"argument `b`: expected INT32\[n\], inferred INT32\[4\]: size n is 3 already"):
+        kd.typing.infer(lambda y, z: add(y, z), T(kd.INT32, (3,)), T(kd.INT32, (4,)))
+    with pytest.raises(ValueError, match=r"argument `a`: expected INT32\[n\], inferred STRING\[m\]: STRING is not INT32"):
+        kd.typing.infer(lambda y: add(y, y), T(kd.STRING, ("m",)))
+    with pytest.raises(ValueError, match=r"rank 2 is not 1"):
+        kd.typing.infer(lambda y: add(y, y), T(kd.INT32, ("m", 2)))
+
+
+def test_sizes_a_callee_makes_are_fresh_per_call():
+    @kd.trace_as_fn(input_types={"x": "INT32[n]"})
+    def positive(x):
+        return kd.select(x, x > 0)
+
+    x = T(kd.INT32, ("n",))
+    # One call on the same argument is one value: one size.
+    assert repr(kd.typing.infer(lambda y: positive(y) + positive(y), x)) == "INT32[_pd_shp0]"
+    # Calls on different arguments select different counts.
+    with pytest.raises(ValueError, match=r"\(_pd_shp0 and _pd_shp1\)"):
+        kd.typing.infer(lambda y, z: positive(y) + positive(z), x, x)
+    assert kd.fn(lambda y: positive(y) + positive(y))(kd.slice([1, -2, 3])).to_py() == [2, 6]

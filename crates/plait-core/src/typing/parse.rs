@@ -44,6 +44,41 @@ pub fn parse_slice_type(text: &str, ragged_total: impl FnMut() -> Size) -> Resul
     Ok(t)
 }
 
+/// A functor's type as `FunctorType` writes it: `(x: INT32[n], y: ?[...])
+/// -> FLOAT32[n]`; the output may be `?` (unknown, `None` here).
+pub type FunctorSignature = (Vec<(String, SliceType)>, Option<SliceType>);
+
+/// Reads the functor type `text`.
+pub fn parse_functor_type(text: &str, ragged_total: impl FnMut() -> Size) -> Result<FunctorSignature, ParseError> {
+    let mut p = Parser { text, pos: 0, ragged_total };
+    p.expect("(")?;
+    let mut inputs = Vec::new();
+    if !p.eat(")") {
+        loop {
+            let name = p.identifier().ok_or_else(|| p.error("a parameter name"))?.to_string();
+            p.expect(":")?;
+            inputs.push((name, p.slice_type()?));
+            if p.eat(")") {
+                break;
+            }
+            p.expect(",")?;
+        }
+    }
+    p.expect("->")?;
+    p.skip_space();
+    let output = if p.rest().trim() == "?" {
+        p.pos = text.len();
+        None
+    } else {
+        Some(p.slice_type()?)
+    };
+    p.skip_space();
+    if p.pos != text.len() {
+        return Err(p.error("the end of the type"));
+    }
+    Ok((inputs, output))
+}
+
 impl<'t, F: FnMut() -> Size> Parser<'t, F> {
     fn error(&self, expected: &str) -> ParseError {
         ParseError { position: self.pos, expected: expected.to_string() }
@@ -246,6 +281,20 @@ mod tests {
         }
         assert_eq!(parse("MASK[m - 3*n - 4 + k]").unwrap().to_string(), "MASK[k + m - 3*n - 4]");
         assert_eq!(parse(" INT32 [ n , 2 ] ").unwrap().to_string(), "INT32[n, 2]");
+    }
+
+    #[test]
+    fn functor_types() {
+        let mut k = 0;
+        let (inputs, output) = parse_functor_type("(x: INT32[n, *], y: ?[...]) -> FLOAT32[n]", || {
+            k += 1;
+            Size::param(&format!("*{k}"))
+        })
+        .unwrap();
+        assert_eq!(inputs.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>(), ["x: INT32[n, *]", "y: ?[...]"]);
+        assert_eq!(output.unwrap().to_string(), "FLOAT32[n]");
+        assert_eq!(parse_functor_type("() -> ?", || Size::constant(0)).unwrap().1, None);
+        assert!(parse_functor_type("(x INT32[n]) -> ?", || Size::constant(0)).is_err());
     }
 
     #[test]

@@ -63,6 +63,21 @@ impl Size {
         self.terms().iter().map(|(name, _)| name.as_ref())
     }
 
+    /// The expression with each parameter `p` that `values` maps replaced
+    /// by `values[p]` (still affine: each is multiplied by a constant);
+    /// `None` when a coefficient overflows.
+    pub fn substitute(&self, values: &impl Fn(&str) -> Option<Size>) -> Option<Size> {
+        let mut out = Size::constant(self.constant);
+        for (name, c) in self.terms() {
+            let term = match values(name) {
+                Some(v) => v.checked_scale(*c)?,
+                None => Size::param(name).checked_scale(*c)?,
+            };
+            out = out.checked_add(&term)?;
+        }
+        Some(out)
+    }
+
     /// `self + other`; `None` when a coefficient overflows.
     pub fn checked_add(&self, other: &Size) -> Option<Size> {
         self.combine(other, 1)
@@ -190,6 +205,14 @@ mod tests {
         assert_eq!(n().checked_mul(&Size::constant(3)).unwrap().to_string(), "3*n");
         assert!(n().checked_mul(&Size::param("m")).is_none());
         assert_eq!(n().checked_scale(0).unwrap(), Size::constant(0));
+    }
+
+    #[test]
+    fn substitution_stays_affine() {
+        let s = n().checked_scale(2).unwrap().checked_add(&Size::param("m")).unwrap();
+        let values = |p: &str| (p == "n").then(|| Size::param("k").checked_add(&Size::constant(1)).unwrap());
+        assert_eq!(s.substitute(&values).unwrap().to_string(), "2*k + m + 2");
+        assert_eq!(Size::constant(3).substitute(&values).unwrap(), Size::constant(3));
     }
 
     #[test]

@@ -954,8 +954,11 @@ Examples:
     use plait_core::Schema;
     const XY: &[&str] = &["x", "y"];
     const X: &[&str] = &["x"];
-    r.type_rule("kd.math.add", elementwise(XY, NumericOrText, Out::Common));
-    for name in ["kd.math.subtract", "kd.math.multiply", "kd.math.floordiv", "kd.math.mod", "kd.math.maximum", "kd.math.minimum"] {
+    use crate::typing::rules::{SizeOp, size_arithmetic};
+    r.type_rule("kd.math.add", size_arithmetic(SizeOp::Add, elementwise(XY, NumericOrText, Out::Common)));
+    r.type_rule("kd.math.subtract", size_arithmetic(SizeOp::Subtract, elementwise(XY, Numeric, Out::Common)));
+    r.type_rule("kd.math.multiply", size_arithmetic(SizeOp::Multiply, elementwise(XY, Numeric, Out::Common)));
+    for name in ["kd.math.floordiv", "kd.math.mod", "kd.math.maximum", "kd.math.minimum"] {
         r.type_rule(name, elementwise(XY, Numeric, Out::Common));
     }
     for name in ["kd.math.divide", "kd.math.pow"] {

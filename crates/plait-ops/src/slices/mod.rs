@@ -340,6 +340,7 @@ Examples:
         r.type_rule("kd.slices.is_empty", aggregate_all(None, Out::Fixed(Schema::Mask)));
         r.type_rule("kd.slices.agg_size", aggregate_any(Out::Fixed(Schema::Int64)));
         r.type_rule("kd.slices.val_like", rules::val_like());
+        r.type_rule("kd.slices.range", rules::range());
     }
 }
 

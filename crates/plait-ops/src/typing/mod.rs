@@ -32,6 +32,10 @@ pub enum TypeValue {
     Shape(Option<Vec<Dim>>),
     Bag,
     Tuple(Vec<TypeValue>),
+    /// An INT64 item whose value is this size (`kd.typing.infer(f,
+    /// kd.typing.size('sz'))`: seed 004's dimension arguments), so that
+    /// `kd.range(sz + 1)` has `sz + 1` items.
+    SizeItem(Size),
     /// A mask whose number of present items is to be called `name` where an
     /// operator's result has that many items (`kd.typing.count_named`; a tag:
     /// the value is the mask's).
@@ -97,6 +101,7 @@ impl fmt::Display for TypeValue {
                 write!(f, ">")
             }
             TypeValue::CountNamed { mask, .. } => write!(f, "{mask}"),
+            TypeValue::SizeItem(size) => write!(f, "INT64[] (the size {size})"),
             TypeValue::Unknown => write!(f, "?"),
         }
     }
@@ -204,6 +209,9 @@ pub struct TypeArgs<'a> {
 /// Nothing known of a slice.
 static UNKNOWN_SLICE: SliceType = SliceType { schema: SchemaType::Unknown, dims: None };
 
+/// The type of an INT64 item.
+static INT64_ITEM: SliceType = SliceType { schema: SchemaType::Named(Schema::Int64), dims: Some(Vec::new()) };
+
 impl<'a> TypeArgs<'a> {
     /// Arguments bound as an expression node binds them (one per named
     /// parameter, `None` where unspecified); defaults are filled in.
@@ -250,6 +258,7 @@ impl<'a> TypeArgs<'a> {
     pub fn slice(&self, name: &str) -> Result<&SliceType> {
         match self.get(name).map(TypeValue::untagged) {
             Some(TypeValue::Slice(t, _)) => Ok(t),
+            Some(TypeValue::SizeItem(_)) => Ok(&INT64_ITEM),
             None | Some(TypeValue::Unknown) => Ok(&UNKNOWN_SLICE),
             Some(other) => Err(Error::type_error(self.op.name, format!("argument `{name}`: expected a DataSlice, inferred {other}"))),
         }
@@ -272,6 +281,15 @@ impl<'a> TypeArgs<'a> {
             (true, Some(ScalarRef::Int64(v))) => Ok(Some(v)),
             (true, None) => Ok(None),
             _ => Err(Error::value(self.op.name, format!("argument `{name}`: expected an integer item, got {}", crate::describe(x)))),
+        }
+    }
+
+    /// The value of integer item argument `name` as a size: a size item's,
+    /// or a known integer's.
+    pub fn size_value(&self, name: &str) -> Option<Size> {
+        match self.get(name).map(TypeValue::untagged) {
+            Some(TypeValue::SizeItem(s)) => Some(s.clone()),
+            _ => self.known_int(name).ok().flatten().map(Size::constant),
         }
     }
 

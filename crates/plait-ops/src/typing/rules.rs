@@ -299,3 +299,48 @@ fn expandable(op: &str, from: (&str, &SliceType), to: (&str, &SliceType)) -> Res
 pub fn get_shape() -> TypeRule {
     TypeRule::new(|a: &TypeArgs<'_>| Ok(TypeValue::Shape(a.slice("x")?.dims.clone())))
 }
+
+/// How [`size_arithmetic`] combines two sizes.
+#[derive(Clone, Copy, Debug)]
+pub enum SizeOp {
+    Add,
+    Subtract,
+    Multiply,
+}
+
+/// `rule`, except that on an item whose value is a size (see
+/// [`TypeValue::SizeItem`]) and an integer item, or two of them, the
+/// result is the size `x op y` (`sz + 1`), when it is affine.
+pub fn size_arithmetic(op: SizeOp, rule: TypeRule) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let symbolic = ["x", "y"].iter().any(|n| matches!(a.get(n).map(TypeValue::untagged), Some(TypeValue::SizeItem(_))));
+        if symbolic && let (Some(x), Some(y)) = (a.size_value("x"), a.size_value("y")) {
+            let size = match op {
+                SizeOp::Add => x.checked_add(&y),
+                SizeOp::Subtract => x.checked_sub(&y),
+                SizeOp::Multiply => x.checked_mul(&y),
+            };
+            if let Some(size) = size {
+                return Ok(TypeValue::SizeItem(size));
+            }
+        }
+        (rule.0)(a)
+    })
+}
+
+/// `kd.range(start, end)`: INT64 items, `end - start` of them where both
+/// are sizes (or `start` of them without `end`).
+pub fn range() -> TypeRule {
+    TypeRule::new(|a: &TypeArgs<'_>| {
+        let count = match a.get("end") {
+            None => a.size_value("start"),
+            Some(_) => a.size_value("end").zip(a.size_value("start")).and_then(|(e, s)| e.checked_sub(&s)),
+        };
+        let ranks = [a.slice("start")?.rank(), if a.get("end").is_some() { a.slice("end")?.rank() } else { Some(0) }];
+        if ranks != [Some(0), Some(0)] {
+            return Ok(TypeValue::slice(SliceType { schema: SchemaType::Named(Schema::Int64), dims: None }));
+        }
+        let dim = count.map_or(Dim::Unknown, Dim::Uniform);
+        Ok(TypeValue::slice(SliceType::new(SchemaType::Named(Schema::Int64), vec![dim])))
+    })
+}
