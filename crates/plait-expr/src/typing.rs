@@ -95,6 +95,17 @@ impl TypeEnv {
                     Ok(args.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child))
                 }
                 OperatorKind::Builtin(def) if def.name == "kd.tuples.tuple" => Ok(TypeValue::Tuple(args.iter().flatten().map(child).collect())),
+                OperatorKind::Builtin(def) if def.name == "kd.functor.if_" => {
+                    // Both branches are typed with the arguments; where they
+                    // agree (`INT64[sz + 1]` from both), the result has it.
+                    let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
+                    let branch = |i: usize| fixed.get(i).and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child);
+                    let positional = || var_args.iter().flatten().map(child).collect::<Vec<_>>();
+                    let named = || kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.as_ref(), child(a.as_ref()?)))).collect::<Vec<_>>();
+                    let yes = self.call_type(&branch(1), positional(), named())?;
+                    let no = self.call_type(&branch(2), positional(), named())?;
+                    Ok(join_branches(yes, no))
+                }
                 OperatorKind::Builtin(def) if def.role == Builtin::Call => {
                     let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
                     let callee = fixed.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child);
@@ -152,13 +163,30 @@ impl TypeEnv {
         .map_err(|e| Error::value(OP, format!("the functor's type {text:?} cannot be read: {e}")))?;
         let mut bound: HashMap<String, Size> = HashMap::new();
         let mut given = positional.into_iter();
-        for (name, declared) in &inputs {
+        for (name, declared, value) in &inputs {
             let actual = match named.iter().find(|(n, _)| n == name) {
                 Some((_, t)) => Some(t.clone()),
                 None => given.next(),
             };
-            let Some(TypeValue::Slice(actual, _)) = actual.as_ref().map(TypeValue::untagged) else { continue };
-            bind_argument(OP, name, declared, actual, &mut bound)?;
+            match (value, actual.as_ref().map(TypeValue::untagged)) {
+                // An integer argument standing for a declared size binds it.
+                (Some(size), Some(actual)) => {
+                    let given = match actual {
+                        TypeValue::SizeItem(s) => Some(s.clone()),
+                        TypeValue::Slice(_, Some(v)) => match (v.is_item(), v.get(0)) {
+                            (true, Some(plait_core::ScalarRef::Int32(k))) => Some(Size::constant(k as i64)),
+                            (true, Some(plait_core::ScalarRef::Int64(k))) => Some(Size::constant(k)),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    if let (Some(p), Some(given)) = (size.as_param(), given) {
+                        bind_size(OP, name, p, given, &mut bound)?;
+                    }
+                }
+                (None, Some(TypeValue::Slice(actual, _))) => bind_argument(OP, name, declared, actual, &mut bound)?,
+                _ => {}
+            }
         }
         let Some(output) = output else { return Ok(TypeValue::Unknown) };
         // Sizes the output names that no argument bound are the callee's own.
@@ -216,6 +244,34 @@ fn bind_argument(op: &str, name: &str, declared: &SliceType, actual: &SliceType,
         }
     }
     Ok(())
+}
+
+/// Binds size `p`, declared by argument `name`, to `given`.
+fn bind_size(op: &str, name: &str, p: &str, given: Size, bound: &mut HashMap<String, Size>) -> Result<()> {
+    match bound.get(p) {
+        Some(b) if *b != given => Err(Error::value(op, format!("argument `{name}`: size {p} is {b} already, the argument is {given}"))),
+        Some(_) => Ok(()),
+        None => {
+            bound.insert(p.to_string(), given);
+            Ok(())
+        }
+    }
+}
+
+/// The type of `kd.if_`'s result from its branches' types: their common
+/// type, a dimension on which they differ (or a schema with no common one)
+/// unknown.
+fn join_branches(yes: TypeValue, no: TypeValue) -> TypeValue {
+    let (TypeValue::Slice(y, _), TypeValue::Slice(n, _)) = (&yes, &no) else { return TypeValue::Unknown };
+    if y == n {
+        return TypeValue::slice(SliceType::clone(y));
+    }
+    let schema = SchemaType::common(&y.schema, &n.schema).unwrap_or(SchemaType::Unknown);
+    let dims = match (&y.dims, &n.dims) {
+        (Some(a), Some(b)) if a.len() == b.len() => Some(a.iter().zip(b).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect()),
+        _ => None,
+    };
+    TypeValue::slice(SliceType { schema, dims })
 }
 
 /// The exact type of a literal: a value, or a tuple of values.

@@ -199,6 +199,10 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
       True
     """
     del return_type_as  # results are whatever the traced expression computes
+    if input_types is None and getattr(f, "_plait_input_types", None) is not None:
+        # A `@kd.trace_as_fn(input_types=...)` function made into a functor
+        # (a branch of `kd.if_`, a `kd.map` body) keeps its types.
+        f, input_types = f.__wrapped__, f._plait_input_types
     variables = {}
     if input_types is None:
         returns = _expr.trace_function(f, lambda name: _expr.I[name])
@@ -430,6 +434,7 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
             call = _plait.expr_call("kd.functor.call", functor, *args, **kwargs)
             return _plait.expr_call("kd.annotation.with_name", call, f"_{fn_name}_result")
 
+        wrapper._plait_input_types = input_types
         return wrapper
 
     return decorate

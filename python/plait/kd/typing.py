@@ -167,7 +167,7 @@ class FunctorType:
         self.output = output
 
     def __repr__(self):
-        params = ", ".join(f"{name}: {t!r}" for name, t in self.inputs.items())
+        params = ", ".join(f"{name}: {_input_text(t)}" for name, t in self.inputs.items())
         return f"({params}) -> {_output_text(self.output)}"
 
     def __eq__(self, other):
@@ -175,6 +175,11 @@ class FunctorType:
 
     def __hash__(self):
         return hash(repr(self))
+
+
+def _input_text(t):
+    """An input's type; an integer item standing for a size is `INT64[]=sz`."""
+    return f"INT64[]={t!r}" if isinstance(t, Size) else repr(t)
 
 
 def _output_text(t):
@@ -219,7 +224,8 @@ def _read_functor_type(text):
     for part in _split_top(params[1:-1], ", "):
         if part:
             name, _, t = part.partition(": ")
-            inputs[name] = SliceType(t)
+            t, _, value = t.partition("]=")
+            inputs[name] = size(value) if value else SliceType(t)
     return FunctorType(inputs, _read_output(output))
 
 

@@ -117,3 +117,32 @@ def test_sizes_a_callee_makes_are_fresh_per_call():
     with pytest.raises(ValueError, match=r"\(_pd_shp0 and _pd_shp1\)"):
         kd.typing.infer(lambda y, z: positive(y) + positive(z), x, x)
     assert kd.fn(lambda y: positive(y) + positive(y))(kd.slice([1, -2, 3])).to_py() == [2, 6]
+
+
+def test_size_arguments_in_signatures_and_if_branches_sharing_a_dim():
+    sz = kd.typing.size("sz")
+    f = kd.fn(lambda sz: kd.range(sz + 1), input_types={"sz": sz})
+    assert repr(kd.typing.get_type(f)) == "(sz: INT64[]=sz) -> INT64[sz + 1]"
+    assert kd.typing.get_type(kd.loads(kd.dumps(f))).inputs == {"sz": sz}
+
+    @kd.trace_as_fn(input_types={"n": sz})
+    def up(n):
+        return kd.range(n + 1)
+
+    @kd.trace_as_fn(input_types={"n": sz})
+    def down(n):
+        return kd.range(n + 1) * 2
+
+    @kd.trace_as_fn(input_types={"n": sz})
+    def shorter(n):
+        return kd.range(n)
+
+    k = kd.typing.size("k")
+    # Both branches give k + 1 items: the result has them.
+    assert repr(kd.typing.infer(lambda k: kd.if_(k > 3, up, down, k), k)) == "INT64[k + 1]"
+    assert repr(kd.typing.infer(lambda k: kd.if_(k > 3, up, down, k) + kd.range(k + 1), k)) == "INT64[k + 1]"
+    # Branches that differ leave the dimension unknown.
+    assert repr(kd.typing.infer(lambda k: kd.if_(k > 3, up, shorter, k), k)) == "INT64[?]"
+    # A constant argument binds the size.
+    assert repr(kd.typing.infer(lambda: up(kd.int64(4)))) == "INT64[5]"
+    assert kd.fn(lambda k: kd.if_(k > 3, up, down, k))(kd.int64(2)).to_py() == [0, 2, 4]

@@ -44,9 +44,11 @@ pub fn parse_slice_type(text: &str, ragged_total: impl FnMut() -> Size) -> Resul
     Ok(t)
 }
 
-/// A functor's type as `FunctorType` writes it: `(x: INT32[n], y: ?[...])
-/// -> FLOAT32[n]`; the output may be `?` (unknown, `None` here).
-pub type FunctorSignature = (Vec<(String, SliceType)>, Option<SliceType>);
+/// A functor's type as `FunctorType` writes it: `(x: INT32[n], sz:
+/// INT64[]=sz) -> FLOAT32[n]`: each input's type, and for an integer item
+/// standing for a size (`=sz`) that size; the output may be `?` (unknown,
+/// `None` here).
+pub type FunctorSignature = (Vec<(String, SliceType, Option<Size>)>, Option<SliceType>);
 
 /// Reads the functor type `text`.
 pub fn parse_functor_type(text: &str, ragged_total: impl FnMut() -> Size) -> Result<FunctorSignature, ParseError> {
@@ -57,7 +59,9 @@ pub fn parse_functor_type(text: &str, ragged_total: impl FnMut() -> Size) -> Res
         loop {
             let name = p.identifier().ok_or_else(|| p.error("a parameter name"))?.to_string();
             p.expect(":")?;
-            inputs.push((name, p.slice_type()?));
+            let t = p.slice_type()?;
+            let value = if p.eat("=") { Some(p.size()?) } else { None };
+            inputs.push((name, t, value));
             if p.eat(")") {
                 break;
             }
@@ -291,7 +295,9 @@ mod tests {
             Size::param(&format!("*{k}"))
         })
         .unwrap();
-        assert_eq!(inputs.iter().map(|(n, t)| format!("{n}: {t}")).collect::<Vec<_>>(), ["x: INT32[n, *]", "y: ?[...]"]);
+        assert_eq!(inputs.iter().map(|(n, t, _)| format!("{n}: {t}")).collect::<Vec<_>>(), ["x: INT32[n, *]", "y: ?[...]"]);
+        let (inputs, _) = parse_functor_type("(sz: INT64[]=sz) -> INT64[sz + 1]", || Size::constant(0)).unwrap();
+        assert_eq!(inputs[0].2, Some(Size::param("sz")));
         assert_eq!(output.unwrap().to_string(), "FLOAT32[n]");
         assert_eq!(parse_functor_type("() -> ?", || Size::constant(0)).unwrap().1, None);
         assert!(parse_functor_type("(x INT32[n]) -> ?", || Size::constant(0)).is_err());
