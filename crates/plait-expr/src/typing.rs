@@ -36,15 +36,18 @@ impl TypeEnv {
     /// refused: inference names data-dependent sizes with it.
     pub fn new(inputs: impl IntoIterator<Item = (String, TypeValue)>) -> Result<TypeEnv> {
         let inputs: HashMap<Arc<str>, TypeValue> = inputs.into_iter().map(|(n, t)| (Arc::from(n.as_str()), t)).collect();
+        let mut declared = Vec::new();
         for (name, t) in &inputs {
-            if let Some(size) = reserved_size(t) {
-                return Err(Error::value(
-                    "kd.typing",
-                    format!("input `{name}`: size `{size}` uses the prefix `{RESERVED_PREFIX}`, which inference keeps for sizes it names"),
-                ));
+            for size in size_params(t) {
+                if size.starts_with(RESERVED_PREFIX) {
+                    return Err(Error::value(
+                        "kd.typing",
+                        format!("input `{name}`: size `{size}` uses the prefix `{RESERVED_PREFIX}`, which inference keeps for sizes it names"),
+                    ));
+                }
+                declared.push(size);
             }
         }
-        let declared: Vec<String> = inputs.values().flat_map(size_params).collect();
         let names = SizeNames::new(declared.iter().map(String::as_str));
         Ok(TypeEnv { inputs, names, types: FastMap::default(), calls: RefCell::new(HashMap::new()) })
     }
@@ -181,7 +184,8 @@ impl TypeEnv {
                         _ => None,
                     };
                     if let (Some(p), Some(given)) = (size.as_param(), given) {
-                        bind_size(OP, name, p, given, &mut bound)?;
+                        bind_size(p, given.clone(), &mut bound)
+                            .map_err(|b| Error::value(OP, format!("argument `{name}`: size {p} is {b} already, the argument is {given}")))?;
                     }
                 }
                 (None, Some(TypeValue::Slice(actual, _))) => bind_argument(OP, name, declared, actual, &mut bound)?,
@@ -232,13 +236,7 @@ fn bind_argument(op: &str, name: &str, declared: &SliceType, actual: &SliceType,
     for (i, (d, a)) in dd.iter().zip(ad).enumerate() {
         let (Dim::Uniform(d), Dim::Uniform(a)) = (d, a) else { continue };
         match (d.as_param(), d.as_constant()) {
-            (Some(p), _) => match bound.get(p) {
-                Some(b) if b != a => return Err(mismatch(format!("size {p} is {b} already, dimension {i} is {a}"))),
-                Some(_) => {}
-                None => {
-                    bound.insert(p.to_string(), a.clone());
-                }
-            },
+            (Some(p), _) => bind_size(p, a.clone(), bound).map_err(|b| mismatch(format!("size {p} is {b} already, dimension {i} is {a}")))?,
             (None, Some(k)) if a.as_constant().is_some_and(|v| v != k) => return Err(mismatch(format!("dimension {i} is {a}, not {k}"))),
             _ => {}
         }
@@ -246,10 +244,11 @@ fn bind_argument(op: &str, name: &str, declared: &SliceType, actual: &SliceType,
     Ok(())
 }
 
-/// Binds size `p`, declared by argument `name`, to `given`.
-fn bind_size(op: &str, name: &str, p: &str, given: Size, bound: &mut HashMap<String, Size>) -> Result<()> {
+/// Binds size `p` to `given`; the size it is bound to already when that
+/// differs.
+fn bind_size(p: &str, given: Size, bound: &mut HashMap<String, Size>) -> std::result::Result<(), Size> {
     match bound.get(p) {
-        Some(b) if *b != given => Err(Error::value(op, format!("argument `{name}`: size {p} is {b} already, the argument is {given}"))),
+        Some(b) if *b != given => Err(b.clone()),
         Some(_) => Ok(()),
         None => {
             bound.insert(p.to_string(), given);
@@ -300,11 +299,6 @@ fn size_params(t: &TypeValue) -> Vec<String> {
         })
         .flat_map(|s| s.params().map(str::to_string))
         .collect()
-}
-
-/// A size of `t` named with the reserved prefix, if any.
-fn reserved_size(t: &TypeValue) -> Option<String> {
-    size_params(t).into_iter().find(|p| p.starts_with(RESERVED_PREFIX))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType, parse_slice_type};
+use plait_core::typing::{Dim, SchemaType, Size, SliceType, check_size_name, parse_slice_type};
 use plait_expr::Expr;
 use plait_expr::typing::TypeEnv;
 use plait_ops::typing::{TypeValue, schema_type, type_of};
@@ -93,17 +93,9 @@ fn typing_size(name: &str) -> PyResult<PySize> {
     Ok(PySize { inner: Size::param(&checked_size_name(name)?) })
 }
 
-/// A user's size name: an identifier outside the reserved prefix.
+/// `name`, when a user may give it to a size.
 fn checked_size_name(name: &str) -> PyResult<String> {
-    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !identifier {
-        return Err(PyValueError::new_err(format!("{OP}: a size name must be an identifier, got {name:?}")));
-    }
-    if name.starts_with(RESERVED_PREFIX) {
-        return Err(PyValueError::new_err(format!(
-            "{OP}: size names starting with {RESERVED_PREFIX:?} are reserved for sizes inference names, got {name:?}"
-        )));
-    }
+    check_size_name(name).map_err(|why| PyValueError::new_err(format!("{OP}: {why}")))?;
     Ok(name.to_string())
 }
 

@@ -100,16 +100,15 @@ def infer(fn, *arg_types, **kwarg_types):
         declared = get_type(fn)
         if declared is not None and not arg_types and not kwarg_types:
             return declared.output
-        types = _bind_functor_types(fn, arg_types, kwarg_types)
-        return _plait.typing_infer_functor(fn, {name: _as_type("kd.typing.infer", name, t) for name, t in types.items()})
+        return _plait.typing_infer_functor(fn, _bind_functor_types(fn, arg_types, kwarg_types))
     if not callable(fn):
         raise TypeError(f"kd.typing.infer: fn must be a Python function, got {type(fn).__name__}")
-    types = _bind_types("kd.typing.infer", fn, arg_types, kwarg_types)
-    return _traced(fn, {name: _as_type("kd.typing.infer", name, t) for name, t in types.items()})[1]
+    return _traced(fn, _bind_types("kd.typing.infer", fn, arg_types, kwarg_types))[1]
 
 
 def _bind_types(where, fn, arg_types, kwarg_types):
-    """{parameter: type} of `fn` for types given by position and by name."""
+    """{parameter: type} of `fn` for types given by position and by name (a
+    text read as a SliceType)."""
     signature = _inspect.signature(fn)
     try:
         bound = signature.bind_partial(*arg_types, **kwarg_types)
@@ -118,12 +117,12 @@ def _bind_types(where, fn, arg_types, kwarg_types):
     for name in bound.arguments:
         if signature.parameters[name].kind in (_inspect.Parameter.VAR_POSITIONAL, _inspect.Parameter.VAR_KEYWORD):
             raise TypeError(f"{where}: parameter `{name}` of {_name(fn)} is variadic; only named parameters take types")
-    return dict(bound.arguments)
+    return {name: _as_type(where, name, t) for name, t in bound.arguments.items()}
 
 
 def _bind_functor_types(fn, arg_types, kwarg_types):
     """{parameter: type} of functor `fn`: positional types in the order of its
-    positional parameters, the others by name."""
+    positional parameters, the others by name (a text read as a SliceType)."""
     from plait.kd import functor
 
     params = functor.get_signature(fn).parameters
@@ -136,7 +135,7 @@ def _bind_functor_types(fn, arg_types, kwarg_types):
         if name not in names or name in types:
             raise TypeError(f"kd.typing.infer: the functor has no parameter `{name}` to type (or it is typed twice)")
         types[name] = t
-    return types
+    return {name: _as_type("kd.typing.infer", name, t) for name, t in types.items()}
 
 
 def _traced(fn, types):
@@ -264,7 +263,6 @@ def _trace_typed(where, fn, input_types):
         types = _bind_types(where, fn, tuple(input_types), {})
     else:
         raise TypeError(f"{where}: input_types must be a dict or a tuple of types, got {type(input_types).__name__}")
-    types = {name: _as_type(where, name, t) for name, t in types.items()}
     returns, output = _traced(fn, types)
     return returns, types, output
 

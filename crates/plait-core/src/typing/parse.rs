@@ -54,20 +54,13 @@ pub type FunctorSignature = (Vec<(String, SliceType, Option<Size>)>, Option<Slic
 pub fn parse_functor_type(text: &str, ragged_total: impl FnMut() -> Size) -> Result<FunctorSignature, ParseError> {
     let mut p = Parser { text, pos: 0, ragged_total };
     p.expect("(")?;
-    let mut inputs = Vec::new();
-    if !p.eat(")") {
-        loop {
-            let name = p.identifier().ok_or_else(|| p.error("a parameter name"))?.to_string();
-            p.expect(":")?;
-            let t = p.slice_type()?;
-            let value = if p.eat("=") { Some(p.size()?) } else { None };
-            inputs.push((name, t, value));
-            if p.eat(")") {
-                break;
-            }
-            p.expect(",")?;
-        }
-    }
+    let inputs = p.list(")", |p| {
+        let name = p.identifier().ok_or_else(|| p.error("a parameter name"))?.to_string();
+        p.expect(":")?;
+        let t = p.slice_type()?;
+        let value = if p.eat("=") { Some(p.size()?) } else { None };
+        Ok((name, t, value))
+    })?;
     p.expect("->")?;
     p.skip_space();
     let output = if p.rest().trim() == "?" {
@@ -144,17 +137,24 @@ impl<'t, F: FnMut() -> Size> Parser<'t, F> {
             self.expect("]")?;
             return Ok(SliceType { schema, dims: None });
         }
-        let mut dims = Vec::new();
-        if !self.eat("]") {
-            loop {
-                dims.push(self.dim()?);
-                if self.eat("]") {
-                    break;
-                }
-                self.expect(",")?;
-            }
-        }
+        let dims = self.list("]", Self::dim)?;
         Ok(SliceType::new(schema, dims))
+    }
+
+    /// Items read by `item`, separated by commas, up to `close` (consumed;
+    /// the opening bracket is read already).
+    fn list<T>(&mut self, close: &str, mut item: impl FnMut(&mut Self) -> Result<T, ParseError>) -> Result<Vec<T>, ParseError> {
+        let mut items = Vec::new();
+        if self.eat(close) {
+            return Ok(items);
+        }
+        loop {
+            items.push(item(self)?);
+            if self.eat(close) {
+                return Ok(items);
+            }
+            self.expect(",")?;
+        }
     }
 
     fn schema(&mut self, depth: usize) -> Result<SchemaType, ParseError> {
@@ -169,18 +169,11 @@ impl<'t, F: FnMut() -> Size> Parser<'t, F> {
         match name.as_str() {
             "Entity" => {
                 self.expect("(")?;
-                let mut attrs = Vec::new();
-                if !self.eat(")") {
-                    loop {
-                        let attr = self.identifier().ok_or_else(|| self.error("an attribute name"))?.to_string();
-                        self.expect("=")?;
-                        attrs.push((Arc::from(attr.as_str()), self.schema(depth + 1)?));
-                        if self.eat(")") {
-                            break;
-                        }
-                        self.expect(",")?;
-                    }
-                }
+                let attrs = self.list(")", |p| {
+                    let attr = p.identifier().ok_or_else(|| p.error("an attribute name"))?;
+                    p.expect("=")?;
+                    Ok((Arc::from(attr), p.schema(depth + 1)?))
+                })?;
                 Ok(SchemaType::entity(attrs))
             }
             "LIST" => {

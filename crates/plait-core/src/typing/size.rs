@@ -15,6 +15,19 @@ pub const RESERVED_PREFIX: &str = "_pd_shp";
 /// A term of a [`Size`]: a parameter and its coefficient.
 type Term = (Arc<str>, i64);
 
+/// Why `name` cannot name a size a user declares: it must be an identifier
+/// outside the reserved prefix.
+pub fn check_size_name(name: &str) -> Result<(), String> {
+    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !identifier {
+        return Err(format!("a size name must be an identifier, got {name:?}"));
+    }
+    if name.starts_with(RESERVED_PREFIX) {
+        return Err(format!("size names starting with {RESERVED_PREFIX:?} are reserved for the sizes inference names, got {name:?}"));
+    }
+    Ok(())
+}
+
 /// An affine expression in size parameters. Cloned from type to type as
 /// operators pass dimensions on, so its terms are shared.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

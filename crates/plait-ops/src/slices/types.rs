@@ -3,10 +3,10 @@
 //! `kd.typing.count_named` gives the filter).
 
 use plait_core::typing::{Dim, SliceType};
-use plait_core::{Error, Result, Schema};
+use plait_core::{Error, Result};
 
 use crate::promote::TypeClass;
-use crate::typing::rules::broadcast;
+use crate::typing::rules::{broadcast, check_class};
 use crate::typing::{TypeArgs, TypeValue};
 
 /// `ds` of known rank 0 cannot be selected from (Koda's error).
@@ -35,12 +35,7 @@ pub fn select(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let op = a.op_name();
     let (ds, fltr) = (a.slice("ds")?, a.slice("fltr")?);
     refuse_items(op, ds)?;
-    if let plait_core::typing::SchemaType::Named(s) = fltr.schema
-        && s != Schema::Object
-        && !TypeClass::Mask.admits(s)
-    {
-        return Err(Error::value(op, format!("argument `fltr`: expected a slice of MASK, inferred {fltr}")));
-    }
+    check_class(op, "fltr", fltr, TypeClass::Mask)?;
     let expand = a.known("expand_filter").and_then(|x| x.get(0)).is_none_or(|v| v == plait_core::ScalarRef::Boolean(true));
     let dims = if expand { broadcast(op, &[("ds", ds), ("fltr", fltr)])? } else { fltr.dims.clone() };
     let count = a.fresh_size("fltr")?;

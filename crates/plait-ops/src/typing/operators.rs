@@ -10,18 +10,9 @@ use crate::registry::{BagRule, Registry};
 
 const COUNT_NAMED: &str = "kd.typing.count_named";
 
-/// A size name a user may give: an identifier outside the reserved prefix.
+/// `name`, when a user may give it to a size.
 fn checked_name(name: &str) -> plait_core::Result<&str> {
-    let identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') && name.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if !identifier {
-        return Err(Error::value(COUNT_NAMED, format!("argument `name`: a size name must be an identifier, got {name:?}")));
-    }
-    if name.starts_with(plait_core::typing::RESERVED_PREFIX) {
-        return Err(Error::value(
-            COUNT_NAMED,
-            format!("argument `name`: size names starting with {:?} are reserved, got {name:?}", plait_core::typing::RESERVED_PREFIX),
-        ));
-    }
+    plait_core::typing::check_size_name(name).map_err(|why| Error::value(COUNT_NAMED, format!("argument `name`: {why}")))?;
     Ok(name)
 }
 

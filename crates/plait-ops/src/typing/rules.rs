@@ -50,13 +50,23 @@ fn expected_error(op: &str, arg: &str, expected: &str, inferred: &SliceType) -> 
 
 /// Checks argument `arg`'s schema against `class` (OBJECT and unknown
 /// schemas pass: their items are known only by evaluation).
-fn check_class(op: &str, arg: &str, t: &SliceType, class: TypeClass) -> Result<()> {
+pub(crate) fn check_class(op: &str, arg: &str, t: &SliceType, class: TypeClass) -> Result<()> {
     let admitted = match &t.schema {
         SchemaType::Unknown | SchemaType::Named(Schema::Object) => true,
         SchemaType::Named(s) => class.admits(*s),
         _ => false,
     };
     if admitted { Ok(()) } else { Err(expected_error(op, arg, class.describe(), t)) }
+}
+
+/// The type of DataSlice argument `name`, checked against `class` when
+/// one is given.
+fn slice_of_class<'a>(a: &'a TypeArgs<'_>, name: &str, class: Option<TypeClass>) -> Result<&'a SliceType> {
+    let t = a.slice(name)?;
+    if let Some(class) = class {
+        check_class(a.op_name(), name, t, class)?;
+    }
+    Ok(t)
 }
 
 /// The dimensions of `(name, type)` arguments broadcast together (unknown
@@ -162,10 +172,7 @@ pub fn aggregate_any(out: Out) -> TypeRule {
 fn aggregate_rule(class: Option<TypeClass>, out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
-        let x = a.slice("x")?;
-        if let Some(class) = class {
-            check_class(op, "x", x, class)?;
-        }
+        let x = slice_of_class(a, "x", class)?;
         let dims = match (a.get("ndim"), a.known_int("ndim")?) {
             (None, _) => drop_dims(op, x, Some(1))?,
             (Some(_), Some(n)) => drop_dims(op, x, Some(n))?,
@@ -179,11 +186,7 @@ fn aggregate_rule(class: Option<TypeClass>, out: Out) -> TypeRule {
 /// `None` admits any items.
 pub fn aggregate_all(class: Option<TypeClass>, out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
-        let op = a.op_name();
-        let x = a.slice("x")?;
-        if let Some(class) = class {
-            check_class(op, "x", x, class)?;
-        }
+        let x = slice_of_class(a, "x", class)?;
         Ok(TypeValue::slice(SliceType::new(out.schema(x.schema.clone(), &[("x", x)]), Vec::new())))
     })
 }
@@ -194,10 +197,7 @@ pub fn aggregate_all(class: Option<TypeClass>, out: Out) -> TypeRule {
 pub fn same_dims(class: Option<TypeClass>, out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
-        let x = a.slice("x")?;
-        if let Some(class) = class {
-            check_class(op, "x", x, class)?;
-        }
+        let x = slice_of_class(a, "x", class)?;
         if x.rank() == Some(0) {
             return Err(Error::value(op, format!("argument `x`: expected rank > 0, inferred {x}")));
         }
