@@ -192,30 +192,23 @@ impl TypeEnv {
                 _ => {}
             }
         }
-        let Some(output) = output else { return Ok(TypeValue::Unknown) };
         // Sizes the output names that no argument bound are the callee's own.
         let mut own: HashMap<String, Size> = HashMap::new();
-        let mut rename = |size: &Size| -> Result<Size> {
+        let mut rename = |d: &Dim| -> Result<Dim> {
+            let size = match d {
+                Dim::Uniform(s) => s,
+                Dim::Ragged { .. } => return Ok(Dim::Ragged { total: self.names.fresh(OP, None)? }),
+                Dim::Unknown => return Ok(Dim::Unknown),
+            };
             for p in size.params() {
                 if !bound.contains_key(p) && !own.contains_key(p) {
                     own.insert(p.to_string(), self.names.fresh(OP, None)?);
                 }
             }
-            size.substitute(&|p: &str| bound.get(p).or_else(|| own.get(p)).cloned()).ok_or_else(|| Error::value(OP, "a size of the output overflows"))
+            let size = size.substitute(&|p: &str| bound.get(p).or_else(|| own.get(p)).cloned());
+            size.map(Dim::Uniform).ok_or_else(|| Error::value(OP, "a size of the output overflows"))
         };
-        let dims = match output.dims {
-            None => None,
-            Some(dims) => Some(
-                dims.iter()
-                    .map(|d| match d {
-                        Dim::Uniform(s) => rename(s).map(Dim::Uniform),
-                        Dim::Ragged { .. } => self.names.fresh(OP, None).map(|total| Dim::Ragged { total }),
-                        Dim::Unknown => Ok(Dim::Unknown),
-                    })
-                    .collect::<Result<Vec<_>>>()?,
-            ),
-        };
-        Ok(TypeValue::slice(SliceType { schema: output.schema, dims }))
+        TypeValue::of_output(&output, &mut rename)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use plait_core::typing::{Dim, SchemaType, Size, SliceType, check_size_name, parse_slice_type};
+use plait_core::typing::{Dim, SchemaType, Size, SliceType, check_size_name, parse_functor_type, parse_slice_type};
 use plait_expr::Expr;
 use plait_expr::typing::TypeEnv;
 use plait_ops::typing::{TypeValue, schema_type, type_of};
@@ -256,6 +256,30 @@ fn parse_type(text: &str) -> PyResult<PySliceType> {
     Ok(PySliceType { inner: t })
 }
 
+/// An input's name and type, as Python sees them.
+type NamedType = (String, Py<PyAny>);
+
+/// A functor's type read from its text (`(x: INT32[n]) -> FLOAT32[n]`):
+/// `([(input, SliceType or Size)], output)`, the output as `type_to_py`
+/// gives types.
+#[pyfunction]
+fn typing_parse_functor_type(py: Python<'_>, text: &str) -> PyResult<(Vec<NamedType>, Py<PyAny>)> {
+    let (inputs, output) = parse_functor_type(text, fresh_ragged_total)
+        .map_err(|e| PyValueError::new_err(format!("{OP}: cannot read the functor type {text:?}: {e}")))?;
+    let inputs = inputs
+        .into_iter()
+        .map(|(name, t, value)| {
+            let t = match value {
+                Some(size) => Py::new(py, PySize { inner: size })?.into_any(),
+                None => Py::new(py, PySliceType { inner: t })?.into_any(),
+            };
+            Ok((name, t))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let output = guard(|| TypeValue::of_output(&output, &mut |d| Ok(d.clone())))?;
+    Ok((inputs, type_to_py(py, &output)?))
+}
+
 /// `kd.typing.type_of(x)`: the exact type of a DataSlice.
 #[pyfunction]
 fn typing_type_of(x: PyRef<'_, PyDataSlice>) -> PySliceType {
@@ -351,6 +375,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySliceType>()?;
     m.add_function(wrap_pyfunction!(typing_size, m)?)?;
     m.add_function(wrap_pyfunction!(typing_type_of, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_parse_functor_type, m)?)?;
     m.add_function(wrap_pyfunction!(typing_enter, m)?)?;
     m.add_function(wrap_pyfunction!(typing_exit, m)?)?;
     m.add_function(wrap_pyfunction!(typing_infer, m)?)?;

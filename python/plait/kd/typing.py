@@ -182,50 +182,13 @@ def _input_text(t):
 
 
 def _output_text(t):
+    """The output's text as the functor type's reader (in Rust) reads it."""
     if isinstance(t, tuple):
         return "(" + ", ".join(_output_text(i) for i in t) + ")"
-    return repr(t)
-
-
-def _split_top(text, sep):
-    """`text` split at `sep` outside brackets."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(text):
-        c = text[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[start:i])
-            i += len(sep)
-            start = i
-            continue
-        i += 1
-    parts.append(text[start:])
-    return parts
-
-
-def _read_output(text):
-    if text == "?":
-        return UNKNOWN
-    if text.startswith("(") and text.endswith(")") and not text.endswith("])"):
-        return tuple(_read_output(p) for p in _split_top(text[1:-1], ", ") if p)
-    try:
-        return SliceType(text)
-    except ValueError:
-        return text
-
-
-def _read_functor_type(text):
-    params, output = _split_top(text, " -> ")
-    inputs = {}
-    for part in _split_top(params[1:-1], ", "):
-        if part:
-            name, _, t = part.partition(": ")
-            t, _, value = t.partition("]=")
-            inputs[name] = size(value) if value else SliceType(t)
-    return FunctorType(inputs, _read_output(output))
+    if isinstance(t, _plait.DimMarker) and t == UNKNOWN:
+        return "?"
+    # Shapes and bags come as their text (`JAGGED_SHAPE[n]`, `DATA_BAG`).
+    return t if isinstance(t, str) else repr(t)
 
 
 def get_type(fn):
@@ -241,7 +204,10 @@ def get_type(fn):
     if not _plait.is_functor(fn):
         raise TypeError(f"kd.typing.get_type: expected a functor, got {type(fn).__name__}")
     text = fn.get_attr("__type__", None).to_py()
-    return None if text is None else _read_functor_type(text)
+    if text is None:
+        return None
+    inputs, output = _plait.typing_parse_functor_type(text)
+    return FunctorType(inputs, output)
 
 
 def _as_type(where, name, t):

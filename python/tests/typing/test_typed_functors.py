@@ -146,3 +146,29 @@ def test_size_arguments_in_signatures_and_if_branches_sharing_a_dim():
     # A constant argument binds the size.
     assert repr(kd.typing.infer(lambda: up(kd.int64(4)))) == "INT64[5]"
     assert kd.fn(lambda k: kd.if_(k > 3, up, down, k))(kd.int64(2)).to_py() == [0, 2, 4]
+
+
+def test_outputs_that_are_tuples_shapes_or_unknown():
+    @kd.trace_as_fn(input_types={"x": "INT32[n]"})
+    def pair(x):
+        return kd.tuple(x, x + 1)
+
+    @kd.trace_as_fn(input_types={"x": "INT32[n]"})
+    def shape(x):
+        return kd.get_shape(x)
+
+    untyped = kd.fn(lambda y: y)
+
+    @kd.trace_as_fn(input_types={"x": "INT32[n]"})
+    def opaque(x):
+        return kd.call(untyped, x)
+
+    m = T(kd.INT32, ("m",))
+    assert repr(kd.typing.get_type(kd.fn(pair))) == "(x: INT32[n]) -> (INT32[n], INT32[n])"
+    assert kd.typing.get_type(kd.fn(pair)).output == (T("INT32[n]"), T("INT32[n]"))
+    assert repr(kd.typing.infer(lambda y: pair(y), m)) == "(INT32[m], INT32[m])"
+    assert repr(kd.typing.get_type(kd.loads(kd.dumps(kd.fn(shape))))) == "(x: INT32[n]) -> JAGGED_SHAPE[n]"
+    assert kd.typing.infer(lambda y: shape(y), m) == "JAGGED_SHAPE[m]"
+    assert repr(kd.typing.get_type(kd.fn(opaque))) == "(x: INT32[n]) -> ?"
+    assert kd.typing.get_type(kd.fn(opaque)).output == kd.typing.UNKNOWN
+    assert kd.typing.infer(lambda y: opaque(y), m) == kd.typing.UNKNOWN

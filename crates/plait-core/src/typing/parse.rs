@@ -44,11 +44,22 @@ pub fn parse_slice_type(text: &str, ragged_total: impl FnMut() -> Size) -> Resul
     Ok(t)
 }
 
+/// What a functor's type says of its output: `FLOAT32[n]`, `?`,
+/// `JAGGED_SHAPE[n, *]`, `DATA_BAG`, or a tuple of those, `(A, B)`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OutputType {
+    Unknown,
+    Slice(SliceType),
+    /// A JaggedShape of these dims (`None`: rank unknown).
+    Shape(Option<Vec<Dim>>),
+    Bag,
+    Tuple(Vec<OutputType>),
+}
+
 /// A functor's type as `FunctorType` writes it: `(x: INT32[n], sz:
 /// INT64[]=sz) -> FLOAT32[n]`: each input's type, and for an integer item
-/// standing for a size (`=sz`) that size; the output may be `?` (unknown,
-/// `None` here).
-pub type FunctorSignature = (Vec<(String, SliceType, Option<Size>)>, Option<SliceType>);
+/// standing for a size (`=sz`) that size; then the output's.
+pub type FunctorSignature = (Vec<(String, SliceType, Option<Size>)>, OutputType);
 
 /// Reads the functor type `text`.
 pub fn parse_functor_type(text: &str, ragged_total: impl FnMut() -> Size) -> Result<FunctorSignature, ParseError> {
@@ -62,13 +73,7 @@ pub fn parse_functor_type(text: &str, ragged_total: impl FnMut() -> Size) -> Res
         Ok((name, t, value))
     })?;
     p.expect("->")?;
-    p.skip_space();
-    let output = if p.rest().trim() == "?" {
-        p.pos = text.len();
-        None
-    } else {
-        Some(p.slice_type()?)
-    };
+    let output = p.output(0)?;
     p.skip_space();
     if p.pos != text.len() {
         return Err(p.error("the end of the type"));
@@ -132,13 +137,34 @@ impl<'t, F: FnMut() -> Size> Parser<'t, F> {
 
     fn slice_type(&mut self) -> Result<SliceType, ParseError> {
         let schema = self.schema(0)?;
+        Ok(SliceType { schema, dims: self.dims()? })
+    }
+
+    /// `[d, ...]`, or `[...]` for an unknown rank (`None`).
+    fn dims(&mut self) -> Result<Option<Vec<Dim>>, ParseError> {
         self.expect("[")?;
         if self.eat("...") {
             self.expect("]")?;
-            return Ok(SliceType { schema, dims: None });
+            return Ok(None);
         }
-        let dims = self.list("]", Self::dim)?;
-        Ok(SliceType::new(schema, dims))
+        self.list("]", Self::dim).map(Some)
+    }
+
+    fn output(&mut self, depth: usize) -> Result<OutputType, ParseError> {
+        if depth > MAX_NESTING {
+            return Err(self.error(&format!("tuples nested at most {MAX_NESTING} deep")));
+        }
+        if self.eat("?") {
+            Ok(OutputType::Unknown)
+        } else if self.eat("(") {
+            self.list(")", |p| p.output(depth + 1)).map(OutputType::Tuple)
+        } else if self.eat("DATA_BAG") {
+            Ok(OutputType::Bag)
+        } else if self.eat("JAGGED_SHAPE") {
+            self.dims().map(OutputType::Shape)
+        } else {
+            self.slice_type().map(OutputType::Slice)
+        }
     }
 
     /// Items read by `item`, separated by commas, up to `close` (consumed;
@@ -291,8 +317,14 @@ mod tests {
         assert_eq!(inputs.iter().map(|(n, t, _)| format!("{n}: {t}")).collect::<Vec<_>>(), ["x: INT32[n, *]", "y: ?[...]"]);
         let (inputs, _) = parse_functor_type("(sz: INT64[]=sz) -> INT64[sz + 1]", || Size::constant(0)).unwrap();
         assert_eq!(inputs[0].2, Some(Size::param("sz")));
-        assert_eq!(output.unwrap().to_string(), "FLOAT32[n]");
-        assert_eq!(parse_functor_type("() -> ?", || Size::constant(0)).unwrap().1, None);
+        assert!(matches!(output, OutputType::Slice(t) if t.to_string() == "FLOAT32[n]"));
+        assert_eq!(parse_functor_type("() -> ?", || Size::constant(0)).unwrap().1, OutputType::Unknown);
+        let (_, output) = parse_functor_type("(x: INT32[n]) -> (INT32[n], (JAGGED_SHAPE[n], DATA_BAG), ?)", || Size::constant(0)).unwrap();
+        let OutputType::Tuple(items) = output else { panic!("a tuple") };
+        assert!(
+            matches!(&items[1], OutputType::Tuple(inner) if inner[0] == OutputType::Shape(Some(vec![Dim::Uniform(Size::param("n"))])) && inner[1] == OutputType::Bag)
+        );
+        assert_eq!(items[2], OutputType::Unknown);
         assert!(parse_functor_type("(x INT32[n]) -> ?", || Size::constant(0)).is_err());
     }
 

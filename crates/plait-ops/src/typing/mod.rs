@@ -17,7 +17,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
-use plait_core::typing::{Dim, SchemaType, Size, SliceType};
+use plait_core::typing::{Dim, OutputType, SchemaType, Size, SliceType};
 use plait_core::{DataBag, DataSlice, Error, Result, ScalarRef, Schema};
 
 use crate::registry::{Operator, ParamKind, Value};
@@ -62,6 +62,19 @@ impl TypeValue {
             Value::Tuple(items) => TypeValue::Tuple(items.iter().map(TypeValue::of_value).collect()),
             Value::Range { .. } | Value::Ellipsis => TypeValue::Unknown,
         }
+    }
+
+    /// The type a functor's type gives its output, each dimension mapped
+    /// by `dim` (which renames the callee's sizes at a call).
+    pub fn of_output(output: &OutputType, dim: &mut impl FnMut(&Dim) -> Result<Dim>) -> Result<TypeValue> {
+        let mut dims = |ds: &Option<Vec<Dim>>| ds.as_ref().map(|ds| ds.iter().map(&mut *dim).collect::<Result<Vec<_>>>()).transpose();
+        Ok(match output {
+            OutputType::Unknown => TypeValue::Unknown,
+            OutputType::Slice(t) => TypeValue::slice(SliceType { schema: t.schema.clone(), dims: dims(&t.dims)? }),
+            OutputType::Shape(ds) => TypeValue::Shape(dims(ds)?),
+            OutputType::Bag => TypeValue::Bag,
+            OutputType::Tuple(items) => TypeValue::Tuple(items.iter().map(|o| TypeValue::of_output(o, dim)).collect::<Result<Vec<_>>>()?),
+        })
     }
 
     /// The type without a count name.
