@@ -33,10 +33,8 @@ fn size_of(x: &Bound<'_, PyAny>, what: &str) -> PyResult<Size> {
     if let Ok(s) = x.cast::<PySize>() {
         return Ok(s.get().inner.clone());
     }
-    if !x.is_instance_of::<pyo3::types::PyBool>()
-        && let Ok(k) = x.extract::<i64>()
-    {
-        return Ok(Size::constant(k));
+    if x.is_instance_of::<pyo3::types::PyInt>() && !x.is_instance_of::<pyo3::types::PyBool>() {
+        return x.extract::<i64>().map(Size::constant).map_err(|_| PyValueError::new_err(format!("{OP}: {what} must fit in 64 bits, got {x}")));
     }
     Err(PyTypeError::new_err(format!("{OP}: {what} must be a size or an int, got {}", x.get_type().name()?)))
 }
@@ -136,7 +134,11 @@ fn dim_of(x: &Bound<'_, PyAny>) -> PyResult<Dim> {
     if let Ok(name) = x.extract::<String>() {
         return Ok(Dim::Uniform(Size::param(&checked_size_name(&name)?)));
     }
-    let size = size_of(x, "a dimension").map_err(|_| {
+    // An int too large keeps its own error; anything else is not a dimension.
+    let size = size_of(x, "a dimension").map_err(|e| {
+        if !e.is_instance_of::<PyTypeError>(x.py()) {
+            return e;
+        }
         PyTypeError::new_err(format!(
             "{OP}: a dimension must be an int, a size name, a size, kd.typing.RAGGED or kd.typing.UNKNOWN, got {}",
             x.get_type().name().map(|n| n.to_string()).unwrap_or_default()

@@ -51,6 +51,10 @@ def test_bad_declarations_are_refused():
         T(kd.INT32, (-1,))
     with pytest.raises(TypeError, match="a dimension must be"):
         T(kd.INT32, (1.5,))
+    with pytest.raises(ValueError, match="a dimension must fit in 64 bits, got 1180591620717411303424"):
+        T(kd.INT32, (2**70,))
+    with pytest.raises(ValueError, match="must fit in 64 bits"):
+        kd.typing.size("n") + 2**70
     with pytest.raises(TypeError, match="schema must be a schema item"):
         T(kd.slice([1]), (1,))
     with pytest.raises(TypeError, match="takes no dims"):
