@@ -1,6 +1,12 @@
+import os
 import re
 
-import pytest
+# Every eager operator call of the suite checks its type rule against its
+# result (`PLAIT_CHECK_TYPES`, docs/typing.md): a wrong rule fails the test
+# that runs the operator.
+os.environ.setdefault("PLAIT_CHECK_TYPES", "1")
+
+import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")

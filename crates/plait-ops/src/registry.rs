@@ -517,10 +517,16 @@ impl Operator {
     }
 
     fn run(&self, args: Args<'_>) -> Result<Value> {
-        match self.kernel {
+        let result = match self.kernel {
             Compute::Slice(kernel) => attach_input_bags(self, kernel(&args)?, &args).map(Value::Slice),
             Compute::Value(kernel) => kernel(&args),
+        }?;
+        if let Some(rule) = &self.type_rule
+            && crate::typing::check::enabled()
+        {
+            crate::typing::check::check_result(self, rule, &args.values, &args.var_args, &args.var_kwargs, &result)?;
         }
+        Ok(result)
     }
 }
 

@@ -52,11 +52,18 @@ impl SchemaType {
 
     /// The schema of attribute `name` of entities of this schema: `None`
     /// when the entity schema has no such attribute; unknown for unknown
-    /// schemas and OBJECT (whose items carry their own schemas).
+    /// schemas and OBJECT (whose items carry their own schemas); SCHEMA for
+    /// schema items (whose attributes are schemas, except the `__...__`
+    /// ones they keep for themselves).
     pub fn attr(&self, name: &str) -> Option<SchemaType> {
         match self {
             SchemaType::Entity(attrs) => attrs.iter().find(|(n, _)| n.as_ref() == name).map(|(_, s)| s.clone()),
             SchemaType::Unknown | SchemaType::Named(Schema::Object) => Some(SchemaType::Unknown),
+            // A schema's metadata (`__schema_metadata__`) is an object.
+            SchemaType::Named(Schema::Schema) if name.starts_with("__") => Some(SchemaType::Unknown),
+            SchemaType::Named(Schema::Schema) => Some(SchemaType::Named(Schema::Schema)),
+            // Missing items have every attribute, missing.
+            SchemaType::Named(Schema::None) => Some(SchemaType::Named(Schema::None)),
             _ => None,
         }
     }

@@ -967,9 +967,10 @@ Examples:
     for name in ["kd.math.neg", "kd.math.pos", "kd.math.abs", "kd.math.sign", "kd.math.round", "kd.math.floor", "kd.math.ceil"] {
         r.type_rule(name, elementwise(X, Numeric, Out::Common));
     }
-    for name in ["kd.math.log", "kd.math.log10", "kd.math.exp", "kd.math.sqrt", "kd.math.sigmoid"] {
+    for name in ["kd.math.log", "kd.math.log10", "kd.math.exp", "kd.math.sqrt"] {
         r.type_rule(name, elementwise(X, Numeric, Out::Float));
     }
+    r.type_rule("kd.math.sigmoid", elementwise(&["x", "half", "slope"], Numeric, Out::AlwaysFloat));
     r.type_rule("kd.math.is_nan", elementwise(X, Numeric, Out::Fixed(Schema::Mask)));
     r.type_rule("kd.math.agg_sum", aggregate(Numeric, Out::CommonOr(Schema::Int32)));
     for name in ["kd.math.agg_max", "kd.math.agg_min", "kd.math.agg_median"] {
@@ -990,6 +991,6 @@ Examples:
         r.type_rule(name, same_dims(Some(Numeric), Out::Common));
     }
     for name in ["kd.math.softmax", "kd.math.cdf"] {
-        r.type_rule(name, same_dims(Some(Numeric), Out::Float));
+        r.type_rule(name, same_dims(Some(Numeric), Out::AlwaysFloat));
     }
 }

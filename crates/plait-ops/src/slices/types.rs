@@ -37,9 +37,35 @@ pub fn select(a: &TypeArgs<'_>) -> Result<TypeValue> {
     refuse_items(op, ds)?;
     check_class(op, "fltr", fltr, TypeClass::Mask)?;
     let expand = a.known("expand_filter").and_then(|x| x.get(0)).is_none_or(|v| v == plait_core::ScalarRef::Boolean(true));
-    let dims = if expand { broadcast(op, &[("ds", ds), ("fltr", fltr)])? } else { fltr.dims.clone() };
     let count = a.fresh_size("fltr")?;
+    if !expand {
+        return Ok(TypeValue::slice(SliceType { schema: ds.schema.clone(), dims: subtrees_kept(a, ds, fltr, count)? }));
+    }
+    let dims = broadcast(op, &[("ds", ds), ("fltr", fltr)])?;
     Ok(TypeValue::slice(SliceType { schema: ds.schema.clone(), dims: dims.map(|d| filtered(d, count)) }))
+}
+
+/// The dims of `kd.select(ds, fltr, expand_filter=False)`: `fltr` (of
+/// lower rank) filters its last dimension of `ds`, whose kept items keep
+/// their subtrees: uniform rows below stay, ragged ones have a new total.
+fn subtrees_kept(a: &TypeArgs<'_>, ds: &SliceType, fltr: &SliceType, count: plait_core::typing::Size) -> Result<Option<Vec<Dim>>> {
+    let op = a.op_name();
+    let (Some(dd), Some(fd)) = (&ds.dims, &fltr.dims) else { return Ok(None) };
+    if fd.len() > dd.len() {
+        return Err(Error::value(
+            op,
+            format!("argument `fltr` of rank {} cannot filter `ds` of rank {}: inferred {fltr} and {ds}", fd.len(), dd.len()),
+        ));
+    }
+    broadcast(op, &[("ds", ds), ("fltr", fltr)])?;
+    let mut dims = filtered(fd.clone(), count);
+    for d in &dd[fd.len()..] {
+        dims.push(match d {
+            Dim::Ragged { .. } => Dim::Ragged { total: a.new_size()? },
+            other => other.clone(),
+        });
+    }
+    Ok(Some(dims))
 }
 
 /// `kd.select_present(ds)`.

@@ -840,12 +840,12 @@ Examples:
     r.type_rule("kd.strings.contains", elementwise(&["s", "substr"], Text, Out::Fixed(Schema::Mask)));
     r.type_rule("kd.strings.count", elementwise(&["s", "substr"], Text, Out::Fixed(Schema::Int64)));
     for name in ["kd.strings.strip", "kd.strings.lstrip", "kd.strings.rstrip"] {
-        r.type_rule(name, elementwise(&["s", "chars"], Text, Out::SameAs("s")));
+        r.type_rule(name, elementwise(&["s", "chars"], Text, Out::Common));
     }
     r.type_rule("kd.strings.encode", elementwise(&["x"], Text, Out::Fixed(Schema::Bytes)));
     r.type_rule("kd.strings.decode", elementwise(&["x"], Text, Out::Fixed(Schema::String)));
     r.type_rule("kd.strings.regex_match", elementwise(&["text", "regex"], String, Out::Fixed(Schema::Mask)));
     r.type_rule("kd.strings.regex_extract", elementwise(&["text", "regex"], String, Out::SameAs("text")));
     r.type_rule("kd.strings.regex_replace_all", elementwise(&["text", "regex", "replacement"], String, Out::SameAs("text")));
-    r.type_rule("kd.strings.agg_join", aggregate(Text, Out::Common));
+    r.type_rule("kd.strings.agg_join", aggregate(Text, Out::JoinedWith("sep")));
 }

@@ -6,6 +6,7 @@
 //! and an operator whose arguments are all known is run instead of
 //! inferred ([`Operator::infer`]), so literal subexpressions are exact.
 
+pub mod check;
 mod operators;
 pub mod rules;
 
@@ -253,6 +254,11 @@ impl<'a> TypeArgs<'a> {
         self.names.fresh(self.op.name, requested)
     }
 
+    /// A new data-dependent size, with a fresh reserved name.
+    pub fn new_size(&self) -> Result<Size> {
+        self.names.fresh(self.op.name, None)
+    }
+
     /// The operator's name, for errors.
     pub fn op_name(&self) -> &'static str {
         self.op.name
@@ -306,9 +312,10 @@ impl<'a> TypeArgs<'a> {
         }
     }
 
-    /// The text item argument `name`, when known.
-    pub fn known_text(&self, name: &str) -> Option<String> {
-        match self.known(name)?.get(0) {
+    /// The text item argument `name`, when known (and an item).
+    pub fn known_item_text(&self, name: &str) -> Option<String> {
+        let x = self.known(name).filter(|x| x.is_item())?;
+        match x.get(0) {
             Some(ScalarRef::String(s)) => Some(s.to_string()),
             _ => None,
         }
@@ -317,6 +324,34 @@ impl<'a> TypeArgs<'a> {
     /// The `*args` types.
     pub fn var_args(&self) -> &[TypeValue] {
         &self.var_args
+    }
+
+    /// The `**kwargs` types, by name.
+    pub fn var_kwargs(&self) -> &[(String, TypeValue)] {
+        &self.var_kwargs
+    }
+
+    /// The dimensions of JaggedShape argument `name` (`None`: unknown); an
+    /// argument known to be something else is a TypeError.
+    pub fn shape(&self, name: &str) -> Result<Option<Vec<Dim>>> {
+        match self.get(name).map(TypeValue::untagged) {
+            Some(TypeValue::Shape(dims)) => Ok(dims.clone()),
+            None | Some(TypeValue::Unknown) => Ok(None),
+            Some(other) => Err(Error::type_error(self.op.name, format!("argument `{name}`: expected a JaggedShape, inferred {other}"))),
+        }
+    }
+
+    /// The schema item argument `name` as a type: what it names when known
+    /// (a struct schema with the attributes its bag gives it), else
+    /// unknown.
+    pub fn known_schema(&self, name: &str) -> SchemaType {
+        match self.known(name) {
+            Some(x) if x.is_item() && x.schema() == Schema::Schema => match x.get(0) {
+                Some(ScalarRef::Schema(s)) => schema_type(s, x.bag(), SCHEMA_DEPTH),
+                _ => SchemaType::Unknown,
+            },
+            _ => SchemaType::Unknown,
+        }
     }
 
     /// Every argument's value when all are known.

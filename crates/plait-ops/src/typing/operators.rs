@@ -51,7 +51,7 @@ Examples:
     r.type_rule(
         COUNT_NAMED,
         TypeRule::new(|a: &TypeArgs<'_>| {
-            let Some(name) = a.known_text("name") else {
+            let Some(name) = a.known_item_text("name") else {
                 return Err(Error::value(COUNT_NAMED, "argument `name`: expected a constant STRING, the size's name"));
             };
             let mask = a.get("mask").map(TypeValue::untagged).cloned().unwrap_or(TypeValue::Unknown);

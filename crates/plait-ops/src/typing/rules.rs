@@ -3,7 +3,7 @@
 //! access. Broadcasting and promotion on types happen here only, as
 //! `broadcast` and `promote` do them on data.
 
-use plait_core::typing::{Dim, SchemaType, SliceType, broadcast_dims};
+use plait_core::typing::{Dim, SchemaType, Size, SliceType, broadcast_dims};
 use plait_core::{Error, Result, Schema};
 
 use super::{TypeArgs, TypeRule, TypeValue};
@@ -18,10 +18,15 @@ pub enum Out {
     /// is 0 of INT32).
     CommonOr(Schema),
     /// The common schema made floating point: FLOAT64 stays, other numbers
-    /// are FLOAT32 (`x / y`, `log`, `agg_mean`).
+    /// are FLOAT32, NONE stays NONE (`x / y`, `log`, `agg_mean`).
     Float,
+    /// As `Float`, but NONE is FLOAT32 too (`sigmoid`, `softmax`, `cdf`).
+    AlwaysFloat,
     /// Always this schema (`x < y` is MASK, `argmax` INT64).
     Fixed(Schema),
+    /// The common schema joined with the named argument's, which is a
+    /// parameter (`kd.strings.agg_join(x, sep)`).
+    JoinedWith(&'static str),
     /// The schema of the named argument, the others being parameters
     /// (`kd.strings.strip(s, chars)` is `s`'s: NONE stays NONE).
     SameAs(&'static str),
@@ -35,10 +40,15 @@ impl Out {
             (Out::Fixed(s), _) => SchemaType::Named(s),
             (Out::SameAs(name), _) => args.iter().find(|(n, _)| *n == name).map_or(SchemaType::Unknown, |(_, t)| t.schema.clone()),
             (Out::Common, c) => c,
+            (Out::JoinedWith(name), c) => {
+                let other = args.iter().find(|(n, _)| *n == name).map_or(SchemaType::Unknown, |(_, t)| t.schema.clone());
+                SchemaType::common(&c, &other).unwrap_or(SchemaType::Unknown)
+            }
             (Out::CommonOr(s), SchemaType::Named(Schema::None)) => SchemaType::Named(s),
             (Out::CommonOr(_), c) => c,
-            (Out::Float, SchemaType::Named(s)) if s.is_numeric() && s != Schema::Float64 => SchemaType::Named(Schema::Float32),
-            (Out::Float, c) => c,
+            (Out::Float | Out::AlwaysFloat, SchemaType::Named(s)) if s.is_numeric() && s != Schema::Float64 => SchemaType::Named(Schema::Float32),
+            (Out::AlwaysFloat, SchemaType::Named(Schema::None)) => SchemaType::Named(Schema::Float32),
+            (Out::Float | Out::AlwaysFloat, c) => c,
         }
     }
 }
@@ -178,7 +188,11 @@ fn aggregate_rule(class: Option<TypeClass>, out: Out) -> TypeRule {
             (Some(_), Some(n)) => drop_dims(op, x, Some(n))?,
             (Some(_), None) => None,
         };
-        Ok(TypeValue::slice(SliceType { schema: out.schema(x.schema.clone(), &[("x", x)]), dims }))
+        let mut typed = vec![("x", x)];
+        if let Out::JoinedWith(name) = out {
+            typed.push((name, a.slice(name)?));
+        }
+        Ok(TypeValue::slice(SliceType { schema: out.schema(x.schema.clone(), &typed), dims }))
     })
 }
 
@@ -193,33 +207,48 @@ pub fn aggregate_all(class: Option<TypeClass>, out: Out) -> TypeRule {
 
 /// An operator over the last dimension giving a slice of `x`'s dims
 /// (`cum_sum`, `softmax`, `index`, `ordinal_rank`): `x` of rank at least 1
-/// admitted by `class` (any items when `None`), the schema by `out`.
+/// (at least `ndim` when that is given) admitted by `class` (any items when
+/// `None`), the schema by `out`.
 pub fn same_dims(class: Option<TypeClass>, out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
         let x = slice_of_class(a, "x", class)?;
-        if x.rank() == Some(0) {
-            return Err(Error::value(op, format!("argument `x`: expected rank > 0, inferred {x}")));
+        let least = match a.get("ndim") {
+            None => Some(1),
+            Some(_) => a.known_int("ndim")?,
+        };
+        if let (Some(least), Some(rank)) = (least, x.rank())
+            && (rank as i64) < least
+        {
+            return Err(Error::value(op, format!("argument `x`: expected rank >= {least}, inferred {x}")));
         }
         Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone(), &[("x", x)]))))
     })
 }
 
-/// `kd.get_attr(x, attr_name)`: the attribute's schema where `x`'s entity
-/// schema is known to have it, an error where it is known not to.
+/// `kd.get_attr(x, attr_name, default)`: the attribute's schema where
+/// `x`'s entity schema is known to have it, an error where it is known not
+/// to; a default's schema joins it, and its dims (and a slice of names')
+/// broadcast with `x`'s.
 pub fn get_attr() -> TypeRule {
     TypeRule::new(|a: &TypeArgs<'_>| {
         let op = a.op_name();
-        let x = a.slice("x")?;
-        let Some(name) = a.known_text("attr_name") else {
-            return Ok(TypeValue::slice(x.with_schema(SchemaType::Unknown)));
+        let (x, names) = (a.slice("x")?, a.slice("attr_name")?);
+        let default = a.get("default").map(|_| a.slice("default")).transpose()?;
+        let mut shaped = vec![("x", x), ("attr_name", names)];
+        shaped.extend(default.map(|d| ("default", d)));
+        let dims = broadcast(op, &shaped)?;
+        let name = a.known_item_text("attr_name");
+        let schema = match (name, default) {
+            (None, _) => SchemaType::Unknown,
+            (Some(name), default) => match (x.schema.attr(&name), default) {
+                (Some(schema), None) => schema,
+                (Some(schema), Some(d)) => SchemaType::common(&schema, &d.schema).unwrap_or(SchemaType::Unknown),
+                (None, Some(_)) => SchemaType::Unknown,
+                (None, None) => return Err(Error::value(op, format!("argument `x`: the schema of {x} has no attribute '{name}'"))),
+            },
         };
-        match x.schema.attr(&name) {
-            Some(schema) => Ok(TypeValue::slice(x.with_schema(schema))),
-            // With a default, a missing attribute gives the default.
-            None if a.get("default").is_some() => Ok(TypeValue::slice(x.with_schema(SchemaType::Unknown))),
-            None => Err(Error::value(op, format!("argument `x`: the schema of {x} has no attribute '{name}'"))),
-        }
+        Ok(TypeValue::slice(SliceType { schema, dims }))
     })
 }
 
@@ -340,6 +369,8 @@ pub fn range() -> TypeRule {
         if ranks != [Some(0), Some(0)] {
             return Ok(TypeValue::slice(SliceType { schema: SchemaType::Named(Schema::Int64), dims: None }));
         }
+        // `kd.range(5, 2)` is empty.
+        let count = count.map(|c| if c.as_constant().is_some_and(|k| k < 0) { Size::constant(0) } else { c });
         let dim = count.map_or(Dim::Unknown, Dim::Uniform);
         Ok(TypeValue::slice(SliceType::new(SchemaType::Named(Schema::Int64), vec![dim])))
     })
