@@ -9,6 +9,24 @@ os.environ.setdefault("PLAIT_CHECK_TYPES", "1")
 import pytest  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _type_checks(request):
+    """Tests marked `no_type_checks` run without the checks: they build
+    data (bags of thousands of layers) whose every read the checks would
+    repeat, making the test quadratic."""
+    if request.node.get_closest_marker("no_type_checks") is None:
+        yield
+        return
+    from plait import _plait
+
+    was = _plait.typing_check_types()
+    _plait.typing_check_types(False)
+    try:
+        yield
+    finally:
+        _plait.typing_check_types(was)
+
+
 @pytest.fixture(scope="session")
 def koda():
     """The reference implementation (koladata), or a clean skip without it."""

@@ -7,6 +7,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use plait_core::error::Context;
@@ -22,7 +23,9 @@ use crate::value::ExprValue;
 /// The declared types of a program's inputs, and the types inferred so far.
 pub struct TypeEnv {
     inputs: HashMap<Arc<str>, TypeValue>,
-    names: SizeNames,
+    /// Shared with the environments of loop bodies, whose sizes are the
+    /// program's too.
+    names: Rc<SizeNames>,
     /// By node fingerprint (already a hash: a fast hasher will do).
     types: FastMap<u128, TypeValue>,
     /// The types of calls of typed functors, by the functor's id and the
@@ -48,7 +51,7 @@ impl TypeEnv {
                 declared.push(size);
             }
         }
-        let names = SizeNames::new(declared.iter().map(String::as_str));
+        let names = Rc::new(SizeNames::new(declared.iter().map(String::as_str)));
         Ok(TypeEnv { inputs, names, types: FastMap::default(), calls: RefCell::new(HashMap::new()) })
     }
 
@@ -108,6 +111,12 @@ impl TypeEnv {
                     let yes = self.call_type(&branch(1), positional(), named())?;
                     let no = self.call_type(&branch(2), positional(), named())?;
                     Ok(join_branches(yes, no))
+                }
+                OperatorKind::Builtin(def) if def.name == "kd.functor.while_" || def.name == "kd.functor.for_" => {
+                    let (fixed, _, kwargs) = op.split_args(args, kwarg_names.len());
+                    let fixed: Vec<TypeValue> = fixed.iter().map(|a| a.as_ref().map_or(TypeValue::Unknown, child)).collect();
+                    let state = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), child(a.as_ref()?)))).collect();
+                    self.loop_type(def.name, &fixed, state)
                 }
                 OperatorKind::Builtin(def) if def.role == Builtin::Call => {
                     let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
@@ -212,6 +221,116 @@ impl TypeEnv {
     }
 }
 
+impl TypeEnv {
+    /// The type of `kd.while_` / `kd.for_` (seed 004's loops): the body
+    /// (and `finalize_fn`) is typed once on the loop variables' types; a
+    /// variable it gives other dimensions (a growing or filtered slice) is
+    /// an error unless its initial value is tagged `kd.typing.resizable`,
+    /// and then its dimensions after the loop are unknown where they
+    /// differ. The result is the `returns` variable's type.
+    fn loop_type(&self, op: &str, fixed: &[TypeValue], initial: Vec<(String, TypeValue)>) -> Result<TypeValue> {
+        // The parameters before `**initial_state`, as the signatures list them.
+        let (bodies, results): (&[(usize, &str)], usize) =
+            if op == "kd.functor.while_" { (&[(1, "body_fn")], 2) } else { (&[(1, "body_fn"), (2, "finalize_fn")], 4) };
+        let mut state = initial;
+        for (name, value) in ["returns", "yields", "yields_interleaved"].iter().zip(&fixed[results..]) {
+            state.push((name.to_string(), value.clone()));
+        }
+        let returns_given = fixed.get(results).is_some_and(|t| !is_unspecified(t));
+        let mut after: Vec<(String, TypeValue)> = state.clone();
+        for &(i, role) in bodies {
+            let Some(updates) = self.body_updates(op, fixed.get(i), &state)? else { continue };
+            for (name, updated) in updates {
+                let Some(k) = state.iter().position(|(n, _)| *n == name) else { continue };
+                let before = &state[k].1;
+                if changes_dims(before, &updated) && !matches!(before, TypeValue::Resizable(_)) {
+                    return Err(Error::value(
+                        op,
+                        format!(
+                            "loop variable `{name}` changes its dimensions in {role}: {} before a round, {updated} after; wrap its initial value in kd.typing.resizable(...) to allow that",
+                            before.untagged()
+                        ),
+                    ));
+                }
+                after[k].1 = join_rounds(after[k].1.untagged(), &updated);
+            }
+        }
+        if !returns_given {
+            return Ok(TypeValue::Unknown);
+        }
+        Ok(after.into_iter().find(|(n, _)| n == "returns").map_or(TypeValue::Unknown, |(_, t)| t.untagged().clone()))
+    }
+
+    /// The types of the variables a loop body functor updates (the
+    /// `kd.namedtuple` it returns), typed on the loop variables' types;
+    /// `None` where the body is not a known functor returning one.
+    fn body_updates(&self, op: &str, body: Option<&TypeValue>, state: &[(String, TypeValue)]) -> Result<Option<Vec<(String, TypeValue)>>> {
+        let Some(TypeValue::Slice(_, Some(functor))) = body.map(TypeValue::untagged) else { return Ok(None) };
+        let Ok(compiled) = crate::functor::compile_as(op, functor) else { return Ok(None) };
+        let mut root = compiled.body.clone();
+        loop {
+            let next = match root.kind() {
+                NodeKind::Op { op, args, .. } if matches!(&op.kind, OperatorKind::Builtin(d) if d.role == Builtin::WithName) => {
+                    args.first().cloned().flatten()
+                }
+                _ => None,
+            };
+            match next {
+                Some(inner) => root = inner,
+                None => break,
+            }
+        }
+        let NodeKind::Op { op: tuple_op, args, kwarg_names } = root.kind() else { return Ok(None) };
+        if !matches!(&tuple_op.kind, OperatorKind::Builtin(d) if d.name == "kd.tuples.namedtuple") {
+            return Ok(None);
+        }
+        let mut env = TypeEnv {
+            inputs: state.iter().map(|(n, t)| (Arc::from(n.as_str()), t.untagged().clone())).collect(),
+            names: self.names.clone(),
+            types: FastMap::default(),
+            calls: RefCell::new(HashMap::new()),
+        };
+        let (_, _, kwargs) = tuple_op.split_args(args, kwarg_names.len());
+        let mut updates = Vec::new();
+        for (name, value) in kwarg_names.iter().zip(kwargs) {
+            if let Some(value) = value {
+                updates.push((name.to_string(), env.infer(value)?));
+            }
+        }
+        Ok(Some(updates))
+    }
+}
+
+/// The type of a loop variable of type `before` that a round may change
+/// to `after` (the loop may run any number of rounds): what both have,
+/// unknown where they differ (INT32 and FLOAT32 give an unknown schema).
+fn join_rounds(before: &TypeValue, after: &TypeValue) -> TypeValue {
+    let (TypeValue::Slice(b, _), TypeValue::Slice(a, _)) = (before, after.untagged()) else { return TypeValue::Unknown };
+    let schema = if a.schema == b.schema { b.schema.clone() } else { SchemaType::Unknown };
+    let dims = match (&b.dims, &a.dims) {
+        (Some(x), Some(y)) if x.len() == y.len() => Some(x.iter().zip(y).map(|(x, y)| if x == y { x.clone() } else { Dim::Unknown }).collect()),
+        _ => None,
+    };
+    TypeValue::slice(SliceType { schema, dims })
+}
+
+/// Whether a loop argument was left unspecified.
+fn is_unspecified(t: &TypeValue) -> bool {
+    matches!(t.untagged(), TypeValue::Unknown)
+}
+
+/// Whether a value of type `after` may have other dimensions than one of
+/// type `before`: another rank, or a known dimension that is not the same
+/// (`n` and `2*n`, `n` and the size of what a filter kept, a ragged edge
+/// and a new one).
+fn changes_dims(before: &TypeValue, after: &TypeValue) -> bool {
+    let (TypeValue::Slice(b, _), TypeValue::Slice(a, _)) = (before.untagged(), after.untagged()) else { return false };
+    match (&b.dims, &a.dims) {
+        (Some(bd), Some(ad)) => bd.len() != ad.len() || bd.iter().zip(ad).any(|(x, y)| x != y && *x != Dim::Unknown && *y != Dim::Unknown),
+        _ => false,
+    }
+}
+
 /// Checks argument `name` of type `actual` against its declared type and
 /// binds the sizes the declaration names (`n` in `INT32[n]`) to the
 /// argument's.
@@ -282,6 +401,7 @@ fn size_params(t: &TypeValue) -> Vec<String> {
         TypeValue::Shape(dims) => dims.as_deref().unwrap_or_default(),
         TypeValue::Tuple(items) => return items.iter().flat_map(size_params).collect(),
         TypeValue::CountNamed { mask, .. } => return size_params(mask),
+        TypeValue::Resizable(value) => return size_params(value),
         TypeValue::SizeItem(s) => return s.params().map(str::to_string).collect(),
         TypeValue::Bag | TypeValue::Unknown => &[],
     };

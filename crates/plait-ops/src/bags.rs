@@ -65,6 +65,23 @@ pub(crate) fn register(r: &mut Registry) {
     register_layering(r);
     register_attaching(r);
     register_updates(r);
+    // Type rules (see `crate::typing`).
+    use crate::typing::rules::{Out, bag, item, like};
+    use plait_core::Schema;
+    for name in ["kd.bags.enriched", "kd.bags.updated", "kd.core.get_bag", "kd.core.freeze"] {
+        r.type_rule(name, bag());
+    }
+    for name in ["kd.bags.is_null_bag", "kd.core.has_bag"] {
+        r.type_rule(name, item(&[], Schema::Mask));
+    }
+    for name in ["kd.core.enriched", "kd.core.with_merged_bag", "kd.core.no_bag"] {
+        r.type_rule(name, like("ds", Out::SameAs("ds")));
+    }
+    r.type_rule("kd.core.freeze_bag", like("x", Out::SameAs("x")));
+    // Another bag may give the schema other attributes, an update other
+    // schemas to the attributes it has.
+    r.type_rule("kd.core.with_bag", like("ds", Out::Unknown));
+    r.type_rule("kd.core.updated", like("ds", Out::Unknown));
 }
 
 fn register_layering(r: &mut Registry) {

@@ -204,4 +204,13 @@ Examples:
   DataItem(64, schema: INT32)"#,
         |a| count(a.slice("x")?),
     );
+
+    // Type rules (see `crate::typing`).
+    use crate::promote::TypeClass::Integer;
+    use crate::typing::rules::{Out, elementwise};
+    for name in ["kd.bitwise.bitwise_and", "kd.bitwise.bitwise_or", "kd.bitwise.bitwise_xor"] {
+        r.type_rule(name, elementwise(&["x", "y"], Integer, Out::Common));
+    }
+    r.type_rule("kd.bitwise.invert", elementwise(&["x"], Integer, Out::Common));
+    r.type_rule("kd.bitwise.count", elementwise(&["x"], Integer, Out::Fixed(plait_core::Schema::Int32)));
 }

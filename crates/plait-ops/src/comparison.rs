@@ -345,4 +345,5 @@ Examples:
     for name in ["kd.comparison.less", "kd.comparison.less_equal", "kd.comparison.greater", "kd.comparison.greater_equal"] {
         r.type_rule(name, elementwise(XY, TypeClass::Orderable, Out::Fixed(Schema::Mask)));
     }
+    r.type_rule("kd.comparison.full_equal", crate::typing::rules::item(XY, Schema::Mask));
 }

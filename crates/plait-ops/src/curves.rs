@@ -288,4 +288,16 @@ Examples:
         ),
         |a| pwl_curve(Transform::SymmetricLogP1, a.slice("p")?, a.slice("adjustments")?),
     );
+
+    // Type rules (see `crate::typing`): FLOAT64 of `p`'s shape.
+    for name in ["kd.curves.pwl_curve", "kd.curves.log_pwl_curve", "kd.curves.log_p1_pwl_curve", "kd.curves.symmetric_log_p1_pwl_curve"] {
+        r.type_rule(
+            name,
+            crate::typing::rules::elementwise(
+                &["p"],
+                crate::promote::TypeClass::Numeric,
+                crate::typing::rules::Out::Fixed(plait_core::Schema::Float64),
+            ),
+        );
+    }
 }

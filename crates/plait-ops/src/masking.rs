@@ -619,4 +619,6 @@ Examples:
     r.type_rule("kd.masking.disjoint_coalesce", elementwise_any(XY, Out::Common));
     r.type_rule("kd.masking.present_like", rules::like("x", Out::Fixed(Schema::Mask)));
     r.type_rule("kd.masking.cond", rules::cond());
+    r.type_rule("kd.masking.present_shaped", rules::shaped("shape", Schema::Mask));
+    r.type_rule("kd.masking.present_shaped_as", rules::like("x", Out::Fixed(Schema::Mask)));
 }

@@ -43,4 +43,12 @@ Examples:
         },
     );
     r.non_deterministic("kd.core.with_timestamp");
+    r.type_rule(
+        "kd.core.with_timestamp",
+        crate::typing::TypeRule::new(|a| {
+            let x = a.get("x").cloned().unwrap_or(crate::typing::TypeValue::Unknown);
+            let time = plait_core::typing::SliceType::new(plait_core::typing::SchemaType::Named(plait_core::Schema::Float64), Vec::new());
+            Ok(crate::typing::TypeValue::Tuple(vec![x, crate::typing::TypeValue::slice(time)]))
+        }),
+    );
 }

@@ -283,6 +283,17 @@ fn typing_parse_functor_type(py: Python<'_>, text: &str) -> PyResult<(Vec<NamedT
 }
 
 /// `kd.typing.type_of(x)`: the exact type of a DataSlice.
+/// Whether eager operator calls check their type rules
+/// (`PLAIT_CHECK_TYPES`); with `on`, turns the checks on or off first.
+#[pyfunction]
+#[pyo3(signature = (on=None))]
+fn typing_check_types(on: Option<bool>) -> bool {
+    if let Some(on) = on {
+        plait_ops::typing::check::set_enabled(on);
+    }
+    plait_ops::typing::check::enabled()
+}
+
 #[pyfunction]
 fn typing_type_of(x: PyRef<'_, PyDataSlice>) -> PySliceType {
     PySliceType { inner: type_of(&x.inner) }
@@ -377,6 +388,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PySliceType>()?;
     m.add_function(wrap_pyfunction!(typing_size, m)?)?;
     m.add_function(wrap_pyfunction!(typing_type_of, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_check_types, m)?)?;
     m.add_function(wrap_pyfunction!(typing_parse_functor_type, m)?)?;
     m.add_function(wrap_pyfunction!(typing_enter, m)?)?;
     m.add_function(wrap_pyfunction!(typing_exit, m)?)?;

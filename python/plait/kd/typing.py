@@ -15,7 +15,7 @@ import inspect as _inspect
 from plait import _plait
 from plait.kd._operators import export as _export
 
-_export(globals(), "kd.typing")  # count_named
+_export(globals(), "kd.typing")  # count_named, resizable
 
 SliceType = _plait.SliceType
 Size = _plait.Size
@@ -237,4 +237,4 @@ def _name(fn):
     return getattr(fn, "__qualname__", None) or repr(fn)
 
 
-__all__ = ["RAGGED", "UNKNOWN", "FunctorType", "Size", "SliceType", "count_named", "get_type", "infer", "size", "type_of"]  # noqa: F822 - count_named is exported above
+__all__ = ["RAGGED", "UNKNOWN", "FunctorType", "Size", "SliceType", "count_named", "get_type", "infer", "resizable", "size", "type_of"]  # noqa: F822 - count_named and resizable are exported above

@@ -16,6 +16,9 @@ def get_type(fn) -> Any:
 def infer(fn, *arg_types, **kwarg_types) -> Any:
     """Returns the type of what `fn` returns on arguments of the given types."""
 
+def resizable(x) -> Any:
+    """Returns `x` unchanged, marking a loop variable whose dimensions may change."""
+
 def size(name) -> Any:
     """Returns the size called `name`, for dimensions and size arithmetic."""
 

@@ -162,6 +162,7 @@ def test_new_and_obj_of_a_primitive_give_a_bag():
     assert kd.obj(kd.item(1).with_bag(bag)).get_bag() == bag
 
 
+@pytest.mark.no_type_checks
 def test_deep_layering_reads_without_recursion():
     x = kd.new(a=1)
     for _ in range(20_000):

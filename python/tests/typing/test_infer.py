@@ -116,9 +116,15 @@ def test_data_dependent_sizes_get_reserved_or_given_names():
     assert repr(kd.typing.infer(lambda x: kd.select(kd.select(x, x > 0), x > 1), T(kd.INT32, ("n", 4)))) == "INT32[n, *]"
     named = kd.typing.infer(lambda x: kd.select(x, kd.typing.count_named(x > 0, "n_pos")), x)
     assert repr(named) == "INT32[n_pos]"
-    # A selected slice has its own size: it does not broadcast with x.
-    with pytest.raises(ValueError, match=r"differ in dimension 0 \(_pd_shp0 and n\)"):
-        kd.typing.infer(lambda x: kd.select(x, x > 0) + x, x)
+    # A selected slice has its own size, which may be n or not: only
+    # evaluation tells (Koda runs it where every item was kept).
+    assert repr(kd.typing.infer(lambda x: kd.select(x, x > 0) + x, x)) == "INT32[_pd_shp0]"
+    assert kd.fn(lambda x: kd.select(x, x > 0) + x)(kd.slice([1, 2])).to_py() == [2, 4]
+    with pytest.raises(ValueError, match="shapes are not compatible"):
+        kd.fn(lambda x: kd.select(x, x > 0) + x)(kd.slice([1, -2]))
+    # A size the user named is declared: it differs from every other name.
+    with pytest.raises(ValueError, match=r"differ in dimension 0 \(n_pos and n\)"):
+        kd.typing.infer(lambda x: kd.select(x, kd.typing.count_named(x > 0, "n_pos")) + x, x)
     # Rows of a rank-2 slice become ragged.
     assert repr(kd.typing.infer(lambda x: kd.select(x, x > 0), T(kd.INT32, ("n", 3)))) == "INT32[n, *]"
     assert repr(kd.typing.infer(lambda x: kd.select_present(x), x)) == "INT32[_pd_shp0]"

@@ -32,10 +32,13 @@ pub enum Agreement {
 impl Dim {
     /// Whether `self` and `other` are one dimension. Uniform sizes are
     /// compared as expressions: declared sizes with different names differ
-    /// (as JAX's symbolic dimensions do), whatever values they take later.
+    /// (as JAX's symbolic dimensions do), whatever values they take later;
+    /// a size inference named for data (`_pd_shp0`: what a filter keeps)
+    /// may turn out to be any other, so only evaluation can tell.
     pub fn agreement(&self, other: &Dim) -> Agreement {
         match (self, other) {
             (Dim::Uniform(a), Dim::Uniform(b)) if a == b => Agreement::Same,
+            (Dim::Uniform(a), Dim::Uniform(b)) if a.is_data_dependent() || b.is_data_dependent() => Agreement::Unknown,
             (Dim::Uniform(_), Dim::Uniform(_)) => Agreement::Differ,
             // A total that is a parameter names the edge; known totals only
             // tell edges apart (two edges of 10 items may differ).

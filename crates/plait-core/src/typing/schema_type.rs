@@ -77,7 +77,24 @@ impl SchemaType {
             (SchemaType::Named(x), SchemaType::Named(y)) => Schema::common(*x, *y).map(SchemaType::Named),
             (SchemaType::Named(Schema::None), other) | (other, SchemaType::Named(Schema::None)) => Some(other.clone()),
             (x, y) if x == y => Some(x.clone()),
+            // Types describe struct schemas by structure, as their bags show
+            // them: one schema may be seen with different attributes.
+            (x, y) if x.may_be(y) => Some(SchemaType::Unknown),
             _ => None,
+        }
+    }
+
+    /// Whether a schema of type `self` may be the schema of type `other`:
+    /// two entity types may (an entity schema is known by the attributes
+    /// some bag gives it), a list and a dict may not.
+    pub fn may_be(&self, other: &SchemaType) -> bool {
+        match (self, other) {
+            (SchemaType::Unknown, _) | (_, SchemaType::Unknown) => true,
+            (SchemaType::Named(x), SchemaType::Named(y)) => x == y,
+            (SchemaType::Entity(_), SchemaType::Entity(_)) => true,
+            (SchemaType::List(x), SchemaType::List(y)) => x.may_be(y),
+            (SchemaType::Dict(kx, vx), SchemaType::Dict(ky, vy)) => kx.may_be(ky) && vx.may_be(vy),
+            _ => false,
         }
     }
 }

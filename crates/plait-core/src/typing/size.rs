@@ -71,6 +71,12 @@ impl Size {
         }
     }
 
+    /// Whether the expression uses a size inference named for data (one
+    /// with the reserved prefix).
+    pub fn is_data_dependent(&self) -> bool {
+        self.params().any(|p| p.starts_with(RESERVED_PREFIX))
+    }
+
     /// The parameters the expression uses, in name order.
     pub fn params(&self) -> impl Iterator<Item = &str> {
         self.terms().iter().map(|(name, _)| name.as_ref())

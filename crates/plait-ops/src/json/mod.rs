@@ -198,4 +198,11 @@ Examples:
     r.bag_rule("kd.json.to_json", BagRule::Drop);
     // A new bag on every call.
     r.non_deterministic("kd.json.from_json");
+    // Type rules (see `crate::typing`): the schema asked for (OBJECT by
+    // default), text out.
+    r.type_rule(
+        "kd.json.from_json",
+        crate::typing::TypeRule::new(|a| Ok(crate::typing::TypeValue::slice(a.slice("x")?.with_schema(a.known_schema("schema"))))),
+    );
+    r.type_rule("kd.json.to_json", crate::typing::rules::like("x", crate::typing::rules::Out::Fixed(plait_core::Schema::String)));
 }

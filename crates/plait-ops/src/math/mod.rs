@@ -987,6 +987,9 @@ Examples:
         r.type_rule(name, aggregate_all(Some(Numeric), Out::Common));
     }
     r.type_rule("kd.math.mean", aggregate_all(Some(Numeric), Out::Float));
+    r.type_rule("kd.math.inverse_cdf", aggregate_all(Some(Numeric), Out::Common));
+    r.type_rule("kd.math.agg_inverse_cdf", aggregate(Numeric, Out::Common));
+    r.type_rule("kd.math.t_distribution_inverse_cdf", elementwise(&["x", "degrees_of_freedom"], Numeric, Out::Float));
     for name in ["kd.math.cum_sum", "kd.math.cum_max", "kd.math.cum_min"] {
         r.type_rule(name, same_dims(Some(Numeric), Out::Common));
     }

@@ -22,6 +22,7 @@ pub mod metadata;
 pub mod model;
 pub mod refs;
 pub mod schemas;
+mod types;
 pub mod update;
 pub mod uuids;
 
@@ -40,6 +41,7 @@ pub(crate) fn register(r: &mut Registry) {
     refs::register(r);
     metadata::register(r);
     flatten::register(r);
+    types::register(r);
     // Operators that allocate fresh ids give a different result on every
     // call: expression preparation must not fold them into literals.
     for name in [

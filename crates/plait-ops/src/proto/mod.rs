@@ -446,4 +446,16 @@ pub(crate) fn register(r: &mut Registry) {
     for name in [FROM_PROTO_BYTES, FROM_PROTO_JSON] {
         r.non_deterministic(name);
     }
+    // Type rules (see `crate::typing`): one message per item; what a
+    // message's fields hold is known from its descriptor only.
+    use crate::typing::rules::{Out, item, like};
+    r.type_rule("kd.proto.to_proto_bytes", like("x", Out::Fixed(plait_core::Schema::Bytes)));
+    r.type_rule("kd.proto.to_proto_json", like("x", Out::Fixed(plait_core::Schema::String)));
+    for name in ["kd.proto.from_proto_bytes", "kd.proto.from_proto_json", "kd.proto.get_proto_full_name"] {
+        r.type_rule(name, like("x", Out::Unknown));
+    }
+    for name in ["kd.proto.get_proto_attr", "kd.proto.get_proto_field_custom_default"] {
+        r.type_rule(name, like("x", Out::Unknown));
+    }
+    r.type_rule("kd.proto.schema_from_proto_path", item(&[], plait_core::Schema::Schema));
 }

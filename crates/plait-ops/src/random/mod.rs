@@ -574,6 +574,19 @@ Examples:
     }
     r.bag_rule("kd.random.mask", BagRule::Drop);
     r.bag_rule("kd.random.cityhash", BagRule::Drop);
+    // Type rules (see `crate::typing`).
+    use crate::typing::rules::{Out, like, shaped};
+    use plait_core::Schema;
+    r.type_rule("kd.random.cityhash", like("x", Out::Fixed(Schema::Int64)));
+    r.type_rule("kd.random.mask", like("x", Out::Fixed(Schema::Mask)));
+    for name in ["kd.random.randint_like", "kd.random.randint_shaped_as"] {
+        r.type_rule(name, like("x", Out::Fixed(Schema::Int64)));
+    }
+    r.type_rule("kd.random.randint_shaped", shaped("shape", Schema::Int64));
+    r.type_rule("kd.random.shuffle", like("x", Out::SameAs("x")));
+    for name in ["kd.random.sample", "kd.random.sample_n"] {
+        r.type_rule(name, crate::typing::TypeRule::new(crate::slices::types::sampled));
+    }
 }
 
 #[cfg(test)]

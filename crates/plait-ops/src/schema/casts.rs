@@ -258,4 +258,7 @@ Examples:
     ] {
         r.type_rule(name, like("x", Out::Fixed(schema)));
     }
+    for name in ["kd.schema.cast_to", "kd.schema.cast_to_implicit", "kd.schema.cast_to_narrow"] {
+        r.type_rule(name, crate::typing::TypeRule::new(|a| Ok(crate::typing::TypeValue::slice(a.slice("x")?.with_schema(a.known_schema("schema"))))));
+    }
 }

@@ -162,4 +162,14 @@ Examples:
             agg_common_schema(a.op_name(), x, x.rank())
         },
     );
+    // Type rules (see `crate::typing`).
+    use crate::promote::TypeClass;
+    use crate::typing::rules::{Out, aggregate, item, like};
+    use plait_core::Schema;
+    r.type_rule("kd.schema.agg_common_schema", aggregate(TypeClass::Schema, Out::Fixed(Schema::Schema)));
+    for name in ["kd.schema.common_schema", "kd.schema.get_primitive_schema", "kd.schema.get_schema"] {
+        r.type_rule(name, item(&[], Schema::Schema));
+    }
+    r.type_rule("kd.schema.is_primitive_schema", item(&[], Schema::Mask));
+    r.type_rule("kd.schema.with_schema_from_obj", like("x", Out::Unknown));
 }

@@ -377,4 +377,23 @@ Examples:
     );
     r.type_rule("kd.slices.expand_to", crate::typing::rules::expand_to());
     r.type_rule("kd.slices.get_ndim", crate::typing::rules::aggregate_all(None, crate::typing::rules::Out::Fixed(plait_core::Schema::Int64)));
+    use super::types;
+    let typed: [(&str, crate::typing::RuleFunction); 9] = [
+        ("kd.shapes.dim_sizes", types::dim_sizes),
+        ("kd.shapes.dim_mapping", types::dim_mapping),
+        ("kd.shapes.flatten", types::flatten),
+        ("kd.shapes.flatten_end", types::flatten_end),
+        ("kd.shapes.get_sizes", types::get_sizes),
+        ("kd.shapes.new", types::new_shape),
+        ("kd.shapes.reshape_as", types::reshape_as),
+        ("kd.shapes.expand_to_shape", types::expand_to_shape),
+        ("kd.slices.align", crate::slices::types::align),
+    ];
+    for (name, rule) in typed {
+        r.type_rule(name, crate::typing::TypeRule::new(rule));
+    }
+    for name in ["kd.shapes.rank", "kd.shapes.size"] {
+        r.type_rule(name, crate::typing::rules::item(&[], plait_core::Schema::Int64));
+    }
+    r.type_rule("kd.shapes.is_expandable_to_shape", crate::typing::rules::item(&[], plait_core::Schema::Mask));
 }

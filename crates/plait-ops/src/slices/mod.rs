@@ -15,7 +15,7 @@ mod shape_checks;
 mod subslice;
 mod take;
 mod translate;
-mod types;
+pub(crate) mod types;
 
 pub use concat::{concat, stack, zip};
 pub(crate) use counting::int64_slice;
@@ -329,18 +329,50 @@ Examples:
     r.type_rule("kd.slices.agg_count", aggregate_any(Out::Fixed(plait_core::Schema::Int64)));
     r.type_rule("kd.slices.count", aggregate_all(None, Out::Fixed(plait_core::Schema::Int64)));
     {
+        use crate::promote::TypeClass::Orderable;
         use crate::typing::rules::{self, like};
         use plait_core::Schema;
-        for name in ["kd.slices.index", "kd.slices.cum_count", "kd.slices.ordinal_rank", "kd.slices.dense_rank"] {
+        for name in ["kd.slices.index", "kd.slices.cum_count"] {
             r.type_rule(name, rules::same_dims(None, Out::Fixed(Schema::Int64)));
         }
-        r.type_rule("kd.slices.sort", rules::same_dims(None, Out::SameAs("x")));
+        for name in ["kd.slices.ordinal_rank", "kd.slices.dense_rank"] {
+            r.type_rule(name, rules::same_dims(Some(Orderable), Out::Fixed(Schema::Int64)));
+        }
+        r.type_rule("kd.slices.sort", rules::same_dims(Some(Orderable), Out::SameAs("x")));
         r.type_rule("kd.slices.reverse", like("ds", Out::SameAs("ds")));
         r.type_rule("kd.slices.size", aggregate_all(None, Out::Fixed(Schema::Int64)));
         r.type_rule("kd.slices.is_empty", aggregate_all(None, Out::Fixed(Schema::Mask)));
         r.type_rule("kd.slices.agg_size", aggregate_any(Out::Fixed(Schema::Int64)));
         r.type_rule("kd.slices.val_like", rules::val_like());
         r.type_rule("kd.slices.range", rules::range());
+        let typed: [(&str, crate::typing::RuleFunction); 16] = [
+            ("kd.slices.concat", types::concat),
+            ("kd.slices.stack", types::stack),
+            ("kd.slices.zip", types::zip),
+            ("kd.slices.repeat", types::repeat),
+            ("kd.slices.repeat_present", types::repeat),
+            ("kd.slices.take", types::take),
+            ("kd.slices.tile", types::tile),
+            ("kd.slices.unique", types::unique),
+            ("kd.slices.group_by", types::group_by),
+            ("kd.slices.group_by_indices", types::group_by_indices),
+            ("kd.slices.translate", types::translate),
+            ("kd.slices.translate_group", types::translate),
+            ("kd.slices.inverse_select", types::inverse_select),
+            ("kd.slices.val_shaped", types::val_shaped),
+            ("kd.slices.empty_shaped", types::empty_shaped),
+            ("kd.slices.empty_shaped_as", types::empty_shaped_as),
+        ];
+        for (name, rule) in typed {
+            r.type_rule(name, crate::typing::TypeRule::new(rule));
+        }
+        r.type_rule("kd.slices.isin", crate::typing::TypeRule::new(types::isin));
+        r.type_rule("kd.slices.val_shaped_as", rules::val_like());
+        r.type_rule("kd.slices.collapse", aggregate_any(Out::Common));
+        r.type_rule("kd.slices.inverse_mapping", rules::same_dims(Some(crate::promote::TypeClass::Integer), Out::Common));
+        for name in ["kd.slices.is_expandable_to", "kd.slices.is_shape_compatible"] {
+            r.type_rule(name, rules::item(&[], Schema::Mask));
+        }
     }
 }
 

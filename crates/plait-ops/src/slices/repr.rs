@@ -100,4 +100,5 @@ Examples:
   DataItem('Entity(a=$...)', schema: STRING)"#,
         get_repr,
     );
+    r.type_rule(OP, crate::typing::rules::item(&[], Schema::String));
 }

@@ -68,4 +68,31 @@ Examples:
         kernel,
     );
     r.boxing("kd.slices.subslice", Boxing::Keys);
+    r.type_rule("kd.slices.subslice", crate::typing::TypeRule::new(subslice_type));
+}
+
+/// The type of `kd.subslice(x, *slices)`: `x`'s schema; where every
+/// slicing argument is an integer item, each takes one item of one of the
+/// last dimensions, which it removes (ranges, ellipses and slices of
+/// indices leave the dims unknown).
+fn subslice_type(a: &crate::typing::TypeArgs<'_>) -> Result<crate::typing::TypeValue> {
+    use crate::typing::TypeValue;
+    use plait_core::typing::SliceType;
+    let x = a.slice("x")?;
+    let integer_items = a.var_args().iter().all(|v| match v.untagged() {
+        TypeValue::Slice(t, _) => {
+            t.rank() == Some(0) && t.schema.named().is_some_and(|s| matches!(s, plait_core::Schema::Int32 | plait_core::Schema::Int64))
+        }
+        TypeValue::SizeItem(_) => true,
+        _ => false,
+    });
+    let n = a.var_args().len();
+    let dims = match &x.dims {
+        Some(d) if integer_items && n > d.len() => {
+            return Err(Error::value(a.op_name(), format!("cannot subslice {n} dimensions of `x`, inferred {x}")));
+        }
+        Some(d) if integer_items => Some(d[..d.len() - n].to_vec()),
+        _ => None,
+    };
+    Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))
 }

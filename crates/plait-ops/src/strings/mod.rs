@@ -22,6 +22,7 @@ pub mod format;
 pub mod regex;
 pub mod search;
 pub mod split_join;
+mod types;
 
 use std::ops::Range;
 
@@ -830,8 +831,8 @@ Examples:
     }
 
     // Type rules (see `crate::typing`).
-    use crate::promote::TypeClass::{String, Text};
-    use crate::typing::rules::{Out, aggregate, elementwise};
+    use crate::promote::TypeClass::{Bytes, Integer, String, Text};
+    use crate::typing::rules::{Out, aggregate, elementwise, elementwise_params};
     use plait_core::Schema;
     r.type_rule("kd.strings.length", elementwise(&["x"], Text, Out::Fixed(Schema::Int64)));
     for name in ["kd.strings.upper", "kd.strings.lower"] {
@@ -848,4 +849,26 @@ Examples:
     r.type_rule("kd.strings.regex_extract", elementwise(&["text", "regex"], String, Out::SameAs("text")));
     r.type_rule("kd.strings.regex_replace_all", elementwise(&["text", "regex", "replacement"], String, Out::SameAs("text")));
     r.type_rule("kd.strings.agg_join", aggregate(Text, Out::JoinedWith("sep")));
+    r.type_rule("kd.strings.encode_base64", elementwise(&["x"], Bytes, Out::Fixed(Schema::String)));
+    r.type_rule(
+        "kd.strings.decode_base64",
+        crate::typing::TypeRule::new(|a| {
+            // Text that is not base64 gives `on_invalid`, of any schema.
+            let out = if a.get("on_invalid").is_some() { Out::Unknown } else { Out::Fixed(Schema::Bytes) };
+            let x = a.slice("x")?;
+            crate::typing::rules::check_class(a.op_name(), "x", x, Text)?;
+            Ok(crate::typing::TypeValue::slice(x.with_schema(crate::typing::rules::out_schema(out, x))))
+        }),
+    );
+    for name in ["kd.strings.find", "kd.strings.rfind"] {
+        r.type_rule(name, elementwise_params(&["s", "substr"], Text, &[("start", Integer), ("end", Integer)], Out::Fixed(Schema::Int64)));
+    }
+    r.type_rule("kd.strings.replace", elementwise_params(&["s", "old", "new"], Text, &[("max_subs", Integer)], Out::SameAs("s")));
+    r.type_rule("kd.strings.substr", elementwise_params(&["x"], Text, &[("start", Integer), ("end", Integer)], Out::SameAs("x")));
+    r.type_rule("kd.strings.fstr", crate::typing::TypeRule::new(types::fstr));
+    r.type_rule("kd.strings.join", crate::typing::TypeRule::new(types::join));
+    r.type_rule("kd.strings.format", crate::typing::TypeRule::new(types::format));
+    r.type_rule("kd.strings.printf", crate::typing::TypeRule::new(types::format));
+    r.type_rule("kd.strings.split", crate::typing::TypeRule::new(types::split));
+    r.type_rule("kd.strings.regex_find_all", crate::typing::TypeRule::new(types::regex_find_all));
 }

@@ -68,7 +68,14 @@ fn conforms(t: &TypeValue, value: &Value, sizes: &mut HashMap<String, i64>) -> s
     match (t.untagged(), value) {
         (TypeValue::Unknown, _) => Ok(()),
         (TypeValue::Slice(t, _), Value::Slice(x)) => {
-            schema_conforms(&t.schema, &type_of(x).schema)?;
+            // A struct schema is described (read from the bag) only when
+            // the inferred type says something of its structure.
+            match &t.schema {
+                SchemaType::Unknown => {}
+                SchemaType::Named(s) if *s == x.schema() => {}
+                SchemaType::Named(_) => schema_conforms(&t.schema, &SchemaType::of_schema(x.schema()))?,
+                _ => schema_conforms(&t.schema, &type_of(x).schema)?,
+            }
             dims_conform(&t.dims, x.shape(), sizes)
         }
         (TypeValue::SizeItem(size), Value::Slice(x)) => {
@@ -149,6 +156,7 @@ enum RowSize {
 
 fn row_size(edge: &Edge) -> RowSize {
     match edge {
+        Edge::Uniform { parent_size: 0, .. } => RowSize::NoRows,
         Edge::Uniform { size, .. } => RowSize::Is(*size as i64),
         Edge::Split(points) => {
             let mut rows = points.windows(2).map(|w| w[1] - w[0]);

@@ -44,6 +44,10 @@ pub enum TypeValue {
         mask: Box<TypeValue>,
         name: Arc<str>,
     },
+    /// A loop variable's initial value whose dimensions the loop may
+    /// change (`kd.typing.resizable`, Catalyst's `allow_array_resizing`; a
+    /// tag: the value is the argument's).
+    Resizable(Box<TypeValue>),
     /// Anything.
     Unknown,
 }
@@ -82,6 +86,7 @@ impl TypeValue {
     pub fn untagged(&self) -> &TypeValue {
         match self {
             TypeValue::CountNamed { mask, .. } => mask.untagged(),
+            TypeValue::Resizable(value) => value.untagged(),
             other => other,
         }
     }
@@ -91,6 +96,7 @@ impl TypeValue {
         match self {
             TypeValue::Slice(_, Some(x)) => Some(Value::Slice(x.clone())),
             TypeValue::CountNamed { mask, .. } => mask.known(),
+            TypeValue::Resizable(value) => value.known(),
             TypeValue::Tuple(items) => items.iter().map(TypeValue::known).collect::<Option<Vec<_>>>().map(Value::Tuple),
             _ => None,
         }
@@ -115,6 +121,7 @@ impl fmt::Display for TypeValue {
                 write!(f, ">")
             }
             TypeValue::CountNamed { mask, .. } => write!(f, "{mask}"),
+            TypeValue::Resizable(value) => write!(f, "{value}"),
             TypeValue::SizeItem(size) => write!(f, "INT64[] (the size {size})"),
             TypeValue::Unknown => write!(f, "?"),
         }
@@ -192,6 +199,10 @@ pub fn schema_type(schema: Schema, bag: Option<&DataBag>, depth: usize) -> Schem
 
 /// The function of a [`TypeRule`].
 type RuleFn = dyn Fn(&TypeArgs<'_>) -> Result<TypeValue> + Send + Sync;
+
+/// A rule given as a plain function (the operators' own rules, in their
+/// modules' `types.rs`).
+pub type RuleFunction = fn(&TypeArgs<'_>) -> Result<TypeValue>;
 
 /// A rule: the result's type from the arguments' types.
 #[derive(Clone)]
@@ -298,6 +309,8 @@ impl<'a> TypeArgs<'a> {
         match (x.is_item(), x.get(0)) {
             (true, Some(ScalarRef::Int32(v))) => Ok(Some(v as i64)),
             (true, Some(ScalarRef::Int64(v))) => Ok(Some(v)),
+            // Koda reads a boolean as an index (`ndim=True` is 1).
+            (true, Some(ScalarRef::Boolean(v))) => Ok(Some(v as i64)),
             (true, None) => Ok(None),
             _ => Err(Error::value(self.op.name, format!("argument `{name}`: expected an integer item, got {}", crate::describe(x)))),
         }

@@ -27,6 +27,8 @@ pub enum Out {
     /// The common schema joined with the named argument's, which is a
     /// parameter (`kd.strings.agg_join(x, sep)`).
     JoinedWith(&'static str),
+    /// Not known before the items are (`kd.follow(x)`).
+    Unknown,
     /// The schema of the named argument, the others being parameters
     /// (`kd.strings.strip(s, chars)` is `s`'s: NONE stays NONE).
     SameAs(&'static str),
@@ -38,6 +40,7 @@ impl Out {
     fn schema(self, common: SchemaType, args: &[(&str, &SliceType)]) -> SchemaType {
         match (self, common) {
             (Out::Fixed(s), _) => SchemaType::Named(s),
+            (Out::Unknown, _) => SchemaType::Unknown,
             (Out::SameAs(name), _) => args.iter().find(|(n, _)| *n == name).map_or(SchemaType::Unknown, |(_, t)| t.schema.clone()),
             (Out::Common, c) => c,
             (Out::JoinedWith(name), c) => {
@@ -51,6 +54,11 @@ impl Out {
             (Out::Float | Out::AlwaysFloat, c) => c,
         }
     }
+}
+
+/// The schema `out` gives a result computed item by item from `x` alone.
+pub fn out_schema(out: Out, x: &SliceType) -> SchemaType {
+    out.schema(x.schema.clone(), &[("x", x)])
 }
 
 /// The error for argument `arg` of a type `op` does not accept.
@@ -120,19 +128,32 @@ fn common_schema(op: &str, args: &[(&str, &SliceType)]) -> Result<SchemaType> {
 /// An operator item by item over the named arguments: each admitted by
 /// `class`, broadcast together, the result's schema by `out`.
 pub fn elementwise(args: &'static [&'static str], class: TypeClass, out: Out) -> TypeRule {
-    items_rule(args, Some(class), out)
+    items_rule(args, Some(class), &[], out)
 }
 
 /// [`elementwise`] over arguments of any schemas that have a common one
 /// (`kd.coalesce`).
 pub fn elementwise_any(args: &'static [&'static str], out: Out) -> TypeRule {
-    items_rule(args, None, out)
+    items_rule(args, None, &[], out)
 }
 
-fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, out: Out) -> TypeRule {
+/// [`elementwise`] with parameters: each admitted by its own class and
+/// broadcast with the arguments, but not in their common schema
+/// (`kd.strings.substr(x, start, end)`).
+pub fn elementwise_params(args: &'static [&'static str], class: TypeClass, params: &'static [(&'static str, TypeClass)], out: Out) -> TypeRule {
+    items_rule(args, Some(class), params, out)
+}
+
+fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, params: &'static [(&'static str, TypeClass)], out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
         let typed = args.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
+        let mut shaped = typed.clone();
+        for &(name, class) in params {
+            let t = a.slice(name)?;
+            check_class(op, name, t, class)?;
+            shaped.push((name, t));
+        }
         if let Some(class) = class {
             for &(name, t) in &typed {
                 check_class(op, name, t, class)?;
@@ -149,7 +170,7 @@ fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, out: Out)
         // On OBJECT arguments, what a kernel gives depends on their items
         // (a mask stays a mask).
         let schema = if object_given && !matches!(out, Out::Fixed(Schema::Mask)) { SchemaType::Unknown } else { out.schema(common, &typed) };
-        let dims = broadcast(op, &typed)?;
+        let dims = broadcast(op, &shaped)?;
         Ok(TypeValue::slice(SliceType { schema, dims }))
     })
 }
@@ -312,7 +333,7 @@ pub fn val_like() -> TypeRule {
 
 /// Checks that `from` can be expanded to `to`: its dims are the first of
 /// `to`'s.
-fn expandable(op: &str, from: (&str, &SliceType), to: (&str, &SliceType)) -> Result<()> {
+pub(crate) fn expandable(op: &str, from: (&str, &SliceType), to: (&str, &SliceType)) -> Result<()> {
     if let (Some(rf), Some(rt)) = (from.1.rank(), to.1.rank())
         && rf > rt
     {
@@ -374,4 +395,49 @@ pub fn range() -> TypeRule {
         let dim = count.map_or(Dim::Unknown, Dim::Uniform);
         Ok(TypeValue::slice(SliceType::new(SchemaType::Named(Schema::Int64), vec![dim])))
     })
+}
+
+/// An item of schema `schema` (`kd.is_entity`, `kd.full_equal`), the
+/// slice arguments `args` broadcast together when given.
+pub fn item(args: &'static [&'static str], schema: Schema) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| {
+        let typed = args.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
+        broadcast(a.op_name(), &typed)?;
+        Ok(TypeValue::slice(SliceType::new(SchemaType::Named(schema), Vec::new())))
+    })
+}
+
+/// A slice of schema `schema` on the dims of JaggedShape argument `shape`
+/// (`kd.present_shaped`, `kd.new_itemid_shaped`).
+pub fn shaped(shape: &'static str, schema: Schema) -> TypeRule {
+    TypeRule::new(move |a: &TypeArgs<'_>| Ok(TypeValue::slice(SliceType { schema: SchemaType::Named(schema), dims: a.shape(shape)? })))
+}
+
+/// A DataBag (`kd.attrs`, `kd.get_bag`, `kd.bags.updated`).
+pub fn bag() -> TypeRule {
+    TypeRule::new(|_| Ok(TypeValue::Bag))
+}
+
+/// The slices `x` and `*args` / `**kwargs` broadcast together (those of
+/// them known to be slices); for an operator whose result has their
+/// shape (`kd.strings.format(fmt, **kwargs)`, `kd.new(**attrs)`).
+pub fn broadcast_with_var(a: &TypeArgs<'_>, named: &[&str]) -> Result<Option<Vec<Dim>>> {
+    let mut typed: Vec<(&str, &SliceType)> = named.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
+    for v in a.var_args() {
+        typed.push(("*args", var_slice(a.op_name(), v)?));
+    }
+    for (name, v) in a.var_kwargs() {
+        typed.push((name.as_str(), var_slice(a.op_name(), v)?));
+    }
+    broadcast(a.op_name(), &typed)
+}
+
+/// The type of a `*args` / `**kwargs` value that is to be a slice.
+fn var_slice<'v>(op: &str, v: &'v TypeValue) -> Result<&'v SliceType> {
+    static UNKNOWN: SliceType = SliceType { schema: SchemaType::Unknown, dims: None };
+    match v.untagged() {
+        TypeValue::Slice(t, _) => Ok(t),
+        TypeValue::Unknown | TypeValue::SizeItem(_) => Ok(&UNKNOWN),
+        other => Err(Error::type_error(op, format!("expected DataSlices, inferred {other}"))),
+    }
 }
