@@ -1,10 +1,26 @@
 """Benchmark workloads of kd.typing (issue 23): tracing a 200-operation
 function with and without declared input types, and inferring its type.
-koladata traces the same function untyped (it has no types to declare)."""
+koladata traces the same function untyped (it has no types to declare).
+Each timed run makes REPS calls (a single call of a fraction of a
+millisecond is mostly noise): the table shows the time of REPS calls."""
 
 from bench_common import on_both
 
 N_OPS = 200
+REPS = 20
+
+
+def _repeated(impls):
+    """Each of `impls` run REPS times in one timed run."""
+
+    def repeat(fn):
+        def run():
+            for _ in range(REPS):
+                fn()
+
+        return run
+
+    return {impl: repeat(fn) for impl, fn in impls.items()}
 
 
 def _program(kd):
@@ -30,13 +46,20 @@ def workloads(scale, pkd, kkd):
 
     both = on_both(state, pkd, kkd)
     types = {"x": "FLOAT32[n, *]", "y": "FLOAT32[n]"}
-    yield f"kd.fn of a {N_OPS}-operation function", both(lambda kd, f: kd.fn(f)), prepare
-    yield "  the same with input_types", {"plait": lambda: pkd.fn(state["plait"], input_types=types)}, None
-    yield "  kd.typing.infer of the traced function", {"plait": lambda: pkd.typing.infer(state["plait"], *types.values())}, None
+    calls = f"{REPS} calls"
+    yield f"kd.fn of a {N_OPS}-operation fn, {calls}", _repeated(both(lambda kd, f: kd.fn(f))), prepare
+    yield "  the same with input_types", _repeated({"plait": lambda: pkd.fn(state["plait"], input_types=types)}), None
+    # Tracing alone, and tracing then typing (what input_types adds to it).
+    from plait.kd import expr, typing
+
+    parsed = typing._bind_types("bench", state["plait"], (), types)
+    yield "  tracing alone", _repeated({"plait": lambda: expr.trace_function(state["plait"], lambda name: expr.I[name])}), None
+    yield "  tracing and typing", _repeated({"plait": lambda: typing._traced(state["plait"], parsed)}), None
+    yield "  kd.typing.infer of the function", _repeated({"plait": lambda: pkd.typing.infer(state["plait"], *types.values())}), None
     traced = {}
 
     def trace_once(kd, name):
         if name == "plait":  # koladata has no kd.typing to time
             traced[name] = kd.fn(state[name])
 
-    yield "  kd.typing.infer of its functor", {"plait": lambda: pkd.typing.infer(traced["plait"], *types.values())}, trace_once
+    yield "  kd.typing.infer of its functor", _repeated({"plait": lambda: pkd.typing.infer(traced["plait"], *types.values())}), trace_once

@@ -1,9 +1,9 @@
 //! Type inference over expressions: each node's type from its arguments'
 //! types by its operator's type rule (`plait_ops::typing`), without
 //! evaluating anything but operators whose arguments are all known.
-//! A [`TypeEnv`] keeps the type of every node it has seen, so that tracing
-//! can type each new node as it is built (one rule call per node) and
-//! report an error at the line that built it.
+//! A [`TypeEnv`] keeps the type of every node it has seen (one rule call
+//! per node); an error names the node and the line that built it (tracing
+//! tags each node with its source line).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -14,7 +14,7 @@ use plait_core::error::Context;
 use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType, parse_functor_type};
 use plait_core::{Error, Result, Schema};
 use plait_ops::slices::keys::FastMap;
-use plait_ops::typing::{SizeNames, TypeArgs, TypeValue};
+use plait_ops::typing::{ArgType, SizeNames, TypeArgs, TypeValue};
 
 use crate::expr::{Expr, NodeKind, source_location};
 use crate::operator::{Builtin, OperatorKind, is_variadic};
@@ -52,14 +52,22 @@ impl TypeEnv {
             }
         }
         let names = Rc::new(SizeNames::new(declared.iter().map(String::as_str)));
-        Ok(TypeEnv { inputs, names, types: FastMap::default(), calls: RefCell::new(HashMap::new()) })
+        // Room for a traced function of a few hundred operations: growing
+        // the table costs more than typing its nodes.
+        let types = FastMap::with_capacity_and_hasher(512, Default::default());
+        Ok(TypeEnv { inputs, names, types, calls: RefCell::new(HashMap::new()) })
     }
 
     /// The type of `expr`, inferring every node not seen yet (children
-    /// first, iteratively: any depth of expression is fine). The walk stops
-    /// at nodes already typed, so tracing, which types each node as it
-    /// builds it, costs one rule call per node.
+    /// first, iteratively: any depth of expression is fine; a node shared
+    /// by several parents is typed once).
     pub fn infer(&mut self, expr: &Expr) -> Result<TypeValue> {
+        self.add(expr)?;
+        Ok(self.types[&expr.fingerprint()].clone())
+    }
+
+    /// Types `expr` and every node below it not typed yet.
+    fn add(&mut self, expr: &Expr) -> Result<()> {
         let mut stack = vec![(expr.clone(), false)];
         while let Some((node, children_typed)) = stack.pop() {
             if self.types.contains_key(&node.fingerprint()) {
@@ -70,13 +78,19 @@ impl TypeEnv {
                 stack.extend(node.children().filter(|c| !self.types.contains_key(&c.fingerprint())).map(|c| (c.clone(), false)));
                 continue;
             }
-            let t = self.infer_node(&node).map_err(|e| {
-                let place = source_location(&node).map(|l| format!(" (created at {l})")).unwrap_or_default();
-                e.in_context(Context::Note(format!("while inferring the type of {}{place}", crate::text::expr_text(&node))))
-            })?;
+            let t = self.infer_node_in_context(&node)?;
             self.types.insert(node.fingerprint(), t);
         }
-        Ok(self.types[&expr.fingerprint()].clone())
+        Ok(())
+    }
+
+    /// [`TypeEnv::infer_node`], an error naming the node and the line that
+    /// created it.
+    fn infer_node_in_context(&self, node: &Expr) -> Result<TypeValue> {
+        self.infer_node(node).map_err(|e| {
+            let place = source_location(node).map(|l| format!(" (created at {l})")).unwrap_or_default();
+            e.in_context(Context::Note(format!("while inferring the type of {}{place}", crate::text::expr_text(node))))
+        })
     }
 
     /// The type of one node whose children have types.
@@ -88,12 +102,17 @@ impl TypeEnv {
             NodeKind::Literal(v) => Ok(literal_type(v)),
             NodeKind::Op { op, args, kwarg_names } => match &op.kind {
                 OperatorKind::Backend(backend) => {
+                    // The children's types are lent to the rule, not copied.
+                    let arg = |e: &Expr| match self.types.get(&e.fingerprint()) {
+                        Some(t) => ArgType::Borrowed(t),
+                        None => ArgType::Owned(TypeValue::Unknown),
+                    };
                     let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
                     let mut fixed = fixed.iter();
                     let values =
-                        backend.params.iter().map(|p| if is_variadic(p) { None } else { fixed.next().and_then(|a| a.as_ref().map(child)) }).collect();
-                    let var_args = var_args.iter().flatten().map(child).collect();
-                    let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), child(a.as_ref()?)))).collect();
+                        backend.params.iter().map(|p| if is_variadic(p) { None } else { fixed.next().and_then(|a| a.as_ref().map(arg)) }).collect();
+                    let var_args = var_args.iter().flatten().map(arg).collect();
+                    let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), arg(a.as_ref()?)))).collect();
                     backend.infer(&TypeArgs::new(backend, values, var_args, var_kwargs, &self.names))
                 }
                 // A name does not change the value.
@@ -101,6 +120,24 @@ impl TypeEnv {
                     Ok(args.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child))
                 }
                 OperatorKind::Builtin(def) if def.name == "kd.tuples.tuple" => Ok(TypeValue::Tuple(args.iter().flatten().map(child).collect())),
+                // An item of a tuple (a functor's outputs).
+                OperatorKind::Builtin(def) if def.name == "kd.tuples.get_nth" => {
+                    let (tuple, n) = (args.first().and_then(|a| a.as_ref()).map(child), args.get(1).and_then(|a| a.as_ref()).map(child));
+                    let n = match n.as_ref().map(TypeValue::untagged) {
+                        Some(TypeValue::Slice(_, Some(n))) => match n.get(0) {
+                            Some(plait_core::ScalarRef::Int32(k)) => Some(k as i64),
+                            Some(plait_core::ScalarRef::Int64(k)) => Some(k),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    Ok(match (tuple.as_ref().map(TypeValue::untagged), n) {
+                        (Some(TypeValue::Tuple(items)), Some(n)) => {
+                            usize::try_from(n).ok().and_then(|i| items.get(i)).cloned().unwrap_or(TypeValue::Unknown)
+                        }
+                        _ => TypeValue::Unknown,
+                    })
+                }
                 OperatorKind::Builtin(def) if def.name == "kd.functor.if_" => {
                     // Both branches are typed with the arguments; where they
                     // agree (`INT64[sz + 1]` from both), the result has it.

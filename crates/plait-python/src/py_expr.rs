@@ -325,7 +325,6 @@ fn located(expr: Expr) -> PyResult<PyExpr> {
         tags.push(to_value("kd.expr", &PyString::new(py, &text).into_any(), true)?);
         Ok(expr.with_tags(tags))
     })?;
-    crate::py_typing::infer_in_scope(&expr)?;
     Ok(PyExpr { inner: expr })
 }
 

@@ -2,11 +2,9 @@
 //! tracing types each node it builds (so that a type error is raised at the
 //! line of user code that built the node).
 
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use plait_core::typing::{Dim, SchemaType, Size, SliceType, check_size_name, parse_functor_type, parse_slice_type};
-use plait_expr::Expr;
 use plait_expr::typing::TypeEnv;
 use plait_ops::typing::{TypeValue, schema_type, type_of};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -313,12 +311,6 @@ fn type_to_py(py: Python<'_>, t: &TypeValue) -> PyResult<Py<PyAny>> {
 
 // ---------------------------------------------------------------- typed tracing
 
-thread_local! {
-    /// The environments of the typed tracing scopes open on this thread,
-    /// innermost last.
-    static TYPE_ENVS: RefCell<Vec<TypeEnv>> = const { RefCell::new(Vec::new()) };
-}
-
 /// The types of a call's inputs: `types[name]` for each name.
 fn input_types(types: &Bound<'_, PyDict>) -> PyResult<Vec<(String, TypeValue)>> {
     let mut inputs = Vec::new();
@@ -339,15 +331,6 @@ fn input_types(types: &Bound<'_, PyDict>) -> PyResult<Vec<(String, TypeValue)>> 
     Ok(inputs)
 }
 
-/// Opens a typed tracing scope where input `name` has `types[name]`.
-#[pyfunction]
-fn typing_enter(types: &Bound<'_, PyDict>) -> PyResult<()> {
-    let inputs = input_types(types)?;
-    let env = guard(|| TypeEnv::new(inputs))?;
-    TYPE_ENVS.with(|envs| envs.borrow_mut().push(env));
-    Ok(())
-}
-
 /// The type of what functor `f` returns when input `name` has
 /// `types[name]`: its body, variables inlined, typed without tracing.
 #[pyfunction]
@@ -360,26 +343,14 @@ fn typing_infer_functor(py: Python<'_>, f: PyRef<'_, PyDataSlice>, types: &Bound
     type_to_py(py, &t)
 }
 
-/// Closes the innermost typed tracing scope.
+/// The type of traced expression `expr` when input `name` has
+/// `types[name]` (what `kd.fn(f, input_types=...)` checks once `f` is
+/// traced): a type error names the node and the line that created it.
 #[pyfunction]
-fn typing_exit() {
-    TYPE_ENVS.with(|envs| envs.borrow_mut().pop());
-}
-
-/// The type of `expr` in the innermost typed tracing scope.
-#[pyfunction]
-fn typing_infer(py: Python<'_>, expr: PyRef<'_, PyExpr>) -> PyResult<Py<PyAny>> {
-    let t = infer_in_scope(&expr.inner)?.ok_or_else(|| PyValueError::new_err(format!("{OP}: no typed tracing scope is open")))?;
+fn typing_infer_expr(py: Python<'_>, expr: PyRef<'_, PyExpr>, types: &Bound<'_, PyDict>) -> PyResult<Py<PyAny>> {
+    let inputs = input_types(types)?;
+    let t = guard(|| TypeEnv::new(inputs)?.infer(&expr.inner))?;
     type_to_py(py, &t)
-}
-
-/// The type of a node just built, when a typed tracing scope is open
-/// (`None` otherwise): tracing calls this for every node.
-pub fn infer_in_scope(expr: &Expr) -> PyResult<Option<TypeValue>> {
-    TYPE_ENVS.with(|envs| match envs.borrow_mut().last_mut() {
-        Some(env) => guard(|| env.infer(expr)).map(Some),
-        None => Ok(None),
-    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -390,9 +361,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(typing_type_of, m)?)?;
     m.add_function(wrap_pyfunction!(typing_check_types, m)?)?;
     m.add_function(wrap_pyfunction!(typing_parse_functor_type, m)?)?;
-    m.add_function(wrap_pyfunction!(typing_enter, m)?)?;
-    m.add_function(wrap_pyfunction!(typing_exit, m)?)?;
-    m.add_function(wrap_pyfunction!(typing_infer, m)?)?;
+
+    m.add_function(wrap_pyfunction!(typing_infer_expr, m)?)?;
     m.add_function(wrap_pyfunction!(typing_infer_functor, m)?)?;
     Ok(())
 }

@@ -183,8 +183,8 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
       return_type_as: accepted for compatibility with Koda; not used by plait.
       input_types: types of the parameters (`kd.typing.SliceType`s or their
         text, a dict by name or a tuple by position; plait's extension): each
-        operation is typed while tracing, a type error is raised at the line
-        that makes it, and `kd.typing.get_type` gives the functor's type.
+        operation of the trace is typed, a type error names the line that
+        made it, and `kd.typing.get_type` gives the functor's type.
       **defaults: default values for parameters of `f` (they replace the
         defaults of `f` itself).
 

@@ -5,8 +5,8 @@ schema and one dimension per rank. A dimension is an int, a named size
 (`'n'`), an affine expression of sizes (`kd.typing.size('n') * 2 + 1`),
 `kd.typing.RAGGED` (rows of different sizes) or `kd.typing.UNKNOWN`.
 `kd.typing.infer(fn, *types)` traces `fn` once with inputs of those types and
-returns the type of its result, typing each operation as it is traced: a type
-error is raised at the line that made it, before anything runs. Types are
+returns the type of its result, typing each operation of the trace: a type
+error names the line that made it, and is raised before anything runs. Types are
 opt-in: nothing is checked where none is declared. See docs/typing.md.
 """
 
@@ -60,7 +60,7 @@ def infer(fn, *arg_types, **kwarg_types):
     """Returns the type of what `fn` returns on arguments of the given types.
 
     `fn` is traced once (as `kd.fn` traces it) with an input for each
-    parameter; each operation is typed as it is traced, from the types of its
+    parameter; each operation of the trace is then typed from the types of its
     arguments, so nothing is computed but operations on constants. Parameters
     given no type are unknown: nothing is checked about them. A typed functor
     (`kd.fn(f, input_types=...)`) gives the output type it was traced with.
@@ -139,16 +139,12 @@ def _bind_functor_types(fn, arg_types, kwarg_types):
 
 
 def _traced(fn, types):
-    """(expression, output type) of `fn` traced with inputs of `types`,
-    each operation typed as it is traced."""
+    """(expression, output type) of `fn` traced, then typed with inputs of
+    `types` (an error names the line that made the node)."""
     from plait.kd import expr
 
-    _plait.typing_enter(types)
-    try:
-        returns = expr.trace_function(fn, lambda name: expr.I[name])
-        return returns, _plait.typing_infer(returns)
-    finally:
-        _plait.typing_exit()
+    returns = expr.trace_function(fn, lambda name: expr.I[name])
+    return returns, _plait.typing_infer_expr(returns, types)
 
 
 class FunctorType:

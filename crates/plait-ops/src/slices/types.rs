@@ -135,15 +135,22 @@ fn same_rank(op: &str, typed: &[(&str, &SliceType)]) -> Result<Option<usize>> {
     Ok(rank)
 }
 
+/// The `*args` of an operator joining slices (at least one), and their
+/// common schema.
+fn joined_slices<'t>(a: &'t TypeArgs<'_>) -> Result<(Vec<(&'static str, &'t SliceType)>, SchemaType)> {
+    let typed = var_slices(a)?;
+    if typed.is_empty() {
+        return Err(Error::value(a.op_name(), "expected at least one argument"));
+    }
+    let schema = var_common_schema(a.op_name(), &typed)?;
+    Ok((typed, schema))
+}
+
 /// `kd.concat(*args, ndim=1)`: slices of one rank joined along dimension
 /// `rank - ndim`; the first `rank - ndim` dimensions shared.
 pub fn concat(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let op = a.op_name();
-    let typed = var_slices(a)?;
-    if typed.is_empty() {
-        return Err(Error::value(op, "expected at least one argument"));
-    }
-    let schema = var_common_schema(op, &typed)?;
+    let (typed, schema) = joined_slices(a)?;
     let (Some(rank), Some(ndim)) = (same_rank(op, &typed)?, a.known_int("ndim")?) else {
         return Ok(TypeValue::slice(SliceType { schema, dims: None }));
     };
@@ -170,11 +177,7 @@ pub fn concat(a: &TypeArgs<'_>) -> Result<TypeValue> {
 /// `len(args)` inserted `ndim` dimensions from the end.
 pub fn stack(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let op = a.op_name();
-    let typed = var_slices(a)?;
-    if typed.is_empty() {
-        return Err(Error::value(op, "expected at least one argument"));
-    }
-    let schema = var_common_schema(op, &typed)?;
+    let (typed, schema) = joined_slices(a)?;
     let (Some(rank), Some(ndim)) = (same_rank(op, &typed)?, a.known_int("ndim")?) else {
         return Ok(TypeValue::slice(SliceType { schema, dims: None }));
     };
@@ -193,11 +196,7 @@ pub fn stack(a: &TypeArgs<'_>) -> Result<TypeValue> {
 /// `len(args)`.
 pub fn zip(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let op = a.op_name();
-    let typed = var_slices(a)?;
-    if typed.is_empty() {
-        return Err(Error::value(op, "expected at least one argument"));
-    }
-    let schema = var_common_schema(op, &typed)?;
+    let (typed, schema) = joined_slices(a)?;
     let dims = broadcast(op, &typed)?.map(|mut d| {
         d.push(Dim::Uniform(Size::constant(typed.len() as i64)));
         d

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use plait_core::typing::{Dim, SchemaType, Size};
 use plait_core::{Edge, Error, JaggedShape, Result, ScalarRef};
 
-use super::{SizeNames, TypeArgs, TypeRule, TypeValue, type_of};
+use super::{ArgType, SizeNames, TypeArgs, TypeRule, TypeValue, type_of};
 use crate::registry::{Operator, Value};
 
 /// 0: the environment not read yet; 1: off; 2: on.
@@ -50,9 +50,9 @@ pub(crate) fn check_result(
     let names = SizeNames::default();
     let args = TypeArgs::new(
         op,
-        values.iter().map(|v| v.as_ref().map(TypeValue::of_value)).collect(),
-        var_args.iter().map(TypeValue::of_value).collect(),
-        var_kwargs.iter().map(|(n, v)| (n.clone(), TypeValue::of_value(v))).collect(),
+        values.iter().map(|v| v.as_ref().map(|v| ArgType::Owned(TypeValue::of_value(v)))).collect(),
+        var_args.iter().map(|v| ArgType::Owned(TypeValue::of_value(v))).collect(),
+        var_kwargs.iter().map(|(n, v)| (n.clone(), ArgType::Owned(TypeValue::of_value(v)))).collect(),
         &names,
     );
     let unsound = |why: String| Error::internal(format!("the type rule of {} is wrong: {why}", op.name));

@@ -225,11 +225,15 @@ pub struct TypeArgs<'a> {
     op: &'a Operator,
     /// One per parameter that is not `*args` / `**kwargs`: the given type,
     /// else the default's (known) one, else `None` (unspecified).
-    values: Vec<Option<TypeValue>>,
-    var_args: Vec<TypeValue>,
-    var_kwargs: Vec<(String, TypeValue)>,
+    values: Vec<Option<ArgType<'a>>>,
+    var_args: Vec<ArgType<'a>>,
+    var_kwargs: Vec<(String, ArgType<'a>)>,
     names: &'a SizeNames,
 }
+
+/// An argument's type: borrowed from where inference keeps it (no clone
+/// per call), or made for the call (a default's).
+pub type ArgType<'a> = std::borrow::Cow<'a, TypeValue>;
 
 /// Nothing known of a slice.
 static UNKNOWN_SLICE: SliceType = SliceType { schema: SchemaType::Unknown, dims: None };
@@ -242,15 +246,15 @@ impl<'a> TypeArgs<'a> {
     /// parameter, `None` where unspecified); defaults are filled in.
     pub fn new(
         op: &'a Operator,
-        values: Vec<Option<TypeValue>>,
-        var_args: Vec<TypeValue>,
-        var_kwargs: Vec<(String, TypeValue)>,
+        values: Vec<Option<ArgType<'a>>>,
+        var_args: Vec<ArgType<'a>>,
+        var_kwargs: Vec<(String, ArgType<'a>)>,
         names: &'a SizeNames,
     ) -> TypeArgs<'a> {
         let values = values
             .into_iter()
             .zip(&op.params)
-            .map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(|d| TypeValue::of_value(&Value::Slice(d)))))
+            .map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(|d| ArgType::Owned(TypeValue::of_value(&Value::Slice(d))))))
             .collect();
         TypeArgs { op, values, var_args, var_kwargs, names }
     }
@@ -279,7 +283,7 @@ impl<'a> TypeArgs<'a> {
     /// [`TypeValue::untagged`]); `None` when unspecified.
     pub fn get(&self, name: &str) -> Option<&TypeValue> {
         let i = self.op.params.iter().position(|p| p.name == name && !matches!(p.kind, ParamKind::VarPositional | ParamKind::VarKeyword));
-        i.and_then(|i| self.values[i].as_ref())
+        i.and_then(|i| self.values[i].as_deref())
     }
 
     /// The type of DataSlice argument `name` (unknown when its type is, or
@@ -335,12 +339,12 @@ impl<'a> TypeArgs<'a> {
     }
 
     /// The `*args` types.
-    pub fn var_args(&self) -> &[TypeValue] {
+    pub fn var_args(&self) -> &[ArgType<'a>] {
         &self.var_args
     }
 
     /// The `**kwargs` types, by name.
-    pub fn var_kwargs(&self) -> &[(String, TypeValue)] {
+    pub fn var_kwargs(&self) -> &[(String, ArgType<'a>)] {
         &self.var_kwargs
     }
 
@@ -377,7 +381,7 @@ impl<'a> TypeArgs<'a> {
                 Some(t) => t.known().map(Some),
             })
             .collect::<Option<Vec<_>>>()?;
-        let var_args = self.var_args.iter().map(TypeValue::known).collect::<Option<Vec<_>>>()?;
+        let var_args = self.var_args.iter().map(|v| v.known()).collect::<Option<Vec<_>>>()?;
         let var_kwargs = self.var_kwargs.iter().map(|(n, v)| Some((n.clone(), v.known()?))).collect::<Option<Vec<_>>>()?;
         Some(KnownArgs { values, var_args, var_kwargs })
     }

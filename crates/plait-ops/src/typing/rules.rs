@@ -90,13 +90,20 @@ fn slice_of_class<'a>(a: &'a TypeArgs<'_>, name: &str, class: Option<TypeClass>)
 /// The dimensions of `(name, type)` arguments broadcast together (unknown
 /// when a rank is), or the error naming the two that differ.
 pub fn broadcast(op: &str, args: &[(&str, &SliceType)]) -> Result<Option<Vec<Dim>>> {
-    let mut acc: Option<(&str, &SliceType, Vec<Dim>)> = None;
+    Ok(broadcast_borrowed(op, args)?.map(std::borrow::Cow::into_owned))
+}
+
+/// [`broadcast`], the dims borrowed from an argument when they are its
+/// (most often they are one argument's, or all the same).
+fn broadcast_borrowed<'t>(op: &str, args: &[(&str, &'t SliceType)]) -> Result<Option<std::borrow::Cow<'t, [Dim]>>> {
+    let mut acc: Option<(&str, &SliceType, std::borrow::Cow<'t, [Dim]>)> = None;
     for &(name, t) in args {
         let Some(dims) = &t.dims else { return Ok(None) };
         acc = Some(match acc {
-            None => (name, t, dims.clone()),
+            None => (name, t, std::borrow::Cow::Borrowed(dims.as_slice())),
+            Some((first, first_t, so_far)) if so_far.len() >= dims.len() && so_far.starts_with(dims) => (first, first_t, so_far),
             Some((first, first_t, so_far)) => match broadcast_dims(&so_far, dims) {
-                Ok(out) => (first, first_t, out),
+                Ok(out) => (first, first_t, std::borrow::Cow::Owned(out)),
                 Err(i) => {
                     return Err(Error::value(
                         op,
@@ -148,11 +155,14 @@ fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, params: &
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
         let typed = args.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
-        let mut shaped = typed.clone();
-        for &(name, class) in params {
-            let t = a.slice(name)?;
-            check_class(op, name, t, class)?;
-            shaped.push((name, t));
+        let mut shaped = Vec::new();
+        if !params.is_empty() {
+            shaped.extend_from_slice(&typed);
+            for &(name, class) in params {
+                let t = a.slice(name)?;
+                check_class(op, name, t, class)?;
+                shaped.push((name, t));
+            }
         }
         if let Some(class) = class {
             for &(name, t) in &typed {
@@ -170,8 +180,17 @@ fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, params: &
         // On OBJECT arguments, what a kernel gives depends on their items
         // (a mask stays a mask).
         let schema = if object_given && !matches!(out, Out::Fixed(Schema::Mask)) { SchemaType::Unknown } else { out.schema(common, &typed) };
-        let dims = broadcast(op, &shaped)?;
-        Ok(TypeValue::slice(SliceType { schema, dims }))
+        let dims = broadcast_borrowed(op, if params.is_empty() { &typed } else { &shaped })?;
+        // A result of an argument's very type shares it (`x * 2`).
+        for &(name, t) in &typed {
+            if t.schema == schema
+                && t.dims.as_deref() == dims.as_deref()
+                && let Some(TypeValue::Slice(shared, _)) = a.get(name).map(TypeValue::untagged)
+            {
+                return Ok(TypeValue::Slice(shared.clone(), None));
+            }
+        }
+        Ok(TypeValue::slice(SliceType { schema, dims: dims.map(std::borrow::Cow::into_owned) }))
     })
 }
 
