@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use plait_core::error::Context;
-use plait_core::typing::{Dim, RESERVED_PREFIX, SchemaType, Size, SliceType, parse_functor_type};
+use plait_core::typing::{Dim, RAGGED_PREFIX, RESERVED_PREFIX, SchemaType, Size, SliceType, parse_functor_type};
 use plait_core::{Error, Result, Schema};
 use plait_ops::slices::keys::FastMap;
 use plait_ops::typing::{ArgType, SizeNames, TypeArgs, TypeValue};
@@ -31,7 +31,14 @@ pub struct TypeEnv {
     /// The types of calls of typed functors, by the functor's id and the
     /// arguments' fingerprints.
     calls: RefCell<HashMap<Vec<u128>, TypeValue>>,
+    /// How many function bodies (untyped functors called, loop bodies)
+    /// enclose this environment's.
+    depth: usize,
 }
+
+/// How deep the bodies of functors called from functors are typed; deeper
+/// calls are unknown (a functor may call itself).
+const MAX_BODY_DEPTH: usize = 8;
 
 impl TypeEnv {
     /// An environment where input `name` has type `t` for each pair (other
@@ -55,7 +62,7 @@ impl TypeEnv {
         // Room for a traced function of a few hundred operations: growing
         // the table costs more than typing its nodes.
         let types = FastMap::with_capacity_and_hasher(512, Default::default());
-        Ok(TypeEnv { inputs, names, types, calls: RefCell::new(HashMap::new()) })
+        Ok(TypeEnv { inputs, names, types, calls: RefCell::new(HashMap::new()), depth: 0 })
     }
 
     /// The type of `expr`, inferring every node not seen yet (children
@@ -201,13 +208,18 @@ impl TypeEnv {
     fn call_type(&self, callee: &TypeValue, positional: Vec<TypeValue>, named: Vec<(&str, TypeValue)>) -> Result<TypeValue> {
         const OP: &str = "kd.functor.call";
         let TypeValue::Slice(_, Some(functor)) = callee.untagged() else { return Ok(TypeValue::Unknown) };
-        let Ok(type_item) = plait_ops::objects::access::get_attr(functor, "__type__", None) else { return Ok(TypeValue::Unknown) };
+        let declared = plait_ops::objects::access::get_attr(functor, "__type__", None)
+            .ok()
+            .filter(|t| matches!(t.get(0), Some(plait_core::ScalarRef::String(_))));
+        let Some(type_item) = declared else { return self.body_call_type(functor, positional, named) };
         let Some(plait_core::ScalarRef::String(text)) = type_item.get(0) else { return Ok(TypeValue::Unknown) };
         let text = text.to_string();
         let mut k = 0;
         let (inputs, output) = parse_functor_type(&text, || {
             k += 1;
-            Size::param(&format!("*callee{k}"))
+            // (A name that starts with a digit prints as `*`: an edge of
+            // the callee's own.)
+            Size::param(&format!("{RAGGED_PREFIX}{k}callee"))
         })
         .map_err(|e| Error::value(OP, format!("the functor's type {text:?} cannot be read: {e}")))?;
         let mut bound: HashMap<String, Size> = HashMap::new();
@@ -243,7 +255,12 @@ impl TypeEnv {
         let mut rename = |d: &Dim| -> Result<Dim> {
             let size = match d {
                 Dim::Uniform(s) => s,
-                Dim::Ragged { .. } => return Ok(Dim::Ragged { total: self.names.fresh(OP, None)? }),
+                // A named edge an argument bound is the caller's edge
+                // (`(x: FLOAT32[n, *a]) -> FLOAT32[n, *a]`); another is new.
+                Dim::Ragged { total } => {
+                    let bound_edge = total.as_param().and_then(|p| bound.get(p)).cloned();
+                    return Ok(Dim::Ragged { total: bound_edge.map_or_else(|| self.names.fresh(OP, None), Ok)? });
+                }
                 Dim::Unknown => return Ok(Dim::Unknown),
             };
             for p in size.params() {
@@ -259,6 +276,31 @@ impl TypeEnv {
 }
 
 impl TypeEnv {
+    /// The type of a call of a functor without a declared type: its body
+    /// typed on the arguments' types (bound to its parameters as a call
+    /// binds them); unknown when they do not bind, or in calls nested
+    /// deeper than [`MAX_BODY_DEPTH`] (a functor may call itself).
+    fn body_call_type(&self, functor: &plait_core::DataSlice, positional: Vec<TypeValue>, named: Vec<(&str, TypeValue)>) -> Result<TypeValue> {
+        if self.depth >= MAX_BODY_DEPTH {
+            return Ok(TypeValue::Unknown);
+        }
+        let Ok(compiled) = crate::functor::compile_as("kd.functor.call", functor) else { return Ok(TypeValue::Unknown) };
+        let keywords = named.into_iter().map(|(n, t)| (n.to_string(), t)).collect();
+        let Ok(bound) = plait_ops::registry::try_bind(&compiled.params, positional, keywords, plait_ops::registry::BindOrder::Operator) else {
+            return Ok(TypeValue::Unknown);
+        };
+        let inputs =
+            compiled.params.iter().zip(bound.values).filter_map(|(p, v)| Some((Arc::from(p.name.as_str()), v?.untagged().clone()))).collect();
+        let mut env = self.nested(inputs);
+        env.infer(&compiled.body)
+    }
+
+    /// An environment for a body called from this one: its own inputs, the
+    /// program's size names.
+    fn nested(&self, inputs: HashMap<Arc<str>, TypeValue>) -> TypeEnv {
+        TypeEnv { inputs, names: self.names.clone(), types: FastMap::default(), calls: RefCell::new(HashMap::new()), depth: self.depth + 1 }
+    }
+
     /// The type of `kd.while_` / `kd.for_` (seed 004's loops): the body
     /// (and `finalize_fn`) is typed once on the loop variables' types; a
     /// variable it gives other dimensions (a growing or filtered slice) is
@@ -303,6 +345,9 @@ impl TypeEnv {
     /// `None` where the body is not a known functor returning one.
     fn body_updates(&self, op: &str, body: Option<&TypeValue>, state: &[(String, TypeValue)]) -> Result<Option<Vec<(String, TypeValue)>>> {
         let Some(TypeValue::Slice(_, Some(functor))) = body.map(TypeValue::untagged) else { return Ok(None) };
+        if self.depth >= MAX_BODY_DEPTH {
+            return Ok(None);
+        }
         let Ok(compiled) = crate::functor::compile_as(op, functor) else { return Ok(None) };
         let mut root = compiled.body.clone();
         loop {
@@ -321,12 +366,7 @@ impl TypeEnv {
         if !matches!(&tuple_op.kind, OperatorKind::Builtin(d) if d.name == "kd.tuples.namedtuple") {
             return Ok(None);
         }
-        let mut env = TypeEnv {
-            inputs: state.iter().map(|(n, t)| (Arc::from(n.as_str()), t.untagged().clone())).collect(),
-            names: self.names.clone(),
-            types: FastMap::default(),
-            calls: RefCell::new(HashMap::new()),
-        };
+        let mut env = self.nested(state.iter().map(|(n, t)| (Arc::from(n.as_str()), t.untagged().clone())).collect());
         let (_, _, kwargs) = tuple_op.split_args(args, kwarg_names.len());
         let mut updates = Vec::new();
         for (name, value) in kwarg_names.iter().zip(kwargs) {
@@ -383,6 +423,13 @@ fn bind_argument(op: &str, name: &str, declared: &SliceType, actual: &SliceType,
         return Err(mismatch(format!("rank {} is not {}", ad.len(), dd.len())));
     }
     for (i, (d, a)) in dd.iter().zip(ad).enumerate() {
+        // A ragged edge the declaration names is the argument's edge.
+        if let (Dim::Ragged { total: d }, Dim::Ragged { total: a }) = (d, a)
+            && let Some(p) = d.as_param()
+        {
+            bind_size(p, a.clone(), bound).map_err(|_| mismatch(format!("dimension {i} is another ragged edge than the one {declared} names")))?;
+            continue;
+        }
         let (Dim::Uniform(d), Dim::Uniform(a)) = (d, a) else { continue };
         match (d.as_param(), d.as_constant()) {
             (Some(p), _) => bind_size(p, a.clone(), bound).map_err(|b| mismatch(format!("size {p} is {b} already, dimension {i} is {a}")))?,

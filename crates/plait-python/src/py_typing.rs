@@ -2,9 +2,10 @@
 //! tracing types each node it builds (so that a type error is raised at the
 //! line of user code that built the node).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use plait_core::typing::{Dim, SchemaType, Size, SliceType, check_size_name, parse_functor_type, parse_slice_type};
+use plait_core::typing::{Dim, RAGGED_PREFIX, SchemaType, Size, SliceType, check_size_name, parse_functor_type, parse_slice_type};
 use plait_expr::typing::TypeEnv;
 use plait_ops::typing::{TypeValue, schema_type, type_of};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -343,6 +344,72 @@ fn typing_infer_functor(py: Python<'_>, f: PyRef<'_, PyDataSlice>, types: &Bound
     type_to_py(py, &t)
 }
 
+/// `types` (slice types, tuples of them, anything else), with each ragged
+/// edge that stands in two places or more named (`*a`, `*b`, ...) so that
+/// a functor's type says which output rows are which input's:
+/// `(x: FLOAT32[n, *a]) -> FLOAT32[n, *a]`.
+#[pyfunction]
+fn typing_name_shared_edges(py: Python<'_>, types: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Py<PyAny>>> {
+    fn edges(x: &Bound<'_, PyAny>, counts: &mut HashMap<String, usize>) {
+        if let Ok(t) = x.cast::<PySliceType>() {
+            for d in t.get().inner.dims.iter().flatten() {
+                if let Dim::Ragged { total } = d
+                    && let Some(p) = total.as_param()
+                {
+                    *counts.entry(p.to_string()).or_default() += 1;
+                }
+            }
+        } else if let Ok(items) = x.cast::<PyTuple>() {
+            items.iter().for_each(|i| edges(&i, counts));
+        }
+    }
+    fn renamed(py: Python<'_>, x: &Bound<'_, PyAny>, names: &HashMap<String, String>) -> PyResult<Py<PyAny>> {
+        if let Ok(t) = x.cast::<PySliceType>() {
+            let mut inner = t.get().inner.clone();
+            for d in inner.dims.iter_mut().flatten() {
+                if let Dim::Ragged { total } = d
+                    && let Some(name) = total.as_param().and_then(|p| names.get(p))
+                {
+                    *total = Size::param(name);
+                }
+            }
+            return Ok(Py::new(py, PySliceType { inner })?.into_any());
+        }
+        if let Ok(items) = x.cast::<PyTuple>() {
+            return Ok(PyTuple::new(py, items.iter().map(|i| renamed(py, &i, names)).collect::<PyResult<Vec<_>>>()?)?.into_any().unbind());
+        }
+        Ok(x.clone().unbind())
+    }
+    let mut counts = HashMap::new();
+    types.iter().for_each(|t| edges(t, &mut counts));
+    // Edges the user named keep their names; the others get letters, in
+    // order of first appearance.
+    let mut shared: Vec<String> = Vec::new();
+    for t in &types {
+        let mut seen = HashMap::new();
+        edges(t, &mut seen);
+        let mut order: Vec<&String> = seen.keys().collect();
+        order.sort();
+        for p in order {
+            if counts[p] > 1 && !shared.contains(p) {
+                shared.push(p.clone());
+            }
+        }
+    }
+    let taken: Vec<String> = counts.keys().cloned().collect();
+    let mut letters = (0..).map(|i: usize| {
+        let letter = (b'a' + (i % 26) as u8) as char;
+        if i < 26 { format!("{RAGGED_PREFIX}{letter}") } else { format!("{RAGGED_PREFIX}{letter}{}", i / 26) }
+    });
+    let mut names = HashMap::new();
+    for p in shared {
+        let named = p.strip_prefix(RAGGED_PREFIX).is_some_and(|n| n.starts_with(|c: char| c.is_alphabetic() || c == '_'));
+        let name = if named { p.clone() } else { letters.by_ref().find(|l| !taken.contains(l)).unwrap_or_default() };
+        names.insert(p, name);
+    }
+    types.iter().map(|t| renamed(py, t, &names)).collect()
+}
+
 /// The type of traced expression `expr` when input `name` has
 /// `types[name]` (what `kd.fn(f, input_types=...)` checks once `f` is
 /// traced): a type error names the node and the line that created it.
@@ -363,6 +430,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(typing_parse_functor_type, m)?)?;
 
     m.add_function(wrap_pyfunction!(typing_infer_expr, m)?)?;
+    m.add_function(wrap_pyfunction!(typing_name_shared_edges, m)?)?;
     m.add_function(wrap_pyfunction!(typing_infer_functor, m)?)?;
     Ok(())
 }

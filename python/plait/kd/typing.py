@@ -162,8 +162,11 @@ class FunctorType:
         self.output = output
 
     def __repr__(self):
-        params = ", ".join(f"{name}: {_input_text(t)}" for name, t in self.inputs.items())
-        return f"({params}) -> {_output_text(self.output)}"
+        # A ragged edge in two places is named (`*a`): an output's rows are
+        # then known to be an input's, also where the functor is called.
+        *inputs, output = _plait.typing_name_shared_edges([*self.inputs.values(), self.output])
+        params = ", ".join(f"{name}: {_input_text(t)}" for name, t in zip(self.inputs, inputs))
+        return f"({params}) -> {_output_text(output)}"
 
     def __eq__(self, other):
         return isinstance(other, FunctorType) and repr(self) == repr(other)

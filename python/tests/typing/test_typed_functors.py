@@ -160,11 +160,10 @@ def test_outputs_that_are_tuples_shapes_or_unknown():
     def shape(x):
         return kd.get_shape(x)
 
-    untyped = kd.fn(lambda y: y)
-
     @kd.trace_as_fn(input_types={"x": "INT32[n]"})
     def opaque(x):
-        return kd.call(untyped, x)
+        # (What a Python function gives is known when it runs.)
+        return kd.apply_py(lambda y: y, x)
 
     m = T(kd.INT32, ("m",))
     assert repr(kd.typing.get_type(kd.fn(pair))) == "(x: INT32[n]) -> (INT32[n], INT32[n])"
@@ -193,3 +192,41 @@ def test_outputs_refer_to_other_outputs():
 
     assert re.fullmatch(r"INT64\[_pd_shp\d+\]", repr(kd.typing.infer(index_of_positives, T(kd.INT32, ("m",)))))
     assert kd.fn(index_of_positives)(kd.slice([3, -1, 4])).to_py() == [0, 1]
+
+
+def test_an_output_of_an_input_s_rows_keeps_its_ragged_edge():
+    # Seed 004's InDBIdx on a jagged dimension: the output's rows are the
+    # input's (`*a` in the type), and a call gives them the caller's edge.
+    @kd.trace_as_fn(input_types={"x": "FLOAT32[n, *]"})
+    def double(x):
+        return x * 2
+
+    assert repr(kd.typing.get_type(kd.fn(double))) == "(x: FLOAT32[n, *a]) -> FLOAT32[n, *a]"
+    assert repr(kd.typing.infer(lambda z: double(z), T("FLOAT32[k, *e]"))) == "FLOAT32[k, *e]"
+    # Rows a callee makes are a new edge.
+    split = kd.fn(lambda s: kd.strings.split(s), input_types={"s": "STRING[n]"})
+    assert repr(kd.typing.get_type(split)) == "(s: STRING[n]) -> STRING[n, *]"
+    g = kd.fn(lambda x, y: kd.agg_sum(x) + y, input_types={"x": "FLOAT32[n, *]", "y": "FLOAT32[n, *]"})
+    assert repr(kd.typing.get_type(g)) == "(x: FLOAT32[n, *], y: FLOAT32[n, *a]) -> FLOAT32[n, *a]"
+    assert repr(T("FLOAT32[n, *a]")) == "FLOAT32[n, *a]" and repr(T("FLOAT32[n, *]")) == "FLOAT32[n, *]"
+    # An argument on another edge than one the declaration names twice.
+    two = kd.fn(lambda x, y: x + y, input_types={"x": "FLOAT32[n, *a]", "y": "FLOAT32[n, *a]"})
+    with pytest.raises(ValueError, match="another ragged edge than the one FLOAT32\\[n, \\*a\\] names"):
+        kd.typing.infer(lambda p, q: kd.call(two, p, q), T("FLOAT32[k, *e]"), T("FLOAT32[k, *f]"))
+    assert kd.typing.infer(lambda p: kd.call(two, p, p), T("FLOAT32[k, *e]")) is not None
+
+
+def test_calls_of_untyped_functors_are_typed_from_their_body():
+    plus_one = kd.fn(lambda x: x + 1)
+    assert repr(kd.typing.infer(lambda y: kd.call(plus_one, y), T(kd.INT32, ("n",)))) == "INT32[n]"
+    assert repr(kd.typing.infer(lambda y: kd.call(plus_one, x=y) * 2.5, T(kd.INT64, ("n", 3)))) == "FLOAT32[n, 3]"
+    with pytest.raises(ValueError, match="kd.math.add: arguments have no common primitive schema"):
+        kd.typing.infer(lambda y: kd.call(plus_one, y), T(kd.STRING, ("n",)))
+
+    @kd.trace_as_fn()
+    def total(x):
+        return kd.agg_sum(x)
+
+    assert repr(kd.typing.infer(lambda y: total(y), T(kd.FLOAT32, ("n", kd.typing.RAGGED)))) == "FLOAT32[n]"
+    # Arguments that do not bind leave the call unknown (evaluation reports it).
+    assert repr(kd.typing.infer(lambda y: kd.call(plus_one, y, y), T(kd.INT32, ("n",)))) == repr(kd.typing.UNKNOWN)

@@ -70,12 +70,20 @@ impl Dim {
     }
 }
 
-/// `3`, `2*n + 1`, `*` (ragged), `?` (unknown).
+/// The prefix of the size parameters that are the totals of ragged edges
+/// (`*3` made for each `*` read, `*a` for a named edge `*a`).
+pub const RAGGED_PREFIX: &str = "*";
+
+/// `3`, `2*n + 1`, `*` (ragged), `*a` (the ragged edge named `a`), `?`
+/// (unknown).
 impl fmt::Display for Dim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Dim::Uniform(s) => write!(f, "{s}"),
-            Dim::Ragged { .. } => write!(f, "*"),
+            Dim::Ragged { total } => match total.as_param().and_then(|p| p.strip_prefix(RAGGED_PREFIX)) {
+                Some(name) if name.starts_with(|c: char| c.is_alphabetic() || c == '_') => write!(f, "*{name}"),
+                _ => write!(f, "*"),
+            },
             Dim::Unknown => write!(f, "?"),
         }
     }

@@ -14,7 +14,7 @@ mod schema_type;
 mod size;
 mod slice_type;
 
-pub use dim::{Agreement, Dim, broadcast_dims};
+pub use dim::{Agreement, Dim, RAGGED_PREFIX, broadcast_dims};
 pub use parse::{FunctorSignature, OutputType, ParseError, parse_functor_type, parse_slice_type};
 pub use schema_type::SchemaType;
 pub use size::{RESERVED_PREFIX, Size, check_size_name};

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::dim::Dim;
+use super::dim::{Dim, RAGGED_PREFIX};
 use super::schema_type::SchemaType;
 use super::size::Size;
 use super::slice_type::SliceType;
@@ -228,6 +228,15 @@ impl<'t, F: FnMut() -> Size> Parser<'t, F> {
 
     fn dim(&mut self) -> Result<Dim, ParseError> {
         if self.eat("*") {
+            // `*e`: a ragged edge named `e`, the same edge wherever the name
+            // stands (an output's rows are its input's); `*`: an edge of
+            // its own.
+            let rest = &self.text[self.pos..];
+            if rest.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && let Some(name) = self.identifier()
+            {
+                return Ok(Dim::Ragged { total: Size::param(&format!("{RAGGED_PREFIX}{name}")) });
+            }
             return Ok(Dim::Ragged { total: (self.ragged_total)() });
         }
         if self.eat("?") {
