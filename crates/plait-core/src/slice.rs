@@ -106,6 +106,16 @@ impl DataSlice {
         self.data.get(i)
     }
 
+    /// The value of an INT32 or INT64 item (`None` for anything else: a
+    /// slice, a missing item, another kind of value).
+    pub fn int_item(&self) -> Option<i64> {
+        match (self.is_item(), self.get(0)) {
+            (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
+            (true, Some(ScalarRef::Int64(v))) => Some(v),
+            _ => None,
+        }
+    }
+
     /// The same items under another shape of the same size (no copy).
     pub fn with_shape(&self, op: &str, shape: JaggedShape) -> Result<DataSlice> {
         if shape.size() != self.size() {

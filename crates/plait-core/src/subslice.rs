@@ -43,13 +43,7 @@ impl SliceArg {
     /// The range `start:stop`: [`SliceArg::Range`] when each bound is an
     /// integer item or `None`, else [`SliceArg::Ranges`].
     pub fn range(start: Option<DataSlice>, stop: Option<DataSlice>) -> SliceArg {
-        fn int_item(x: &DataSlice) -> Option<i64> {
-            match (x.is_item(), x.get(0)) {
-                (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
-                (true, Some(ScalarRef::Int64(v))) => Some(v),
-                _ => None,
-            }
-        }
+        let int_item = DataSlice::int_item;
         match (start.as_ref().map(int_item), stop.as_ref().map(int_item)) {
             (None | Some(Some(_)), None | Some(Some(_))) => {
                 SliceArg::Range { start: start.as_ref().and_then(int_item), stop: stop.as_ref().and_then(int_item) }

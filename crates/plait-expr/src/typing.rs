@@ -107,92 +107,84 @@ impl TypeEnv {
             NodeKind::Input(name) => Ok(self.inputs.get(name).cloned().unwrap_or(TypeValue::Unknown)),
             NodeKind::Variable(_) | NodeKind::Placeholder(_) => Ok(TypeValue::Unknown),
             NodeKind::Literal(v) => Ok(literal_type(v)),
-            NodeKind::Op { op, args, kwarg_names } => match &op.kind {
-                OperatorKind::Backend(backend) => {
-                    // The children's types are lent to the rule, not copied.
-                    let arg = |e: &Expr| match self.types.get(&e.fingerprint()) {
-                        Some(t) => ArgType::Borrowed(t),
-                        None => ArgType::Owned(TypeValue::Unknown),
-                    };
-                    let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
-                    let mut fixed = fixed.iter();
-                    let values =
-                        backend.params.iter().map(|p| if is_variadic(p) { None } else { fixed.next().and_then(|a| a.as_ref().map(arg)) }).collect();
-                    let var_args = var_args.iter().flatten().map(arg).collect();
-                    let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), arg(a.as_ref()?)))).collect();
-                    backend.infer(&TypeArgs::new(backend, values, var_args, var_kwargs, &self.names))
-                }
-                // A name does not change the value.
-                OperatorKind::Builtin(def) if def.role == Builtin::WithName => {
-                    Ok(args.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child))
-                }
-                OperatorKind::Builtin(def) if def.name == "kd.tuples.tuple" => Ok(TypeValue::Tuple(args.iter().flatten().map(child).collect())),
-                // An item of a tuple (a functor's outputs).
-                OperatorKind::Builtin(def) if def.name == "kd.tuples.get_nth" => {
-                    let (tuple, n) = (args.first().and_then(|a| a.as_ref()).map(child), args.get(1).and_then(|a| a.as_ref()).map(child));
-                    let n = match n.as_ref().map(TypeValue::untagged) {
-                        Some(TypeValue::Slice(_, Some(n))) => match n.get(0) {
-                            Some(plait_core::ScalarRef::Int32(k)) => Some(k as i64),
-                            Some(plait_core::ScalarRef::Int64(k)) => Some(k),
+            NodeKind::Op { op, args, kwarg_names } => {
+                let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
+                let fixed_type = |i: usize| fixed.get(i).and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child);
+                let positional = || var_args.iter().flatten().map(child).collect::<Vec<_>>();
+                let named = || kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.as_ref(), child(a.as_ref()?)))).collect::<Vec<_>>();
+                match &op.kind {
+                    OperatorKind::Backend(backend) => {
+                        // The children's types are lent to the rule, not copied.
+                        let arg = |e: &Expr| match self.types.get(&e.fingerprint()) {
+                            Some(t) => ArgType::Borrowed(t),
+                            None => ArgType::Owned(TypeValue::Unknown),
+                        };
+                        let mut fixed = fixed.iter();
+                        let values = backend
+                            .params
+                            .iter()
+                            .map(|p| if is_variadic(p) { None } else { fixed.next().and_then(|a| a.as_ref().map(arg)) })
+                            .collect();
+                        let var_args = var_args.iter().flatten().map(arg).collect();
+                        let var_kwargs = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), arg(a.as_ref()?)))).collect();
+                        backend.infer(&TypeArgs::new(backend, values, var_args, var_kwargs, &self.names))
+                    }
+                    // A name does not change the value.
+                    OperatorKind::Builtin(def) if def.role == Builtin::WithName => Ok(fixed_type(0)),
+                    OperatorKind::Builtin(def) if def.name == "kd.tuples.tuple" => Ok(TypeValue::Tuple(args.iter().flatten().map(child).collect())),
+                    // An item of a tuple (a functor's outputs).
+                    OperatorKind::Builtin(def) if def.name == "kd.tuples.get_nth" => {
+                        let n = match fixed_type(1).untagged() {
+                            TypeValue::Slice(_, Some(n)) => n.int_item(),
                             _ => None,
-                        },
-                        _ => None,
-                    };
-                    Ok(match (tuple.as_ref().map(TypeValue::untagged), n) {
-                        (Some(TypeValue::Tuple(items)), Some(n)) => {
-                            usize::try_from(n).ok().and_then(|i| items.get(i)).cloned().unwrap_or(TypeValue::Unknown)
-                        }
-                        _ => TypeValue::Unknown,
-                    })
-                }
-                OperatorKind::Builtin(def) if def.name == "kd.functor.if_" => {
-                    // Both branches are typed with the arguments; where they
-                    // agree (`INT64[sz + 1]` from both), the result has it.
-                    let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
-                    let branch = |i: usize| fixed.get(i).and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child);
-                    let positional = || var_args.iter().flatten().map(child).collect::<Vec<_>>();
-                    let named = || kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.as_ref(), child(a.as_ref()?)))).collect::<Vec<_>>();
-                    let yes = self.call_type(&branch(1), positional(), named())?;
-                    let no = self.call_type(&branch(2), positional(), named())?;
-                    Ok(join_branches(yes, no))
-                }
-                OperatorKind::Builtin(def) if def.name == "kd.functor.while_" || def.name == "kd.functor.for_" => {
-                    let (fixed, _, kwargs) = op.split_args(args, kwarg_names.len());
-                    let fixed: Vec<TypeValue> = fixed.iter().map(|a| a.as_ref().map_or(TypeValue::Unknown, child)).collect();
-                    let state = kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.to_string(), child(a.as_ref()?)))).collect();
-                    self.loop_type(def.name, &fixed, state)
-                }
-                OperatorKind::Builtin(def) if def.role == Builtin::Call => {
-                    let (fixed, var_args, kwargs) = op.split_args(args, kwarg_names.len());
-                    let callee = fixed.first().and_then(|a| a.as_ref()).map_or(TypeValue::Unknown, child);
-                    // A call of one functor on the same arguments gives one
-                    // value: its sizes are named once.
-                    let key = match callee.untagged() {
-                        TypeValue::Slice(_, Some(f)) => match f.get(0) {
-                            Some(plait_core::ScalarRef::ItemId(id)) => {
-                                let mut key = vec![id.0];
-                                key.extend(var_args.iter().chain(kwargs).flatten().map(Expr::fingerprint));
-                                key.extend(kwarg_names.iter().map(|n| plait_core::itemid::UuidHasher::new(n).finish()));
-                                Some(key)
+                        };
+                        Ok(match (fixed_type(0).untagged(), n) {
+                            (TypeValue::Tuple(items), Some(n)) => {
+                                usize::try_from(n).ok().and_then(|i| items.get(i)).cloned().unwrap_or(TypeValue::Unknown)
                             }
+                            _ => TypeValue::Unknown,
+                        })
+                    }
+                    OperatorKind::Builtin(def) if def.name == "kd.functor.if_" => {
+                        // Both branches are typed with the arguments; where they
+                        // agree (`INT64[sz + 1]` from both), the result has it.
+                        let yes = self.call_type(&fixed_type(1), positional(), named())?;
+                        let no = self.call_type(&fixed_type(2), positional(), named())?;
+                        Ok(join_branches(yes, no))
+                    }
+                    OperatorKind::Builtin(def) if def.name == "kd.functor.while_" || def.name == "kd.functor.for_" => {
+                        let fixed: Vec<TypeValue> = (0..fixed.len()).map(fixed_type).collect();
+                        let state = named().into_iter().map(|(n, t)| (n.to_string(), t)).collect();
+                        self.loop_type(def.name, &fixed, state)
+                    }
+                    OperatorKind::Builtin(def) if def.role == Builtin::Call => {
+                        let callee = fixed_type(0);
+                        // A call of one functor on the same arguments gives one
+                        // value: its sizes are named once.
+                        let key = match callee.untagged() {
+                            TypeValue::Slice(_, Some(f)) => match f.get(0) {
+                                Some(plait_core::ScalarRef::ItemId(id)) => {
+                                    let mut key = vec![id.0];
+                                    key.extend(var_args.iter().chain(kwargs).flatten().map(Expr::fingerprint));
+                                    key.extend(kwarg_names.iter().map(|n| plait_core::itemid::UuidHasher::new(n).finish()));
+                                    Some(key)
+                                }
+                                _ => None,
+                            },
                             _ => None,
-                        },
-                        _ => None,
-                    };
-                    if let Some(t) = key.as_ref().and_then(|k| self.calls.borrow().get(k).cloned()) {
-                        return Ok(t);
+                        };
+                        if let Some(t) = key.as_ref().and_then(|k| self.calls.borrow().get(k).cloned()) {
+                            return Ok(t);
+                        }
+                        let t = self.call_type(&callee, positional(), named())?;
+                        if let Some(key) = key {
+                            self.calls.borrow_mut().insert(key, t.clone());
+                        }
+                        Ok(t)
                     }
-                    let positional: Vec<TypeValue> = var_args.iter().flatten().map(child).collect();
-                    let named: Vec<(&str, TypeValue)> =
-                        kwarg_names.iter().zip(kwargs).filter_map(|(n, a)| Some((n.as_ref(), child(a.as_ref()?)))).collect();
-                    let t = self.call_type(&callee, positional, named)?;
-                    if let Some(key) = key {
-                        self.calls.borrow_mut().insert(key, t.clone());
-                    }
-                    Ok(t)
+                    _ => Ok(TypeValue::Unknown),
                 }
-                _ => Ok(TypeValue::Unknown),
-            },
+            }
         }
     }
 }
@@ -234,11 +226,7 @@ impl TypeEnv {
                 (Some(size), Some(actual)) => {
                     let given = match actual {
                         TypeValue::SizeItem(s) => Some(s.clone()),
-                        TypeValue::Slice(_, Some(v)) => match (v.is_item(), v.get(0)) {
-                            (true, Some(plait_core::ScalarRef::Int32(k))) => Some(Size::constant(k as i64)),
-                            (true, Some(plait_core::ScalarRef::Int64(k))) => Some(Size::constant(k)),
-                            _ => None,
-                        },
+                        TypeValue::Slice(_, Some(v)) => v.int_item().map(Size::constant),
                         _ => None,
                     };
                     if let (Some(p), Some(given)) = (size.as_param(), given) {
@@ -384,11 +372,7 @@ impl TypeEnv {
 fn join_rounds(before: &TypeValue, after: &TypeValue) -> TypeValue {
     let (TypeValue::Slice(b, _), TypeValue::Slice(a, _)) = (before, after.untagged()) else { return TypeValue::Unknown };
     let schema = if a.schema == b.schema { b.schema.clone() } else { SchemaType::Unknown };
-    let dims = match (&b.dims, &a.dims) {
-        (Some(x), Some(y)) if x.len() == y.len() => Some(x.iter().zip(y).map(|(x, y)| if x == y { x.clone() } else { Dim::Unknown }).collect()),
-        _ => None,
-    };
-    TypeValue::slice(SliceType { schema, dims })
+    TypeValue::slice(SliceType { schema, dims: join_dims(&b.dims, &a.dims) })
 }
 
 /// Whether a loop argument was left unspecified.
@@ -462,11 +446,16 @@ fn join_branches(yes: TypeValue, no: TypeValue) -> TypeValue {
         return TypeValue::slice(SliceType::clone(y));
     }
     let schema = SchemaType::common(&y.schema, &n.schema).unwrap_or(SchemaType::Unknown);
-    let dims = match (&y.dims, &n.dims) {
+    TypeValue::slice(SliceType { schema, dims: join_dims(&y.dims, &n.dims) })
+}
+
+/// The dimensions two values that may be either one have: the ones they
+/// share, unknown where they differ (and an unknown rank where theirs do).
+fn join_dims(a: &Option<Vec<Dim>>, b: &Option<Vec<Dim>>) -> Option<Vec<Dim>> {
+    match (a, b) {
         (Some(a), Some(b)) if a.len() == b.len() => Some(a.iter().zip(b).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect()),
         _ => None,
-    };
-    TypeValue::slice(SliceType { schema, dims })
+    }
 }
 
 /// The exact type of a literal: a value, or a tuple of values.

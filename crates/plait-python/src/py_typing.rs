@@ -428,7 +428,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(typing_type_of, m)?)?;
     m.add_function(wrap_pyfunction!(typing_check_types, m)?)?;
     m.add_function(wrap_pyfunction!(typing_parse_functor_type, m)?)?;
-
     m.add_function(wrap_pyfunction!(typing_infer_expr, m)?)?;
     m.add_function(wrap_pyfunction!(typing_name_shared_edges, m)?)?;
     m.add_function(wrap_pyfunction!(typing_infer_functor, m)?)?;

@@ -8,7 +8,7 @@ use plait_core::typing::{Dim, SchemaType, SliceType};
 use plait_core::{Error, Result, Schema};
 
 use crate::registry::Registry;
-use crate::typing::rules::{self, Out, bag, broadcast, broadcast_with_var, item, like, shaped};
+use crate::typing::rules::{self, Out, bag, broadcast, broadcast_with_var, item, like, shaped, with_new_dim};
 use crate::typing::{TypeArgs, TypeRule, TypeValue};
 
 pub(super) fn register(r: &mut Registry) {
@@ -180,14 +180,6 @@ fn dict_parts(op: &str, arg: &str, t: &SliceType) -> Result<(SchemaType, SchemaT
     }
 }
 
-/// `dims` and one more dimension of a new size (uniform below an item,
-/// else ragged).
-fn push_new_dim(a: &TypeArgs<'_>, mut dims: Vec<Dim>) -> Result<Vec<Dim>> {
-    let size = a.new_size()?;
-    dims.push(if dims.is_empty() { Dim::Uniform(size) } else { Dim::Ragged { total: size } });
-    Ok(dims)
-}
-
 /// `kd.explode(x, ndim=1)`: the items of the lists, `ndim` times (`-1`:
 /// as long as the schema says the items are lists).
 pub fn explode(a: &TypeArgs<'_>) -> Result<TypeValue> {
@@ -218,7 +210,7 @@ pub fn explode(a: &TypeArgs<'_>) -> Result<TypeValue> {
         schema = list_items(op, "x", x, &schema)?;
     }
     let dims = match &x.dims {
-        Some(d) => Some((0..levels).try_fold(d.clone(), |dims, _| push_new_dim(a, dims))?),
+        Some(d) => Some((0..levels).try_fold(d.clone(), |dims, _| with_new_dim(a, dims, None))?),
         None => None,
     };
     Ok(TypeValue::slice(SliceType { schema, dims }))
@@ -254,27 +246,15 @@ pub fn select_items(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let op = a.op_name();
     let ds = a.slice("ds")?;
     let schema = list_items(op, "ds", ds, &ds.schema)?;
-    let dims = ds.dims.clone().map(|d| push_new_dim(a, d)).transpose()?;
+    let dims = ds.dims.clone().map(|d| with_new_dim(a, d, None)).transpose()?;
     Ok(TypeValue::slice(SliceType { schema, dims }))
-}
-
-/// The `*args` of an operator that takes slices, typed.
-fn var_slice_types(a: &TypeArgs<'_>) -> Vec<SliceType> {
-    a.var_args()
-        .iter()
-        .map(|v| match v.untagged() {
-            TypeValue::Slice(t, _) => SliceType::clone(t),
-            _ => SliceType::unknown(),
-        })
-        .collect()
 }
 
 /// `kd.concat_lists(*lists)`: lists of the items of the lists, broadcast.
 pub fn concat_lists(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let op = a.op_name();
-    let lists = var_slice_types(a);
     let mut schema = None;
-    for t in &lists {
+    for t in a.var_arg_slices()? {
         list_items(op, "lists", t, &t.schema)?;
         // Lists of items of different schemas make lists of their common
         // one (LIST[INT32] and LIST[STRING]: LIST[OBJECT]).
@@ -333,7 +313,7 @@ pub fn dict_get_item(a: &TypeArgs<'_>) -> Result<TypeValue> {
 pub fn get_keys(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let d = a.slice("dict_ds")?;
     let (keys, _) = dict_parts(a.op_name(), "dict_ds", d)?;
-    Ok(TypeValue::slice(SliceType { schema: keys, dims: d.dims.clone().map(|dims| push_new_dim(a, dims)).transpose()? }))
+    Ok(TypeValue::slice(SliceType { schema: keys, dims: d.dims.clone().map(|dims| with_new_dim(a, dims, None)).transpose()? }))
 }
 
 /// `kd.dicts.get_values(dict_ds, key_ds)`: all values of each dict (one
@@ -345,7 +325,7 @@ pub fn get_values(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let dims = if a.get("key_ds").is_some() {
         broadcast(op, &[("dict_ds", d), ("key_ds", a.slice("key_ds")?)])?
     } else {
-        d.dims.clone().map(|dims| push_new_dim(a, dims)).transpose()?
+        d.dims.clone().map(|dims| with_new_dim(a, dims, None)).transpose()?
     };
     Ok(TypeValue::slice(SliceType { schema: values, dims }))
 }

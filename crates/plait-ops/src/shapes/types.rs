@@ -218,11 +218,7 @@ pub fn new_shape(a: &TypeArgs<'_>) -> Result<TypeValue> {
         .map(|v| match v.untagged() {
             TypeValue::SizeItem(s) => Ok(Dim::Uniform(s.clone())),
             TypeValue::Slice(t, known) => match (t.rank(), known) {
-                (Some(0), Some(x)) => Ok(match x.get(0) {
-                    Some(ScalarRef::Int32(k)) => Dim::Uniform(Size::constant(k as i64)),
-                    Some(ScalarRef::Int64(k)) => Dim::Uniform(Size::constant(k)),
-                    _ => Dim::Unknown,
-                }),
+                (Some(0), Some(x)) => Ok(x.int_item().map_or(Dim::Unknown, |k| Dim::Uniform(Size::constant(k)))),
                 (Some(r), _) if r > 0 => Ok(Dim::Ragged { total: a.new_size()? }),
                 _ => Ok(Dim::Unknown),
             },

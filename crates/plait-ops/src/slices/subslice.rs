@@ -3,25 +3,16 @@
 //! DataSlices, ranges `start:stop` and `...`).
 
 use plait_core::subslice::{SliceArg, subslice};
-use plait_core::{DataSlice, Error, Result, ScalarRef};
+use plait_core::{Error, Result};
 
 use crate::registry::{Args, Boxing, Registry, Value};
-
-/// An integer item (a key or a range bound).
-fn int_item(x: &DataSlice) -> Option<i64> {
-    match (x.is_item(), x.get(0)) {
-        (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
-        (true, Some(ScalarRef::Int64(v))) => Some(v),
-        _ => None,
-    }
-}
 
 /// Key `position` as the core's slicing argument.
 fn key(op: &str, position: usize, v: &Value) -> Result<SliceArg> {
     match v {
         Value::Ellipsis => Ok(SliceArg::Ellipsis),
         Value::Range { start, stop } => Ok(SliceArg::range(start.as_deref().cloned(), stop.as_deref().cloned())),
-        Value::Slice(x) => Ok(int_item(x).map_or_else(|| SliceArg::Slice(x.clone()), SliceArg::Index)),
+        Value::Slice(x) => Ok(x.int_item().map_or_else(|| SliceArg::Slice(x.clone()), SliceArg::Index)),
         other => Err(Error::type_error(
             op,
             format!("slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}", other.describe()),

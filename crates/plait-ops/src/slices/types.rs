@@ -6,7 +6,7 @@ use plait_core::typing::{Dim, SchemaType, Size, SliceType};
 use plait_core::{Error, Result};
 
 use crate::promote::TypeClass;
-use crate::typing::rules::{broadcast, check_class};
+use crate::typing::rules::{broadcast, check_class, with_new_dim};
 use crate::typing::{TypeArgs, TypeValue};
 
 /// `ds` of known rank 0 cannot be selected from (Koda's error).
@@ -88,29 +88,9 @@ fn ragged_renewed(a: &TypeArgs<'_>, dims: &[Dim]) -> Result<Vec<Dim>> {
         .collect()
 }
 
-/// A new last dimension of `size` rows below `dims` (uniform below an
-/// item or with a known size, else ragged with a new total).
-fn push_dim(a: &TypeArgs<'_>, mut dims: Vec<Dim>, size: Option<Size>) -> Result<Vec<Dim>> {
-    dims.push(match size {
-        Some(size) => Dim::Uniform(size),
-        None if dims.is_empty() => Dim::Uniform(a.new_size()?),
-        None => Dim::Ragged { total: a.new_size()? },
-    });
-    Ok(dims)
-}
-
-/// The `*args` as slice types (unknown ones where not slices), with the
-/// names errors give them.
+/// The `*args` as slice types, with the name errors give them.
 fn var_slices<'t>(a: &'t TypeArgs<'_>) -> Result<Vec<(&'static str, &'t SliceType)>> {
-    static UNKNOWN: SliceType = SliceType { schema: SchemaType::Unknown, dims: None };
-    a.var_args()
-        .iter()
-        .map(|v| match v.untagged() {
-            TypeValue::Slice(t, _) => Ok(("args", t.as_ref())),
-            TypeValue::Unknown | TypeValue::SizeItem(_) => Ok(("args", &UNKNOWN)),
-            other => Err(Error::type_error(a.op_name(), format!("expected DataSlices, inferred {other}"))),
-        })
-        .collect()
+    Ok(a.var_arg_slices()?.into_iter().map(|t| ("args", t)).collect())
 }
 
 /// The common schema of the `*args` (mixed primitives meet at OBJECT).
@@ -163,7 +143,7 @@ pub fn concat(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let shared = broadcast(op, &firsts.iter().map(|(n, t)| (*n, t)).collect::<Vec<_>>())?.unwrap_or_default();
     // Along the joined dimension the row sizes add up.
     let sizes: Option<Size> = typed.iter().try_fold(Size::constant(0), |acc, (_, t)| acc.checked_add(t.dims.as_ref()?[joined].size()?));
-    let mut dims = push_dim(a, shared, sizes)?;
+    let mut dims = with_new_dim(a, shared, sizes)?;
     for d in typed[0].1.dims.as_ref().map_or(&[][..], |d| &d[joined + 1..]) {
         dims.push(match d {
             Dim::Uniform(s) if typed.iter().all(|(_, t)| t.dims.as_ref().is_some_and(|td| td[dims.len()] == Dim::Uniform(s.clone()))) => d.clone(),
@@ -220,7 +200,7 @@ pub fn repeat(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let dims = broadcast(op, &[("x", x), ("sizes", sizes)])?;
     // Only present items are repeated by `repeat_present`: rows vary.
     let size = if sizes.rank() == Some(0) && op == "kd.slices.repeat" { a.size_value("sizes") } else { None };
-    let dims = dims.map(|d| push_dim(a, d, size)).transpose()?;
+    let dims = dims.map(|d| with_new_dim(a, d, size)).transpose()?;
     Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))
 }
 
@@ -257,7 +237,7 @@ pub fn unique(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let x = a.slice("x")?;
     let dims = match &x.dims {
         Some(d) if d.is_empty() => Some(Vec::new()),
-        Some(d) => Some(push_dim(a, d[..d.len() - 1].to_vec(), None)?),
+        Some(d) => Some(with_new_dim(a, d[..d.len() - 1].to_vec(), None)?),
         None => None,
     };
     Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))
@@ -283,8 +263,8 @@ fn grouped(a: &TypeArgs<'_>, x: &SliceType, schema: SchemaType) -> Result<TypeVa
     let dims = broadcast(op, &typed)?;
     let dims = match dims {
         Some(d) => {
-            let groups = push_dim(a, d[..d.len() - 1].to_vec(), None)?;
-            Some(push_dim(a, groups, None)?)
+            let groups = with_new_dim(a, d[..d.len() - 1].to_vec(), None)?;
+            Some(with_new_dim(a, groups, None)?)
         }
         None => None,
     };
@@ -313,7 +293,7 @@ pub fn translate(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let (to, from, values) = (a.slice("keys_to")?, a.slice("keys_from")?, a.slice("values_from")?);
     broadcast(op, &[("keys_from", from), ("values_from", values)])?;
     let dims = match (&to.dims, op) {
-        (Some(d), "kd.slices.translate_group") => Some(push_dim(a, d.clone(), None)?),
+        (Some(d), "kd.slices.translate_group") => Some(with_new_dim(a, d.clone(), None)?),
         (d, _) => d.clone(),
     };
     Ok(TypeValue::slice(SliceType { schema: values.schema.clone(), dims }))
@@ -360,7 +340,7 @@ pub fn sampled(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let x = a.slice("x")?;
     let dims = match &x.dims {
         Some(d) if d.is_empty() => return Err(Error::value(a.op_name(), format!("argument `x`: expected rank > 0, inferred {x}"))),
-        Some(d) => Some(push_dim(a, d[..d.len() - 1].to_vec(), None)?),
+        Some(d) => Some(with_new_dim(a, d[..d.len() - 1].to_vec(), None)?),
         None => None,
     };
     Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))

@@ -5,7 +5,7 @@ use plait_core::typing::{Dim, SchemaType, SliceType};
 use plait_core::{Error, Result, Schema};
 
 use crate::promote::TypeClass;
-use crate::typing::rules::{broadcast_with_var, check_class};
+use crate::typing::rules::{broadcast_with_var, check_class, with_new_dim};
 use crate::typing::{TypeArgs, TypeValue};
 
 /// `kd.strings.join(*args)`: the texts broadcast, their common schema.
@@ -37,14 +37,9 @@ pub fn format(a: &TypeArgs<'_>) -> Result<TypeValue> {
     Ok(TypeValue::slice(SliceType { schema: fmt.schema.clone(), dims: broadcast_with_var(a, &["fmt"])? }))
 }
 
-/// `x`'s dims and one more, a new data-dependent size (uniform below an
-/// item, else ragged).
+/// `x`'s dims and one more, a new data-dependent size.
 fn one_more_dim(a: &TypeArgs<'_>, x: &SliceType) -> Result<Option<Vec<Dim>>> {
-    let Some(dims) = &x.dims else { return Ok(None) };
-    let size = a.new_size()?;
-    let mut out = dims.clone();
-    out.push(if dims.is_empty() { Dim::Uniform(size) } else { Dim::Ragged { total: size } });
-    Ok(Some(out))
+    x.dims.clone().map(|d| with_new_dim(a, d, None)).transpose()
 }
 
 /// `kd.strings.split(x, sep)`: the parts of each text, one dimension more.

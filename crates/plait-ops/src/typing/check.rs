@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use plait_core::typing::{Dim, SchemaType, Size};
-use plait_core::{Edge, Error, JaggedShape, Result, ScalarRef};
+use plait_core::{Edge, Error, JaggedShape, Result};
 
 use super::{ArgType, SizeNames, TypeArgs, TypeRule, TypeValue, type_of};
 use crate::registry::{Operator, Value};
@@ -78,18 +78,11 @@ fn conforms(t: &TypeValue, value: &Value, sizes: &mut HashMap<String, i64>) -> s
             }
             dims_conform(&t.dims, x.shape(), sizes)
         }
-        (TypeValue::SizeItem(size), Value::Slice(x)) => {
-            let actual = match (x.is_item(), x.get(0)) {
-                (true, Some(ScalarRef::Int32(v))) => Some(v as i64),
-                (true, Some(ScalarRef::Int64(v))) => Some(v),
-                _ => None,
-            };
-            match (value_of(size, sizes), actual) {
-                (_, None) => Err("not an integer item".to_string()),
-                (Some(k), Some(v)) if k != v => Err(format!("the size {size} is {k}, the item {v}")),
-                _ => Ok(()),
-            }
-        }
+        (TypeValue::SizeItem(size), Value::Slice(x)) => match (value_of(size, sizes), x.int_item()) {
+            (_, None) => Err("not an integer item".to_string()),
+            (Some(k), Some(v)) if k != v => Err(format!("the size {size} is {k}, the item {v}")),
+            _ => Ok(()),
+        },
         (TypeValue::Shape(dims), Value::Shape(shape)) => dims_conform(dims, shape, sizes),
         (TypeValue::Bag, Value::Bag(_)) => Ok(()),
         (TypeValue::Tuple(ts), Value::Tuple(vs)) if ts.len() == vs.len() => {

@@ -310,9 +310,10 @@ impl<'a> TypeArgs<'a> {
     /// missing), an error when known to be something else.
     pub fn known_int(&self, name: &str) -> Result<Option<i64>> {
         let Some(x) = self.known(name) else { return Ok(None) };
+        if let Some(v) = x.int_item() {
+            return Ok(Some(v));
+        }
         match (x.is_item(), x.get(0)) {
-            (true, Some(ScalarRef::Int32(v))) => Ok(Some(v as i64)),
-            (true, Some(ScalarRef::Int64(v))) => Ok(Some(v)),
             // Koda reads a boolean as an index (`ndim=True` is 1).
             (true, Some(ScalarRef::Boolean(v))) => Ok(Some(v as i64)),
             (true, None) => Ok(None),
@@ -341,6 +342,21 @@ impl<'a> TypeArgs<'a> {
     /// The `*args` types.
     pub fn var_args(&self) -> &[ArgType<'a>] {
         &self.var_args
+    }
+
+    /// The types of the `*args`, which are to be DataSlices (unknown ones
+    /// where only evaluation knows; anything else is a TypeError).
+    pub fn var_arg_slices(&self) -> Result<Vec<&SliceType>> {
+        self.var_args.iter().map(|v| self.var_slice(v)).collect()
+    }
+
+    /// The type of a `*args` / `**kwargs` value that is to be a DataSlice.
+    pub fn var_slice<'v>(&self, v: &'v TypeValue) -> Result<&'v SliceType> {
+        match v.untagged() {
+            TypeValue::Slice(t, _) => Ok(t),
+            TypeValue::Unknown | TypeValue::SizeItem(_) => Ok(&UNKNOWN_SLICE),
+            other => Err(Error::type_error(self.op.name, format!("expected DataSlices, inferred {other}"))),
+        }
     }
 
     /// The `**kwargs` types, by name.

@@ -442,21 +442,22 @@ pub fn bag() -> TypeRule {
 /// shape (`kd.strings.format(fmt, **kwargs)`, `kd.new(**attrs)`).
 pub fn broadcast_with_var(a: &TypeArgs<'_>, named: &[&str]) -> Result<Option<Vec<Dim>>> {
     let mut typed: Vec<(&str, &SliceType)> = named.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
-    for v in a.var_args() {
-        typed.push(("*args", var_slice(a.op_name(), v)?));
-    }
+    typed.extend(a.var_arg_slices()?.into_iter().map(|t| ("*args", t)));
     for (name, v) in a.var_kwargs() {
-        typed.push((name.as_str(), var_slice(a.op_name(), v)?));
+        typed.push((name.as_str(), a.var_slice(v)?));
     }
     broadcast(a.op_name(), &typed)
 }
 
-/// The type of a `*args` / `**kwargs` value that is to be a slice.
-fn var_slice<'v>(op: &str, v: &'v TypeValue) -> Result<&'v SliceType> {
-    static UNKNOWN: SliceType = SliceType { schema: SchemaType::Unknown, dims: None };
-    match v.untagged() {
-        TypeValue::Slice(t, _) => Ok(t),
-        TypeValue::Unknown | TypeValue::SizeItem(_) => Ok(&UNKNOWN),
-        other => Err(Error::type_error(op, format!("expected DataSlices, inferred {other}"))),
-    }
+/// `dims` and one more dimension of `size` rows: of a new data-dependent
+/// size when not given (uniform below an item, else ragged with that
+/// total), as `kd.repeat`, `kd.unique`, `kd.explode`, `kd.strings.split`
+/// make.
+pub fn with_new_dim(a: &TypeArgs<'_>, mut dims: Vec<Dim>, size: Option<Size>) -> Result<Vec<Dim>> {
+    dims.push(match size {
+        Some(size) => Dim::Uniform(size),
+        None if dims.is_empty() => Dim::Uniform(a.new_size()?),
+        None => Dim::Ragged { total: a.new_size()? },
+    });
+    Ok(dims)
 }
