@@ -37,6 +37,7 @@ import workloads_extension_types
 import workloads_jagged
 import workloads_koda_api
 import workloads_typing
+import workloads_compile
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -135,6 +136,7 @@ def main():
         "extension_types": workloads_extension_types.workloads(args.scale, pkd, kkd),
         "jagged": workloads_jagged.workloads(args.scale, pkd, kkd),
         "typing": workloads_typing.workloads(args.scale, pkd, kkd),
+        "compile": workloads_compile.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
@@ -143,6 +145,9 @@ def main():
             continue
         if group == "jagged":
             run_comparison(generator, args.repeat)
+            continue
+        if group == "compile":
+            run_comparison(generator, args.repeat, COMPILE_LIBRARIES, ("numpy", "jax.jit"))
             continue
         run_group(generator, args.repeat)
         if group == "persist":
@@ -173,22 +178,28 @@ def run_group(generator, repeat):
         print(f"{name:<40} {fmt(plait_ms)} {fmt(koda_ms):>12} {fmt(numpy_ms)} {ratio}")
 
 
-def run_comparison(generator, repeat):
-    """The table against the jagged-array libraries (issue 22): every
-    library's time, koladata / plait, and the faster of Awkward and Polars
-    over plait (> 1 means plait is faster)."""
-    libraries = ("plait", "koladata", "awkward", "polars", "numpy")
+# The columns of the kd.compile table (issue 24).
+COMPILE_LIBRARIES = ("plait", "plait eager", "koladata", "koladata fn", "numpy", "jax.jit")
+
+
+def run_comparison(generator, repeat, libraries=("plait", "koladata", "awkward", "polars", "numpy"), rival_names=("awkward", "polars")):
+    """A table of libraries: every library's time, koladata / plait, and
+    the fastest rival over plait (> 1 means plait is faster). The jagged
+    table (issue 22) has Awkward and Polars as rivals; kd.compile's
+    (issue 24) numpy and jax.jit."""
     print()
-    print(f"{'workload':<40}" + "".join(f"{name + ' ms':>13}" for name in libraries) + f"{'kd/plait':>10}{'best/plait':>11}")
+    width = {lib: max(13, len(lib) + 5) for lib in libraries}
+    print(f"{'workload':<40}" + "".join(f"{name + ' ms':>{width[name]}}" for name in libraries) + f"{'kd/plait':>10}{'best/plait':>11}")
     for name, impls, prepare in generator:
         if prepare is not None:
             prepare(pkd, "plait")
             if kkd is not None:
                 prepare(kkd, "koladata")
-        ms = {impl: median_seconds(fn, repeat) * 1e3 for impl, fn in impls.items()}
-        cells = "".join(f"{ms[lib]:13.2f}" if lib in ms else f"{'-':>13}" for lib in libraries)
-        koda = f"{ms['koladata'] / ms['plait']:9.2f}x" if "koladata" in ms else f"{'-':>10}"
-        rivals = [ms[lib] for lib in ("awkward", "polars") if lib in ms]
+        ms = {impl: median_seconds(fn, repeat) * 1e3 for impl, fn in impls.items() if kkd is not None or not impl.startswith("koladata")}
+        cells = "".join(f"{ms[lib]:{width[lib]}.2f}" if lib in ms else f"{'-':>{width[lib]}}" for lib in libraries)
+        koladata = [ms[lib] for lib in ("koladata", "koladata fn") if lib in ms]
+        koda = f"{min(koladata) / ms['plait']:9.2f}x" if koladata else f"{'-':>10}"
+        rivals = [ms[lib] for lib in rival_names if lib in ms]
         best = f"{min(rivals) / ms['plait']:10.2f}x" if rivals else f"{'-':>11}"
         print(f"{name:<40}{cells}{koda}{best}")
 

@@ -20,11 +20,14 @@
 //! * [`tracing`] — functors traced from Rust closures, and called.
 
 pub mod builtins;
+pub mod compile;
 pub mod eval;
 pub mod expr;
 pub mod extension;
 pub mod functor;
+pub mod fusion;
 pub mod host;
+pub mod inline;
 pub mod operator;
 pub mod packed;
 pub mod prepare;

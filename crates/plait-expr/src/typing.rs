@@ -145,6 +145,21 @@ impl TypeEnv {
                             _ => TypeValue::Unknown,
                         })
                     }
+                    // A fused group: its body typed with the inputs' types.
+                    OperatorKind::Builtin(def) if def.name == crate::builtins::fused::FUSED => {
+                        let Some(ExprValue::Data(plait_ops::registry::Value::Slice(body))) =
+                            fixed.first().and_then(|a| a.as_ref()).and_then(|a| a.literal_value())
+                        else {
+                            return Ok(TypeValue::Unknown);
+                        };
+                        let body = crate::packed::unpack(body)?;
+                        let inputs = positional()
+                            .into_iter()
+                            .enumerate()
+                            .map(|(k, t)| (Arc::from(crate::builtins::fused::input_name(k).as_str()), t))
+                            .collect();
+                        self.nested(inputs).infer(&body)
+                    }
                     OperatorKind::Builtin(def) if def.name == "kd.functor.if_" => {
                         // Both branches are typed with the arguments; where they
                         // agree (`INT64[sz + 1]` from both), the result has it.

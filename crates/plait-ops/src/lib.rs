@@ -14,6 +14,7 @@ pub mod checks;
 pub mod comparison;
 pub mod curves;
 pub mod elementwise;
+pub mod fused;
 pub mod groups;
 pub mod json;
 pub mod kernel;

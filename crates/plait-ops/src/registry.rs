@@ -517,6 +517,7 @@ impl Operator {
     }
 
     fn run(&self, args: Args<'_>) -> Result<Value> {
+        EVAL_EPOCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let result = match self.kernel {
             Compute::Slice(kernel) => attach_input_bags(self, kernel(&args)?, &args).map(Value::Slice),
             Compute::Value(kernel) => kernel(&args),
@@ -528,6 +529,16 @@ impl Operator {
         }
         Ok(result)
     }
+}
+
+/// Operator runs so far (see [`eval_epoch`]).
+static EVAL_EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times an operator has computed in this process: `kd.compile`
+/// compares it before and after tracing a function, to find evaluations
+/// inside it (seed 003, "Side Effect Detection").
+pub fn eval_epoch() -> u64 {
+    EVAL_EPOCH.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Args<'_> {

@@ -7,6 +7,7 @@ mod fast_boxing;
 mod functions;
 mod py_arrow;
 mod py_bag;
+mod py_compile;
 mod py_expr;
 mod py_extension;
 mod py_from_py;
@@ -61,6 +62,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_bag::register(m)?;
     py_expr::register(m)?;
     py_typing::register(m)?;
+    py_compile::register(m)?;
     py_functor::register(m)?;
     py_from_py::register(m)?;
     py_persist::register(m)?;

@@ -7,6 +7,7 @@ from plait.kd import assertion as assertion
 from plait.kd import bags as bags
 from plait.kd import bitwise as bitwise
 from plait.kd import comparison as comparison
+from plait.kd import compiled as compiled
 from plait.kd import conversion as conversion
 from plait.kd import core as core
 from plait.kd import curves as curves
@@ -180,6 +181,9 @@ def coalesce(x, y) -> Any:
 
 def collapse(x, ndim = ...) -> Any:
     """Returns the common value of each group, or missing when the items differ."""
+
+def compile(fn = ..., *, dynamic_dims = ..., static_argnames = ..., fullgraph = ..., cache_size = ...) -> Any:
+    """Returns `fn` compiled: traced once per abstract signature, its plan optimised and cached."""
 
 def concat(*args, ndim = ...) -> Any:
     """Returns the concatenation of the given DataSlices on dimension `rank-ndim`."""

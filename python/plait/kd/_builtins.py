@@ -33,11 +33,19 @@ def _traced(f):
     return trace_py_fn(f)
 
 
+def _unwrapped(x):
+    """A function transformed by `kd.compile` is given to control flow as
+    the function or functor it wraps (traced once, as any function)."""
+    return getattr(x, "__plait_fn__", x)
+
+
 def _box_eager(x):
+    x = _unwrapped(x)
     return _traced(x) if _is_function(x) else x
 
 
 def _box_lazy(x):
+    x = _unwrapped(x)
     if not _is_function(x):
         return x
     from plait.kd import expr

@@ -30,7 +30,7 @@ NAMESPACES += ("bitwise", "curves", "json", "proto", "random", "extension_types"
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
-                  "functor", "fn", "py_fn", "trace_py_fn", "trace_as_fn",
+                  "functor", "fn", "compile", "compiled", "py_fn", "trace_py_fn", "trace_as_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel",
                   # Python message objects in and out: no operators in Koda either.
                   "from_proto", "to_proto", "schema_from_proto",
@@ -207,10 +207,21 @@ _EAGER_METHODS = {
 _EAGER_ONLY = ("bag", "mutable_bag", "to_py", "to_pylist")
 
 
+class EvaluationInTracingError(ValueError):
+    """A traced function asked for a value (`.to_py()` of an expression):
+    it has none until evaluated. `kd.compile` falls back to eager calls on it."""
+
+
+# Methods that read a value out: refused with EvaluationInTracingError.
+_VALUE_METHODS = ("to_py", "to_pytree", "internal_as_py")
+
+
 def _refused_method(name, instead, owner="a DataSlice"):
+    error = EvaluationInTracingError if name in _VALUE_METHODS else ValueError
+
     def method(self, *args, **kwargs):
         hint = f"; use .{instead}() instead." if instead else ""
-        raise ValueError(f"calling .{name}() on {owner} is not supported in expr/tracing mode{hint}")
+        raise error(f"calling .{name}() on {owner} is not supported in expr/tracing mode{hint}")
 
     method.__name__ = name
     return method

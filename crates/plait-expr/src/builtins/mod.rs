@@ -14,12 +14,15 @@
 //! * [`streams`] — `kd.streams.*`, the calls of `kd.parallel` and
 //!   `kd.functor.call_fn_*_when_parallel`;
 //! * [`extension_types`] — `kd.extension_types.*`, the operators on
-//!   extension values (`crate::extension`).
+//!   extension values (`crate::extension`);
+//! * [`fused`] — `kd.core._fused`, elementwise operators in one pass
+//!   (the plans of `kd.compile`).
 
 pub mod assertion;
 pub mod control_flow;
 pub mod extension_types;
 pub mod functors;
+pub mod fused;
 pub mod iterables;
 pub mod streams;
 pub mod tuples;
@@ -40,6 +43,7 @@ pub fn all() -> impl Iterator<Item = &'static BuiltinDef> {
         .chain(assertion::DEFS)
         .chain(streams::DEFS)
         .chain(extension_types::DEFS)
+        .chain(fused::DEFS)
 }
 
 /// The value of parameter `i` (`None` where unspecified).

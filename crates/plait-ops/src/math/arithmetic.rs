@@ -9,7 +9,7 @@ use crate::kernel::{Side, is_present};
 use crate::num::{Float, Num};
 use crate::promote::{Promotion, TypeClass, promote};
 
-pub(super) struct Add;
+pub(crate) struct Add;
 impl NumBinary for Add {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -17,7 +17,7 @@ impl NumBinary for Add {
     }
 }
 
-pub(super) struct Subtract;
+pub(crate) struct Subtract;
 impl NumBinary for Subtract {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -25,7 +25,7 @@ impl NumBinary for Subtract {
     }
 }
 
-pub(super) struct Multiply;
+pub(crate) struct Multiply;
 impl NumBinary for Multiply {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -33,7 +33,7 @@ impl NumBinary for Multiply {
     }
 }
 
-struct Divide;
+pub(crate) struct Divide;
 impl FloatBinary for Divide {
     #[inline(always)]
     fn apply<T: Float>(a: T, b: T) -> T {
@@ -41,7 +41,7 @@ impl FloatBinary for Divide {
     }
 }
 
-struct FloorDiv;
+pub(crate) struct FloorDiv;
 impl NumBinary for FloorDiv {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -49,7 +49,7 @@ impl NumBinary for FloorDiv {
     }
 }
 
-struct FloorMod;
+pub(crate) struct FloorMod;
 impl NumBinary for FloorMod {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -57,7 +57,7 @@ impl NumBinary for FloorMod {
     }
 }
 
-struct Pow;
+pub(crate) struct Pow;
 impl FloatBinary for Pow {
     #[inline(always)]
     fn apply<T: Float>(a: T, b: T) -> T {
@@ -65,7 +65,7 @@ impl FloatBinary for Pow {
     }
 }
 
-pub(super) struct Maximum;
+pub(crate) struct Maximum;
 impl NumBinary for Maximum {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {
@@ -73,7 +73,7 @@ impl NumBinary for Maximum {
     }
 }
 
-pub(super) struct Minimum;
+pub(crate) struct Minimum;
 impl NumBinary for Minimum {
     #[inline(always)]
     fn apply<T: Num>(a: T, b: T) -> T {

@@ -2,12 +2,12 @@
 //! distributions over numbers.
 
 mod aggregate;
-mod arithmetic;
+pub(crate) mod arithmetic;
 mod cumulative;
 mod dense_groups;
 mod distributions;
 pub mod items;
-mod unary;
+pub(crate) mod unary;
 
 pub use aggregate::{
     agg_inverse_cdf, agg_max, agg_mean, agg_median, agg_min, agg_std, agg_sum, agg_var, argmax, argmin, inverse_cdf, max, mean, median, min, sum,

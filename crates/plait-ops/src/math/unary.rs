@@ -18,7 +18,7 @@ fn float(op: &str, x: &DataSlice) -> Result<Prepared> {
     prepare_as(op, &[("x", x)], Promotion { dtype: float_type(promotion.dtype), ..promotion })
 }
 
-pub(super) struct Neg;
+pub(crate) struct Neg;
 impl NumUnary for Neg {
     #[inline(always)]
     fn apply<T: Num>(a: T) -> T {
@@ -26,7 +26,7 @@ impl NumUnary for Neg {
     }
 }
 
-pub(super) struct Abs;
+pub(crate) struct Abs;
 impl NumUnary for Abs {
     #[inline(always)]
     fn apply<T: Num>(a: T) -> T {
@@ -42,7 +42,7 @@ impl NumUnary for Abs {
     }
 }
 
-struct Sign;
+pub(crate) struct Sign;
 impl NumUnary for Sign {
     #[inline(always)]
     fn apply<T: Num>(a: T) -> T {
@@ -60,7 +60,7 @@ impl NumUnary for Sign {
 
 macro_rules! float_kernel {
     ($name:ident, $a:ident => $body:expr) => {
-        struct $name;
+        pub(crate) struct $name;
         impl FloatUnary for $name {
             #[inline(always)]
             fn apply<T: Float>($a: T) -> T {

@@ -1,0 +1,117 @@
+//! The Rust half of `kd.compile` (`python/plait/kd/compiled.py` is the
+//! other): the cache key of a call's DataSlices, and compiled plans — a
+//! traced function's expression prepared, fused (`plait_expr::fusion`)
+//! and planned once, then run on each call's values.
+
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+
+use plait_core::Edge;
+use plait_expr::eval::{Bindings, Plan};
+use plait_expr::{Expr, ExprValue};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::errors::guard;
+use crate::py_expr::{PyExpr, eval_failure, from_value, to_value};
+use crate::py_slice::PyDataSlice;
+
+/// The part of a call's cache key its DataSlices make: each one's schema
+/// and dimensions (a uniform dimension by its size, a ragged one as
+/// ragged: its rows' sizes are data, as in the type `INT32[3, *]`), except
+/// the dynamic dimensions, which count as dynamic whatever their size.
+/// `dynamic` has, per DataSlice, `None` or an int whose bit `d` is set when
+/// dimension `d` is dynamic (their names are the compiled function's, the
+/// same at every call). 128 bits: a key only chooses a plan, and every plan
+/// computes right on any values (the types only make it fast).
+#[pyfunction]
+fn compile_key(leaves: &Bound<'_, PyTuple>, dynamic: &Bound<'_, PyTuple>) -> PyResult<u128> {
+    let seeds = [0x243f_6a88_85a3_08d3_u64, 0x1319_8a2e_0370_7344];
+    let mut hashers = seeds.map(|s| foldhash::fast::FixedState::with_seed(s).build_hasher());
+    for (k, leaf) in leaves.iter().enumerate() {
+        let x = leaf.cast::<PyDataSlice>().map_err(|_| PyTypeError::new_err(format!("kd.compile: leaf {k} is not a DataSlice")))?;
+        let x = &x.get().inner;
+        let schema = x.schema();
+        hashers.iter_mut().for_each(|h| std::hash::Hash::hash(&schema, h));
+        let mut write = |word: u64| hashers.iter_mut().for_each(|h| h.write_u64(word));
+        let mask = match dynamic.get_item(k) {
+            Ok(m) if !m.is_none() => m.extract::<u64>()?,
+            _ => 0,
+        };
+        write(x.shape().rank() as u64);
+        for (d, edge) in x.shape().edges().iter().enumerate() {
+            match edge {
+                _ if d < 64 && mask & (1 << d) != 0 => write(2),
+                Edge::Uniform { size, .. } => {
+                    write(0);
+                    write(*size as u64);
+                }
+                Edge::Split(_) => write(1),
+            }
+        }
+    }
+    let [high, low] = hashers.map(|h| h.finish());
+    Ok(((high as u128) << 64) | low as u128)
+}
+
+/// A compiled plan: the traced expression over the call's leaves (`I._0`,
+/// `I._1`, ...), prepared and fused, and its evaluation plan.
+#[pyclass(frozen, name = "CompiledPlan", module = "plait.kd")]
+pub struct PyCompiledPlan {
+    expr: Expr,
+    plan: Arc<Plan>,
+    names: Vec<String>,
+}
+
+/// `expr` (over inputs `_0` .. `_{n-1}`) compiled: literals folded, lambda
+/// operators inlined, elementwise groups fused, shared subexpressions
+/// computed once, planned.
+#[pyfunction]
+fn compile_plan(expr: &PyExpr, leaves: usize) -> PyResult<PyCompiledPlan> {
+    let expr = guard(|| plait_expr::compile::optimise(&expr.inner))?;
+    let plan = guard(|| plait_expr::eval::plan(&expr))?;
+    Ok(PyCompiledPlan { expr, plan, names: (0..leaves).map(plait_expr::builtins::fused::input_name).collect() })
+}
+
+#[pymethods]
+impl PyCompiledPlan {
+    /// Runs the plan on `leaves` (one value per input, in order).
+    #[pyo3(signature = (*leaves))]
+    fn __call__(&self, py: Python<'_>, leaves: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        if leaves.len() != self.names.len() {
+            return Err(PyTypeError::new_err(format!("kd.compile: the plan takes {} values, got {}", self.names.len(), leaves.len())));
+        }
+        let mut values: Vec<(&str, ExprValue)> = Vec::with_capacity(leaves.len());
+        for (name, leaf) in self.names.iter().zip(leaves.iter()) {
+            values.push((name.as_str(), to_value("kd.compile", &leaf, false)?));
+        }
+        let plan = self.plan.clone();
+        let outcome = crate::errors::guard_detached(py, move || Ok(plan.run(&Bindings { inputs: Some(&values), variables: None })))?;
+        match outcome {
+            Ok(value) => from_value(py, value),
+            Err(failure) => Err(eval_failure(py, failure)),
+        }
+    }
+
+    /// The optimised expression.
+    #[getter]
+    fn expr(&self) -> PyExpr {
+        PyExpr { inner: self.expr.clone() }
+    }
+}
+
+/// How many operators have computed in this process so far (`kd.compile`'s
+/// epoch: an evaluation inside a function being traced moves it).
+#[pyfunction]
+fn eval_epoch() -> u64 {
+    plait_ops::registry::eval_epoch()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyCompiledPlan>()?;
+    m.add_function(wrap_pyfunction!(compile_key, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(eval_epoch, m)?)?;
+    Ok(())
+}
