@@ -6,7 +6,8 @@
 //! A call is left as it is where binding its arguments would not be
 //! decided here: arguments that do not bind (the call raises as it would),
 //! a parameter with neither argument nor default, a body reading inputs
-//! that are not parameters. Inlined bodies are inlined into in turn, to
+//! that are not parameters, an argument the body does not read that is
+//! computed (the call computes it, and may fail on it). Inlined bodies are inlined into in turn, to
 //! [`MAX_DEPTH`] levels (a functor may call itself through its bag).
 
 use std::collections::HashMap;
@@ -70,7 +71,15 @@ fn inlined(node: &Expr) -> Result<Option<Expr>> {
         };
         subs.insert(param.name.clone(), value);
     }
-    if compiled.body.input_names().iter().any(|name| !subs.contains_key(name)) {
+    let read = compiled.body.input_names();
+    if read.iter().any(|name| !subs.contains_key(name)) {
+        return Ok(None);
+    }
+    // A call computes its arguments before the body runs: an argument the
+    // body does not read, and that may fail, keeps the call (its error
+    // is the call's).
+    let may_fail = |e: &Expr| !matches!(e.kind(), NodeKind::Input(_) | NodeKind::Literal(_));
+    if subs.iter().any(|(name, value)| !read.contains(name) && may_fail(value)) {
         return Ok(None);
     }
     Ok(Some(substitute_inputs(&compiled.body, &subs)))

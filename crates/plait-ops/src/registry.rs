@@ -517,7 +517,7 @@ impl Operator {
     }
 
     fn run(&self, args: Args<'_>) -> Result<Value> {
-        EVAL_EPOCH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        EVAL_EPOCH.with(|e| e.set(e.get() + 1));
         let result = match self.kernel {
             Compute::Slice(kernel) => attach_input_bags(self, kernel(&args)?, &args).map(Value::Slice),
             Compute::Value(kernel) => kernel(&args),
@@ -531,14 +531,17 @@ impl Operator {
     }
 }
 
-/// Operator runs so far (see [`eval_epoch`]).
-static EVAL_EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+thread_local! {
+    /// Operator runs on this thread so far (see [`eval_epoch`]).
+    static EVAL_EPOCH: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
 
-/// How many times an operator has computed in this process: `kd.compile`
+/// How many times an operator has computed on this thread: `kd.compile`
 /// compares it before and after tracing a function, to find evaluations
-/// inside it (seed 003, "Side Effect Detection").
+/// inside it (seed 003, "Side Effect Detection"). Per thread, so that
+/// other threads computing meanwhile do not count.
 pub fn eval_epoch() -> u64 {
-    EVAL_EPOCH.load(std::sync::atomic::Ordering::Relaxed)
+    EVAL_EPOCH.with(|e| e.get())
 }
 
 impl Args<'_> {

@@ -101,7 +101,7 @@ impl PyCompiledPlan {
     }
 }
 
-/// How many operators have computed in this process so far (`kd.compile`'s
+/// How many operators have computed on this thread so far (`kd.compile`'s
 /// epoch: an evaluation inside a function being traced moves it).
 #[pyfunction]
 fn eval_epoch() -> u64 {

@@ -57,7 +57,7 @@ class _Entry:
 
 # ------------------------------------------------------------ pytrees
 #
-# A tree definition is a nested tuple: ("leaf",), ("static", k),
+# A tree definition is a nested tuple: ("leaf",), ("none",), ("static",),
 # ("tuple", n, children), ("list", n, children), ("named", type, children),
 # ("dict", keys, children). It is hashable, so it enters the cache key.
 
@@ -81,7 +81,9 @@ def _flatten_args(x, path, leaves, names):
     if isinstance(x, dict):
         keys = tuple(x)
         return ("dict", keys, tuple(_flatten_args(x[k], f"{path}[{k!r}]", leaves, names) for k in keys))
-    if x is None or isinstance(x, (bool, int, float, str, bytes)):
+    if x is None:  # no value: passed as it is (as JAX's empty pytree)
+        return ("none",)
+    if isinstance(x, (bool, int, float, str, bytes)):
         from plait import kd
 
         leaves.append(kd.item(x))
@@ -97,6 +99,8 @@ def _unflatten(treedef, values, statics=iter(())):
     kind = treedef[0]
     if kind == "leaf":
         return next(values)
+    if kind == "none":
+        return None
     if kind == "static":
         return next(statics)
     children = [_unflatten(c, values, statics) for c in treedef[2]]
@@ -215,7 +219,8 @@ class CompiledFunction:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"kd.compile: {self._name}: {e}") from None
-        bound.apply_defaults()
+        # Parameters not given keep the function's own defaults (Python
+        # values, seen as they are when traced).
         leaves, names, structure, statics, dynamic = [], [], [], [], []
         for name, value in bound.arguments.items():
             if name in self._static:
@@ -239,7 +244,9 @@ class CompiledFunction:
         if plain:
             key = (self._identity, _plait.compile_key(tuple(leaves), self._fast_dynamic))
         else:
-            key = (self._identity, structure, statics, _plait.compile_key(tuple(leaves), tuple(dynamic)))
+            # Static values by type too: `1` and `True` are equal, not the same.
+            static_key = tuple((n, type(v), v) for n, v in statics)
+            key = (self._identity, structure, static_key, _plait.compile_key(tuple(leaves), tuple(dynamic)))
         return key, leaves, names, structure, statics
 
     def _call(self, args, kwargs):
@@ -349,6 +356,8 @@ def _describe(structure):
         kind = t[0]
         if kind == "leaf":
             return "DataSlice"
+        if kind == "none":
+            return "None"
         if kind == "dict":
             return "{" + ", ".join(f"{k!r}: {tree(c)}" for k, c in zip(t[1], t[2])) + "}"
         inner = ", ".join(tree(c) for c in t[2])
@@ -384,8 +393,7 @@ def _functor_signature(fn):
         p = params.S[i]
         kind = getattr(inspect.Parameter, p.kind.kind.to_py().upper())
         default = p.default_value
-        if default.get_schema().is_struct_schema() and (kd.has_attr(default, "no_default_value")
-                                                        or kd.has_attr(default, "self_not_specified")):
+        if default.get_schema().is_struct_schema() and kd.has_attr(default, "no_default_value"):
             default = inspect.Parameter.empty
         out.append(inspect.Parameter(p.name.to_py(), kind, default=default))
     return inspect.Signature(out)

@@ -263,3 +263,77 @@ def test_threads_share_a_compiled_function():
     assert [r.to_py() for r in results] == [[2 * i + 1] * (1 + i % 3) for i in range(60)]
     # Three sizes: at least three traces; never more than two plans kept.
     assert f.stats.size <= 2 and f.stats.misses >= 3
+
+
+def test_negative_zero_constants_stay_apart():
+    f = kd.compile(lambda x: (x + 0.0) * -0.0)
+    x = kd.slice([1.0, 2.0])
+    assert repr(f(x)) == repr((x + 0.0) * -0.0)
+    g = kd.compile(lambda x: x * -0.0 + 0)
+    assert repr(g(x)) == repr(x * -0.0 + 0)
+
+
+def test_operators_returning_their_input_keep_its_bag():
+    x = kd.new(a=kd.slice([1, 2])).a
+    f = kd.compile(lambda x: kd.math.round(kd.math.floor(x)))
+    assert f(x).get_bag().fingerprint == x.get_bag().fingerprint
+    kd.testing.assert_equal(f(x), kd.math.round(kd.math.floor(x)))
+
+
+def test_unread_arguments_of_inlined_calls_are_still_computed():
+    inner = kd.fn(lambda x, y: x + 1)
+    f = kd.compile(lambda x: kd.call(inner, x, x // 0))
+    with pytest.raises(ValueError, match="division by zero"):
+        f(kd.slice([1, 2]))
+    g = kd.compile(lambda x: kd.call(inner, x, x) * 2)  # an input: inlined
+    assert g(kd.slice([1])).to_py() == [4]
+    assert "kd.call" not in g.lower(kd.slice([1]))
+
+
+def test_compiled_expr_functors_keep_the_self_parameter():
+    f = kd.compile(kd.fn(kd.I.x + 1))
+    assert f(x=kd.slice([1])).to_py() == [2]
+    assert kd.compile(kd.functor.expr_fn(kd.I.self * 2))(kd.slice([3])).to_py() == [6]
+
+
+def test_defaults_and_none_reach_the_function_as_python_values():
+    def f(x, scale=None, n=2):
+        for _ in range(n):
+            x = x * 2
+        return x if scale is None else x * scale
+
+    c = kd.compile(f)
+    assert c(kd.slice([1, 2])).to_py() == [4, 8]
+    assert c(kd.slice([1, 2]), None).to_py() == [4, 8]
+    assert c(kd.slice([1, 2]), 3).to_py() == [12, 24]
+    # A Python int given is traced (a DataItem): loops need it static.
+    assert kd.compile(f, static_argnames="n")(kd.slice([1, 2]), None, n=1).to_py() == [2, 4]
+
+
+def test_other_threads_computing_do_not_count_as_evaluation():
+    import threading
+
+    stop = threading.Event()
+
+    def busy():
+        while not stop.is_set():
+            kd.math.agg_sum(kd.slice([1, 2, 3]))
+
+    thread = threading.Thread(target=busy)
+    thread.start()
+    try:
+        def long_chain(x):
+            for _ in range(300):
+                x = x * 1 + 0
+            return x
+
+        assert kd.compile(long_chain, fullgraph=True)(kd.slice([1])).to_py() == [1]
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_static_values_are_keyed_by_type_too():
+    f = kd.compile(lambda x, flag: x * 2 if flag is True else x, static_argnames="flag")
+    assert f(kd.slice([1, 2]), True).to_py() == [2, 4]
+    assert f(kd.slice([1, 2]), 1).to_py() == [1, 2]

@@ -211,6 +211,15 @@ impl ConstValue {
         })
     }
 
+    /// The same constant, bit for bit (`-0.0` is not `0.0`; a NaN is itself).
+    fn same(&self, other: &ConstValue) -> bool {
+        match (self, other) {
+            (ConstValue::F32(a), ConstValue::F32(b)) => a.to_bits() == b.to_bits(),
+            (ConstValue::F64(a), ConstValue::F64(b)) => a.to_bits() == b.to_bits(),
+            (a, b) => a == b,
+        }
+    }
+
     fn from_i64(v: i64, t: NumType) -> ConstValue {
         match t {
             NumType::I32 => ConstValue::I32(v as i32),
@@ -346,6 +355,15 @@ impl Program {
         self.output_kind.schema()
     }
 
+    /// The input the result is, when no instruction computes it (`+x`,
+    /// rounding integers): the operators return that input itself.
+    pub fn output_input(&self) -> Option<usize> {
+        match self.output {
+            Src::Input(k) => Some(k),
+            _ => None,
+        }
+    }
+
     /// The kinds of the inputs the program was built for.
     pub fn input_kinds(&self) -> &[Kind] {
         &self.inputs
@@ -463,7 +481,7 @@ impl Builder {
     }
 
     fn push_const(&mut self, value: ConstValue) -> Src {
-        let k = match self.consts.iter().position(|c| *c == value) {
+        let k = match self.consts.iter().position(|c| c.same(&value)) {
             Some(k) => k,
             None => {
                 self.consts.push(value);
@@ -626,6 +644,15 @@ mod tests {
         let program = Program::build(&nodes, &[Schema::Int32, Schema::Float64]).unwrap();
         assert!(matches!(program.instrs[0], Instr::Cast { from: NumType::I32, to: NumType::F64, .. }));
         assert_eq!(program.output_schema(), Schema::Mask);
+    }
+
+    #[test]
+    fn negative_zero_is_its_own_constant() {
+        let zero = |v: f32| Arg::Const(DataSlice::item(Some(ScalarRef::Float32(v)), Schema::Float32).unwrap());
+        let nodes =
+            vec![node(FusedOp::Bin(BinOp::Add), vec![Arg::Input(0), zero(0.0)]), node(FusedOp::Bin(BinOp::Multiply), vec![Arg::Node(0), zero(-0.0)])];
+        let program = Program::build(&nodes, &[Schema::Float32]).unwrap();
+        assert_eq!(program.consts.len(), 2);
     }
 
     #[test]
