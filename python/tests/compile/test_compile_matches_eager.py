@@ -17,7 +17,7 @@ BINARY = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "kd.math.maximum({
           "{a} // {b}", "{a} % {b}", "{a} ** {b}"]
 UNARY = ["-{a}", "+{a}", "kd.math.abs({a})", "kd.math.sign({a})", "kd.math.round({a})", "kd.math.floor({a})",
          "kd.math.ceil({a})", "kd.math.exp({a} / 10)", "kd.math.sqrt(kd.math.abs({a}))", "kd.math.log(kd.math.abs({a}) + 1)",
-         "kd.math.log10(kd.math.abs({a}) + 1)"]
+         "kd.math.log10(kd.math.abs({a}) + 1)", "kd.float32({a})", "kd.float64({a})", "kd.int64({a})", "kd.int32({a})"]
 COMPARE = ["{a} > {b}", "{a} >= {b}", "{a} < {b}", "{a} <= {b}", "{a} == {b}", "{a} != {b}"]
 MASKS = ["{m} & {n}", "{m} | {n}", "~{m}", "kd.has({a})", "kd.has_not({a})"]
 CONSTS = ["1", "2", "-3", "0.5", "2.25", "kd.int64(7)", "kd.float64(1.5)", "None"]

@@ -282,47 +282,6 @@ lane!(f64, F64, u64, f64::to_bits, f64::from_bits);
 /// Presence of one argument in a chunk: `None` when every item is present.
 type Pres<'a> = Option<&'a [u8]>;
 
-/// `$body` with `$T` the float type of `$t`.
-macro_rules! with_float_lane {
-    ($t:expr, $T:ident => $body:expr) => {
-        match $t {
-            NumType::F32 => {
-                type $T = f32;
-                $body
-            }
-            NumType::F64 => {
-                type $T = f64;
-                $body
-            }
-            NumType::I32 | NumType::I64 => unreachable!("float operators compute in floats"),
-        }
-    };
-}
-
-/// `$body` with `$T` the number type of `$t`.
-macro_rules! with_lane {
-    ($t:expr, $T:ident => $body:expr) => {
-        match $t {
-            NumType::I32 => {
-                type $T = i32;
-                $body
-            }
-            NumType::I64 => {
-                type $T = i64;
-                $body
-            }
-            NumType::F32 => {
-                type $T = f32;
-                $body
-            }
-            NumType::F64 => {
-                type $T = f64;
-                $body
-            }
-        }
-    };
-}
-
 impl<'p, 'a> Machine<'p, 'a> {
     fn new(program: &'p Program, inputs: &'p [Input<'a>], chunk: usize) -> Machine<'p, 'a> {
         let regs = program
@@ -419,7 +378,7 @@ impl<'p, 'a> Machine<'p, 'a> {
             Instr::Bin { op, t, a, b, .. } => {
                 let (pa, pb) = (self.presence(a), self.presence(b));
                 match op {
-                    BinOp::Divide | BinOp::Pow => with_float_lane!(t, T => {
+                    BinOp::Divide | BinOp::Pow => crate::with_float_type!(t.schema(), T => {
                         let (x, y) = (self.side::<T>(a), self.side::<T>(b));
                         let o = &mut T::regs_mut(&mut out.values)[..len];
                         if op == BinOp::Divide {
@@ -428,7 +387,7 @@ impl<'p, 'a> Machine<'p, 'a> {
                             map2(x, y, o, <ar::Pow as FloatBinary>::apply::<T>);
                         }
                     }),
-                    _ => with_lane!(t, T => {
+                    _ => crate::with_num_type!(t.schema(), T => {
                         let (x, y) = (self.side::<T>(a), self.side::<T>(b));
                         if matches!(op, BinOp::FloorDiv | BinOp::Mod) && has_zero_at_present(y, pb, pa, len) {
                             return false;
@@ -449,7 +408,7 @@ impl<'p, 'a> Machine<'p, 'a> {
             }
             Instr::Un { op, t, a, .. } => {
                 match op {
-                    UnOp::Neg | UnOp::Abs | UnOp::Sign => with_lane!(t, T => {
+                    UnOp::Neg | UnOp::Abs | UnOp::Sign => crate::with_num_type!(t.schema(), T => {
                         let (x, o) = (self.side::<T>(a), &mut T::regs_mut(&mut out.values)[..len]);
                         match op {
                             UnOp::Neg => num1::<T, un::Neg>(x, o),
@@ -457,7 +416,7 @@ impl<'p, 'a> Machine<'p, 'a> {
                             _ => num1::<T, un::Sign>(x, o),
                         }
                     }),
-                    _ => with_float_lane!(t, T => {
+                    _ => crate::with_float_type!(t.schema(), T => {
                         let (x, o) = (self.side::<T>(a), &mut T::regs_mut(&mut out.values)[..len]);
                         match op {
                             UnOp::Round => map1(x, o, <un::Round as FloatUnary>::apply::<T>),
@@ -474,7 +433,7 @@ impl<'p, 'a> Machine<'p, 'a> {
             }
             Instr::Cmp { rel, t, a, b, .. } => {
                 out.full = false;
-                with_lane!(t, T => {
+                crate::with_num_type!(t.schema(), T => {
                     let (x, y) = (self.side::<T>(a), self.side::<T>(b));
                     let o = &mut out.presence[..len];
                     match rel {
@@ -491,7 +450,7 @@ impl<'p, 'a> Machine<'p, 'a> {
                 });
             }
             Instr::Cast { from, to, a, .. } => {
-                with_lane!(from, F => with_lane!(to, T => {
+                crate::with_num_type!(from.schema(), F => crate::with_num_type!(to.schema(), T => {
                     let o = &mut T::regs_mut(&mut out.values)[..len];
                     match self.side::<F>(a) {
                         Side::Many(v) => {
@@ -506,14 +465,14 @@ impl<'p, 'a> Machine<'p, 'a> {
             }
             Instr::ApplyMask { t, x, m, .. } => {
                 if let Some(t) = t {
-                    with_lane!(t, T => copy_values(self.side::<T>(x), &mut T::regs_mut(&mut out.values)[..len]));
+                    crate::with_num_type!(t.schema(), T => copy_values(self.side::<T>(x), &mut T::regs_mut(&mut out.values)[..len]));
                 }
                 and_presence(self.presence(x), self.presence(m), out, len);
             }
             Instr::Coalesce { t, x, y, .. } => {
                 let (px, py) = (self.presence(x), self.presence(y));
                 if let Some(t) = t {
-                    with_lane!(t, T => {
+                    crate::with_num_type!(t.schema(), T => {
                         let o = &mut T::regs_mut(&mut out.values)[..len];
                         let (xs, ys) = (self.side::<T>(x), self.side::<T>(y));
                         match px {
@@ -556,7 +515,7 @@ impl<'p, 'a> Machine<'p, 'a> {
     fn write_output(&self, offset: usize, len: usize, out: &mut OutSlice<'_>, words: &mut [u64]) -> bool {
         let src = self.program.output;
         if let Kind::Num(t) = self.program.output_kind {
-            with_lane!(t, T => {
+            crate::with_num_type!(t.schema(), T => {
                 let o = &mut T::out(out).expect("output of the program's type")[offset..offset + len];
                 match self.side::<T>(src) {
                     Side::Many(values) => {

@@ -44,6 +44,9 @@ pub enum FusedOp {
     HasNot,
     MaskAnd,
     MaskOr,
+    /// `kd.float32(x)`, ...: a cast up the promotion lattice (others, which
+    /// may fail or round, are declined).
+    Cast(NumType),
 }
 
 impl FusedOp {
@@ -83,6 +86,10 @@ impl FusedOp {
             "kd.masking.has_not" => HasNot,
             "kd.masking.mask_and" => MaskAnd,
             "kd.masking.mask_or" => MaskOr,
+            "kd.slices.int32" | "kd.schema.to_int32" => Cast(NumType::I32),
+            "kd.slices.int64" | "kd.schema.to_int64" => Cast(NumType::I64),
+            "kd.slices.float32" | "kd.schema.to_float32" => Cast(NumType::F32),
+            "kd.slices.float64" | "kd.schema.to_float64" => Cast(NumType::F64),
             _ => return None,
         })
     }
@@ -90,7 +97,7 @@ impl FusedOp {
     /// How many arguments the operator takes.
     pub fn arity(self) -> usize {
         match self {
-            FusedOp::Un(_) | FusedOp::Pos | FusedOp::Has | FusedOp::HasNot => 1,
+            FusedOp::Un(_) | FusedOp::Pos | FusedOp::Has | FusedOp::HasNot | FusedOp::Cast(_) => 1,
             _ => 2,
         }
     }
@@ -587,6 +594,18 @@ impl Builder {
                 let out = self.reg(kind);
                 self.instrs.push(Instr::Coalesce { t, x: xs, y: ys, out });
                 Some(Val { src: Src::Reg(out), kind })
+            }
+            FusedOp::Cast(to) => {
+                let from = Self::num_type(args[0])?;
+                if from == to {
+                    return Some(args[0]);
+                }
+                if NumType::common(from, to)? != to {
+                    return None;
+                }
+                let out = self.reg(Kind::Num(to));
+                self.instrs.push(Instr::Cast { from, to, a: args[0].src, out });
+                Some(Val { src: Src::Reg(out), kind: Kind::Num(to) })
             }
             FusedOp::Has | FusedOp::HasNot => {
                 let out = self.reg(Kind::Mask);
