@@ -38,6 +38,7 @@ import workloads_jagged
 import workloads_koda_api
 import workloads_typing
 import workloads_compile
+import workloads_vmap
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -137,6 +138,7 @@ def main():
         "jagged": workloads_jagged.workloads(args.scale, pkd, kkd),
         "typing": workloads_typing.workloads(args.scale, pkd, kkd),
         "compile": workloads_compile.workloads(args.scale, pkd, kkd),
+        "vmap": workloads_vmap.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -37,6 +37,7 @@ pub mod tracing;
 pub mod transform;
 pub mod typing;
 pub mod value;
+pub mod vmap;
 
 pub use eval::eval;
 pub use expr::{Expr, NodeKind};

@@ -42,6 +42,7 @@ from plait.kd import tuples as tuples
 from plait.kd import types as types
 from plait.kd import typing as typing
 from plait.kd import vis as vis
+from plait.kd import vmapped as vmapped
 
 BOOLEAN: Any
 BYTES: Any
@@ -962,6 +963,9 @@ def val_shaped(shape, val) -> Any:
 
 def val_shaped_as(x, val) -> Any:
     """Returns val expanded to the shape of x."""
+
+def vmap(fn = ..., in_axes = ..., out_axes = ..., axis_size = ...) -> Any:
+    """Returns `fn` vectorised: called with a batch, it computes `fn` for every example at once."""
 
 def while_(condition_fn, body_fn, *, returns = ..., yields = ..., yields_interleaved = ..., **initial_state) -> Any:
     """Runs `body_fn` while `condition_fn` is present, and returns the loop's result."""

@@ -353,6 +353,54 @@ Examples:
     );
     // The result holds x's items: x's bag only, not the target's.
     r.bag_rule("kd.slices.expand_to", BagRule::From(&["x"]));
+    r.add(
+        "kd.slices._under_batch",
+        &[],
+        "x, like, ndim, x_ndim=0",
+        r#"Returns `x` under the first `ndim` dimensions of `like`: each item there gets all of `x` (`kd.vmap`).
+
+`x`'s own dimensions after its first `x_ndim` (which are batch dimensions
+already, a prefix of `like`'s) travel with each item. An `x` with no such
+dimension (a DataItem when `x_ndim` is 0) is returned as it is: it
+broadcasts to any batch. This is how `kd.vmap` gives every example an
+argument that is not batched.
+
+Args:
+  x: the value every example gets.
+  like: a batched DataSlice.
+  ndim: how many leading dimensions of `like` are the batch's.
+  x_ndim: how many leading dimensions of `x` are batch dimensions.
+
+Examples:
+  >>> kd.slices._under_batch(kd.slice([1, 2]), kd.slice([[0, 0], [0]]), 1)
+  DataSlice([[1, 2], [1, 2]], schema: INT32, present: 4/4)"#,
+        |a: &Args<'_>| -> Result<DataSlice> {
+            let x = a.slice("x")?;
+            let like = a.slice("like")?;
+            let (ndim, x_ndim) = (a.int("ndim")?, a.opt_int("x_ndim")?.unwrap_or(0));
+            if ndim < 0 || ndim as usize > like.rank() {
+                return Err(plait_core::Error::value(a.op_name(), format!("ndim must be between 0 and {}, got {ndim}", like.rank())));
+            }
+            if x_ndim < 0 || x_ndim > ndim || x_ndim as usize > x.rank() {
+                return Err(plait_core::Error::value(
+                    a.op_name(),
+                    format!("x_ndim must be between 0 and {}, got {x_ndim}", ndim.min(x.rank() as i64)),
+                ));
+            }
+            if x.rank() == x_ndim as usize {
+                return Ok(x.clone());
+            }
+            plait_core::broadcast::expand_to_shape(a.op_name(), x, &like.shape().prefix(ndim as usize), x.rank() - x_ndim as usize)
+        },
+    );
+    r.bag_rule("kd.slices._under_batch", BagRule::From(&["x"]));
+    r.type_rule(
+        "kd.slices._under_batch",
+        crate::typing::TypeRule::new(|a: &crate::typing::TypeArgs<'_>| {
+            let x = a.slice("x")?;
+            Ok(crate::typing::TypeValue::slice(if x.rank() == Some(0) { x.clone() } else { x.with_unknown_dims() }))
+        }),
+    );
     r.add_value(
         "kd.slices.align",
         &["kd.align"],

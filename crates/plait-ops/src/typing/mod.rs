@@ -206,11 +206,39 @@ pub type RuleFunction = fn(&TypeArgs<'_>) -> Result<TypeValue>;
 
 /// A rule: the result's type from the arguments' types.
 #[derive(Clone)]
-pub struct TypeRule(Arc<RuleFn>);
+pub struct TypeRule(Arc<RuleFn>, Batching);
+
+/// How an operator meets leading batch dimensions (`kd.vmap`, seed 003's
+/// prefix batch semantics), known from the family of its type rule: the
+/// batching rule lives beside the type rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Batching {
+    /// Item by item (broadcasting its arguments): batch dimensions lead
+    /// the result as they lead the arguments.
+    Items,
+    /// Over the last dimensions (`agg_*`, `cum_*`, `sort` with `ndim`
+    /// counted from the end): leading batch dimensions stay.
+    Trailing,
+    /// Over all dimensions to one item (`kd.sum`): per example, over all
+    /// the dimensions after the batch ones.
+    AllDims,
+    /// Stated by `kd.vmap` for the operator by name, or none.
+    ByName,
+}
 
 impl TypeRule {
     pub fn new(rule: impl Fn(&TypeArgs<'_>) -> Result<TypeValue> + Send + Sync + 'static) -> TypeRule {
-        TypeRule(Arc::new(rule))
+        TypeRule(Arc::new(rule), Batching::ByName)
+    }
+
+    /// The rule, with operators of its family batched by `batching`.
+    pub fn batched(self, batching: Batching) -> TypeRule {
+        TypeRule(self.0, batching)
+    }
+
+    /// How operators with this rule meet leading batch dimensions.
+    pub fn batching(&self) -> Batching {
+        self.1
     }
 }
 

@@ -6,7 +6,7 @@
 use plait_core::typing::{Dim, SchemaType, Size, SliceType, broadcast_dims};
 use plait_core::{Error, Result, Schema};
 
-use super::{TypeArgs, TypeRule, TypeValue};
+use super::{Batching, TypeArgs, TypeRule, TypeValue};
 use crate::promote::TypeClass;
 
 /// How the result's schema follows from the arguments' common schema.
@@ -152,6 +152,10 @@ pub fn elementwise_params(args: &'static [&'static str], class: TypeClass, param
 }
 
 fn items_rule(args: &'static [&'static str], class: Option<TypeClass>, params: &'static [(&'static str, TypeClass)], out: Out) -> TypeRule {
+    items_rule_fn(args, class, params, out).batched(Batching::Items)
+}
+
+fn items_rule_fn(args: &'static [&'static str], class: Option<TypeClass>, params: &'static [(&'static str, TypeClass)], out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
         let typed = args.iter().map(|&name| Ok((name, a.slice(name)?))).collect::<Result<Vec<_>>>()?;
@@ -220,6 +224,10 @@ pub fn aggregate_any(out: Out) -> TypeRule {
 }
 
 fn aggregate_rule(class: Option<TypeClass>, out: Out) -> TypeRule {
+    aggregate_rule_fn(class, out).batched(Batching::Trailing)
+}
+
+fn aggregate_rule_fn(class: Option<TypeClass>, out: Out) -> TypeRule {
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let op = a.op_name();
         let x = slice_of_class(a, "x", class)?;
@@ -243,6 +251,7 @@ pub fn aggregate_all(class: Option<TypeClass>, out: Out) -> TypeRule {
         let x = slice_of_class(a, "x", class)?;
         Ok(TypeValue::slice(SliceType::new(out.schema(x.schema.clone(), &[("x", x)]), Vec::new())))
     })
+    .batched(Batching::AllDims)
 }
 
 /// An operator over the last dimension giving a slice of `x`'s dims
@@ -264,6 +273,7 @@ pub fn same_dims(class: Option<TypeClass>, out: Out) -> TypeRule {
         }
         Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone(), &[("x", x)]))))
     })
+    .batched(Batching::Trailing)
 }
 
 /// `kd.get_attr(x, attr_name, default)`: the attribute's schema where
@@ -301,6 +311,7 @@ pub fn apply_mask() -> TypeRule {
         let dims = broadcast(op, &[("x", x), ("y", y)])?;
         Ok(TypeValue::slice(SliceType { schema: x.schema.clone(), dims }))
     })
+    .batched(Batching::Items)
 }
 
 /// An operator giving one item per item of `arg`, of `arg`'s dims and the
@@ -310,6 +321,7 @@ pub fn like(arg: &'static str, out: Out) -> TypeRule {
         let x = a.slice(arg)?;
         Ok(TypeValue::slice(x.with_schema(out.schema(x.schema.clone(), &[(arg, x)]))))
     })
+    .batched(Batching::Items)
 }
 
 /// `kd.cond(condition, yes, no)`: the three broadcast, the common schema
@@ -323,6 +335,7 @@ pub fn cond() -> TypeRule {
         let dims = broadcast(op, &[("condition", condition), ("yes", yes), ("no", no)])?;
         Ok(TypeValue::slice(SliceType { schema, dims }))
     })
+    .batched(Batching::Items)
 }
 
 /// `kd.expand_to(x, target)`: `x`'s schema on `target`'s dims (which must
@@ -348,6 +361,7 @@ pub fn val_like() -> TypeRule {
         expandable(op, ("val", val), ("x", x))?;
         Ok(TypeValue::slice(x.with_schema(val.schema.clone())))
     })
+    .batched(Batching::Items)
 }
 
 /// Checks that `from` can be expanded to `to`: its dims are the first of
@@ -381,6 +395,7 @@ pub enum SizeOp {
 /// [`TypeValue::SizeItem`]) and an integer item, or two of them, the
 /// result is the size `x op y` (`sz + 1`), when it is affine.
 pub fn size_arithmetic(op: SizeOp, rule: TypeRule) -> TypeRule {
+    let batching = rule.batching();
     TypeRule::new(move |a: &TypeArgs<'_>| {
         let symbolic = ["x", "y"].iter().any(|n| matches!(a.get(n).map(TypeValue::untagged), Some(TypeValue::SizeItem(_))));
         if symbolic && let (Some(x), Some(y)) = (a.size_value("x"), a.size_value("y")) {
@@ -395,6 +410,7 @@ pub fn size_arithmetic(op: SizeOp, rule: TypeRule) -> TypeRule {
         }
         (rule.0)(a)
     })
+    .batched(batching)
 }
 
 /// `kd.range(start, end)`: INT64 items, `end - start` of them where both

@@ -1,7 +1,8 @@
-//! The Rust half of `kd.compile` (`python/plait/kd/compiled.py` is the
-//! other): the cache key of a call's DataSlices, and compiled plans — a
-//! traced function's expression prepared, fused (`plait_expr::fusion`)
-//! and planned once, then run on each call's values.
+//! The Rust halves of the function transforms `kd.compile` and `kd.vmap`
+//! (`python/plait/kd/compiled.py`, `vmapped.py` are the others): the cache
+//! key of a call's DataSlices; compiled plans — a traced function's
+//! expression optimised (`plait_expr::compile`) and planned once, then run
+//! on each call's values; and the vectorising rewrite (`plait_expr::vmap`).
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
@@ -108,8 +109,19 @@ fn eval_epoch() -> u64 {
     plait_ops::registry::eval_epoch()
 }
 
+/// `expr` with inputs `batched` carrying `k` leading batch dimensions,
+/// rewritten to compute every example at once (`kd.vmap`); also whether
+/// the result is batched.
+#[pyfunction]
+fn vmap_expr(expr: &PyExpr, batched: Vec<String>, k: i64) -> PyResult<(PyExpr, bool)> {
+    let batched = batched.into_iter().collect();
+    let (inner, is_batched) = guard(|| plait_expr::vmap::vectorize(&expr.inner, &batched, k))?;
+    Ok((PyExpr { inner }, is_batched))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCompiledPlan>()?;
+    m.add_function(wrap_pyfunction!(vmap_expr, m)?)?;
     m.add_function(wrap_pyfunction!(compile_key, m)?)?;
     m.add_function(wrap_pyfunction!(compile_plan, m)?)?;
     m.add_function(wrap_pyfunction!(eval_epoch, m)?)?;
