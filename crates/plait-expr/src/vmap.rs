@@ -117,13 +117,18 @@ fn under_batch(u: &Expr, like: &Expr, k: i64) -> Result<Expr> {
 }
 
 /// Whether an argument that is not batched may stay as it is: a literal
-/// item (it broadcasts to every example alike), or a value that is no
-/// DataSlice (a functor, a shape given as a literal is refused later).
-fn needs_no_batch(e: &Expr) -> bool {
+/// item (it broadcasts to every example alike), or a literal that is no
+/// DataSlice nor shape (a tuple, unspecified). A literal shape is one
+/// example's: an error, as no batch shape can be made of it here.
+fn needs_no_batch(e: &Expr) -> Result<bool> {
     match e.literal_value() {
-        Some(ExprValue::Data(Value::Slice(x))) => x.is_item(),
-        Some(_) => true,
-        None => false,
+        Some(ExprValue::Data(Value::Slice(x))) => Ok(x.is_item()),
+        Some(ExprValue::Data(Value::Shape(_))) => Err(Error::value(
+            OP,
+            "a JaggedShape given as a constant is one example's shape: build it from the example (kd.get_shape, kd.shapes.new of its sizes)",
+        )),
+        Some(_) => Ok(true),
+        None => Ok(false),
     }
 }
 
@@ -134,7 +139,7 @@ fn with_batched_args(args: &[Option<(Expr, bool)>], k: i64) -> Result<Vec<Option
         .map(|a| match a {
             None => Ok(None),
             Some((e, true)) => Ok(Some(e.clone())),
-            Some((e, false)) if needs_no_batch(e) => Ok(Some(e.clone())),
+            Some((e, false)) if needs_no_batch(e)? => Ok(Some(e.clone())),
             Some((e, false)) => under_batch(e, &like, k).map(Some),
         })
         .collect()
@@ -155,21 +160,14 @@ const ALL_DIMS: &[(&str, &str)] = &[
     ("kd.masking.any", "kd.masking.agg_any"),
 ];
 
-/// Operators whose type rules are their own but that work item by item or
-/// over the last dimensions, so batch dimensions lead through them.
-const TRAILING: &[&str] = &[
-    "kd.slices.select",
-    "kd.slices.take",
+/// Operators whose type rules are their own but that work item by item
+/// (whatever the rank of an example), so batch dimensions lead through
+/// them.
+const ITEMWISE: &[&str] = &[
     "kd.slices.range",
-    "kd.slices.reverse",
-    "kd.slices.sort",
-    "kd.slices.unique",
-    "kd.slices.group_by",
     "kd.slices.expand_to",
-    "kd.slices.stack",
-    "kd.slices.concat",
     "kd.slices.zip",
-    "kd.slices.translate",
+    "kd.slices.val_shaped",
     "kd.strings.split",
     "kd.core.get_attr",
     "kd.core.with_attrs",
@@ -183,6 +181,20 @@ const TRAILING: &[&str] = &[
     "kd.shapes.reshape_as",
     "kd.shapes.expand_to_shape",
 ];
+
+/// Operators over the last dimension of their first argument, whose type
+/// rules are their own: batch dimensions lead through them when each
+/// example has a dimension (checked as they run: on a batch of items, the
+/// last dimension would be the batch's).
+const LAST_DIM: &[&str] =
+    &["kd.slices.select", "kd.slices.take", "kd.slices.reverse", "kd.slices.sort", "kd.slices.unique", "kd.slices.group_by", "kd.slices.translate"];
+
+/// `x` (batched, `k` batch dimensions), checked at run time to have at
+/// least `least` dimensions per example, for `name`.
+fn with_example_rank(x: Expr, k: i64, least: i64, name: &str) -> Result<Expr> {
+    let name = Expr::literal(ExprValue::slice(plait_core::DataSlice::item(Some(ScalarRef::String(name)), Schema::String).expect("a STRING item")));
+    op("kd.slices._example_rank", vec![x, int(k), int(least), name])
+}
 
 /// The rewrite of operator node `node` whose arguments (rewritten, with
 /// whether each is batched) include a batched one, and whether its result
@@ -240,12 +252,14 @@ fn batch_node(node: &Expr, args: &[Option<(Expr, bool)>], k: i64) -> Result<(Exp
             let ndim = op("kd.math.subtract", vec![op("kd.shapes.rank", vec![shape])?, int(k)])?;
             return batched(op("kd.slices.agg_size", vec![items, ndim]));
         }
-        "kd.shapes.dim_sizes" | "kd.shapes.dim_mapping" => {
-            let dim = arg(1)
-                .as_ref()
-                .and_then(literal_int)
-                .ok_or_else(|| Error::value(OP, format!("{name}: `dim` must be a literal int under kd.vmap")))?;
-            return batched(op(name, vec![arg(0).expect("a shape"), int(if dim >= 0 { dim + k } else { dim })]));
+        // Stacking items into a new last dimension: item by item.
+        "kd.slices.stack" if operator.split_args(args, 0).0.first().map_or(Some(0), |a| a.as_ref().and_then(|(e, _)| literal_int(e))) == Some(0) => {
+            return batched(Ok(node.with_args(with_batched_args(args, k)?)));
+        }
+        // An inner vmap's check, of its examples within these.
+        "kd.slices._example_rank" => {
+            let ndim = arg(1).as_ref().and_then(literal_int).ok_or_else(|| Error::internal("kd.slices._example_rank: ndim is a literal"))?;
+            return batched(op(name, vec![arg(0).expect("x"), int(ndim + k), arg(2).expect("least"), arg(3).expect("op")]));
         }
         // An inner vmap's argument under its batch, under this batch too.
         "kd.slices._under_batch" => {
@@ -278,13 +292,17 @@ fn batch_node(node: &Expr, args: &[Option<(Expr, bool)>], k: i64) -> Result<(Exp
         "kd.lists.implode" => {
             // ndim -1: every dimension of the example.
             let x = arg(0).expect("implode has x");
-            let ndim = arg(1).map_or(Some(1), |e| literal_int(&e));
-            let ndim = match ndim {
-                Some(n) if n < 0 => example_ndim(&x, k)?,
-                Some(n) => int(n),
-                None => return Err(Error::value(OP, "kd.implode: `ndim` must be a literal int under kd.vmap")),
+            let (x, ndim) = match arg(1) {
+                None => (with_example_rank(x, k, 1, name)?, int(1)),
+                Some(e) => match literal_int(&e) {
+                    Some(n) if n < 0 => (x.clone(), example_ndim(&x, k)?),
+                    Some(n) => (with_example_rank(x, k, n, name)?, int(n)),
+                    // Computed: an inner vmap's count of its example's dimensions.
+                    None => (x, e),
+                },
             };
             let mut rewritten = with_batched_args(args, k)?;
+            rewritten[0] = Some(x);
             rewritten[1] = Some(ndim);
             return batched(Expr::op(name, rewritten));
         }
@@ -292,7 +310,23 @@ fn batch_node(node: &Expr, args: &[Option<(Expr, bool)>], k: i64) -> Result<(Exp
     }
     let OperatorKind::Backend(backend) = &operator.kind else { unreachable!("builtins returned above") };
     let family = backend.type_rule.as_ref().map(|r| r.batching());
-    if matches!(family, Some(Batching::Items | Batching::Trailing)) || TRAILING.contains(&name) {
+    if matches!(family, Some(Batching::Trailing)) || LAST_DIM.contains(&name) {
+        // Over the last `ndim` dimensions (1 unless given): each example
+        // must have them.
+        let ndim_at = backend.params.iter().position(|p| p.name == "ndim");
+        let least = match ndim_at.and_then(arg) {
+            None => 1,
+            Some(e) => literal_int(&e).map_or(1, |n| n.max(1)),
+        };
+        let mut rewritten = with_batched_args(args, k)?;
+        if let Some(Some(x)) = rewritten.first_mut() {
+            if args[0].as_ref().is_some_and(|(_, b)| *b) {
+                *x = with_example_rank(x.clone(), k, least, name)?;
+            }
+        }
+        return Ok((node.with_args(rewritten), true));
+    }
+    if matches!(family, Some(Batching::Items)) || ITEMWISE.contains(&name) {
         return Ok((node.with_args(with_batched_args(args, k)?), true));
     }
     Err(no_rule(name))

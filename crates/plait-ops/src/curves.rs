@@ -293,11 +293,14 @@ Examples:
     for name in ["kd.curves.pwl_curve", "kd.curves.log_pwl_curve", "kd.curves.log_p1_pwl_curve", "kd.curves.symmetric_log_p1_pwl_curve"] {
         r.type_rule(
             name,
+            // The adjustments are the curve, not items beside `p`: no
+            // batching rule (a batch would get them under each example).
             crate::typing::rules::elementwise(
                 &["p"],
                 crate::promote::TypeClass::Numeric,
                 crate::typing::rules::Out::Fixed(plait_core::Schema::Float64),
-            ),
+            )
+            .batched(crate::typing::Batching::ByName),
         );
     }
 }

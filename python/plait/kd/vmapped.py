@@ -61,35 +61,33 @@ def _leaves(x, axes, path, out):
                     "dicts of them)")
 
 
-def _move_to_front(x, axis, path):
-    """`x` with its dimension `axis` first (dimensions up to it uniform)."""
+def _move_dim(x, source, dest, path, what):
+    """`x` with its dimension `source` moved to `dest` (the dimensions up to
+    both uniform)."""
     from plait import kd
 
     rank = x.get_ndim().to_py()
-    if axis < 0:
-        axis += rank
-    if not 0 <= axis < rank:
-        raise ValueError(f"kd.vmap: in_axes={axis} for {path}, which has rank {rank}")
-    if axis == 0:
+    source, dest = (d + rank if d < 0 else d for d in (source, dest))
+    if not (0 <= source < rank and 0 <= dest < rank):
+        raise ValueError(f"kd.vmap: {what}={dest if source == 0 else source} for {path}, which has rank {rank}")
+    if source == dest:
         return x
+    last = max(source, dest)
     sizes = kd.shapes.get_sizes(x).to_py()
     lead = []
-    for d in range(axis + 1):
+    for d in range(last + 1):
         row = sizes[d]
         if len(set(row)) > 1:
-            raise ValueError(f"kd.vmap: in_axes={axis} for {path}: dimension {d} is jagged, so dimension {axis} cannot be "
-                             "moved to the front (vmap over a jagged dimension from the front, with in_axes=0)")
+            raise ValueError(f"kd.vmap: {what} for {path}: dimension {d} is jagged, so dimension {source} cannot be moved "
+                             f"to {dest} (map over a jagged dimension from the front, with in_axes=0 / out_axes=0)")
         lead.append(row[0] if row else 0)
     import numpy as np
 
-    rest = rank - axis - 1
-    units = kd.implode(x, ndim=rest) if rest else x
-    flat = kd.flatten(units)
-    order = np.arange(int(np.prod(lead))).reshape(lead)
-    order = np.moveaxis(order, axis, 0).reshape(-1)
-    moved = kd.take(flat, kd.slice(order.tolist()))
-    new_lead = [lead[axis]] + lead[:axis]
-    moved = kd.reshape(moved, kd.shapes.new(*new_lead))
+    rest = rank - last - 1
+    units = kd.flatten(kd.implode(x, ndim=rest) if rest else x)
+    order = np.moveaxis(np.arange(int(np.prod(lead))).reshape(lead), source, dest)
+    moved = kd.take(units, kd.slice(order.reshape(-1).tolist()))
+    moved = kd.reshape(moved, kd.shapes.new(*order.shape))
     if rest:
         # The lists were a means: the result has `x`'s bag, or none.
         moved = kd.explode(moved, ndim=rest)
@@ -154,7 +152,7 @@ class VmappedFunction:
                     if value.get_ndim().to_py() == 0:
                         raise ValueError(f"kd.vmap: argument {path} is a DataItem (rank 0): it has no dimension to map "
                                          "over (give it in_axes=None to pass it to every example)")
-                    value = _move_to_front(value, axis, path)
+                    value = _move_dim(value, axis, 0, path, "in_axes")
                     sizes[path] = kd.shapes.size(value.get_shape()[:1]).to_py()
                 elif axis != 0:
                     raise ValueError("kd.vmap: inside a traced function, in_axes must be 0 or None")
@@ -189,10 +187,12 @@ class VmappedFunction:
                 rewritten = _plait.expr_call("kd.slices.expand_to", rewritten, _batch_of(batched, size, tracing),
                                              _plait.expr_call("kd.slices.get_ndim", rewritten))
             if tracing:
+                if self._out_axes:
+                    raise ValueError("kd.vmap: inside a traced function, out_axes must be 0 or None")
                 results.append(_expr.sub_inputs(rewritten, **{f"_{k}": v for k, v in enumerate(values)}))
             else:
                 value = kd.eval(rewritten, **{f"_{k}": v for k, v in enumerate(values)})
-                results.append(_move_from_front(value, self._out_axes) if self._out_axes else value)
+                results.append(_move_dim(value, 0, self._out_axes, "the result", "out_axes") if self._out_axes else value)
         if single:
             return results[0]
         return _same_kind(out, results)
@@ -207,19 +207,6 @@ def _batch_of(batched, size, tracing):
     from plait import kd
 
     return _expr.as_expr(kd.present_shaped(kd.shapes.new(size)))
-
-
-def _move_from_front(x, axis):
-    """`x` with its first dimension moved to `axis`."""
-    rank = x.get_ndim().to_py()
-    if axis < 0:
-        axis += rank
-    if not 0 <= axis < rank:
-        raise ValueError(f"kd.vmap: out_axes={axis} for a result of rank {rank}")
-    # Moving dimension 0 to `axis` is moving dimension 1 to the front, axis times.
-    for _ in range(axis):
-        x = _move_to_front(x, 1, "the result")
-    return x
 
 
 def _arg_name(fn, i):

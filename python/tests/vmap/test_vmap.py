@@ -41,13 +41,15 @@ def test_operators_see_one_example():
 def test_shapes_lists_and_implode_per_example():
     x = kd.slice([[[1, 2], [3]], [[4]], []])
     shape = lambda e: kd.get_shape(e)  # noqa: E731
-    rank, size, reshaped, sizes = kd.vmap(lambda e: (kd.shapes.rank(shape(e)), kd.shapes.size(shape(e)),
-                                                      kd.reshape(kd.flatten(e) * 2, shape(e)),
-                                                      kd.shapes.dim_sizes(shape(e), 0)))(x)
+    rank, size, reshaped = kd.vmap(lambda e: (kd.shapes.rank(shape(e)), kd.shapes.size(shape(e)),
+                                               kd.reshape(kd.flatten(e) * 2, shape(e))))(x)
     assert rank.to_py() == [2, 2, 2]
     assert size.to_py() == [3, 1, 0]
     assert reshaped.to_py() == [[[2, 4], [6]], [[8]], []]
-    assert sizes.to_py() == [2, 1, 0]
+    # Nested: the rewrites have rules of their own.
+    nested = kd.vmap(kd.vmap(lambda r: (kd.shapes.size(kd.get_shape(r)), kd.lists.size(kd.implode(r, ndim=-1)))))
+    sizes, list_sizes = nested(kd.slice([[[1, 2], [3]], [[4]]]))
+    assert sizes.to_py() == [[2, 1], [1]] and list_sizes.to_py() == [[2, 1], [1]]
     assert kd.vmap(lambda e: kd.implode(e, ndim=-1))(x).to_py() == [[[1, 2], [3]], [[4]], []]
     assert kd.vmap(lambda e: kd.explode(kd.implode(e)) + 1)(x).to_py() == [[[2, 3], [4]], [[5]], []]
     for e, expected in zip(rows(x), [3, 1, 0]):
@@ -135,3 +137,32 @@ def test_composes_with_compile_both_ways():
 def test_vmap_inside_a_traced_function():
     f = kd.fn(lambda x: kd.vmap(kd.sum)(x) + 1)
     assert f(kd.slice([[1, 2], [3]])).to_py() == [4, 4]
+
+
+def test_what_cannot_be_vectorized_says_so():
+    x = kd.slice([[3, 1, 2], [5], [7, 4]])
+    with pytest.raises(ValueError, match="kd.random.mask has no batching rule"):
+        kd.vmap(lambda r: kd.random.mask(r, 0.5, 42))(x)
+    with pytest.raises(ValueError, match="kd.shapes.dim_sizes has no batching rule"):
+        kd.vmap(lambda r: kd.shapes.dim_sizes(kd.get_shape(r), 0))(x)
+    with pytest.raises(ValueError, match="a JaggedShape given as a constant is one example's shape"):
+        kd.vmap(lambda r: kd.shapes.expand_to_shape(r, kd.shapes.new(3)))(kd.slice([1, 2, 3]))
+    with pytest.raises(ValueError, match="kd.curves.pwl_curve has no batching rule"):
+        kd.vmap(kd.curves.pwl_curve, in_axes=(0, None))(kd.slice([0.5, 1.5]), kd.slice([[0, 0], [1, 10], [3, 30]]))
+    # Operators over the last dimension of examples that are single items.
+    items = kd.slice([3, 1, 2])
+    for f in (kd.reverse, kd.sort, kd.unique, lambda r: kd.select(r, r > 1), kd.agg_sum, kd.math.cum_sum):
+        with pytest.raises(ValueError, match="needs examples of at least 1 dimension"):
+            kd.vmap(f)(items)
+    with pytest.raises(ValueError, match="needs examples of at least 2 dimension"):
+        kd.vmap(lambda r: kd.agg_sum(r, ndim=2))(kd.slice([[1, 2], [3]]))
+
+
+def test_out_axes_beyond_one_and_in_traced_functions():
+    u = kd.slice([[[0, 1], [2, 3], [4, 5]], [[6, 7], [8, 9], [10, 11]]])  # 2 x 3 x 2
+    moved = kd.vmap(lambda e: e, out_axes=2)(u)
+    assert moved.to_py() == [[[0, 6], [1, 7]], [[2, 8], [3, 9]], [[4, 10], [5, 11]]]
+    assert kd.vmap(lambda e: e, in_axes=2)(u).to_py() == [[[0, 2, 4], [6, 8, 10]], [[1, 3, 5], [7, 9, 11]]]
+    with pytest.raises(ValueError, match="inside a traced function, out_axes must be 0 or None"):
+        kd.fn(lambda x: kd.vmap(lambda a: a, out_axes=1)(x))(kd.slice([[1, 2], [3, 4]]))
+    assert kd.vmap(lambda r: kd.stack(r, r * 2))(kd.slice([1, 2])).to_py() == [[1, 2], [2, 4]]

@@ -578,12 +578,15 @@ Examples:
     use crate::typing::rules::{Out, like, shaped};
     use plait_core::Schema;
     r.type_rule("kd.random.cityhash", like("x", Out::Fixed(Schema::Int64)));
-    r.type_rule("kd.random.mask", like("x", Out::Fixed(Schema::Mask)));
+    // Unkeyed draws depend on each item's position in the whole slice: on
+    // a batch they are not each example's draws (no batching rule).
+    use crate::typing::Batching::ByName;
+    r.type_rule("kd.random.mask", like("x", Out::Fixed(Schema::Mask)).batched(ByName));
     for name in ["kd.random.randint_like", "kd.random.randint_shaped_as"] {
-        r.type_rule(name, like("x", Out::Fixed(Schema::Int64)));
+        r.type_rule(name, like("x", Out::Fixed(Schema::Int64)).batched(ByName));
     }
     r.type_rule("kd.random.randint_shaped", shaped("shape", Schema::Int64));
-    r.type_rule("kd.random.shuffle", like("x", Out::SameAs("x")));
+    r.type_rule("kd.random.shuffle", like("x", Out::SameAs("x")).batched(ByName));
     for name in ["kd.random.sample", "kd.random.sample_n"] {
         r.type_rule(name, crate::typing::TypeRule::new(crate::slices::types::sampled));
     }

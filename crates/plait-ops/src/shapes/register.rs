@@ -394,6 +394,48 @@ Examples:
         },
     );
     r.bag_rule("kd.slices._under_batch", BagRule::From(&["x"]));
+    r.add(
+        "kd.slices._example_rank",
+        &[],
+        "x, ndim, least, op",
+        r#"Returns `x` when each of its examples (below its first `ndim` dimensions) has at least `least` dimensions (`kd.vmap`).
+
+Otherwise a ValueError names the operator `op` that needs them: under
+`kd.vmap`, an operator over the last dimension of a batch of single items
+would reach the batch's own dimension.
+
+Args:
+  x: a batched DataSlice.
+  ndim: how many leading dimensions of `x` are the batch's.
+  least: the dimensions each example needs.
+  op: the name of the operator that needs them.
+
+Examples:
+  >>> kd.slices._example_rank(kd.slice([[1, 2], [3]]), 1, 1, 'kd.sort')
+  DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)"#,
+        |a: &Args<'_>| -> Result<DataSlice> {
+            let x = a.slice("x")?;
+            let (ndim, least) = (a.int("ndim")?, a.int("least")?);
+            let rank = x.rank() as i64 - ndim;
+            if rank < least {
+                let op = a.slice("op")?;
+                let op = match op.get(0) {
+                    Some(plait_core::ScalarRef::String(s)) => s.to_string(),
+                    _ => "an operator".to_string(),
+                };
+                return Err(plait_core::Error::value(
+                    "kd.vmap",
+                    format!("{op} needs examples of at least {least} dimension(s), but each example has {}", rank.max(0)),
+                ));
+            }
+            Ok(x.clone())
+        },
+    );
+    r.bag_rule("kd.slices._example_rank", BagRule::From(&["x"]));
+    r.type_rule(
+        "kd.slices._example_rank",
+        crate::typing::TypeRule::new(|a: &crate::typing::TypeArgs<'_>| Ok(crate::typing::TypeValue::slice(a.slice("x")?.clone()))),
+    );
     r.type_rule(
         "kd.slices._under_batch",
         crate::typing::TypeRule::new(|a: &crate::typing::TypeArgs<'_>| {
