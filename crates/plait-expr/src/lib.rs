@@ -30,6 +30,7 @@ pub mod host;
 pub mod inline;
 pub mod operator;
 pub mod packed;
+pub mod partition;
 pub mod prepare;
 pub mod stream;
 pub mod text;

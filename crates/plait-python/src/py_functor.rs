@@ -53,6 +53,14 @@ fn lazy_functor_call(py: Python<'_>, f: &Bound<'_, PyAny>, args: &Bound<'_, PyTu
     lazy_call(py, "kd.functor.call", &all, kwargs)
 }
 
+/// The body of functor `f`: its `returns` with every variable inlined,
+/// over inputs named after its parameters.
+#[pyfunction]
+fn functor_body(f: &PyDataSlice) -> PyResult<crate::py_expr::PyExpr> {
+    let compiled = crate::errors::guard(|| functor::compile(&f.inner))?;
+    Ok(crate::py_expr::PyExpr { inner: compiled.body.clone() })
+}
+
 /// Whether `x` is a functor.
 #[pyfunction]
 fn is_functor(x: &Bound<'_, PyAny>) -> bool {
@@ -118,5 +126,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(make_functor, m)?)?;
     m.add_function(wrap_pyfunction!(functor_call, m)?)?;
     m.add_function(wrap_pyfunction!(is_functor, m)?)?;
+    m.add_function(wrap_pyfunction!(functor_body, m)?)?;
     Ok(())
 }

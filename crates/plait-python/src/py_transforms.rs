@@ -119,8 +119,50 @@ fn vmap_expr(expr: &PyExpr, batched: Vec<String>, k: i64) -> PyResult<(PyExpr, b
     Ok((PyExpr { inner }, is_batched))
 }
 
+/// The operator nodes of named expressions `outputs`, each once, children
+/// first: what `kd.parallel.partition` asks its `part_fn` about.
+#[pyfunction]
+fn partition_nodes(outputs: Vec<(String, PyRef<'_, PyExpr>)>) -> Vec<PyExpr> {
+    let outputs: Vec<(String, Expr)> = outputs.into_iter().map(|(n, e)| (n, e.inner.clone())).collect();
+    plait_expr::partition::operator_nodes(&outputs).into_iter().map(|inner| PyExpr { inner }).collect()
+}
+
+/// One part: (pid, needed pids, input names, [(output name, expression)]).
+type PartTuple = (usize, Vec<usize>, Vec<String>, Vec<(String, PyExpr)>);
+
+/// `outputs` cut into parts by `keys` (a part key per operator node of
+/// `partition_nodes`): `("parts", [part, ...])` in dependency batches'
+/// order of pids, or `("cycle", [pid, ...])`.
+#[pyfunction]
+fn partition_expr(outputs: Vec<(String, PyRef<'_, PyExpr>)>, keys: Vec<u64>) -> PyResult<(String, Vec<PartTuple>, Vec<usize>)> {
+    use plait_expr::partition::{Partitioned, partition};
+    let outputs: Vec<(String, Expr)> = outputs.into_iter().map(|(n, e)| (n, e.inner.clone())).collect();
+    Ok(match guard(|| partition(&outputs, &keys))? {
+        Partitioned::Cycle(pids) => ("cycle".to_string(), Vec::new(), pids),
+        Partitioned::Parts(parts) => {
+            let parts = parts
+                .into_iter()
+                .map(|p| {
+                    let outputs = p.outputs.into_iter().map(|(n, inner)| (n, PyExpr { inner })).collect();
+                    (p.pid, p.needed_pids.into_iter().collect(), p.input_names.into_iter().collect(), outputs)
+                })
+                .collect();
+            ("parts".to_string(), parts, Vec::new())
+        }
+    })
+}
+
+/// The prefix of the names of values crossing part boundaries.
+#[pyfunction]
+fn partition_boundary_prefix() -> &'static str {
+    plait_expr::partition::BOUNDARY_PREFIX
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCompiledPlan>()?;
+    m.add_function(wrap_pyfunction!(partition_boundary_prefix, m)?)?;
+    m.add_function(wrap_pyfunction!(partition_nodes, m)?)?;
+    m.add_function(wrap_pyfunction!(partition_expr, m)?)?;
     m.add_function(wrap_pyfunction!(vmap_expr, m)?)?;
     m.add_function(wrap_pyfunction!(compile_key, m)?)?;
     m.add_function(wrap_pyfunction!(compile_plan, m)?)?;

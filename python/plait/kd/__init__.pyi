@@ -25,6 +25,7 @@ from plait.kd import math as math
 from plait.kd import objs as objs
 from plait.kd import optools as optools
 from plait.kd import parallel as parallel
+from plait.kd import partition as partition
 from plait.kd import persistence as persistence
 from plait.kd import progress as progress
 from plait.kd import proto as proto

@@ -172,4 +172,6 @@ def yield_multithreaded(fn, /, *args, value_type_as=_types.DataSlice, max_thread
         _plait.stream_cancel(stream)
 
 
-__all__ = ["call_multithreaded", "transform", "yield_multithreaded"]
+from plait.kd.partition import Part, PartitionInducedCycleError, partition, run  # noqa: E402 - kd.parallel's DAG parts
+
+__all__ = ["Part", "PartitionInducedCycleError", "call_multithreaded", "partition", "run", "transform", "yield_multithreaded"]

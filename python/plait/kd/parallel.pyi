@@ -2,8 +2,16 @@
 
 from typing import Any
 
+Part: Any
+PartitionInducedCycleError: Any
 def call_multithreaded(fn, /, *args, return_type_as = ..., max_threads = ..., timeout = ..., **kwargs) -> Any:
     """Calls a functor with the items of its `kd.map` loops computed in parallel."""
+
+def partition(functor_or_outputs, part_fn) -> Any:
+    """Returns the parts of a DAG cut by `part_fn`, in dependency order."""
+
+def run(parts, *, runner = ..., max_workers = ..., **inputs) -> Any:
+    """Runs `parts` (from `kd.parallel.partition`) on `inputs`: the DAG's outputs by name."""
 
 def transform(fn, *, allow_runtime_transforms = ...) -> Any:
     """Returns a functor that runs `fn` in parallel."""
