@@ -11,7 +11,9 @@
 //! Operators that look at all the dimensions or count them from the front
 //! are rewritten to act on the dimensions after the batch ones: `kd.sum(x)`
 //! becomes `kd.agg_sum(x, ndim=kd.get_ndim(x) - k)`, `kd.index(x, dim=0)`
-//! indexes dimension `k`, `kd.get_ndim(x)` subtracts `k`. Rewrites use
+//! indexes dimension `k`, `kd.get_ndim(x)` subtracts `k`. An operator over
+//! the last dimension(s) checks as it runs that each example has them
+//! (on a batch of items, the last dimension is the batch's). Rewrites use
 //! operators that have batching rules of their own, so a nested `kd.vmap`
 //! (whose rewrite is rewritten again by the outer one) counts both levels.
 //! An operator with no rule on batched arguments is an error naming it.
