@@ -23,6 +23,18 @@ def workloads(scale, pkd, kkd):
         "numpy": lambda: x_np + y_np * np.float32(2.0),
     }, prepare
 
+    masked = {}
+
+    def prepare_masked(kd, name):
+        x, y = state[name]
+        masked[name] = (x & (x > 0.5), y)
+
+    yield f"coalesce (x & m) | y, {n:,} FLOAT32", {
+        "plait": lambda: masked["plait"][0] | masked["plait"][1],
+        "koladata": lambda: masked["koladata"][0] | masked["koladata"][1],
+        "numpy": lambda: np.where(x_np > np.float32(0.5), x_np, y_np),
+    }, prepare_masked
+
     n_rows = int(1_000_000 * scale)
     jagged = {}
 

@@ -10,6 +10,7 @@ use plait_core::{DataSlice, Error, JaggedShape, Result, Schema, SliceData, Value
 
 use crate::groups::groups;
 use crate::kernel::{BitCounter, collect_bits, map_groups};
+use crate::num::Num;
 use crate::promote::{TypeClass, data_type};
 
 /// A MASK slice of `shape` present where `bits` is set.
@@ -113,11 +114,37 @@ fn merge(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     if x.present_count() == 0 {
         return DataSlice::new(y.shape().clone(), y.data().clone(), schema);
     }
+    if x.present_count() == x.size() {
+        return DataSlice::new(x.shape().clone(), x.data().clone(), schema);
+    }
+    if let Some(data) = merge_numbers(x, y) {
+        return DataSlice::new(x.shape().clone(), data, schema);
+    }
     let mut out = SliceBuilder::new();
     for i in 0..x.size() {
         out.push(x.get(i).or_else(|| y.get(i)));
     }
     DataSlice::new(x.shape().clone(), out.finish(), schema)
+}
+
+/// [`merge`] of two aligned columns of one numeric type, item by item in
+/// a typed loop (`None` for other data: mixed types, text, ids).
+fn merge_numbers(x: &DataSlice, y: &DataSlice) -> Option<SliceData> {
+    let ([cx], [cy]) = (x.data().columns(), y.data().columns()) else { return None };
+    let dtype = cx.values.dtype();
+    if dtype != cy.values.dtype() || !matches!(dtype, Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64) {
+        return None;
+    }
+    let px = cx.presence.as_ref()?;
+    crate::with_num_type!(dtype, T => {
+        let (a, b) = (T::slice_of(&cx.values)?, T::slice_of(&cy.values)?);
+        let values = crate::kernel::build_vec(a.len(), |out| {
+            let range = out.range();
+            out.write_all(range.map(|i| if px.is_valid(i) { a[i] } else { b[i] }));
+        });
+        let presence = cy.presence.as_ref().map(|py| NullBuffer::new(px.inner() | py.inner()));
+        Some(SliceData::from_column(Column::new(T::into_values(values), presence)))
+    })
 }
 
 /// The bits of two MASK arguments, aligned.
