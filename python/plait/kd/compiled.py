@@ -197,6 +197,18 @@ class CompiledFunction:
                     return entry.run(args)
         return self._call(args, kwargs)
 
+    def __get__(self, obj, objtype=None):
+        # A method: the object it is called on is a static argument (by its
+        # own hash and equality, identity by default), so each object gets
+        # its own plans in the one cache.
+        if obj is None or self._is_functor:
+            return self
+        params = list(self._signature.parameters)
+        if params and params[0] not in self._static:
+            self._static = self._static | {params[0]}
+            self._fast = False
+        return functools.partial(self, obj)
+
     def _touch(self, key):
         # Another thread may have evicted the key since it was read: the
         # entry in hand still runs.

@@ -337,3 +337,19 @@ def test_static_values_are_keyed_by_type_too():
     f = kd.compile(lambda x, flag: x * 2 if flag is True else x, static_argnames="flag")
     assert f(kd.slice([1, 2]), True).to_py() == [2, 4]
     assert f(kd.slice([1, 2]), 1).to_py() == [1, 2]
+
+
+def test_methods_compile_per_object():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @kd.compile
+        def apply(self, x):
+            return x * self.k + 1
+
+    two, three = Scaler(2), Scaler(3)
+    assert two.apply(kd.slice([1, 2])).to_py() == [3, 5]
+    assert three.apply(kd.slice([1, 2])).to_py() == [4, 7]
+    assert two.apply(kd.slice([5, 6])).to_py() == [11, 13]
+    assert Scaler.apply.stats == (1, 2, 0, 2)
