@@ -36,7 +36,9 @@ const OP: &str = "kd.vmap";
 pub fn vectorize(expr: &Expr, batched: &HashSet<String>, k: i64) -> Result<(Expr, bool)> {
     let prepared = crate::prepare::prepare(expr)?;
     let inlined = crate::inline::inline_calls(&prepared)?;
-    let inlined = crate::inline::inline_calls(&branches_selected(&inlined, batched)?)?;
+    // `kd.if_`s rewritten into calls of their branches: inlined in turn.
+    let selected = branches_selected(&inlined, batched)?;
+    let inlined = if selected.same_node(&inlined) { inlined } else { crate::inline::inline_calls(&selected)? };
     let nodes = inlined.post_order();
     let mut done: HashMap<u128, (Expr, bool)> = HashMap::with_capacity(nodes.len());
     for node in &nodes {

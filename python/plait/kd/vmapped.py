@@ -114,6 +114,7 @@ class VmappedFunction:
         self._out_axes = out_axes
         self._axis_size = axis_size
         self._name = getattr(fn, "__qualname__", None) or ("functor" if self._is_functor else repr(fn))
+        self._positional = _positional_names(fn)
         if not self._is_functor:
             functools.update_wrapper(self, fn, updated=())
 
@@ -128,7 +129,7 @@ class VmappedFunction:
         from plait import kd
 
         in_axes = self._in_axes
-        names = [_arg_name(self._fn, i) for i in range(len(args))]
+        names = [self._positional[i] if i < len(self._positional) else f"args[{i}]" for i in range(len(args))]
         if isinstance(in_axes, (tuple, list)):
             if len(in_axes) != len(args):
                 raise ValueError(f"kd.vmap: in_axes has {len(in_axes)} entries for {len(args)} positional arguments of "
@@ -209,12 +210,13 @@ def _batch_of(batched, size, tracing):
     return _expr.as_expr(kd.present_shaped(kd.shapes.new(size)))
 
 
-def _arg_name(fn, i):
+def _positional_names(fn):
+    """The names of `fn`'s positional parameters (none known: empty)."""
     try:
-        params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        return params[i].name if i < len(params) else f"args[{i}]"
+        params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
-        return f"args[{i}]"
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def vmap(fn=None, in_axes=0, out_axes=0, axis_size=None):

@@ -70,8 +70,8 @@ fn fused(_: &str, mut args: CallArgs) -> Result<ExprValue> {
         }
     }
     // Operator by operator: the eager result, or the eager error.
-    let bound: Vec<(String, ExprValue)> = inputs.into_iter().enumerate().map(|(k, v)| (input_name(k), v)).collect();
-    let named: Vec<(&str, ExprValue)> = bound.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+    let names: Vec<String> = (0..inputs.len()).map(input_name).collect();
+    let named: Vec<(&str, ExprValue)> = names.iter().map(String::as_str).zip(inputs).collect();
     evaluate(&body, &Bindings { inputs: Some(&named), variables: None }).map_err(|failure| failure.error)
 }
 
@@ -86,6 +86,10 @@ fn run(body: &Expr, inputs: &[&DataSlice]) -> Result<Option<DataSlice>> {
     }
     let shapes: Vec<_> = inputs.iter().map(|x| x.shape()).collect();
     let Ok(shape) = common_shape(FUSED, &shapes) else { return Ok(None) };
+    if let Some(k) = program.output_input() {
+        // `+x`, rounding integers: the input itself, bag and all.
+        return Ok(Some((*inputs[k]).clone()));
+    }
     let mut expanded = Vec::new();
     for x in inputs {
         if x.is_item() || x.shape() == &shape {
@@ -96,10 +100,6 @@ fn run(body: &Expr, inputs: &[&DataSlice]) -> Result<Option<DataSlice>> {
                 Err(_) => return Ok(None),
             }
         }
-    }
-    if let Some(k) = program.output_input() {
-        // `+x`, rounding integers: the input itself, bag and all.
-        return Ok(Some((*inputs[k]).clone()));
     }
     let refs: Vec<&DataSlice> = expanded.iter().collect();
     machine::run(&program.program, &refs, &shape)

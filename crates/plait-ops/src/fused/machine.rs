@@ -67,15 +67,6 @@ fn item_value(column: &Column) -> ConstValue {
     }
 }
 
-/// The output's values while a run writes them.
-enum OutVec {
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-    Mask,
-}
-
 /// The part of the output one task writes (every item of it).
 enum OutSlice<'a> {
     I32(&'a mut [MaybeUninit<i32>]),
@@ -97,22 +88,22 @@ fn run_columns(program: &Program, inputs: &[Input<'_>], n: usize) -> Option<(Val
     // Not initialised: the tasks write every item (a pass clearing a
     // reused buffer would cost a tenth of a long chain).
     let mut out = match program.output_kind {
-        Kind::Num(NumType::I32) => OutVec::I32(Vec::with_capacity(n)),
-        Kind::Num(NumType::I64) => OutVec::I64(Vec::with_capacity(n)),
-        Kind::Num(NumType::F32) => OutVec::F32(Vec::with_capacity(n)),
-        Kind::Num(NumType::F64) => OutVec::F64(Vec::with_capacity(n)),
-        Kind::Mask => OutVec::Mask,
+        Kind::Num(NumType::I32) => Buf::I32(Vec::with_capacity(n)),
+        Kind::Num(NumType::I64) => Buf::I64(Vec::with_capacity(n)),
+        Kind::Num(NumType::F32) => Buf::F32(Vec::with_capacity(n)),
+        Kind::Num(NumType::F64) => Buf::F64(Vec::with_capacity(n)),
+        Kind::Mask => Buf::None,
     };
     let mut words = vec![0u64; n.div_ceil(64)];
     let parallel = n >= PARALLEL_MIN;
     let end = {
         let words_per_task = TASK / 64;
         let slices: Vec<OutSlice<'_>> = match &mut out {
-            OutVec::I32(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::I32).collect(),
-            OutVec::I64(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::I64).collect(),
-            OutVec::F32(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::F32).collect(),
-            OutVec::F64(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::F64).collect(),
-            OutVec::Mask => (0..n.div_ceil(TASK)).map(|_| OutSlice::Mask).collect(),
+            Buf::I32(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::I32).collect(),
+            Buf::I64(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::I64).collect(),
+            Buf::F32(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::F32).collect(),
+            Buf::F64(v) => v.spare_capacity_mut()[..n].chunks_mut(TASK).map(OutSlice::F64).collect(),
+            Buf::None => (0..n.div_ceil(TASK)).map(|_| OutSlice::Mask).collect(),
         };
         let tasks: Vec<(usize, OutSlice<'_>, &mut [u64])> =
             slices.into_iter().zip(words.chunks_mut(words_per_task)).enumerate().map(|(k, (o, w))| (k * TASK, o, w)).collect();
@@ -137,20 +128,20 @@ fn run_columns(program: &Program, inputs: &[Input<'_>], n: usize) -> Option<(Val
     // capacity.
     unsafe {
         match &mut out {
-            OutVec::I32(v) => v.set_len(n),
-            OutVec::I64(v) => v.set_len(n),
-            OutVec::F32(v) => v.set_len(n),
-            OutVec::F64(v) => v.set_len(n),
-            OutVec::Mask => {}
+            Buf::I32(v) => v.set_len(n),
+            Buf::I64(v) => v.set_len(n),
+            Buf::F32(v) => v.set_len(n),
+            Buf::F64(v) => v.set_len(n),
+            Buf::None => {}
         }
     }
     let presence = end.missing.then(|| NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, n)));
     let values = match out {
-        OutVec::I32(v) => Values::Int32(ScalarBuffer::from(v)),
-        OutVec::I64(v) => Values::Int64(ScalarBuffer::from(v)),
-        OutVec::F32(v) => Values::Float32(ScalarBuffer::from(v)),
-        OutVec::F64(v) => Values::Float64(ScalarBuffer::from(v)),
-        OutVec::Mask => Values::Mask(n),
+        Buf::I32(v) => Values::Int32(ScalarBuffer::from(v)),
+        Buf::I64(v) => Values::Int64(ScalarBuffer::from(v)),
+        Buf::F32(v) => Values::Float32(ScalarBuffer::from(v)),
+        Buf::F64(v) => Values::Float64(ScalarBuffer::from(v)),
+        Buf::None => Values::Mask(n),
     };
     Some((values, presence))
 }
@@ -215,6 +206,8 @@ struct Reg {
     full: bool,
 }
 
+/// Numbers of one type: a register's chunk, or the output while a run
+/// writes it (`None`: a MASK, which has no values).
 enum Buf {
     I32(Vec<i32>),
     I64(Vec<i64>),
