@@ -17,6 +17,9 @@ $(DEPS): requirements-dev.txt pyproject.toml
 	@# koladata is the reference the comparison tests run against; they skip
 	@# cleanly when it cannot be installed.
 	-$(PY) -m pip install --quiet koladata
+	@# Ray runs kd.shard_map / kd.parallel.run on a cluster; its tests skip
+	@# cleanly when it cannot be installed.
+	-$(PY) -m pip install --quiet ray
 	touch $(DEPS)
 
 # Debug build of the extension, installed into the virtualenv.

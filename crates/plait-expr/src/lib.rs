@@ -32,6 +32,7 @@ pub mod operator;
 pub mod packed;
 pub mod partition;
 pub mod prepare;
+pub mod shard;
 pub mod stream;
 pub mod text;
 pub mod tracing;

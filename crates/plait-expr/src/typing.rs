@@ -73,6 +73,12 @@ impl TypeEnv {
         Ok(self.types[&expr.fingerprint()].clone())
     }
 
+    /// The type inferred for `node`, when it was typed (by [`TypeEnv::infer`]
+    /// of an expression holding it).
+    pub fn node_type(&self, node: &Expr) -> Option<&TypeValue> {
+        self.types.get(&node.fingerprint())
+    }
+
     /// Types `expr` and every node below it not typed yet.
     fn add(&mut self, expr: &Expr) -> Result<()> {
         let mut stack = vec![(expr.clone(), false)];

@@ -89,7 +89,7 @@ fn branches_selected(expr: &Expr, batched: &HashSet<String>) -> Result<Expr> {
 }
 
 /// A literal integer item.
-fn literal_int(e: &Expr) -> Option<i64> {
+pub(crate) fn literal_int(e: &Expr) -> Option<i64> {
     match e.literal_value() {
         Some(ExprValue::Data(Value::Slice(x))) if x.is_item() => match x.get(0) {
             Some(ScalarRef::Int32(v)) => Some(v as i64),
@@ -100,11 +100,11 @@ fn literal_int(e: &Expr) -> Option<i64> {
     }
 }
 
-fn int(v: i64) -> Expr {
+pub(crate) fn int(v: i64) -> Expr {
     Expr::literal(ExprValue::slice(plait_core::DataSlice::item(Some(ScalarRef::Int64(v)), Schema::Int64).expect("an INT64 item")))
 }
 
-fn op(name: &str, args: Vec<Expr>) -> Result<Expr> {
+pub(crate) fn op(name: &str, args: Vec<Expr>) -> Result<Expr> {
     Expr::op(name, args.into_iter().map(Some).collect())
 }
 

@@ -16,6 +16,7 @@ mod py_operator;
 mod py_persist;
 mod py_proto;
 mod py_shape;
+mod py_shard;
 mod py_slice;
 mod py_stream;
 mod py_transforms;
@@ -63,6 +64,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_expr::register(m)?;
     py_typing::register(m)?;
     py_transforms::register(m)?;
+    py_shard::register(m)?;
     py_functor::register(m)?;
     py_from_py::register(m)?;
     py_persist::register(m)?;

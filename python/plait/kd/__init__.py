@@ -53,6 +53,7 @@ from plait.kd import progress
 from plait.kd import typing
 from plait.kd.compiled import compile  # noqa: A004 - the transform's name
 from plait.kd.vmapped import vmap
+from plait.kd.sharded import shard_map
 from plait.kd.assertion import check_inputs, check_output, duck_dict, duck_list, duck_type, static_when_tracing
 
 from_pytree = from_py

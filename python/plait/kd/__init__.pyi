@@ -32,8 +32,10 @@ from plait.kd import proto as proto
 from plait.kd import py as py
 from plait.kd import qtypes as qtypes
 from plait.kd import random as random
+from plait.kd import runners as runners
 from plait.kd import schema as schema
 from plait.kd import shapes as shapes
+from plait.kd import sharded as sharded
 from plait.kd import signature_utils as signature_utils
 from plait.kd import slices as slices
 from plait.kd import streams as streams
@@ -823,6 +825,9 @@ def set_schema(x, schema) -> Any:
 
 def shallow_clone(x, /, *, itemid = ..., schema = ..., **overrides) -> Any:
     """Returns clones of x with new ItemIds holding the same top-level attributes."""
+
+def shard_map(fn = ..., mesh = ..., in_specs = ..., out_specs = ..., *, runner = ..., max_workers = ...) -> Any:
+    """Returns `fn` run with its arguments cut into shards of whole rows."""
 
 def shuffle(x, /, ndim = ..., seed = ...) -> Any:
     """Randomly shuffles a DataSlice along a single dimension (last by default)."""

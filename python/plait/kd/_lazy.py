@@ -30,7 +30,7 @@ NAMESPACES += ("bitwise", "curves", "json", "proto", "random", "extension_types"
 _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "types", "with_name", "to_pylist", "is_item",
                   "is_slice", "dir", "get_attr_names",
                   # Functor construction runs now, even inside tracing.
-                  "functor", "fn", "compile", "compiled", "vmap", "vmapped", "py_fn", "trace_py_fn", "trace_as_fn",
+                  "functor", "fn", "compile", "compiled", "vmap", "vmapped", "shard_map", "sharded", "runners", "py_fn", "trace_py_fn", "trace_as_fn",
                   "check_inputs", "check_output", "dumps", "loads", "dump", "load", "vis", "progress", "parallel",
                   # Python message objects in and out: no operators in Koda either.
                   "from_proto", "to_proto", "schema_from_proto",

@@ -173,5 +173,7 @@ def yield_multithreaded(fn, /, *args, value_type_as=_types.DataSlice, max_thread
 
 
 from plait.kd.partition import Part, PartitionInducedCycleError, partition, run  # noqa: E402 - kd.parallel's DAG parts
+from plait.kd.sharded import Mesh, NamedSharding, P, ReshardingWarning  # noqa: E402 - kd.shard_map's specs
 
-__all__ = ["Part", "PartitionInducedCycleError", "call_multithreaded", "partition", "run", "transform", "yield_multithreaded"]
+__all__ = ["Mesh", "NamedSharding", "P", "Part", "PartitionInducedCycleError", "ReshardingWarning", "call_multithreaded", "partition",
+           "run", "transform", "yield_multithreaded"]

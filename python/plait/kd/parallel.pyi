@@ -2,8 +2,12 @@
 
 from typing import Any
 
+Mesh: Any
+NamedSharding: Any
+P: Any
 Part: Any
 PartitionInducedCycleError: Any
+ReshardingWarning: Any
 def call_multithreaded(fn, /, *args, return_type_as = ..., max_threads = ..., timeout = ..., **kwargs) -> Any:
     """Calls a functor with the items of its `kd.map` loops computed in parallel."""
 

@@ -12,14 +12,11 @@ earlier batches, the parts of a batch at once on the `local` runner's
 threads.
 """
 
-import concurrent.futures
-import os
-
 from plait import _plait
+from plait.kd import progress, runners
 
 # The name of the output of a single expression or functor.
 DEFAULT_OUTPUT = "_pd_out"
-RUNNERS = ("local",)
 
 
 class PartitionInducedCycleError(ValueError):
@@ -109,26 +106,21 @@ def _batches(parts):
     return out
 
 
-def _runner(runner):
-    runner = runner or os.environ.get("PLAIT_RUNNER", "local")
-    if runner not in RUNNERS:
-        raise ValueError(f"kd.parallel.run: runner must be one of {list(RUNNERS)} (or PLAIT_RUNNER), got {runner!r}")
-    return runner
-
-
 def run(parts, *, runner=None, max_workers=None, **inputs):
     """Runs `parts` (from `kd.parallel.partition`) on `inputs`: the DAG's outputs by name.
 
     Parts run in dependency batches; the parts of one batch run at once on
     the runner's workers (`local`: threads of this process, evaluating in
-    Rust without the GIL). A part that fails raises its error, naming the
-    part, and nothing is returned.
+    Rust without the GIL; `ray`: tasks on a Ray cluster, values kept in its
+    object store between parts). A part that fails raises its error, naming
+    the part, and nothing is returned.
 
     Args:
       parts: the parts.
-      runner: `local` (default: `PLAIT_RUNNER`, else `local`).
-      max_workers: the threads of the local runner (default: one per part
-        of the widest batch, at most the CPUs).
+      runner: `local` or `ray` (default: the environment variable
+        `PLAIT_RUNNER`, else `local`).
+      max_workers: the threads of the local runner (default: a shared pool
+        with one thread per CPU).
       **inputs: the DAG's inputs by name.
 
     Examples:
@@ -139,24 +131,33 @@ def run(parts, *, runner=None, max_workers=None, **inputs):
     """
     from plait import kd
 
-    _runner(runner)
+    pool = runners.get_runner(runner, "kd.parallel.run", max_workers)
     by_pid = {p.pid: p for p in parts}
-    values = dict(inputs)
-    order = _batches(parts)
-    widest = max((len(b) for b in order), default=1)
-    workers = max_workers or min(widest, os.cpu_count() or 1)
-
-    def evaluate(part):
-        try:
-            env = {name: values[name] for name in part.input_names if name in values}
-            return {name: kd.eval(e, **env) for name, e in part.outputs.items()}
-        except Exception as e:
-            e.add_note(f"in part {part.pid} of the partition")
-            raise
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(workers, 1)) as pool:
-        for batch in order:
-            for result in pool.map(evaluate, [by_pid[pid] for pid in batch]):
-                values.update(result)
+    values = {name: pool.put(v) for name, v in inputs.items()}
+    items = sum(kd.slices.size(v).to_py() for v in inputs.values() if isinstance(v, _plait.DataSlice))
+    try:
+        with progress.bar(len(parts), "kd.parallel.run", items=items) as bar:
+            for batch in _batches(parts):
+                tasks = [_task(by_pid[pid], values) for pid in batch]
+                # One task per part, all of a batch at once.
+                results = pool.run_many(tasks, on_done=lambda: bar.update())
+                for pid, out in zip(batch, results):
+                    values.update(zip(by_pid[pid].output_names, out))
+    finally:
+        pool.close()
     boundary = _plait.partition_boundary_prefix()
-    return {name: v for name, v in values.items() if name not in inputs and not name.startswith(boundary)}
+    return {name: pool.fetch(v) for name, v in values.items() if name not in inputs and not name.startswith(boundary)}
+
+
+def _task(part, values):
+    """`part` as a runner's task: (its outputs as one step, the values it
+    reads, its label)."""
+    from plait.kd import expr as _expr
+
+    missing = [n for n in part.input_names if n not in values]
+    if missing:
+        raise ValueError(f"kd.parallel.run: part {part.pid} reads {missing}, which neither the inputs nor earlier parts give")
+    renamed = {name: _expr.I[f"_{i}"] for i, name in enumerate(part.input_names)}
+    outputs = [_expr.sub_inputs(e, **renamed) for e in part.outputs.values()]
+    step = runners.Step(_plait.expr_call("kd.tuples.tuple", *outputs), len(part.input_names), len(outputs))
+    return step, [values[n] for n in part.input_names], f"part {part.pid} of the partition"

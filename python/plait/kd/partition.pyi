@@ -5,10 +5,11 @@ from typing import Any
 DEFAULT_OUTPUT: Any
 Part: Any
 PartitionInducedCycleError: Any
-RUNNERS: Any
 def partition(functor_or_outputs, part_fn) -> Any:
     """Returns the parts of a DAG cut by `part_fn`, in dependency order."""
 
+progress: Any
 def run(parts, *, runner = ..., max_workers = ..., **inputs) -> Any:
     """Runs `parts` (from `kd.parallel.partition`) on `inputs`: the DAG's outputs by name."""
 
+runners: Any

@@ -122,7 +122,7 @@ class _NoBar:
         return False
 
 
-def bar(total, desc):
+def bar(total, desc, items=None):
     """Returns a progress bar for `total` items, to use as a context manager.
 
     Call `update()` once per finished item (or `update(k)` for k items). When
@@ -132,10 +132,12 @@ def bar(total, desc):
     Args:
       total: the number of items of the work.
       desc: the label printed in front of the bar.
+      items: how many items the work covers, when its units are larger
+        (tasks over many rows): whether a bar is shown depends on it.
 
     Examples:
       >>> with kd.progress.bar(3, 'work') as b:
       ...   for _ in range(3):
       ...     b.update()
     """
-    return Bar(total, desc) if enabled(total) else _NoBar()
+    return Bar(total, desc) if enabled(total if items is None else items) else _NoBar()

@@ -4,7 +4,7 @@ from typing import Any
 
 Bar: Any
 MIN_ITEMS: Any
-def bar(total, desc) -> Any:
+def bar(total, desc, items = ...) -> Any:
     """Returns a progress bar for `total` items, to use as a context manager."""
 
 def enabled(total, stream = ...) -> Any:

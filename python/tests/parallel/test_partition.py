@@ -90,7 +90,7 @@ def test_functors_and_runner_choice():
     assert len(parts) == 4
     out = kd.parallel.run(parts, x=kd.slice([[1, 2], [3]]), y=kd.slice([[1, 1], [2]]))
     assert out["_pd_out"].to_py() == [7, 10]
-    with pytest.raises(ValueError, match=r"runner must be one of \['local'\]"):
+    with pytest.raises(ValueError, match=r"runner must be one of \['local', 'ray'\]"):
         kd.parallel.run(parts, runner="elsewhere", x=kd.item(1), y=kd.item(1))
     with pytest.raises(TypeError, match="expected a functor, an expression or a dict"):
         kd.parallel.partition(3, lambda node: 0)
