@@ -39,6 +39,7 @@ import workloads_koda_api
 import workloads_typing
 import workloads_compile
 import workloads_vmap
+import workloads_shard
 from bench_common import setup_jagged
 from plait import kd as pkd
 
@@ -139,6 +140,7 @@ def main():
         "typing": workloads_typing.workloads(args.scale, pkd, kkd),
         "compile": workloads_compile.workloads(args.scale, pkd, kkd),
         "vmap": workloads_vmap.workloads(args.scale, pkd, kkd),
+        "shard": workloads_shard.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")
@@ -150,6 +152,14 @@ def main():
             continue
         if group == "compile":
             run_comparison(generator, args.repeat, COMPILE_LIBRARIES, ("numpy", "jax.jit"))
+            continue
+        if group == "shard":
+            run_comparison(generator, args.repeat, ("plait", "eager", "koladata", "awkward"), ("awkward",))
+            overhead = workloads_shard.ray_overhead(pkd)
+            if overhead is not None:
+                per_task, times = overhead
+                print(f"Ray's overhead per shard task (x + 1 on 8 rows, 2 shards): {per_task * 1e3:.2f} ms "
+                      f"(a call: local {times['local'] * 1e3:.2f} ms, Ray {times['ray'] * 1e3:.2f} ms)")
             continue
         run_group(generator, args.repeat)
         if group == "persist":
@@ -197,7 +207,8 @@ def run_comparison(generator, repeat, libraries=("plait", "koladata", "awkward",
             prepare(pkd, "plait")
             if kkd is not None:
                 prepare(kkd, "koladata")
-        ms = {impl: median_seconds(fn, repeat) * 1e3 for impl, fn in impls.items() if kkd is not None or not impl.startswith("koladata")}
+        ms = {impl: median_seconds(fn, repeat) * 1e3 for impl, fn in impls.items()
+              if fn is not None and (kkd is not None or not impl.startswith("koladata"))}
         cells = "".join(f"{ms[lib]:{width[lib]}.2f}" if lib in ms else f"{'-':>{width[lib]}}" for lib in libraries)
         koladata = [ms[lib] for lib in ("koladata", "koladata fn") if lib in ms]
         koda = f"{min(koladata) / ms['plait']:9.2f}x" if koladata else f"{'-':>10}"

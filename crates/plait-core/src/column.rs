@@ -421,6 +421,22 @@ impl Column {
     }
 
     /// The items of `ranges` (`len` in all), one after another.
+    /// The items `range`, sharing the buffers of fixed-width values and of
+    /// presence (no copy); other values are copied.
+    fn range(&self, range: std::ops::Range<usize>) -> Column {
+        let (start, len) = (range.start, range.len());
+        let values = match &self.values {
+            Values::Int32(v) => Values::Int32(v.slice(start, len)),
+            Values::Int64(v) => Values::Int64(v.slice(start, len)),
+            Values::Float32(v) => Values::Float32(v.slice(start, len)),
+            Values::Float64(v) => Values::Float64(v.slice(start, len)),
+            Values::Boolean(v) => Values::Boolean(v.slice(start, len)),
+            Values::Mask(_) => Values::Mask(len),
+            _ => return self.take_ranges(&[range], len),
+        };
+        Column::new(values, self.presence.as_ref().map(|p| p.slice(start, len)))
+    }
+
     fn take_ranges(&self, ranges: &[std::ops::Range<usize>], len: usize) -> Column {
         fn runs<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, ranges: &[std::ops::Range<usize>], len: usize) -> ScalarBuffer<T> {
             let mut out: Vec<T> = Vec::with_capacity(len);
@@ -916,6 +932,13 @@ impl SliceData {
     pub fn take(&self, indices: &[usize]) -> SliceData {
         let columns = self.columns.iter().map(|c| c.take(indices)).collect();
         SliceData::from_columns(indices.len(), columns)
+    }
+
+    /// The items of `range`, sharing fixed-width buffers (see
+    /// [`Column::range`]).
+    pub fn range(&self, range: std::ops::Range<usize>) -> SliceData {
+        let columns = self.columns.iter().map(|c| c.range(range.clone())).collect();
+        SliceData::from_columns(range.len(), columns)
     }
 
     /// The items of `ranges`, one after another (what slicing rows gives):

@@ -53,6 +53,24 @@ pub fn install<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     pool().install(op)
 }
 
+/// `f` on each of `items` at once, each item its own task on the worker
+/// pool, at most `at_once` (else as many as the pool runs) at a time; the
+/// kernels `f` runs share the pool with the other items' (work stealing,
+/// no more threads than CPUs). Results in the items' order.
+pub fn map_each<T: Send, R: Send>(items: Vec<T>, at_once: Option<usize>, f: impl Fn(T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    let at_once = at_once.unwrap_or(usize::MAX).max(1);
+    let mut items = items.into_iter();
+    let mut out = Vec::with_capacity(items.len());
+    loop {
+        let batch: Vec<T> = items.by_ref().take(at_once).collect();
+        if batch.is_empty() {
+            return out;
+        }
+        out.extend(install(|| batch.into_par_iter().with_max_len(1).map(&f).collect::<Vec<R>>()));
+    }
+}
+
 /// The number of worker threads of this process's pool.
 pub fn num_threads() -> usize {
     pool().current_num_threads()

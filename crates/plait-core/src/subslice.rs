@@ -53,6 +53,46 @@ impl SliceArg {
     }
 }
 
+/// Rows `start..stop` of dimension 0 of `x` (rank > 0), whole: the items
+/// under them share `x`'s fixed-width buffers (the shards of
+/// `kd.shard_map`; only the shape's offsets are rebuilt).
+pub fn rows(x: &DataSlice, start: usize, stop: usize) -> Result<DataSlice> {
+    let edges = x.shape().edges();
+    let Some(first) = edges.first() else {
+        return Err(Error::value(OP, "a DataItem (rank 0) has no rows"));
+    };
+    let n_rows = first.child_size();
+    if start > stop || stop > n_rows {
+        return Err(Error::value(OP, format!("rows {start}..{stop} of a DataSlice with {n_rows} rows")));
+    }
+    let mut new_edges = vec![Edge::uniform(1, stop - start)];
+    // The range of the current dimension's items, dimension by dimension.
+    let (mut lo, mut hi) = (start, stop);
+    for edge in &edges[1..] {
+        let new = match edge.uniform_size() {
+            Some(size) => Edge::uniform(hi - lo, size),
+            None => {
+                let points = edge.split_points();
+                let base = points[lo];
+                Edge::from_split_points(points[lo..=hi].iter().map(|p| p - base).collect())?
+            }
+        };
+        new_edges.push(new);
+        (lo, hi) = (edge_start(edge, lo), edge_start(edge, hi));
+    }
+    let shape = JaggedShape::from_edges(new_edges)?;
+    DataSlice::new(shape, x.data().range(lo..hi), x.schema()).map(|s| match x.bag() {
+        Some(bag) => s.with_bag(Some(bag.clone())),
+        None => s,
+    })
+}
+
+/// Where the children of parent `i` of `edge` start (`i` may be the
+/// number of parents: the end).
+fn edge_start(edge: &Edge, i: usize) -> usize {
+    if i < edge.parent_size() { edge.child_range(i).start } else { edge.child_size() }
+}
+
 /// Applies `args` to the dimensions of `x`.
 pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
     let rank = x.rank();

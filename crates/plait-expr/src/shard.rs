@@ -132,27 +132,41 @@ struct Val {
     rank: Option<usize>,
 }
 
-/// Whole aggregations: (operator, the operator combining the partials).
-const COMBINED: &[(&str, &str)] = &[
-    ("kd.math.sum", "kd.math.sum"),
-    ("kd.math.max", "kd.math.max"),
-    ("kd.math.min", "kd.math.min"),
-    ("kd.slices.count", "kd.math.sum"),
-    ("kd.slices.size", "kd.math.sum"),
-    ("kd.masking.all", "kd.masking.all"),
-    ("kd.masking.any", "kd.masking.any"),
-    ("kd.slices.is_empty", "kd.masking.all"),
-    ("kd.math.agg_sum", "kd.math.sum"),
-    ("kd.math.agg_max", "kd.math.max"),
-    ("kd.math.agg_min", "kd.math.min"),
-    ("kd.slices.agg_count", "kd.math.sum"),
-    ("kd.slices.agg_size", "kd.math.sum"),
-    ("kd.masking.agg_all", "kd.masking.all"),
-    ("kd.masking.agg_any", "kd.masking.any"),
-    ("kd.masking.agg_has", "kd.masking.any"),
+/// What a combining step needs of the items: partial results of other
+/// schemas (an empty shard's OBJECT sum is an INT32 0) would not combine.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Items {
+    /// A numeric schema (INT32, INT64, FLOAT32, FLOAT64).
+    Numeric,
+    /// MASK.
+    Mask,
+    /// Any: the partial results' schema does not depend on the items'.
+    Any,
+}
+
+/// Whole aggregations: (operator, the operator combining the partials,
+/// what the items must be).
+const COMBINED: &[(&str, &str, Items)] = &[
+    ("kd.math.sum", "kd.math.sum", Items::Numeric),
+    ("kd.math.max", "kd.math.max", Items::Numeric),
+    ("kd.math.min", "kd.math.min", Items::Numeric),
+    ("kd.slices.count", "kd.math.sum", Items::Any),
+    ("kd.slices.size", "kd.math.sum", Items::Any),
+    ("kd.masking.all", "kd.masking.all", Items::Mask),
+    ("kd.masking.any", "kd.masking.any", Items::Mask),
+    ("kd.slices.is_empty", "kd.masking.all", Items::Any),
+    ("kd.math.agg_sum", "kd.math.sum", Items::Numeric),
+    ("kd.math.agg_max", "kd.math.max", Items::Numeric),
+    ("kd.math.agg_min", "kd.math.min", Items::Numeric),
+    ("kd.slices.agg_count", "kd.math.sum", Items::Any),
+    ("kd.slices.agg_size", "kd.math.sum", Items::Any),
+    ("kd.masking.agg_all", "kd.masking.all", Items::Mask),
+    ("kd.masking.agg_any", "kd.masking.any", Items::Mask),
+    ("kd.masking.agg_has", "kd.masking.any", Items::Any),
 ];
 
-/// Means: combined as sums of partial means weighted by partial counts.
+/// Means (of numeric items): combined as sums of partial means weighted by
+/// partial counts.
 const MEANS: &[&str] = &["kd.math.mean", "kd.math.agg_mean"];
 
 /// Operators over all dimensions with no combining step here: gathered.
@@ -160,22 +174,14 @@ const WHOLE_ONLY: &[&str] = &["kd.math.median", "kd.math.inverse_cdf"];
 
 /// Operators with type rules of their own that work item by item, so rows
 /// of their arguments give rows of their results.
-const ROWWISE: &[&str] = &[
-    "kd.slices.range",
-    "kd.slices.expand_to",
-    "kd.slices.zip",
-    "kd.strings.split",
-    "kd.core.get_attr",
-    "kd.lists.explode",
-    "kd.lists.size",
-    "kd.dicts.size",
-];
+const ROWWISE: &[&str] =
+    &["kd.slices.range", "kd.slices.zip", "kd.strings.split", "kd.core.get_attr", "kd.lists.explode", "kd.lists.size", "kd.dicts.size"];
 
 /// Operators over the last dimension whose type rules are their own.
-const LAST_DIM: &[&str] = &["kd.slices.select", "kd.slices.take", "kd.slices.reverse", "kd.slices.sort", "kd.slices.unique", "kd.slices.group_by"];
+const LAST_DIM: &[&str] = &["kd.slices.take", "kd.slices.reverse", "kd.slices.sort", "kd.slices.unique", "kd.slices.group_by"];
 
-/// Filters: over the last dimension, and over dimension 0 too (each shard
-/// keeps its own rows, cut by a new split).
+/// Filters: over a dimension that may be 0 (each shard then keeps its own
+/// rows, cut by a new split).
 const FILTERS: &[&str] = &["kd.slices.select", "kd.slices.select_present"];
 
 /// `outputs` (expressions over the program's inputs) planned for shards:
@@ -269,6 +275,28 @@ impl Planner<'_> {
         }
     }
 
+    /// Whether the items of `node` (an original node) are what `need` says.
+    fn items_are(&self, node: Option<&Expr>, need: Items) -> bool {
+        if need == Items::Any {
+            return true;
+        }
+        let schema = node.and_then(|node| match node.literal_value() {
+            Some(ExprValue::Data(Value::Slice(x))) => Some(x.schema()),
+            Some(_) => None,
+            None => match self.env.as_ref()?.node_type(node)?.untagged() {
+                TypeValue::Slice(t, _) => match t.schema {
+                    plait_core::typing::SchemaType::Named(s) => Some(s),
+                    _ => None,
+                },
+                _ => None,
+            },
+        });
+        match need {
+            Items::Numeric => schema.is_some_and(|s| s.is_numeric()),
+            _ => schema == Some(plait_core::Schema::Mask),
+        }
+    }
+
     /// The value of `node` when its type gives it (a rank, a size known
     /// from the inputs' types).
     fn known(&self, node: &Expr) -> Option<Expr> {
@@ -317,8 +345,13 @@ impl Planner<'_> {
                 Some(v) => literal_int(&v.expr).and_then(|n| usize::try_from(n).ok()),
             }
         };
-        if let Some((_, combine)) = COMBINED.iter().find(|(n, _)| *n == name) {
+        let x_node = node.args().first().and_then(|a| a.as_ref());
+        if let Some((_, combine, need)) = COMBINED.iter().find(|(n, ..)| *n == name) {
             let all = family == Some(Batching::AllDims) || !name.contains(".agg_") || (x_rank.is_some() && touched() == x_rank);
+            if all && !self.items_are(x_node, *need) {
+                let what = if *need == Items::Mask { "MASK" } else { "numeric" };
+                return self.gathered_node(node, &args, rank, &format!("{name} of items not known to be {what}: partial results might not combine"));
+            }
             if all {
                 let partial = self.on_shards(node, &args, split, Place::Partial)?;
                 let g = self.gather(partial, true, &format!("partial {name} per shard, combined by {combine}"));
@@ -327,9 +360,12 @@ impl Planner<'_> {
             }
         }
         if MEANS.contains(&name) && (name == "kd.math.mean" || (x_rank.is_some() && touched() == x_rank)) {
+            if !self.items_are(x_node, Items::Numeric) {
+                return self.gathered_node(node, &args, rank, &format!("{name} of items that are not all numeric: partial means might not combine"));
+            }
             return self.mean(node, &args, split, rank);
         }
-        if WHOLE_ONLY.contains(&name) || (family == Some(Batching::AllDims) && !COMBINED.iter().any(|(n, _)| *n == name)) {
+        if WHOLE_ONLY.contains(&name) || (family == Some(Batching::AllDims) && !COMBINED.iter().any(|(n, ..)| *n == name)) {
             return self.gathered_node(node, &args, rank, &format!("{name} needs every item at once"));
         }
         if name == "kd.slices.index" {
@@ -365,18 +401,41 @@ impl Planner<'_> {
             if let (Some(r), Some(Some(from)), Some(to)) = (x_rank, bound(1, Some(0)), bound(2, None)) {
                 let norm = |d: i64| if d < 0 { (d + r as i64).max(0) } else { d.min(r as i64) };
                 let (from, to) = (norm(from), to.map_or(r as i64, norm));
-                if from > 0 || to <= from + 1 {
+                // Dimensions after 0 merged, or 0 alone: the rows stay.
+                if from > 0 || to == from + 1 {
                     return self.on_shards(node, &args, split, Place::Rows(split));
                 }
-                return self.new_split(node, &args, split);
+                // Dimension 0 merged with the next: each shard's items are the
+                // rows of the result.
+                if to > from + 1 {
+                    return self.new_split(node, &args, split);
+                }
+                // A new dimension 0 (of one row) in front: gathered below.
             }
             return self.gathered_node(node, &args, rank, &format!("{name}: its dimensions are not known before running"));
         }
-        let last_dims = family == Some(Batching::Trailing) || LAST_DIM.contains(&name) || FILTERS.contains(&name);
+        if name == "kd.slices.expand_to" {
+            // With `ndim`, the last `ndim` dimensions of x are folded into
+            // each item of the target: the rows stay only when dimension 0
+            // is not among them.
+            let ndim = match backend.params.iter().position(|p| p.name == "ndim").and_then(|i| args.get(i).cloned().flatten()) {
+                None => Some(0),
+                Some(v) if matches!(v.expr.literal_value(), Some(ExprValue::Data(Value::Slice(x))) if x.get(0).is_none()) => Some(0),
+                Some(v) => literal_int(&v.expr),
+            };
+            return match (ndim, x_rank) {
+                (Some(0), _) => self.on_shards(node, &args, split, Place::Rows(split)),
+                (Some(k), Some(r)) if k >= 0 && (k as usize) < r => self.on_shards(node, &args, split, Place::Rows(split)),
+                _ => self.gathered_node(node, &args, rank, &format!("{name}: `ndim` folds dimension 0 into every item")),
+            };
+        }
+        if FILTERS.contains(&name) {
+            return self.filter(node, &args, split, rank, backend);
+        }
+        let last_dims = family == Some(Batching::Trailing) || LAST_DIM.contains(&name);
         if last_dims && x_on_shards {
             return match (x_rank, touched()) {
                 (Some(r), Some(t)) if r > t => self.on_shards(node, &args, split, Place::Rows(split)),
-                (Some(1), Some(1)) if FILTERS.contains(&name) => self.new_split(node, &args, split),
                 (Some(1), Some(1)) if name == "kd.slices.unique" => {
                     // Each shard's first occurrences, then the first of those.
                     let partial = self.new_split(node, &args, split)?;
@@ -388,7 +447,7 @@ impl Planner<'_> {
                 _ => self.gathered_node(node, &args, rank, &format!("{name} works over dimension 0, which the shards cut")),
             };
         }
-        if family == Some(Batching::Items) || ROWWISE.contains(&name) || (FILTERS.contains(&name) && !x_on_shards) {
+        if family == Some(Batching::Items) || ROWWISE.contains(&name) {
             return self.on_shards(node, &args, split, Place::Rows(split));
         }
         self.gathered_node(node, &args, rank, &format!("{name} has no rule for values on shards"))
@@ -420,6 +479,44 @@ impl Planner<'_> {
             }
         }
         Ok(Val { expr: node.with_args(rewritten), place, level, rank: self.rank(node) })
+    }
+
+    /// A filter (`select`, `select_present`): it removes items of the last
+    /// dimension of x (of the filter's when `expand_filter=False`); of
+    /// dimension 0 when that is the only one, so each shard keeps its own
+    /// rows, cut by a new split. Where the dimension is not known: gathered.
+    fn filter(
+        &mut self,
+        node: &Expr,
+        args: &[Option<Val>],
+        split: usize,
+        rank: Option<usize>,
+        backend: &plait_ops::registry::Operator,
+    ) -> Result<Val> {
+        let name = name_of(node);
+        let param = |p: &str| backend.params.iter().position(|q| q.name == p).and_then(|i| args.get(i).cloned().flatten());
+        let expand = match param("expand_filter") {
+            None => Some(true),
+            Some(v) => match v.expr.literal_value() {
+                Some(ExprValue::Data(Value::Slice(x))) if x.is_item() => match x.get(0) {
+                    Some(plait_core::ScalarRef::Boolean(b)) => Some(b),
+                    None => Some(true),
+                    _ => None,
+                },
+                _ => None,
+            },
+        };
+        let x_rank = args.first().and_then(|a| a.as_ref()).and_then(|a| a.rank);
+        let filtered_rank = match (expand, name) {
+            (Some(true), _) | (_, "kd.slices.select_present") => x_rank,
+            (Some(false), _) => param("fltr").and_then(|f| f.rank),
+            (None, _) => None,
+        };
+        match filtered_rank {
+            Some(r) if r >= 2 => self.on_shards(node, args, split, Place::Rows(split)),
+            Some(1) => self.new_split(node, args, split),
+            _ => self.gathered_node(node, args, rank, &format!("{name}: the dimension it filters is not known before running")),
+        }
     }
 
     /// `node` on every shard, its result's rows cut by a new split.

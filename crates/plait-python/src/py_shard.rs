@@ -4,9 +4,10 @@
 
 use std::collections::HashMap;
 
-use plait_core::subslice::{SliceArg, subslice};
+use plait_core::subslice::rows;
 use plait_core::{DataSlice, Error};
 use plait_expr::shard::{Action, Import, Place, StepKind};
+use plait_ops::registry::Value;
 use plait_ops::typing::{TypeValue, type_of};
 use pyo3::prelude::*;
 
@@ -114,28 +115,36 @@ fn shard_split(py: Python<'_>, x: PyRef<'_, PyDataSlice>, bounds: Vec<usize>) ->
     pieces.into_iter().map(|p| wrap(py, p)).collect()
 }
 
-fn rows(x: &DataSlice, start: usize, stop: usize) -> plait_core::Result<DataSlice> {
-    subslice(x, &[SliceArg::Range { start: Some(start as i64), stop: Some(stop as i64) }, SliceArg::Ellipsis])
-}
-
 /// The shards' pieces made one value: concatenated along dimension 0, or
 /// (partial results, items) stacked into a new one.
 #[pyfunction]
 fn shard_gather(py: Python<'_>, pieces: Vec<PyRef<'_, PyDataSlice>>, stack: bool) -> PyResult<Py<PyAny>> {
     let pieces: Vec<DataSlice> = pieces.iter().map(|p| p.inner.clone()).collect();
+    // The registered operators: they attach the pieces' bags (merged when
+    // the pieces came with bags of their own, as from Ray's workers).
     let joined = guard_detached(py, move || {
-        let refs: Vec<&DataSlice> = pieces.iter().collect();
-        if stack {
-            plait_ops::slices::stack(&refs, 0)
-        } else {
-            let rank = refs.first().map_or(1, |p| p.rank()) as i64;
-            plait_ops::slices::concat(&refs, rank)
+        let registry = plait_ops::registry::registry();
+        let (name, ndim) = if stack { ("kd.slices.stack", 0) } else { ("kd.slices.concat", pieces.first().map_or(1, |p| p.rank()) as i64) };
+        let op = registry.get(name).ok_or_else(|| Error::internal(format!("{name} is registered")))?;
+        let ndim = Value::Slice(DataSlice::item(Some(plait_core::ScalarRef::Int64(ndim)), plait_core::Schema::Int64)?);
+        match op.call(pieces.into_iter().map(Value::Slice).collect(), vec![("ndim".to_string(), ndim)])? {
+            Value::Slice(x) => Ok(x),
+            _ => Err(Error::internal(format!("{name} gives a DataSlice"))),
         }
     })?;
     wrap(py, joined)
 }
 
+/// A new Python object holding `x`'s data (shared, not copied): what
+/// `kd.shard_map` returns for an input returned as it is, so that marking
+/// the result's sharding leaves the caller's object alone.
+#[pyfunction]
+fn shard_alias(py: Python<'_>, x: PyRef<'_, PyDataSlice>) -> PyResult<Py<PyAny>> {
+    wrap(py, x.inner.clone())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(shard_alias, m)?)?;
     m.add_class::<PyShardPlan>()?;
     m.add_function(wrap_pyfunction!(shard_plan, m)?)?;
     m.add_function(wrap_pyfunction!(shard_row_count, m)?)?;

@@ -102,6 +102,45 @@ impl PyCompiledPlan {
     }
 }
 
+/// A plan and the values of its inputs, by name.
+type PlanJob = (Arc<Plan>, Vec<(String, ExprValue)>);
+
+/// Runs each `(plan, leaves)` of `tasks` at once on the worker pool (at
+/// most `max_workers` at a time), without the GIL: per task `(True, its
+/// result)` or `(False, the exception it raised)`, in order. The shards of
+/// `kd.shard_map` and the parts of `kd.parallel.run` run so: their kernels
+/// share the pool with each other's, rather than threads of their own
+/// competing with it.
+#[pyfunction]
+#[pyo3(signature = (tasks, max_workers=None))]
+fn run_plans(py: Python<'_>, tasks: Vec<(Py<PyCompiledPlan>, Bound<'_, PyTuple>)>, max_workers: Option<usize>) -> PyResult<Vec<(bool, Py<PyAny>)>> {
+    let mut jobs: Vec<PlanJob> = Vec::with_capacity(tasks.len());
+    for (plan, leaves) in &tasks {
+        let plan = plan.get();
+        if leaves.len() != plan.names.len() {
+            return Err(PyTypeError::new_err(format!("kd.compile: the plan takes {} values, got {}", plan.names.len(), leaves.len())));
+        }
+        let mut values = Vec::with_capacity(leaves.len());
+        for (name, leaf) in plan.names.iter().zip(leaves.iter()) {
+            values.push((name.clone(), to_value("kd.compile", &leaf, false)?));
+        }
+        jobs.push((plan.plan.clone(), values));
+    }
+    let outcomes = crate::errors::guard_detached(py, move || {
+        Ok(plait_core::parallel::map_each(jobs, max_workers, |(plan, values)| {
+            let values: Vec<(&str, ExprValue)> = values.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+            plan.run(&Bindings { inputs: Some(&values), variables: None })
+        }))
+    })?;
+    outcomes
+        .into_iter()
+        .map(|outcome| match outcome {
+            Ok(value) => Ok((true, from_value(py, value)?)),
+            Err(failure) => Ok((false, eval_failure(py, failure).into_value(py).into_any())),
+        })
+        .collect()
+}
+
 /// How many operators have computed on this thread so far (`kd.compile`'s
 /// epoch: an evaluation inside a function being traced moves it).
 #[pyfunction]
@@ -167,5 +206,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile_key, m)?)?;
     m.add_function(wrap_pyfunction!(compile_plan, m)?)?;
     m.add_function(wrap_pyfunction!(eval_epoch, m)?)?;
+    m.add_function(wrap_pyfunction!(run_plans, m)?)?;
     Ok(())
 }

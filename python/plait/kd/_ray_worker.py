@@ -11,24 +11,47 @@ from plait import _plait
 _plans = {}
 
 
-def dump(value):
-    """`value` as bytes for the object store (a DataSlice or DataBag in
-    plait's format)."""
+def dump(value, compression=None):
+    """`value` as bytes for the object store, in plait's format: a
+    DataSlice (Python scalars boxed), a DataBag, or a JaggedShape (as a
+    slice of that shape), each behind a one-byte tag. Uncompressed by
+    default (the object store of one machine is memory: compressing costs
+    more than copying); `compression` is `kd.dumps`'s."""
     from plait import kd
 
-    if not isinstance(value, (_plait.DataSlice, _plait.DataBag)):
-        raise TypeError(f"kd.shard_map: only DataSlices and DataBags travel to Ray workers, got {type(value).__name__}")
-    return kd.dumps(value)
+    if isinstance(value, (bool, int, float, str, bytes)) or value is None:
+        value = kd.item(value)
+    if isinstance(value, _plait.DataSlice):
+        return b"S" + kd.dumps(value, compression=compression)
+    if isinstance(value, _plait.DataBag):
+        return b"B" + kd.dumps(value, compression=compression)
+    if isinstance(value, _plait.JaggedShape):
+        return b"H" + kd.dumps(kd.present_shaped(value), compression=compression)
+    raise TypeError(f"kd.parallel: values that travel to Ray workers are DataSlices, DataBags, JaggedShapes and Python "
+                    f"scalars; got a {type(value).__name__}")
 
 
 def load(data):
     from plait import kd
 
-    return kd.loads(data)
+    tag, body = data[:1], data[1:]
+    if tag == b"H":
+        return kd.loads(body).get_shape()
+    if tag in (b"S", b"B"):
+        return kd.loads(body)
+    raise ValueError(f"kd.parallel: bytes from the object store with an unknown tag {tag!r}")
 
 
-def run_step(code, n_inputs, n_outputs, *args):
-    """Runs a step: its outputs' bytes (one value when it has one output)."""
+def row_count(value):
+    """The rows of a value (-1 for a DataItem or a value that is no DataSlice)."""
+    if isinstance(value, _plait.DataSlice) and value.get_ndim().to_py() > 0:
+        return _plait.shard_row_count(value)
+    return -1
+
+
+def run_step(code, n_inputs, compression, *args):
+    """Runs a step: its outputs' bytes, then their row counts (so the
+    driver learns how a filter cut the rows without fetching them)."""
     from plait import kd
 
     key = hashlib.sha256(code).digest()
@@ -39,5 +62,4 @@ def run_step(code, n_inputs, n_outputs, *args):
         if len(_plans) > 256:
             _plans.pop(next(iter(_plans)))
     out = tuple(plan(*(load(a) for a in args)))
-    dumped = [dump(v) for v in out]
-    return dumped[0] if n_outputs == 1 else dumped
+    return (*[dump(v, compression) for v in out], [row_count(v) for v in out])

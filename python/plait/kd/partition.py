@@ -110,8 +110,8 @@ def run(parts, *, runner=None, max_workers=None, **inputs):
     """Runs `parts` (from `kd.parallel.partition`) on `inputs`: the DAG's outputs by name.
 
     Parts run in dependency batches; the parts of one batch run at once on
-    the runner's workers (`local`: threads of this process, evaluating in
-    Rust without the GIL; `ray`: tasks on a Ray cluster, values kept in its
+    the runner's workers (`local`: tasks of plait's worker pool in this
+    process, evaluating in Rust without the GIL; `ray`: tasks on a Ray cluster, values kept in its
     object store between parts). A part that fails raises its error, naming
     the part, and nothing is returned.
 
@@ -119,8 +119,8 @@ def run(parts, *, runner=None, max_workers=None, **inputs):
       parts: the parts.
       runner: `local` or `ray` (default: the environment variable
         `PLAIT_RUNNER`, else `local`).
-      max_workers: the threads of the local runner (default: a shared pool
-        with one thread per CPU).
+      max_workers: how many parts the local runner computes at a time
+        (default: a batch's parts all at once on plait's worker pool).
       **inputs: the DAG's inputs by name.
 
     Examples:

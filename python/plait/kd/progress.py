@@ -9,6 +9,7 @@ is a terminal or a notebook; elsewhere (pipes, CI logs) it stays off.
 
 import os
 import sys
+import threading
 import time
 
 __all__ = ["MIN_ITEMS", "Bar", "bar", "enabled", "set_enabled"]
@@ -81,17 +82,20 @@ class Bar:
         self.stream = stream or sys.stderr
         self.done = 0
         self.start = self.last = time.monotonic()
+        # Tasks on several threads may finish at once.
+        self._lock = threading.Lock()
 
     def __enter__(self):
         self._draw()
         return self
 
     def update(self, k=1):
-        self.done += k
-        now = time.monotonic()
-        if now - self.last >= 0.1:
-            self.last = now
-            self._draw()
+        with self._lock:
+            self.done += k
+            now = time.monotonic()
+            if now - self.last >= 0.1:
+                self.last = now
+                self._draw()
 
     def __exit__(self, *exc):
         self._draw()

@@ -1,5 +1,5 @@
 """Where `kd.shard_map` and `kd.parallel.run` compute: the `local` runner
-(threads of this process, evaluating in Rust without the GIL) or `ray`
+(plait's worker pool in this process, evaluating in Rust without the GIL) or `ray`
 (tasks on a Ray cluster: `RAY_ADDRESS`, or a Ray started in this process).
 
 A runner evaluates *steps* — one tuple expression over inputs `_0`, `_1`,
@@ -10,7 +10,6 @@ code. Values computed on workers stay there (as object references) until
 the driver needs them.
 """
 
-import concurrent.futures
 import os
 import threading
 
@@ -79,26 +78,17 @@ class Step:
         return tuple(self.plan()(*args))
 
 
-_pool = None
-_pool_lock = threading.Lock()
-
-
-def _local_pool():
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(os.cpu_count() or 1, 2), thread_name_prefix="plait-runner")
-        return _pool
-
-
 class LocalRunner:
-    """Tasks on threads of this process (a shared pool, or `max_workers`
-    threads of a pool of this runner's own)."""
+    """Tasks on plait's worker pool, in this process: the tasks of a batch
+    run at once, each a task of the pool whose kernels share it (at most
+    `max_workers` at a time when given), without the GIL."""
 
     name = "local"
 
     def __init__(self, max_workers=None):
-        self._own = concurrent.futures.ThreadPoolExecutor(max_workers=max_workers) if max_workers else None
+        if max_workers is not None and (isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1):
+            raise ValueError(f"max_workers must be a positive int, got {max_workers!r}")
+        self._max_workers = max_workers
 
     def put(self, value):
         return value
@@ -106,40 +96,27 @@ class LocalRunner:
     def fetch(self, ref):
         return ref
 
+    def row_count(self, ref):
+        """The rows of a value a task computed."""
+        return _plait.shard_row_count(ref)
+
     def run_many(self, tasks, on_done=None):
         """Tasks `(step, args, label)` at once: a list of output tuples. A
-        failing task raises its error with a note naming its label; none of
-        the results is returned then."""
-        pool = self._own or _local_pool()
-        if len(tasks) == 1:
-            step, args, label = tasks[0]
-            return [_labelled(step.run, args, label, on_done)]
-        return _results([pool.submit(_labelled, step.run, args, label, on_done) for step, args, label in tasks])
+        failing task raises its error with a note naming its label (the
+        first failing task's, by position); none of the results is returned
+        then."""
+        outcomes = _plait.run_plans([(step.plan(), tuple(args)) for step, args, _ in tasks], self._max_workers)
+        for (ok, value), (_, _, label) in zip(outcomes, tasks):
+            if not ok:
+                value.add_note(f"in {label}")
+                raise value
+        if on_done is not None:
+            for _ in tasks:
+                on_done()
+        return [tuple(value) for _, value in outcomes]
 
     def close(self):
-        if self._own is not None:
-            self._own.shutdown()
-
-
-def _labelled(fn, args, label, on_done):
-    try:
-        out = fn(args)
-    except Exception as e:
-        e.add_note(f"in {label}")
-        raise
-    if on_done is not None:
-        on_done()
-    return out
-
-
-def _results(futures):
-    """Every future's result, or the first failure (by position) after all
-    have finished."""
-    concurrent.futures.wait(futures)
-    for f in futures:
-        if f.exception() is not None:
-            raise f.exception()
-    return [f.result() for f in futures]
+        pass
 
 
 class RayRunner:
@@ -159,16 +136,26 @@ class RayRunner:
         from plait.kd import _ray_worker
 
         self._task = ray.remote(_ray_worker.run_step)
+        # How values travel: uncompressed unless PLAIT_RAY_COMPRESSION says
+        # `lz4` or `zstd` (for clusters whose network is slower than memory).
+        self._compression = os.environ.get("PLAIT_RAY_COMPRESSION") or None
+        if self._compression not in (None, "lz4", "zstd"):
+            raise ValueError(f"{op}: PLAIT_RAY_COMPRESSION must be lz4 or zstd (or unset), got {self._compression!r}")
+        # Row counts of the values tasks computed, by object reference.
+        self._rows = {}
 
     def put(self, value):
         from plait.kd import _ray_worker
 
-        return self._ray.put(_ray_worker.dump(value))
+        return self._ray.put(_ray_worker.dump(value, self._compression))
 
     def fetch(self, ref):
         from plait.kd import _ray_worker
 
         return _ray_worker.load(self._ray.get(ref))
+
+    def row_count(self, ref):
+        return self._rows[ref]
 
     def run_many(self, tasks, on_done=None):
         """Tasks `(step, args, label)` (args: values or object references)
@@ -178,23 +165,24 @@ class RayRunner:
         for step, args, _ in tasks:
             if id(step) not in codes:
                 codes[id(step)] = self._ray.put(step.functor_bytes())
-            n = step.n_outputs
             refs = [a if isinstance(a, self._ray.ObjectRef) else self.put(a) for a in args]
-            out = self._task.options(num_returns=n).remote(codes[id(step)], step.n_inputs, n, *refs)
-            submitted.append([out] if n == 1 else list(out))
+            # The outputs, then their row counts: only the counts come back here.
+            out = self._task.options(num_returns=step.n_outputs + 1).remote(codes[id(step)], step.n_inputs, self._compression, *refs)
+            submitted.append(list(out))
         results = []
         failure = None
         for refs, (_, _, label) in zip(submitted, tasks):
+            outputs, status = refs[:-1], refs[-1]
             try:
-                self._ray.wait(refs, num_returns=len(refs))
-                self._ray.get(refs)
+                counts = self._ray.get(status)
             except Exception as e:  # a task's error, or its worker's death
                 if failure is None:
                     failure = _ray_failure(e, label)
             else:
+                self._rows.update(zip(outputs, counts))
                 if on_done is not None:
                     on_done()
-            results.append(tuple(refs))
+            results.append(tuple(outputs))
         if failure is not None:
             raise failure
         return results

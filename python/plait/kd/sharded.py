@@ -9,7 +9,8 @@ combining steps (partial aggregates, offsets), anything else gathers its
 arguments and runs once. The result always equals `fn(*args)` on whole
 values. `in_specs` / `out_specs` are the only place sharding is stated:
 `P('x')` cuts dimension 0 over mesh axis `x`, `P()` passes a value whole.
-Steps run on a runner (`plait.kd.runners`: `local` threads or `ray`).
+Steps run on a runner (`plait.kd.runners`: `local`, plait's worker pool,
+or `ray`).
 """
 
 import collections
@@ -243,18 +244,19 @@ class ShardMappedFunction:
         self._fn, self.mesh, self.in_specs, self.out_specs = fn, mesh, in_specs, out_specs
         self._runner, self._max_workers = runner, max_workers
         self._name = getattr(fn, "__qualname__", None) or ("functor" if self._is_functor else repr(fn))
-        try:
-            params = inspect.signature(fn).parameters.values()
-            self._positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        except (TypeError, ValueError):
-            self._positional = []
+        self._positional = _positional_names(fn, self._is_functor)
         self._cache = collections.OrderedDict()
         self._lock = threading.Lock()
 
     def _spec_of(self, position, name):
+        """The spec of the argument at `position` (None: given by keyword)
+        named `name`; a keyword argument that is a positional parameter has
+        that parameter's position too."""
         specs = self.in_specs
         if isinstance(specs, P) or specs is None:
             return specs
+        if position is None and name in self._positional:
+            position = self._positional.index(name)
         if isinstance(specs, dict):
             for key in (position, name):
                 if key is not None and key in specs:
@@ -263,14 +265,15 @@ class ShardMappedFunction:
         if position is None:
             return None
         if position >= len(specs):
-            raise ValueError(f"{OP}: in_specs has {len(specs)} entries, but {self._name} got more positional arguments")
+            raise ValueError(f"{OP}: in_specs has {len(specs)} entries, but {self._name} got an argument at position {position}")
         return specs[position]
 
     def _bind(self, args, kwargs):
         if isinstance(self.in_specs, dict):
+            given = set(self._positional[:len(args)]) | set(kwargs)
             for key in self.in_specs:
-                if isinstance(key, int) and not 0 <= key < len(args) or isinstance(key, str) and key not in kwargs and \
-                        key not in self._positional[:len(args)]:
+                by_keyword = isinstance(key, int) and key < len(self._positional) and self._positional[key] in kwargs
+                if isinstance(key, int) and not (0 <= key < len(args) or by_keyword) or isinstance(key, str) and key not in given:
                     raise ValueError(f"{OP}: in_specs names argument {key!r}, which the call does not give")
         found = []
         names = [self._positional[i] if i < len(self._positional) else f"args[{i}]" for i in range(len(args))]
@@ -375,9 +378,12 @@ class ShardMappedFunction:
         specs = self._out_specs(len(results))
         outs = []
         for (value, place, bounds), spec in zip(results, specs):
+            if any(value is v for v in values):
+                # An argument returned as it is: a new object, so its sharding is the result's only.
+                value = _plait.shard_alias(value)
             spec = _check_spec(spec, self.mesh, "an output") if spec is not None else (
                 P(self._sharded_axis(found)) if place != "whole" else P())
-            if spec.axes and bounds is None:
+            if spec.axes and (bounds is None or len(bounds) != self._n_shards(spec) + 1):
                 if not isinstance(value, _DataSlice) or value.get_ndim().to_py() == 0:
                     raise ValueError(f"{OP}: out_specs asks for {spec!r}, but the output of {self._name} is a "
                                      f"{'DataItem' if isinstance(value, _DataSlice) else type(value).__name__}, which has no "
@@ -410,6 +416,22 @@ class ShardMappedFunction:
 
     def __repr__(self):
         return f"<kd.shard_map of {self._name} on {self.mesh!r}>"
+
+
+def _positional_names(fn, is_functor):
+    """The names of `fn`'s positional parameters (a functor's from its
+    signature; none known: empty)."""
+    if is_functor:
+        from plait import kd
+
+        params = kd.functor.get_signature(fn).parameters[:]
+        kinds = params.kind.kind.to_py()
+        return [n for n, k in zip(params.name.to_py(), kinds) if k in ("positional_only", "positional_or_keyword")]
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def _structure_key(leaf_args, leaf_kwargs):
@@ -504,7 +526,7 @@ class _Replay:
                     self.pieces[name] = [r[j] for r in results]
                 for s, source in self.entry.split_sources.items():
                     if source in outputs and s not in self.bounds:
-                        counts = [_plait.shard_row_count(p) for p in self._fetch_pieces(source)]
+                        counts = [self.runner.row_count(p) for p in self.pieces[source]]
                         self.bounds[s] = [sum(counts[:i]) for i in range(self.n + 1)]
         results = []
         for name, place in self.entry.outputs:
@@ -590,7 +612,8 @@ def shard_map(fn=None, mesh=None, in_specs=None, out_specs=None, *, runner=None,
       out_specs: a `P` for every output, or a tuple per output.
       runner: `local` (threads of this process) or `ray` (default: the
         environment variable `PLAIT_RUNNER`, else `local`).
-      max_workers: the threads of the local runner (default: a shared pool).
+      max_workers: how many shards the local runner computes at a time
+        (default: all at once on plait's worker pool).
 
     Examples:
       >>> mesh = kd.parallel.Mesh({'x': 2})

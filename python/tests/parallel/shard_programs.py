@@ -27,7 +27,8 @@ def random_x(rng):
             return None if rng.random() < 0.15 else rng.randint(-9, 9)
         return [build(depth + 1) for _ in range(rng.randint(0, 4))]
 
-    return kd.slice([build(1) for _ in range(rows)], kd.INT32)
+    # Sometimes OBJECT: partial results of objects must combine as the whole's.
+    return kd.slice([build(1) for _ in range(rows)], kd.OBJECT if rng.random() < 0.1 else kd.INT32)
 
 
 def program(seed):
@@ -43,7 +44,8 @@ def program(seed):
     lines = []
 
     def pick(pred=lambda d: True):
-        choices = [v for v in vals if pred(v[1])]
+        # Values of unknown dimensions (None) are outputs only.
+        choices = [v for v in vals if v[1] is not None and pred(v[1])]
         return rng.choice(choices) if choices else None
 
     def add(expr, dims):
@@ -52,7 +54,7 @@ def program(seed):
         vals.append((name, dims))
 
     for _ in range(rng.randint(1, 7)):
-        kind = rng.randrange(14)
+        kind = rng.randrange(18)
         a = pick()
         if kind <= 2:
             b = pick(lambda d, a=a: d[:len(a[1])] == a[1] or a[1][:len(d)] == d)
@@ -92,10 +94,26 @@ def program(seed):
         elif kind == 12:
             a = pick(lambda d: len(d) >= 1)
             add(f"kd.select_present(kd.masking.apply_mask({a[0]}, {a[0]} > 0))", a[1][:-1] + (_fresh(),))
-        else:
+        elif kind == 13:
             a = pick(lambda d: len(d) >= 2)
             if a is not None:
                 add(f"kd.masking.coalesce(kd.agg_max({a[0]}), -1)", a[1][:-1])
+        elif kind == 14:
+            a = pick(lambda d: len(d) >= 1)
+            add(f"kd.flatten({a[0]}, {rng.randint(-3, 3)}, {rng.randint(-3, 3)})", None)
+        elif kind == 15:
+            a = pick(lambda d: len(d) >= 1)
+            b = pick(lambda d, a=a: d[:len(a[1])] == a[1])
+            add(f"kd.expand_to({a[0]}, {b[0]}, ndim={rng.randint(0, len(a[1]))})", None)
+        elif kind == 16:
+            a = pick(lambda d: len(d) >= 2)
+            if a is not None:
+                add(f"kd.select({a[0]}, kd.agg_count({a[0]}) > 1, expand_filter=False)", None)
+        else:
+            # A filter of dimension 0 (the first argument may be whole and the filter sharded).
+            a, b = pick(lambda d: d == ("r",)), pick(lambda d: d == ("r",))
+            if a is not None:
+                add(f"kd.select({a[0]}, {b[0]} > 0)", (_fresh(),))
     outputs = [name for name, _ in vals[2:]] or ["x"]
     chosen = rng.sample(outputs, min(len(outputs), rng.randint(1, 2)))
     body = "\n    ".join(lines) if lines else "pass"

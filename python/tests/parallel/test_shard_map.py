@@ -197,3 +197,112 @@ def test_random_programs_equal_the_unsharded_call(chunk):
         target = kd.fn(fn) if seed % 2 and not isinstance(expected, tuple) else fn
         got = outcome(kd.shard_map(target, mesh, in_specs={0: P("x")}), x, y)
         assert_same(got, expected, f"seed {seed}:\n{source}")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_operators_that_look_row_wise_but_cross_rows(n):
+    mesh = Mesh({"x": n})
+    flat = kd.slice([1, 5, 2, 7, 3])
+    y = kd.slice([10, 20, 30, 40, 50])
+    cases = [
+        (lambda x: kd.expand_to(x, x, ndim=1), (flat,)),
+        (lambda x: kd.expand_to(x, kd.expand_to(x, x, ndim=0)), (flat,)),
+        (lambda x, y: kd.expand_to(y, x, ndim=1), (flat, y)),
+        (lambda x: kd.expand_to(x, kd.expand_to(x, x, ndim=1), ndim=2), (X,)),
+        (lambda x: kd.flatten(x, 0, 0), (flat,)),
+        (lambda x: kd.flatten(x, -5, 0), (X,)),
+        (lambda x: kd.flatten(x, 0, -2), (X,)),
+        (lambda x: kd.flatten(x, 1, 1), (X,)),
+        (lambda x, y: kd.index(kd.select(y, x > 2)), (flat, y)),
+        (lambda x, y: kd.select(y, x > 2) + kd.slice([1, 2, 3]), (flat, y)),
+        (lambda x: kd.index(kd.select(x, kd.agg_count(x) > 1, expand_filter=False), dim=0), (X,)),
+        (lambda x: kd.select(x, kd.agg_count(x) > 1, expand_filter=False) + kd.slice([10, 20]), (X,)),
+        (lambda x: kd.select(x, kd.has(x), expand_filter=False), (X,)),
+    ]
+    for fn, args in cases:
+        f = kd.shard_map(fn, mesh, in_specs={0: P("x")})
+        kd.testing.assert_equal(f(*args), fn(*args))
+    # The bounds reported are the rows of the result, not of its input.
+    out = kd.shard_map(lambda x, y: kd.select(y, x > 2), mesh, in_specs={0: P("x")})(flat, y)
+    assert out.sharding.bounds[-1] == 3
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_objects_combine_as_the_unsharded_call(n):
+    mesh = Mesh({"x": n})
+    for x in (kd.slice([1.5, 2.5], kd.OBJECT), kd.slice([None, None, 1.5, 2.5], kd.OBJECT),
+              kd.slice([kd.int64(1), kd.int64(2)], kd.OBJECT), kd.slice([[1, 2], [None], [3.5]], kd.OBJECT)):
+        for fn in (kd.sum, kd.max, lambda v: kd.agg_sum(v, ndim=v.get_ndim()), kd.math.mean, kd.count):
+            got = outcome(kd.shard_map(fn, mesh, in_specs=P("x")), x)
+            assert_same(got, outcome(fn, x), f"{x!r}")
+    mixed = kd.slice([1, 2.5, 3, 4], kd.OBJECT)
+    with pytest.raises(ValueError, match="mixed types"):
+        kd.shard_map(kd.math.mean, mesh, in_specs=P("x"))(mixed)
+
+
+def test_an_argument_returned_as_it_is_keeps_its_own_sharding():
+    y = kd.slice([1, 2, 3, 4])
+    a, b = kd.shard_map(lambda x, y: (x * 2, y), MESH, in_specs={0: P("x")})(X, y)
+    assert b is not y and y.sharding is None and b.sharding.spec == P()
+    kd.testing.assert_equal(b, y)
+
+
+def test_keyword_arguments_take_their_parameters_specs():
+    y = kd.slice([1, 2, 3, 4])
+    f = kd.shard_map(lambda x, y: x + y, MESH, in_specs={1: P("x")})
+    kd.testing.assert_equal(f(X, y=y), X + y)
+    g = kd.shard_map(lambda x, y: x + y, MESH, in_specs=(P("x"), P("x")))
+    assert [i[3] for i in g.lower(x=X, y=y).inputs] == [0, 0]
+    functor = kd.fn(lambda x, y: x * y)
+    h = kd.shard_map(functor, MESH, in_specs={"x": P("x")})
+    kd.testing.assert_equal(h(X, y), X * y)
+    assert h.lower(X, y).inputs[0][3] == 0
+
+
+def test_out_specs_over_another_axis_report_its_shards():
+    mesh = Mesh({"x": 2, "y": 3})
+    out = kd.shard_map(lambda x: x + 1, mesh, in_specs=P("x"), out_specs=P("y"))(kd.slice([1, 2, 3, 4, 5, 6]))
+    assert out.sharding.bounds == (0, 2, 4, 6)
+
+
+def test_calls_from_several_threads_at_once():
+    import concurrent.futures
+
+    fns = [sharded(lambda x, k=k: x * k + kd.sum(x)) for k in range(6)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda f: f(X), fns))
+    for k, out in enumerate(outs):
+        kd.testing.assert_equal(out, X * k + kd.sum(X))
+
+
+def test_rows_of_shards_equal_subslices():
+    import random
+
+    from plait import _plait
+
+    rng = random.Random(7)
+    values = [kd.slice([[1, None], [3], [], [4, 5, 6]]), kd.slice([[[1], [2, 3]], [[4]], [], [[5, 6], []]]),
+              kd.slice([["a", "b"], ["c"], [None], ["d", "e"]]), kd.slice([[1, "x"], [2.5], [None], [kd.present]], kd.OBJECT),
+              kd.slice([[1, 2], [3, 4], [5, 6], [7, 8]]), kd.slice([[[1, 2]], [[3, 4]], [[5, 6]], [[7, 8]]]),
+              kd.slice([True, False, None, True]), kd.new(a=kd.slice([1, 2, 3, 4]))]
+    for x in values:
+        for _ in range(10):
+            cut = sorted(rng.randint(0, 4) for _ in range(rng.randint(1, 3)))
+            bounds = [0, *cut, 4]
+            pieces = _plait.shard_split(x, bounds)
+            for (a, b), piece in zip(zip(bounds, bounds[1:]), pieces):
+                kd.testing.assert_equal(piece, kd.subslice(x, slice(a, b), ...))
+            kd.testing.assert_equal(_plait.shard_gather(pieces, False), x)
+
+
+def test_a_progress_bar_counts_the_shards_tasks(capsys):
+    kd.progress.set_enabled(True)
+    try:
+        sharded(lambda x: x - kd.math.mean(x))(X)
+    finally:
+        kd.progress.set_enabled(None)
+    err = capsys.readouterr().err
+    assert "kd.shard_map: 100%" in err and "| 4/4" in err
+    # Off by default where the output is no terminal.
+    sharded(lambda x: x + 1)(X)
+    assert capsys.readouterr().err == ""

@@ -75,3 +75,17 @@ def test_random_programs_on_ray_equal_the_unsharded_call(chunk):
         target = kd.fn(fn) if seed % 2 and not isinstance(expected, tuple) else fn
         got = outcome(kd.shard_map(target, Mesh({"x": 2 + seed % 3}), in_specs={0: P("x")}, runner="ray"), x, y)
         assert_same(got, expected, f"seed {seed}:\n{source}")
+
+
+def test_filters_cut_rows_on_the_workers():
+    # The driver learns the new split's rows from the workers' counts.
+    flat = kd.slice([1, 5, 2, 7, 3, 9])
+    f = on_ray(lambda x: kd.index(kd.select(x, x > 2), dim=0) + kd.select(x, x > 2))
+    kd.testing.assert_equal(f(flat), kd.index(kd.select(flat, flat > 2), dim=0) + kd.select(flat, flat > 2))
+
+
+def test_partition_inputs_of_every_kind_travel_to_ray():
+    parts = kd.parallel.partition({"a": kd.lazy.reshape(kd.I.x, kd.I.s) + kd.I.k}, lambda node: 0)
+    x = kd.slice([1, 2, 3])
+    out = kd.parallel.run(parts, runner="ray", x=x, s=kd.slice([[0], [0, 0]]).get_shape(), k=1)
+    kd.testing.assert_equal(out["a"], kd.slice([[2], [3, 4]]))

@@ -7,10 +7,11 @@
 //! stack([1, 2], [3, 4], ndim=1)                  [[1, 2], [3, 4]]
 //! ```
 
+use arrow_buffer::{ArrowNativeType, BooleanBufferBuilder, NullBuffer, ScalarBuffer};
 use plait_core::broadcast::align;
 use plait_core::cast::cast_to_implicit;
 use plait_core::column::ColumnBuilder;
-use plait_core::{DataSlice, Edge, Error, JaggedShape, Result, Schema, SliceData};
+use plait_core::{Column, DataSlice, Edge, Error, JaggedShape, Result, Schema, SliceData, Values};
 
 /// Checks that there are arguments and that they share one rank.
 fn check_ranks(op: &str, args: &[&DataSlice]) -> Result<usize> {
@@ -38,6 +39,9 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
         Error::value(op, plait_core::bag::text::no_common_schema_among(&schemas, bag.as_ref()))
     })?;
     let args: Vec<DataSlice> = args.iter().map(|x| cast_to_implicit(op, x, schema)).collect::<Result<_>>()?;
+    if dim == 0 {
+        return concat_rows(&args, schema);
+    }
     // The items of each level in result order, as (argument, index).
     let mut items: Vec<(usize, usize)> = Vec::new();
     let mut sizes = Vec::with_capacity(prefix.size());
@@ -72,7 +76,26 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
     DataSlice::new(JaggedShape::from_edges(edges)?, all.take(&indices), schema)
 }
 
-/// The items of `parts` one after another.
+/// `args` along dimension 0: their rows one after another, so each level's
+/// edges and the items follow one another too (no gather).
+fn concat_rows(args: &[DataSlice], schema: Schema) -> Result<DataSlice> {
+    let rows = args.iter().map(|x| x.shape().edges()[0].child_size()).sum();
+    let mut edges = vec![Edge::uniform(1, rows)];
+    for level in 1..args[0].rank() {
+        let level_edges: Vec<&Edge> = args.iter().map(|x| &x.shape().edges()[level]).collect();
+        let parents = level_edges.iter().map(|e| e.parent_size()).sum();
+        let uniform = level_edges[0].uniform_size().filter(|&size| level_edges.iter().all(|e| e.uniform_size() == Some(size)));
+        edges.push(match uniform {
+            Some(size) => Edge::uniform(parents, size),
+            None => Edge::from_sizes(&level_edges.iter().flat_map(|e| e.sizes()).collect::<Vec<_>>())?,
+        });
+    }
+    let data = concat_data(&args.iter().map(|x| x.data()).collect::<Vec<_>>());
+    DataSlice::new(JaggedShape::from_edges(edges)?, data, schema)
+}
+
+/// The items of `parts` one after another: fixed-width values and
+/// presence a part at a time, other values item by item.
 fn concat_data(parts: &[&SliceData]) -> SliceData {
     let total: usize = parts.iter().map(|d| d.len()).sum();
     let mut dtypes: Vec<Schema> = Vec::new();
@@ -84,20 +107,68 @@ fn concat_data(parts: &[&SliceData]) -> SliceData {
     let columns = dtypes
         .into_iter()
         .map(|dtype| {
-            let mut out = ColumnBuilder::new(dtype, total);
-            for part in parts {
-                match part.columns().iter().find(|c| c.values.dtype() == dtype) {
-                    Some(c) => (0..c.len()).for_each(|i| match c.get(i) {
-                        Some(v) => out.push(v),
-                        None => out.push_missing(),
-                    }),
-                    None => (0..part.len()).for_each(|_| out.push_missing()),
-                }
-            }
-            out.finish()
+            let of_parts: Vec<(usize, Option<&Column>)> =
+                parts.iter().map(|p| (p.len(), p.columns().iter().find(|c| c.values.dtype() == dtype))).collect();
+            concat_fixed_width(&of_parts, total).unwrap_or_else(|| concat_by_item(dtype, &of_parts, total))
         })
         .collect();
     SliceData::from_columns(total, columns)
+}
+
+/// The column of one type over parts (a part without it: missing there),
+/// when its values have a fixed width; `None` for other types.
+fn concat_fixed_width(parts: &[(usize, Option<&Column>)], total: usize) -> Option<Column> {
+    fn join<T: ArrowNativeType>(
+        parts: &[(usize, Option<&Column>)],
+        total: usize,
+        get: impl Fn(&Values) -> Option<&ScalarBuffer<T>>,
+    ) -> Option<ScalarBuffer<T>> {
+        let mut out: Vec<T> = Vec::with_capacity(total);
+        for (len, column) in parts {
+            match column {
+                Some(c) => out.extend_from_slice(get(&c.values)?),
+                None => out.resize(out.len() + len, T::default()),
+            }
+        }
+        Some(ScalarBuffer::from(out))
+    }
+    let dtype = parts.iter().find_map(|(_, c)| c.map(|c| c.values.dtype()))?;
+    let values = match dtype {
+        Schema::Int32 => Values::Int32(join(parts, total, |v| if let Values::Int32(x) = v { Some(x) } else { None })?),
+        Schema::Int64 => Values::Int64(join(parts, total, |v| if let Values::Int64(x) = v { Some(x) } else { None })?),
+        Schema::Float32 => Values::Float32(join(parts, total, |v| if let Values::Float32(x) = v { Some(x) } else { None })?),
+        Schema::Float64 => Values::Float64(join(parts, total, |v| if let Values::Float64(x) = v { Some(x) } else { None })?),
+        Schema::Mask => Values::Mask(total),
+        _ => return None,
+    };
+    let all_present = parts.iter().all(|(_, c)| c.is_some_and(|c| c.presence.is_none()));
+    let presence = (!all_present).then(|| {
+        let mut bits = BooleanBufferBuilder::new(total);
+        for (len, column) in parts {
+            match column.map(|c| c.presence.as_ref()) {
+                Some(Some(p)) => bits.append_buffer(p.inner()),
+                Some(None) => bits.append_n(*len, true),
+                None => bits.append_n(*len, false),
+            }
+        }
+        NullBuffer::new(bits.finish())
+    });
+    Some(Column::new(values, presence))
+}
+
+/// The column of one type over parts, item by item.
+fn concat_by_item(dtype: Schema, parts: &[(usize, Option<&Column>)], total: usize) -> Column {
+    let mut out = ColumnBuilder::new(dtype, total);
+    for (len, column) in parts {
+        match column {
+            Some(c) => (0..c.len()).for_each(|i| match c.get(i) {
+                Some(v) => out.push(v),
+                None => out.push_missing(),
+            }),
+            None => (0..*len).for_each(|_| out.push_missing()),
+        }
+    }
+    out.finish()
 }
 
 /// `args` concatenated along dimension `rank - ndim`.
