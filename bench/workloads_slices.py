@@ -1,4 +1,4 @@
-"""Benchmark workloads for kd.slices: select on a jagged slice, sort and unique.
+"""Benchmark workloads for kd.slices: select on a jagged slice, sort, unique and concat.
 
 `workloads(scale, pkd, kkd)` yields `(title, {impl: fn}, prepare)` in the
 style of bench/run.py; `kkd` (koladata) may be None, then its entry is left
@@ -50,3 +50,12 @@ def workloads(scale, pkd, kkd):
 
     impls = entries(lambda kd, name: kd.unique(state[name]["values"], sort=True))
     yield f"unique(sort=True) {n_items:,} ints", impls, None
+
+    # Concatenation along dimension 0 (rows one after another: typed
+    # buffers appended) and along the last one (rows merged).
+    impls = entries(lambda kd, name: kd.concat(state[name]["jagged"], state[name]["jagged"], ndim=2))
+    impls["numpy"] = lambda: np.concatenate([state["numpy"], state["numpy"]])
+    yield f"concat(j, j, ndim=2) (rows), {n_rows:,} rows", impls, None
+
+    impls = entries(lambda kd, name: kd.concat(state[name]["jagged"], state[name]["jagged"]))
+    yield "concat(j, j) (each row's items)", impls, None

@@ -420,9 +420,9 @@ impl Column {
         if indices.contains(&MISSING_INDEX) { self.take_impl::<true>(indices) } else { self.take_impl::<false>(indices) }
     }
 
-    /// The items of `ranges` (`len` in all), one after another.
     /// The items `range`, sharing the buffers of fixed-width values and of
-    /// presence (no copy); other values are copied.
+    /// presence (no copy; a run of fresh ids stays a run); other values
+    /// are copied.
     fn range(&self, range: std::ops::Range<usize>) -> Column {
         let (start, len) = (range.start, range.len());
         let values = match &self.values {
@@ -432,11 +432,16 @@ impl Column {
             Values::Float64(v) => Values::Float64(v.slice(start, len)),
             Values::Boolean(v) => Values::Boolean(v.slice(start, len)),
             Values::Mask(_) => Values::Mask(len),
+            Values::ItemId(v) => Values::ItemId(match v.as_run() {
+                Some((base, _)) => IdBits::run(base + start as u128, len),
+                None => v.bits().slice(start, len).into(),
+            }),
             _ => return self.take_ranges(&[range], len),
         };
         Column::new(values, self.presence.as_ref().map(|p| p.slice(start, len)))
     }
 
+    /// The items of `ranges` (`len` in all), one after another.
     fn take_ranges(&self, ranges: &[std::ops::Range<usize>], len: usize) -> Column {
         fn runs<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, ranges: &[std::ops::Range<usize>], len: usize) -> ScalarBuffer<T> {
             let mut out: Vec<T> = Vec::with_capacity(len);

@@ -275,12 +275,11 @@ impl Planner<'_> {
         }
     }
 
-    /// Whether the items of `node` (an original node) are what `need` says.
-    fn items_are(&self, node: Option<&Expr>, need: Items) -> bool {
-        if need == Items::Any {
-            return true;
-        }
-        let schema = node.and_then(|node| match node.literal_value() {
+    /// The schema of the items of `node` (an original node), when known and
+    /// one without attributes.
+    fn schema_of(&self, node: Option<&Expr>) -> Option<plait_core::Schema> {
+        let node = node?;
+        match node.literal_value() {
             Some(ExprValue::Data(Value::Slice(x))) => Some(x.schema()),
             Some(_) => None,
             None => match self.env.as_ref()?.node_type(node)?.untagged() {
@@ -290,10 +289,15 @@ impl Planner<'_> {
                 },
                 _ => None,
             },
-        });
+        }
+    }
+
+    /// Whether the items of `node` (an original node) are what `need` says.
+    fn items_are(&self, node: Option<&Expr>, need: Items) -> bool {
         match need {
-            Items::Numeric => schema.is_some_and(|s| s.is_numeric()),
-            _ => schema == Some(plait_core::Schema::Mask),
+            Items::Any => true,
+            Items::Numeric => self.schema_of(node).is_some_and(|s| s.is_numeric()),
+            Items::Mask => self.schema_of(node) == Some(plait_core::Schema::Mask),
         }
     }
 
@@ -363,7 +367,11 @@ impl Planner<'_> {
             if !self.items_are(x_node, Items::Numeric) {
                 return self.gathered_node(node, &args, rank, &format!("{name} of items that are not all numeric: partial means might not combine"));
             }
-            return self.mean(node, &args, split, rank);
+            let integers = matches!(self.schema_of(x_node), Some(plait_core::Schema::Int32 | plait_core::Schema::Int64));
+            return match self.schema_of(Some(node)) {
+                Some(result) if integers => self.integer_mean(node, &args, rank, result),
+                _ => self.mean(node, &args, split, rank),
+            };
         }
         if WHOLE_ONLY.contains(&name) || (family == Some(Batching::AllDims) && !COMBINED.iter().any(|(n, ..)| *n == name)) {
             return self.gathered_node(node, &args, rank, &format!("{name} needs every item at once"));
@@ -585,6 +593,25 @@ impl Planner<'_> {
         let present = op("kd.masking.any", vec![op("kd.masking.has", vec![m.expr.clone()])?])?;
         let mean = op("kd.schema.cast_to", vec![op("kd.masking.apply_mask", vec![mean, present])?, op("kd.schema.get_schema", vec![m.expr])?])?;
         Ok(Val { expr: mean, place: Place::Whole, level: m.level.max(c.level), rank })
+    }
+
+    /// A mean of dimension 0 of integers, exact: each shard's INT64 sum and
+    /// count, combined as `sum / count` in FLOAT64 (exact below 2**53, as
+    /// the unsharded mean's sum), cast to the mean's schema `result`.
+    fn integer_mean(&mut self, node: &Expr, args: &[Option<Val>], rank: Option<usize>, result: plait_core::Schema) -> Result<Val> {
+        let name = name_of(node);
+        let x = args[0].clone().expect("a mean has x");
+        let level = x.level;
+        let partial = |e: Result<Expr>| e.map(|expr| Val { expr, place: Place::Partial, level, rank: Some(0) });
+        let sums = partial(op("kd.math.sum", vec![op("kd.schema.to_int64", vec![x.expr.clone()])?]))?;
+        let counts = partial(op("kd.slices.count", vec![x.expr]))?;
+        let why = format!("partial sums and counts per shard, combined as {name}");
+        let (s, c) = (self.gather(sums, true, &why), self.gather(counts, true, &why));
+        let (total, n) = (op("kd.math.sum", vec![s.expr])?, op("kd.math.sum", vec![c.expr])?);
+        let mean = op("kd.math.divide", vec![op("kd.schema.to_float64", vec![total])?, op("kd.schema.to_float64", vec![n.clone()])?])?;
+        let mean = op("kd.masking.apply_mask", vec![mean, op("kd.comparison.greater", vec![n, crate::vmap::int(0)])?])?;
+        let schema = Expr::data(Value::Slice(plait_core::DataSlice::item(Some(plait_core::ScalarRef::Schema(result)), plait_core::Schema::Schema)?));
+        Ok(Val { expr: op("kd.schema.cast_to", vec![mean, schema])?, place: Place::Whole, level: s.level.max(c.level), rank })
     }
 
     /// The steps: each rewritten operator node in the step of its place and

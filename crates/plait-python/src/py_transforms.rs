@@ -63,6 +63,9 @@ pub struct PyCompiledPlan {
     expr: Expr,
     plan: Arc<Plan>,
     names: Vec<String>,
+    /// Whether the plan never calls back into Python (see
+    /// `plait_expr::compile::host_free`).
+    host_free: bool,
 }
 
 /// `expr` (over inputs `_0` .. `_{n-1}`) compiled: literals folded, lambda
@@ -72,7 +75,8 @@ pub struct PyCompiledPlan {
 fn compile_plan(expr: &PyExpr, leaves: usize) -> PyResult<PyCompiledPlan> {
     let expr = guard(|| plait_expr::compile::optimise(&expr.inner))?;
     let plan = guard(|| plait_expr::eval::plan(&expr))?;
-    Ok(PyCompiledPlan { expr, plan, names: (0..leaves).map(plait_expr::builtins::fused::input_name).collect() })
+    let host_free = plait_expr::compile::host_free(&expr);
+    Ok(PyCompiledPlan { expr, plan, names: (0..leaves).map(plait_expr::builtins::fused::input_name).collect(), host_free })
 }
 
 #[pymethods]
@@ -105,17 +109,19 @@ impl PyCompiledPlan {
 /// A plan and the values of its inputs, by name.
 type PlanJob = (Arc<Plan>, Vec<(String, ExprValue)>);
 
-/// Runs each `(plan, leaves)` of `tasks` at once on the worker pool (at
-/// most `max_workers` at a time), without the GIL: per task `(True, its
-/// result)` or `(False, the exception it raised)`, in order. The shards of
-/// `kd.shard_map` and the parts of `kd.parallel.run` run so: their kernels
-/// share the pool with each other's, rather than threads of their own
-/// competing with it.
+/// Runs each `(plan, leaves)` of `tasks` at once (at most `max_workers` at
+/// a time), without the GIL: per task `(True, its result)` or `(False, the
+/// exception it raised)`, in order. Plans that never call Python run as
+/// tasks of the kernels' worker pool, sharing it with each other's kernels
+/// (the shards of `kd.shard_map`); plans that may call Python (a `py_fn`,
+/// a functor call, printing) each get a thread of their own, as a worker
+/// waiting for the GIL would stall the kernels sharing the pool.
 #[pyfunction]
 #[pyo3(signature = (tasks, max_workers=None))]
 fn run_plans(py: Python<'_>, tasks: Vec<(Py<PyCompiledPlan>, Bound<'_, PyTuple>)>, max_workers: Option<usize>) -> PyResult<Vec<(bool, Py<PyAny>)>> {
-    let mut jobs: Vec<PlanJob> = Vec::with_capacity(tasks.len());
-    for (plan, leaves) in &tasks {
+    let mut on_pool: Vec<(usize, PlanJob)> = Vec::new();
+    let mut on_threads: Vec<(usize, PlanJob)> = Vec::new();
+    for (i, (plan, leaves)) in tasks.iter().enumerate() {
         let plan = plan.get();
         if leaves.len() != plan.names.len() {
             return Err(PyTypeError::new_err(format!("kd.compile: the plan takes {} values, got {}", plan.names.len(), leaves.len())));
@@ -124,13 +130,37 @@ fn run_plans(py: Python<'_>, tasks: Vec<(Py<PyCompiledPlan>, Bound<'_, PyTuple>)
         for (name, leaf) in plan.names.iter().zip(leaves.iter()) {
             values.push((name.clone(), to_value("kd.compile", &leaf, false)?));
         }
-        jobs.push((plan.plan.clone(), values));
+        let job = (i, (plan.plan.clone(), values));
+        if plan.host_free { on_pool.push(job) } else { on_threads.push(job) }
     }
+    let n = tasks.len();
     let outcomes = crate::errors::guard_detached(py, move || {
-        Ok(plait_core::parallel::map_each(jobs, max_workers, |(plan, values)| {
-            let values: Vec<(&str, ExprValue)> = values.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
-            plan.run(&Bindings { inputs: Some(&values), variables: None })
-        }))
+        let mut outcomes: Vec<Option<RunOutcome>> = (0..n).map(|_| None).collect();
+        let at_once = max_workers.unwrap_or(usize::MAX).max(1);
+        std::thread::scope(|scope| {
+            let mut pending = on_threads.into_iter();
+            let threads: Vec<_> = std::iter::from_fn(|| {
+                let batch: Vec<(usize, PlanJob)> = pending.by_ref().take(at_once).collect();
+                (!batch.is_empty()).then_some(batch)
+            })
+            .map(|batch| scope.spawn(move || batch.into_iter().map(|(i, job)| (i, run_job(job))).collect::<Vec<_>>()))
+            .collect();
+            let pooled: Vec<(usize, PlanJob)> = on_pool;
+            let indices: Vec<usize> = pooled.iter().map(|(i, _)| *i).collect();
+            let results = plait_core::parallel::map_each(pooled.into_iter().map(|(_, job)| job).collect(), max_workers, run_job);
+            for (i, r) in indices.into_iter().zip(results) {
+                outcomes[i] = Some(r);
+            }
+            for t in threads {
+                for (i, r) in t.join().unwrap_or_default() {
+                    outcomes[i] = Some(r);
+                }
+            }
+        });
+        Ok(outcomes
+            .into_iter()
+            .map(|o| o.unwrap_or_else(|| Err(plait_expr::eval::EvalError::from(plait_core::Error::internal("a task's thread stopped")))))
+            .collect::<Vec<_>>())
     })?;
     outcomes
         .into_iter()
@@ -139,6 +169,20 @@ fn run_plans(py: Python<'_>, tasks: Vec<(Py<PyCompiledPlan>, Bound<'_, PyTuple>)
             Err(failure) => Ok((false, eval_failure(py, failure).into_value(py).into_any())),
         })
         .collect()
+}
+
+type RunOutcome = std::result::Result<ExprValue, plait_expr::eval::EvalError>;
+
+/// One plan on its values; a panic is this task's error, not the batch's.
+fn run_job((plan, values): PlanJob) -> RunOutcome {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let values: Vec<(&str, ExprValue)> = values.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+        plan.run(&Bindings { inputs: Some(&values), variables: None })
+    }))
+    .unwrap_or_else(|payload| {
+        let message = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_default();
+        Err(plait_core::Error::internal(format!("a panic while running a plan: {message}")).into())
+    })
 }
 
 /// How many operators have computed on this thread so far (`kd.compile`'s

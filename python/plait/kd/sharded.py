@@ -255,14 +255,15 @@ class ShardMappedFunction:
         specs = self.in_specs
         if isinstance(specs, P) or specs is None:
             return specs
-        if position is None and name in self._positional:
+        by_keyword = position is None
+        if by_keyword and name in self._positional:
             position = self._positional.index(name)
         if isinstance(specs, dict):
             for key in (position, name):
                 if key is not None and key in specs:
                     return specs[key]
             return None
-        if position is None:
+        if position is None or (by_keyword and position >= len(specs)):
             return None
         if position >= len(specs):
             raise ValueError(f"{OP}: in_specs has {len(specs)} entries, but {self._name} got an argument at position {position}")
@@ -272,6 +273,8 @@ class ShardMappedFunction:
         if isinstance(self.in_specs, dict):
             given = set(self._positional[:len(args)]) | set(kwargs)
             for key in self.in_specs:
+                if isinstance(key, int) and key < 0:
+                    raise ValueError(f"{OP}: in_specs keys are argument positions (from 0) or names, got {key}")
                 by_keyword = isinstance(key, int) and key < len(self._positional) and self._positional[key] in kwargs
                 if isinstance(key, int) and not (0 <= key < len(args) or by_keyword) or isinstance(key, str) and key not in given:
                     raise ValueError(f"{OP}: in_specs names argument {key!r}, which the call does not give")

@@ -167,7 +167,9 @@ def test_lower_shows_the_plan():
     assert "<lambda> on Mesh({'x': 2}): 2 shards" in text
     assert "input I._0 = x P('x'): rows cut by split 0" in text
     assert "on every shard" in text and "once" in text
-    assert "weighted mean" in text and "stacked" in text
+    assert "partial sums and counts per shard, combined as kd.math.mean" in text and "stacked" in text
+    text = str(sharded(lambda x: x - kd.math.mean(x)).lower(X * 1.5))
+    assert "weighted mean" in text
     text = str(sharded(lambda x: kd.index(x, dim=0)).lower(X))
     assert "first row of split 0" in text
     text = str(sharded(lambda x: kd.math.cum_sum(kd.flatten(x))).lower(X))
@@ -306,3 +308,36 @@ def test_a_progress_bar_counts_the_shards_tasks(capsys):
     # Off by default where the output is no terminal.
     sharded(lambda x: x + 1)(X)
     assert capsys.readouterr().err == ""
+
+
+def test_integer_means_are_exact():
+    for x in (kd.slice([[3, 5, 5], [None, 3, 3]]), kd.slice([kd.int64(2**40 + 1), kd.int64(3), kd.int64(7)]),
+              kd.slice([[None], [None]], kd.INT32)):
+        for n in (2, 3):
+            kd.testing.assert_equal(kd.shard_map(kd.math.mean, Mesh({"x": n}), in_specs=P("x"))(x), kd.math.mean(x))
+
+
+def test_in_specs_keys_are_checked():
+    with pytest.raises(ValueError, match="positions \\(from 0\\) or names, got -1"):
+        kd.shard_map(lambda a, y: y, MESH, in_specs={-1: P("x")})(1, y=X)
+    # A keyword argument past a tuple of specs passes whole.
+    f = kd.shard_map(lambda x, y=1: x + y, MESH, in_specs=(P("x"),))
+    kd.testing.assert_equal(f(X, y=kd.item(1)), X + 1)
+
+
+def test_plans_calling_python_run_beside_the_pool():
+    # Parts with Python functions get threads of their own: no deadlock with
+    # the kernels' pool, results as sequential.
+    big = kd.range(0, 300_000)
+
+    def g(s):
+        return s + kd.int64(kd.sum(big * 3 % 1000003) * 0)
+
+    outs = {}
+    for k in range(6):
+        outs[f"p{k}"] = kd.lazy.call(kd.py_fn(g), kd.I.x + k)
+        outs[f"r{k}"] = kd.lazy.sum(kd.lazy.math.pow(kd.I.big, 2) * k + kd.I.big)
+    parts = kd.parallel.partition(outs, lambda n: repr(n))
+    got = kd.parallel.run(parts, x=kd.range(0, 10), big=big)
+    for k in range(6):
+        kd.testing.assert_equal(got[f"p{k}"], kd.range(0, 10) + k)

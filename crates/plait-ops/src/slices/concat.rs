@@ -138,6 +138,28 @@ fn concat_fixed_width(parts: &[(usize, Option<&Column>)], total: usize) -> Optio
         Schema::Int64 => Values::Int64(join(parts, total, |v| if let Values::Int64(x) = v { Some(x) } else { None })?),
         Schema::Float32 => Values::Float32(join(parts, total, |v| if let Values::Float32(x) = v { Some(x) } else { None })?),
         Schema::Float64 => Values::Float64(join(parts, total, |v| if let Values::Float64(x) = v { Some(x) } else { None })?),
+        Schema::ItemId => {
+            let mut out: Vec<i128> = Vec::with_capacity(total);
+            for (len, column) in parts {
+                match column.map(|c| &c.values) {
+                    Some(Values::ItemId(ids)) => out.extend_from_slice(ids.bits()),
+                    Some(_) => return None,
+                    None => out.resize(out.len() + len, 0),
+                }
+            }
+            Values::ItemId(out.into())
+        }
+        Schema::Boolean => {
+            let mut bits = BooleanBufferBuilder::new(total);
+            for (len, column) in parts {
+                match column.map(|c| &c.values) {
+                    Some(Values::Boolean(b)) => bits.append_buffer(b),
+                    Some(_) => return None,
+                    None => bits.append_n(*len, false),
+                }
+            }
+            Values::Boolean(bits.finish())
+        }
         Schema::Mask => Values::Mask(total),
         _ => return None,
     };
