@@ -49,3 +49,36 @@ def workloads(scale, pkd, kkd):
             kd.streams.reduce(lambda a, b: a + b, kd.streams.map(kd.streams.from_1d_slice(s["xs"]), s["f"]), 0))),
         None,
     )
+
+    # Eager operators on large inputs compute without the GIL: Python
+    # threads calling them compute at once (kd.unique runs on one core).
+    big = {}
+
+    def prepare_big(kd, name):
+        import numpy as np
+
+        rng = np.random.default_rng(21)
+        big[name] = [kd.slice(rng.integers(0, 1_000_000, size=int(2_000_000 * scale)).tolist()) for _ in range(2)]
+
+    def threads(kd, name):
+        import threading
+
+        out = [None, None]
+        workers = [threading.Thread(target=lambda i=i: out.__setitem__(i, kd.unique(big[name][i]))) for i in range(2)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        return out
+
+    yield (
+        f"kd.unique of {int(2_000_000 * scale):,} ints in 2 Python threads",
+        {"plait": lambda: threads(pkd, "plait"), **({"koladata": lambda: threads(kkd, "koladata")} if kkd is not None else {})},
+        prepare_big,
+    )
+    yield (
+        "  the same one after the other",
+        {"plait": lambda: [pkd.unique(x) for x in big["plait"]],
+         **({"koladata": lambda: [kkd.unique(x) for x in big["koladata"]]} if kkd is not None else {})},
+        None,
+    )

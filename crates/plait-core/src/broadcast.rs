@@ -58,14 +58,17 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
     Ok(DataSlice::new(new_shape, x.data().take(&map), x.schema())?.with_bag(x.bag().cloned()))
 }
 
-/// The common shape of `shapes`: the one every other is a prefix of.
+/// The common shape of `shapes`: the one every other is a prefix of. An
+/// error names the two shapes that disagree in the arguments' order (as
+/// Koda's: `add(x, y)` says `x's shape vs y's shape`).
 pub fn common_shape(op: &str, shapes: &[&JaggedShape]) -> Result<JaggedShape> {
-    let Some(widest) = shapes.iter().max_by_key(|s| s.rank()) else {
+    let Some((w, widest)) = shapes.iter().enumerate().max_by_key(|(_, s)| s.rank()) else {
         return Ok(JaggedShape::scalar());
     };
-    for s in shapes {
+    for (i, s) in shapes.iter().enumerate() {
         if !s.is_prefix_of(widest) {
-            return Err(Error::value(op, format!("shapes are not compatible: {s} vs {widest}")));
+            let (first, second) = if i < w { (s, widest) } else { (widest, s) };
+            return Err(Error::value(op, format!("shapes are not compatible: {first} vs {second}")));
         }
     }
     Ok((*widest).clone())

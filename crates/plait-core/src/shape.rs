@@ -135,6 +135,13 @@ impl Edge {
         }
     }
 
+    /// Where the children of parent `i` start; `i` may be the number of
+    /// parents (then: the end). The children of parents `lo..hi` are
+    /// `start_of(lo)..start_of(hi)`.
+    pub fn start_of(&self, i: usize) -> usize {
+        if i < self.parent_size() { self.child_range(i).start } else { self.child_size() }
+    }
+
     /// The children of parent `i`.
     pub fn child_range(&self, i: usize) -> Range<usize> {
         match self {

@@ -78,19 +78,13 @@ pub fn rows(x: &DataSlice, start: usize, stop: usize) -> Result<DataSlice> {
             }
         };
         new_edges.push(new);
-        (lo, hi) = (edge_start(edge, lo), edge_start(edge, hi));
+        (lo, hi) = (edge.start_of(lo), edge.start_of(hi));
     }
     let shape = JaggedShape::from_edges(new_edges)?;
     DataSlice::new(shape, x.data().range(lo..hi), x.schema()).map(|s| match x.bag() {
         Some(bag) => s.with_bag(Some(bag.clone())),
         None => s,
     })
-}
-
-/// Where the children of parent `i` of `edge` start (`i` may be the
-/// number of parents: the end).
-fn edge_start(edge: &Edge, i: usize) -> usize {
-    if i < edge.parent_size() { edge.child_range(i).start } else { edge.child_size() }
 }
 
 /// Applies `args` to the dimensions of `x`.

@@ -142,6 +142,17 @@ pub fn positional_name(params: &[registry::Param], i: usize) -> String {
     }
 }
 
+/// From how many items of their arguments operators compute without the GIL.
+const DETACH_MIN_ITEMS: usize = 1 << 15;
+
+/// The items of an argument (a DataSlice's; 0 for other values).
+fn value_items(v: &Value) -> usize {
+    match v {
+        Value::Slice(x) => x.size(),
+        _ => 0,
+    }
+}
+
 #[pymethods]
 impl Operator {
     #[pyo3(signature = (*args, **kwargs))]
@@ -171,7 +182,17 @@ impl Operator {
                 keywords.push((k, value));
             }
         }
-        value_to_py(py, guard(|| self.op.call(positional, keywords))?)
+        // Large inputs compute without the GIL (other Python threads run
+        // meanwhile, and threads calling operators at once compute at once);
+        // small ones keep it: releasing costs more than they take.
+        let items: usize = positional.iter().chain(keywords.iter().map(|(_, v)| v)).map(value_items).sum();
+        let op = self.op;
+        let result = if items >= DETACH_MIN_ITEMS {
+            crate::errors::guard_detached(py, move || op.call(positional, keywords))?
+        } else {
+            guard(|| op.call(positional, keywords))?
+        };
+        value_to_py(py, result)
     }
 
     /// The form that computes even inside tracing (for `kd.eager`).

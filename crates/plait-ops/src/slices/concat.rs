@@ -42,28 +42,31 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
     if dim == 0 {
         return concat_rows(&args, schema);
     }
-    // The items of each level in result order, as (argument, index).
-    let mut items: Vec<(usize, usize)> = Vec::new();
+    // Under each prefix item `q`, each argument's subtree is one run of
+    // items at every level: track the runs `(argument, lo..hi)` in result
+    // order, level by level, then copy the last level's runs.
+    let mut runs: Vec<(usize, usize, usize)> = Vec::with_capacity(prefix.size() * args.len());
     let mut sizes = Vec::with_capacity(prefix.size());
     for q in 0..prefix.size() {
-        let before = items.len();
+        let mut size = 0;
         for (a, x) in args.iter().enumerate() {
-            items.extend(x.shape().edges()[dim].child_range(q).map(|c| (a, c)));
+            let r = x.shape().edges()[dim].child_range(q);
+            size += r.len();
+            runs.push((a, r.start, r.end));
         }
-        sizes.push((items.len() - before) as i64);
+        sizes.push(size as i64);
     }
     let mut edges: Vec<Edge> = prefix.edges().to_vec();
     edges.push(Edge::from_sizes(&sizes)?);
     for level in dim + 1..args[0].rank() {
-        let mut next = Vec::with_capacity(items.len());
-        let mut sizes = Vec::with_capacity(items.len());
-        for &(a, i) in &items {
-            let range = args[a].shape().edges()[level].child_range(i);
-            sizes.push(range.len() as i64);
-            next.extend(range.map(|c| (a, c)));
+        let mut sizes = Vec::new();
+        for run in &mut runs {
+            let (a, lo, hi) = *run;
+            let edge = &args[a].shape().edges()[level];
+            sizes.extend((lo..hi).map(|i| edge.size_of(i) as i64));
+            *run = (a, edge.start_of(lo), edge.start_of(hi));
         }
         edges.push(Edge::from_sizes(&sizes)?);
-        items = next;
     }
     let mut base = Vec::with_capacity(args.len());
     let mut total = 0;
@@ -72,8 +75,8 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
         total += x.size();
     }
     let all = concat_data(&args.iter().map(|x| x.data()).collect::<Vec<_>>());
-    let indices: Vec<usize> = items.iter().map(|&(a, i)| base[a] + i).collect();
-    DataSlice::new(JaggedShape::from_edges(edges)?, all.take(&indices), schema)
+    let ranges: Vec<std::ops::Range<usize>> = runs.iter().filter(|(_, lo, hi)| hi > lo).map(|&(a, lo, hi)| base[a] + lo..base[a] + hi).collect();
+    DataSlice::new(JaggedShape::from_edges(edges)?, all.take_ranges(&ranges), schema)
 }
 
 /// `args` along dimension 0: their rows one after another, so each level's
