@@ -4,8 +4,10 @@ over 100M generated FLOAT32 items (1M jagged rows of ~100):
 - a mixed job: aggregations of all items and of rows, and a select (its
   elementwise and aggregation kernels already use both cores unsharded;
   the select runs on one);
-- a CPU-bound job: a select and distinct values per row (kernels that run
-  on one core), and aggregations;
+- a CPU-bound job: a select and distinct values per row, and
+  aggregations (distinct values run on one core; the rest on both);
+- a hashing job: distinct values per row and their count (on one core:
+  the work sharding spreads);
 
 each unsharded (eager, and kd.compile of the same function: the plan
 shard_map runs on each shard), sharded over 2 workers on the local runner
@@ -53,6 +55,16 @@ def cpu_job(kd):
     return f
 
 
+def hashing_job(kd):
+    """Distinct values per row, counted."""
+
+    def f(x):
+        distinct = kd.agg_count(kd.unique(kd.math.floor(x * 10.0)))
+        return distinct, kd.sum(distinct)
+
+    return f
+
+
 def awkward_job(x):
     m = ak.mean(x, axis=None)
     y = x * 1.5 - m
@@ -80,7 +92,7 @@ def workloads(scale, pkd, kkd):
             flat = npkd.from_array(values)
             state["plait"] = kd.reshape(flat, kd.shapes.new(n_rows, npkd.from_array(sizes.astype(np.int64))))
             mesh = kd.parallel.Mesh({"x": 2})
-            for label, make in (("mixed", job), ("cpu", cpu_job)):
+            for label, make in (("mixed", job), ("cpu", cpu_job), ("hashing", hashing_job)):
                 f = make(kd)
                 state[label] = {
                     "eager": f, "compiled": kd.compile(f),
@@ -92,10 +104,10 @@ def workloads(scale, pkd, kkd):
         else:
             flat = kd.slice(values.tolist(), kd.FLOAT32)
             state["koladata"] = kd.reshape(flat, kd.shapes.new(n_rows, kd.slice(sizes.tolist())))
-            state["koladata mixed"], state["koladata cpu"] = job(kd), cpu_job(kd)
+            state["koladata mixed"], state["koladata cpu"], state["koladata hashing"] = job(kd), cpu_job(kd), hashing_job(kd)
 
     x = lambda: state["plait"]  # noqa: E731
-    for label, title in (("mixed", "mixed job"), ("cpu", "CPU-bound job")):
+    for label, title in (("mixed", "mixed job"), ("cpu", "CPU-bound job"), ("hashing", "hashing job")):
         yield f"{title}, {n_rows:,} rows (~{n_rows * 100 / 1e6:.0f}M items): unsharded", {
             "plait": lambda label=label: state[label]["compiled"](x()),
             "koladata": lambda label=label: state[f"koladata {label}"](state["koladata"]),

@@ -328,3 +328,48 @@ def test_subslice_is_one_operator_with_python_keys():
     assert repr(kd.lazy.subslice(kd.I.x, 1, ...)) == "I.x.S[DataItem(1, schema: INT32), ...]"
     with pytest.raises(ValueError, match="kd.slices.subslice: a step other than 1 is not supported"):
         kd.subslice(x, slice(None, None, 2))
+
+
+def test_select_of_large_slices_in_parallel_chunks():
+    # Past 128K items the filter runs in chunks on the worker pool: the
+    # same items, presence and shape as one pass.
+    import random
+
+    rng = random.Random(3)
+    n = 300_007
+    ints = [None if rng.random() < 0.1 else rng.randint(-50, 50) for _ in range(n)]
+    keep = [rng.random() < 0.6 for _ in range(n)]
+    mask = kd.slice([kd.present if k else None for k in keep], kd.MASK)
+    expected = [v for v, k in zip(ints, keep) if k]
+    assert kd.select(kd.slice(ints), mask).to_py() == expected
+    assert kd.select(kd.slice([float(v) if v is not None else None for v in ints], kd.FLOAT64), mask).to_py() == \
+        [float(v) if v is not None else None for v in expected]
+    bools = [None if v is None else v > 0 for v in ints]
+    assert kd.select(kd.slice(bools), mask).to_py() == [b for b, k in zip(bools, keep) if k]
+    people = kd.new(a=kd.slice(ints))
+    kd.testing.assert_equal(kd.select(people, mask).a, kd.select(kd.slice(ints), mask).with_bag(people.get_bag()))
+    rows = kd.reshape(kd.slice(ints), kd.shapes.new(n // 7 + 1 if n % 7 else n // 7, [7] * (n // 7) + ([n % 7] if n % 7 else [])))
+    kept_rows = kd.select(rows, rows > 0)
+    assert kept_rows.to_py() == [[v for v in row if v is not None and v > 0] for row in rows.to_py()]
+
+
+def test_unique_per_row_of_many_rows_in_parallel_runs():
+    # Past 128K items, runs of rows are computed at once on the worker pool:
+    # the same firsts, order and sizes as one pass (sorted or not).
+    import random
+
+    rng = random.Random(5)
+    rows = [[None if rng.random() < 0.05 else rng.randint(0, 40) for _ in range(rng.randint(0, 60))] for _ in range(6000)]
+    x = kd.slice(rows)
+    assert kd.size(x).to_py() > 131_072
+
+    def firsts(row):
+        out = []
+        for v in row:
+            if v is not None and v not in out:
+                out.append(v)
+        return out
+    assert kd.unique(x).to_py() == [firsts(r) for r in rows]
+    assert kd.unique(x, sort=True).to_py() == [sorted(firsts(r)) for r in rows]
+    strings = kd.slice([[None if v is None else str(v) for v in r] for r in rows])
+    assert kd.unique(strings).to_py() == [[str(v) for v in firsts(r)] for r in rows]

@@ -19,21 +19,90 @@ pub fn filter_data(data: &SliceData, keep: &BooleanBuffer) -> SliceData {
     SliceData::from_columns(n, columns)
 }
 
-fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
-    fn runs<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, keep: &BooleanBuffer, n: usize) -> ScalarBuffer<T> {
+/// Items per task of a parallel filter (a multiple of 64: chunks of `keep`
+/// start at word boundaries).
+const FILTER_CHUNK: usize = 1 << 16;
+
+/// The starts of the chunks of a filter over `len` items, and how many
+/// items each keeps; `None` when the filter is small enough for one pass.
+fn filter_chunks(keep: &BooleanBuffer) -> Option<(Vec<usize>, Vec<usize>)> {
+    use rayon::prelude::*;
+    let len = keep.len();
+    if len < crate::kernel::PARALLEL_MIN {
+        return None;
+    }
+    let starts: Vec<usize> = (0..len).step_by(FILTER_CHUNK).collect();
+    let counts = plait_core::parallel::install(|| starts.par_iter().map(|&s| keep.slice(s, FILTER_CHUNK.min(len - s)).count_set_bits()).collect());
+    Some((starts, counts))
+}
+
+/// The values of `v` where `keep` is set (`n` of them), a run of kept items
+/// at a time; large filters in chunks on the worker pool, each writing its
+/// own segment of the output.
+fn filter_values<T: arrow_buffer::ArrowNativeType>(
+    v: &ScalarBuffer<T>,
+    keep: &BooleanBuffer,
+    n: usize,
+    chunks: Option<&(Vec<usize>, Vec<usize>)>,
+) -> ScalarBuffer<T> {
+    use rayon::prelude::*;
+    let Some((starts, counts)) = chunks else {
         let mut out = Vec::with_capacity(n);
         for (start, end) in keep.set_slices() {
             out.extend_from_slice(&v[start..end]);
         }
-        ScalarBuffer::from(out)
+        return ScalarBuffer::from(out);
+    };
+    let mut out = vec![T::default(); n];
+    let mut segments = Vec::with_capacity(counts.len());
+    let mut rest = &mut out[..];
+    for &c in counts {
+        let (segment, tail) = rest.split_at_mut(c);
+        segments.push(segment);
+        rest = tail;
     }
-    let bits = |b: &BooleanBuffer| {
+    let len = keep.len();
+    plait_core::parallel::install(|| {
+        segments.into_par_iter().zip(starts.par_iter()).for_each(|(segment, &s)| {
+            let mut k = 0;
+            for (a, b) in keep.slice(s, FILTER_CHUNK.min(len - s)).set_slices() {
+                segment[k..k + b - a].copy_from_slice(&v[s + a..s + b]);
+                k += b - a;
+            }
+        })
+    });
+    ScalarBuffer::from(out)
+}
+
+/// The bits of `b` where `keep` is set (`n` of them); large filters in
+/// chunks on the worker pool, joined in order.
+fn filter_bits(b: &BooleanBuffer, keep: &BooleanBuffer, n: usize, chunks: Option<&(Vec<usize>, Vec<usize>)>) -> BooleanBuffer {
+    use rayon::prelude::*;
+    let one = |offset: usize, keep: &BooleanBuffer, n: usize| {
         let mut out = BooleanBufferBuilder::new(n);
         for (start, end) in keep.set_slices() {
-            out.append_buffer(&b.slice(start, end - start));
+            out.append_buffer(&b.slice(offset + start, end - start));
         }
         out.finish()
     };
+    let Some((starts, counts)) = chunks else {
+        return one(0, keep, n);
+    };
+    let len = keep.len();
+    let parts: Vec<BooleanBuffer> = plait_core::parallel::install(|| {
+        starts.par_iter().zip(counts.par_iter()).map(|(&s, &c)| one(s, &keep.slice(s, FILTER_CHUNK.min(len - s)), c)).collect()
+    });
+    let mut out = BooleanBufferBuilder::new(n);
+    for part in &parts {
+        out.append_buffer(part);
+    }
+    out.finish()
+}
+
+fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
+    let chunks = filter_chunks(keep);
+    let chunks = chunks.as_ref();
+    let bits = |b: &BooleanBuffer| filter_bits(b, keep, n, chunks);
     let binary = |v: &plait_core::column::VarBinary| {
         let mut out = VarBinaryBuilder::with_capacity(n);
         for (start, end) in keep.set_slices() {
@@ -44,16 +113,16 @@ fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
         out.finish()
     };
     let values = match &column.values {
-        Values::Int32(v) => Values::Int32(runs(v, keep, n)),
-        Values::Int64(v) => Values::Int64(runs(v, keep, n)),
-        Values::Float32(v) => Values::Float32(runs(v, keep, n)),
-        Values::Float64(v) => Values::Float64(runs(v, keep, n)),
+        Values::Int32(v) => Values::Int32(filter_values(v, keep, n, chunks)),
+        Values::Int64(v) => Values::Int64(filter_values(v, keep, n, chunks)),
+        Values::Float32(v) => Values::Float32(filter_values(v, keep, n, chunks)),
+        Values::Float64(v) => Values::Float64(filter_values(v, keep, n, chunks)),
         Values::Boolean(v) => Values::Boolean(bits(v)),
         Values::Mask(_) => Values::Mask(n),
         Values::Bytes(v) => Values::Bytes(binary(v)),
         Values::String(v) => Values::String(binary(v)),
         Values::Schema(v) => Values::Schema(keep.set_indices().map(|i| v.get(i)).collect::<Vec<_>>().into()),
-        Values::ItemId(v) => Values::ItemId(runs(v.bits(), keep, n).into()),
+        Values::ItemId(v) => Values::ItemId(filter_values(v.bits(), keep, n, chunks).into()),
         Values::Expr(v) => Values::Expr(keep.set_indices().map(|i| v[i].clone()).collect()),
     };
     let presence = column.presence.as_ref().map(|p| NullBuffer::new(bits(p.inner())));

@@ -56,15 +56,54 @@ pub fn unique(x: &DataSlice, sort: bool) -> Result<DataSlice> {
 }
 
 /// The first position of each distinct key in each group of `edge` (sorted by
-/// key with `sort`), and how many there are per group.
-fn first_of_each<K: Hash + Ord + Copy>(edge: &Edge, key: impl Fn(usize) -> Option<K>, sort: bool) -> (Vec<usize>, Vec<i64>) {
+/// key with `sort`), and how many there are per group. Many groups of many
+/// items in all are split into runs of groups (~64K items each) computed
+/// at once on the worker pool.
+fn first_of_each<K: Hash + Ord + Copy + Send>(edge: &Edge, key: impl Fn(usize) -> Option<K> + Sync, sort: bool) -> (Vec<usize>, Vec<i64>) {
+    use rayon::prelude::*;
+    const RUN_ITEMS: usize = 1 << 16;
+    let groups = edge.parent_size();
+    if edge.child_size() < crate::kernel::PARALLEL_MIN || groups < 2 {
+        return first_of_groups(edge, 0..groups, &key, sort);
+    }
+    let mut bounds = vec![0];
+    let mut items = 0;
+    for g in 0..groups {
+        items += edge.size_of(g);
+        if items >= RUN_ITEMS {
+            bounds.push(g + 1);
+            items = 0;
+        }
+    }
+    if bounds.last() != Some(&groups) {
+        bounds.push(groups);
+    }
+    let runs: Vec<(Vec<usize>, Vec<i64>)> =
+        plait_core::parallel::install(|| bounds.par_windows(2).map(|w| first_of_groups(edge, w[0]..w[1], &key, sort)).collect());
+    let mut firsts = Vec::with_capacity(runs.iter().map(|r| r.0.len()).sum());
+    let mut sizes = Vec::with_capacity(groups);
+    for (f, s) in runs {
+        firsts.extend(f);
+        sizes.extend(s);
+    }
+    (firsts, sizes)
+}
+
+/// [`first_of_each`] for groups `groups` of `edge`.
+fn first_of_groups<K: Hash + Ord + Copy>(
+    edge: &Edge,
+    groups: std::ops::Range<usize>,
+    key: &impl Fn(usize) -> Option<K>,
+    sort: bool,
+) -> (Vec<usize>, Vec<i64>) {
     // Groups this small compare each key with the distinct ones kept so far
     // (cheaper than hashing them).
     const SMALL_GROUP: usize = 32;
     let mut seen = fast_map::<K, ()>(0);
-    let mut firsts: Vec<usize> = Vec::with_capacity(edge.child_size());
-    let mut sizes = Vec::with_capacity(edge.parent_size());
-    for group in 0..edge.parent_size() {
+    let items = edge.start_of(groups.end) - edge.start_of(groups.start);
+    let mut firsts: Vec<usize> = Vec::with_capacity(items);
+    let mut sizes = Vec::with_capacity(groups.len());
+    for group in groups {
         let range = edge.child_range(group);
         let start = firsts.len();
         if range.len() <= SMALL_GROUP {
