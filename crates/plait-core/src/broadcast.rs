@@ -58,27 +58,58 @@ pub fn expand_to_shape(op: &str, x: &DataSlice, shape: &JaggedShape, ndim: usize
     Ok(DataSlice::new(new_shape, x.data().take(&map), x.schema())?.with_bag(x.bag().cloned()))
 }
 
+/// Operators whose shape errors name the second argument's shape first, as
+/// Koda's do (it evaluates them with their arguments swapped).
+const SHAPES_NAMED_REVERSED: &[&str] = &[
+    "kd.comparison.equal",
+    "kd.comparison.not_equal",
+    "kd.comparison.full_equal",
+    "kd.masking.coalesce",
+    "kd.masking.apply_mask",
+    "kd.masking.mask_and",
+    "kd.masking.mask_or",
+    "kd.masking.mask_equal",
+    "kd.masking.mask_not_equal",
+];
+
 /// The common shape of `shapes`: the one every other is a prefix of. An
 /// error names the two shapes that disagree in the arguments' order (as
-/// Koda's: `add(x, y)` says `x's shape vs y's shape`).
+/// Koda's: `add(x, y)` says `x's shape vs y's shape`; a few operators name
+/// them the other way round, as Koda's do).
 pub fn common_shape(op: &str, shapes: &[&JaggedShape]) -> Result<JaggedShape> {
     let Some((w, widest)) = shapes.iter().enumerate().max_by_key(|(_, s)| s.rank()) else {
         return Ok(JaggedShape::scalar());
     };
     for (i, s) in shapes.iter().enumerate() {
         if !s.is_prefix_of(widest) {
-            let (first, second) = if i < w { (s, widest) } else { (widest, s) };
+            let in_order = (i < w) != SHAPES_NAMED_REVERSED.contains(&op);
+            let (first, second) = if in_order { (s, widest) } else { (widest, s) };
             return Err(Error::value(op, format!("shapes are not compatible: {first} vs {second}")));
         }
     }
     Ok((*widest).clone())
 }
 
-/// Expands every slice to the common shape of all of them (`kd.align`).
+/// Expands every slice to the common shape of all of them (operators
+/// aligning their arguments; errors name the shapes that disagree).
 pub fn align(op: &str, slices: &[&DataSlice]) -> Result<Vec<DataSlice>> {
     let shapes: Vec<&JaggedShape> = slices.iter().map(|s| s.shape()).collect();
     let shape = common_shape(op, &shapes)?;
     slices.iter().map(|s| expand_to_shape(op, s, &shape, 0)).collect()
+}
+
+/// [`align`] as `kd.align` (and `kd.zip`, `kd.repeat`, ..., which Koda
+/// builds on it) does it: to the first slice of the highest rank, a slice
+/// that cannot expand to it named in the error.
+pub fn align_to_first_widest(op: &str, slices: &[&DataSlice]) -> Result<Vec<DataSlice>> {
+    let Some(rank) = slices.iter().map(|s| s.rank()).max() else {
+        return Ok(Vec::new());
+    };
+    let target = slices.iter().find(|s| s.rank() == rank).expect("a slice of the highest rank").shape().clone();
+    if let Some(x) = slices.iter().find(|s| !s.shape().is_prefix_of(&target)) {
+        return Err(Error::value(op, format!("DataSlice with shape={} cannot be expanded to shape={target}", x.shape())));
+    }
+    slices.iter().map(|s| expand_to_shape(op, s, &target, 0)).collect()
 }
 
 #[cfg(test)]

@@ -292,7 +292,9 @@ class ShardMappedFunction:
         return n
 
     def _prepare(self, args, kwargs):
-        """(entry, leaves, shard counts, splits by leaf name)."""
+        """The call's plan entry, its leaves' values and (path, value, spec),
+        the split of each sharded leaf, each split's (rows, shards), and the
+        number of shards."""
         if getattr(_state, "tracing", False):
             raise ValueError(f"{OP}: called inside a function kd.shard_map is tracing; shard only at the outside (a "
                              "sharding operation inside the body would run once per shard)")

@@ -181,7 +181,7 @@ fn dim_mapping(a: &Args<'_>) -> Result<DataSlice> {
 /// the most dimensions.
 fn align(a: &Args<'_>) -> Result<Value> {
     let slices = a.var_slices()?;
-    let aligned = plait_core::broadcast::align(a.op_name(), &slices)?;
+    let aligned = plait_core::broadcast::align_to_first_widest(a.op_name(), &slices)?;
     Ok(Value::Tuple(aligned.into_iter().map(Value::Slice).collect()))
 }
 

@@ -8,7 +8,7 @@
 //! ```
 
 use arrow_buffer::{ArrowNativeType, BooleanBufferBuilder, NullBuffer, ScalarBuffer};
-use plait_core::broadcast::align;
+use plait_core::broadcast::align_to_first_widest;
 use plait_core::cast::cast_to_implicit;
 use plait_core::column::ColumnBuilder;
 use plait_core::{Column, DataSlice, Edge, Error, JaggedShape, Result, Schema, SliceData, Values};
@@ -232,6 +232,6 @@ pub fn zip(args: &[&DataSlice]) -> Result<DataSlice> {
     if args.is_empty() {
         return Err(Error::value(op, "expected a nonzero number of args"));
     }
-    let aligned = align(op, args)?;
+    let aligned = align_to_first_widest(op, args)?;
     stack_as(op, &aligned.iter().collect::<Vec<_>>(), 0)
 }

@@ -8,7 +8,7 @@
 //! ```
 
 use arrow_buffer::BooleanBuffer;
-use plait_core::broadcast::{align, expand_to_shape};
+use plait_core::broadcast::{align, align_to_first_widest, expand_to_shape};
 use plait_core::{DataSlice, Edge, Error, JaggedShape, Result, ScalarRef, Schema};
 
 use super::gather::int64_slice;
@@ -70,7 +70,7 @@ fn repeat_impl(op: &str, x: &DataSlice, sizes: &DataSlice, present_only: bool) -
     if !present_only {
         integers(op, "sizes", sizes)?;
     }
-    let aligned = align(op, &[x, sizes])?;
+    let aligned = align_to_first_widest(op, &[x, sizes])?;
     let x = &aligned[0];
     // repeat_present reads sizes only where x is present (as Koda does:
     // elsewhere they may be missing or of any kind); a size masked out
