@@ -627,8 +627,8 @@ impl Planner<'_> {
         for v in self.done.values().chain(self.gathered.values()) {
             places.insert(v.expr.fingerprint(), (v.place, v.level));
         }
-        for (name, s) in &self.sharded_places() {
-            places.insert(Expr::input(name).fingerprint(), (*s, 0));
+        for (name, &s) in self.sharded {
+            places.insert(Expr::input(name).fingerprint(), (Place::Rows(s), 0));
         }
         let born: Vec<&(usize, Val)> = self.born.iter().filter(|(s, _)| self.bounds_read.contains(s)).collect();
         let sources: Vec<&Val> = roots
@@ -681,10 +681,6 @@ impl Planner<'_> {
             }
         }
         Ok(Plan { actions, outputs, split_sources })
-    }
-
-    fn sharded_places(&self) -> HashMap<String, Place> {
-        self.sharded.iter().map(|(n, &s)| (n.clone(), Place::Rows(s))).collect()
     }
 }
 

@@ -103,7 +103,7 @@ fn shard_row_count(x: PyRef<'_, PyDataSlice>) -> PyResult<usize> {
     let shape = x.inner.shape();
     match shape.edges().first() {
         Some(edge) => Ok(edge.child_size()),
-        None => Err(guard::<()>(|| Err(Error::value(OP, "a DataItem (rank 0) cannot be cut into rows: give it P() to pass it whole"))).unwrap_err()),
+        None => Err(crate::errors::value_error(OP, "a DataItem (rank 0) cannot be cut into rows: give it P() to pass it whole")),
     }
 }
 

@@ -138,23 +138,29 @@ fn run_plans(py: Python<'_>, tasks: Vec<(Py<PyCompiledPlan>, Bound<'_, PyTuple>)
         let mut outcomes: Vec<Option<RunOutcome>> = (0..n).map(|_| None).collect();
         let at_once = max_workers.unwrap_or(usize::MAX).max(1);
         std::thread::scope(|scope| {
-            let mut pending = on_threads.into_iter();
-            let threads: Vec<_> = std::iter::from_fn(|| {
-                let batch: Vec<(usize, PlanJob)> = pending.by_ref().take(at_once).collect();
-                (!batch.is_empty()).then_some(batch)
-            })
-            .map(|batch| scope.spawn(move || batch.into_iter().map(|(i, job)| (i, run_job(job))).collect::<Vec<_>>()))
-            .collect();
-            let pooled: Vec<(usize, PlanJob)> = on_pool;
-            let indices: Vec<usize> = pooled.iter().map(|(i, _)| *i).collect();
-            let results = plait_core::parallel::map_each(pooled.into_iter().map(|(_, job)| job).collect(), max_workers, run_job);
+            // Each plan that may call Python on a thread of its own, at most
+            // `at_once` at a time, while the others run on the pool here.
+            let threaded = scope.spawn(move || {
+                let mut done = Vec::with_capacity(on_threads.len());
+                let mut pending = on_threads.into_iter();
+                loop {
+                    let wave: Vec<_> = pending.by_ref().take(at_once).map(|(i, job)| (i, std::thread::spawn(move || run_job(job)))).collect();
+                    if wave.is_empty() {
+                        return done;
+                    }
+                    for (i, thread) in wave {
+                        let outcome = thread.join().unwrap_or_else(|_| Err(plait_core::Error::internal("a task's thread stopped").into()));
+                        done.push((i, outcome));
+                    }
+                }
+            });
+            let indices: Vec<usize> = on_pool.iter().map(|(i, _)| *i).collect();
+            let results = plait_core::parallel::map_each(on_pool.into_iter().map(|(_, job)| job).collect(), max_workers, run_job);
             for (i, r) in indices.into_iter().zip(results) {
                 outcomes[i] = Some(r);
             }
-            for t in threads {
-                for (i, r) in t.join().unwrap_or_default() {
-                    outcomes[i] = Some(r);
-                }
+            for (i, r) in threaded.join().unwrap_or_default() {
+                outcomes[i] = Some(r);
             }
         });
         Ok(outcomes

@@ -14,7 +14,6 @@ or `ray`).
 """
 
 import collections
-import inspect
 import threading
 import warnings
 import weakref
@@ -22,6 +21,8 @@ import weakref
 from plait import _plait
 from plait.kd import expr as _expr
 from plait.kd import progress, runners
+from plait.kd.vmapped import _is_namedtuple, _same_kind
+from plait.kd.vmapped import _positional_names as _function_positional_names
 
 _DataSlice = _plait.DataSlice
 _Expr = _plait.Expr
@@ -169,12 +170,12 @@ def _bounds(n_rows, n_shards):
     return [(i * n_rows) // n_shards for i in range(n_shards + 1)]
 
 
-def _is_namedtuple(x):
-    return isinstance(x, tuple) and hasattr(type(x), "_fields")
-
-
-def _same_kind(x, items):
-    return type(x)(*items) if _is_namedtuple(x) else type(x)(items)
+def _bounds_of_counts(counts):
+    """The row bounds of shards holding `counts` rows each."""
+    bounds = [0]
+    for c in counts:
+        bounds.append(bounds[-1] + c)
+    return bounds
 
 
 def _check_spec(spec, mesh, path):
@@ -432,11 +433,7 @@ def _positional_names(fn, is_functor):
         params = kd.functor.get_signature(fn).parameters[:]
         kinds = params.kind.kind.to_py()
         return [n for n, k in zip(params.name.to_py(), kinds) if k in ("positional_only", "positional_or_keyword")]
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return _function_positional_names(fn)
 
 
 def _structure_key(leaf_args, leaf_kwargs):
@@ -531,8 +528,7 @@ class _Replay:
                     self.pieces[name] = [r[j] for r in results]
                 for s, source in self.entry.split_sources.items():
                     if source in outputs and s not in self.bounds:
-                        counts = [self.runner.row_count(p) for p in self.pieces[source]]
-                        self.bounds[s] = [sum(counts[:i]) for i in range(self.n + 1)]
+                        self.bounds[s] = _bounds_of_counts([self.runner.row_count(p) for p in self.pieces[source]])
         results = []
         for name, place in self.entry.outputs:
             if place == "whole":
@@ -541,8 +537,7 @@ class _Replay:
                 split = int(place[len("rows"):])
                 pieces = self._fetch_pieces(name)
                 if split not in self.bounds:
-                    counts = [_plait.shard_row_count(p) for p in pieces]
-                    self.bounds[split] = [sum(counts[:i]) for i in range(self.n + 1)]
+                    self.bounds[split] = _bounds_of_counts([_plait.shard_row_count(p) for p in pieces])
                 results.append((_plait.shard_gather(pieces, False), place, self.bounds[split]))
         return results
 
