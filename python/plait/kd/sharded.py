@@ -27,6 +27,8 @@ from plait.kd.vmapped import _positional_names as _function_positional_names
 _DataSlice = _plait.DataSlice
 _Expr = _plait.Expr
 OP = "kd.shard_map"
+# The most workers a mesh may have.
+MAX_SHARDS = 1 << 20
 
 
 class Mesh:
@@ -48,6 +50,9 @@ class Mesh:
             if isinstance(n, bool) or not isinstance(n, int) or n < 1:
                 raise ValueError(f"kd.parallel.Mesh: axis {name!r} has size {n!r}; sizes are positive ints")
         self.shape = dict(axes)
+        if self.size > MAX_SHARDS:
+            raise ValueError(f"kd.parallel.Mesh: {self.size} workers in all; a mesh has at most {MAX_SHARDS:,} (each shard is "
+                             "a task and its rows' bounds are kept)")
 
     @property
     def axis_names(self):

@@ -76,6 +76,10 @@ def test_spec_errors():
         Mesh({"x": 0})
     with pytest.raises(ValueError, match="expected a dict"):
         Mesh(["x"])
+    with pytest.raises(ValueError, match="a mesh has at most 1,048,576"):
+        Mesh({"x": 10**12})
+    with pytest.raises(ValueError, match="a mesh has at most 1,048,576"):
+        Mesh({"x": 2**10, "y": 2**11})
     with pytest.raises(ValueError, match="only dimension 0 is cut"):
         P(None, "x")
     with pytest.raises(ValueError, match="names axis 'y'"):
