@@ -378,12 +378,18 @@ pub fn make_signature(params: &[Parameter]) -> Result<DataSlice> {
 /// (EXPR items, values, functors) and, when given, `__qualname__` and
 /// `__module__`. Its bag is merged into one immutable layer.
 pub fn make_functor(
+    op: &str,
     returns: &DataSlice,
     signature: &DataSlice,
     variables: &[(String, DataSlice)],
     qualname: Option<&str>,
     module: Option<&str>,
 ) -> Result<DataSlice> {
+    // A functor is one item: its variables are items too (a slice would
+    // make a slice of functors), as Koda requires.
+    if let Some((name, value)) = variables.iter().find(|(_, v)| !v.is_item()) {
+        return Err(Error::value(op, format!("variable [{name}] must be a data item, but has shape: {}", value.shape())));
+    }
     let mut attrs = vec![(RETURNS_ATTR.to_string(), returns.clone()), (SIGNATURE_ATTR.to_string(), signature.clone())];
     if let Some(q) = qualname {
         attrs.push(("__qualname__".to_string(), text_item(q)));

@@ -29,7 +29,7 @@ pub fn trace(name: &str, params: &[&str], body: impl FnOnce(&[Expr]) -> Result<E
     let inputs: Vec<Expr> = params.iter().map(|p| Expr::input(p)).collect();
     let returns = body(&inputs)?;
     let signature = make_signature(&params.iter().map(|p| Parameter::positional(p)).collect::<Vec<_>>())?;
-    make_functor(&packed::pack(&returns), &signature, &[], Some(name), None)
+    make_functor("kd.fn", &packed::pack(&returns), &signature, &[], Some(name), None)
 }
 
 /// Calls functor `f` with positional arguments.

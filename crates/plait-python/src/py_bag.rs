@@ -385,7 +385,8 @@ impl PyDataSlice {
     }
 
     /// `ds[i]` / `ds[key]`: items of lists (an int or a DataSlice of ints;
-    /// a Python slice gives the items in that range), or values of dicts.
+    /// a Python slice gives the items in that range), or values of dicts
+    /// (`ds[:]` gives all of them).
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
             let step: Option<i64> = range.getattr("step")?.extract()?;
@@ -398,7 +399,7 @@ impl PyDataSlice {
                 if v.is_none() { Ok(None) } else { as_slice("kd.core.get_item", &v).map(Some) }
             };
             let (start, stop) = (bound("start")?, bound("stop")?);
-            return wrap(py, guard(|| lists::items_in_range(&self.inner, start, stop))?);
+            return wrap(py, guard(|| containers::items_in_range(&self.inner, start, stop))?);
         }
         let key = as_slice("kd.core.get_item", key)?;
         wrap(py, guard(|| containers::get_item(&self.inner, &key))?)

@@ -106,9 +106,9 @@ fn make_signature(spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>
 }
 
 /// A functor item from its `returns`, `signature` and variables (DataSlices:
-/// EXPR items, values or functors).
+/// EXPR items, values or functors); errors name operator `op`.
 #[pyfunction]
-#[pyo3(signature = (returns, signature, variables, qualname = None, module = None))]
+#[pyo3(signature = (returns, signature, variables, qualname = None, module = None, op = "kd.functor.fn"))]
 fn make_functor(
     py: Python<'_>,
     returns: PyRef<'_, PyDataSlice>,
@@ -116,9 +116,10 @@ fn make_functor(
     variables: Vec<(String, PyRef<'_, PyDataSlice>)>,
     qualname: Option<&str>,
     module: Option<&str>,
+    op: &str,
 ) -> PyResult<Py<PyAny>> {
     let variables: Vec<(String, plait_core::DataSlice)> = variables.into_iter().map(|(k, v)| (k, v.inner.clone())).collect();
-    crate::py_slice::wrap(py, guard(|| functor::make_functor(&returns.inner, &signature.inner, &variables, qualname, module))?)
+    crate::py_slice::wrap(py, guard(|| functor::make_functor(op, &returns.inner, &signature.inner, &variables, qualname, module))?)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -517,8 +517,27 @@ impl ListView {
         self.inner.shape().size_at(1)
     }
 
-    fn __getitem__(&self, py: Python<'_>, i: isize) -> PyResult<Py<PyAny>> {
+    /// `x.L[i]` (a row) or `x.L[start:stop]` (the rows as a DataSlice of
+    /// x's rank, as Python slices lists).
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let n = self.__len__() as isize;
+        if let Ok(range) = key.cast::<PySlice>() {
+            let step = range.getattr("step")?;
+            if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
+                return Err(value_error("DataSlice.L", "Slice with step != 1 is not supported"));
+            }
+            let bounds = range.indices(n)?;
+            let (start, stop) = (bounds.start as i64, (bounds.stop as i64).max(bounds.start as i64));
+            let item = |i: i64| guard(|| DataSlice::item(Some(ScalarRef::Int64(i)), Schema::Int64));
+            let mut args = vec![SliceArg::range(Some(item(start)?), Some(item(stop)?))];
+            if self.inner.rank() > 1 {
+                args.push(SliceArg::Ellipsis);
+            }
+            return wrap(py, guard(|| subslice(&self.inner, &args))?);
+        }
+        let Ok(i) = key.extract::<isize>() else {
+            return Err(value_error("DataSlice.L", "cannot get items from list(s): expected indices to be integers"));
+        };
         let k = if i < 0 { i + n } else { i };
         if !(0..n).contains(&k) {
             return Err(pyo3::exceptions::PyIndexError::new_err(format!("DataSlice.L: index {i} is out of range for a first dimension of size {n}")));

@@ -35,7 +35,9 @@ _NOT_OPERATORS = {"eval", "I", "V", "S", "lazy", "eager", "expr", "optools", "ty
                   # Python message objects in and out: no operators in Koda either.
                   "from_proto", "to_proto", "schema_from_proto",
                   # A class decorator: runs now.
-                  "extension_type"}
+                  "extension_type",
+                  # Holds Python values; inside tracing it names expressions.
+                  "named_container"}
 # Helpers of the namespace modules that are not operators.
 _HELPERS = {"check_inputs", "check_output"}
 

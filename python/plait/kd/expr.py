@@ -204,14 +204,33 @@ def as_expr(arg):
       DataItem(5, schema: INT32)
       >>> kd.expr.is_literal(kd.expr.as_expr(5))
       True
+      >>> kd.expr.as_expr((I.x, 1))
+      kd.tuples.tuple(I.x, DataItem(1, schema: INT32))
     """
     if isinstance(arg, Expr):
         return arg
+    if isinstance(arg, tuple) and _holds_expr(arg):
+        # A tuple (or named tuple) holding expressions, as a traced function
+        # returning `x, y` gives: a tuple-making expression, as in Koda.
+        return _plait.expr_call("kd.tuples.tuple", *(as_expr(item) for item in arg))
     if isinstance(arg, _plait.Object):
         from plait.kd import extension_types
 
         return extension_types._view(_plait.expr_literal(arg))
     return _plait.expr_literal(arg)
+
+
+def _holds_expr(items):
+    """Whether the (nested) tuple `items` holds an expression; iterative, so
+    no nesting depth reaches the native stack."""
+    pending = [items]
+    while pending:
+        for item in pending.pop():
+            if isinstance(item, Expr):
+                return True
+            if isinstance(item, tuple):
+                pending.append(item)
+    return False
 
 
 def _check_expr(fn_name, expr):
@@ -615,7 +634,9 @@ def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
 class NamedContainer:
     """A container that names the expressions put in it: `c.x = I.a + 1`
     stores `kd.with_name(I.a + 1, 'x')`, so a functor traced from it shows
-    `x` as a variable. Other values are stored as they are.
+    `x` as a variable. Other values are stored as they are, except while a
+    function is traced: then they become named literals (`c.a = 2` is
+    `kd.with_name(kd.expr.as_expr(2), 'a')`), variables of the functor too.
 
     Examples:
       >>> c = kd.named_container()
@@ -628,6 +649,12 @@ class NamedContainer:
     """
 
     def __setattr__(self, name, value):
+        if not isinstance(value, Expr) and _plait.is_tracing():
+            from plait.kd import optools
+
+            # Tuples may hold expressions (as_expr makes them tuple
+            # expressions); other values are boxed as operators box them.
+            value = as_expr(value if isinstance(value, tuple) else optools.as_qvalue(value))
         if isinstance(value, Expr):
             value = _plait.expr_call("kd.annotation.with_name", value, name)
         object.__setattr__(self, name, value)

@@ -175,13 +175,26 @@ def _bind(info, args, kwargs):
 
 def _construct(info, values):
     Expr = _expr().Expr
-    lazy = _plait.is_tracing() or any(isinstance(v, Expr) for v in values.values())
-    attrs = {name: _cast(info.fields[name], value, lazy) for name, value in values.items()}
+    boxing = getattr(info.cls, "_extension_arg_boxing", None)
+    if boxing is not None:
+        # The class boxes its arguments itself (each value with its field's
+        # annotation), as Koda lets it; the results are used as they are.
+        attrs = {name: boxing(value, info.fields[name]) for name, value in values.items()}
+        lazy = _plait.is_tracing() or any(isinstance(v, Expr) for v in attrs.values())
+    else:
+        lazy = _plait.is_tracing() or any(isinstance(v, Expr) for v in values.values())
+        attrs = {name: _cast(info.fields[name], value, lazy) for name, value in values.items()}
     prototype = info.prototype()
     head = (info.qtype,) if prototype is None else (info.qtype, prototype)
-    if lazy:
-        return _view(_lazy("make")(*head, **attrs))
-    return _MAKE(*head, **attrs)
+    made = _view(_lazy("make")(*head, **attrs)) if lazy else _MAKE(*head, **attrs)
+    if getattr(info.cls, "_extension_post_init", None) is not None:
+        # The last step of `cls(...)`: the class checks or adjusts the value.
+        made = made._extension_post_init()
+        if made is None:
+            raise ValueError("_extension_post_init must return an instance")
+        if isinstance(made, Expr):
+            made = _view(made)
+    return made
 
 
 def _new(cls, *args, **kwargs):
@@ -297,7 +310,7 @@ def _make_classes(info):
 # those whose result has the QType of their first argument.
 _QTYPE_ARGUMENT = {"kd.extension_types.make": 0, "kd.extension_types.make_null": 0, "kd.extension_types.wrap": 1,
                    "kd.extension_types.dynamic_cast": 1, "kd.extension_types.get_attr": 2}
-_SAME_AS_FIRST = {"kd.extension_types.with_attrs", "kd.annotation.with_name"}
+_SAME_AS_FIRST = {"kd.extension_types.with_attrs", "kd.annotation.with_name", "kd.assertion.with_assertion"}
 
 
 def _static_qtype(e):

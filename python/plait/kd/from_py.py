@@ -27,7 +27,7 @@ from plait import _plait
 from plait.kd import shapes, types
 from plait.kd._nested import run_nested as _run_nested
 from plait.kd._operators import OPERATORS
-from plait.kd.schema import OBJECT, cast_to_implicit, to_object
+from plait.kd.schema import NONE, OBJECT, cast_to_implicit, to_object
 
 _PRIMITIVES = (bool, int, float, str, bytes, type(None))
 
@@ -141,6 +141,8 @@ class _Converter:
             return (yield from self._inferred(values, itemid))
         if _is_schema(schema, "OBJECT"):
             return (yield from self._objects(values, itemid))
+        if schema.is_struct_schema() and any(isinstance(v, types.DataSlice) for v in values):
+            return _given_items(values, schema)
         if schema.is_dict_schema():
             if self.dict_as_obj and any(isinstance(v, builtins.dict) for v in values):
                 raise ValueError("dict_as_obj=True is not supported for dict schema")
@@ -300,6 +302,24 @@ class _Converter:
         except ValueError:
             raise ValueError(f"the schema for {what} is incompatible.\n\nExpected schema for {what}: {schema}\n"
                              f"Assigned schema for {what}: {boxed.get_schema()}") from None
+
+
+def _given_items(values, schema):
+    """A level of a struct `schema` whose values are DataItems (a list given
+    as `kd.list(...)` where a list is expected): they are taken as they are,
+    and must all be DataItems of exactly that schema, as in Koda."""
+    # A missing item without a schema (`kd.item(None)`) is a missing value.
+    values = [None if isinstance(v, types.DataItem) and v.get_schema() == NONE and v.get_present_count() == 0 else v
+              for v in values]
+    for v in values:
+        if v is not None and not isinstance(v, types.DataItem):
+            kind = "DataSlice" if isinstance(v, types.DataSlice) else type(v).__name__
+            raise ValueError(f"could not parse list of primitives / data items: object with unsupported type: {kind}")
+        if v is not None and v.get_schema() != schema:
+            raise ValueError("could not parse list of primitives / data items: the schema is incompatible:\n"
+                             f"expected schema: {v.get_schema()}\nassigned schema: {schema}")
+    missing = _plait.slice(None, None).with_schema(schema)
+    return OPERATORS["kd.slices.stack"](*[missing if v is None else v for v in values]).with_schema(schema)
 
 
 def _mixed_kinds_error(values, dict_as_obj):

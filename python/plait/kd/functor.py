@@ -56,12 +56,13 @@ def _python_signature_params(f, defaults):
     return params
 
 
-def _make(returns, signature, variables, qualname=None, module=None):
-    """The functor item (made in Rust: `plait_expr::functor::make_functor`)."""
+def _make(returns, signature, variables, qualname=None, module=None, op="kd.functor.fn"):
+    """The functor item (made in Rust: `plait_expr::functor::make_functor`);
+    errors name operator `op`."""
     variables = [(name, _as_value(_as_attribute(value))) for name, value in variables.items()]
     if isinstance(returns, _expr.Expr):
         returns = _expr.pack_expr(returns)  # a literal too, as Koda (an EXPR item makes a functor)
-    return _plait.make_functor(_as_value(returns), signature, variables, qualname, module)
+    return _plait.make_functor(_as_value(returns), signature, variables, qualname, module, op)
 
 
 def _as_attribute(value):
@@ -76,7 +77,9 @@ def _as_attribute(value):
 def _extract_variables(returns):
     """Named subexpressions (`kd.with_name`) become variables: each is
     replaced by `V.<name>`; a name used for two different expressions gets
-    a numbered suffix."""
+    a numbered suffix. A functor's variables are items, so a named literal
+    DataSlice of ndim > 0 is stored imploded into a list and read back as
+    `kd.explode(V.<name>, ndim)`, as Koda stores it."""
     variables = {}
     fingerprints = {}
 
@@ -89,8 +92,13 @@ def _extract_variables(returns):
         while name in variables and fingerprints[name] != inner.fingerprint:
             name = f"{base}_{k}"
             k += 1
-        variables[name] = inner
         fingerprints[name] = inner.fingerprint
+        value = inner.qvalue if _expr.is_literal(inner) else None
+        if isinstance(value, _plait.DataSlice) and value.get_ndim() > 0:
+            ndim = int(value.get_ndim())
+            variables[name] = _kd().implode(value, ndim=ndim)
+            return _plait.expr_call("kd.lists.explode", _expr.V[name], ndim)
+        variables[name] = inner
         return _expr.V[name]
 
     return _expr.transform(returns, visit), variables
@@ -136,7 +144,7 @@ def expr_fn(returns, *, signature=None, auto_variables=False, **variables):
         params += [(n, inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.empty) for n in sorted(names)]
         params.append(("__extra_inputs__", inspect.Parameter.VAR_KEYWORD, inspect.Parameter.empty))
         signature = _signature(params)
-    return _make(returns, signature, variables)
+    return _make(returns, signature, variables, op="kd.functor.expr_fn")
 
 
 def fstr_fn(returns, **kwargs):
@@ -186,7 +194,8 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
         operation of the trace is typed, a type error names the line that
         made it, and `kd.typing.get_type` gives the functor's type.
       **defaults: default values for parameters of `f` (they replace the
-        defaults of `f` itself).
+        defaults of `f` itself); each is also a variable of the functor
+        (`f.y`), as Koda keeps them.
 
     Examples:
       >>> f = kd.trace_py_fn(lambda x, y: x + y, y=5)
@@ -194,6 +203,8 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
       DataSlice([6, 7], schema: INT32, present: 2/2)
       >>> f(1, y=10)
       DataItem(11, schema: INT32)
+      >>> f.y
+      DataItem(5, schema: INT32, bag_id: $...)
       >>> g = kd.trace_py_fn(lambda x: kd.with_name(x + 1, 'a') * 2)
       >>> 'a' in kd.dir(g)
       True
@@ -214,8 +225,16 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
     if auto_variables:
         returns, extracted = _extract_variables(returns)
         variables.update(extracted)
+    for name, value in defaults.items():
+        if isinstance(value, _plait.DataSlice) and value.get_ndim() > 0:
+            raise ValueError(f"kd.trace_py_fn: variable [{name}] must be a data item, but has shape: {value.get_shape()}")
     signature = _signature(_python_signature_params(f, defaults))
-    return _make(returns, signature, variables, getattr(f, "__qualname__", None), getattr(f, "__module__", None))
+    for name, value in defaults.items():
+        # Readable as `f.<name>` (Koda binds them as variables); a named
+        # subexpression of the same name keeps the name.
+        variables.setdefault(name, value)
+    return _make(returns, signature, variables, getattr(f, "__qualname__", None), getattr(f, "__module__", None),
+                 op="kd.trace_py_fn")
 
 
 def py_fn(f, *, return_type_as=None, **defaults):
@@ -388,7 +407,8 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
     being traced (by `kd.fn` or `kd.trace_py_fn`), it is traced into a functor
     of its own, stored as variable `name` of the outer functor, and the call
     becomes `kd.call` of it, stored as variable `_<name>_result`. Outside
-    tracing the function runs as usual.
+    tracing the function runs as usual, with its arguments and its result
+    boxed as operators box them (Python scalars become DataItems).
 
     Args:
       name: the variable name of the inner functor (by default, the name of the
@@ -411,7 +431,7 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
       DataItem(7, schema: INT32)
       >>> f.double(4)
       DataItem(8, schema: INT32)
-      >>> double(kd.item(3))
+      >>> double(3)
       DataItem(6, schema: INT32)
     """
     if input_types is not None and (py_fn or functor_factory is not None):
@@ -424,7 +444,7 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
             if not _plait.is_tracing():
-                return f(*args, **kwargs)
+                return _call_boxed(f, fn_name, args, kwargs)
             if "functor" not in traced:
                 if functor_factory is not None:
                     traced["functor"] = functor_factory(f, return_type_as=return_type_as)
@@ -438,6 +458,28 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
         return wrapper
 
     return decorate
+
+
+def _call_boxed(f, fn_name, args, kwargs):
+    """Calls `f` outside tracing as Koda does for `@kd.trace_as_fn()`
+    functions: its arguments and its result boxed as operators box them
+    (Python scalars become DataItems), so that it behaves as its functor."""
+    from plait.kd import optools
+
+    bound = inspect.signature(f).bind(*args, **kwargs)
+    for name, param in inspect.signature(f).parameters.items():
+        if name not in bound.arguments:
+            continue
+        value = bound.arguments[name]
+        if param.kind == param.VAR_KEYWORD:
+            bound.arguments[name] = {k: optools.as_qvalue_or_expr(v) for k, v in value.items()}
+        else:
+            bound.arguments[name] = optools.as_qvalue_or_expr(value)
+    result = f(*bound.args, **bound.kwargs)
+    if isinstance(result, _expr.Expr):
+        raise ValueError(f"The function [{fn_name}] annotated with @kd.trace_as_fn() was expected to return a value in "
+                         "eager mode, but the computation returned an Expr instead.")
+    return optools.as_qvalue_or_expr(result)
 
 
 def _as_value(v):

@@ -3,6 +3,7 @@
 from typing import Any
 
 Lowered: Any
+MAX_SHARDS: Any
 Mesh: Any
 NamedSharding: Any
 OP: Any

@@ -1,6 +1,27 @@
 """What the differential tests share: running one call on a library and
 comparing plait's outcome with koladata's."""
 
+import re
+
+_ID = re.compile(r"[$#][0-9A-Za-z]{4,}")
+_PREFIX = re.compile(r"^(\[[A-Z_]+\]\s*)?((kd|DataBag|DataSlice|koda_internal)(\.[A-Za-z_0-9]+)+:\s*)?")
+_MODULE = re.compile(r"(koladata\.types\.data_bag|plait\.types)\.DataBag")
+
+
+def normalised(text):
+    """`text` with item and bag ids masked and DataBag's module left out."""
+    return _MODULE.sub("DataBag", _ID.sub("<id>", text))
+
+
+def repr_outcome(kd, program):
+    """("ok", normalised repr of `program(kd)`) or ("error", exception type,
+    first message line without Koda's status or an operator prefix)."""
+    try:
+        result = program(kd)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, NotImplementedError) as error:
+        return ("error", type(error).__name__, normalised(_PREFIX.sub("", str(error)).split("\n")[0]))
+    return ("ok", normalised(repr(result)))
+
 
 def outcome(fn):
     """("ok", result) or ("error", first line of the message)."""

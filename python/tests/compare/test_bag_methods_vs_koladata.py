@@ -9,30 +9,13 @@ Each program runs on both libraries; the outcomes must agree: the same repr
 (ids and bag ids masked), or the same exception type and first message line
 (without the operator prefix plait adds, or Koda's status prefix)."""
 
-import re
-
 import pytest
 
 from plait import kd as pkd
 
+from koda_compare import repr_outcome as outcome
+
 kkd = pytest.importorskip("koladata.kd")
-
-_ID = re.compile(r"[$#][0-9A-Za-z]{4,}")
-_PREFIX = re.compile(r"^(\[[A-Z_]+\]\s*)?((kd|DataBag|DataSlice|koda_internal)(\.[A-Za-z_0-9]+)+:\s*)?")
-_MODULE = re.compile(r"(koladata\.types\.data_bag|plait\.types)\.DataBag")
-
-
-def norm(text):
-    return _MODULE.sub("DataBag", _ID.sub("<id>", text))
-
-
-def outcome(kd, program):
-    try:
-        result = program(kd)
-    except (ValueError, TypeError, AttributeError, IndexError, KeyError, NotImplementedError) as error:
-        return ("error", type(error).__name__, norm(_PREFIX.sub("", str(error)).split("\n")[0]))
-    return ("ok", norm(repr(result)))
-
 
 def lines(kd, program):
     """A text result as its sorted lines (the order of triples follows ids,
@@ -307,6 +290,20 @@ PROGRAMS = {
     "list protocols": lambda kd: (len(kd.list([1, 2])), [x.to_py() for x in kd.list([1, 2])], 1 in kd.list([1, 2])),
     "dict protocols": lambda kd: (len(kd.dict({1: 2})), [x.to_py() for x in kd.dict({1: 2})], 1 in kd.dict({1: 2}),
                                   5 in kd.dict({1: 2})),
+    # with_attrs / attrs of schemas (Koda's deep dive on schemas does it)
+    "schema with_attr": lambda kd: kd.new(x=1).get_schema().with_attr("y", kd.FLOAT32),
+    "schema with_attrs": lambda kd: kd.new(x=1).get_schema().with_attrs(y=kd.FLOAT32, z=kd.list_schema(kd.INT32)),
+    "schema with_attrs read": lambda kd: kd.new(x=1).get_schema().with_attrs(y=kd.FLOAT32).y,
+    "schema with_attrs replaces": lambda kd: kd.new(x=1).get_schema().with_attrs(x=kd.STRING),
+    "schema with_attrs nested": lambda kd: kd.new(x=1).get_schema().with_attrs(y=kd.schema.new_schema(a=kd.INT32)).y.a,
+    "schema with_attrs leaves the old": lambda kd: (lambda s: (s.with_attrs(y=kd.INT32), s))(kd.new(x=1).get_schema()),
+    "schema with_attrs not a schema": lambda kd: kd.new(x=1).get_schema().with_attrs(y=1),
+    "schema with_attrs of schemas": lambda kd: kd.slice([kd.new(x=1).get_schema()] * 2).with_attrs(y=kd.INT32),
+    "schema attrs bag": lambda kd: kd.new(x=1).get_schema().updated(kd.attrs(kd.new(x=1).get_schema(), y=kd.INT32)),
+    "named schema with_attrs": lambda kd: kd.named_schema("P").with_attrs(x=kd.INT32),
+    "list schema with_attrs": lambda kd: kd.list_schema(kd.INT32).with_attrs(y=kd.INT32),
+    "primitive schema with_attrs": lambda kd: kd.INT32.with_attrs(y=kd.INT32),
+    "object schema attrs": lambda kd: kd.attrs(kd.OBJECT, y=kd.INT32),
     # JaggedShape
     "shape bool": lambda kd: bool(kd.shapes.new(2)),
     "shape prefix": lambda kd: kd.shapes.new(2, [2, 1], [1, 2, 3])[:2],

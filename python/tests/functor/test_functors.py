@@ -437,3 +437,27 @@ def test_functors_of_registry_operators_have_one_fingerprint_across_processes():
     runs = [subprocess.run([sys.executable, "-c", _FINGERPRINT_SCRIPT], capture_output=True, text=True, check=True).stdout
             for _ in range(2)]
     assert runs[0] == runs[1] and runs[0].strip().isdigit()
+
+
+def test_traced_function_returning_a_tuple():
+    def halves(x):
+        return x + 1, (x * 2, 3)
+
+    f = kd.fn(halves)
+    first, (second, third) = f(kd.slice([1, 2]))
+    assert first.to_py() == [2, 3] and second.to_py() == [2, 4] and third.to_py() == 3
+    # Koda asks for return_type_as=; plait accepts it and returns the same.
+    assert f(kd.slice([1]), return_type_as=(kd.item(1), (kd.item(1), kd.item(1))))[0].to_py() == [2]
+    assert str(kd.expr.as_expr((I.x, (I.y, 1)))) == "kd.tuples.tuple(I.x, kd.tuples.tuple(I.y, DataItem(1, schema: INT32)))"
+    # A saved functor keeps the tuple.
+    assert kd.loads(kd.dumps(f))(kd.item(5))[1][0].to_py() == 10
+
+
+def test_defaults_are_variables_and_transforms_keep_working():
+    f = kd.fn(lambda x, y: x + y, y=2)
+    assert f.y.to_py() == 2 and f(x=3).to_py() == 5 and f(3, y=10).to_py() == 13
+    assert kd.vmap(f)(kd.slice([1, 2])).to_py() == [3, 4]
+    typed = kd.fn(lambda x, y: x + y, input_types=("INT32[n]", "INT32[]"), y=5)
+    assert str(kd.typing.get_type(typed)) == "(x: INT32[n], y: INT32[]) -> INT32[n]"
+    with pytest.raises(ValueError, match=r"variable \[y\] must be a data item"):
+        kd.fn(lambda x, y: x + y, y=kd.slice([1, 2]))

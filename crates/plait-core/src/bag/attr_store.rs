@@ -377,6 +377,58 @@ impl AttrStore {
         out
     }
 
+    /// Adds the values `theirs` sets that this store does not (a merge in
+    /// which this store wins). The column of an allocation this store does
+    /// not touch is shared whole, without work per item: merging many bags
+    /// of one object each (`kd.slice` of objects made one by one) is then
+    /// linear in the number of bags, not in a copy per item.
+    pub fn merge_missing_from(&mut self, theirs: &AttrStore) {
+        let mut one_by_one: Vec<ItemId> = theirs.patch_ids().collect();
+        // Items stored one by one there: stored one by one here too, where
+        // this store holds their allocation the same way (or not at all).
+        for (id, value) in &theirs.sparse {
+            let kept_whole = id.allocation().is_some_and(|a| self.dense.contains_key(&a) || self.patches.contains_key(&a));
+            if kept_whole {
+                one_by_one.push(*id);
+            } else {
+                self.sparse.entry(*id).or_insert_with(|| value.clone());
+            }
+        }
+        for (&allocation, dense) in &theirs.dense {
+            let untouched = self.sparse.is_empty() && !self.dense.contains_key(&allocation) && !self.patches.contains_key(&allocation);
+            if untouched && !theirs.patches.contains_key(&allocation) {
+                self.dense.insert(allocation, dense.clone());
+                continue;
+            }
+            let patches = theirs.patches.get(&allocation);
+            for offset in 0..dense.data.len() {
+                if dense.is_set(offset) && patches.is_none_or(|p| p.get(offset).is_none()) {
+                    one_by_one.push(ItemId::in_allocation(allocation, offset as u64));
+                }
+            }
+        }
+        for id in one_by_one {
+            if self.get_one(id).is_none() {
+                let mut b = crate::column::SliceBuilder::new();
+                b.push(theirs.get_one(id).flatten());
+                self.set(&[Some(id)], &b.finish());
+            }
+        }
+    }
+
+    /// [`AttrStore::len_hint`], counted only until it reaches `cap` (so a
+    /// large store is not walked to learn that it is larger than a small one).
+    pub fn len_hint_capped(&self, cap: usize) -> usize {
+        let mut n = self.sparse.len();
+        for len in self.dense.values().map(|d| d.data.len()).chain(self.patches.values().map(Patches::len)) {
+            if n >= cap {
+                break;
+            }
+            n += len;
+        }
+        n
+    }
+
     /// About how many items have this attribute set here (the slots of the
     /// dense columns and the sparse items; O(blocks)).
     pub fn len_hint(&self) -> usize {

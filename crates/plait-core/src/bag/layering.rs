@@ -254,6 +254,10 @@ pub(super) fn first_disagreement(ours: &DataBag, theirs: &DataBag) -> Option<Str
 /// those the other side does not read. When the shared layers come in another
 /// order on each side, they can too, and every layer is compared.
 fn differing_layers<'a>(a: &'a [Arc<Store>], b: &'a [Arc<Store>]) -> (Vec<&'a Store>, Vec<&'a Store>) {
+    // One layer each (merging bags made one by one): no sets to build.
+    if let ([x], [y]) = (a, b) {
+        return if Arc::ptr_eq(x, y) { (Vec::new(), Vec::new()) } else { (vec![x.as_ref()], vec![y.as_ref()]) };
+    }
     let in_a: HashSet<*const Store> = a.iter().map(Arc::as_ptr).collect();
     let in_b: HashSet<*const Store> = b.iter().map(Arc::as_ptr).collect();
     let shared_a: Vec<*const Store> = a.iter().map(Arc::as_ptr).filter(|p| in_b.contains(p)).collect();
@@ -268,6 +272,34 @@ fn differing_layers<'a>(a: &'a [Arc<Store>], b: &'a [Arc<Store>]) -> (Vec<&'a St
 /// Blocks of at most this many items are compared item by item in a merge
 /// check, without first asking whether the other side touches them.
 const SMALL_BLOCK: usize = 16;
+
+/// About how many (attribute, item) values `layers` hold, counted only
+/// until `cap`.
+fn count_capped(layers: &[&Store], cap: usize) -> usize {
+    let mut n = 0;
+    for values in layers.iter().flat_map(|l| l.attrs.values()) {
+        if n >= cap {
+            break;
+        }
+        n += values.len_hint_capped(cap - n);
+    }
+    n
+}
+
+/// Whether `mine` holds no more values than `other`, counting each side
+/// only up to a bound that grows until one is below it: the cost is that
+/// of the smaller side (merging many small bags into a large one stays
+/// linear).
+fn not_larger(mine: &[&Store], other: &[&Store]) -> bool {
+    let mut cap = 64usize;
+    loop {
+        let (m, o) = (count_capped(mine, cap), count_capped(other, cap));
+        if m < cap || o < cap {
+            return m <= o;
+        }
+        cap = cap.saturating_mul(8);
+    }
+}
 
 /// Whether `a` and `b` read attribute `attr` of every item of `allocation`
 /// from one column they share: on each side the first layer that holds
@@ -314,9 +346,9 @@ fn attr_disagreement(
     // Allocations both sides read from one shared column (what `kd.extract`
     // copied from one bag into two) agree item for item, unread.
     let mut keys: Vec<(Arc<str>, ItemId)> = Vec::new();
-    let count = |layers: &mut dyn Iterator<Item = &Store>| layers.map(|l| l.attrs.values().map(|v| v.len_hint()).sum::<usize>()).sum::<usize>();
     for (mine, other) in [(only_a, b), (only_b, a)] {
-        if count(&mut mine.iter().copied()) <= count(&mut other.iter().map(Arc::as_ref)) {
+        let other_layers: Vec<&Store> = other.iter().map(Arc::as_ref).collect();
+        if not_larger(mine, &other_layers) {
             for layer in mine {
                 for (name, values) in &layer.attrs {
                     values.for_each_set_item(

@@ -1096,16 +1096,7 @@ fn merge_into(store: &mut Store, theirs: &Store) {
                 store.attrs.insert(name.clone(), values.clone());
             }
             Some(mine) if Arc::ptr_eq(mine, values) => {}
-            Some(mine) => {
-                let merged = Arc::make_mut(mine);
-                for id in values.set_items() {
-                    if merged.get_one(id).is_none() {
-                        let mut b = SliceBuilder::new();
-                        b.push(values.get_one(id).flatten());
-                        merged.set(&[Some(id)], &b.finish());
-                    }
-                }
-            }
+            Some(mine) => Arc::make_mut(mine).merge_missing_from(values),
         }
     }
 }

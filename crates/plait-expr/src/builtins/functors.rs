@@ -101,7 +101,7 @@ fn bind(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         Parameter { name: "args".to_string(), kind: ParamKind::VarPositional, default: DefaultValue::Required },
         Parameter { name: "kwargs".to_string(), kind: ParamKind::VarKeyword, default: DefaultValue::Required },
     ])?;
-    Ok(ExprValue::slice(functor::make_functor(&packed::pack(&body), &signature, &variables, None, None)?))
+    Ok(ExprValue::slice(functor::make_functor(BIND, &packed::pack(&body), &signature, &variables, None, None)?))
 }
 
 /// A value as errors show it.

@@ -87,8 +87,9 @@ fn run(body: &Expr, inputs: &[&DataSlice]) -> Result<Option<DataSlice>> {
     let shapes: Vec<_> = inputs.iter().map(|x| x.shape()).collect();
     let Ok(shape) = common_shape(FUSED, &shapes) else { return Ok(None) };
     if let Some(k) = program.output_input() {
-        // `+x`, rounding integers: the input itself, bag and all.
-        return Ok(Some((*inputs[k]).clone()));
+        // `+x`, rounding integers: the input's values, without a bag (as
+        // the operators give them, and Koda).
+        return Ok(Some((*inputs[k]).clone().with_bag(None)));
     }
     let mut expanded = Vec::new();
     for x in inputs {

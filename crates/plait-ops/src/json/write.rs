@@ -5,7 +5,8 @@
 //! ([`Texts`]); a level of lists, dicts or entities first writes the level
 //! below (all list items, all dict values, each attribute of all entities
 //! at once) and then assembles each container's text from its children's.
-//! OBJECT items are grouped by their schema and each group is written as a
+//! OBJECT items are grouped by their schema (schemas with the same
+//! attributes of the same schemas together) and each group is written as a
 //! typed level. Every item of a level sits at the same depth, which is what
 //! pretty-printing needs to indent. Depth is bounded ([`MAX_DEPTH`]); past
 //! it, an id met again on the way down is Koda's cycle error.
@@ -153,6 +154,10 @@ fn kind_of(bag: &DataBag, schema: Schema) -> Result<Kind> {
     Ok(Kind::Entity(id))
 }
 
+/// The attributes a schema has (by index in the bag's attribute names) and
+/// their schemas.
+type Layout = Vec<(usize, Schema)>;
+
 /// The ids on the way down to a level: ids of the level, and for each, the
 /// index of its parent in the level above.
 struct Path<'a> {
@@ -277,7 +282,7 @@ impl Writer<'_> {
                 }
             }
         }
-        for (schema, members) in by_schema {
+        for (schema, members) in self.by_layout(by_schema) {
             let sub: Vec<Option<ItemId>> = members.iter().map(|&i| ids[i]).collect();
             let texts = self.structs(&sub, schema, depth, path)?;
             for (k, &i) in members.iter().enumerate() {
@@ -289,6 +294,50 @@ impl Writer<'_> {
             }
         }
         Ok(t)
+    }
+
+    /// The groups of objects (positions by schema) merged where their
+    /// schemas have the same attributes with the same schemas: each group is
+    /// written as one level, under any one of its schemas. Objects made one
+    /// by one (`kd.from_json` of many documents) each have an implicit schema
+    /// of their own; written one schema at a time, their cost is per object.
+    fn by_layout(&self, by_schema: HashMap<Schema, Vec<usize>>) -> Vec<(Schema, Vec<usize>)> {
+        // A few schemas: reading their layouts would cost more than it saves.
+        const FEW: usize = 16;
+        if by_schema.len() <= FEW {
+            return by_schema.into_iter().collect();
+        }
+        let schemas: Vec<Schema> = by_schema.keys().copied().collect();
+        let ids: Vec<Option<ItemId>> = schemas.iter().map(|s| if let Schema::Struct(id) = s { Some(*id) } else { None }).collect();
+        // Each schema's layout: the (attribute, schema) pairs it has, read
+        // one attribute at a time for all the schemas.
+        // (A schema that is not a struct, which kind_of refuses, keeps a
+        // group of its own.)
+        let mut layouts: Vec<Layout> = schemas.iter().map(|s| if s.is_struct() { Vec::new() } else { vec![(usize::MAX, *s)] }).collect();
+        for (k, name) in self.bag.all_attr_names().iter().enumerate() {
+            let column = self.bag.get_attr(name, &ids);
+            if column.present_count() == 0 {
+                continue;
+            }
+            for (j, layout) in layouts.iter_mut().enumerate() {
+                if let Some(ScalarRef::Schema(s)) = column.get(j) {
+                    layout.push((k, s));
+                }
+            }
+        }
+        let mut groups: HashMap<Layout, (Schema, Vec<usize>)> = HashMap::new();
+        let mut by_schema = by_schema;
+        for (schema, layout) in schemas.into_iter().zip(layouts) {
+            let members = by_schema.remove(&schema).unwrap_or_default();
+            groups.entry(layout).or_insert_with(|| (schema, Vec::new())).1.extend(members);
+        }
+        groups
+            .into_values()
+            .map(|(schema, mut members)| {
+                members.sort_unstable();
+                (schema, members)
+            })
+            .collect()
     }
 
     /// Items of a struct schema: lists, dicts or entities.

@@ -83,10 +83,11 @@ pub fn neg(x: &DataSlice) -> Result<DataSlice> {
     numeric_unary::<Neg>(&numeric("kd.math.neg", x)?)
 }
 
-/// `+x`: `x` itself, checked to be numeric.
+/// `+x`: `x`'s values, checked to be numeric (without a bag: a computed
+/// primitive result carries none, as in Koda).
 pub fn pos(x: &DataSlice) -> Result<DataSlice> {
     numeric("kd.math.pos", x)?;
-    Ok(x.clone())
+    Ok(x.clone().with_bag(None))
 }
 
 /// `|x|`.
@@ -99,10 +100,11 @@ pub fn sign(x: &DataSlice) -> Result<DataSlice> {
     numeric_unary::<Sign>(&numeric("kd.math.sign", x)?)
 }
 
-/// Rounding functions leave integers as they are.
+/// Rounding functions leave integers as they are (without a bag, as
+/// other computed primitives).
 fn rounding<K: FloatUnary>(op: &str, x: &DataSlice) -> Result<DataSlice> {
     let p = numeric(op, x)?;
-    if p.dtype().is_float() { float_unary::<K>(&p) } else { Ok(x.clone()) }
+    if p.dtype().is_float() { float_unary::<K>(&p) } else { Ok(x.clone().with_bag(None)) }
 }
 
 /// Rounds half away from zero.

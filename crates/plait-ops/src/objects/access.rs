@@ -260,9 +260,8 @@ fn lookup_objects(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Re
                 }
                 last = Some(s);
             }
-            (true, None) => {
-                missing_at.get_or_insert(i);
-            }
+            // Koda names the last object lacking the attribute.
+            (true, None) => missing_at = Some(i),
         });
     }
     if let Some(i) = missing_at.filter(|_| !lenient) {
@@ -390,6 +389,13 @@ pub(crate) fn missing_on_schema(context: &str, name: &str) -> Error {
              If it is not a typo, perhaps ignore the schema when getting the attribute. For example, ds.maybe('{name}')"
         ),
     )
+}
+
+/// Koda's error for reading schema attribute `name` of `x` where its
+/// schema (or an object's) lacks it, named after operator `op`; for the
+/// operators that read one (`lists[a:b]` of dicts reads `__items__`).
+pub(crate) fn missing_attr_error(x: &DataSlice, name: &str, op: &str) -> Option<Error> {
+    lookup(x, name, false, op).err()
 }
 
 /// `kd.has_attr(x, name)`: present where the item has the attribute.

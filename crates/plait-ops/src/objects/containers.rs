@@ -12,7 +12,7 @@ use super::access::{common_attr_schema, object_schemas};
 use super::model::{attr_schema, ids_of, schemas_data};
 use super::{dicts, lists};
 use crate::registry::Registry;
-use plait_core::bag::text::{DICT_KEYS_ATTR, LIST_ITEMS_ATTR};
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
 
 /// The text that identifies a schema in uu-schema hashes.
 pub fn schema_key(schema: Schema) -> String {
@@ -189,6 +189,31 @@ fn holds_lists(x: &DataSlice) -> bool {
 /// values of dicts by key.
 pub fn get_item(x: &DataSlice, key_or_index: &DataSlice) -> Result<DataSlice> {
     if holds_lists(x) { lists::get_item(x, key_or_index) } else { dicts::get_item(x, key_or_index) }
+}
+
+/// `x[start:stop]`: the items of lists in that range; of anything else, as
+/// dicts (Koda's rule: lists where any item is one), `x[:]` only, their
+/// values. A missing bound (`kd.item(None)`) is no bound.
+pub fn items_in_range(x: &DataSlice, start: Option<DataSlice>, stop: Option<DataSlice>) -> Result<DataSlice> {
+    const OP: &str = "kd.core.get_item";
+    let bound = |b: Option<DataSlice>| b.filter(|b| !(b.is_item() && b.present_count() == 0));
+    let (start, stop) = (bound(start), bound(stop));
+    let lists = match x.schema() {
+        Schema::Struct(_) => holds_lists(x),
+        Schema::Object => (0..x.size()).any(|i| matches!(x.get(i), Some(ScalarRef::ItemId(id)) if id.is_list())),
+        _ => false,
+    };
+    if lists {
+        return lists::items_in_range(x, start, stop);
+    }
+    if start.is_some() || stop.is_some() {
+        // Koda's text, without an operator's name.
+        return Err(Error::new(plait_core::ErrorKind::Value, "slice with start or stop is not supported for dictionaries"));
+    }
+    if x.bag().is_none() {
+        return Err(Error::value(OP, "cannot get dict values without a DataBag"));
+    }
+    dicts::get_values(x, None).map_err(|e| super::access::missing_attr_error(x, DICT_VALUES_ATTR, OP).unwrap_or(e))
 }
 
 /// `x[k] = v` on lists or dicts of a mutable bag.

@@ -147,18 +147,21 @@ fn with_a_bag(x: DataSlice) -> DataSlice {
 /// that holds what they reach, cast to `schema` when one is given, as in
 /// Koda.
 fn new_of_slice(x: &DataSlice, schema: SchemaArg<'_>) -> Result<DataSlice> {
-    let x = match schema {
-        SchemaArg::Fresh => x.clone(),
+    let (x, schema_item) = match schema {
+        SchemaArg::Fresh => (x.clone(), None),
         SchemaArg::Given(s) => {
             let target = crate::registry::schema_item_arg(NEW, "schema", s)?;
-            crate::schema::casts::explicit(NEW, x, target)?
+            (crate::schema::casts::explicit(NEW, x, target)?, Some(s))
         }
         SchemaArg::Named(_) => return Err(Error::value(NEW, "a DataSlice given to kd.new takes a schema item, not a schema name")),
     };
     if x.schema().is_primitive() && x.schema() != Schema::Schema {
         return Ok(with_a_bag(x));
     }
-    Ok(x.clone().with_bag(Some(new_bag_over(NEW, &[&x])?)))
+    // The given schema's bag comes along: missing items (`kd.new(None,
+    // schema=s)`) have no bag of their own to hold its attributes.
+    let inputs: Vec<&DataSlice> = std::iter::once(&x).chain(schema_item).collect();
+    Ok(x.clone().with_bag(Some(new_bag_over(NEW, &inputs)?)))
 }
 
 /// `kd.obj(x)` of a slice: see [`to_object`]. Schemas are not embedded.

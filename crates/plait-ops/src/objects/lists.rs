@@ -116,7 +116,8 @@ fn explode_once(x: &DataSlice, schema: Schema) -> Result<DataSlice> {
 /// `x[start:stop]`, a new last dimension.
 pub fn items_in_range(x: &DataSlice, start: Option<DataSlice>, stop: Option<DataSlice>) -> Result<DataSlice> {
     use plait_core::subslice::{SliceArg, subslice};
-    let rows = explode(x, 1)?;
+    // Not lists: Koda says which schema lacks the list items.
+    let rows = explode(x, 1).map_err(|e| super::access::missing_attr_error(x, LIST_ITEMS_ATTR, "kd.core.get_item").unwrap_or(e))?;
     if start.is_none() && stop.is_none() {
         return Ok(rows);
     }

@@ -510,9 +510,15 @@ pub fn updated_over(op: &str, x: &DataBag, update: DataBag, values: &[&DataSlice
 
 /// A result holding entities or objects keeps the bags of the inputs (one bag
 /// as is; several read through in argument order), as in Koda; primitive
-/// results carry no bag.
+/// results carry no bag, OBJECT results holding only primitives included
+/// (`kd.agg_sum` of OBJECT numbers).
 pub fn keep_bags(result: DataSlice, inputs: &[&DataSlice]) -> DataSlice {
-    if result.bag().is_some() || !matches!(result.schema(), Schema::Struct(_) | Schema::Object | Schema::ItemId | Schema::Schema) {
+    let holds_ids = match result.schema() {
+        Schema::Struct(_) | Schema::ItemId | Schema::Schema => true,
+        Schema::Object => result.data().dtypes().any(|d| matches!(d, Schema::ItemId | Schema::Schema)),
+        _ => false,
+    };
+    if result.bag().is_some() || !holds_ids {
         return result;
     }
     let bag = DataBag::combined(inputs.iter().filter_map(|x| x.bag()));

@@ -71,6 +71,14 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
             }
             Ok(DataSlice::new(x.shape().clone(), super::model::ids_data(&ids), Schema::ItemId)?.with_bag(x.bag().cloned()))
         }
+        // Struct schemas are ids too (`Schema:$...`); primitive ones are not.
+        Schema::Schema => {
+            if (0..x.size()).any(|i| matches!(x.get(i), Some(ScalarRef::Schema(s)) if !s.is_struct())) {
+                return Err(Error::value("kd.core.get_itemid", "casting data of type DTYPE to ITEMID is not supported"));
+            }
+            let ids = super::access::struct_schema_ids(x);
+            Ok(DataSlice::new(x.shape().clone(), super::model::ids_data(&ids), Schema::ItemId)?.with_bag(x.bag().cloned()))
+        }
         other => Err(Error::value("kd.core.get_itemid", format!("casting a DataSlice with schema {other} to ITEMID is not supported"))),
     }
 }

@@ -85,7 +85,8 @@ pub(super) fn with_attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice
     not_primitives(op, x)?;
     let old = bag_of(op, x)?.clone();
     let attrs = expanded(op, x, attrs)?;
-    let (bag, _) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
+    let (bag, _) =
+        if x.schema() == Schema::Schema { schema_update_layer(op, x, &old, &attrs)? } else { update_layer(op, x, &old, &attrs, overwrite_schema)? };
     Ok(x.clone().with_bag(Some(bag)))
 }
 
@@ -145,12 +146,59 @@ fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSl
     Ok((bag, value_bags))
 }
 
-/// Koda's error for attributes of primitives (before the one for a missing bag).
+/// [`update_layer`] for struct schemas `x` (`schema.with_attrs(y=kd.INT32)`):
+/// the update's layer sets the schemas' attributes, which must be schemas,
+/// and reads through to the values' bags (struct schemas assigned keep
+/// their attributes), then `old`.
+fn schema_update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSlice)]) -> Result<(DataBag, Vec<DataBag>)> {
+    for (_, value) in attrs {
+        only_schema_values(op, value)?;
+    }
+    let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
+    let value_bags = DataBag::merged_inputs(op, &adopted_bags(&values)?)?;
+    let bag = DataBag::with_fallbacks(DataBag::distinct(value_bags.iter().chain(std::iter::once(old))));
+    let ids = super::access::struct_schema_ids(x);
+    bag.fill(|w| {
+        for (name, value) in attrs {
+            w.set_attr(name, &ids, value.data());
+        }
+    });
+    Ok((bag, value_bags))
+}
+
+/// Koda's error for a value that is not a schema assigned to an attribute
+/// of a schema.
+fn only_schema_values(op: &str, value: &DataSlice) -> Result<()> {
+    if value.schema() == Schema::Schema || value.present_count() == 0 {
+        return Ok(());
+    }
+    let first = (0..value.size()).find(|&i| value.get(i).is_some()).unwrap_or(0);
+    let mut text = String::new();
+    plait_core::repr::write_item(&mut text, value.get(first), value.schema(), true);
+    Err(Error::value(op, format!("only schemas can be assigned as attributes of schemas, got: {text}")))
+}
+
+/// Koda's error for attributes of primitives (before the one for a missing
+/// bag), primitive schemas (`kd.INT32`) included.
 fn not_primitives(op: &str, x: &DataSlice) -> Result<()> {
     if x.schema().is_primitive() {
         return Err(Error::value(op, format!("primitives do not have attributes, got {}", x.schema())));
     }
-    Ok(())
+    if x.schema() != Schema::Schema {
+        return Ok(());
+    }
+    let primitive = (0..x.size()).find_map(|i| match x.get(i) {
+        Some(plait_core::ScalarRef::Schema(s)) if !s.is_struct() => Some((i, s)),
+        _ => None,
+    });
+    match primitive {
+        Some((_, s)) if x.is_item() => Err(Error::value(op, format!("primitives do not have attributes, got SCHEMA DataItem with primitive {s}"))),
+        Some((i, s)) => Err(Error::value(
+            op,
+            format!("primitives do not have attributes, got SCHEMA DataSlice with at least one primitive {s} at ds.flatten().S[{i}]"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The one-attribute forms (`kd.attr`, `kd.with_attr`) say more, as Koda's
@@ -182,8 +230,13 @@ fn attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_sc
     not_primitives(op, x)?;
     let old = bag_of(op, x)?.clone();
     let attrs = expanded(op, x, attrs)?;
-    let (bag, value_bags) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
-    copy_schemas_of(op, x, &bag, &attrs)?;
+    let (bag, value_bags) = if x.schema() == Schema::Schema {
+        schema_update_layer(op, x, &old, &attrs)?
+    } else {
+        let (bag, value_bags) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
+        copy_schemas_of(op, x, &bag, &attrs)?;
+        (bag, value_bags)
+    };
     // The update alone, reading through to the values' own bags (entities
     // assigned keep their attributes).
     Ok(DataBag::combined(std::iter::once(&bag.own_layer()).chain(&value_bags)).expect("one layer at least"))
@@ -384,16 +437,7 @@ pub fn del_attr_in_place(x: &DataSlice, name: &str) -> Result<()> {
 fn set_schema_attrs(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> Result<()> {
     let ids = super::access::struct_schema_ids(x);
     for (name, value) in attrs {
-        if value.schema() != Schema::Schema && value.present_count() > 0 {
-            let mut text = String::new();
-            plait_core::repr::write_item(
-                &mut text,
-                value.get((0..value.size()).find(|&i| value.get(i).is_some()).unwrap_or(0)),
-                value.schema(),
-                true,
-            );
-            return Err(Error::value(op, format!("only schemas can be assigned as attributes of schemas, got: {text}")));
-        }
+        only_schema_values(op, value)?;
         bag.set_attr(op, name, &ids, value.data())?;
     }
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();

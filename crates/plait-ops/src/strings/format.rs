@@ -327,19 +327,36 @@ fn format_value(v: ScalarRef<'_>, spec_text: &str, out: &mut String) -> Option<(
             if matches!(kind, 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%') {
                 return format_float(x as f64, false, &spec, out);
             }
-            if spec.precision.is_some() {
-                return None;
+            // C's conversions, as Koda's: `c` is one ASCII character (no
+            // zero padding); `u`, `x`, `X`, `o` (and `b`) read the bits as
+            // unsigned at the integer's width and have no sign; a
+            // precision is the least number of digits, and turns zero
+            // padding off.
+            if kind == 'c' {
+                let c = u8::try_from(x).ok().filter(u8::is_ascii).filter(|_| spec.precision.is_none())? as char;
+                pad(&Spec { zero: false, ..spec }, "", &c.to_string(), true, out);
+                return Some(());
             }
-            let mag = x.unsigned_abs();
-            let body = match kind {
-                'd' => mag.to_string(),
-                'x' => format!("{}{mag:x}", if spec.alt { "0x" } else { "" }),
-                'X' => format!("{}{mag:X}", if spec.alt { "0X" } else { "" }),
-                'o' => format!("{}{mag:o}", if spec.alt { "0o" } else { "" }),
-                'b' => format!("{}{mag:b}", if spec.alt { "0b" } else { "" }),
+            let unsigned = match v {
+                ScalarRef::Int32(x) => (x as u32) as u64,
+                _ => x as u64,
+            };
+            let (digits, prefix, sign) = match kind {
+                // `i` is C's name for `d`.
+                'd' | 'i' => (x.unsigned_abs().to_string(), "", sign_of(x < 0, spec.sign)),
+                'u' => (unsigned.to_string(), "", ""),
+                'x' => (format!("{unsigned:x}"), if spec.alt { "0x" } else { "" }, ""),
+                'X' => (format!("{unsigned:X}"), if spec.alt { "0X" } else { "" }, ""),
+                'o' => (format!("{unsigned:o}"), if spec.alt { "0" } else { "" }, ""),
+                'b' => (format!("{unsigned:b}"), if spec.alt { "0b" } else { "" }, ""),
                 _ => return None,
             };
-            pad(&spec, sign_of(x < 0, spec.sign), &body, true, out);
+            let body = match spec.precision {
+                Some(p) if p > digits.len() => format!("{prefix}{}{digits}", "0".repeat(p - digits.len())),
+                _ => format!("{prefix}{digits}"),
+            };
+            let spec = if spec.precision.is_some() { Spec { zero: false, ..spec } } else { spec };
+            pad(&spec, sign, &body, true, out);
             Some(())
         }
         ScalarRef::Float32(x) => format_float(x as f64, true, &spec, out),
