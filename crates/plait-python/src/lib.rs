@@ -48,6 +48,7 @@ fn configure_buffer_cache() -> PyResult<()> {
 fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     configure_buffer_cache()?;
     thread_pool::configure()?;
+    m.add("AMBIGUOUS_LIST", py_operator::AMBIGUOUS_LIST)?;
     m.add_class::<py_slice::PyDataSlice>()?;
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::PyListItem>()?;

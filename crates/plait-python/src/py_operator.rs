@@ -9,6 +9,11 @@ use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
+/// Koda's error for a Python list given where a value is expected (a slice
+/// or a Koda list?); Python's glue raises it too (`_plait.AMBIGUOUS_LIST`).
+pub const AMBIGUOUS_LIST: &str = "passing a Python list to a Koda operation is ambiguous. Please use kd.slice(...) to create a slice or a \
+                                  multi-dimensional slice, and kd.list(...) to create a single Koda list";
+
 use crate::boxing::{box_item, box_slice};
 use crate::errors::{guard, value_error};
 use crate::py_bag::PyDataBag;
@@ -43,7 +48,7 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::Bag(None));
     }
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
-        return Err(value_error(op, "passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create a slice"));
+        return Err(value_error(op, AMBIGUOUS_LIST));
     }
     Ok(Value::Slice(box_item(op, x, None)?))
 }
@@ -144,6 +149,13 @@ pub fn positional_name(params: &[registry::Param], i: usize) -> String {
 
 /// From how many items of their arguments operators compute without the GIL.
 const DETACH_MIN_ITEMS: usize = 1 << 15;
+
+/// Runs the kernel `f` of an operator on `args` (`x + y`, `x == y`): from
+/// [`DETACH_MIN_ITEMS`] items without the GIL, as registry calls, so that
+/// other Python threads run meanwhile.
+fn compute(py: Python<'_>, args: &[&DataSlice], f: impl FnOnce() -> plait_core::Result<DataSlice> + Send) -> PyResult<DataSlice> {
+    if args.iter().map(|x| x.size()).sum::<usize>() >= DETACH_MIN_ITEMS { crate::errors::guard_detached(py, f) } else { guard(f) }
+}
 
 /// The items of an argument (a DataSlice's; 0 for other values).
 fn value_items(v: &Value) -> usize {
@@ -292,120 +304,138 @@ fn operators(py: Python<'_>) -> PyResult<Vec<Py<Operator>>> {
 impl PyDataSlice {
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.math.add", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::add(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::add(&self.inner, &y))?)
     }
 
     fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.math.add", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::add(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::add(&x, &self.inner))?)
     }
 
     fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.math.subtract", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::subtract(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::subtract(&self.inner, &y))?)
     }
 
     fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.math.subtract", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::subtract(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::subtract(&x, &self.inner))?)
     }
 
     fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.math.multiply", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::multiply(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::multiply(&self.inner, &y))?)
     }
 
     fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.math.multiply", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::multiply(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::multiply(&x, &self.inner))?)
     }
 
     fn __truediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.math.divide", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::divide(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::divide(&self.inner, &y))?)
     }
 
     fn __rtruediv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.math.divide", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::divide(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::divide(&x, &self.inner))?)
     }
 
     fn __floordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.math.floordiv", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::floordiv(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::floordiv(&self.inner, &y))?)
     }
 
     fn __rfloordiv__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.math.floordiv", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::floordiv(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::floordiv(&x, &self.inner))?)
     }
 
     fn __mod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.math.mod", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::modulo(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::modulo(&self.inner, &y))?)
     }
 
     fn __rmod__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.math.mod", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::modulo(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::modulo(&x, &self.inner))?)
     }
 
     fn __pow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         let Some(y) = operand("kd.math.pow", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::pow(&self.inner, &y))?)
+        wrap(py, compute(py, &[&self.inner, &y], || plait_ops::math::pow(&self.inner, &y))?)
     }
 
     fn __rpow__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
         let _ = modulo;
         let Some(x) = operand("kd.math.pow", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| plait_ops::math::pow(&x, &self.inner))?)
+        wrap(py, compute(py, &[&self.inner, &x], || plait_ops::math::pow(&x, &self.inner))?)
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, guard(|| plait_ops::math::neg(&self.inner))?)
+        wrap(py, compute(py, &[&self.inner], || plait_ops::math::neg(&self.inner))?)
     }
 
     fn __pos__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, guard(|| plait_ops::math::pos(&self.inner))?)
+        wrap(py, compute(py, &[&self.inner], || plait_ops::math::pos(&self.inner))?)
     }
 
     /// `~x` is `kd.has_not(x)`.
     fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        wrap(py, guard(|| plait_ops::masking::has_not(&self.inner))?)
+        wrap(py, compute(py, &[&self.inner], || plait_ops::masking::has_not(&self.inner))?)
     }
 
     /// `x & mask` is `kd.apply_mask(x, mask)`.
     fn __and__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&self.inner, &y)?, &[&self.inner]))?)
+        wrap(
+            py,
+            compute(py, &[&self.inner, &y], || {
+                with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&self.inner, &y)?, &[&self.inner])
+            })?,
+        )
     }
 
     fn __rand__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.apply_mask", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&x, &self.inner)?, &[&x]))?)
+        wrap(
+            py,
+            compute(py, &[&self.inner, &x], || with_operator_bags("kd.masking.apply_mask", plait_ops::masking::apply_mask(&x, &self.inner)?, &[&x]))?,
+        )
     }
 
     /// `x | y` is `kd.coalesce(x, y)`.
     fn __or__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.coalesce", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.coalesce", plait_ops::masking::coalesce(&self.inner, &y)?, &[&self.inner, &y]))?)
+        wrap(
+            py,
+            compute(py, &[&self.inner, &y], || {
+                with_operator_bags("kd.masking.coalesce", plait_ops::masking::coalesce(&self.inner, &y)?, &[&self.inner, &y])
+            })?,
+        )
     }
 
     fn __ror__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.coalesce", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.coalesce", plait_ops::masking::coalesce(&x, &self.inner)?, &[&x, &self.inner]))?)
+        wrap(
+            py,
+            compute(py, &[&self.inner, &x], || {
+                with_operator_bags("kd.masking.coalesce", plait_ops::masking::coalesce(&x, &self.inner)?, &[&x, &self.inner])
+            })?,
+        )
     }
 
     /// `x ^ y` is `kd.xor(x, y)`.
     fn __xor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(y) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&self.inner, &y)?, &[&self.inner]))?)
+        wrap(py, compute(py, &[&self.inner, &y], || with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&self.inner, &y)?, &[&self.inner]))?)
     }
 
     fn __rxor__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Some(x) = operand("kd.masking.xor", other)? else { return Ok(py.NotImplemented()) };
-        wrap(py, guard(|| with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&x, &self.inner)?, &[&x]))?)
+        wrap(py, compute(py, &[&self.inner, &x], || with_operator_bags("kd.masking.xor", plait_ops::masking::xor(&x, &self.inner)?, &[&x]))?)
     }
 
     /// Comparisons give MASK slices, as in Koda.
@@ -423,7 +453,7 @@ impl PyDataSlice {
         let x = &self.inner;
         wrap(
             py,
-            guard(|| match op {
+            compute(py, &[x, &y], || match op {
                 CompareOp::Eq => c::equal(x, &y),
                 CompareOp::Ne => c::not_equal(x, &y),
                 CompareOp::Lt => c::less(x, &y),

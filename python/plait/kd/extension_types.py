@@ -140,8 +140,7 @@ def _cast(annotation, value, lazy):
             if isinstance(value, kd.types.DataSlice):
                 return value
             if isinstance(value, list):
-                raise ValueError("passing a Python list to a Koda operation is ambiguous; use kd.slice(...) to create "
-                                 "a slice")
+                raise ValueError(_plait.AMBIGUOUS_LIST)
             return kd.item(value)
         if not isinstance(value, annotation):
             raise ValueError(f"expected {_field_qtype(annotation)}, got {type(value).__name__}")

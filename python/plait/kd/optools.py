@@ -354,9 +354,7 @@ def as_qvalue(arg):
                         tuples.NamedTuple, _plait.Object)):
         return arg
     if isinstance(arg, list):
-        raise ValueError(
-            "passing a Python list to a Koda operation is ambiguous. Please use kd.slice(...) to create a slice or a "
-            "multi-dimensional slice, and kd.list(...) to create a single Koda list")
+        raise ValueError(_plait.AMBIGUOUS_LIST)
     if isinstance(arg, tuple):
         return tuple(as_qvalue(x) for x in arg)
     if arg is None or isinstance(arg, (bool, int, float, str, bytes)):

@@ -62,6 +62,13 @@ def _pair(x):
     return x + 1, (x * 2, 3)
 
 
+def _many_and(kd, last):
+    """kd.slice of 40 objects made one by one, then `last(o)` beside an object
+    `o` (their bags merge: one layer for many small bags)."""
+    o = kd.obj(a=1)
+    return kd.slice([kd.obj(a=i, s=str(i)) for i in range(40)] + [o, last(kd, o)])
+
+
 # Koda refuses to register a class name twice: one class per library.
 @functools.cache
 def _shifted_point(kd):
@@ -167,6 +174,14 @@ PROGRAMS = {
     "zip of sums": lambda kd: kd.zip(kd.agg_sum(kd.from_py([{"x": 1}, {"x": 3}], dict_as_obj=True)[:].x),
                                      kd.agg_sum(kd.from_py([{"y": 2}, {"y": 4}])[:]["y"])),
     "coalesce of objects keeps the bag": lambda kd: kd.coalesce(kd.obj(x=1), 1).x,
+    # kd.slice of objects made one by one: their bags merge, conflicts found
+    "many objects": lambda kd: kd.slice([kd.obj(a=i, s=str(i)) for i in range(40)]).s,
+    "many objects and a compatible update": lambda kd: _many_and(kd, lambda kd, o: o.with_attrs(b=2)).S[-2:].maybe("b"),
+    "many objects and a conflicting update": lambda kd: _many_and(kd, lambda kd, o: o.with_attrs(a=2)),
+    "many objects and a conflicting schema": lambda kd: _many_and(kd, lambda kd, o: o.with_attrs(a="x")),
+    "many objects and the same object": lambda kd: _many_and(kd, lambda kd, o: o).a,
+    "many entities and a conflicting update": lambda kd: kd.slice([kd.new(a=i) for i in range(40)] + [kd.new(a=1)] * 2),
+    "many dicts": lambda kd: kd.slice([kd.dict({i: i}) for i in range(40)])[:],
     # functor defaults are variables
     "fn default as variable": lambda kd: kd.fn(lambda x, y: x + y, y=2).y,
     "fn default used": lambda kd: (kd.fn(lambda x, y: x + y, y=2)(x=3), kd.fn(lambda x, y: x + y, y=2)(3, y=10)),

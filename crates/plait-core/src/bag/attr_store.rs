@@ -416,6 +416,16 @@ impl AttrStore {
         }
     }
 
+    /// Whether this store may set an item that `other` sets too (false:
+    /// surely not, so merging them cannot conflict). Exact for the items
+    /// `other` stores one by one; a column of `other` counts as shared
+    /// when this store has items stored one by one (finding them would
+    /// take a scan).
+    pub fn may_share_items(&self, other: &AttrStore) -> bool {
+        other.sparse.keys().copied().chain(other.patch_ids()).any(|id| self.get_one(id).is_some())
+            || other.dense.keys().any(|a| !self.sparse.is_empty() || self.dense.contains_key(a) || self.patches.contains_key(a))
+    }
+
     /// [`AttrStore::len_hint`], counted only until it reaches `cap` (so a
     /// large store is not walked to learn that it is larger than a small one).
     pub fn len_hint_capped(&self, cap: usize) -> usize {

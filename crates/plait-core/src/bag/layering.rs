@@ -127,11 +127,19 @@ impl DataBag {
     fn merge_many(op: &str, bags: &[DataBag]) -> Result<DataBag> {
         let mut merged: Arc<Store> = Arc::default();
         for bag in bags {
-            let so_far = DataBag::from_parts(merged.clone(), false, Vec::new());
-            if let Some(conflict) = first_disagreement(&so_far, bag) {
-                return Err(Error::value(op, conflict));
+            // A bag none of whose items the merge holds yet cannot disagree
+            // with it (objects made one by one): no item-by-item check.
+            let disjoint = bag.layers().iter().all(|layer| {
+                layer.lists.is_empty()
+                    && layer.dicts.is_empty()
+                    && layer.attrs.iter().all(|(name, values)| merged.attrs.get(name).is_none_or(|mine| !mine.may_share_items(values)))
+            });
+            if !disjoint {
+                let so_far = DataBag::from_parts(merged.clone(), false, Vec::new());
+                if let Some(conflict) = first_disagreement(&so_far, bag) {
+                    return Err(Error::value(op, conflict));
+                }
             }
-            drop(so_far);
             super::merge_into(Arc::make_mut(&mut merged), &bag.flattened());
         }
         Ok(DataBag::from_parts(merged, false, Vec::new()))
