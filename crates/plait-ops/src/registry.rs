@@ -163,6 +163,11 @@ pub enum Boxing {
     /// Python slices and `...` are [`Value::Range`] and [`Value::Ellipsis`]
     /// (the keys of `kd.subslice(x, 1:, ...)`).
     Keys,
+    /// Python lists, tuples and dicts given as attribute values (the
+    /// `**attrs` of `kd.new`, `kd.obj`, their `_shaped` / `_like` forms)
+    /// become one Koda list or dict item (`kd.from_py(v, schema=None)`),
+    /// which only a DataItem result may hold, as in Koda.
+    Containers,
 }
 
 /// Which bag an operator's result reads, from its inputs' bags. (The

@@ -97,7 +97,8 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
 /// `kd.item(x, schema)`: like `kd.slice` but refuses lists.
 pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyResult<DataSlice> {
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
-        return Err(type_error(op, "cannot create a DataItem from a list or tuple; use kd.slice for lists"));
+        // Koda's text (a DataItem has rank 0; `kd.slice` takes lists).
+        return Err(type_error(op, "DataItem and other 0-rank class method `from_vals` cannot create multi-dim DataSlice"));
     }
     let ds = box_slice(op, x, schema)?;
     if !ds.is_item() {

@@ -49,6 +49,8 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     configure_buffer_cache()?;
     thread_pool::configure()?;
     m.add("AMBIGUOUS_LIST", py_operator::AMBIGUOUS_LIST)?;
+    m.add("LIST_ATTR_OF_SLICE", py_operator::LIST_ATTR_OF_SLICE)?;
+    m.add("DICT_ATTR_OF_SLICE", py_operator::DICT_ATTR_OF_SLICE)?;
     m.add_class::<py_slice::PyDataSlice>()?;
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::PyListItem>()?;

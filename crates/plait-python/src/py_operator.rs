@@ -9,6 +9,29 @@ use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 
+/// Koda's errors for a Python list or dict given as the attribute value of
+/// many items (which one Koda list or dict would be shared by).
+pub const LIST_ATTR_OF_SLICE: &str = "assigning a Python list/tuple to an attribute is only supported for Koda List DataItem, but not for \
+                                      1+-dimensional slices. use kd.list() if you want to create the same list instance to be assigned to \
+                                      all items in the slice, kd.list_like() to create multiple list instances, or kd.slice() to create a slice";
+pub const DICT_ATTR_OF_SLICE: &str = "assigning a Python dict to an attribute is only supported for Koda Dict DataItem, but not for \
+                                      1+-dimensional slices. use kd.dict() if you want to create the same dictionary instance to be \
+                                      assigned to all items in the slice, or kd.dict_like() to create multiple dictionary instances";
+
+fn is_container(x: &Bound<'_, PyAny>) -> bool {
+    x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() || x.is_instance_of::<PyDict>()
+}
+
+/// A Python list, tuple or dict as one Koda list or dict item, as
+/// `kd.from_py(x, schema=None)` makes it (Python's glue converts nested
+/// data).
+fn container_item(x: &Bound<'_, PyAny>) -> PyResult<Value> {
+    let kwargs = PyDict::new(x.py());
+    kwargs.set_item("schema", x.py().None())?;
+    let item = x.py().import("plait.kd")?.getattr("from_py")?.call((x,), Some(&kwargs))?;
+    value_arg("kd.from_py", &item)
+}
+
 /// Koda's error for a Python list given where a value is expected (a slice
 /// or a Koda list?); Python's glue raises it too (`_plait.AMBIGUOUS_LIST`).
 pub const AMBIGUOUS_LIST: &str = "passing a Python list to a Koda operation is ambiguous. Please use kd.slice(...) to create a slice or a \
@@ -187,10 +210,18 @@ impl Operator {
             .map(|(i, a)| boxed_arg(self.op, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e)))
             .collect::<PyResult<Vec<_>>>()?;
         let mut keywords = Vec::new();
+        // The Python container given as an attribute value, if any (see
+        // `Boxing::Containers`): the result must then be one item.
+        let mut container = None;
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
                 let k = k.extract::<String>()?;
-                let value = boxed_arg(self.op, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?;
+                let value = if self.op.boxing == registry::Boxing::Containers && !self.op.params.iter().any(|p| p.name == k) && is_container(&v) {
+                    container = container.or(Some(if v.is_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
+                    container_item(&v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
+                } else {
+                    boxed_arg(self.op, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
+                };
                 keywords.push((k, value));
             }
         }
@@ -204,6 +235,11 @@ impl Operator {
         } else {
             guard(|| op.call(positional, keywords))?
         };
+        if let (Some(message), Value::Slice(made)) = (container, &result) {
+            if !made.is_item() {
+                return Err(value_error(name, message));
+            }
+        }
         value_to_py(py, result)
     }
 

@@ -44,8 +44,11 @@ def uuobj(seed=None, **attrs):
       >>> kd.uuobj(x=1).get_itemid() == kd.uuobj('other', x=1).get_itemid()
       DataItem(missing, schema: MASK)
     """
+    from plait.kd.entities import _container_attrs, _one_item_for
+
+    attrs, container = _container_attrs(attrs)
     itemid = _OPERATORS["kd.ids.uuid"](seed="" if seed is None else seed, **attrs)
-    return _OPERATORS["kd.objs.new"](itemid=itemid, **attrs)
+    return _one_item_for(container, _OPERATORS["kd.objs.new"](itemid=itemid, **attrs), "kd.objs.uu")
 
 
 uu = uuobj

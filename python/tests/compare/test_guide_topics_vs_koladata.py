@@ -5,7 +5,8 @@ ids of schemas, `kd.new(None, schema=...)`, integer formats, DataItems
 given to `kd.from_py` where a list is expected, functor defaults kept as
 variables, `@kd.trace_as_fn()` called eagerly, named containers while
 tracing, functions returning tuples, extension types that box their own
-arguments or check themselves, computed primitives without a bag.
+arguments or check themselves, computed primitives without a bag, Python
+lists and dicts as attribute values of new entities and objects.
 
 Each program runs on both libraries; the outcomes must agree: the same repr
 (ids and bag ids masked), or the same exception type and first message line
@@ -182,6 +183,22 @@ PROGRAMS = {
     "many objects and the same object": lambda kd: _many_and(kd, lambda kd, o: o).a,
     "many entities and a conflicting update": lambda kd: kd.slice([kd.new(a=i) for i in range(40)] + [kd.new(a=1)] * 2),
     "many dicts": lambda kd: kd.slice([kd.dict({i: i}) for i in range(40)])[:],
+    # Python lists, tuples and dicts as attribute values of new items
+    "new with a list": lambda kd: kd.new(a=[1, 2]),
+    "new with nested lists": lambda kd: kd.new(a=[[1], [2, 3]]).a,
+    "new with a tuple and a dict": lambda kd: kd.new(a=(1, "x"), d={"k": [1]}),
+    "new with a list of entities": lambda kd: kd.new(a=[kd.new(x=1)]).a[:].x,
+    "obj with a list and a dict": lambda kd: kd.obj(a=[1, None], d={"x": 1}),
+    "uu with a list": lambda kd: kd.uu(a=[1, 2]).a,
+    "uuobj with a dict": lambda kd: kd.uuobj(a={"k": 1}).a,
+    "new_shaped with a list": lambda kd: kd.new_shaped(kd.shapes.new(), a=[1]),
+    "obj_like with a list": lambda kd: kd.obj_like(kd.item(1), a=[1]),
+    "new with a list and a slice": lambda kd: kd.new(a=kd.slice([1, 2]), b=[1]),
+    "new_like of a slice with a list": lambda kd: kd.new_like(kd.slice([1, 2]), a=[1]),
+    "obj_shaped of 2 with a dict": lambda kd: kd.obj_shaped(kd.shapes.new(2), a={"x": 1}),
+    "uu with a list and a slice": lambda kd: kd.uu(a=[1], b=kd.slice([1, 2])),
+    "with_attrs with a list": lambda kd: kd.new(x=1).with_attrs(a=[1, 2]),
+    "bag new with a list": lambda kd: kd.mutable_bag().new(a=[1, 2]),
     # functor defaults are variables
     "fn default as variable": lambda kd: kd.fn(lambda x, y: x + y, y=2).y,
     "fn default used": lambda kd: (kd.fn(lambda x, y: x + y, y=2)(x=3), kd.fn(lambda x, y: x + y, y=2)(3, y=10)),

@@ -213,6 +213,23 @@ fn masked_like(made: DataSlice, from: &DataSlice) -> Result<DataSlice> {
 }
 
 pub(crate) fn register(r: &mut Registry) {
+    register_creators(r);
+    // Python lists and dicts as attribute values are Koda lists and dicts.
+    for name in [
+        "kd.entities.new",
+        "kd.entities.shaped",
+        "kd.entities.shaped_as",
+        "kd.entities.like",
+        "kd.objs.new",
+        "kd.objs.shaped",
+        "kd.objs.shaped_as",
+        "kd.objs.like",
+    ] {
+        r.boxing(name, crate::registry::Boxing::Containers);
+    }
+}
+
+fn register_creators(r: &mut Registry) {
     r.add(
         "kd.entities.new",
         &["kd.new"],
@@ -220,7 +237,8 @@ pub(crate) fn register(r: &mut Registry) {
         r#"Creates entities with the given attributes and an explicit schema.
 
 The attribute values are aligned to a common shape and one entity is made per
-item of it. Without `schema`, a new schema is made from the values' schemas;
+item of it; a Python list, tuple or dict value is one Koda list or dict (as
+`kd.from_py` makes it), which only a single entity may hold. Without `schema`, a new schema is made from the values' schemas;
 `schema='Name'` stands for `kd.named_schema('Name')`, and a given schema makes
 values be cast to its attribute schemas (attributes it lacks are added). A
 value that cannot be cast raises unless overwrite_schema=True, which replaces
@@ -241,7 +259,9 @@ Examples:
   >>> kd.new(x=kd.slice([1, 2]), y=0, schema='Point')
   DataSlice([Entity(x=1, y=0), Entity(x=2, y=0)], schema: Point(x=INT32, y=INT32), present: 2/2, bag_id: $...)
   >>> kd.new(x=1.5, schema=kd.named_schema('P', x=kd.INT32), overwrite_schema=True).get_schema()
-  DataItem(P(x=FLOAT32), schema: SCHEMA, bag_id: $...)"#,
+  DataItem(P(x=FLOAT32), schema: SCHEMA, bag_id: $...)
+  >>> kd.new(a=[1, 2], d={'k': 'v'})
+  DataItem(Entity(a=List[1, 2], d=Dict{'k'='v'}), schema: ENTITY(a=LIST[INT32], d=DICT{STRING, STRING}), bag_id: $...)"#,
         |a| {
             if let Some(arg) = a.opt_slice("arg")? {
                 if !a.var_kwargs().is_empty() {
