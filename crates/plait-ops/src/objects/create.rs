@@ -212,19 +212,22 @@ fn masked_like(made: DataSlice, from: &DataSlice) -> Result<DataSlice> {
     Ok(crate::masking::apply_mask(&made, &crate::masking::has(from)?)?.with_bag(bag))
 }
 
+/// The operators making entities and objects from attribute values.
+pub(super) const CREATORS: [&str; 8] = [
+    "kd.entities.new",
+    "kd.entities.shaped",
+    "kd.entities.shaped_as",
+    "kd.entities.like",
+    "kd.objs.new",
+    "kd.objs.shaped",
+    "kd.objs.shaped_as",
+    "kd.objs.like",
+];
+
 pub(crate) fn register(r: &mut Registry) {
     register_creators(r);
     // Python lists and dicts as attribute values are Koda lists and dicts.
-    for name in [
-        "kd.entities.new",
-        "kd.entities.shaped",
-        "kd.entities.shaped_as",
-        "kd.entities.like",
-        "kd.objs.new",
-        "kd.objs.shaped",
-        "kd.objs.shaped_as",
-        "kd.objs.like",
-    ] {
+    for name in CREATORS {
         r.boxing(name, crate::registry::Boxing::Containers);
     }
 }

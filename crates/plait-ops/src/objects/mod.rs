@@ -44,15 +44,7 @@ pub(crate) fn register(r: &mut Registry) {
     types::register(r);
     // Operators that allocate fresh ids give a different result on every
     // call: expression preparation must not fold them into literals.
-    for name in [
-        "kd.entities.new",
-        "kd.entities.shaped",
-        "kd.entities.shaped_as",
-        "kd.entities.like",
-        "kd.objs.new",
-        "kd.objs.shaped",
-        "kd.objs.shaped_as",
-        "kd.objs.like",
+    for name in create::CREATORS.into_iter().chain([
         "kd.lists.implode",
         "kd.lists.appended_list",
         "kd.lists.concat",
@@ -80,7 +72,7 @@ pub(crate) fn register(r: &mut Registry) {
         "kd.core.clone_as_full",
         "kd.core.shallow_clone",
         "kd.core.deep_clone",
-    ] {
+    ]) {
         r.non_deterministic(name);
     }
     // Koda's Python functions for these check their shape argument first.
