@@ -77,6 +77,18 @@ fn per_item_names(
     default: Option<&DataSlice>,
     read: impl Fn(&DataSlice, &str, Option<&DataSlice>) -> Result<DataSlice>,
 ) -> Result<DataSlice> {
+    // Primitives first, as Koda checks them (its text names no attribute).
+    let primitive = match x.schema() {
+        Schema::Schema => match (x.is_item(), x.get(0)) {
+            (true, Some(ScalarRef::Schema(p))) if !p.is_struct() => Some(format!("SCHEMA DataItem with primitive {p}")),
+            _ => None,
+        },
+        s if s.is_primitive() && s != Schema::None => Some(s.to_string()),
+        _ => None,
+    };
+    if let Some(what) = primitive {
+        return Err(Error::value(op, format!("failed to get attribute; primitives do not have attributes, got {what}")));
+    }
     // Koda names the shapes in this order when they do not align.
     let mut inputs = vec![names, x];
     inputs.extend(default);
@@ -102,7 +114,10 @@ fn per_item_names(
     let mut parts = Vec::with_capacity(groups.len());
     for (name, positions) in &groups {
         let default = aligned.get(2).map(|d| flat(d, positions)).transpose()?;
-        let part = read(&flat(&aligned[0], positions)?, name, default.as_ref()).map_err(|e| at_positions(e, positions).with_context(op))?;
+        let part = read(&flat(&aligned[0], positions)?, name, default.as_ref()).map_err(|e| {
+            let e = at_positions(e, positions);
+            if e.message.starts_with(op) { e } else { e.with_context(op) }
+        })?;
         parts.push(part);
     }
     let mut schema = Schema::None;

@@ -101,7 +101,7 @@ pub fn implode(x: &DataSlice, ndim: i64, itemid: Option<&DataSlice>) -> Result<D
 
 /// One more dimension: the items of each list.
 fn explode_once(x: &DataSlice, schema: Schema) -> Result<DataSlice> {
-    let bag = list_bag(EXPLODE, x, "get List items")?;
+    let bag = bag_for(EXPLODE, x, "cannot get list items")?;
     // Lists made together, read together: their stored edge and items as
     // they are, without a list of ids.
     if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
@@ -132,6 +132,15 @@ pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {
     while ndim < 0 || done < ndim {
         if ndim < 0 && current.schema() == Schema::None {
             return Err(Error::value(EXPLODE, "cannot fully explode 'x' with NONE schema"));
+        }
+        if current.schema() == Schema::None {
+            // Missing lists of unknown items (as Koda reads them): each
+            // holds none, if there is a bag to hold lists at all.
+            let bag = bag_for(EXPLODE, &current, "cannot get list items")?.clone();
+            let shape = current.shape().with_edge(plait_core::Edge::uniform(current.size(), 0))?;
+            current = DataSlice::missing(shape, Schema::None).with_bag(Some(bag));
+            done += 1;
+            continue;
         }
         // Exploding "all the way" stops at items that are not lists
         // (primitives among objects included).
@@ -282,13 +291,22 @@ pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
         // Nothing to concatenate: one empty list of OBJECT items, as in Koda.
         return shaped(&JaggedShape::scalar(), None, Some(Schema::Object), None);
     }
+    // What each argument holds is checked before they align, as in Koda
+    // (with its text); missing lists of no schema (NONE) hold no items.
+    for l in lists {
+        if l.schema() != Schema::None && item_schema(op, l)?.is_none() {
+            return Err(Error::value(op, "concat_lists expects all input slices to contain lists"));
+        }
+    }
+    for l in lists.iter().filter(|l| l.schema() == Schema::None) {
+        bag_for(op, l, "cannot get list items")?;
+    }
     let aligned = plait_core::broadcast::align(op, lists)?;
-    // Koda's text for an argument that holds no lists.
     let rows: Vec<DataSlice> = aligned
         .iter()
-        .map(|l| {
-            let schema = item_schema(op, l)?.ok_or_else(|| Error::value(op, "concat_lists expects all input slices to contain lists"))?;
-            explode_once(l, schema)
+        .map(|l| match item_schema(op, l)? {
+            Some(schema) => explode_once(l, schema),
+            None => explode(l, 1),
         })
         .collect::<Result<_>>()?;
     let refs: Vec<&DataSlice> = rows.iter().collect();

@@ -93,10 +93,14 @@ pub(super) fn with_attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice
 /// What `kd.strict_attrs` / `kd.strict_with_attrs` require: entities whose
 /// schema already has every attribute being set.
 fn check_strict(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<()> {
+    // In Koda's order: primitives, then the bag, then the kind of schema.
+    not_primitives(op, x)?;
     let schema_id = match x.schema() {
         Schema::Struct(id) => id,
-        other if other.is_primitive() => return Err(Error::value(op, format!("primitives do not have attributes, got {other}"))),
-        other => return Err(Error::value(op, format!("x must have an Entity schema, actual schema: {other}"))),
+        other => {
+            bag_of(op, x)?;
+            return Err(Error::value(op, format!("x must have an Entity schema, actual schema: {other}")));
+        }
     };
     let bag = bag_of(op, x)?;
     // List and dict schemas are struct schemas too, but not entity schemas.
