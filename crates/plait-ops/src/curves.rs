@@ -144,6 +144,10 @@ impl Curve {
 /// The control points of `adjustments`: a rank-2 slice of present numbers
 /// whose rows have two items each.
 fn control_points(op: &str, adjustments: &DataSlice) -> Result<Vec<(f64, f64)>> {
+    // Koda asks for present items first (a missing item is empty too).
+    if adjustments.present_count() == 0 {
+        return Err(Error::value(op, "curve adjustments must be non empty"));
+    }
     let shape = adjustments.shape();
     if shape.rank() != 2 {
         return Err(Error::value(op, format!("curve adjustments must have rank=2 found: {}", shape.rank())));
@@ -151,9 +155,6 @@ fn control_points(op: &str, adjustments: &DataSlice) -> Result<Vec<(f64, f64)>> 
     let rows = &shape.edges()[1];
     if let Some(size) = (0..rows.parent_size()).map(|i| rows.size_of(i)).find(|&s| s != 2) {
         return Err(Error::value(op, format!("curve adjustment shape must be regular size=2, found: {size}")));
-    }
-    if adjustments.size() == 0 {
-        return Err(Error::value(op, "curve adjustments must be non empty"));
     }
     let values = cast_to_narrow(op, adjustments, Schema::Float64)?;
     if values.present_count() != values.size() {

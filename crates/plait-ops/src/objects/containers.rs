@@ -91,6 +91,15 @@ pub fn bag_for<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag
     x.bag().ok_or_else(|| Error::value(op, format!("{what} without a DataBag")))
 }
 
+/// Koda's error of the size operators for items that are not `kind`s
+/// (`"list"`, `"dict"`): a DataItem is named by its id, a slice is not.
+pub fn not_containers_for_size(op: &str, x: &DataSlice, kind: &str) -> Error {
+    match (x.is_item(), x.get(0)) {
+        (true, Some(ScalarRef::ItemId(id))) => Error::value(op, format!("{kind} expected, got {}", id.repr())),
+        _ => Error::value(op, format!("{kind}s expected")),
+    }
+}
+
 /// Items read from containers, typed `schema` (cast from the items' own
 /// types where the containers were objects holding different schemas).
 pub fn typed_items(op: &str, shape: JaggedShape, data: SliceData, schema: Schema, bag: &DataBag) -> Result<DataSlice> {

@@ -217,7 +217,9 @@ pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> 
 pub fn size(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.dicts.size";
     let bag = bag_for(op, x, "Not possible to get Dict size")?;
-    require_dicts(op, x)?;
+    if entry_schemas(op, x)?.is_none() {
+        return Err(super::containers::not_containers_for_size(op, x, "dict"));
+    }
     let sizes = bag.dict_sizes(&ids_of(x));
     let values: Vec<i64> = sizes.iter().map(|s| s.map_or(0, |n| n as i64)).collect();
     let flags: Vec<bool> = sizes.iter().map(Option::is_some).collect();

@@ -176,7 +176,10 @@ fn require_lists(op: &str, x: &DataSlice) -> Result<Schema> {
 pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
     let schema = require_lists(GET_ITEM, x)?;
     if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
-        return Err(Error::value(GET_ITEM, format!("the index must be an integer, got {}", crate::describe(index))));
+        return Err(Error::value(
+            GET_ITEM,
+            format!("cannot get items from list(s): expected indices to be integers, got {}", crate::describe(index)),
+        ));
     }
     let bag = list_bag(GET_ITEM, x, "get List items")?;
     // One index into lists made together: positions straight from their
@@ -210,7 +213,9 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
 /// `kd.list_size(x)`: the number of items of each list (INT64).
 pub fn size(x: &DataSlice) -> Result<DataSlice> {
     let bag = list_bag(SIZE, x, "get List size")?;
-    require_lists(SIZE, x)?;
+    if item_schema(SIZE, x)?.is_none() {
+        return Err(super::containers::not_containers_for_size(SIZE, x, "list"));
+    }
     // Lists made together and read together: the sizes are the rows of
     // their stored edge.
     if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {

@@ -23,30 +23,33 @@ fn item_error(op: &str) -> Error {
     )
 }
 
-/// Checks that `fltr` holds MASK items (a MASK slice, or OBJECT of masks).
-fn check_select_filter(fltr: &DataSlice) -> Result<()> {
-    match fltr.schema() {
-        Schema::Mask => Ok(()),
-        Schema::Object if fltr.data().dtypes().all(|t| t == Schema::Mask) => Ok(()),
-        Schema::Object => Err(Error::value(
-            SELECT,
-            "kd.select: `fltr` DataSlice must have all items of MASK dtype or can be evaluated to such items (i.e. Python function or Koda Functor)",
-        )),
-        _ => Err(Error::value(
+/// Checks that `fltr` holds MASK items (a MASK slice, or OBJECT of masks),
+/// and that `ds` is not a DataItem, in Koda's order: the filter's schema,
+/// then `ds`, then the filter's items.
+fn check_select_args(ds: &DataSlice, fltr: &DataSlice) -> Result<()> {
+    if !matches!(fltr.schema(), Schema::Mask | Schema::Object) {
+        return Err(Error::value(
             SELECT,
             "the schema of the `fltr` DataSlice should only be OBJECT or MASK or can be evaluated to such DataSlice (i.e. Python function or Koda Functor)",
-        )),
+        ));
     }
+    if ds.is_item() {
+        return Err(item_error(SELECT));
+    }
+    if fltr.schema() == Schema::Object && !fltr.data().dtypes().all(|t| t == Schema::Mask) {
+        return Err(Error::value(
+            SELECT,
+            "kd.select: `fltr` DataSlice must have all items of MASK dtype or can be evaluated to such items (i.e. Python function or Koda Functor)",
+        ));
+    }
+    Ok(())
 }
 
 /// The items of `ds` where `fltr` is present. With `expand_filter`, `fltr` is
 /// expanded to the shape of `ds` and the last dimension is filtered; without
 /// it, the dimension `fltr` ends at is filtered, taking subtrees along.
 pub fn select(ds: &DataSlice, fltr: &DataSlice, expand_filter: bool) -> Result<DataSlice> {
-    check_select_filter(fltr)?;
-    if ds.is_item() {
-        return Err(item_error(SELECT));
-    }
+    check_select_args(ds, fltr)?;
     if expand_filter {
         let expanded = expand_to_shape(SELECT, fltr, ds.shape(), 0).map_err(|_| Error::value(SELECT, "failed to broadcast `fltr` to `ds`"))?;
         return select_last(ds, &expanded.data().present_bits());
