@@ -70,6 +70,7 @@ const SHAPES_NAMED_REVERSED: &[&str] = &[
     "kd.masking.mask_or",
     "kd.masking.mask_equal",
     "kd.masking.mask_not_equal",
+    "kd.lists.concat",
 ];
 
 /// The common shape of `shapes`: the one every other is a prefix of. An

@@ -287,8 +287,12 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
             let s = if fits_f32(v) { Schema::Float32 } else { Schema::Float64 };
             (Leaf::Float(s), v.to_bits() as i64, s)
         } else {
+            // Koda's text: builtins by their bare name (`dict`), others with
+            // their module (`collections.OrderedDict`).
             let ty = x.get_type();
-            return Err(value_error(op, format!("object with unsupported type: {}.{}", ty.module()?, ty.qualname()?)));
+            let module = ty.module()?;
+            let name = if module.to_str()? == "builtins" { ty.qualname()?.to_string() } else { format!("{module}.{}", ty.qualname()?) };
+            return Err(value_error(op, format!("object with unsupported type: {name}")));
         };
         schema = Schema::common(schema, leaf_schema).ok_or_else(|| no_common_schema(op, &objects))?;
         kinds.push(kind);

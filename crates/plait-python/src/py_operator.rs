@@ -18,8 +18,30 @@ pub const DICT_ATTR_OF_SLICE: &str = "assigning a Python dict to an attribute is
                                       1+-dimensional slices. use kd.dict() if you want to create the same dictionary instance to be \
                                       assigned to all items in the slice, or kd.dict_like() to create multiple dictionary instances";
 
+/// A Python list, tuple or dict (not a subclass: Koda refuses those).
 fn is_container(x: &Bound<'_, PyAny>) -> bool {
-    x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() || x.is_instance_of::<PyDict>()
+    x.is_exact_instance_of::<PyList>() || x.is_exact_instance_of::<PyTuple>() || x.is_exact_instance_of::<PyDict>()
+}
+
+/// Whether keyword `name` of `op` is an attribute (`**attrs`), not one of
+/// the parameters a keyword can name (`schema=`, `itemid=`, ...).
+fn is_attribute(op: &registry::Operator, name: &str) -> bool {
+    !op.params.iter().any(|p| p.name == name && matches!(p.kind, ParamKind::PositionalOrKeyword | ParamKind::KeywordOnly))
+}
+
+/// Whether the items `op` makes are one: its shape argument (a shape, or a
+/// slice to take the shape of) and its attribute values have rank 0, as Koda
+/// requires before one list or dict may be every item's attribute. Ids
+/// given as `itemid=` do not count.
+fn makes_one_item(op: &registry::Operator, positional: &[Value], keywords: &[(String, Value)]) -> bool {
+    let shaped = op.params.first().is_some_and(|p| matches!(p.name.as_str(), "shape" | "shape_from" | "shape_and_mask_from"));
+    let rank = |v: &Value| match v {
+        Value::Slice(x) => x.rank(),
+        Value::Shape(s) => s.rank(),
+        _ => 0,
+    };
+    let shape_rank = if shaped { positional.first().map_or(0, rank) } else { 0 };
+    shape_rank == 0 && keywords.iter().filter(|(k, _)| is_attribute(op, k)).all(|(_, v)| rank(v) == 0)
 }
 
 /// A Python list, tuple or dict as one Koda list or dict item, as
@@ -211,18 +233,23 @@ impl Operator {
             .collect::<PyResult<Vec<_>>>()?;
         let mut keywords = Vec::new();
         // The Python container given as an attribute value, if any (see
-        // `Boxing::Containers`): the result must then be one item.
+        // `Boxing::Containers`).
         let mut container = None;
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
                 let k = k.extract::<String>()?;
-                let value = if self.op.boxing == registry::Boxing::Containers && !self.op.params.iter().any(|p| p.name == k) && is_container(&v) {
-                    container = container.or(Some(if v.is_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
+                let value = if self.op.boxing == registry::Boxing::Containers && is_attribute(self.op, &k) && is_container(&v) {
+                    container = container.or(Some(if v.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
                     container_item(&v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
                 } else {
                     boxed_arg(self.op, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
                 };
                 keywords.push((k, value));
+            }
+        }
+        if let Some(message) = container {
+            if !makes_one_item(self.op, &positional, &keywords) {
+                return Err(value_error(name, message));
             }
         }
         // Large inputs compute without the GIL (other Python threads run
@@ -235,11 +262,6 @@ impl Operator {
         } else {
             guard(|| op.call(positional, keywords))?
         };
-        if let (Some(message), Value::Slice(made)) = (container, &result) {
-            if !made.is_item() {
-                return Err(value_error(name, message));
-            }
-        }
         value_to_py(py, result)
     }
 

@@ -40,36 +40,32 @@ def uu(seed=None, *, schema=None, overwrite_schema=False, **attrs):
     DataItem(present, schema: MASK)
     """
     seed = "" if seed is None else seed
-    attrs, container = _container_attrs(attrs)
+    attrs = _container_attrs(attrs, "kd.entities.uu")
     attrs = {name: value if isinstance(value, (types.DataSlice, _expr_type())) else _plait.item(value, None)
              for name, value in attrs.items()}
     itemid = _OPERATORS["kd.ids.uuid"](seed=seed, **attrs)
     if schema is None:
         schema = _OPERATORS["kd.schema.uu_schema"](seed=seed, **{name: v.get_schema() for name, v in attrs.items()})
-    made = _OPERATORS["kd.entities.new"](schema=schema, overwrite_schema=overwrite_schema, itemid=itemid, **attrs)
-    return _one_item_for(container, made, "kd.entities.uu")
+    return _OPERATORS["kd.entities.new"](schema=schema, overwrite_schema=overwrite_schema, itemid=itemid, **attrs)
 
 
-def _container_attrs(attrs):
+def _container_attrs(attrs, op):
     """`attrs` with Python lists, tuples and dicts as Koda list or dict items
-    (as `kd.new` boxes them: `kd.from_py(v, schema=None)`), and Koda's error
-    for a result of more than one item sharing such a value (None when no
-    attribute is one)."""
-    container = None
-    boxed = {}
-    for name, value in attrs.items():
-        if isinstance(value, (list, tuple, dict)):
-            from plait.kd.from_py import from_py
+    (as `kd.new` boxes them: `kd.from_py(v, schema=None)`), which Koda only
+    allows for one item: the other values must be DataItems. While tracing
+    they are left to the operators, which refuse them as Koda does."""
+    containers = [v for v in attrs.values() if type(v) in (list, tuple, dict)]
+    if not containers:
+        return attrs
+    if _plait.is_tracing():
+        from plait.kd import optools
 
-            container = container or (_plait.DICT_ATTR_OF_SLICE if isinstance(value, dict) else _plait.LIST_ATTR_OF_SLICE)
-            value = from_py(value, schema=None)
-        boxed[name] = value
-    return boxed, container
+        # Refused as operators refuse them (lists are ambiguous, dicts
+        # unsupported).
+        return {name: optools.as_qvalue(v) if type(v) in (list, dict) else v for name, v in attrs.items()}
+    if any(isinstance(v, types.DataSlice) and v.get_ndim() > 0 for v in attrs.values()):
+        message = _plait.DICT_ATTR_OF_SLICE if type(containers[0]) is dict else _plait.LIST_ATTR_OF_SLICE
+        raise ValueError(f"{op}: {message}")
+    from plait.kd.from_py import from_py
 
-
-def _one_item_for(container, made, op):
-    """`made`, unless an attribute was a Python container and `made` holds
-    more than one item (see `_container_attrs`)."""
-    if container is not None and isinstance(made, types.DataSlice) and made.get_ndim() > 0:
-        raise ValueError(f"{op}: {container}")
-    return made
+    return {name: from_py(v, schema=None) if type(v) in (list, tuple, dict) else v for name, v in attrs.items()}

@@ -44,11 +44,11 @@ def uuobj(seed=None, **attrs):
       >>> kd.uuobj(x=1).get_itemid() == kd.uuobj('other', x=1).get_itemid()
       DataItem(missing, schema: MASK)
     """
-    from plait.kd.entities import _container_attrs, _one_item_for
+    from plait.kd.entities import _container_attrs
 
-    attrs, container = _container_attrs(attrs)
+    attrs = _container_attrs(attrs, "kd.objs.uu")
     itemid = _OPERATORS["kd.ids.uuid"](seed="" if seed is None else seed, **attrs)
-    return _one_item_for(container, _OPERATORS["kd.objs.new"](itemid=itemid, **attrs), "kd.objs.uu")
+    return _OPERATORS["kd.objs.new"](itemid=itemid, **attrs)
 
 
 uu = uuobj

@@ -79,10 +79,7 @@ fn per_item_names(
 ) -> Result<DataSlice> {
     // Primitives first, as Koda checks them (its text names no attribute).
     let primitive = match x.schema() {
-        Schema::Schema => match (x.is_item(), x.get(0)) {
-            (true, Some(ScalarRef::Schema(p))) if !p.is_struct() => Some(format!("SCHEMA DataItem with primitive {p}")),
-            _ => None,
-        },
+        Schema::Schema => primitive_schemas(x),
         s if s.is_primitive() && s != Schema::None => Some(s.to_string()),
         _ => None,
     };
@@ -200,10 +197,8 @@ pub(super) fn struct_schema_ids(x: &DataSlice) -> Vec<Option<ItemId>> {
 /// (`kd.named_schema('P', a=kd.INT32).a` is INT32).
 fn lookup_schema_attrs(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<DataSlice> {
     let ids = struct_schema_ids(x);
-    if let (true, Some(ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
-        if ids[0].is_none() {
-            return Err(attr_error(context, format!("primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}")));
-        }
+    if let Some(what) = primitive_schemas(x) {
+        return Err(attr_error(context, format!("primitives do not have attributes, got {what}")));
     }
     let bag = bag_of(context, x)?;
     let data = bag.get_attr(name, &ids);
@@ -225,6 +220,24 @@ fn lookup_schema_attrs(x: &DataSlice, name: &str, lenient: bool, context: &str) 
         return Ok(DataSlice::new(x.shape().clone(), data, Schema::Object)?.with_bag(Some(bag.clone())));
     }
     Ok(DataSlice::new(x.shape().clone(), data, Schema::Schema)?.with_bag(Some(bag.clone())))
+}
+
+/// How Koda names the primitive schemas (`kd.INT32`, which have no
+/// attributes) among SCHEMA items `x`: the item, or the first of them in a
+/// slice; `None` when all present ones are struct schemas.
+pub(crate) fn primitive_schemas(x: &DataSlice) -> Option<String> {
+    if x.schema() != Schema::Schema {
+        return None;
+    }
+    let (i, primitive) = (0..x.size()).find_map(|i| match x.get(i) {
+        Some(ScalarRef::Schema(s)) if !s.is_struct() => Some((i, s)),
+        _ => None,
+    })?;
+    Some(if x.is_item() {
+        format!("SCHEMA DataItem with primitive {primitive}")
+    } else {
+        format!("SCHEMA DataSlice with at least one primitive {primitive} at ds.flatten().S[{i}]")
+    })
 }
 
 /// OBJECT items: each object's schema is its `__schema__` attribute; the

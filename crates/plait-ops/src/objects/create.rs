@@ -241,7 +241,8 @@ fn register_creators(r: &mut Registry) {
 
 The attribute values are aligned to a common shape and one entity is made per
 item of it; a Python list, tuple or dict value is one Koda list or dict (as
-`kd.from_py` makes it), which only a single entity may hold. Without `schema`, a new schema is made from the values' schemas;
+`kd.from_py` makes it), which the other values must then not broadcast to
+more items. Without `schema`, a new schema is made from the values' schemas;
 `schema='Name'` stands for `kd.named_schema('Name')`, and a given schema makes
 values be cast to its attribute schemas (attributes it lacks are added). A
 value that cannot be cast raises unless overwrite_schema=True, which replaces
@@ -263,8 +264,8 @@ Examples:
   DataSlice([Entity(x=1, y=0), Entity(x=2, y=0)], schema: Point(x=INT32, y=INT32), present: 2/2, bag_id: $...)
   >>> kd.new(x=1.5, schema=kd.named_schema('P', x=kd.INT32), overwrite_schema=True).get_schema()
   DataItem(P(x=FLOAT32), schema: SCHEMA, bag_id: $...)
-  >>> kd.new(a=[1, 2], d={'k': 'v'})
-  DataItem(Entity(a=List[1, 2], d=Dict{'k'='v'}), schema: ENTITY(a=LIST[INT32], d=DICT{STRING, STRING}), bag_id: $...)"#,
+  >>> kd.new(a=[1, 2], d={'k': 'v'}).a
+  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#,
         |a| {
             if let Some(arg) = a.opt_slice("arg")? {
                 if !a.var_kwargs().is_empty() {
@@ -323,7 +324,8 @@ Examples:
         r#"Creates objects with the given attributes, each with its own implicit schema.
 
 The attribute values are aligned to a common shape and one object is made per
-item of it. The result has schema OBJECT; each object's schema is stored in
+item of it (a Python list, tuple or dict value is one Koda list or dict, as
+for `kd.new`). The result has schema OBJECT; each object's schema is stored in
 the bag, so objects of one slice may hold values of different types. Given a
 positional argument instead, primitives become OBJECT and entities become
 objects keeping their schema.

@@ -217,6 +217,10 @@ pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> 
 pub fn size(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.dicts.size";
     let bag = bag_for(op, x, "Not possible to get Dict size")?;
+    if x.schema() == Schema::None {
+        // Missing dicts of no schema: missing sizes, as in Koda.
+        return Ok(DataSlice::missing(x.shape().clone(), Schema::Int64));
+    }
     if entry_schemas(op, x)?.is_none() {
         return Err(super::containers::not_containers_for_size(op, x, "dict"));
     }

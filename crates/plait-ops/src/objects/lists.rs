@@ -213,6 +213,10 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
 /// `kd.list_size(x)`: the number of items of each list (INT64).
 pub fn size(x: &DataSlice) -> Result<DataSlice> {
     let bag = list_bag(SIZE, x, "get List size")?;
+    if x.schema() == Schema::None {
+        // Missing lists of no schema: missing sizes, as in Koda.
+        return Ok(DataSlice::missing(x.shape().clone(), Schema::Int64));
+    }
     if item_schema(SIZE, x)?.is_none() {
         return Err(super::containers::not_containers_for_size(SIZE, x, "list"));
     }
@@ -296,17 +300,18 @@ pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
         // Nothing to concatenate: one empty list of OBJECT items, as in Koda.
         return shaped(&JaggedShape::scalar(), None, Some(Schema::Object), None);
     }
-    // What each argument holds is checked before they align, as in Koda
-    // (with its text); missing lists of no schema (NONE) hold no items.
+    // What each argument holds is checked before they align, and a bag for
+    // missing lists of no schema (NONE, which hold no items) after, as in
+    // Koda (with its texts).
     for l in lists {
         if l.schema() != Schema::None && item_schema(op, l)?.is_none() {
             return Err(Error::value(op, "concat_lists expects all input slices to contain lists"));
         }
     }
+    let aligned = plait_core::broadcast::align(op, lists)?;
     for l in lists.iter().filter(|l| l.schema() == Schema::None) {
         bag_for(op, l, "cannot get list items")?;
     }
-    let aligned = plait_core::broadcast::align(op, lists)?;
     let rows: Vec<DataSlice> = aligned
         .iter()
         .map(|l| match item_schema(op, l)? {

@@ -188,19 +188,8 @@ fn not_primitives(op: &str, x: &DataSlice) -> Result<()> {
     if x.schema().is_primitive() {
         return Err(Error::value(op, format!("primitives do not have attributes, got {}", x.schema())));
     }
-    if x.schema() != Schema::Schema {
-        return Ok(());
-    }
-    let primitive = (0..x.size()).find_map(|i| match x.get(i) {
-        Some(plait_core::ScalarRef::Schema(s)) if !s.is_struct() => Some((i, s)),
-        _ => None,
-    });
-    match primitive {
-        Some((_, s)) if x.is_item() => Err(Error::value(op, format!("primitives do not have attributes, got SCHEMA DataItem with primitive {s}"))),
-        Some((i, s)) => Err(Error::value(
-            op,
-            format!("primitives do not have attributes, got SCHEMA DataSlice with at least one primitive {s} at ds.flatten().S[{i}]"),
-        )),
+    match super::access::primitive_schemas(x) {
+        Some(what) => Err(Error::value(op, format!("primitives do not have attributes, got {what}"))),
         None => Ok(()),
     }
 }
