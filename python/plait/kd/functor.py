@@ -439,12 +439,13 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
 
     def decorate(f):
         fn_name = name or f.__name__
+        signature = inspect.signature(f)
         traced = {}
 
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
             if not _plait.is_tracing():
-                return _call_boxed(f, fn_name, args, kwargs)
+                return _call_boxed(f, signature, fn_name, args, kwargs)
             if "functor" not in traced:
                 if functor_factory is not None:
                     traced["functor"] = functor_factory(f, return_type_as=return_type_as)
@@ -460,14 +461,15 @@ def trace_as_fn(*, name=None, py_fn=False, return_type_as=None, functor_factory=
     return decorate
 
 
-def _call_boxed(f, fn_name, args, kwargs):
-    """Calls `f` outside tracing as Koda does for `@kd.trace_as_fn()`
-    functions: its arguments and its result boxed as operators box them
-    (Python scalars become DataItems), so that it behaves as its functor."""
+def _call_boxed(f, signature, fn_name, args, kwargs):
+    """Calls `f` (of `signature`) outside tracing as Koda does for
+    `@kd.trace_as_fn()` functions: its arguments and its result boxed as
+    operators box them (Python scalars become DataItems), so that it behaves
+    as its functor."""
     from plait.kd import optools
 
-    bound = inspect.signature(f).bind(*args, **kwargs)
-    for name, param in inspect.signature(f).parameters.items():
+    bound = signature.bind(*args, **kwargs)
+    for name, param in signature.parameters.items():
         if name not in bound.arguments:
             continue
         value = bound.arguments[name]
