@@ -132,6 +132,12 @@ struct Val {
     rank: Option<usize>,
 }
 
+/// The value a node gives backend operator parameter `name` (by the
+/// position of the parameter), when given.
+fn arg_named(backend: &plait_ops::registry::Operator, args: &[Option<Val>], name: &str) -> Option<Val> {
+    backend.params.iter().position(|p| p.name == name).and_then(|i| args.get(i).cloned().flatten())
+}
+
 /// What a combining step needs of the items: partial results of other
 /// schemas (an empty shard's OBJECT sum is an INT32 0) would not combine.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -344,7 +350,7 @@ impl Planner<'_> {
         // How many last dimensions the operator works over (its `ndim`, 1
         // unless given), when literal.
         let touched = || -> Option<usize> {
-            match backend.params.iter().position(|p| p.name == "ndim").and_then(|i| args.get(i).cloned().flatten()) {
+            match arg_named(backend, &args, "ndim") {
                 None => Some(1),
                 Some(v) => literal_int(&v.expr).and_then(|n| usize::try_from(n).ok()),
             }
@@ -426,7 +432,7 @@ impl Planner<'_> {
             // With `ndim`, the last `ndim` dimensions of x are folded into
             // each item of the target: the rows stay only when dimension 0
             // is not among them.
-            let ndim = match backend.params.iter().position(|p| p.name == "ndim").and_then(|i| args.get(i).cloned().flatten()) {
+            let ndim = match arg_named(backend, &args, "ndim") {
                 None => Some(0),
                 Some(v) if matches!(v.expr.literal_value(), Some(ExprValue::Data(Value::Slice(x))) if x.get(0).is_none()) => Some(0),
                 Some(v) => literal_int(&v.expr),
@@ -502,7 +508,7 @@ impl Planner<'_> {
         backend: &plait_ops::registry::Operator,
     ) -> Result<Val> {
         let name = name_of(node);
-        let param = |p: &str| backend.params.iter().position(|q| q.name == p).and_then(|i| args.get(i).cloned().flatten());
+        let param = |p: &str| arg_named(backend, args, p);
         let expand = match param("expand_filter") {
             None => Some(true),
             Some(v) => match v.expr.literal_value() {

@@ -41,26 +41,23 @@ pub fn guard<T>(f: impl FnOnce() -> plait_core::Result<T>) -> pyo3::PyResult<T> 
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result.map_err(to_py_err),
         Err(payload) => {
-            let detail =
-                payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("unknown panic");
+            let detail = panic_detail(&payload).unwrap_or("unknown panic");
             Err(PyRuntimeError::new_err(format!("internal error in plait (please report it): {detail}")))
         }
     }
+}
+
+/// The message a panic carried (`panic!("...")` gives a `&str` or a
+/// `String`), if it carried one.
+pub fn panic_detail(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied())
 }
 
 /// [`guard`] of work that may wait (for streams, for other threads): the
 /// GIL is released while `f` runs, so a thread it waits for may call
 /// Python (which takes the GIL back).
 pub fn guard_detached<T: Send>(py: pyo3::Python<'_>, f: impl FnOnce() -> plait_core::Result<T> + Send) -> pyo3::PyResult<T> {
-    let outcome = py.detach(|| {
-        catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-            payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".to_string())
-        })
-    });
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_detail(&*payload).unwrap_or("unknown panic").to_string()));
     match outcome {
         Ok(result) => result.map_err(to_py_err),
         Err(detail) => Err(PyRuntimeError::new_err(format!("internal error in plait (please report it): {detail}"))),

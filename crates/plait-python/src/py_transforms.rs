@@ -186,7 +186,7 @@ fn run_job((plan, values): PlanJob) -> RunOutcome {
         plan.run(&Bindings { inputs: Some(&values), variables: None })
     }))
     .unwrap_or_else(|payload| {
-        let message = payload.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| payload.downcast_ref::<String>().cloned()).unwrap_or_default();
+        let message = crate::errors::panic_detail(&*payload).unwrap_or_default();
         Err(plait_core::Error::internal(format!("a panic while running a plan: {message}")).into())
     })
 }

@@ -53,7 +53,7 @@ pub fn reference(x: &DataSlice) -> Result<DataSlice> {
         Schema::Struct(_) | Schema::ItemId | Schema::None => {}
         // Schemas of entities are ids; primitive schemas (DTYPEs) are not.
         Schema::Schema => {
-            if (0..x.size()).any(|i| matches!(x.get(i), Some(ScalarRef::Schema(s)) if !matches!(s, Schema::Struct(_)))) {
+            if super::access::primitive_schemas(x).is_some() {
                 return Err(Error::value(op, "casting data of type DTYPE to ITEMID is not supported"));
             }
         }

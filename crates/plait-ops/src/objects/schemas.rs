@@ -73,7 +73,7 @@ pub fn get_itemid(x: &DataSlice) -> Result<DataSlice> {
         }
         // Struct schemas are ids too (`Schema:$...`); primitive ones are not.
         Schema::Schema => {
-            if (0..x.size()).any(|i| matches!(x.get(i), Some(ScalarRef::Schema(s)) if !s.is_struct())) {
+            if super::access::primitive_schemas(x).is_some() {
                 return Err(Error::value("kd.core.get_itemid", "casting data of type DTYPE to ITEMID is not supported"));
             }
             let ids = super::access::struct_schema_ids(x);

@@ -85,8 +85,7 @@ pub(super) fn with_attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice
     not_primitives(op, x)?;
     let old = bag_of(op, x)?.clone();
     let attrs = expanded(op, x, attrs)?;
-    let (bag, _) =
-        if x.schema() == Schema::Schema { schema_update_layer(op, x, &old, &attrs)? } else { update_layer(op, x, &old, &attrs, overwrite_schema)? };
+    let (bag, _) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
     Ok(x.clone().with_bag(Some(bag)))
 }
 
@@ -129,7 +128,11 @@ pub fn strict_with_attrs(x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result
 /// The bag of `with_attrs(x, **attrs)`: its own layer holds the update, then
 /// it reads the merge of the values' bags (returned too), then `old` (`x`'s
 /// bag). Schemas the update writes must agree with the values' bags.
+/// Struct schemas `x` have their attributes set (see [`schema_update_layer`]).
 fn update_layer(op: &str, x: &DataSlice, old: &DataBag, attrs: &[(String, DataSlice)], overwrite_schema: bool) -> Result<(DataBag, Vec<DataBag>)> {
+    if x.schema() == Schema::Schema {
+        return schema_update_layer(op, x, old, attrs);
+    }
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     let ids = Ids::of(x);
     let target = target_of(op, x, &ids, old)?;
@@ -223,13 +226,8 @@ fn attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_sc
     not_primitives(op, x)?;
     let old = bag_of(op, x)?.clone();
     let attrs = expanded(op, x, attrs)?;
-    let (bag, value_bags) = if x.schema() == Schema::Schema {
-        schema_update_layer(op, x, &old, &attrs)?
-    } else {
-        let (bag, value_bags) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
-        copy_schemas_of(op, x, &bag, &attrs)?;
-        (bag, value_bags)
-    };
+    let (bag, value_bags) = update_layer(op, x, &old, &attrs, overwrite_schema)?;
+    copy_schemas_of(op, x, &bag, &attrs)?;
     // The update alone, reading through to the values' own bags (entities
     // assigned keep their attributes).
     Ok(DataBag::combined(std::iter::once(&bag.own_layer()).chain(&value_bags)).expect("one layer at least"))
