@@ -124,6 +124,7 @@ def workloads(scale, pkd, kkd):
 
 
 def _start_ray(kd, name):
+    """Starts Ray in-process (2 CPUs) once, before plait's Ray runs."""
     if name == "plait" and not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
 
@@ -133,8 +134,7 @@ def ray_overhead(pkd, repeat=20):
     job (x + 1) on 8 rows, over 2 shards, Ray's time minus local's."""
     if ray is None:
         return None
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    _start_ray(pkd, "plait")
     x = pkd.slice([[1, 2], [3], [4, 5, 6], [7], [8], [9, 10], [11], [12]])
     mesh = pkd.parallel.Mesh({"x": 2})
     times = {}

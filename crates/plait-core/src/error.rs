@@ -177,6 +177,16 @@ impl Error {
         Error { kind, message: message.into(), details: Some(Box::new(Details { host: Some(host), ..Details::default() })) }
     }
 
+    /// The same error as raised by operator `op` where operator `inner`
+    /// (which `op` calls) raised it: its leading `inner: ` becomes `op: `;
+    /// kind, context chain and host error are kept.
+    pub fn raised_by(self, inner: &str, op: &str) -> Error {
+        match self.message.strip_prefix(inner).and_then(|rest| rest.strip_prefix(": ")) {
+            Some(rest) => Error { message: format!("{op}: {rest}"), ..self },
+            None => self,
+        }
+    }
+
     /// The same error with `context` prepended to its message (e.g. the
     /// argument it came from); its context chain and host error are kept.
     pub fn with_context(self, context: impl fmt::Display) -> Error {

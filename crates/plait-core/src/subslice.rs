@@ -197,15 +197,15 @@ fn pick_ranges(
     if !current.is_prefix_of(&target) {
         return Err(Error::value(OP, format!("range bounds of shape {target} do not fit the result shape {current}")));
     }
-    let bound = |b: Option<&DataSlice>| -> Result<Option<DataSlice>> {
+    let bound = |name: &str, b: Option<&DataSlice>| -> Result<Option<DataSlice>> {
         b.map(|b| {
             let b = cast_to_narrow(OP, b, Schema::Int64)
-                .map_err(|_| Error::value(OP, format!("range bounds must contain only integers, got {}", b.schema())))?;
+                .map_err(|_| Error::value(OP, format!("'{name}' argument of a Slice must contain only integers, got {}", b.schema())))?;
             crate::broadcast::expand_to_shape(OP, &b, &target, 0)
         })
         .transpose()
     };
-    let (start, stop) = (bound(start)?, bound(stop)?);
+    let (start, stop) = (bound("start", start)?, bound("stop", stop)?);
     // The position (in `positions`) each target item descends from; the
     // bounds' own extra dimensions are kept.
     let mut parent: Vec<usize> = (0..current.size()).collect();

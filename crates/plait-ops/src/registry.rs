@@ -314,6 +314,22 @@ pub fn registry() -> &'static Registry {
     })
 }
 
+/// Calls registered operator `name` with `var_args` and named arguments,
+/// bound as any eager call (defaults applied, its bag rule followed): how
+/// Rust code outside an operator's kernel reuses another operator.
+pub fn call(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<Value> {
+    let op = registry().get(name).ok_or_else(|| Error::internal(format!("{name} is not registered")))?;
+    op.call(var_args, named.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
+/// [`call`] of an operator that gives a DataSlice.
+pub fn call_slice(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<DataSlice> {
+    match call(name, var_args, named)? {
+        Value::Slice(x) => Ok(x),
+        _ => Err(Error::internal(format!("{name} returned no DataSlice"))),
+    }
+}
+
 /// Arguments bound to a parameter list, before defaults are filled in.
 #[derive(Debug)]
 pub struct Bound<T> {

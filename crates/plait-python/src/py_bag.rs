@@ -389,10 +389,7 @@ impl PyDataSlice {
     /// (`ds[:]` gives all of them).
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
-            let step: Option<i64> = range.getattr("step")?.extract()?;
-            if step.is_some_and(|s| s != 1) {
-                return Err(pyo3::exceptions::PyValueError::new_err("Slice with step != 1 is not supported"));
-            }
+            crate::py_slice::check_unit_step(range)?;
             // Bounds: ints, integer items or DataSlices (a range per list).
             let bound = |name: &str| -> PyResult<Option<DataSlice>> {
                 let v = range.getattr(name)?;

@@ -225,7 +225,7 @@ fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     }
     if let OperatorKind::Backend(backend) = &op.kind {
         // Boxed as the eager operator boxes it (lists and tuples by its rule).
-        return Ok(Expr::literal(crate::py_operator::boxed_arg(backend, x).map(ExprValue::from)?));
+        return Ok(Expr::literal(crate::py_operator::boxed_arg(backend, x, None).map(ExprValue::from)?));
     }
     Ok(Expr::literal(to_value(&op.name, x, false)?))
 }
@@ -616,7 +616,7 @@ impl PyExpr {
             let rows = node("kd.lists.explode", vec![Some(self.inner.clone()), Some(one)])?;
             let range = match tuple_of_exprs(key)? {
                 Some(computed) => computed,
-                None => match crate::py_operator::key_arg("kd.core.get_item", key)? {
+                None => match crate::py_operator::key_arg("kd.core.get_item", key, None)? {
                     Value::Range { start: None, stop: None } => return Ok(rows),
                     range => Expr::literal(ExprValue::Data(range)),
                 },

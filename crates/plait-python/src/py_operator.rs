@@ -99,8 +99,9 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
 }
 
 /// An argument of `op` boxed by its own rule for Python lists and tuples
-/// (see [`Boxing`]); anything else as [`value_arg`] boxes it.
-pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>) -> PyResult<Value> {
+/// (see [`Boxing`]); anything else as [`value_arg`] boxes it. `position`:
+/// where the argument is among `*args`, if known (for error messages).
+pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>, position: Option<usize>) -> PyResult<Value> {
     let sequence = x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>();
     match op.boxing {
         Boxing::Lists if sequence => Ok(Value::Slice(box_slice(op.name, x, None)?)),
@@ -112,23 +113,25 @@ pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>) -> PyResult<Valu
                 .map(|i| if i.is_instance_of::<PyList>() { Ok(Value::Slice(box_slice(op.name, &i, None)?)) } else { value_arg(op.name, &i) });
             Ok(Value::Tuple(items.collect::<PyResult<_>>()?))
         }
-        Boxing::Keys => key_arg(op.name, x),
+        Boxing::Keys => key_arg(op.name, x, position),
         _ => value_arg(op.name, x),
     }
 }
 
-/// A key of `kd.subslice`: a Python slice (no step) or `...` as its value.
-pub fn key_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
+/// A key of `kd.subslice` (`position` among its keys, where known): a
+/// Python slice as its bounds, `...`, or any value boxed.
+pub fn key_arg(op: &str, x: &Bound<'_, PyAny>, position: Option<usize>) -> PyResult<Value> {
     if x.is(x.py().Ellipsis()) {
         return Ok(Value::Ellipsis);
     }
     let Ok(s) = x.cast::<PySlice>() else { return value_arg(op, x) };
-    let step = s.getattr("step")?;
-    if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
-        return Err(value_error(op, format!("a step other than 1 is not supported, got {step}")));
+    // Koda refuses any step (even 1), naming it boxed.
+    if !s.getattr("step")?.is_none() {
+        let at = position.map(|p| format!(" at position {p}")).unwrap_or_default();
+        return Err(value_error(op, format!("slicing argument{at} is invalid: 'step' argument of a Slice is not supported, got: DATA_SLICE")));
     }
-    // A bound is a Python int, an integer item or a DataSlice of integers
-    // (a range per item).
+    // A bound is any value boxed: an int, an integer item or a DataSlice of
+    // integers (a range per item); the kernel refuses others.
     let bound = |name: &str| -> PyResult<Option<DataSlice>> {
         let v = s.getattr(name)?;
         if v.is_none() {
@@ -192,6 +195,12 @@ pub fn positional_name(params: &[registry::Param], i: usize) -> String {
     }
 }
 
+/// Where positional argument `i` is among `*args` of `params`, if there.
+fn var_position(params: &[registry::Param], i: usize) -> Option<usize> {
+    let positional = params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
+    (i >= positional && params.iter().any(|p| p.kind == ParamKind::VarPositional)).then(|| i - positional)
+}
+
 /// From how many items of their arguments operators compute without the GIL.
 const DETACH_MIN_ITEMS: usize = 1 << 15;
 
@@ -229,7 +238,10 @@ impl Operator {
         let positional = args
             .iter()
             .enumerate()
-            .map(|(i, a)| boxed_arg(self.op, &a).map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e)))
+            .map(|(i, a)| {
+                boxed_arg(self.op, &a, var_position(&self.op.params, i))
+                    .map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e))
+            })
             .collect::<PyResult<Vec<_>>>()?;
         let mut keywords = Vec::new();
         // The Python container given as an attribute value, if any (see
@@ -242,7 +254,7 @@ impl Operator {
                     container = container.or(Some(if v.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
                     container_item(&v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
                 } else {
-                    boxed_arg(self.op, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
+                    boxed_arg(self.op, &v, None).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
                 };
                 keywords.push((k, value));
             }

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use plait_core::DataSlice;
 use plait_core::subslice::rows;
-use plait_core::{DataSlice, Error};
 use plait_expr::shard::{Action, Import, Place, StepKind};
 use plait_ops::registry::Value;
 use plait_ops::typing::{TypeValue, type_of};
@@ -123,14 +123,9 @@ fn shard_gather(py: Python<'_>, pieces: Vec<PyRef<'_, PyDataSlice>>, stack: bool
     // The registered operators: they attach the pieces' bags (merged when
     // the pieces came with bags of their own, as from Ray's workers).
     let joined = guard_detached(py, move || {
-        let registry = plait_ops::registry::registry();
         let (name, ndim) = if stack { ("kd.slices.stack", 0) } else { ("kd.slices.concat", pieces.first().map_or(1, |p| p.rank()) as i64) };
-        let op = registry.get(name).ok_or_else(|| Error::internal(format!("{name} is registered")))?;
         let ndim = Value::Slice(DataSlice::item(Some(plait_core::ScalarRef::Int64(ndim)), plait_core::Schema::Int64)?);
-        match op.call(pieces.into_iter().map(Value::Slice).collect(), vec![("ndim".to_string(), ndim)])? {
-            Value::Slice(x) => Ok(x),
-            _ => Err(Error::internal(format!("{name} gives a DataSlice"))),
-        }
+        plait_ops::registry::call_slice(name, pieces.into_iter().map(Value::Slice).collect(), vec![("ndim", ndim)])
     })?;
     wrap(py, joined)
 }

@@ -13,7 +13,7 @@ use plait_core::subslice::{SliceArg, subslice};
 use plait_core::{DataSlice, ScalarRef, Schema};
 use plait_ops::objects::{dicts, lists};
 use pyo3::prelude::*;
-use pyo3::types::{PyEllipsis, PySlice, PyTuple};
+use pyo3::types::{PySlice, PyTuple};
 
 use crate::errors::{guard, type_error, value_error};
 use crate::py_shape::PyJaggedShape;
@@ -91,26 +91,6 @@ pub fn short_repr(ds: &DataSlice) -> String {
         text.push_str("...");
     }
     text
-}
-
-/// A Python int, as a dimension or index argument.
-pub fn int_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<i64> {
-    if let Ok(ds) = x.cast::<PyDataSlice>() {
-        let ds = &ds.get().inner;
-        return match (ds.is_item(), ds.get(0)) {
-            (true, Some(ScalarRef::Int32(v))) => Ok(v as i64),
-            (true, Some(ScalarRef::Int64(v))) => Ok(v),
-            _ => Err(type_error(op, format!("expected `{arg}` to be an integer, got {}", short_repr(ds)))),
-        };
-    }
-    x.extract::<i64>().map_err(|_| {
-        if x.is_instance_of::<pyo3::types::PyInt>() {
-            let text = x.str().map(|s| s.to_string()).unwrap_or_default();
-            let text = if text.len() > 40 { format!("an integer of {} digits", text.len()) } else { text };
-            return value_error(op, format!("expected `{arg}` to fit in INT64, got {text}"));
-        }
-        type_error(op, format!("expected `{arg}` to be an integer, got {}", x.get_type().name().map(|n| n.to_string()).unwrap_or_default()))
-    })
 }
 
 #[pymethods]
@@ -438,47 +418,41 @@ pub struct SlicingHelper {
     inner: DataSlice,
 }
 
-/// Turns Python subscript keys into subslice arguments.
+/// Refuses a Python slice whose step is neither absent nor 1 (`x.L[a:b]`,
+/// a list item's `l[a:b]`), with Koda's text.
+pub fn check_unit_step(range: &Bound<'_, PySlice>) -> PyResult<()> {
+    let step = range.getattr("step")?;
+    if step.is_none() || step.extract::<i64>().is_ok_and(|s| s == 1) {
+        return Ok(());
+    }
+    Err(pyo3::exceptions::PyValueError::new_err("Slice with step != 1 is not supported"))
+}
+
+/// Turns Python subscript keys into subslice arguments, boxed as the
+/// keys of `kd.subslice` are.
 pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>> {
+    use plait_ops::registry::Value;
     keys.iter()
         .enumerate()
         .map(|(position, key)| {
-            if key.is_instance_of::<PyEllipsis>() {
-                return Ok(SliceArg::Ellipsis);
+            // A plain int indexes without boxing (not a bool: Koda refuses
+            // BOOLEAN indices).
+            if key.is_exact_instance_of::<pyo3::types::PyInt>() {
+                if let Ok(i) = key.extract() {
+                    return Ok(SliceArg::Index(i));
+                }
             }
-            if let Ok(s) = key.cast::<PySlice>() {
-                let step = s.getattr("step")?;
-                if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
-                    return Err(value_error(
+            Ok(match crate::py_operator::key_arg(op, key, Some(position))? {
+                Value::Ellipsis => SliceArg::Ellipsis,
+                Value::Range { start, stop } => SliceArg::range(start.map(|b| *b), stop.map(|b| *b)),
+                Value::Slice(ds) => SliceArg::Slice(ds),
+                other => {
+                    return Err(type_error(
                         op,
-                        format!("slicing argument at position {position}: a step other than 1 is not supported, got {step}"),
+                        format!("slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}", other.describe()),
                     ));
                 }
-                // A bound is an int, an integer DataItem or a DataSlice of
-                // integers (a range per item).
-                let bound = |name: &str| -> PyResult<Option<DataSlice>> {
-                    let v = s.getattr(name)?;
-                    if v.is_none() {
-                        return Ok(None);
-                    }
-                    if let Ok(ds) = v.cast::<PyDataSlice>() {
-                        return Ok(Some(ds.get().inner.clone()));
-                    }
-                    let i = int_arg(op, name, &v)?;
-                    Ok(Some(guard(|| DataSlice::item(Some(ScalarRef::Int64(i)), Schema::Int64))?))
-                };
-                return Ok(SliceArg::range(bound("start")?, bound("stop")?));
-            }
-            if let Ok(ds) = key.cast::<PyDataSlice>() {
-                return Ok(SliceArg::Slice(ds.get().inner.clone()));
-            }
-            if key.is_instance_of::<pyo3::types::PyInt>() {
-                return Ok(SliceArg::Index(key.extract()?));
-            }
-            Err(type_error(
-                op,
-                format!("slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}", key.get_type().name()?),
-            ))
+            })
         })
         .collect()
 }
@@ -490,7 +464,7 @@ impl SlicingHelper {
             Ok(t) => t.iter().collect(),
             Err(_) => vec![key.clone()],
         };
-        let args = slice_args("DataSlice.S", &keys)?;
+        let args = slice_args("kd.slices.subslice", &keys)?;
         wrap(py, guard(|| subslice(&self.inner, &args))?)
     }
 }
@@ -522,10 +496,7 @@ impl ListView {
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let n = self.__len__() as isize;
         if let Ok(range) = key.cast::<PySlice>() {
-            let step = range.getattr("step")?;
-            if !step.is_none() && step.extract::<i64>().ok() != Some(1) {
-                return Err(value_error("DataSlice.L", "Slice with step != 1 is not supported"));
-            }
+            check_unit_step(range)?;
             let bounds = range.indices(n)?;
             let (start, stop) = (bounds.start as i64, (bounds.stop as i64).max(bounds.start as i64));
             let item = |i: i64| guard(|| DataSlice::item(Some(ScalarRef::Int64(i)), Schema::Int64));

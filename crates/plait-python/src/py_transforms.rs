@@ -84,15 +84,9 @@ impl PyCompiledPlan {
     /// Runs the plan on `leaves` (one value per input, in order).
     #[pyo3(signature = (*leaves))]
     fn __call__(&self, py: Python<'_>, leaves: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        if leaves.len() != self.names.len() {
-            return Err(PyTypeError::new_err(format!("kd.compile: the plan takes {} values, got {}", self.names.len(), leaves.len())));
-        }
-        let mut values: Vec<(&str, ExprValue)> = Vec::with_capacity(leaves.len());
-        for (name, leaf) in self.names.iter().zip(leaves.iter()) {
-            values.push((name.as_str(), to_value("kd.compile", &leaf, false)?));
-        }
+        let values = self.leaf_values(leaves)?;
         let plan = self.plan.clone();
-        let outcome = crate::errors::guard_detached(py, move || Ok(plan.run(&Bindings { inputs: Some(&values), variables: None })))?;
+        let outcome = crate::errors::guard_detached(py, move || Ok(run_job((plan, values))))?;
         match outcome {
             Ok(value) => from_value(py, value),
             Err(failure) => Err(eval_failure(py, failure)),
@@ -103,6 +97,17 @@ impl PyCompiledPlan {
     #[getter]
     fn expr(&self) -> PyExpr {
         PyExpr { inner: self.expr.clone() }
+    }
+}
+
+impl PyCompiledPlan {
+    /// `leaves` (one Python value per input, in order) as the plan's
+    /// inputs, by name.
+    fn leaf_values(&self, leaves: &Bound<'_, PyTuple>) -> PyResult<Vec<(String, ExprValue)>> {
+        if leaves.len() != self.names.len() {
+            return Err(PyTypeError::new_err(format!("kd.compile: the plan takes {} values, got {}", self.names.len(), leaves.len())));
+        }
+        self.names.iter().zip(leaves.iter()).map(|(name, leaf)| Ok((name.clone(), to_value("kd.compile", &leaf, false)?))).collect()
     }
 }
 
@@ -123,46 +128,36 @@ fn run_plans(py: Python<'_>, tasks: Vec<(Py<PyCompiledPlan>, Bound<'_, PyTuple>)
     let mut on_threads: Vec<(usize, PlanJob)> = Vec::new();
     for (i, (plan, leaves)) in tasks.iter().enumerate() {
         let plan = plan.get();
-        if leaves.len() != plan.names.len() {
-            return Err(PyTypeError::new_err(format!("kd.compile: the plan takes {} values, got {}", plan.names.len(), leaves.len())));
-        }
-        let mut values = Vec::with_capacity(leaves.len());
-        for (name, leaf) in plan.names.iter().zip(leaves.iter()) {
-            values.push((name.clone(), to_value("kd.compile", &leaf, false)?));
-        }
-        let job = (i, (plan.plan.clone(), values));
+        let job = (i, (plan.plan.clone(), plan.leaf_values(leaves)?));
         if plan.host_free { on_pool.push(job) } else { on_threads.push(job) }
     }
     let n = tasks.len();
     let outcomes = crate::errors::guard_detached(py, move || {
         let mut outcomes: Vec<Option<RunOutcome>> = (0..n).map(|_| None).collect();
-        let at_once = max_workers.unwrap_or(usize::MAX).max(1);
-        std::thread::scope(|scope| {
-            // Each plan that may call Python on a thread of its own, at most
-            // `at_once` at a time, while the others run on the pool here.
-            let threaded = scope.spawn(move || {
-                let mut done = Vec::with_capacity(on_threads.len());
-                let mut pending = on_threads.into_iter();
+        // The plans that may call Python run on task threads: `at_once`
+        // lanes, each taking the next waiting plan when it is done, while
+        // the other plans run on the kernels' pool here.
+        let lanes = max_workers.unwrap_or(usize::MAX).max(1).min(on_threads.len());
+        let waiting = Arc::new(std::sync::Mutex::new(on_threads.into_iter()));
+        let (sender, finished) = std::sync::mpsc::channel();
+        for _ in 0..lanes {
+            let (waiting, sender) = (waiting.clone(), sender.clone());
+            plait_core::parallel::spawn_task(Box::new(move || {
                 loop {
-                    let wave: Vec<_> = pending.by_ref().take(at_once).map(|(i, job)| (i, std::thread::spawn(move || run_job(job)))).collect();
-                    if wave.is_empty() {
-                        return done;
-                    }
-                    for (i, thread) in wave {
-                        let outcome = thread.join().unwrap_or_else(|_| Err(plait_core::Error::internal("a task's thread stopped").into()));
-                        done.push((i, outcome));
+                    let next = waiting.lock().unwrap_or_else(|e| e.into_inner()).next();
+                    let Some((i, job)) = next else { return };
+                    if sender.send((i, run_job(job))).is_err() {
+                        return;
                     }
                 }
-            });
-            let indices: Vec<usize> = on_pool.iter().map(|(i, _)| *i).collect();
-            let results = plait_core::parallel::map_each(on_pool.into_iter().map(|(_, job)| job).collect(), max_workers, run_job);
-            for (i, r) in indices.into_iter().zip(results) {
-                outcomes[i] = Some(r);
-            }
-            for (i, r) in threaded.join().unwrap_or_default() {
-                outcomes[i] = Some(r);
-            }
-        });
+            }));
+        }
+        drop(sender);
+        let indices: Vec<usize> = on_pool.iter().map(|(i, _)| *i).collect();
+        let results = plait_core::parallel::map_each(on_pool.into_iter().map(|(_, job)| job).collect(), max_workers, run_job);
+        for (i, r) in indices.into_iter().zip(results).chain(finished) {
+            outcomes[i] = Some(r);
+        }
         Ok(outcomes
             .into_iter()
             .map(|o| o.unwrap_or_else(|| Err(plait_expr::eval::EvalError::from(plait_core::Error::internal("a task's thread stopped")))))

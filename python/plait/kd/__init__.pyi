@@ -941,7 +941,7 @@ def updated_bag(*bags) -> Any:
     """Returns one immutable bag that reads `bags`, the last one first."""
 
 def uu(seed = ..., *, schema = ..., overwrite_schema = ..., **attrs) -> Any:
-    """Entities whose ids are derived from `seed` and the attribute values"""
+    """Creates entities whose ids are derived from `seed` and the attribute values."""
 
 def uu_schema(seed = ..., **kwargs) -> Any:
     """Returns the schema with the given attribute schemas (the same for the same seed and attributes)."""
@@ -959,7 +959,7 @@ def uuids_with_allocation_size(seed = ..., *, size) -> Any:
     """Returns size uuids with consecutive offsets."""
 
 def uuobj(seed = ..., **attrs) -> Any:
-    """Returns objects whose ItemIds are computed from `seed` and the attributes."""
+    """Creates objects whose ids are derived from `seed` and the attribute values."""
 
 def val_like(x, val) -> Any:
     """Returns val where x is present."""

@@ -17,7 +17,6 @@ def shaped_as(shape_from, /, *, schema = ..., overwrite_schema = ..., itemid = .
 def strict_new(*, schema, overwrite_schema = ..., itemid = ..., **attrs) -> Any:
     """Returns new entities of `schema`, refusing attributes it does not declare."""
 
-types: Any
 def uu(seed = ..., *, schema = ..., overwrite_schema = ..., **attrs) -> Any:
-    """Entities whose ids are derived from `seed` and the attribute values"""
+    """Creates entities whose ids are derived from `seed` and the attribute values."""
 

@@ -15,8 +15,5 @@ def shaped_as(shape_from, /, *, itemid = ..., **attrs) -> Any:
     """Creates objects of the shape of shape_from."""
 
 def uu(seed = ..., **attrs) -> Any:
-    """Returns objects whose ItemIds are computed from `seed` and the attributes."""
-
-def uuobj(seed = ..., **attrs) -> Any:
-    """Returns objects whose ItemIds are computed from `seed` and the attributes."""
+    """Creates objects whose ids are derived from `seed` and the attribute values."""
 

@@ -433,11 +433,9 @@ def _positional_names(fn, is_functor):
     """The names of `fn`'s positional parameters (a functor's from its
     signature; none known: empty)."""
     if is_functor:
-        from plait import kd
+        from plait.kd import signature_utils
 
-        params = kd.functor.get_signature(fn).parameters[:]
-        kinds = params.kind.kind.to_py()
-        return [n for n, k in zip(params.name.to_py(), kinds) if k in ("positional_only", "positional_or_keyword")]
+        return signature_utils._names_and_positional(fn)[1]
     return _function_positional_names(fn)
 
 

@@ -97,3 +97,11 @@ ARGS_KWARGS_SIGNATURE = signature([
     parameter("args", ParameterKind.VAR_POSITIONAL),
     parameter("kwargs", ParameterKind.VAR_KEYWORD),
 ])
+
+
+def _names_and_positional(fn):
+    """The parameter names of functor `fn`'s signature, and those of its
+    positional parameters (the ones `*args` bind to, in order)."""
+    params = _kd().functor.get_signature(fn).parameters[:]
+    names, kinds = params.name.to_py(), params.kind.get_attr("kind").to_py()
+    return names, [n for n, k in zip(names, kinds) if k in ("positional_only", "positional_or_keyword")]

@@ -123,11 +123,9 @@ def _bind_types(where, fn, arg_types, kwarg_types):
 def _bind_functor_types(fn, arg_types, kwarg_types):
     """{parameter: type} of functor `fn`: positional types in the order of its
     positional parameters, the others by name (a text read as a SliceType)."""
-    from plait.kd import functor
+    from plait.kd import signature_utils
 
-    params = functor.get_signature(fn).parameters
-    names, kinds = params[:].name.to_py(), params[:].kind.get_attr("kind").to_py()
-    positional = [n for n, k in zip(names, kinds) if k in ("positional_only", "positional_or_keyword")]
+    names, positional = signature_utils._names_and_positional(fn)
     if len(arg_types) > len(positional):
         raise TypeError(f"kd.typing.infer: {len(arg_types)} positional types for {len(positional)} positional parameters")
     types = dict(zip(positional, arg_types))

@@ -67,7 +67,7 @@ def test_tuples_slice_is_a_subslice_range():
         kd.tuples.slice(1, 3, 2)
     # As in Koda, any DataSlice is a bound; kd.subslice checks it is of integers.
     assert repr(kd.tuples.slice(kd.slice([1, 2]))) == "slice(DataSlice([1, 2], schema: INT32, present: 2/2), None, None)"
-    with pytest.raises(ValueError, match="kd.slices.subslice: range bounds must contain only integers, got STRING"):
+    with pytest.raises(ValueError, match="kd.slices.subslice: .start. argument of a Slice must contain only integers, got STRING"):
         kd.subslice(kd.slice([1, 2]), kd.tuples.slice("a"))
     with pytest.raises(TypeError, match="`start` must be a DataSlice of integers or unspecified"):
         kd.tuples.slice(kd.shapes.new(2))
@@ -124,7 +124,7 @@ def test_ranges_with_dataslice_bounds():
     assert ds.S[:kd.index(ds) + 1].to_py() == [[[1], [1, 2], [1, 2, 3]], [[4], [4, 5]]]
     assert kd.subslice(ds, slice(kd.slice([0, 1]), kd.slice([2, None]))).to_py() == [[1, 2], []]
     assert ds.S[kd.item(None, kd.INT32):].to_py() == [[], []]
-    with pytest.raises(ValueError, match="range bounds must contain only integers"):
+    with pytest.raises(ValueError, match="argument of a Slice must contain only integers"):
         ds.S[kd.slice(["a", "b"]):]
 
 

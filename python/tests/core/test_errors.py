@@ -44,10 +44,21 @@ def test_too_many_indices():
 
 
 def test_bad_index_types():
-    with pytest.raises(TypeError, match="slicing argument at position 0"):
+    # As Koda: keys are boxed, then the kernel names what it got.
+    with pytest.raises(ValueError, match="kd.slices.subslice: the provided indices must contain only integers, got STRING"):
         kd.slice([1]).S["a"]
-    with pytest.raises(ValueError, match="step"):
-        kd.slice([1, 2]).S[::2]
+    with pytest.raises(ValueError, match="indices must contain only integers, got BOOLEAN"):
+        kd.slice([1]).S[True]
+    with pytest.raises(ValueError, match="'stop' argument of a Slice must contain only integers, got STRING"):
+        kd.slice([1]).S[:"a"]
+    with pytest.raises(ValueError, match="passing a Python list to a Koda operation is ambiguous"):
+        kd.slice([1]).S[[0]]
+    # Any step is refused, even 1 (Koda's rule), naming the key's position.
+    for step in (2, 1):
+        with pytest.raises(ValueError, match="slicing argument at position 1 is invalid: 'step' argument of a Slice is not supported"):
+            kd.slice([[1, 2]]).S[:, ::step]
+        with pytest.raises(ValueError, match="slicing argument at position 1 is invalid: 'step'"):
+            kd.subslice(kd.slice([[1, 2]]), slice(None), slice(None, None, step))
 
 
 def test_unsupported_python_objects():

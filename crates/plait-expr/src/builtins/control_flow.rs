@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use plait_core::{DataSlice, Error, ItemId, Result, ScalarRef, Schema};
-use plait_ops::registry::Value;
+use plait_ops::registry::{self, Value};
 
-use super::{call_backend, iterables::chain_items, required, slice_arg, take, type_name};
+use super::{iterables::chain_items, required, slice_arg, take, type_name};
 use crate::functor::{self, Compiled};
 use crate::operator::{Builtin, BuiltinDef, CallArgs};
 use crate::value::{ExprValue, Iterable};
@@ -513,7 +513,7 @@ impl Results {
     fn finish(mut self) -> Result<DataSlice> {
         let Some(items) = self.mixed.take() else { return self.uniform() };
         let values = items.into_iter().map(Value::Slice).collect();
-        call_backend("kd.slices.stack", values, Vec::new()).map_err(|e| Error::new(e.kind, e.message.replacen("kd.slices.stack", MAP, 1)))
+        registry::call_slice("kd.slices.stack", values, Vec::new()).map_err(|e| e.raised_by("kd.slices.stack", MAP))
     }
 }
 

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use plait_core::{DataSlice, Error, Result, ScalarRef, Schema};
-use plait_ops::registry::Value;
+use plait_ops::registry::{self, Value};
 
-use super::{call_backend, call_backend_value, int_of, required, take};
+use super::{int_of, required, take};
 use crate::operator::{Builtin, BuiltinDef, CallArgs};
 use crate::value::{ExprValue, Iterable};
 
@@ -226,7 +226,7 @@ fn reduce_concat(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     for item in &items.items {
         parts.push(item.clone().into_data(OP)?);
     }
-    Ok(ExprValue::slice(call_backend("kd.slices.concat", parts, vec![("ndim", ndim)])?))
+    Ok(ExprValue::slice(registry::call_slice("kd.slices.concat", parts, vec![("ndim", ndim)])?))
 }
 
 const REDUCE_UPDATED_BAG_DOC: &str = "Returns the DataBag `initial_value` updated by each DataBag of `items`, in order.
@@ -251,5 +251,5 @@ fn reduce_updated_bag(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     for item in &items.items {
         bags.push(item.clone().into_data(OP)?);
     }
-    Ok(ExprValue::from(call_backend_value("kd.bags.updated", bags, Vec::new())?))
+    Ok(ExprValue::from(registry::call("kd.bags.updated", bags, Vec::new())?))
 }

@@ -86,22 +86,6 @@ pub(crate) fn type_name(v: &ExprValue) -> std::borrow::Cow<'static, str> {
     name.into()
 }
 
-/// Calls eager operator `name` of `plait-ops` with `*args` and named
-/// arguments (so its bag rule applies as to any call).
-pub(crate) fn call_backend(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<DataSlice> {
-    match call_backend_value(name, var_args, named)? {
-        Value::Slice(x) => Ok(x),
-        _ => Err(Error::internal(format!("{name} returned no DataSlice"))),
-    }
-}
-
-/// [`call_backend`] of an operator whose result may be any value: bound
-/// as any eager call is (defaults applied).
-pub(crate) fn call_backend_value(name: &str, var_args: Vec<Value>, named: Vec<(&str, Value)>) -> Result<Value> {
-    let op = plait_ops::registry::registry().get(name).ok_or_else(|| Error::internal(format!("{name} is not registered")))?;
-    op.call(var_args, named.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
 /// A DataSlice argument `what` of operator `op`.
 pub(crate) fn slice_arg(op: &str, what: &str, v: ExprValue) -> Result<DataSlice> {
     match v {

@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use plait_core::{DataSlice, Error, Result, ScalarRef, Schema};
-use plait_ops::registry::Value;
+use plait_ops::registry::{self, Value};
 
 use super::control_flow::{call_fn, describe, functor_arg, mask_item};
-use super::{call_backend, int_of, required, take, type_name};
+use super::{int_of, required, take, type_name};
 use crate::functor::Compiled;
 use crate::operator::{Builtin, BuiltinDef, CallArgs};
 use crate::stream::{self, Awaited, Cancel, Executor, Stream, Writer, as_executor, as_stream, consume, value_type_name};
@@ -831,9 +831,7 @@ fn reduce_with(op: &str, mut args: CallArgs, name: &'static str, backend: &'stat
         move |_| {
             let ndim = Value::Slice(DataSlice::item(Some(ScalarRef::Int64(ndim)), Schema::Int64)?);
             let parts = std::mem::take(&mut *lock(&parts2));
-            call_backend(backend, parts, vec![("ndim", ndim)])
-                .map(ExprValue::slice)
-                .map_err(|e| Error::new(e.kind, e.message.replacen(backend, name, 1)))
+            registry::call_slice(backend, parts, vec![("ndim", ndim)]).map(ExprValue::slice).map_err(|e| e.raised_by(backend, name))
         },
     );
     Ok(value)

@@ -12,6 +12,8 @@ use crate::registry::Registry;
 
 const NEW: &str = "kd.entities.new";
 const OBJ: &str = "kd.objs.new";
+const UU: &str = "kd.entities.uu";
+const UUOBJ: &str = "kd.objs.uu";
 
 /// The attribute values expanded to their common shape, and that shape.
 fn aligned(op: &str, attrs: &[(String, DataSlice)], base: Option<&JaggedShape>) -> Result<(JaggedShape, Vec<(String, DataSlice)>)> {
@@ -212,8 +214,45 @@ fn masked_like(made: DataSlice, from: &DataSlice) -> Result<DataSlice> {
     Ok(crate::masking::apply_mask(&made, &crate::masking::has(from)?)?.with_bag(bag))
 }
 
+/// The seed of `kd.uu` / `kd.uuobj` (operator `op`): a text item, empty
+/// when None.
+fn uu_seed(op: &str, a: &crate::registry::Args<'_>) -> Result<String> {
+    match a.opt_given("seed")? {
+        None => Ok(String::new()),
+        Some(seed) => crate::checks::string_item(op, "seed", seed).map(str::to_string),
+    }
+}
+
+/// `kd.uu(seed, schema=..., overwrite_schema=..., **attrs)`: entities whose
+/// ids are the uuids of `seed` and the attributes, of `schema` or else of
+/// the uu schema of the attributes' schemas (so the same content is the same
+/// entity, with the same schema).
+pub fn uu(seed: &str, attrs: &[(String, DataSlice)], schema: Option<&DataSlice>, overwrite_schema: bool) -> Result<DataSlice> {
+    let itemid = super::uuids::uuids(UU, ItemKind::Object, seed, attrs)?;
+    let uu_schema;
+    let schema = match schema {
+        Some(s) => {
+            crate::registry::schema_item_arg(UU, "schema", s)?;
+            s
+        }
+        None => {
+            let fields = attrs.iter().map(|(name, v)| Ok((name.clone(), crate::schema::get_schema(v)?))).collect::<Result<Vec<_>>>()?;
+            uu_schema = super::schemas::schema_with_fields(UU, super::uuids::uu_schema_id(seed, &fields)?, None, &fields)?;
+            &uu_schema
+        }
+    };
+    new(attrs, SchemaArg::Given(schema), overwrite_schema, Some(&itemid), None).map_err(|e| e.raised_by(NEW, UU))
+}
+
+/// `kd.uuobj(seed, **attrs)`: objects whose ids are the uuids of `seed` and
+/// the attributes.
+pub fn uuobj(seed: &str, attrs: &[(String, DataSlice)]) -> Result<DataSlice> {
+    let itemid = super::uuids::uuids(UUOBJ, ItemKind::Object, seed, attrs)?;
+    obj(attrs, Some(&itemid), None).map_err(|e| e.raised_by(OBJ, UUOBJ))
+}
+
 /// The operators making entities and objects from attribute values.
-pub(super) const CREATORS: [&str; 8] = [
+pub(super) const CREATORS: [&str; 10] = [
     "kd.entities.new",
     "kd.entities.shaped",
     "kd.entities.shaped_as",
@@ -222,6 +261,8 @@ pub(super) const CREATORS: [&str; 8] = [
     "kd.objs.shaped",
     "kd.objs.shaped_as",
     "kd.objs.like",
+    UU,
+    UUOBJ,
 ];
 
 pub(crate) fn register(r: &mut Registry) {
@@ -233,6 +274,62 @@ pub(crate) fn register(r: &mut Registry) {
 }
 
 fn register_creators(r: &mut Registry) {
+    r.add(
+        UU,
+        &["kd.uu"],
+        "seed=None, *, schema=unspecified, overwrite_schema=False, **attrs",
+        r#"Creates entities whose ids are derived from `seed` and the attribute values.
+
+The same seed, attribute names and values give the same entity (its id is
+the uuid of them, as `kd.uuid` computes it), in any bag or process. The
+values are aligned and one entity is made per item; a Python list, tuple or
+dict value is one Koda list or dict (as `kd.new` takes them). The schema is
+`schema` when given, else the uu schema of the attributes' schemas (so equal
+content also has the same schema).
+
+Args:
+  seed: a text that separates entities made from the same values (empty
+    when None).
+  schema: the entity schema of the result; the uu schema of the values'
+    schemas when None.
+  overwrite_schema: whether a value may replace the schema of its
+    attribute in `schema`.
+  **attrs: the attribute values.
+
+Examples:
+  >>> kd.uu(x=1, y='a')
+  DataItem(Entity(x=1, y='a'), schema: ENTITY(x=INT32, y=STRING), bag_id: $...)
+  >>> kd.uu(x=1).get_itemid() == kd.uu(x=1).get_itemid()
+  DataItem(present, schema: MASK)
+  >>> kd.uu('other', x=1).get_itemid() == kd.uu(x=1).get_itemid()
+  DataItem(missing, schema: MASK)"#,
+        |a| uu(&uu_seed(UU, a)?, &a.named_slices()?, a.opt_given("schema")?, a.bool("overwrite_schema")?),
+    );
+    r.add(
+        UUOBJ,
+        &["kd.uuobj"],
+        "seed=None, **attrs",
+        r#"Creates objects whose ids are derived from `seed` and the attribute values.
+
+The same seed, attribute names and values give the same object (its id is
+the uuid of them, as `kd.uuid` computes it), in any bag or process. The
+values are aligned and one object is made per item, with the OBJECT schema;
+a Python list, tuple or dict value is one Koda list or dict.
+
+Args:
+  seed: a text that separates objects made from the same values (empty
+    when None).
+  **attrs: the attribute values.
+
+Examples:
+  >>> kd.uuobj(x=kd.slice([1, 2]), y='a')
+  DataSlice([Obj(x=1, y='a'), Obj(x=2, y='a')], schema: OBJECT, present: 2/2, bag_id: $...)
+  >>> kd.uuobj(x=1).get_itemid() == kd.uuobj(x=1).get_itemid()
+  DataItem(present, schema: MASK)
+  >>> kd.uuobj(x=1).get_itemid() == kd.uuobj('other', x=1).get_itemid()
+  DataItem(missing, schema: MASK)"#,
+        |a| uuobj(&uu_seed(UUOBJ, a)?, &a.named_slices()?),
+    );
     r.add(
         "kd.entities.new",
         &["kd.new"],

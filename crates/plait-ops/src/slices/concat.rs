@@ -7,7 +7,7 @@
 //! stack([1, 2], [3, 4], ndim=1)                  [[1, 2], [3, 4]]
 //! ```
 
-use arrow_buffer::{ArrowNativeType, BooleanBufferBuilder, NullBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBufferBuilder, NullBuffer};
 use plait_core::broadcast::align_to_first_widest;
 use plait_core::cast::cast_to_implicit;
 use plait_core::column::ColumnBuilder;
@@ -121,11 +121,11 @@ fn concat_data(parts: &[&SliceData]) -> SliceData {
 /// The column of one type over parts (a part without it: missing there),
 /// when its values have a fixed width; `None` for other types.
 fn concat_fixed_width(parts: &[(usize, Option<&Column>)], total: usize) -> Option<Column> {
-    fn join<T: ArrowNativeType>(
-        parts: &[(usize, Option<&Column>)],
+    fn join<'a, T: Copy + Default + 'a>(
+        parts: &[(usize, Option<&'a Column>)],
         total: usize,
-        get: impl Fn(&Values) -> Option<&ScalarBuffer<T>>,
-    ) -> Option<ScalarBuffer<T>> {
+        get: impl Fn(&'a Values) -> Option<&'a [T]>,
+    ) -> Option<Vec<T>> {
         let mut out: Vec<T> = Vec::with_capacity(total);
         for (len, column) in parts {
             match column {
@@ -133,25 +133,14 @@ fn concat_fixed_width(parts: &[(usize, Option<&Column>)], total: usize) -> Optio
                 None => out.resize(out.len() + len, T::default()),
             }
         }
-        Some(ScalarBuffer::from(out))
+        Some(out)
     }
     let dtype = parts.iter().find_map(|(_, c)| c.map(|c| c.values.dtype()))?;
     let values = match dtype {
-        Schema::Int32 => Values::Int32(join(parts, total, |v| if let Values::Int32(x) = v { Some(x) } else { None })?),
-        Schema::Int64 => Values::Int64(join(parts, total, |v| if let Values::Int64(x) = v { Some(x) } else { None })?),
-        Schema::Float32 => Values::Float32(join(parts, total, |v| if let Values::Float32(x) = v { Some(x) } else { None })?),
-        Schema::Float64 => Values::Float64(join(parts, total, |v| if let Values::Float64(x) = v { Some(x) } else { None })?),
-        Schema::ItemId => {
-            let mut out: Vec<i128> = Vec::with_capacity(total);
-            for (len, column) in parts {
-                match column.map(|c| &c.values) {
-                    Some(Values::ItemId(ids)) => out.extend_from_slice(ids.bits()),
-                    Some(_) => return None,
-                    None => out.resize(out.len() + len, 0),
-                }
-            }
-            Values::ItemId(out.into())
+        Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64 => {
+            crate::with_num_type!(dtype, T => <T as crate::num::Num>::into_values(join(parts, total, <T as crate::num::Num>::slice_of)?))
         }
+        Schema::ItemId => Values::ItemId(join(parts, total, |v| if let Values::ItemId(ids) = v { Some(ids.bits()) } else { None })?.into()),
         Schema::Boolean => {
             let mut bits = BooleanBufferBuilder::new(total);
             for (len, column) in parts {

@@ -14,8 +14,14 @@ pub fn kept_sizes(edge: &Edge, keep: &BooleanBuffer) -> Vec<i64> {
 /// The items of `data` where `keep` is set, in order. Copies runs of kept
 /// items at once rather than item by item.
 pub fn filter_data(data: &SliceData, keep: &BooleanBuffer) -> SliceData {
-    let n = keep.count_set_bits();
-    let columns = data.columns().iter().map(|c| filter_column(c, keep, n)).collect();
+    // Large filters count their kept items a chunk at a time, once for
+    // every column.
+    let chunks = filter_chunks(keep);
+    let n = match &chunks {
+        Some((_, counts)) => counts.iter().sum(),
+        None => keep.count_set_bits(),
+    };
+    let columns = data.columns().iter().map(|c| filter_column(c, keep, n, chunks.as_ref())).collect();
     SliceData::from_columns(n, columns)
 }
 
@@ -99,9 +105,7 @@ fn filter_bits(b: &BooleanBuffer, keep: &BooleanBuffer, n: usize, chunks: Option
     out.finish()
 }
 
-fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize) -> Column {
-    let chunks = filter_chunks(keep);
-    let chunks = chunks.as_ref();
+fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize, chunks: Option<&(Vec<usize>, Vec<usize>)>) -> Column {
     let bits = |b: &BooleanBuffer| filter_bits(b, keep, n, chunks);
     let binary = |v: &plait_core::column::VarBinary| {
         let mut out = VarBinaryBuilder::with_capacity(n);

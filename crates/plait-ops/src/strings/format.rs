@@ -832,8 +832,5 @@ pub fn fstr(x: &DataSlice) -> Result<DataSlice> {
     fmt.push_str(&rest.replace('{', "{{").replace('}', "}}"));
     let fmt = DataSlice::item(Some(ScalarRef::String(&fmt)), Schema::String)?;
     let kwargs: Vec<(&str, &DataSlice)> = names.iter().map(String::as_str).zip(slices.iter()).collect();
-    format(&fmt, &kwargs).map_err(|mut e| {
-        e.message = e.message.replacen("kd.strings.format", op, 1);
-        e
-    })
+    format(&fmt, &kwargs).map_err(|e| e.raised_by("kd.strings.format", op))
 }
