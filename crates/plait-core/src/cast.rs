@@ -59,18 +59,8 @@ pub fn cast_to_narrow(op: &str, x: &DataSlice, target: Schema) -> Result<DataSli
 /// The slice's schema-level check: which source schemas can be cast to `target`
 /// at all. OBJECT and NONE sources are judged item by item instead.
 fn check_schema_castable(op: &str, x: &DataSlice, target: Schema) -> Result<()> {
-    use Schema as S;
     let source = x.schema();
-    let allowed = match (source, target) {
-        (S::Object | S::None, _) => true,
-        (_, S::Object) => source.is_primitive() || source == S::Schema,
-        (_, S::None) => true,
-        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Bytes | S::String, S::Int32 | S::Int64 | S::Float32 | S::Float64) => true,
-        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean, S::Boolean) => true,
-        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Mask | S::Bytes | S::String, S::String) => true,
-        (s, t) => s == t,
-    };
-    if allowed {
+    if schema_castable(source, target) {
         return Ok(());
     }
     // Koda spells the struct schema out in the `kd.schema` casts
@@ -78,6 +68,23 @@ fn check_schema_castable(op: &str, x: &DataSlice, target: Schema) -> Result<()> 
     // (`kd.str`, `kd.slice(..., schema)`).
     let source = if op.starts_with("kd.schema.") { crate::bag::text::schema_text(source, x.bag()) } else { source.to_string() };
     Err(Error::value(op, format!("casting a DataSlice with schema {source} to {target} is not supported")))
+}
+
+/// Whether a DataSlice of schema `source` may be cast to `target` (OBJECT
+/// and NONE sources are then judged item by item).
+pub fn schema_castable(source: Schema, target: Schema) -> bool {
+    use Schema as S;
+    match (source, target) {
+        (S::Object | S::None, _) => true,
+        (_, S::Object) => source.is_primitive() || source == S::Schema,
+        (_, S::None) => true,
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Bytes | S::String, S::Int32 | S::Int64 | S::Float32 | S::Float64) => true,
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean, S::Boolean) => true,
+        (S::Int32 | S::Int64 | S::Float32 | S::Float64 | S::Boolean | S::Mask | S::Bytes | S::String, S::String) => true,
+        // Entities, lists and dicts are ids.
+        (S::Struct(_), S::ItemId) => true,
+        (s, t) => s == t,
+    }
 }
 
 fn unsupported_data(op: &str, source: Schema, target: Schema) -> Error {

@@ -50,7 +50,7 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
     if let Ok(ds) = x.cast::<PyDataSlice>() {
         let ds = ds.get().inner.clone();
         return match schema {
-            Some(s) => guard(|| plait_core::cast::cast_to(op, &ds, s)),
+            Some(s) => guard(|| cast_boxed(op, &ds, s, false)),
             None => Ok(ds),
         };
     }
@@ -100,7 +100,12 @@ pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRes
         // Koda's text (a DataItem has rank 0; `kd.slice` takes lists).
         return Err(type_error(op, "DataItem and other 0-rank class method `from_vals` cannot create multi-dim DataSlice"));
     }
-    let ds = box_slice(op, x, schema)?;
+    let ds = match (x.cast::<PyDataSlice>(), schema) {
+        // A DataItem given a schema is cast as a Python value is (a slice
+        // given to `kd.slice` as a whole).
+        (Ok(ds), Some(s)) if ds.get().inner.is_item() => guard(|| cast_boxed(op, &ds.get().inner, s, true))?,
+        _ => box_slice(op, x, schema)?,
+    };
     if !ds.is_item() {
         // Only a DataSlice of rank > 0 gets here (lists were refused above).
         return Err(value_error(op, format!("python object can only contain DataItems, got DataSlice with shape {}", ds.shape())));
@@ -308,7 +313,9 @@ fn fits_f32(v: f64) -> bool {
 
 /// Pass 2: the columns in the result type, then the requested schema.
 fn box_leaves(op: &str, shape: JaggedShape, leaves: Vec<Bound<'_, PyAny>>, schema: Option<Schema>) -> PyResult<DataSlice> {
-    let leaves = if schema == Some(Schema::Object) { entities_as_objects(leaves)? } else { leaves };
+    // Entities, lists and dicts as objects (for ITEMID too: their ids then
+    // bring along what they reach, whatever their schemas).
+    let leaves = if matches!(schema, Some(Schema::Object | Schema::ItemId)) { entities_as_objects(leaves)? } else { leaves };
     let leaves = classify(op, leaves)?;
     // After the common schema is found, as in Koda: a schema error comes first.
     let bag = leaf_bags(op, &leaves.objects)?;
@@ -323,9 +330,45 @@ fn box_leaves(op: &str, shape: JaggedShape, leaves: Vec<Bound<'_, PyAny>>, schem
     let data = if build_as.is_numeric() { numeric_column(op, &leaves, build_as)? } else { generic_data(&leaves)? };
     let built = guard(|| DataSlice::new(shape, data, build_as))?.with_bag(bag);
     match schema {
-        Some(s) if s != build_as => guard(|| plait_core::cast::cast_to(op, &built, s)),
+        Some(s) if s != build_as => guard(|| cast_boxed(op, &built, s, true)),
         _ => Ok(built),
     }
+}
+
+/// `x` as `kd.slice(x, schema)` / `kd.item(x, schema)` give it with a
+/// primitive, OBJECT or ITEMID `schema`: cast explicitly, entities, lists
+/// and dicts embedding their schemas as objects. Values given one by one
+/// (`by_item`: Python values, DataItems) are cast as Koda casts items: an
+/// entity is ITEMID data (`kd.item(entity, kd.STRING)` is a cast of ITEMID
+/// data), and only ids are ids.
+fn cast_boxed(op: &str, x: &DataSlice, schema: Schema, by_item: bool) -> plait_core::Result<DataSlice> {
+    match (x.schema(), schema) {
+        (Schema::ItemId, Schema::Object) => x.with_schema(Schema::Object),
+        (_, Schema::Object) => plait_ops::objects::create::to_object(op, x),
+        (source, Schema::ItemId) if source.is_struct() => x.with_schema(Schema::ItemId),
+        (source, _) if by_item && (source.is_struct() || (schema == Schema::ItemId && source.is_primitive())) => {
+            plait_core::cast::cast_to(op, &x.with_schema(Schema::Object)?, schema)
+        }
+        _ => plait_core::cast::cast_to(op, x, schema),
+    }
+}
+
+/// `kd.slice(x, schema)` / `kd.item(x, schema)` (`item` refusing lists)
+/// with any schema item: a struct schema (entity, list, dict) takes the
+/// boxed items as ids, reinterpreted as its items, reading the schema's
+/// bag too (where its attributes are); other schemas cast.
+pub fn box_with_schema(op: &str, x: &Bound<'_, PyAny>, schema: &DataSlice, item: bool) -> PyResult<DataSlice> {
+    let target = guard(|| plait_ops::registry::schema_item_arg(op, "schema", schema))?;
+    let boxing = if target.is_struct() { Schema::ItemId } else { target };
+    let boxed = if item { box_item(op, x, Some(boxing))? } else { box_slice(op, x, Some(boxing))? };
+    if !target.is_struct() {
+        return Ok(boxed);
+    }
+    // Ids given as ITEMID reach nothing in their bag (as Koda's extraction).
+    let given_ids = x.cast::<PyDataSlice>().is_ok_and(|ds| ds.get().inner.schema() == Schema::ItemId);
+    let boxed = if given_ids { boxed.with_bag(None) } else { boxed };
+    let bag = plait_core::DataBag::combined(boxed.bag().into_iter().chain(schema.bag()));
+    Ok(guard(|| boxed.with_schema(target))?.with_bag(bag))
 }
 
 /// Entity DataItems among `leaves` as objects (their schema stored with

@@ -5,13 +5,18 @@
 use plait_core::{DataSlice, ScalarRef, Schema};
 use pyo3::prelude::*;
 
-use crate::boxing::{box_item, box_slice};
-use crate::errors::{guard, value_error};
-use crate::py_slice::{schema_arg, schema_item, wrap};
+use crate::boxing::{box_item, box_slice, box_with_schema};
+use crate::errors::{guard, type_error, value_error};
+use crate::py_slice::{PyDataSlice, schema_item, wrap};
 
-fn optional_schema(op: &str, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Schema>> {
+/// The schema argument of `kd.slice` / `kd.item`: a schema DataItem, or
+/// None.
+fn optional_schema<'a>(op: &str, schema: Option<&'a Bound<'_, PyAny>>) -> PyResult<Option<PyRef<'a, PyDataSlice>>> {
     match schema {
-        Some(s) if !s.is_none() => Ok(Some(schema_arg(op, "schema", s)?)),
+        Some(s) if !s.is_none() => match s.cast::<PyDataSlice>() {
+            Ok(ds) => Ok(Some(ds.borrow())),
+            Err(_) => Err(type_error(op, format!("expecting schema to be a DataSlice, got {}", s.get_type().name()?))),
+        },
         _ => Ok(None),
     }
 }
@@ -20,16 +25,20 @@ fn optional_schema(op: &str, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Opti
 #[pyfunction]
 #[pyo3(signature = (x, /, schema=None))]
 fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-    let schema = optional_schema("kd.slice", schema)?;
-    wrap(py, box_slice("kd.slice", x, schema)?)
+    match optional_schema("kd.slice", schema)? {
+        Some(schema) => wrap(py, box_with_schema("kd.slice", x, &schema.inner, false)?),
+        None => wrap(py, box_slice("kd.slice", x, None)?),
+    }
 }
 
 /// `kd.item(x, schema=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, schema=None))]
 fn item(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
-    let schema = optional_schema("kd.item", schema)?;
-    wrap(py, box_item("kd.item", x, schema)?)
+    match optional_schema("kd.item", schema)? {
+        Some(schema) => wrap(py, box_with_schema("kd.item", x, &schema.inner, true)?),
+        None => wrap(py, box_item("kd.item", x, None)?),
+    }
 }
 
 /// A schema constant by name (`INT32`, ...).

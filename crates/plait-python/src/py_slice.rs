@@ -73,15 +73,6 @@ enum ItemClass {
     Schema,
 }
 
-/// The schema held by a schema DataItem argument (e.g. `kd.INT32`); other
-/// values are refused with Koda's texts.
-pub fn schema_arg(op: &str, arg: &str, x: &Bound<'_, PyAny>) -> PyResult<Schema> {
-    let Ok(ds) = x.cast::<PyDataSlice>() else {
-        return Err(type_error(op, format!("expecting {arg} to be a DataSlice, got {}", x.get_type().name()?)));
-    };
-    guard(|| plait_ops::registry::schema_item_arg(op, arg, &ds.get().inner))
-}
-
 /// A repr capped in length, for error messages.
 pub fn short_repr(ds: &DataSlice) -> String {
     let mut text = plait_core::repr::repr_slice(ds);

@@ -101,13 +101,16 @@ fn string_column(s: &str) -> plait_core::Column {
 fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataSlice>) -> Result<(Ids, SliceData)> {
     match itemid {
         None => Ok(fresh_ids(kind, shape.size())),
-        Some(x) if matches!(x.schema(), Schema::ItemId | Schema::Object | Schema::Struct(_)) => {
+        // As Koda: ITEMID, every item present.
+        Some(x) if x.schema() == Schema::ItemId && x.present_count() == x.size() => {
             let x = expand_to_shape(op, x, shape, 0)?;
             let ids = ids_of(&x);
             let column = ids_data(&ids);
             Ok((Ids::List(ids), column))
         }
-        Some(x) => Err(Error::type_error(op, format!("`itemid` must be a DataSlice of ITEMID, got {}", x.schema()))),
+        Some(x) => {
+            Err(Error::value(op, format!("cannot create Item(s): `itemid` must be ITEMID with every item present, got {}", crate::describe(x))))
+        }
     }
 }
 
@@ -370,7 +373,7 @@ Examples:
                 }
                 return new_of_slice(arg, schema_arg(a)?);
             }
-            let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
+            let itemid = a.opt_given("itemid")?;
             new(&a.named_slices()?, schema_arg(a)?, a.bool("overwrite_schema")?, itemid, None)
         },
     );
@@ -410,7 +413,7 @@ Examples:
                     format!("cannot create a new entity with attribute '{name}' not defined in the schema"),
                 ));
             }
-            let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
+            let itemid = a.opt_given("itemid")?;
             new(&attrs, SchemaArg::Given(schema), a.bool("overwrite_schema")?, itemid, None)
         },
     );
@@ -447,7 +450,7 @@ Examples:
                 }
                 return obj_of(arg).map(with_a_bag);
             }
-            let itemid = a.opt_slice("itemid")?.filter(|s| s.schema() != Schema::None);
+            let itemid = a.opt_given("itemid")?;
             obj(&a.named_slices()?, itemid, None)
         },
     );

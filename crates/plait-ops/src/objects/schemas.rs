@@ -90,7 +90,24 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.with_schema";
     let target = crate::registry::schema_item_arg(op, "schema", schema)?;
     let bag = DataBag::combined([x, schema].into_iter().filter_map(|x| x.bag()));
+    if target == Schema::Schema && x.schema() != Schema::Schema {
+        return Ok(ids_as_schemas(op, x)?.with_bag(bag));
+    }
     Ok(x.with_schema(target)?.with_bag(bag))
+}
+
+/// `x` with SCHEMA as its schema, its ids taken as schema ids (as Koda
+/// reinterprets them); a present primitive is refused.
+fn ids_as_schemas(op: &str, x: &DataSlice) -> Result<DataSlice> {
+    let schemas = (0..x.size())
+        .map(|i| match x.get(i) {
+            None => Ok(None),
+            Some(ScalarRef::ItemId(id)) => Ok(Some(Schema::Struct(id))),
+            Some(ScalarRef::Schema(s)) => Ok(Some(s)),
+            Some(_) => Err(Error::value(op, "a non-schema item cannot be present in a schema DataSlice.")),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    DataSlice::new(x.shape().clone(), super::model::schemas_data(schemas), Schema::Schema)
 }
 
 /// `kd.schema.get_repr(schema)`: the schema as text, as it prints.
