@@ -1,7 +1,10 @@
 """Benchmark workloads of entities and objects: reading an attribute, creating
 entities/objects with three attributes, setting an attribute on a mutable bag
-(issue "Entities and objects"). `memory_report` measures the bytes of one
-INT32 attribute on 10M entities of one allocation."""
+(issue "Entities and objects"); `kd.cast_to` from one entity schema to
+another (a deep cast of numbers, text and a nested entity, and of a cycle
+of entities), and reading what `bag.new(..., schema=)` made in a mutable
+bag (issue 21). `memory_report` measures the bytes of one INT32 attribute
+on 10M entities of one allocation."""
 
 from bench_common import on_both
 
@@ -18,7 +21,18 @@ def workloads(scale, pkd, kkd):
         cols = [kd.slice(list(range(k, n_make + k))) for k in range(3)]
         entities = kd.new(x=x)
         # Read once so lazily built state (if any) is not timed.
+        deep = kd.new(a=x, b=kd.slice([float(i) for i in range(n_read)]), s=kd.slice([f"t{i % 1000}" for i in range(n_read)]),
+                      c=kd.new(z=x))
+        deep_schema = kd.schema.new_schema(a=kd.INT64, b=kd.FLOAT64, s=kd.STRING, c=kd.schema.new_schema(z=kd.FLOAT32))
+        bag = kd.mutable_bag()
+        node = bag.new_schema(v=kd.INT32)
+        node.next = node
+        ring_a, ring_b = bag.new(v=x, schema=node), bag.new(v=x, schema=node)
+        ring_a.next, ring_b.next = ring_b, ring_a
+        ring_schema = kd.mutable_bag().new_schema(v=kd.INT64)
+        ring_schema.next = ring_schema
         state[name] = {
+            "deep": deep, "deep_schema": deep_schema, "ring": ring_a, "ring_schema": ring_schema,
             "entities": entities,
             "objects": kd.obj(x=x),
             "cols": cols,
@@ -37,6 +51,9 @@ def workloads(scale, pkd, kkd):
     yield f"kd.obj(a=, b=, c=) {n_make:,} objects", both(lambda kd, s: kd.obj(a=s["cols"][0], b=s["cols"][1], c=s["cols"][2])), None
     yield f"with_attrs(y=) on {n_read:,} entities", both(lambda kd, s: s["entities"].with_attrs(y=s["y"])), None
     yield f"ds.y = ... on {n_read:,} entities (mutable bag)", both(set_in_place), None
+    yield f"cast_to another entity schema, {n_read:,} (deep)", both(lambda kd, s: kd.cast_to(s["deep"], s["deep_schema"])), None
+    yield f"cast_to a cyclic schema, 2 x {n_read:,} entities", both(lambda kd, s: kd.cast_to(s["ring"], s["ring_schema"])), None
+    yield f".v of {n_read:,} made by bag.new(schema=)", both(lambda kd, s: s["ring"].v), None
 
 
 def _rss_bytes():

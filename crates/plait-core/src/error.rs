@@ -187,6 +187,12 @@ impl Error {
         }
     }
 
+    /// The same error with `clause` after its message, as Koda adds
+    /// `; when ...` clauses; its context chain and host error are kept.
+    pub fn with_clause(self, clause: impl fmt::Display) -> Error {
+        Error { message: format!("{}; {clause}", self.message), ..self }
+    }
+
     /// The same error with `context` prepended to its message (e.g. the
     /// argument it came from); its context chain and host error are kept.
     pub fn with_context(self, context: impl fmt::Display) -> Error {

@@ -1,8 +1,9 @@
 """plait against koladata on giving values a schema: `kd.item` / `kd.slice`
 with an entity, list or dict schema (the items taken as ids, the schema's
 bag read too), casts to ITEMID, `kd.with_schema(x, kd.SCHEMA)`, the ids
-`itemid=` accepts, `kd.uu` / `kd.uuobj` as operators, and the keys of
-`ds.S[...]` / `kd.subslice`.
+`itemid=` accepts, `kd.uu` / `kd.uuobj` as operators, the keys of
+`ds.S[...]` / `kd.subslice`, and `kd.cast_to` from one entity, list or dict
+schema to another (Koda's deep cast).
 
 Each program runs on both libraries; the outcomes must agree: the same repr
 (ids and bag ids masked), or the same exception type and first message line
@@ -19,6 +20,24 @@ kkd = pytest.importorskip("koladata.kd")
 
 def _es(kd):
     return kd.schema.new_schema(x=kd.INT32)
+
+
+def _cycle(kd):
+    bag = kd.mutable_bag()
+    s = bag.new_schema(v=kd.INT32)
+    s.next = s
+    a = bag.new(v=kd.slice([1, 2]), schema=s)
+    b = bag.new(v=kd.slice([3, 4]), schema=s)
+    a.next = b
+    b.next = a
+    target = kd.mutable_bag().new_schema(v=kd.INT64)
+    target.next = target
+    cast = kd.cast_to(a, target)
+    return cast.next.next.v, cast.next.v, kd.all(cast.next.next.get_itemid() == a.get_itemid())
+
+
+def _new_schema(kd, **attrs):
+    return kd.schema.new_schema(**attrs)
 
 
 PROGRAMS = {
@@ -89,6 +108,47 @@ PROGRAMS = {
     "uu of an object": lambda kd: kd.uu(x=kd.obj(a=1)).x.a,
     "uu same content same id": lambda kd: kd.uu(x=1, y="a").get_itemid() == kd.uu(y="a", x=1).get_itemid(),
     "uuobj same content same id": lambda kd: kd.uuobj(x=1).get_itemid() == kd.uuobj(x=1).get_itemid(),
+    # kd.cast_to between struct schemas: ids kept, values cast deeply
+    "deep cast entity": lambda kd: kd.cast_to(kd.new(x=1), _es(kd)),
+    "deep cast drops attributes": lambda kd: kd.cast_to(kd.new(x=1, y=2), _es(kd)).get_attr_names(intersection=True),
+    "deep cast leaves unnamed data": lambda kd: kd.cast_to(kd.new(x=1, y=kd.new(z=1)), _es(kd)).get_bag().get_approx_size(),
+    "deep cast a slice": lambda kd: kd.cast_to(kd.new(x=kd.slice([1, None, 3])), _es(kd)),
+    "deep cast missing entities": lambda kd: kd.cast_to(kd.slice([kd.new(x=1), None]), _es(kd)),
+    "deep cast truncates floats": lambda kd: kd.cast_to(kd.new(x=1.7), _es(kd)),
+    "deep cast parses texts": lambda kd: kd.cast_to(kd.new(x="12"), _es(kd)),
+    "deep cast unparsable text": lambda kd: kd.cast_to(kd.new(x="a"), _es(kd)),
+    "deep cast OBJECT primitives": lambda kd: kd.cast_to(kd.new(x=kd.obj(1)), _es(kd)),
+    "deep cast nested": lambda kd: kd.cast_to(kd.new(x=kd.new(z=1)), _new_schema(kd, x=_new_schema(kd, z=kd.INT64))).x.z,
+    "deep cast nested drops": lambda kd: kd.cast_to(kd.new(x=kd.new(a=1, b=2)), _new_schema(kd, x=_new_schema(kd, a=kd.INT64))),
+    "deep cast entity to primitive attribute": lambda kd: kd.cast_to(kd.new(x=kd.new(a=1)), _es(kd)),
+    "deep cast primitive to entity attribute": lambda kd: kd.cast_to(kd.new(x=1), _new_schema(kd, x=_es(kd))),
+    "deep cast to OBJECT attribute": lambda kd: kd.cast_to(kd.new(x=1), _new_schema(kd, x=kd.OBJECT)),
+    "deep cast to ITEMID attribute": lambda kd: kd.cast_to(kd.new(x=1), _new_schema(kd, x=kd.ITEMID)),
+    "deep cast missing attribute": lambda kd: kd.cast_to(kd.new(x=1), _new_schema(kd, x=kd.INT32, y=kd.STRING)),
+    "deep cast NONE attribute": lambda kd: kd.cast_to(kd.new(x=1, y=None), _new_schema(kd, x=kd.INT32, y=kd.STRING)),
+    "deep cast entity without bag": lambda kd: kd.cast_to(kd.new(x=1).no_bag(), _es(kd)),
+    "deep cast missing item": lambda kd: kd.cast_to(kd.item(None), _es(kd)),
+    "deep cast ids": lambda kd: kd.cast_to(kd.new(x=1).get_itemid(), _es(kd)),
+    "deep cast ints": lambda kd: kd.cast_to(kd.slice([1]), _es(kd)),
+    "deep cast list items": lambda kd: kd.cast_to(kd.list([1, 2]), kd.list_schema(kd.STRING))[:],
+    "deep cast list attribute": lambda kd: kd.cast_to(kd.new(x=kd.list([1, 2])), _new_schema(kd, x=kd.list_schema(kd.INT64))).x[:],
+    "deep cast list of entities": lambda kd: kd.cast_to(kd.new(items=kd.implode(kd.new(a=kd.slice([1, 2])))),
+                                                        _new_schema(kd, items=kd.list_schema(_new_schema(kd, a=kd.STRING)))).items[:].a,
+    "deep cast nested lists": lambda kd: kd.cast_to(kd.list([kd.list([1]), None]), kd.list_schema(kd.list_schema(kd.INT64)))[:][:],
+    "deep cast dict": lambda kd: kd.cast_to(kd.dict({1: 2}), kd.dict_schema(kd.INT64, kd.STRING)),
+    "deep cast dict of entities": lambda kd: kd.cast_to(kd.dict({"a": kd.new(z=1)}),
+                                                        kd.dict_schema(kd.STRING, _new_schema(kd, z=kd.INT64)))["a"].z,
+    "deep cast list to dict": lambda kd: kd.cast_to(kd.list([1]), kd.dict_schema(kd.INT64, kd.STRING)),
+    "deep cast entity to list": lambda kd: kd.cast_to(kd.new(x=1), kd.list_schema(kd.INT32)),
+    "deep cast a cycle": _cycle,
+    "deep cast object of an explicit schema": lambda kd: kd.cast_to(kd.obj(kd.new(x=1)), _es(kd)),
+    "deep cast objects and missing": lambda kd: kd.cast_to(kd.slice([kd.obj(kd.new(x=1)), None]), _es(kd)),
+    "deep cast objects and ints": lambda kd: kd.cast_to(kd.slice([kd.obj(kd.new(x=1)), 1]), _es(kd)),
+    "deep cast object of an implicit schema": lambda kd: kd.cast_to(kd.obj(x=1), _es(kd)),
+    "deep cast missing objects": lambda kd: kd.cast_to(kd.slice([None], kd.OBJECT), _es(kd)),
+    "deep cast list object": lambda kd: kd.cast_to(kd.obj(kd.list([1])), kd.list_schema(kd.INT64)),
+    "deep cast object without schema": lambda kd: kd.cast_to(kd.new(x=1).with_schema(kd.OBJECT), _es(kd)),
+    "deep cast result is frozen": lambda kd: kd.cast_to(kd.new(x=1).fork_bag(), _es(kd)).get_bag().is_mutable(),
     # ds.S / kd.subslice keys, boxed as Koda boxes them
     "S with a text index": lambda kd: kd.slice([[1, 2, 3], [4]]).S["a"],
     "S with a float index": lambda kd: kd.slice([[1, 2, 3], [4]]).S[1.5],

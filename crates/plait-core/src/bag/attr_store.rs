@@ -271,12 +271,89 @@ pub enum AllocationColumn {
     Mixed,
 }
 
+/// Items stored one by one, and how many of them each allocation has: so
+/// whether an allocation has any is a lookup, not a scan of the items (a
+/// store holding a schema's attribute one by one still takes an entity
+/// column of the same attribute whole).
+#[derive(Clone, Debug, Default)]
+struct SparseItems {
+    items: FastMap<ItemId, Option<Stored>>,
+    per_allocation: FastMap<u64, usize>,
+}
+
+impl SparseItems {
+    fn insert(&mut self, id: ItemId, value: Option<Stored>) {
+        if self.items.insert(id, value).is_none() {
+            if let Some(allocation) = id.allocation() {
+                *self.per_allocation.entry(allocation).or_default() += 1;
+            }
+        }
+    }
+
+    /// Stores `value()` for `id` unless it has a value here.
+    fn insert_new(&mut self, id: ItemId, value: impl FnOnce() -> Option<Stored>) {
+        if !self.items.contains_key(&id) {
+            self.insert(id, value());
+        }
+    }
+
+    fn remove(&mut self, id: &ItemId) -> Option<Option<Stored>> {
+        let removed = self.items.remove(id);
+        if let (Some(_), Some(allocation)) = (&removed, id.allocation()) {
+            if let Some(n) = self.per_allocation.get_mut(&allocation) {
+                *n -= 1;
+                if *n == 0 {
+                    self.per_allocation.remove(&allocation);
+                }
+            }
+        }
+        removed
+    }
+
+    fn get(&self, id: &ItemId) -> Option<&Option<Stored>> {
+        self.items.get(id)
+    }
+
+    /// Whether an item of `allocation` is here.
+    fn touches(&self, allocation: u64) -> bool {
+        self.per_allocation.contains_key(&allocation)
+    }
+
+    /// The items of `allocation` here.
+    fn of_allocation(&self, allocation: u64) -> Vec<ItemId> {
+        if !self.touches(allocation) {
+            return Vec::new();
+        }
+        self.items.keys().filter(|id| id.allocation() == Some(allocation)).copied().collect()
+    }
+
+    fn keys(&self) -> impl Iterator<Item = &ItemId> {
+        self.items.keys()
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Option<Stored>> {
+        self.items.values()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&ItemId, &Option<Stored>)> {
+        self.items.iter()
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
 /// All values of one attribute.
 #[derive(Clone, Debug, Default)]
 pub struct AttrStore {
     dense: FastMap<u64, Dense>,
     /// Items of allocations that have no dense column here.
-    sparse: FastMap<ItemId, Option<Stored>>,
+    sparse: SparseItems,
     /// The patches of dense allocations (see the module docs).
     patches: FastMap<u64, Patches>,
 }
@@ -345,7 +422,7 @@ impl AttrStore {
         let mut add = |id: ItemId, count: isize| {
             if id.is_schema() { values.1 = (values.1 as isize + count) as usize } else { values.0 = (values.0 as isize + count) as usize }
         };
-        for (id, value) in &self.sparse {
+        for (id, value) in self.sparse.iter() {
             items.sparse.insert(*id);
             add(*id, isize::from(value.is_some()));
         }
@@ -386,16 +463,16 @@ impl AttrStore {
         let mut one_by_one: Vec<ItemId> = theirs.patch_ids().collect();
         // Items stored one by one there: stored one by one here too, where
         // this store holds their allocation the same way (or not at all).
-        for (id, value) in &theirs.sparse {
+        for (id, value) in theirs.sparse.iter() {
             let kept_whole = id.allocation().is_some_and(|a| self.dense.contains_key(&a) || self.patches.contains_key(&a));
             if kept_whole {
                 one_by_one.push(*id);
             } else {
-                self.sparse.entry(*id).or_insert_with(|| value.clone());
+                self.sparse.insert_new(*id, || value.clone());
             }
         }
         for (&allocation, dense) in &theirs.dense {
-            let untouched = self.sparse.is_empty() && !self.dense.contains_key(&allocation) && !self.patches.contains_key(&allocation);
+            let untouched = !self.sparse.touches(allocation) && !self.dense.contains_key(&allocation) && !self.patches.contains_key(&allocation);
             if untouched && !theirs.patches.contains_key(&allocation) {
                 self.dense.insert(allocation, dense.clone());
                 continue;
@@ -423,7 +500,7 @@ impl AttrStore {
     /// take a scan).
     pub fn may_share_items(&self, other: &AttrStore) -> bool {
         other.sparse.keys().copied().chain(other.patch_ids()).any(|id| self.get_one(id).is_some())
-            || other.dense.keys().any(|a| !self.sparse.is_empty() || self.dense.contains_key(a) || self.patches.contains_key(a))
+            || other.dense.keys().any(|a| self.sparse.touches(*a) || self.dense.contains_key(a) || self.patches.contains_key(a))
     }
 
     /// [`AttrStore::len_hint`], counted only until it reaches `cap` (so a
@@ -454,12 +531,12 @@ impl AttrStore {
     /// Whether an item of `allocation` is stored one by one here (sparsely,
     /// or as a patch over its column).
     pub(super) fn touches_sparsely(&self, allocation: u64) -> bool {
-        self.patches.contains_key(&allocation) || (!self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation)))
+        self.patches.contains_key(&allocation) || self.sparse.touches(allocation)
     }
 
     /// Whether an item of `allocation` has this attribute set here.
     pub fn touches_allocation(&self, allocation: u64) -> bool {
-        self.dense.contains_key(&allocation) || self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+        self.dense.contains_key(&allocation) || self.sparse.touches(allocation)
     }
 
     /// Calls `f` with each item that has this attribute set, skipping the
@@ -553,7 +630,7 @@ impl AttrStore {
         let len = values.len();
         let replaces_all = match self.dense.get(&allocation) {
             Some(dense) => len >= dense.data.len(),
-            None => len >= DENSE_MIN_WRITE && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)),
+            None => len >= DENSE_MIN_WRITE && !self.sparse.touches(allocation),
         };
         if replaces_all {
             self.dense.insert(allocation, Dense { data: values.clone(), set: None });
@@ -577,11 +654,7 @@ impl AttrStore {
             Some(id) => id.allocation() == Some(allocation) && id.offset() == i as u64,
             None => values.get(i).is_none(),
         });
-        if !positional
-            || self.dense.contains_key(&allocation)
-            || self.patches.contains_key(&allocation)
-            || self.sparse.keys().any(|id| id.allocation() == Some(allocation))
-        {
+        if !positional || self.dense.contains_key(&allocation) || self.patches.contains_key(&allocation) || self.sparse.touches(allocation) {
             return false;
         }
         let mut set = BooleanBufferBuilder::new(ids.len());
@@ -678,13 +751,12 @@ impl AttrStore {
         if !self.dense.contains_key(&allocation)
             && present.len() == values.len()
             && present.iter().enumerate().all(|(k, (i, id))| *i == k && id.offset() as usize == k)
-            && !self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+            && !self.sparse.touches(allocation)
         {
             self.dense.insert(allocation, Dense { data: values.clone(), set: None });
             return;
         }
-        let sparse_keys: Vec<ItemId> =
-            if self.sparse.is_empty() { Vec::new() } else { self.sparse.keys().filter(|id| id.allocation() == Some(allocation)).copied().collect() };
+        let sparse_keys: Vec<ItemId> = self.sparse.of_allocation(allocation);
         let old_len = self.dense.get(&allocation).map_or(0, |d| d.data.len());
         let (patch_end, patched) = self.patches.get(&allocation).map_or((0, 0), |p| (p.end, p.len()));
         // The column must reach every slot written and every sparse item or
@@ -769,7 +841,7 @@ impl AttrStore {
         for offset in 0..dense.data.len() {
             if dense.is_set(offset) {
                 let id = ItemId::in_allocation(allocation, offset as u64);
-                self.sparse.entry(id).or_insert_with(|| dense.data.get(offset).map(Stored::from_ref));
+                self.sparse.insert_new(id, || dense.data.get(offset).map(Stored::from_ref));
             }
         }
     }
@@ -999,6 +1071,30 @@ mod tests {
     }
 
     #[test]
+    fn a_column_merged_beside_items_of_other_allocations_stays_whole() {
+        // A schema's attribute is stored item by item; entities with an
+        // attribute of the same name merged in keep their column (reads of
+        // it are one column, not a lookup per item).
+        let (_, schema) = allocate(ItemKind::Schema, 1);
+        let (_, ids) = allocate(ItemKind::Object, 100);
+        let allocation = ids[0].allocation().unwrap();
+        let mut mine = AttrStore::default();
+        mine.set(&[Some(schema[0])], &ints([Some(1)]));
+        let mut theirs = AttrStore::default();
+        theirs.set(&as_ids(&ids), &ints((0..100).map(Some)));
+        mine.merge_missing_from(&theirs);
+        assert!(mine.dense.contains_key(&allocation) && !mine.sparse.touches(allocation));
+        assert_eq!((mine.get_one(ids[99]), mine.get_one(schema[0])), (Some(Some(ScalarRef::Int32(99))), Some(Some(ScalarRef::Int32(1)))));
+        // Items of the allocation stored one by one here: merged item by
+        // item, this store's values kept.
+        let mut one = AttrStore::default();
+        let few: Vec<Option<ItemId>> = vec![Some(ids[3])];
+        one.set(&few, &ints([Some(-3)]));
+        one.merge_missing_from(&theirs);
+        assert_eq!((one.get_one(ids[3]), one.get_one(ids[4])), (Some(Some(ScalarRef::Int32(-3))), Some(Some(ScalarRef::Int32(4)))));
+    }
+
+    #[test]
     fn single_writes_into_a_dense_column_are_patches_until_folded() {
         let n = 5000;
         let (_, ids) = allocate(ItemKind::Object, n);
@@ -1155,7 +1251,7 @@ fn dense_blocks<'a>(layers: &'a [Arc<Store>], attr: &str, allocation: u64, len: 
     let mut blocks: Vec<Block<'a>> = Vec::new();
     for layer in layers {
         let Some(values) = layer.attrs.get(attr) else { continue };
-        if !values.sparse.is_empty() && values.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+        if values.sparse.touches(allocation) {
             return None;
         }
         let Some(dense) = values.dense.get(&allocation) else { continue };

@@ -15,6 +15,16 @@ pub fn explicit(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
     if target == Schema::Object { to_object(op, x) } else { cast_to(op, x, target) }
 }
 
+/// `kd.cast_to(x, schema)`: [`explicit`], and from one entity, list or
+/// dict schema (or from missing items) to another, Koda's deep cast.
+fn cast_to_schema(op: &str, x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
+    let target = crate::registry::schema_item_arg(op, "schema", schema)?;
+    if target.is_struct() {
+        return super::deep_cast::deep_cast(x, schema, target);
+    }
+    explicit(op, x, target)
+}
+
 /// The kernel of a caster to `target`: the result keeps the bag `x` has
 /// (or the one `to_object` wrote), so no [`crate::registry::BagRule`] applies.
 fn caster(a: &Args<'_>, target: Schema) -> Result<Value> {
@@ -170,6 +180,14 @@ pub(crate) fn register(r: &mut Registry) {
         "x, schema",
         r#"Returns `x` cast to `schema` with explicit (relaxed, possibly failing) rules.
 
+Primitives are converted (strings parsed, floats truncated); entities, lists
+and dicts become OBJECT with their schemas stored with them. Cast to another
+entity, list or dict schema, entities, lists and dicts (or objects of one
+explicit schema) keep their ids and every attribute, list item and dict key
+and value the schema names is cast to its schema there, deeply; what the
+schema does not name is left behind, and a name it has that `x`'s schema
+lacks is an error. The result's bag holds what was cast and the schema.
+
 Args:
   x: a DataSlice.
   schema: the schema to cast to (a schema DataItem).
@@ -178,8 +196,10 @@ Examples:
   >>> kd.cast_to(kd.slice(['1', '2']), kd.INT64)
   DataSlice([1, 2], schema: INT64, present: 2/2)
   >>> kd.cast_to(kd.slice([1, 2]), kd.OBJECT)
-  DataSlice([1, 2], schema: OBJECT, present: 2/2)"#,
-        |a| explicit(a.op_name(), a.slice("x")?, a.schema("schema")?).map(Value::Slice),
+  DataSlice([1, 2], schema: OBJECT, present: 2/2)
+  >>> kd.cast_to(kd.new(a=1.5, b='x'), kd.schema.new_schema(a=kd.INT64))
+  DataItem(Entity(a=1), schema: ENTITY(a=INT64), bag_id: $...)"#,
+        |a| cast_to_schema(a.op_name(), a.slice("x")?, a.slice("schema")?).map(Value::Slice),
     );
     r.add_value(
         "kd.schema.cast_to_implicit",

@@ -3,6 +3,7 @@
 //! schemas, which live in bags, are in `objects::schemas`.)
 
 pub mod casts;
+mod deep_cast;
 mod register;
 
 use plait_core::cast::cast_to;
