@@ -954,6 +954,43 @@ impl SliceData {
         SliceData::from_columns(len, columns)
     }
 
+    /// `self` followed by `other`: one column of one fixed-width type on
+    /// both sides is copied whole (no index per item), anything else is
+    /// [`SliceData::take_pair`] in order.
+    pub fn concat(&self, other: &SliceData) -> SliceData {
+        fn join<T: arrow_buffer::ArrowNativeType>(a: &[T], b: &[T]) -> ScalarBuffer<T> {
+            let mut out = Vec::with_capacity(a.len() + b.len());
+            out.extend_from_slice(a);
+            out.extend_from_slice(b);
+            ScalarBuffer::from(out)
+        }
+        if let ([a], [b]) = (&self.columns[..], &other.columns[..]) {
+            let values = match (&a.values, &b.values) {
+                (Values::Int32(x), Values::Int32(y)) => Some(Values::Int32(join(x, y))),
+                (Values::Int64(x), Values::Int64(y)) => Some(Values::Int64(join(x, y))),
+                (Values::Float32(x), Values::Float32(y)) => Some(Values::Float32(join(x, y))),
+                (Values::Float64(x), Values::Float64(y)) => Some(Values::Float64(join(x, y))),
+                (Values::ItemId(x), Values::ItemId(y)) => Some(Values::ItemId(join(x.bits(), y.bits()).into())),
+                _ => None,
+            };
+            // Both sides are whole columns of their items (one column each).
+            if let (Some(values), true, true) = (values, a.len() == self.len, b.len() == other.len) {
+                let presence = (a.presence.is_some() || b.presence.is_some()).then(|| {
+                    let mut bits = BooleanBufferBuilder::new(self.len + other.len);
+                    for c in [a, b] {
+                        match &c.presence {
+                            Some(p) => bits.append_buffer(p.inner()),
+                            None => bits.append_n(c.len(), true),
+                        }
+                    }
+                    NullBuffer::new(bits.finish())
+                });
+                return SliceData::from_column(Column::new(values, presence));
+            }
+        }
+        self.take_pair(other, &(0..self.len + other.len).collect::<Vec<_>>())
+    }
+
     /// Gathers from `self` followed by `other` as if they were one slice
     /// (see [`Column::take_pair`]): a column of a type only one side has is
     /// taken alone, with the other side's indices missing.
@@ -1036,6 +1073,29 @@ impl SliceBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn built(items: &[Option<ScalarRef<'_>>]) -> SliceData {
+        let mut b = SliceBuilder::new();
+        items.iter().for_each(|v| b.push(*v));
+        b.finish()
+    }
+
+    #[test]
+    fn concat_is_the_items_of_both_in_order() {
+        let items = |d: &SliceData| (0..d.len()).map(|i| d.get(i).map(|v| format!("{v:?}"))).collect::<Vec<_>>();
+        let cases = [
+            (built(&[Some(ScalarRef::Int32(1)), None]), built(&[Some(ScalarRef::Int32(3))])),
+            (built(&[Some(ScalarRef::Int64(1))]), built(&[Some(ScalarRef::Int64(2)), Some(ScalarRef::Int64(3))])),
+            (built(&[Some(ScalarRef::Int32(1))]), built(&[Some(ScalarRef::String("a")), None])),
+            (built(&[Some(ScalarRef::String("a"))]), built(&[Some(ScalarRef::String("b"))])),
+            (built(&[]), built(&[None])),
+        ];
+        for (a, b) in cases {
+            let joined = a.concat(&b);
+            let expected: Vec<_> = items(&a).into_iter().chain(items(&b)).collect();
+            assert_eq!(items(&joined), expected);
+        }
+    }
 
     #[test]
     fn checked_text_refuses_bad_offsets_and_bad_utf8() {

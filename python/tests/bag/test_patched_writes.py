@@ -164,3 +164,41 @@ def test_writes_match_koladata(koda):
         theirs.S[i].a = value
     assert ours.a.to_py() == theirs.a.to_py()
     assert select_every(ours, 2).a.to_py() == theirs.a.to_py()[::2]
+
+
+def test_single_writes_that_keep_cast_or_change_the_attribute_schema():
+    # A value of the attribute's schema is written as it is; any other goes
+    # through the checks (cast for entities, a new schema for objects).
+    e = kd.new(a=kd.int64(1), b="x").fork_bag()
+    e.a = 2
+    assert (e.a.to_py(), e.a.get_schema()) == (2, kd.INT64)
+    e.b = "y"
+    assert (e.b.to_py(), e.get_schema().b) == ("y", kd.STRING)
+    with pytest.raises(ValueError, match="schema for attribute 'b' is incompatible"):
+        e.b = 3
+    e.b = None
+    assert e.b.to_py() is None and e.get_schema().b == kd.STRING
+    o = kd.obj(a=1).fork_bag()
+    o.a = 5
+    o.a = "five"
+    assert (o.a.to_py(), o.get_obj_schema().a) == ("five", kd.STRING)
+    with pytest.raises(ValueError, match="'__schema__' cannot be set directly"):
+        o.set_attr("__schema__", kd.INT32)
+    # An object with an explicit schema keeps it.
+    explicit = kd.obj(kd.new(a=1)).fork_bag()
+    explicit.a = 7
+    assert explicit.a.to_py() == 7
+    with pytest.raises(ValueError):
+        explicit.a = "seven"
+    # Appends: an item of the list's item schema as it is, others cast.
+    lst = kd.list([kd.int64(1)]).fork_bag()
+    lst.append(2)
+    lst.append(kd.int64(3))
+    assert (lst[:].to_py(), lst[:].get_schema()) == ([1, 2, 3], kd.INT64)
+    with pytest.raises(ValueError):
+        lst.append("x")
+    frozen = kd.list([1])
+    with pytest.raises(ValueError, match="immutable"):
+        frozen.append(2)
+    with pytest.raises(ValueError, match="immutable"):
+        kd.new(a=1).a = 2

@@ -153,8 +153,7 @@ impl ListStore {
             if before.len() > last.len() {
                 break;
             }
-            // One typed pass whatever the type (text too).
-            let merged = before.take_pair(last, &(0..before.len() + last.len()).collect::<Vec<_>>());
+            let merged = before.concat(last);
             chunks.truncate(chunks.len() - 2);
             chunks.push(merged);
         }

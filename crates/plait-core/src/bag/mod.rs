@@ -452,6 +452,12 @@ impl DataBag {
     /// Like [`Self::get_one`] but tells "set to missing" (`Some(None)`) from
     /// "unset" (`None`).
     fn get_one_set(&self, attr: &str, id: ItemId) -> Option<Option<Stored>> {
+        if self.0.fallbacks.is_empty() {
+            // One layer: read under the lock, without collecting layers
+            // (single reads and writes of items take this path).
+            let store = self.0.store.read().unwrap_or_else(|e| e.into_inner());
+            return store.attrs.get(attr)?.get_one(id).map(|v| v.map(Stored::from_ref));
+        }
         let layers = self.layers();
         layers.iter().find_map(|layer| layer.attrs.get(attr)?.get_one(id)).map(|v| v.map(Stored::from_ref))
     }

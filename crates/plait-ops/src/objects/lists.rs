@@ -10,7 +10,7 @@
 
 use plait_core::bag::text::LIST_ITEMS_ATTR;
 use plait_core::cast::cast_to;
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
@@ -408,6 +408,15 @@ pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
     let bag = list_bag(op, x, "append to Lists")?;
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(op));
+    }
+    // One list and one primitive of its item schema (`l.append(1)`): the
+    // item is written as it is, with nothing to fit or bring along.
+    if let (true, true, None, Some(ScalarRef::ItemId(id)), Schema::Struct(list_schema)) =
+        (x.is_item(), append.is_item(), append.bag(), x.get(0), x.schema())
+    {
+        if append.schema().is_primitive() && attr_schema(bag, list_schema, LIST_ITEMS_ATTR) == Some(append.schema()) {
+            return bag.append_to_lists(op, &[Some(id)], &Edge::uniform(1, 1), append.data());
+        }
     }
     // Only the new items are fitted and written: the lists are not read.
     let schema = require_lists(op, x)?;

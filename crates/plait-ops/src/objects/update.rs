@@ -276,6 +276,11 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(OP));
     }
+    if let [(name, value)] = attrs {
+        if let Some(written) = set_one_primitive(OP, x, bag, name, value) {
+            return written;
+        }
+    }
     let attrs = expanded(OP, x, attrs)?;
     if x.schema() == Schema::Schema {
         return set_schema_attrs(OP, x, bag, &attrs);
@@ -288,6 +293,27 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
     // disagrees with what was just written is a conflict.
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     adopt_value_bags(OP, bag, &values)
+}
+
+/// `x.name = value` for one entity or object `x` and a primitive item
+/// `value` (no bag) of the schema the attribute has already: the value is
+/// written and nothing else changes, as the general path would conclude
+/// after its checks. `None` for every other case (the general path).
+fn set_one_primitive(op: &str, x: &DataSlice, bag: &DataBag, name: &str, value: &DataSlice) -> Option<Result<()>> {
+    let schema = value.schema();
+    if !x.is_item() || !value.is_item() || value.bag().is_some() || !schema.is_primitive() || schema == Schema::None || name.starts_with("__") {
+        return None;
+    }
+    let Some(plait_core::ScalarRef::ItemId(id)) = x.get(0) else { return None };
+    let schema_id = match x.schema() {
+        Schema::Struct(s) => s,
+        Schema::Object => match bag.get_one(SCHEMA_ATTR, id)?.schema()? {
+            Schema::Struct(s) => s,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    (attr_schema(bag, schema_id, name) == Some(schema)).then(|| bag.set_attr(op, name, &[Some(id)], value.data()))
 }
 
 pub(crate) fn register(r: &mut Registry) {
