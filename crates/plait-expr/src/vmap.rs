@@ -178,6 +178,15 @@ const ITEMWISE: &[&str] = &[
     "kd.lists.explode",
     "kd.lists.size",
     "kd.dicts.size",
+    // One entity, object or id per item of the attributes aligned (a new
+    // entity schema is made once for the batch, not once per example).
+    "kd.entities.new",
+    "kd.objs.new",
+    "kd.entities.uu",
+    "kd.objs.uu",
+    "kd.ids.uuid",
+    "kd.ids.uuid_for_list",
+    "kd.ids.uuid_for_dict",
     // Shapes of batched slices are whole (the batch dimensions lead them):
     // they reshape and expand batched slices as they are.
     "kd.shapes.get_shape",

@@ -166,3 +166,17 @@ def test_out_axes_beyond_one_and_in_traced_functions():
     with pytest.raises(ValueError, match="inside a traced function, out_axes must be 0 or None"):
         kd.fn(lambda x: kd.vmap(lambda a: a, out_axes=1)(x))(kd.slice([[1, 2], [3, 4]]))
     assert kd.vmap(lambda r: kd.stack(r, r * 2))(kd.slice([1, 2])).to_py() == [[1, 2], [2, 4]]
+
+
+def test_entities_objects_and_uuids_are_made_per_item():
+    # One entity, object or id per item, as a loop over the examples makes
+    # them (uuids: the same ids; a new entity schema: one for the batch).
+    x = kd.slice([[1, 2], [3]])
+    rows = [x.L[i] for i in range(2)]
+    for f in (lambda v: kd.obj(a=v, b="s"), lambda v: kd.new(a=v), lambda v: kd.uu(a=v), lambda v: kd.uuobj(a=v),
+              lambda v: kd.agg_size(kd.obj(a=v)), lambda v: kd.new(a=v).a * 2):
+        assert kd.vmap(f)(x).to_py(obj_as_dict=True) == [f(r).to_py(obj_as_dict=True) for r in rows]
+    for f in (kd.uuid, kd.uuid_for_list, kd.uuid_for_dict, lambda **kw: kd.uu(**kw).get_itemid()):
+        assert kd.vmap(lambda v: f(a=v))(x).to_py() == [f(a=r).to_py() for r in rows]
+    made = kd.vmap(lambda v: kd.new(a=v))(x)
+    assert made.get_schema().a == kd.INT32

@@ -274,18 +274,20 @@ pub enum AllocationColumn {
 /// Items stored one by one, and how many of them each allocation has: so
 /// whether an allocation has any is a lookup, not a scan of the items (a
 /// store holding a schema's attribute one by one still takes an entity
-/// column of the same attribute whole).
+/// column of the same attribute whole). The counts are made on the first
+/// such question and kept up to date after it (merging many one-item
+/// bags, which never asks, does not pay for them).
 #[derive(Clone, Debug, Default)]
 struct SparseItems {
     items: FastMap<ItemId, Option<Stored>>,
-    per_allocation: FastMap<u64, usize>,
+    per_allocation: std::sync::OnceLock<FastMap<u64, usize>>,
 }
 
 impl SparseItems {
     fn insert(&mut self, id: ItemId, value: Option<Stored>) {
         if self.items.insert(id, value).is_none() {
-            if let Some(allocation) = id.allocation() {
-                *self.per_allocation.entry(allocation).or_default() += 1;
+            if let (Some(counts), Some(allocation)) = (self.per_allocation.get_mut(), id.allocation()) {
+                *counts.entry(allocation).or_default() += 1;
             }
         }
     }
@@ -299,11 +301,11 @@ impl SparseItems {
 
     fn remove(&mut self, id: &ItemId) -> Option<Option<Stored>> {
         let removed = self.items.remove(id);
-        if let (Some(_), Some(allocation)) = (&removed, id.allocation()) {
-            if let Some(n) = self.per_allocation.get_mut(&allocation) {
+        if let (Some(_), Some(counts), Some(allocation)) = (&removed, self.per_allocation.get_mut(), id.allocation()) {
+            if let Some(n) = counts.get_mut(&allocation) {
                 *n -= 1;
                 if *n == 0 {
-                    self.per_allocation.remove(&allocation);
+                    counts.remove(&allocation);
                 }
             }
         }
@@ -316,7 +318,19 @@ impl SparseItems {
 
     /// Whether an item of `allocation` is here.
     fn touches(&self, allocation: u64) -> bool {
-        self.per_allocation.contains_key(&allocation)
+        if self.items.is_empty() {
+            return false;
+        }
+        let counts = self.per_allocation.get_or_init(|| {
+            let mut counts = FastMap::default();
+            for id in self.items.keys() {
+                if let Some(allocation) = id.allocation() {
+                    *counts.entry(allocation).or_default() += 1;
+                }
+            }
+            counts
+        });
+        counts.contains_key(&allocation)
     }
 
     /// The items of `allocation` here.

@@ -62,16 +62,14 @@ pub fn schema_text(schema: Schema, bag: Option<&DataBag>) -> String {
 /// `DICT{..., ...}` wrap the nodes of their item schemas.
 fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize, o: &Printer<'_>) -> Node {
     let html = o.html;
-    // An entity's, list's or dict's id held as a schema
-    // (`kd.with_schema(entity, kd.SCHEMA)`) prints as the id it is.
-    if let Schema::Struct(id) = schema {
-        if !id.is_schema() {
-            return Node::Leaf(id.repr());
-        }
-    }
     let (Schema::Struct(id), Some(bag)) = (schema, bag) else {
         return Node::Leaf(schema.to_string());
     };
+    // An entity's, list's or dict's id held as a schema
+    // (`kd.with_schema(entity, kd.SCHEMA)`) prints as the id it is.
+    if !id.is_schema() {
+        return Node::Leaf(id.repr());
+    }
     // Nested deeper than `o.depth`, a schema prints as its id (which also
     // stops cycles).
     if depth >= o.depth || !o.expand() {

@@ -98,7 +98,7 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
 
 /// `x` with SCHEMA as its schema, its ids taken as schema ids (as Koda
 /// reinterprets them); a present primitive is refused.
-fn ids_as_schemas(op: &str, x: &DataSlice) -> Result<DataSlice> {
+pub(crate) fn ids_as_schemas(op: &str, x: &DataSlice) -> Result<DataSlice> {
     let schemas = (0..x.size())
         .map(|i| match x.get(i) {
             None => Ok(None),
