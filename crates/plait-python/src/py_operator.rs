@@ -118,17 +118,21 @@ pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>, position: Option
     }
 }
 
-/// A key of `kd.subslice` (`position` among its keys, where known): a
-/// Python slice as its bounds, `...`, or any value boxed.
+/// A key of `kd.subslice` or `get_item` (`position` among its keys, where
+/// known): a Python slice as its bounds, `...`, or any value boxed.
 pub fn key_arg(op: &str, x: &Bound<'_, PyAny>, position: Option<usize>) -> PyResult<Value> {
     if x.is(x.py().Ellipsis()) {
         return Ok(Value::Ellipsis);
     }
     let Ok(s) = x.cast::<PySlice>() else { return value_arg(op, x) };
-    // Koda refuses any step (even 1), naming it boxed.
-    if !s.getattr("step")?.is_none() {
-        let at = position.map(|p| format!(" at position {p}")).unwrap_or_default();
-        return Err(value_error(op, format!("slicing argument{at} is invalid: 'step' argument of a Slice is not supported, got: DATA_SLICE")));
+    if op == "kd.slices.subslice" {
+        // Koda refuses any step of subslice keys (even 1), naming it boxed.
+        if !s.getattr("step")?.is_none() {
+            let at = position.map(|p| format!(" at position {p}")).unwrap_or_default();
+            return Err(value_error(op, format!("slicing argument{at} is invalid: 'step' argument of a Slice is not supported, got: DATA_SLICE")));
+        }
+    } else if !crate::py_slice::unit_step(s)? {
+        return Err(value_error(op, "slice with step != 1 is not supported"));
     }
     // A bound is any value boxed: an int, an integer item or a DataSlice of
     // integers (a range per item); the kernel refuses others.

@@ -409,11 +409,17 @@ pub struct SlicingHelper {
     inner: DataSlice,
 }
 
+/// Whether a Python slice's step is absent or 1 (an int or an integer
+/// item; not True, which Koda refuses).
+pub fn unit_step(range: &Bound<'_, PySlice>) -> PyResult<bool> {
+    let step = range.getattr("step")?;
+    Ok(step.is_none() || (!step.is_instance_of::<pyo3::types::PyBool>() && step.extract::<i64>().is_ok_and(|s| s == 1)))
+}
+
 /// Refuses a Python slice whose step is neither absent nor 1 (`x.L[a:b]`,
 /// a list item's `l[a:b]`), with Koda's text.
 pub fn check_unit_step(range: &Bound<'_, PySlice>) -> PyResult<()> {
-    let step = range.getattr("step")?;
-    if step.is_none() || step.extract::<i64>().is_ok_and(|s| s == 1) {
+    if unit_step(range)? {
         return Ok(());
     }
     Err(pyo3::exceptions::PyValueError::new_err("Slice with step != 1 is not supported"))

@@ -201,3 +201,13 @@ def test_appends_to_several_lists_at_once():
     lists.append(kd.slice([10, 20, 30]))
     lists.append(kd.slice([[11], [], [31, 32]]))
     assert lists[:].to_py() == [[1, 10, 11], [2, 3, 20], [30, 31, 32]]
+
+
+def test_slices_of_lists_take_step_one_only():
+    lst = kd.list([1, 2, 3])
+    assert lst[::1].to_py() == [1, 2, 3]
+    assert kd.slice([[1, 2], [3]]).L[::kd.item(1)].to_py() == [[1, 2], [3]]
+    # True is not the step 1 (Koda refuses a BOOLEAN step too).
+    for step in (2, True, 1.0, "a"):
+        with pytest.raises(ValueError, match="Slice with step != 1 is not supported"):
+            lst[::step]

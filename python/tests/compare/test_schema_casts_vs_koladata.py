@@ -149,6 +149,17 @@ PROGRAMS = {
     "deep cast list object": lambda kd: kd.cast_to(kd.obj(kd.list([1])), kd.list_schema(kd.INT64)),
     "deep cast object without schema": lambda kd: kd.cast_to(kd.new(x=1).with_schema(kd.OBJECT), _es(kd)),
     "deep cast result is frozen": lambda kd: kd.cast_to(kd.new(x=1).fork_bag(), _es(kd)).get_bag().is_mutable(),
+    "deep cast to a named schema": lambda kd: kd.cast_to(kd.new(x=1), kd.named_schema("A", x=kd.INT64)),
+    "deep cast named to unnamed": lambda kd: kd.cast_to(kd.new(x=1, schema="A"), _new_schema(kd, x=kd.INT64)),
+    "deep cast OBJECT attribute": lambda kd: kd.cast_to(kd.new(o=kd.obj(a=1)), _new_schema(kd, o=kd.OBJECT)),
+    "deep cast nested OBJECT attribute": lambda kd: kd.cast_to(kd.new(n=kd.new(o=kd.obj(a=1)), k=1),
+                                                               _new_schema(kd, n=kd.new(o=kd.obj(a=1)).get_schema())),
+    "deep cast SCHEMA attribute": lambda kd: kd.cast_to(kd.new(s=_new_schema(kd, a=kd.INT32)), _new_schema(kd, s=kd.SCHEMA)).s.a,
+    "deep cast entity attribute to ITEMID": lambda kd: kd.cast_to(kd.new(i=kd.new(a=1)), _new_schema(kd, i=kd.ITEMID)).i.get_schema(),
+    "deep cast ITEMID attribute to entity": lambda kd: kd.cast_to(kd.new(i=kd.new(a=1).get_itemid()), _new_schema(kd, i=_es(kd))),
+    "deep cast shared entities": lambda kd: (lambda c: kd.cast_to(kd.new(a=c, b=c), _new_schema(kd, a=_es(kd), b=_es(kd))))(kd.new(x=kd.slice([1, 2]))).b.x,
+    "new with duplicate itemids": lambda kd: kd.new(a=kd.slice([1, 2]), itemid=kd.slice([kd.uuid(a=1), kd.uuid(a=1)])),
+    "obj with duplicate itemids": lambda kd: kd.obj(a=kd.slice([1, 2]), itemid=kd.slice([kd.uuid(a=1), kd.uuid(a=1)])),
     # ds.S / kd.subslice keys, boxed as Koda boxes them
     "S with a text index": lambda kd: kd.slice([[1, 2, 3], [4]]).S["a"],
     "S with a float index": lambda kd: kd.slice([[1, 2, 3], [4]]).S[1.5],
@@ -165,6 +176,17 @@ PROGRAMS = {
     "L with a step": lambda kd: kd.slice([[1, 2, 3], [4]]).L[::2],
     "list item with a step": lambda kd: kd.list([1, 2, 3])[::2],
     "list item with step 1": lambda kd: kd.list([1, 2, 3])[::1],
+    "get_item with step 1": lambda kd: kd.get_item(kd.list([1, 2, 3]), slice(0, 2, 1)),
+    "get_item with step 2": lambda kd: kd.get_item(kd.list([1, 2, 3]), slice(0, 2, 2)),
+    "lists.get_item with step 2": lambda kd: kd.lists.get_item(kd.list([1, 2, 3]), slice(0, 2, 2)),
+    "lazy get_item with step 1": lambda kd: kd.eval(kd.I.l[0:2:1], l=kd.list([1, 2, 3])),
+    "traced get_item with step 1": lambda kd: kd.fn(lambda l: kd.get_item(l, slice(0, 2, 1)))(kd.list([1, 2, 3])),
+    # no writes through a no-follow reference
+    "set_attr through nofollow": lambda kd: kd.nofollow(kd.new(a=1).fork_bag()).set_attr("a", 2),
+    "setattr through nofollow": lambda kd: setattr(kd.nofollow(kd.new(a=1).fork_bag()), "a", "x"),
+    "with_attrs through nofollow": lambda kd: kd.nofollow(kd.new(a=1)).with_attrs(a=2),
+    "attrs through nofollow": lambda kd: kd.attrs(kd.nofollow(kd.new(a=1)), a=2),
+    "set_attr through nofollow object": lambda kd: kd.nofollow(kd.obj(a=1).fork_bag()).set_attr("a", 3),
 }
 
 

@@ -253,6 +253,29 @@ def test_deep_uuid_of_20000_schemas_made_one_by_one():
     assert kind == "OK" and text.startswith("DataItem(Schema:#"), (kind, text)
 
 
+def test_entity_schemas_nested_20000_deep_make_entities_and_cast():
+    # Copying a schema's schemas went one native frame per level (a crash
+    # at ~10,000), and so did the deep cast's schema check.
+    body = """
+        def chain(leaf, depth):
+            bag = kd.mutable_bag()
+            s = bag.new_schema(v=leaf)
+            for _ in range(depth):
+                outer = bag.new_schema()
+                outer.a = s
+                s = outer
+            return bag, s
+        bag, source = chain(kd.INT32, 20_000)
+        _, target = chain(kd.INT64, 20_000)
+        x = bag.new(schema=source)
+        y = kd.new(schema=source)
+        cast = kd.cast_to(x, target)
+        result = (cast.get_schema() == target, kd.has(y))
+        """
+    kind, text = run_isolated(body, timeout=300)
+    assert kind == "OK" and text == "(DataItem(present, schema: MASK), DataItem(present, schema: MASK))", (kind, text)
+
+
 def test_functor_recursing_forever_raises():
     body = """
         f = kd.fn(lambda n, me: kd.call(me, n + 1, me))

@@ -336,7 +336,8 @@ def deep_linked_chain(rng):
             expect_ok("to_py(max_depth=-1)", x.to_py, max_depth=-1)
         y = x
     if step in ("extract", "dumps", "deep_clone", "clone", "obj") and n >= 2:
-        check_same(f"{step}: .p.p.a", expect_ok(".p.p.a", lambda: y.p.p.a.to_py()), 2 % (n + 1) if not cyclic else 2 % n)
+        # n + 1 entities; a cycle goes through all of them.
+        check_same(f"{step}: .p.p.a", expect_ok(".p.p.a", lambda: y.p.p.a.to_py()), 2 % (n + 1))
     if step in ("extract", "dumps"):
         if expect_ok("deep_uuid", kd.deep_uuid, y) != u:
             raise Bug(f"deep_uuid of a chain of {n} changed through {step}")
@@ -563,7 +564,9 @@ def random_arrow(rng):
         return pa.array(maybe([bytes(rng.randrange(256) for _ in range(rng.randint(0, 5))) for _ in range(n)]), type=pa.binary()), None, kind
     if kind == "bools":
         return pa.array(maybe([rng.random() < 0.5 for _ in range(n)]), type=pa.bool_()), None, kind
-    lists = maybe([[rng.randint(-5, 5) for _ in range(rng.randint(0, 4))] for _ in range(n)])
+    # Missing items inside the lists; a missing list cannot be a dimension
+    # (from_arrow refuses it, see its docstring).
+    lists = [[None if rng.random() < 0.2 else rng.randint(-5, 5) for _ in range(rng.randint(0, 4))] for _ in range(n)]
     return pa.array(lists, type=pa.list_(pa.int64())), None, kind
 
 

@@ -464,10 +464,32 @@ impl DataBag {
 
     /// The attributes present on item `id` (here or in fallbacks), sorted.
     pub fn attr_names(&self, id: ItemId) -> Vec<String> {
-        let mut names: Vec<String> =
-            self.all_attr_names().into_iter().filter(|name| name.as_str() != SCHEMA_ATTR && self.get_one(name, id).is_some()).collect();
-        names.sort();
-        names
+        self.attrs_of(id).into_iter().map(|(name, _)| name).collect()
+    }
+
+    /// The attributes present on item `id` (here or in fallbacks) and their
+    /// values, sorted by name (not `__schema__`). One pass over each layer's
+    /// attributes: the layer that sets an attribute first (to a value or to
+    /// missing) decides it.
+    pub fn attrs_of(&self, id: ItemId) -> Vec<(String, Stored)> {
+        let mut decided: HashMap<&str, ()> = HashMap::new();
+        let mut found = Vec::new();
+        let layers = self.layers();
+        for layer in &layers {
+            for (name, values) in &layer.attrs {
+                if &**name == SCHEMA_ATTR || decided.contains_key(&**name) {
+                    continue;
+                }
+                if let Some(value) = values.get_one(id) {
+                    decided.insert(name, ());
+                    if let Some(value) = value {
+                        found.push((name.to_string(), Stored::from_ref(value)));
+                    }
+                }
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
     }
 
     /// The names of the attributes any layer holds, of any item, sorted.

@@ -105,6 +105,10 @@ fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataS
         Some(x) if x.schema() == Schema::ItemId && x.present_count() == x.size() => {
             let x = expand_to_shape(op, x, shape, 0)?;
             let ids = ids_of(&x);
+            // Two items with one id would be one item written twice.
+            if super::model::whole_allocation(x.data()).is_none() && !all_distinct(&ids) {
+                return Err(Error::value(op, "cannot create Item(s): `itemid` gives the same id to several items"));
+            }
             let column = ids_data(&ids);
             Ok((Ids::List(ids), column))
         }
@@ -112,6 +116,13 @@ fn item_ids(op: &str, kind: ItemKind, shape: &JaggedShape, itemid: Option<&DataS
             Err(Error::value(op, format!("cannot create Item(s): `itemid` must be ITEMID with every item present, got {}", crate::describe(x))))
         }
     }
+}
+
+/// Whether the present ids of `ids` are all different.
+fn all_distinct(ids: &[Option<ItemId>]) -> bool {
+    let mut sorted: Vec<u128> = ids.iter().flatten().map(|id| id.0).collect();
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1])
 }
 
 /// `kd.obj(**attrs, itemid=...)`: objects whose implicit schemas are stored

@@ -47,6 +47,9 @@ struct Walk<'a> {
     /// visited as both.
     seen: HashMap<Schema, IdSet>,
     seen_schemas: IdSet,
+    /// Schemas named by copied schema attributes, still to copy (`(from,
+    /// to)`): a stack, not recursion, so a schema nested 100k deep is fine.
+    schemas_to_copy: Vec<(ItemId, ItemId)>,
     queue: VecDeque<(Schema, Reached)>,
 }
 
@@ -87,6 +90,7 @@ impl<'a> Walk<'a> {
             remap: HashMap::new(),
             seen: HashMap::new(),
             seen_schemas: IdSet::default(),
+            schemas_to_copy: Vec::new(),
             queue: VecDeque::new(),
         }
     }
@@ -190,11 +194,20 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Copies schema `from`'s attributes as those of schema `to`.
+    /// Copies schema `from`'s attributes as those of schema `to` (and the
+    /// schemas they name, see [`Walk::copy_schema_attr`]).
     fn copy_schema_as(&mut self, from: ItemId, to: ItemId) {
-        for name in self.src.attr_names(from) {
-            let value = self.src.get_attr(&name, &[Some(from)]);
-            self.copy_schema_attr(&name, &[Some(to)], &value);
+        self.schemas_to_copy.push((from, to));
+        self.copy_pending_schemas();
+    }
+
+    /// Copies the schemas waiting in `schemas_to_copy`, and those they name.
+    fn copy_pending_schemas(&mut self) {
+        while let Some((from, to)) = self.schemas_to_copy.pop() {
+            for name in self.src.attr_names(from) {
+                let value = self.src.get_attr(&name, &[Some(from)]);
+                self.copy_schema_attr(&name, &[Some(to)], &value);
+            }
         }
     }
 
@@ -214,7 +227,9 @@ impl<'a> Walk<'a> {
         if self.depth == Depth::All {
             for i in 0..values.len() {
                 if let Some(ScalarRef::Schema(Schema::Struct(nested))) = values.get(i) {
-                    self.copy_schema(nested);
+                    if self.seen_schemas.insert(nested) {
+                        self.schemas_to_copy.push((nested, nested));
+                    }
                 }
             }
         }
@@ -331,6 +346,7 @@ impl<'a> Walk<'a> {
             let Some(to) = only_set(&to, &unset) else { continue };
             self.copy_schema_attr(name, &to, &values);
         }
+        self.copy_pending_schemas();
     }
 
     /// [`Walk::discover`] of `values` whose schemas are `schemas` (one per

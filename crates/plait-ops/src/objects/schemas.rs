@@ -3,7 +3,7 @@
 
 use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::itemid::allocate;
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema, Values};
 
 use super::access::object_schemas;
 use super::create::named_schema_id;
@@ -99,15 +99,19 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
 /// `x` with SCHEMA as its schema, its ids taken as schema ids (as Koda
 /// reinterprets them); a present primitive is refused.
 pub(crate) fn ids_as_schemas(op: &str, x: &DataSlice) -> Result<DataSlice> {
-    let schemas = (0..x.size())
-        .map(|i| match x.get(i) {
-            None => Ok(None),
-            Some(ScalarRef::ItemId(id)) => Ok(Some(Schema::Struct(id))),
-            Some(ScalarRef::Schema(s)) => Ok(Some(s)),
-            Some(_) => Err(Error::value(op, "a non-schema item cannot be present in a schema DataSlice.")),
-        })
-        .collect::<Result<Vec<_>>>()?;
-    DataSlice::new(x.shape().clone(), super::model::schemas_data(schemas), Schema::Schema)
+    let mut schemas = vec![None; x.size()];
+    for column in x.data().columns() {
+        let present = |i: usize| column.presence.as_ref().is_none_or(|p| p.is_valid(i));
+        match &column.values {
+            Values::ItemId(ids) => {
+                ids.bits().iter().enumerate().filter(|(i, _)| present(*i)).for_each(|(i, id)| schemas[i] = Some(Schema::Struct(ItemId(*id as u128))))
+            }
+            Values::Schema(values) => (0..column.len()).filter(|i| present(*i)).for_each(|i| schemas[i] = Some(values.get(i))),
+            _ if column.present_count() == 0 => {}
+            _ => return Err(Error::value(op, "a non-schema item cannot be present in a schema DataSlice.")),
+        }
+    }
+    DataSlice::new(x.shape().clone(), schemas_data(schemas), Schema::Schema)
 }
 
 /// `kd.schema.get_repr(schema)`: the schema as text, as it prints.

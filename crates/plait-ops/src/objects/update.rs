@@ -17,6 +17,8 @@ const WITH_ATTRS: &str = "kd.core.with_attrs";
 /// Where the schemas of `x`'s items (`ids`) live.
 fn target_of(op: &str, x: &DataSlice, ids: &Ids, bag: &DataBag) -> Result<Target> {
     match x.schema() {
+        // A reference its holders do not follow is not written through.
+        Schema::Struct(id) if id.is_nofollow() => Err(Error::value(op, "cannot set an attribute on an entity with a no-follow schema")),
         Schema::Struct(id) => Ok(Target::Struct(id)),
         Schema::Object => {
             if let Some(i) = first_primitive(x) {

@@ -6,14 +6,17 @@
 //! checked first, as Koda does: each attribute of the target must be one of
 //! the source's, castable to the target's schema for it.
 //!
-//! The walk is iterative (a queue of ids and the schemas to cast them
-//! between); where the target schemas form a cycle it visits each item once
-//! per target schema, so cycles in the data end.
+//! Both walks are iterative: the schema check over pairs of schemas, the
+//! copy over ids and the schemas to cast them between, visiting each item
+//! once per target schema (shared and cyclic data end).
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
-use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, schema_text};
-use plait_core::{DataBag, DataSlice, Error, ItemId, JaggedShape, Result, Schema, SliceData};
+use plait_core::bag::SCHEMA_ATTR;
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, SCHEMA_NAME_ATTR, schema_text};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, Schema, SliceData, Values};
 
 use crate::objects::model::{Ids, attr_schema, read_attr};
 
@@ -23,49 +26,99 @@ const OP: &str = "kd.schema.cast_to";
 enum Layout {
     List(Schema),
     Dict(Schema, Schema),
-    /// An entity's attributes and their schemas.
-    Entity(Vec<(String, Schema)>),
+    /// An entity's name (a named schema's), attributes and their schemas.
+    Entity(Option<String>, Vec<(String, Schema)>),
 }
 
-fn layout(bag: Option<&DataBag>, id: ItemId) -> Layout {
-    let Some(bag) = bag else { return Layout::Entity(Vec::new()) };
-    if let Some(items) = attr_schema(bag, id, LIST_ITEMS_ATTR) {
-        return Layout::List(items);
-    }
-    if let Some(keys) = attr_schema(bag, id, DICT_KEYS_ATTR) {
-        return Layout::Dict(keys, attr_schema(bag, id, DICT_VALUES_ATTR).unwrap_or(Schema::None));
-    }
-    // Koda's own attributes of a schema (its name, metadata) are dunders.
-    let attrs = bag.attr_names(id).into_iter().filter(|n| !(n.starts_with("__") && n.ends_with("__")));
-    Layout::Entity(attrs.map(|n| (n.clone(), attr_schema(bag, id, &n).unwrap_or(Schema::None))).collect())
+/// The layouts of the struct schemas of one bag, each read once.
+struct Layouts<'a> {
+    bag: Option<&'a DataBag>,
+    known: RefCell<HashMap<ItemId, Rc<Layout>>>,
 }
 
-/// Whether values of schema `s` (in `sbag`) can be deeply cast to `t` (in
-/// `tbag`); `seen` holds the pairs already being checked (cycles).
-fn castable(s: Schema, sbag: Option<&DataBag>, t: Schema, tbag: Option<&DataBag>, seen: &mut HashSet<(Schema, Schema)>) -> bool {
-    if s == t || s == Schema::None {
-        return true;
+impl<'a> Layouts<'a> {
+    fn new(bag: Option<&'a DataBag>) -> Layouts<'a> {
+        Layouts { bag, known: RefCell::default() }
     }
-    match (s, t) {
-        (Schema::Struct(si), Schema::Struct(ti)) => {
-            if !seen.insert((s, t)) {
-                return true;
-            }
-            match (layout(sbag, si), layout(tbag, ti)) {
-                (Layout::List(a), Layout::List(b)) => castable(a, sbag, b, tbag, seen),
-                (Layout::Dict(ka, va), Layout::Dict(kb, vb)) => castable(ka, sbag, kb, tbag, seen) && castable(va, sbag, vb, tbag, seen),
-                (Layout::Entity(from), Layout::Entity(to)) => {
-                    to.iter().all(|(name, t)| from.iter().find(|(n, _)| n == name).is_some_and(|(_, s)| castable(*s, sbag, *t, tbag, seen)))
-                }
-                _ => false,
+
+    fn of(&self, id: ItemId) -> Rc<Layout> {
+        if let Some(layout) = self.known.borrow().get(&id) {
+            return layout.clone();
+        }
+        let layout = Rc::new(self.read(id));
+        self.known.borrow_mut().insert(id, layout.clone());
+        layout
+    }
+
+    fn read(&self, id: ItemId) -> Layout {
+        let Some(bag) = self.bag else { return Layout::Entity(None, Vec::new()) };
+        if let Some(items) = attr_schema(bag, id, LIST_ITEMS_ATTR) {
+            return Layout::List(items);
+        }
+        if let Some(keys) = attr_schema(bag, id, DICT_KEYS_ATTR) {
+            return Layout::Dict(keys, attr_schema(bag, id, DICT_VALUES_ATTR).unwrap_or(Schema::None));
+        }
+        // Koda's own attributes of a schema (its name, metadata) are dunders.
+        let (mut name, mut attrs) = (None, Vec::new());
+        for (n, v) in bag.attrs_of(id) {
+            match v {
+                plait_core::bag::Stored::String(text) if n == SCHEMA_NAME_ATTR => name = Some(text.to_string()),
+                _ if n.starts_with("__") && n.ends_with("__") => {}
+                v => attrs.extend(v.schema().map(|s| (n, s))),
             }
         }
-        (Schema::Struct(_), _) | (_, Schema::Struct(_)) => false,
-        // Only OBJECT is OBJECT, only ids are ids, only schemas schemas.
-        (_, Schema::Object | Schema::ItemId | Schema::Schema) => false,
-        (Schema::Object, _) => true,
-        (s, t) => plait_core::cast::schema_castable(s, t),
+        Layout::Entity(name, attrs)
     }
+}
+
+/// Whether values of schema `source` can be deeply cast to `target`
+/// (schemas of `from` and `to`): every pair of schemas the two reach
+/// together, checked once each.
+fn castable(source: Schema, target: Schema, from: &Layouts<'_>, to: &Layouts<'_>) -> bool {
+    let mut seen: HashSet<(Schema, Schema)> = HashSet::new();
+    let mut pending = vec![(source, target)];
+    while let Some((s, t)) = pending.pop() {
+        if s == Schema::None || !seen.insert((s, t)) {
+            continue;
+        }
+        match (s, t) {
+            (Schema::Struct(si), Schema::Struct(ti)) => match (&*from.of(si), &*to.of(ti)) {
+                (Layout::List(a), Layout::List(b)) => pending.push((*a, *b)),
+                (Layout::Dict(ka, va), Layout::Dict(kb, vb)) => pending.extend([(*ka, *kb), (*va, *vb)]),
+                // A named target takes only entities of its name.
+                (Layout::Entity(_, _), Layout::Entity(Some(_), _)) if !same_name(&from.of(si), &to.of(ti)) => return false,
+                (Layout::Entity(_, have), Layout::Entity(_, want)) => {
+                    for (name, t) in want {
+                        match have.iter().find(|(n, _)| n == name) {
+                            Some((_, s)) => pending.push((*s, *t)),
+                            None => return false,
+                        }
+                    }
+                }
+                _ => return false,
+            },
+            // Entities, lists and dicts are ids.
+            (Schema::Struct(_), Schema::ItemId) => {}
+            (Schema::Struct(_), _) | (_, Schema::Struct(_)) => return false,
+            // Koda keeps no objects in a deep cast; schemas stay schemas
+            // and ids stay ids.
+            (_, Schema::Object) => return false,
+            (s, t @ (Schema::Schema | Schema::ItemId)) if s != t => return false,
+            (Schema::Object, _) => {}
+            (s, t) if !plait_core::cast::schema_castable(s, t) => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+fn same_name(a: &Layout, b: &Layout) -> bool {
+    matches!((a, b), (Layout::Entity(Some(x), _), Layout::Entity(Some(y), _)) if x == y)
+}
+
+/// `bag` as one layer when it reads through more than a few bags.
+fn one_layer(bag: &DataBag) -> DataBag {
+    if bag.fallbacks().len() > 4 { bag.merged() } else { bag.clone() }
 }
 
 /// Koda's text for a schema in these errors: its structure and its id.
@@ -101,22 +154,30 @@ pub fn deep_cast(x: &DataSlice, target: &DataSlice, target_schema: Schema) -> Re
             format!("(deep) casting from {source} to entity schema {} is currently not supported", described(target_schema, tbag)),
         ));
     }
-    if !castable(source, sbag, target_schema, tbag, &mut HashSet::new()) {
+    // Bags read through many others (values made one by one, then put
+    // together) are read item by item here: each read would look through
+    // every layer, so they are merged into one first.
+    let (sbag, tbag) = (sbag.map(one_layer), tbag.map(one_layer));
+    let (sbag, tbag) = (sbag.as_ref(), tbag.as_ref());
+    let (from, to) = (Layouts::new(sbag), Layouts::new(tbag));
+    if !castable(source, target_schema, &from, &to) {
         return Err(Error::value(
             OP,
             format!("DataSlice with schema {} cannot be cast to entity schema {}", described(source, sbag), described(target_schema, tbag)),
         ));
     }
     let out = DataBag::new_mutable();
+    let mut bags = vec![];
     if let Some(sbag) = sbag {
-        copy_cast(sbag, tbag, &out, Ids::of(x), source, target_id).map_err(|e| {
+        bags = copy_cast(sbag, &to, &out, Ids::of(x), source, target_id).map_err(|e| {
             // Koda names the slice being cast after the value that failed.
             let header = plait_core::repr::Header { bag_id: false, ..plait_core::repr::Header::REPR };
             let slice = plait_core::repr::repr_with(x, &plait_core::repr::REPR, &header);
             e.with_clause(format!("when (deep) casting slice {slice} to entity schema {}", described(target_schema, tbag)))
         })?;
     }
-    let bag = DataBag::combined([&out.fork(false)].into_iter().chain(tbag));
+    let out = out.fork(false);
+    let bag = DataBag::combined([&out].into_iter().chain(bags.iter()).chain(tbag));
     Ok(x.with_schema(target_schema)?.with_bag(bag))
 }
 
@@ -125,133 +186,132 @@ pub fn deep_cast(x: &DataSlice, target: &DataSlice, target_schema: Schema) -> Re
 fn common_object_schema(x: &DataSlice, target_id: ItemId) -> Result<Schema> {
     let during =
         format!("when validating equivalence of existing __schema__ attributes with the target schema during explicit cast to {}", target_id.repr());
-    let mut common = None;
-    for i in 0..x.size() {
-        let schema = match x.get(i) {
-            None => continue,
-            Some(plait_core::ScalarRef::ItemId(id)) => {
-                match x.bag().and_then(|bag| bag.get_one(plait_core::bag::SCHEMA_ATTR, id)).and_then(|v| v.schema()) {
-                    Some(schema) => schema,
-                    None => return Err(Error::value(OP, format!("object {} is missing __schema__ attribute; {during}", id.repr()))),
-                }
-            }
-            Some(value) => value.dtype(),
+    let (ids, mut schemas) = (Ids::of(x), Vec::new());
+    // The objects' schemas in one read (a primitive's is its type).
+    let stored = x.bag().map(|bag| read_attr(bag, SCHEMA_ATTR, &ids));
+    for column in x.data().columns() {
+        let Values::ItemId(bits) = &column.values else {
+            schemas.push(column.values.dtype());
+            continue;
         };
-        if let Schema::Struct(id) = schema {
-            if matches!(id.kind(), plait_core::ItemKind::ImplicitSchema | plait_core::ItemKind::NofollowImplicitSchema) {
-                return Err(Error::value(OP, format!("DataSlice cannot have an implicit schema as its schema; {during}")));
+        let present = |i: usize| column.presence.as_ref().is_none_or(|p| p.is_valid(i));
+        for (i, bits) in bits.bits().iter().enumerate().filter(|(i, _)| present(*i)) {
+            match stored.as_ref().and_then(|s| s.get(i)) {
+                Some(plait_core::ScalarRef::Schema(s)) => schemas.push(s),
+                _ => return Err(Error::value(OP, format!("object {} is missing __schema__ attribute; {during}", ItemId(*bits as u128).repr()))),
             }
-        }
-        match common {
-            None => common = Some(schema),
-            Some(c) if c == schema => {}
-            Some(_) => return Err(Error::value(OP, "cannot find a common schema")),
+            if schemas.len() > 1 {
+                schemas.sort_unstable();
+                schemas.dedup();
+            }
         }
     }
-    Ok(common.unwrap_or(Schema::None))
+    schemas.sort_unstable();
+    schemas.dedup();
+    match schemas[..] {
+        [Schema::Struct(id)] if matches!(id.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema) => {
+            Err(Error::value(OP, format!("DataSlice cannot have an implicit schema as its schema; {during}")))
+        }
+        [one] => Ok(one),
+        [] => Ok(Schema::None),
+        _ => Err(Error::value(OP, "cannot find a common schema")),
+    }
 }
 
 /// The items a walk has cast to each target schema: a bitmap per
 /// allocation and target (items of one allocation are dense), a set for
-/// uuids and offsets too large for a bitmap.
+/// uuids and for ids far past what the bitmap has seen (a bitmap grows with
+/// the items marked in it, not with the offsets of ids decoded by hand).
 #[derive(Default)]
 struct Visited {
-    dense: HashMap<(u64, ItemId), Vec<u64>>,
+    dense: HashMap<(u64, ItemId), Bitmap>,
     other: HashSet<(ItemId, ItemId)>,
 }
 
-/// Offsets below this have a bit in a bitmap (8 MiB at most per
-/// allocation and target); ids decoded by hand may have any offset.
-const DENSE_OFFSETS: u64 = 1 << 26;
+#[derive(Default)]
+struct Bitmap {
+    words: Vec<u64>,
+    marked: usize,
+}
+
+impl Bitmap {
+    /// Marks bit `offset` when the bitmap may hold it; whether it was new
+    /// (`None`: too far out, kept elsewhere).
+    fn mark(&mut self, offset: u64) -> Option<bool> {
+        let word = usize::try_from(offset / 64).ok()?;
+        if word >= self.words.len() {
+            // Room proportional to what is marked: 16 words (1,024 bits)
+            // per item marked, and 1,024 words to start with.
+            if word >= 1024 + 16 * (self.marked + 1) {
+                return None;
+            }
+            self.words.resize(word + 1, 0);
+        }
+        let bit = 1 << (offset % 64);
+        let new = self.words[word] & bit == 0;
+        self.words[word] |= bit;
+        self.marked += usize::from(new);
+        Some(new)
+    }
+}
 
 impl Visited {
-    /// Marks `id` as cast to `target`; whether it is the first time.
-    fn insert(&mut self, id: ItemId, target: ItemId) -> bool {
-        match id.allocation() {
-            Some(allocation) if id.offset() < DENSE_OFFSETS => {
-                let bits = self.dense.entry((allocation, target)).or_default();
-                let (word, bit) = ((id.offset() / 64) as usize, id.offset() % 64);
-                if bits.len() <= word {
-                    bits.resize(word + 1, 0);
-                }
-                let first = bits[word] & (1 << bit) == 0;
-                bits[word] |= 1 << bit;
-                first
-            }
-            _ => self.other.insert((id, target)),
-        }
-    }
-
     /// `ids` without those already cast to `target`, now marked: a whole
     /// allocation none of which was visited stays whole.
     fn first_visits(&mut self, ids: Ids, target: ItemId) -> Ids {
         if let Ids::Whole { allocation, len } = ids {
-            let mut whole = vec![u64::MAX; len / 64];
-            if len % 64 != 0 {
-                whole.push((1 << (len % 64)) - 1);
-            }
             match self.dense.get(&(allocation, target)) {
-                _ if len as u64 >= DENSE_OFFSETS => {}
                 None => {
-                    self.dense.insert((allocation, target), whole);
+                    let mut words = vec![u64::MAX; len / 64];
+                    if len % 64 != 0 {
+                        words.push((1 << (len % 64)) - 1);
+                    }
+                    self.dense.insert((allocation, target), Bitmap { words, marked: len });
                     return ids;
                 }
                 // All visited already: nothing left.
-                Some(bits) if whole.iter().enumerate().all(|(i, w)| bits.get(i).is_some_and(|b| b & w == *w)) => return Ids::List(Vec::new()),
+                Some(bitmap) if bitmap.marked >= len && (0..len).all(|i| bitmap.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)) => {
+                    return Ids::List(Vec::new());
+                }
                 Some(_) => {}
             }
         }
-        Ids::List(ids.to_list().iter().map(|id| id.filter(|id| self.insert(*id, target))).collect())
-    }
-}
-
-/// Whether the struct schemas reachable from `target_id` (in `bag`) form a
-/// cycle: only then can the data reach an item twice, and the walk keeps
-/// what it visited.
-fn schema_cyclic(bag: Option<&DataBag>, target_id: ItemId) -> bool {
-    let children = |id: ItemId| -> Vec<ItemId> {
-        let schemas = match layout(bag, id) {
-            Layout::List(items) => vec![items],
-            Layout::Dict(keys, values) => vec![keys, values],
-            Layout::Entity(attrs) => attrs.into_iter().map(|(_, s)| s).collect(),
-        };
-        schemas.into_iter().filter_map(|s| if let Schema::Struct(id) = s { Some(id) } else { None }).collect()
-    };
-    // Depth-first, iteratively: a schema met again while on the path is a
-    // cycle.
-    let (mut on_path, mut finished) = (HashSet::new(), HashSet::new());
-    let mut stack = vec![(target_id, children(target_id))];
-    on_path.insert(target_id);
-    while let Some((id, pending)) = stack.last_mut() {
-        match pending.pop() {
-            Some(next) if on_path.contains(&next) => return true,
-            Some(next) if !finished.contains(&next) => {
-                on_path.insert(next);
-                let grand = children(next);
-                stack.push((next, grand));
-            }
-            Some(_) => {}
-            None => {
-                let id = *id;
-                on_path.remove(&id);
-                finished.insert(id);
-                stack.pop();
-            }
+        // Ids of one allocation usually come in runs: one map lookup a run.
+        let mut current: Option<(u64, &mut Bitmap)> = None;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids.to_list().iter() {
+            let Some(id) = *id else {
+                out.push(None);
+                continue;
+            };
+            let first = match id.allocation() {
+                Some(allocation) => {
+                    if current.as_ref().is_none_or(|(a, _)| *a != allocation) {
+                        current = Some((allocation, self.dense.entry((allocation, target)).or_default()));
+                    }
+                    let (_, bitmap) = current.as_mut().expect("set above");
+                    match bitmap.mark(id.offset()) {
+                        Some(new) => new,
+                        None => self.other.insert((id, target)),
+                    }
+                }
+                None => self.other.insert((id, target)),
+            };
+            out.push(first.then_some(id));
         }
+        Ids::List(out)
     }
-    false
 }
 
 /// Writes into `out` the data of `ids` (of schema `source` in `sbag`) that
 /// target schema `target_id` names, cast, and of everything it reaches.
-fn copy_cast(sbag: &DataBag, tbag: Option<&DataBag>, out: &DataBag, ids: Ids, source: Schema, target_id: ItemId) -> Result<()> {
+/// Returns the bags holding what schema values (SCHEMA attributes) reach.
+fn copy_cast(sbag: &DataBag, to: &Layouts<'_>, out: &DataBag, ids: Ids, source: Schema, target_id: ItemId) -> Result<Vec<DataBag>> {
     let mut work = vec![(ids, source, target_id)];
-    let mut visited: Option<Visited> = schema_cyclic(tbag, target_id).then(Visited::default);
+    let mut visited = Visited::default();
+    let mut schema_bags = Vec::new();
     while let Some((ids, source, target_id)) = work.pop() {
-        let ids = match &mut visited {
-            Some(visited) => visited.first_visits(ids, target_id),
-            None => ids,
-        };
+        let ids = visited.first_visits(ids, target_id);
         if (0..ids.len()).all(|i| !ids.is_present(i)) {
             continue;
         }
@@ -262,38 +322,45 @@ fn copy_cast(sbag: &DataBag, tbag: Option<&DataBag>, out: &DataBag, ids: Ids, so
         // Values of source schema `s`, as target schema `t` has them; ids
         // to visit next for a struct `t`.
         let mut cast = |values: SliceData, s: Schema, t: Schema| -> Result<SliceData> {
+            let n = values.len();
             if let Schema::Struct(next) = t {
-                let values = DataSlice::new(JaggedShape::flat(values.len()), values, Schema::ItemId)?;
+                let values = DataSlice::new(JaggedShape::flat(n), values, Schema::ItemId)?;
                 work.push((Ids::of(&values), s, next));
                 return Ok(values.data().clone());
             }
-            let values = DataSlice::new(JaggedShape::flat(values.len()), values, s)?;
-            Ok(plait_core::cast::cast_to(OP, &values, t)?.data().clone())
+            let values = DataSlice::new(JaggedShape::flat(n), values, s)?;
+            if t == Schema::Schema {
+                // Schemas bring their attributes along.
+                let reached = crate::objects::graph::extract(&values.clone().with_bag(Some(sbag.clone())), None)?;
+                schema_bags.extend(reached.bag().cloned());
+            }
+            let cast = if s.is_struct() { values.with_schema(Schema::ItemId)? } else { plait_core::cast::cast_to(OP, &values, t)? };
+            Ok(cast.data().clone())
         };
-        match layout(tbag, target_id) {
-            Layout::Entity(attrs) => {
+        match &*to.of(target_id) {
+            Layout::Entity(_, attrs) => {
                 for (name, t) in attrs {
-                    let values = cast(read_attr(sbag, &name, &ids), held(&name), t)?;
+                    let values = cast(read_attr(sbag, name, &ids), held(name), *t)?;
                     match &ids {
-                        Ids::Whole { allocation, .. } => out.set_attr_of_allocation(OP, &name, *allocation, &values)?,
-                        Ids::List(ids) => out.set_attr(OP, &name, ids, &values)?,
+                        Ids::Whole { allocation, .. } => out.set_attr_of_allocation(OP, name, *allocation, &values)?,
+                        Ids::List(ids) => out.set_attr(OP, name, ids, &values)?,
                     }
                 }
             }
             Layout::List(t) => {
                 let ids = ids.to_list();
                 let (edge, items) = sbag.explode(&ids)?;
-                let items = cast(items, held(LIST_ITEMS_ATTR), t)?;
+                let items = cast(items, held(LIST_ITEMS_ATTR), *t)?;
                 out.set_lists(OP, &ids, &edge, &items)?;
             }
             Layout::Dict(tk, tv) => {
                 let ids = ids.to_list();
                 let (edge, keys, values) = sbag.dict_entries(&ids)?;
-                let keys = cast(keys, held(DICT_KEYS_ATTR), tk)?;
-                let values = cast(values, held(DICT_VALUES_ATTR), tv)?;
+                let keys = cast(keys, held(DICT_KEYS_ATTR), *tk)?;
+                let values = cast(values, held(DICT_VALUES_ATTR), *tv)?;
                 out.fill(|w| w.set_dicts(&ids, &edge, &keys, &values));
             }
         }
     }
-    Ok(())
+    Ok(schema_bags)
 }
