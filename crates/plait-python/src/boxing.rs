@@ -372,7 +372,7 @@ pub fn box_with_schema(op: &str, x: &Bound<'_, PyAny>, schema: &DataSlice, item:
 }
 
 /// Entity DataItems among `leaves` as objects (their schema stored with
-/// them, as `kd.obj` does), for a slice of schema OBJECT.
+/// them, as `kd.obj` does), for a slice of schema OBJECT or ITEMID.
 fn entities_as_objects(leaves: Vec<Bound<'_, PyAny>>) -> PyResult<Vec<Bound<'_, PyAny>>> {
     leaves
         .into_iter()

@@ -23,6 +23,16 @@ def repr_outcome(kd, program):
     return ("ok", normalised(repr(result)))
 
 
+def assert_same_repr_outcome(ours, theirs):
+    """Asserts two `repr_outcome`s agree: the same repr, or the same error
+    type and message, where plait's message may say more after Koda's (what
+    was found)."""
+    if ours[0] == "error" == theirs[0]:
+        assert ours[1] == theirs[1] and ours[2].startswith(theirs[2]), (ours, theirs)
+    else:
+        assert ours == theirs
+
+
 def outcome(fn):
     """("ok", result) or ("error", first line of the message)."""
     try:
