@@ -356,9 +356,15 @@ fn cast_boxed(op: &str, x: &DataSlice, schema: Schema, by_item: bool) -> plait_c
 /// `kd.slice(x, schema)` / `kd.item(x, schema)` (`item` refusing lists)
 /// with any schema item: a struct schema (entity, list, dict) takes the
 /// boxed items as ids, reinterpreted as its items, reading the schema's
-/// bag too (where its attributes are); other schemas cast.
+/// bag too (where its attributes are), but a DataSlice given to `kd.slice`
+/// is cast as a whole, as Koda does; other schemas cast.
 pub fn box_with_schema(op: &str, x: &Bound<'_, PyAny>, schema: &DataSlice, item: bool) -> PyResult<DataSlice> {
     let target = guard(|| plait_ops::registry::schema_item_arg(op, "schema", schema))?;
+    if let (false, true, Ok(ds)) = (item, target.is_struct(), x.cast::<PyDataSlice>()) {
+        // A DataSlice given to `kd.slice` is cast as a whole (a DataItem
+        // given to `kd.item` is taken as ids, below).
+        return guard(|| plait_ops::schema::casts::slice_to_struct(op, &ds.get().inner, schema, target));
+    }
     let boxing = if target.is_struct() { Schema::ItemId } else { target };
     let boxed = if item { box_item(op, x, Some(boxing))? } else { box_slice(op, x, Some(boxing))? };
     if !target.is_struct() {

@@ -58,6 +58,13 @@ PROGRAMS = {
     "item int item with an entity schema": lambda kd: kd.item(kd.item(1), _es(kd)),
     "item dict with an entity schema": lambda kd: kd.item({"a": 1}, _es(kd)),
     "item entity with a named schema": lambda kd: kd.item(kd.new(x=1, schema="A"), kd.named_schema("A")),
+    "slice of entities with another schema": lambda kd: kd.slice(kd.new(x=kd.slice([1, 2])), _es(kd)),
+    "slice of an entity item with another schema": lambda kd: kd.slice(kd.new(x=1), _es(kd)),
+    "slice of entities with their schema": lambda kd: (lambda e: kd.slice(e, e.get_schema()).x)(kd.new(x=kd.slice([1, 2]))),
+    "slice of ids with a schema": lambda kd: kd.slice(kd.new(x=kd.slice([1, 2])).get_itemid(), _es(kd)),
+    "slice of missing items with a schema, DataSlice": lambda kd: kd.slice(kd.slice([None, None]), _es(kd)),
+    "slice of objects with a schema": lambda kd: kd.slice(kd.obj(kd.new(x=1)), kd.new(x=1).get_schema()),
+    "slice of objects without schemas": lambda kd: kd.slice(kd.new(x=kd.slice([1, 2])).with_schema(kd.OBJECT), _es(kd)),
     # other targets
     "item entity as OBJECT": lambda kd: kd.item(kd.new(x=1), kd.OBJECT),
     "item entity as OBJECT, its schema": lambda kd: kd.item(kd.new(x=1), kd.OBJECT).get_obj_schema(),

@@ -186,6 +186,9 @@ pub fn deep_cast(x: &DataSlice, target: &DataSlice, target_schema: Schema) -> Re
 fn common_object_schema(x: &DataSlice, target_id: ItemId) -> Result<Schema> {
     let during =
         format!("when validating equivalence of existing __schema__ attributes with the target schema during explicit cast to {}", target_id.repr());
+    if x.bag().is_none() {
+        return Err(Error::value(OP, format!("DataSlice with Objects must have a DataBag attached for get_obj_schema; {during}")));
+    }
     let (ids, mut schemas) = (Ids::of(x), Vec::new());
     // The objects' schemas in one read (a primitive's is its type).
     let stored = x.bag().map(|bag| read_attr(bag, SCHEMA_ATTR, &ids));
