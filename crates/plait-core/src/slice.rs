@@ -42,8 +42,9 @@ impl DataSlice {
 
     /// A DataItem holding `value` (or missing) with `schema`.
     pub fn item(value: Option<ScalarRef<'_>>, schema: Schema) -> Result<DataSlice> {
-        // Numbers and missing items directly (loops such as `kd.map` make
-        // DataItems per item); other values through a builder.
+        // Numbers, text and missing items directly (loops such as `kd.map`
+        // and single writes make DataItems per item); other values through
+        // a builder.
         let number = |values: Values| SliceData::from_column(Column::new(values, None));
         let data = match value {
             None => SliceData::missing(1),
@@ -51,6 +52,9 @@ impl DataSlice {
             Some(ScalarRef::Int64(v)) => number(Values::Int64(vec![v].into())),
             Some(ScalarRef::Float32(v)) => number(Values::Float32(vec![v].into())),
             Some(ScalarRef::Float64(v)) => number(Values::Float64(vec![v].into())),
+            Some(ScalarRef::String(v)) => number(Values::String(one_value(v.as_bytes()))),
+            Some(ScalarRef::Bytes(v)) => number(Values::Bytes(one_value(v))),
+            Some(ScalarRef::Mask) => number(Values::Mask(1)),
             Some(other) => {
                 let mut builder = SliceBuilder::new();
                 builder.push(Some(other));
@@ -192,4 +196,11 @@ pub fn common_schema_of(op: &str, schemas: impl IntoIterator<Item = Schema>) -> 
         acc = Schema::common(acc, s).ok_or_else(|| Error::value(op, format!("no common schema for {acc} and {s}")))?;
     }
     Ok(acc)
+}
+
+/// The text column of one value.
+fn one_value(bytes: &[u8]) -> crate::column::VarBinary {
+    let mut builder = crate::column::VarBinaryBuilder::with_capacity(1);
+    builder.push(bytes);
+    builder.finish()
 }
