@@ -188,14 +188,12 @@ pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
 /// The name of the parameter the `i`-th positional argument binds to
 /// (`args[k]` inside `*args`).
 pub fn positional_name(params: &[registry::Param], i: usize) -> String {
-    let positional: Vec<&registry::Param> =
-        params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).collect();
-    match positional.get(i) {
+    if let (Some(k), Some(var)) = (var_position(params, i), params.iter().find(|p| p.kind == ParamKind::VarPositional)) {
+        return format!("{}[{k}]", var.name);
+    }
+    match params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).nth(i) {
         Some(p) => p.name.clone(),
-        None => match params.iter().find(|p| p.kind == ParamKind::VarPositional) {
-            Some(p) => format!("{}[{}]", p.name, i - positional.len()),
-            None => format!("#{i}"),
-        },
+        None => format!("#{i}"),
     }
 }
 

@@ -71,10 +71,7 @@ pub fn reference(x: &DataSlice) -> Result<DataSlice> {
 /// `kd.reify(ds, source)`: `ds` with the schema and the bag of `source`.
 pub fn reify(ds: &DataSlice, source: &DataSlice) -> Result<DataSlice> {
     let schema = source.schema();
-    if schema == Schema::Schema && ds.schema() != Schema::Schema {
-        return Ok(super::schemas::ids_as_schemas("kd.schema.with_schema", ds)?.with_bag(source.bag().cloned()));
-    }
-    let with = ds.with_schema(schema).map_err(|e| match schema {
+    let with = super::schemas::reinterpreted("kd.schema.with_schema", ds, schema).map_err(|e| match schema {
         Schema::Struct(_) => Error::value("kd.schema.with_schema", "DataSlice with an Entity schema must hold Entities or Objects."),
         _ => e,
     })?;

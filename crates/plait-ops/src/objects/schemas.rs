@@ -90,23 +90,28 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
     let op = "kd.schema.with_schema";
     let target = crate::registry::schema_item_arg(op, "schema", schema)?;
     let bag = DataBag::combined([x, schema].into_iter().filter_map(|x| x.bag()));
-    if target == Schema::Schema && x.schema() != Schema::Schema {
-        return Ok(ids_as_schemas(op, x)?.with_bag(bag));
-    }
-    Ok(x.with_schema(target)?.with_bag(bag))
+    Ok(reinterpreted(op, x, target)?.with_bag(bag))
+}
+
+/// `x`'s items, unchanged, with schema `target` (`kd.with_schema`,
+/// `kd.reify`): ids become schema ids for SCHEMA, as Koda takes them.
+pub(crate) fn reinterpreted(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
+    if target == Schema::Schema && x.schema() != Schema::Schema { ids_as_schemas(op, x) } else { x.with_schema(target) }
 }
 
 /// `x` with SCHEMA as its schema, its ids taken as schema ids (as Koda
 /// reinterprets them); a present primitive is refused.
-pub(crate) fn ids_as_schemas(op: &str, x: &DataSlice) -> Result<DataSlice> {
+fn ids_as_schemas(op: &str, x: &DataSlice) -> Result<DataSlice> {
     let mut schemas = vec![None; x.size()];
     for column in x.data().columns() {
-        let present = |i: usize| column.presence.as_ref().is_none_or(|p| p.is_valid(i));
         match &column.values {
-            Values::ItemId(ids) => {
-                ids.bits().iter().enumerate().filter(|(i, _)| present(*i)).for_each(|(i, id)| schemas[i] = Some(Schema::Struct(ItemId(*id as u128))))
-            }
-            Values::Schema(values) => (0..column.len()).filter(|i| present(*i)).for_each(|i| schemas[i] = Some(values.get(i))),
+            Values::ItemId(ids) => ids
+                .bits()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| column.is_present(*i))
+                .for_each(|(i, id)| schemas[i] = Some(Schema::Struct(ItemId(*id as u128)))),
+            Values::Schema(values) => (0..column.len()).filter(|i| column.is_present(*i)).for_each(|i| schemas[i] = Some(values.get(i))),
             _ if column.present_count() == 0 => {}
             _ => return Err(Error::value(op, "a non-schema item cannot be present in a schema DataSlice.")),
         }

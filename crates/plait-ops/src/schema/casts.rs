@@ -30,17 +30,27 @@ fn cast_to_schema(op: &str, x: &DataSlice, schema: &DataSlice) -> Result<DataSli
 /// that schema (kept with their bag) or missing items pass; entities of
 /// another schema, ids and objects have nothing to be cast from.
 pub fn slice_to_struct(op: &str, x: &DataSlice, schema: &DataSlice, target: Schema) -> Result<DataSlice> {
-    match (x.schema(), target) {
-        (source, _) if source == target => super::deep_cast::deep_cast(x, schema, target).map_err(|e| e.raised_by("kd.schema.cast_to", op)),
-        (Schema::Struct(from), Schema::Struct(to)) => Err(plait_core::Error::value(
-            op,
-            format!("(deep) casting from entity schema {} to entity schema {} without DataBag is currently not supported", from.repr(), to.repr()),
-        )),
-        (source, Schema::Struct(to)) if source != Schema::Object && source != Schema::None => {
-            Err(plait_core::Error::value(op, format!("(deep) casting from {source} to entity schema {} is currently not supported", to.repr())))
+    let x = match (x.schema(), target) {
+        (source, _) if source == target => x.clone(),
+        (Schema::Struct(from), Schema::Struct(to)) => {
+            return Err(plait_core::Error::value(
+                op,
+                format!(
+                    "(deep) casting from entity schema {} to entity schema {} without DataBag is currently not supported",
+                    from.repr(),
+                    to.repr()
+                ),
+            ));
         }
-        _ => super::deep_cast::deep_cast(&x.clone().with_bag(None), schema, target).map_err(|e| e.raised_by("kd.schema.cast_to", op)),
-    }
+        (source, Schema::Struct(to)) if source != Schema::Object && source != Schema::None => {
+            return Err(plait_core::Error::value(
+                op,
+                format!("(deep) casting from {source} to entity schema {} is currently not supported", to.repr()),
+            ));
+        }
+        _ => x.clone().with_bag(None),
+    };
+    super::deep_cast::deep_cast(&x, schema, target).map_err(|e| e.raised_by("kd.schema.cast_to", op))
 }
 
 /// The kernel of a caster to `target`: the result keeps the bag `x` has

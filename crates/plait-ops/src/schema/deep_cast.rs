@@ -167,15 +167,15 @@ pub fn deep_cast(x: &DataSlice, target: &DataSlice, target_schema: Schema) -> Re
         ));
     }
     let out = DataBag::new_mutable();
-    let mut bags = vec![];
-    if let Some(sbag) = sbag {
-        bags = copy_cast(sbag, &to, &out, Ids::of(x), source, target_id).map_err(|e| {
+    let bags = match sbag {
+        None => Vec::new(),
+        Some(sbag) => copy_cast(sbag, &to, &out, Ids::of(x), source, target_id).map_err(|e| {
             // Koda names the slice being cast after the value that failed.
             let header = plait_core::repr::Header { bag_id: false, ..plait_core::repr::Header::REPR };
             let slice = plait_core::repr::repr_with(x, &plait_core::repr::REPR, &header);
             e.with_clause(format!("when (deep) casting slice {slice} to entity schema {}", described(target_schema, tbag)))
-        })?;
-    }
+        })?,
+    };
     let out = out.fork(false);
     let bag = DataBag::combined([&out].into_iter().chain(bags.iter()).chain(tbag));
     Ok(x.with_schema(target_schema)?.with_bag(bag))
@@ -186,31 +186,30 @@ pub fn deep_cast(x: &DataSlice, target: &DataSlice, target_schema: Schema) -> Re
 fn common_object_schema(x: &DataSlice, target_id: ItemId) -> Result<Schema> {
     let during =
         format!("when validating equivalence of existing __schema__ attributes with the target schema during explicit cast to {}", target_id.repr());
-    if x.bag().is_none() {
+    let Some(bag) = x.bag() else {
         return Err(Error::value(OP, format!("DataSlice with Objects must have a DataBag attached for get_obj_schema; {during}")));
-    }
-    let (ids, mut schemas) = (Ids::of(x), Vec::new());
-    // The objects' schemas in one read (a primitive's is its type).
-    let stored = x.bag().map(|bag| read_attr(bag, SCHEMA_ATTR, &ids));
+    };
+    // The objects' schemas in one read (a primitive's is its type); the
+    // distinct ones, usually one.
+    let stored = read_attr(bag, SCHEMA_ATTR, &Ids::of(x));
+    let mut schemas = Vec::new();
+    let mut add = |schema: Schema| {
+        if !schemas.contains(&schema) {
+            schemas.push(schema);
+        }
+    };
     for column in x.data().columns() {
         let Values::ItemId(bits) = &column.values else {
-            schemas.push(column.values.dtype());
+            add(column.values.dtype());
             continue;
         };
-        let present = |i: usize| column.presence.as_ref().is_none_or(|p| p.is_valid(i));
-        for (i, bits) in bits.bits().iter().enumerate().filter(|(i, _)| present(*i)) {
-            match stored.as_ref().and_then(|s| s.get(i)) {
-                Some(plait_core::ScalarRef::Schema(s)) => schemas.push(s),
+        for (i, bits) in bits.bits().iter().enumerate().filter(|(i, _)| column.is_present(*i)) {
+            match stored.get(i) {
+                Some(plait_core::ScalarRef::Schema(s)) => add(s),
                 _ => return Err(Error::value(OP, format!("object {} is missing __schema__ attribute; {during}", ItemId(*bits as u128).repr()))),
-            }
-            if schemas.len() > 1 {
-                schemas.sort_unstable();
-                schemas.dedup();
             }
         }
     }
-    schemas.sort_unstable();
-    schemas.dedup();
     match schemas[..] {
         [Schema::Struct(id)] if matches!(id.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema) => {
             Err(Error::value(OP, format!("DataSlice cannot have an implicit schema as its schema; {during}")))
