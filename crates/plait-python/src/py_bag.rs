@@ -534,8 +534,16 @@ fn mutable_bag() -> PyDataBag {
     PyDataBag { inner: DataBag::new_mutable() }
 }
 
+/// For each attribute the schemas of 1-D slice `x`'s entities or objects
+/// declare, the positions of the items that declare it (for `to_py`).
+#[pyfunction]
+fn declared_attrs(x: PyRef<'_, PyDataSlice>) -> PyResult<Vec<(String, Vec<usize>)>> {
+    guard(|| access::declared_attrs(&x.inner))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyDataBag>()?;
+    m.add_function(wrap_pyfunction!(declared_attrs, m)?)?;
     m.add_class::<PyNullBag>()?;
     m.add_function(wrap_pyfunction!(null_bag, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;

@@ -182,30 +182,22 @@ class _Converter:
         return [dict(zip(k, v)) for k, v in zip(_split(key_items, sizes), _split(value_items, sizes))]
 
     def _entitys(self, entities, depth):
-        """Entities and objects: each attribute read once for all of them.
-        Objects each have their own schema, so an attribute counts for an
-        object when its schema declares it (read from the schemas at once)."""
+        """Entities and objects: each attribute read once, for the items
+        whose schema declares it (objects each have their own schema:
+        records with differing keys read only their own)."""
         n = entities.get_size().to_py()
         is_object = str(entities.get_schema()) == "OBJECT"
-        names = entities.get_attr_names(intersection=not is_object)
-        schemas = OPERATORS["kd.schema.get_obj_schema"](entities) if is_object else None
-        columns = []
-        for name in names:
-            if is_object:
-                declared = _flags(OPERATORS["kd.core.maybe"](schemas, name))
-                attr = OPERATORS["kd.core.maybe"](entities, name)
-            else:
-                declared = None
-                attr = OPERATORS["kd.core.get_attr"](entities, name)
+        out = [{} for _ in range(n)]
+        for name, positions in _plait.declared_attrs(entities):
+            holders = entities if len(positions) == n else OPERATORS["kd.slices.take"](
+                entities, _plait.slice(positions, None))
+            attr = OPERATORS["kd.core.maybe" if is_object else "kd.core.get_attr"](holders, name)
             values = yield (attr, depth + 1)
             present = None if self.include_missing_attrs else _flags(attr)
-            columns.append((name, values, declared, present))
-        out = []
-        for j in range(n):
-            attrs = {name: values[j] for name, values, declared, present in columns
-                     if (declared is None or declared[j]) and (present is None or present[j])}
-            out.append(attrs if self.obj_as_dict else Obj(**attrs))
-        return out
+            for k, j in enumerate(positions):
+                if present is None or present[k]:
+                    out[j][name] = values[k]
+        return out if self.obj_as_dict else [Obj(**attrs) for attrs in out]
 
 
 def _items_key(flat):

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder};
 
+use super::attr_map::Holder;
 use super::{BagWriter, DataBag, Store};
 use crate::column::{MISSING_INDEX, ScalarRef, SliceBuilder, SliceData, Values};
 use crate::error::Result;
@@ -318,10 +319,12 @@ impl SparseItems {
 
     /// Whether an item of `allocation` is here.
     fn touches(&self, allocation: u64) -> bool {
-        if self.items.is_empty() {
-            return false;
-        }
-        let counts = self.per_allocation.get_or_init(|| {
+        !self.items.is_empty() && self.counts().contains_key(&allocation)
+    }
+
+    /// How many items each allocation has here (made on the first call).
+    fn counts(&self) -> &FastMap<u64, usize> {
+        self.per_allocation.get_or_init(|| {
             let mut counts = FastMap::default();
             for id in self.items.keys() {
                 if let Some(allocation) = id.allocation() {
@@ -329,8 +332,7 @@ impl SparseItems {
                 }
             }
             counts
-        });
-        counts.contains_key(&allocation)
+        })
     }
 
     /// The items of `allocation` here.
@@ -546,6 +548,31 @@ impl AttrStore {
     /// or as a patch over its column).
     pub(super) fn touches_sparsely(&self, allocation: u64) -> bool {
         self.patches.contains_key(&allocation) || self.sparse.touches(allocation)
+    }
+
+    /// Calls `f` once with each allocation that has items here and each
+    /// item without an allocation (a uuid) that is here: what
+    /// [`super::attr_map::AttrMap`] indexes names by.
+    pub(super) fn for_each_holder(&self, mut f: impl FnMut(Holder)) {
+        // Patches are over dense allocations: listed with them.
+        self.dense.keys().for_each(|&allocation| f(Holder::Allocation(allocation)));
+        if !self.sparse.is_empty() {
+            self.sparse.counts().keys().for_each(|&allocation| f(Holder::Allocation(allocation)));
+            self.sparse.keys().filter(|id| id.allocation().is_none()).for_each(|&id| f(Holder::Item(id)));
+        }
+    }
+
+    /// Whether items of `holder` are here (see [`Self::for_each_holder`]).
+    pub(super) fn holds(&self, holder: Holder) -> bool {
+        match holder {
+            Holder::Allocation(allocation) => self.touches_allocation(allocation),
+            Holder::Item(id) => self.sparse.get(&id).is_some(),
+        }
+    }
+
+    /// At least the number of calls [`Self::for_each_holder`] makes, in O(1).
+    pub(super) fn holders_bound(&self) -> usize {
+        self.dense.len() + self.sparse.len()
     }
 
     /// Whether an item of `allocation` has this attribute set here.
@@ -975,7 +1002,7 @@ impl BagWriter<'_> {
     /// when nothing of the allocation is stored for `attr` yet; false, with
     /// nothing written, otherwise.
     pub fn set_attr_column(&mut self, attr: &str, allocation: u64, data: &SliceData, set: Option<&BooleanBuffer>) -> bool {
-        let values = Arc::make_mut(self.store.attrs.entry(Arc::from(attr)).or_default());
+        let values = Arc::make_mut(self.store.attrs.values_mut(attr));
         if values.dense.contains_key(&allocation) || values.touches_sparsely(allocation) {
             return false;
         }

@@ -10,6 +10,7 @@
 //! (`kd.mutable_bag()`, `fork_bag`); an RwLock makes a mutable bag safe to
 //! share between threads (a reader sees a write entirely or not at all).
 
+mod attr_map;
 mod attr_store;
 mod dict_columns;
 pub mod dict_store;
@@ -20,6 +21,7 @@ pub mod text;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use attr_map::AttrMap;
 pub use attr_store::{AllocationColumn, AttrBlock, AttrStore, ItemTally, Lookup, Stored};
 use dict_columns::DictColumns;
 use dict_store::{DictRef, DictStore, KeyRef};
@@ -45,7 +47,7 @@ pub fn is_internal_attr(name: &str) -> bool {
 /// The contents of one bag (without its fallbacks).
 #[derive(Clone, Debug, Default)]
 struct Store {
-    attrs: HashMap<Arc<str>, Arc<AttrStore>, foldhash::fast::RandomState>,
+    attrs: AttrMap,
     lists: Arc<ListStore>,
     dicts: Arc<DictStore>,
 }
@@ -476,9 +478,9 @@ impl DataBag {
         let mut found = Vec::new();
         let layers = self.layers();
         for layer in &layers {
-            for (name, values) in &layer.attrs {
+            layer.attrs.for_each_candidate(id, |name, values| {
                 if &**name == SCHEMA_ATTR || decided.contains_key(&**name) {
-                    continue;
+                    return;
                 }
                 if let Some(value) = values.get_one(id) {
                     decided.insert(name, ());
@@ -486,10 +488,66 @@ impl DataBag {
                         found.push((name.to_string(), Stored::from_ref(value)));
                     }
                 }
-            }
+            });
         }
         found.sort_by(|a, b| a.0.cmp(&b.0));
         found
+    }
+
+    /// For each attribute that some of `ids` may have (here or in
+    /// fallbacks; `__schema__` and other internal ones too), the positions
+    /// of those ids, ascending; sorted by name. A superset: a position is
+    /// listed when its id's allocation has the attribute; read the values
+    /// to know. Walks over objects of many schemas (`kd.clone` of records
+    /// with differing keys) read each attribute only for the items that
+    /// may have it: the cost is what the ids and the bag hold, not their
+    /// product.
+    pub fn attrs_held_by(&self, ids: &[Option<ItemId>]) -> Vec<(Arc<str>, Vec<usize>)> {
+        // Positions by holder (runs of one allocation grouped without a
+        // lookup each).
+        let mut groups: Vec<(attr_map::Holder, Vec<usize>)> = Vec::new();
+        let mut group_of: HashMap<attr_map::Holder, usize, foldhash::fast::RandomState> = HashMap::default();
+        for (i, id) in ids.iter().enumerate() {
+            let Some(id) = id else { continue };
+            let holder = attr_map::Holder::of(*id);
+            let k = match groups.last() {
+                Some((last, _)) if *last == holder => groups.len() - 1,
+                _ => *group_of.entry(holder).or_insert_with(|| {
+                    groups.push((holder, Vec::new()));
+                    groups.len() - 1
+                }),
+            };
+            groups[k].1.push(i);
+        }
+        let mut by_name: HashMap<Arc<str>, Vec<usize>, foldhash::fast::RandomState> = HashMap::default();
+        for layer in self.layers() {
+            for (name, values) in &layer.attrs {
+                let mut positions: Vec<usize> = Vec::new();
+                if values.holders_bound() <= groups.len() {
+                    values.for_each_holder(|holder| {
+                        if let Some(&k) = group_of.get(&holder) {
+                            positions.extend(&groups[k].1);
+                        }
+                    });
+                } else {
+                    for (holder, group) in &groups {
+                        if values.holds(*holder) {
+                            positions.extend(group);
+                        }
+                    }
+                }
+                if !positions.is_empty() {
+                    by_name.entry(name.clone()).or_default().extend(positions);
+                }
+            }
+        }
+        let mut out: Vec<(Arc<str>, Vec<usize>)> = by_name.into_iter().collect();
+        for (_, positions) in &mut out {
+            positions.sort_unstable();
+            positions.dedup();
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
     }
 
     /// The names of the attributes any layer holds, of any item, sorted.
@@ -956,10 +1014,7 @@ impl Store {
     /// The values of `attr`, created empty when new (the name is copied
     /// only then: single writes into a known attribute allocate nothing).
     fn attr_mut(&mut self, attr: &str) -> &mut Arc<AttrStore> {
-        if !self.attrs.contains_key(attr) {
-            self.attrs.insert(Arc::from(attr), Arc::default());
-        }
-        self.attrs.get_mut(attr).expect("inserted above")
+        self.attrs.values_mut(attr)
     }
 }
 

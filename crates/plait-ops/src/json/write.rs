@@ -310,18 +310,16 @@ impl Writer<'_> {
         let schemas: Vec<Schema> = by_schema.keys().copied().collect();
         let ids: Vec<Option<ItemId>> = schemas.iter().map(|s| if let Schema::Struct(id) = s { Some(*id) } else { None }).collect();
         // Each schema's layout: the (attribute, schema) pairs it has, read
-        // one attribute at a time for all the schemas.
+        // one attribute at a time for the schemas that may have it.
         // (A schema that is not a struct, which kind_of refuses, keeps a
         // group of its own.)
         let mut layouts: Vec<Layout> = schemas.iter().map(|s| if s.is_struct() { Vec::new() } else { vec![(usize::MAX, *s)] }).collect();
-        for (k, name) in self.bag.all_attr_names().iter().enumerate() {
-            let column = self.bag.get_attr(name, &ids);
-            if column.present_count() == 0 {
-                continue;
-            }
-            for (j, layout) in layouts.iter_mut().enumerate() {
-                if let Some(ScalarRef::Schema(s)) = column.get(j) {
-                    layout.push((k, s));
+        for (k, (name, positions)) in self.bag.attrs_held_by(&ids).iter().enumerate() {
+            let asked: Vec<Option<ItemId>> = positions.iter().map(|&j| ids[j]).collect();
+            let column = self.bag.get_attr(name, &asked);
+            for (p, &j) in positions.iter().enumerate() {
+                if let Some(ScalarRef::Schema(s)) = column.get(p) {
+                    layouts[j].push((k, s));
                 }
             }
         }

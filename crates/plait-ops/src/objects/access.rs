@@ -449,21 +449,53 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
     let mut distinct = schema_ids.clone();
     distinct.sort();
     distinct.dedup();
-    let mut result: Option<Vec<String>> = None;
+    // Sets, so that thousands of schemas of differing names cost what they
+    // hold (sorted: the result is).
+    let mut result: Option<std::collections::BTreeSet<String>> = None;
     for s in distinct {
-        let names: Vec<String> = bag.attr_names(s).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect();
+        let names = bag.attr_names(s).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n));
         result = Some(match result {
-            None => names,
-            Some(acc) if intersection => acc.into_iter().filter(|n| names.contains(n)).collect(),
+            None => names.collect(),
+            Some(acc) if intersection => {
+                let names: std::collections::BTreeSet<String> = names.collect();
+                acc.intersection(&names).cloned().collect()
+            }
             Some(mut acc) => {
                 acc.extend(names);
-                acc.sort();
-                acc.dedup();
                 acc
             }
         });
     }
-    Ok(result.unwrap_or_default())
+    Ok(result.unwrap_or_default().into_iter().collect())
+}
+
+/// For each attribute the schemas of `x`'s items declare (a 1-D slice of
+/// entities or objects), the positions of the items whose schema declares
+/// it; sorted by name. Converting objects of many differing schemas
+/// (`to_py` of records with differing keys) reads each attribute only
+/// where it is declared, not everywhere.
+pub fn declared_attrs(x: &DataSlice) -> Result<Vec<(String, Vec<usize>)>> {
+    let context = "kd.core.get_attr_names";
+    let Some(bag) = x.bag() else { return Err(Error::value(context, "cannot get available attributes without a DataBag")) };
+    let ids = ids_of(x);
+    let schemas: Vec<Option<ItemId>> = match x.schema() {
+        Schema::Struct(s) => ids.iter().map(|id| id.map(|_| s)).collect(),
+        Schema::Object => object_schemas(bag, &ids, context)?,
+        _ => return Ok(Vec::new()),
+    };
+    let mut out = Vec::new();
+    for (name, positions) in bag.attrs_held_by(&schemas) {
+        if plait_core::bag::is_internal_attr(&name) {
+            continue;
+        }
+        let asked: Vec<Option<ItemId>> = positions.iter().map(|&i| schemas[i]).collect();
+        let declared = bag.get_attr(&name, &asked);
+        let positions: Vec<usize> = positions.iter().enumerate().filter(|&(k, _)| declared.get(k).is_some()).map(|(_, &i)| i).collect();
+        if !positions.is_empty() {
+            out.push((name.to_string(), positions));
+        }
+    }
+    Ok(out)
 }
 
 /// `kd.core.get_attr_names(x, intersection)`: [`attr_names`] as a 1-D

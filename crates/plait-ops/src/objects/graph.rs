@@ -288,14 +288,16 @@ impl<'a> Walk<'a> {
         if let Some(to) = only_set(&to, &unset) {
             self.out.fill(|w| w.set_attr(SCHEMA_ATTR, &to, &schemas_data(written)));
         }
-        let names = self.src.all_attr_names();
-        self.copy_schemas(&names, &schema_from, &schema_to);
+        // The schemas' attributes, each with the objects whose schemas may
+        // have it (objects of differing schemas read only their own).
+        let held = self.src.attrs_held_by(&schema_from);
+        self.copy_schemas(&schema_from, &schema_to);
         // Lists and dicts: a schema at a time.
         let mut containers: HashMap<ItemId, Vec<(ItemId, ItemId)>> = HashMap::new();
-        for attr in [LIST_ITEMS_ATTR, DICT_KEYS_ATTR].into_iter().filter(|a| names.iter().any(|n| n == a)) {
-            let held = self.src.get_attr(attr, &schema_from);
-            for i in 0..items.len() {
-                if let (Some(_), Some(s)) = (held.get(i), schema_from[i]) {
+        for (attr, positions) in held.iter().filter(|(name, _)| [LIST_ITEMS_ATTR, DICT_KEYS_ATTR].contains(&&**name)) {
+            let found = self.src.get_attr(attr, &picked(&schema_from, positions));
+            for (k, &i) in positions.iter().enumerate() {
+                if let (Some(_), Some(s)) = (found.get(k), schema_from[i]) {
                     containers.entry(s).or_default().push(items[i]);
                     schema_from[i] = None;
                 }
@@ -304,16 +306,16 @@ impl<'a> Walk<'a> {
         for (s, group) in containers {
             self.visit_struct(s, group)?;
         }
-        for name in names.iter().filter(|n| !plait_core::bag::is_internal_attr(n)) {
+        for (name, positions) in held.iter().filter(|(n, _)| !plait_core::bag::is_internal_attr(n)) {
             // The attribute's schema per object (missing where its schema
             // has no such attribute).
-            let attr_schemas = self.src.get_attr(name, &schema_from);
+            let attr_schemas = self.src.get_attr(name, &picked(&schema_from, positions));
             if attr_schemas.present_count() == 0 {
                 continue;
             }
-            let has = |i: usize| attr_schemas.get(i).is_some();
-            let keys: Vec<Option<ItemId>> = items.iter().enumerate().map(|(i, &(f, _))| has(i).then_some(f)).collect();
-            let to: Vec<Option<ItemId>> = items.iter().enumerate().map(|(i, &(_, t))| has(i).then_some(t)).collect();
+            let has = |k: usize| attr_schemas.get(k).is_some();
+            let keys: Vec<Option<ItemId>> = positions.iter().enumerate().map(|(k, &i)| has(k).then_some(items[i].0)).collect();
+            let to: Vec<Option<ItemId>> = positions.iter().enumerate().map(|(k, &i)| has(k).then_some(items[i].1)).collect();
             let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, &keys);
             self.discover_by_schema(&attr_schemas, &values);
             if let Some(to) = only_set(&to, &unset) {
@@ -325,9 +327,9 @@ impl<'a> Walk<'a> {
     }
 
     /// Copies the attributes of struct schemas `from[i]` as those of `to[i]`
-    /// (each copy once), reading each of the bag's attributes `names` for
-    /// all of them at once.
-    fn copy_schemas(&mut self, names: &[String], from: &[Option<ItemId>], to: &[Option<ItemId>]) {
+    /// (each copy once), reading each attribute for all the schemas that
+    /// may have it at once.
+    fn copy_schemas(&mut self, from: &[Option<ItemId>], to: &[Option<ItemId>]) {
         let mut pending: (Vec<Option<ItemId>>, Vec<Option<ItemId>>) = (Vec::new(), Vec::new());
         for (f, t) in from.iter().zip(to) {
             if let (Some(f), Some(t)) = (f, t) {
@@ -341,7 +343,8 @@ impl<'a> Walk<'a> {
         if from.is_empty() {
             return;
         }
-        for name in names.iter().filter(|n| n.as_str() != SCHEMA_ATTR) {
+        for (name, positions) in self.src.attrs_held_by(&from).iter().filter(|(n, _)| &**n != SCHEMA_ATTR) {
+            let (from, to) = (picked(&from, positions), picked(&to, positions));
             let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, &from);
             let Some(to) = only_set(&to, &unset) else { continue };
             self.copy_schema_attr(name, &to, &values);
@@ -506,6 +509,14 @@ pub(super) fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
 
 /// `to` without the positions in `unset` (what no layer of the source
 /// sets stays unset in the copy); `None` when nothing is left to write.
+/// `ids` at `positions` (borrowed when they are all of them).
+fn picked<'t>(ids: &'t [Option<ItemId>], positions: &[usize]) -> std::borrow::Cow<'t, [Option<ItemId>]> {
+    if positions.len() == ids.len() {
+        return std::borrow::Cow::Borrowed(ids);
+    }
+    std::borrow::Cow::Owned(positions.iter().map(|&i| ids[i]).collect())
+}
+
 fn only_set<'t>(to: &'t [Option<ItemId>], unset: &[usize]) -> Option<std::borrow::Cow<'t, [Option<ItemId>]>> {
     if unset.is_empty() {
         return (!to.is_empty()).then_some(std::borrow::Cow::Borrowed(to));

@@ -1,0 +1,205 @@
+//! The attributes of one layer of a bag, by name, and which of them an item
+//! may have.
+//!
+//! Values are stored a column per attribute name, which makes reading one
+//! attribute of many items fast; "which attributes does this item have"
+//! (a schema's attribute names, read for every schema by `kd.clone`,
+//! `to_py` and reprs) asks every attribute instead. A layer holding
+//! thousands of names (records with differing keys, one schema each) made
+//! that quadratic. Such a layer builds an index from each allocation (or
+//! uuid item) to the names whose values hold it, once it has spent as much
+//! on scanning as building costs (so a mutable bag written between
+//! questions never pays more than twice what scanning would); any change
+//! of the layer drops the index.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use super::attr_store::AttrStore;
+use crate::itemid::ItemId;
+
+type FastHash = foldhash::fast::RandomState;
+
+/// Layers with at most this many names are always scanned.
+const SCAN_ALWAYS: usize = 32;
+
+/// What the index keys names by: an item's allocation, or the item itself
+/// when it has none (a uuid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Holder {
+    Allocation(u64),
+    Item(ItemId),
+}
+
+impl Holder {
+    pub(super) fn of(id: ItemId) -> Holder {
+        id.allocation().map_or(Holder::Item(id), Holder::Allocation)
+    }
+}
+
+/// One layer's attribute values by name (reads through `Deref`; every
+/// change goes through a method here, which drops the index).
+#[derive(Debug, Default)]
+pub(super) struct AttrMap {
+    by_name: HashMap<Arc<str>, Arc<AttrStore>, FastHash>,
+    /// For each holder, the names whose values hold items of it.
+    by_holder: OnceLock<HashMap<Holder, Vec<Arc<str>>, FastHash>>,
+    /// What building the index costs, at most (computed once per change).
+    build_cost: OnceLock<usize>,
+    /// Names scanned since the last change.
+    scanned: AtomicUsize,
+}
+
+impl Clone for AttrMap {
+    fn clone(&self) -> AttrMap {
+        AttrMap {
+            by_name: self.by_name.clone(),
+            by_holder: self.by_holder.clone(),
+            build_cost: self.build_cost.clone(),
+            scanned: AtomicUsize::new(self.scanned.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl std::ops::Deref for AttrMap {
+    type Target = HashMap<Arc<str>, Arc<AttrStore>, FastHash>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.by_name
+    }
+}
+
+impl<'a> IntoIterator for &'a AttrMap {
+    type Item = (&'a Arc<str>, &'a Arc<AttrStore>);
+    type IntoIter = std::collections::hash_map::Iter<'a, Arc<str>, Arc<AttrStore>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.by_name.iter()
+    }
+}
+
+impl AttrMap {
+    /// The values of `name`, for changing them (created empty when new; the
+    /// name is copied only then).
+    pub(super) fn values_mut(&mut self, name: &str) -> &mut Arc<AttrStore> {
+        self.changed();
+        if !self.by_name.contains_key(name) {
+            self.by_name.insert(Arc::from(name), Arc::default());
+        }
+        self.by_name.get_mut(name).expect("inserted above")
+    }
+
+    /// The values of `name` if there are any, for changing them.
+    pub(super) fn get_mut(&mut self, name: &str) -> Option<&mut Arc<AttrStore>> {
+        self.changed();
+        self.by_name.get_mut(name)
+    }
+
+    pub(super) fn insert(&mut self, name: Arc<str>, values: Arc<AttrStore>) {
+        self.changed();
+        self.by_name.insert(name, values);
+    }
+
+    fn changed(&mut self) {
+        if self.by_holder.get().is_some() || self.build_cost.get().is_some() {
+            self.by_holder = OnceLock::new();
+            self.build_cost = OnceLock::new();
+        }
+        *self.scanned.get_mut() = 0;
+    }
+
+    /// Calls `f` with each attribute whose values may hold `id` (all of them,
+    /// or those the index lists for it): a superset of those that do.
+    pub(super) fn for_each_candidate<'a>(&'a self, id: ItemId, mut f: impl FnMut(&'a Arc<str>, &'a AttrStore)) {
+        if let Some(index) = self.index() {
+            for name in index.get(&Holder::of(id)).into_iter().flatten() {
+                let (name, values) = self.by_name.get_key_value(name).expect("the index lists names of the map");
+                f(name, values);
+            }
+            return;
+        }
+        self.by_name.iter().for_each(|(name, values)| f(name, values));
+    }
+
+    /// The index, when there is one or it is time to build it (see the
+    /// module docs); `None` means: scan.
+    fn index(&self) -> Option<&HashMap<Holder, Vec<Arc<str>>, FastHash>> {
+        if self.by_name.len() <= SCAN_ALWAYS {
+            return None;
+        }
+        if let Some(index) = self.by_holder.get() {
+            return Some(index);
+        }
+        let spent = self.scanned.fetch_add(self.by_name.len(), Ordering::Relaxed) + self.by_name.len();
+        let cost = *self.build_cost.get_or_init(|| self.by_name.values().map(|v| v.holders_bound()).sum());
+        (spent >= cost).then(|| self.by_holder.get_or_init(|| self.build_index()))
+    }
+
+    fn build_index(&self) -> HashMap<Holder, Vec<Arc<str>>, FastHash> {
+        let mut index: HashMap<Holder, Vec<Arc<str>>, FastHash> = HashMap::default();
+        for (name, values) in &self.by_name {
+            values.for_each_holder(|holder| index.entry(holder).or_default().push(name.clone()));
+        }
+        index
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::bag::DataBag;
+    use crate::column::{ScalarRef, SliceBuilder, SliceData};
+    use crate::itemid::{ItemId, ItemKind, allocate};
+
+    fn int(v: i32) -> SliceData {
+        let mut b = SliceBuilder::new();
+        b.push(Some(ScalarRef::Int32(v)));
+        b.finish()
+    }
+
+    #[test]
+    fn the_names_of_an_item_are_the_same_before_and_after_the_index_and_after_changes() {
+        // Many items, each with its own names (records with differing
+        // keys), some allocated one by one, some uuids.
+        let bag = DataBag::new_mutable();
+        let mut items: Vec<(ItemId, Vec<String>)> = Vec::new();
+        for k in 0..200 {
+            let id = if k % 3 == 0 { ItemId::uuid(ItemKind::Object, 1000 + k as u128) } else { allocate(ItemKind::Object, 1).1[0] };
+            let names = vec![format!("own{k}"), "shared".to_string()];
+            for name in &names {
+                bag.set_attr("op", name, &[Some(id)], &int(k)).unwrap();
+            }
+            items.push((id, names));
+        }
+        let expect = |names: &[String]| {
+            let mut names = names.to_vec();
+            names.sort();
+            names
+        };
+        // Enough questions to build the index, then more through it.
+        for _ in 0..3 {
+            for (id, names) in &items {
+                assert_eq!(bag.attr_names(*id), expect(names));
+            }
+        }
+        assert!(bag.read().attrs.by_holder.get().is_some(), "the index was built");
+        // A change drops it; the new name is found by the scan and by the
+        // rebuilt index alike.
+        let (id, names) = &mut items[7];
+        bag.set_attr("op", "late", &[Some(*id)], &int(1)).unwrap();
+        names.push("late".to_string());
+        assert!(bag.read().attrs.by_holder.get().is_none());
+        for _ in 0..3 {
+            for (id, names) in &items {
+                assert_eq!(bag.attr_names(*id), expect(names));
+            }
+        }
+        // Set to missing: still held by the store, not listed.
+        let (id, names) = &mut items[8];
+        bag.set_attr("op", "shared", &[Some(*id)], &SliceData::missing(1)).unwrap();
+        names.retain(|n| n != "shared");
+        for (id, names) in &items {
+            assert_eq!(bag.attr_names(*id), expect(names));
+        }
+    }
+}
