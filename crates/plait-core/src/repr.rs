@@ -147,7 +147,24 @@ pub fn format_float(x: f64, sci: String) -> String {
 
 /// Koda's text of an f32.
 pub fn format_f32(x: f32) -> String {
-    format_float(x as f64, format!("{x:e}"))
+    format_float(x as f64, shortest_f32(x))
+}
+
+/// The shortest scientific form of `x` that reads back as `x` and, where
+/// two such forms are equally near `x`, the one whose last digit is even
+/// (as Koda and numpy print 131072.125f32: `131072.12`; Rust's `{:e}` gives
+/// `131072.13`). A form ending in an odd digit may be such a tie: `x`'s
+/// exact value (an f32 is exact as an f64) rounded half-even to as many
+/// digits is the even one where it reads back as `x`.
+fn shortest_f32(x: f32) -> String {
+    let sci = format!("{x:e}");
+    let mantissa = sci.split_once('e').map_or(sci.as_str(), |(m, _)| m);
+    if !x.is_finite() || mantissa.bytes().last().is_none_or(|d| (d - b'0') % 2 == 0) {
+        return sci;
+    }
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    let even = format!("{:.*e}", digits.saturating_sub(1), x as f64);
+    if even.parse::<f32>() == Ok(x) { even } else { sci }
 }
 
 /// Koda's text of an f64.
@@ -526,7 +543,13 @@ mod tests {
 
     #[test]
     fn floats_print_like_koda() {
-        let cases: [(f32, &str); 10] = [
+        let cases: [(f32, &str); 14] = [
+            // Two shortest forms equally near: the even last digit (the
+            // values are exact f32s, written as f64s to say so).
+            (131072.125_f64 as f32, "131072.12"),
+            (131072.375_f64 as f32, "131072.38"),
+            (131072.625_f64 as f32, "131072.62"),
+            (-131072.875_f64 as f32, "-131072.88"),
             (0.1, "0.1"),
             (1e20, "100000000000000000000.0"),
             (1e21, "1e21"),

@@ -114,15 +114,49 @@ fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> 
     match promote(op, &args, TypeClass::Primitive) {
         Ok(promotion) => compare_prepared(&prepare_as(op, &args, promotion)?, relation),
         Err(_) => {
-            // Mixed or unrelated types: compare item by item.
             let aligned = align(op, &[x, y])?;
             let (a, b) = (&aligned[0], &aligned[1]);
+            if let Some(same) = equal_columns(a.data(), b.data()) {
+                // Both present, and equal or not as `relation` wants.
+                let both = &a.data().present_bits() & &b.data().present_bits();
+                let (when_equal, when_not) = (relation(Some(Ordering::Equal)), relation(Some(Ordering::Less)));
+                let bits = match (when_equal, when_not) {
+                    (true, true) => both,
+                    (true, false) => &both & &same,
+                    (false, true) => &both & &!&same,
+                    (false, false) => BooleanBuffer::new_unset(a.size()),
+                };
+                return mask_from_bits(a.shape(), bits);
+            }
+            // Mixed or unrelated types: compare item by item.
             mask_where(a.shape(), a.size(), |i| match (a.get(i), b.get(i)) {
                 (Some(u), Some(v)) => relation(order(u, v)),
                 _ => false,
             })
         }
     }
+}
+
+/// Where `a` and `b` (of one length) hold ids, text or bytes, each in one
+/// column of one type: whether each pair of values is equal, column against
+/// column (entities compared with entities, `ids == ids`); `None` for
+/// anything else (numbers are promoted before this; mixed OBJECT data is
+/// compared item by item). Missing slots compare whatever they hold.
+fn equal_columns(a: &plait_core::SliceData, b: &plait_core::SliceData) -> Option<BooleanBuffer> {
+    let ([ca], [cb]) = (a.columns(), b.columns()) else { return None };
+    let n = a.len();
+    Some(match (&ca.values, &cb.values) {
+        (Values::ItemId(x), Values::ItemId(y)) => {
+            if let (Some(u), Some(v)) = (x.as_run(), y.as_run()) {
+                // Two runs of fresh ids: equal everywhere or nowhere.
+                return Some(if u == v { BooleanBuffer::new_set(n) } else { BooleanBuffer::new_unset(n) });
+            }
+            let (x, y) = (x.bits(), y.bits());
+            BooleanBuffer::collect_bool(n, |i| x[i] == y[i])
+        }
+        (Values::String(x), Values::String(y)) | (Values::Bytes(x), Values::Bytes(y)) => BooleanBuffer::collect_bool(n, |i| x.value(i) == y.value(i)),
+        _ => return None,
+    })
 }
 
 /// Present where `x == y`.

@@ -184,6 +184,12 @@ impl PyDataSlice {
         self.inner.is_item()
     }
 
+    /// Whether `to_py` of this slice is [`Self::to_py`] (no lists, dicts,
+    /// entities or objects to walk): the Python `to_py` asks first.
+    fn _converts_natively(&self) -> bool {
+        !matches!(self.inner.schema(), Schema::Object | Schema::Struct(_)) || self.inner.bag().is_none()
+    }
+
     /// Nested Python lists of Python values.
     fn to_py(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         to_py(py, &self.inner)
@@ -323,14 +329,34 @@ impl PyDataItem {
 
     /// `int(x)`: Python's `int` of the item's value (`int(kd.item('3'))` is 3).
     fn __int__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        let value = slf.call_method0("to_py")?;
+        let value = Self::python_value(slf)?;
         Ok(slf.py().get_type::<pyo3::types::PyInt>().call1((value,))?.unbind())
     }
 
     /// `float(x)`: Python's `float` of the item's value.
     fn __float__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        let value = slf.call_method0("to_py")?;
+        let value = Self::python_value(slf)?;
         Ok(slf.py().get_type::<pyo3::types::PyFloat>().call1((value,))?.unbind())
+    }
+}
+
+impl PyDataItem {
+    /// The item's `to_py()`: a number, text or bytes directly; anything
+    /// else (entities, lists, ...) through the full conversion.
+    fn python_value(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        match slf.as_super().get().inner.get(0) {
+            value @ (None
+            | Some(
+                ScalarRef::Int32(_)
+                | ScalarRef::Int64(_)
+                | ScalarRef::Float32(_)
+                | ScalarRef::Float64(_)
+                | ScalarRef::Boolean(_)
+                | ScalarRef::String(_)
+                | ScalarRef::Bytes(_),
+            )) => crate::unboxing::item_to_py(slf.py(), value),
+            _ => Ok(slf.call_method0("to_py")?.unbind()),
+        }
     }
 }
 

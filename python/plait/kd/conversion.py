@@ -40,14 +40,6 @@ class Obj:
         return isinstance(other, Obj) and self.__dict__ == other.__dict__
 
 
-def _holds_ids(ds):
-    schema = str(ds.get_schema())
-    return schema == "OBJECT" or schema not in _PRIMITIVE_NAMES
-
-
-_PRIMITIVE_NAMES = {"INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "MASK", "BYTES", "STRING", "SCHEMA", "ITEMID", "NONE", "EXPR"}
-
-
 def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
     """Returns the contents of `ds` as Python values (as `kd.to_py`).
 
@@ -70,7 +62,7 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
       >>> kd.to_py(x, obj_as_dict=True, include_missing_attrs=False)
       [{'a': 1}, {}]
     """
-    if not _holds_ids(ds) or ds._bag() is None:
+    if ds._converts_natively():
         return _native_to_py(ds)
     ndim = ds.get_ndim().to_py()
     flat = ds.flatten() if ndim != 1 else ds
@@ -148,7 +140,7 @@ class _Converter:
     def convert(self, flat, depth):
         """The items of 1-D slice `flat` as a Python list (a generator, see `run`)."""
         n = flat.get_size().to_py()
-        if not _holds_ids(flat) or flat._bag() is None:
+        if flat._converts_natively():
             return _as_list(_native_to_py(flat), n)
         if 0 <= self.max_depth <= depth:
             return _leaves(flat)  # too deep: structured items stay DataItems (as in Koda)

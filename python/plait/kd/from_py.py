@@ -203,12 +203,11 @@ class _Converter:
             for v in values:  # each must be a DataItem
                 if isinstance(v, types.DataSlice):
                     _kind(v)
-        if kinds == {"item"}:
-            stacked = OPERATORS["kd.slices.stack"](*[v if v is not None else _plait.slice(None, None) for v in values])
-            return stacked
-        if kinds == {"primitive", "item"}:
-            # Primitives and DataItems: their common schema, as kd.slice.
+        if "item" in kinds and kinds <= {"primitive", "item"}:
+            # DataItems (and primitives): their common schema, as kd.slice.
             try:
+                if kinds == {"item"}:
+                    return OPERATORS["kd.slices.stack"](*[v if v is not None else _plait.slice(None, None) for v in values])
                 return _plait.slice(values, None)
             except ValueError as error:
                 raise ValueError(f"could not parse list of primitives / data items: {_without_context(error)}") from None

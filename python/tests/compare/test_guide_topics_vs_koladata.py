@@ -167,6 +167,16 @@ PROGRAMS = {
                                                              schema=kd.list_schema(kd.list_schema(kd.INT32))),
     "map_py returning lists": lambda kd: kd.map_py(lambda x: kd.implode(x[:] + 1), kd.slice([kd.list([1, 2]), kd.list([3])]),
                                                    schema=kd.list_schema(kd.INT32))[:],
+    # map_py infers the schema of what fn returns (DataItems, entities, lists)
+    "map_py of entity attributes": lambda kd: kd.map_py(lambda e: e.a + 1, kd.new(a=kd.slice([1, 2, 3]))),
+    "map_py returning entities": lambda kd: kd.map_py(lambda e: e, kd.new(a=kd.slice([1, 2]))),
+    "map_py returning int64 items": lambda kd: kd.map_py(lambda v: kd.int64(v), kd.slice([1, 2])),
+    "map_py returning an item and a float": lambda kd: kd.map_py(lambda v: kd.item(v) if v == 1 else 2.5, kd.slice([1, 2])),
+    "map_py returning Python lists": lambda kd: kd.map_py(lambda v: [v, v], kd.slice([1, 2])),
+    "map_py returning Python dicts": lambda kd: kd.map_py(lambda v: {"a": v}, kd.slice([1, 2])),
+    "map_py returning missing items": lambda kd: kd.map_py(lambda v: kd.item(None), kd.slice([1, 2])),
+    "map_py returning entities and objects": lambda kd: kd.map_py(
+        lambda v: kd.new(a=v) if v == 1 else kd.obj(b=1), kd.slice([1, 2])),
     # computed primitives carry no bag, OBJECT ones included
     "agg_sum of object numbers": lambda kd: kd.agg_sum(kd.slice([[1, 2], [3]], schema=kd.OBJECT).with_bag(kd.bag())),
     "add of object numbers": lambda kd: kd.slice([1, 2], schema=kd.OBJECT).with_bag(kd.bag()) + 1,

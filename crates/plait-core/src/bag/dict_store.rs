@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use super::Stored;
 use super::dict_columns::DictColumns;
-use crate::column::ScalarRef;
+use crate::column::{ScalarRef, SliceBuilder, SliceData};
 use crate::itemid::ItemId;
 
 type FastHash = foldhash::fast::RandomState;
@@ -349,6 +349,71 @@ impl DictStore {
             }
         }
         Arc::make_mut(self.sparse.entry(id).or_default())
+    }
+
+    /// Sets `keys[j]` of dict `ids[j]` to `values[j]` by building the
+    /// columns of their block again, when they are dicts of one block of
+    /// columns and touch at least an eighth of its rows (every dict of a
+    /// forked bag updated at once): one pass over the block instead of a
+    /// table of its own for each dict changed. False, with nothing changed,
+    /// otherwise.
+    pub fn set_entries_of_block(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) -> bool {
+        let Some(allocation) = ids.iter().flatten().next().and_then(|id| id.allocation()) else { return false };
+        let Some(block) = self.dense.get(&allocation) else { return false };
+        let rows = block.columns.len();
+        let mut written = vec![0i64; rows];
+        for id in ids.iter().flatten() {
+            match (id.allocation() == Some(allocation)).then_some(id.offset() as usize) {
+                Some(row) if row < rows => written[row] += 1,
+                _ => return false,
+            }
+        }
+        let writes: usize = written.iter().map(|&n| n as usize).sum();
+        let shadowed = !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation));
+        if writes.saturating_mul(8) < rows || shadowed {
+            return false;
+        }
+        // The writes of each row, in order (a counting sort by row).
+        let mut start = vec![0usize; rows + 1];
+        for row in 0..rows {
+            start[row + 1] = start[row] + written[row] as usize;
+        }
+        let mut order = vec![0usize; writes];
+        let mut next = start.clone();
+        for (j, id) in ids.iter().enumerate() {
+            if let Some(id) = id {
+                let row = id.offset() as usize;
+                order[next[row]] = j;
+                next[row] += 1;
+            }
+        }
+        // Each row: its entries, then its writes (a key set again keeps
+        // its place and takes the new value, as the columns are built).
+        let mut sizes = Vec::with_capacity(rows);
+        let mut new_keys = SliceBuilder::new();
+        let mut new_values = SliceBuilder::new();
+        for row in 0..rows {
+            let dict = match block.changed.get(&(row as u64)) {
+                Some(changed) => DictRef::Map(changed),
+                None => DictRef::Row(&block.columns, row),
+            };
+            let mut size = 0i64;
+            for (k, v) in dict.entries() {
+                new_keys.push(Some(k));
+                new_values.push(v);
+                size += 1;
+            }
+            for &j in &order[start[row]..start[row + 1]] {
+                new_keys.push(keys.get(j));
+                new_values.push(values.get(j));
+                size += 1;
+            }
+            sizes.push(size);
+        }
+        let Ok(edge) = crate::shape::Edge::from_sizes(&sizes) else { return false };
+        let Some(columns) = DictColumns::build(&edge, &new_keys.finish(), &new_values.finish()) else { return false };
+        self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
+        true
     }
 
     /// The dicts of `allocation` when they are stored as columns, none

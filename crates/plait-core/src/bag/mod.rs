@@ -875,6 +875,10 @@ impl DataBag {
     /// The number of entries of each dict (`None` for a missing id).
     pub fn dict_sizes(&self, ids: &[Option<ItemId>]) -> Vec<Option<usize>> {
         let layers = self.layers();
+        if let [layer] = &layers[..] {
+            // One layer: each dict's size as it is stored (no list of layers per dict).
+            return ids.iter().map(|id| Some(layer.dicts.get((*id)?).map_or(0, |d| d.len()))).collect();
+        }
         ids.iter()
             .map(|id| {
                 let dicts = dict_layers(&layers, (*id)?);
@@ -976,6 +980,9 @@ impl Store {
 
     fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
         let dicts = Arc::make_mut(&mut self.dicts);
+        if dicts.set_entries_of_block(ids, keys, values) {
+            return;
+        }
         let mut i = 0;
         while i < ids.len() {
             // A run of entries for one dict: room is made once.
@@ -1350,6 +1357,50 @@ mod tests {
         // A bag nothing can change is its own copy.
         let frozen = below.fork(false);
         assert!(frozen.detached_copy() == frozen);
+    }
+
+    #[test]
+    fn updating_many_dicts_of_a_block_at_once_keeps_what_one_at_a_time_gives() {
+        // 40 dicts made together (a block of columns), some of them changed
+        // one by one first; then every dict written at once.
+        let (_, ids) = allocate(ItemKind::Dict, 40);
+        let ids: Vec<Option<ItemId>> = ids.into_iter().map(Some).collect();
+        let sizes: Vec<i64> = (0..40).map(|i| i % 4).collect();
+        let edge = Edge::from_sizes(&sizes).unwrap();
+        let keys = ints(&(0..edge.child_size()).map(|k| Some(k as i32 % 3)).collect::<Vec<_>>());
+        let values = ints(&(0..edge.child_size()).map(|k| Some(k as i32)).collect::<Vec<_>>());
+        let base = DataBag::new_mutable();
+        base.fill(|w| w.set_dicts(&ids, &edge, &keys, &values));
+        base.set_dict_entries("op", &ids[3..4], &ints(&[Some(7)]), &ints(&[Some(70)])).unwrap();
+        // Writes: a key each dict may have, a new one, a missing key, a
+        // missing value, and one dict written twice.
+        let mut owners = Vec::new();
+        let (mut k, mut v) = (Vec::new(), Vec::new());
+        for (i, id) in ids.iter().enumerate() {
+            owners.push(*id);
+            k.push(Some(i as i32 % 5));
+            v.push(if i % 7 == 0 { None } else { Some(100 + i as i32) });
+        }
+        owners.extend([ids[5], ids[6]]);
+        k.extend([Some(1), None]);
+        v.extend([Some(-1), Some(-2)]);
+        let (k, v) = (ints(&k), ints(&v));
+        let at_once = base.fork(true);
+        at_once.set_dict_entries("op", &owners, &k, &v).unwrap();
+        let one_by_one = base.fork(true);
+        for j in 0..owners.len() {
+            one_by_one.set_dict_entries("op", &owners[j..j + 1], &k.take(&[j]), &v.take(&[j])).unwrap();
+        }
+        let entries = |bag: &DataBag| {
+            let (edge, keys, values) = bag.dict_entries(&ids).unwrap();
+            let rows: Vec<Vec<(Option<Stored>, Option<Stored>)>> = (0..ids.len())
+                .map(|i| edge.child_range(i).map(|e| (keys.get(e).map(Stored::from_ref), values.get(e).map(Stored::from_ref))).collect())
+                .collect();
+            rows
+        };
+        assert_eq!(entries(&at_once), entries(&one_by_one));
+        // The bag forked from is unchanged.
+        assert_eq!(base.dict_sizes(&ids[..2]), vec![Some(0), Some(1)]);
     }
 
     #[test]

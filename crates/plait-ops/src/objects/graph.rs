@@ -734,8 +734,17 @@ fn stub_items(x: &DataSlice) -> Result<DataSlice> {
     let Some(src) = x.bag() else {
         return Ok(x.clone().with_bag(Some(out)));
     };
+    // Entities keep nothing: their stub is the bare ids.
+    if let Schema::Struct(s) = x.schema() {
+        if attr_schema(src, s, LIST_ITEMS_ATTR).is_none() && attr_schema(src, s, DICT_KEYS_ATTR).is_none() {
+            return Ok(x.clone().with_bag(Some(out)));
+        }
+    }
+    // List items met once are not stubbed again (lists may hold
+    // themselves). The top items need no such set: writing an item twice
+    // writes the same.
     let mut seen = HashSet::new();
-    let top: Vec<ItemId> = ids_of(x).into_iter().flatten().filter(|id| seen.insert(*id)).collect();
+    let top: Vec<ItemId> = ids_of(x).into_iter().flatten().collect();
     let mut queue = VecDeque::from([(x.schema(), top)]);
     while let Some((schema, ids)) = queue.pop_front() {
         let keys: Vec<Option<ItemId>> = ids.iter().map(|&id| Some(id)).collect();
@@ -744,9 +753,20 @@ fn stub_items(x: &DataSlice) -> Result<DataSlice> {
             Schema::Object => {
                 let schemas = src.get_attr(SCHEMA_ATTR, &keys);
                 out.fill(|w| w.set_attr(SCHEMA_ATTR, &keys, &schemas));
+                // Only lists and dicts need more: which objects are those is
+                // read for all their schemas at once (each object made by
+                // `kd.obj` has a schema of its own).
+                let schema_ids: Vec<Option<ItemId>> = (0..keys.len())
+                    .map(|i| match schemas.get(i) {
+                        Some(ScalarRef::Schema(Schema::Struct(s))) => Some(s),
+                        _ => None,
+                    })
+                    .collect();
+                let lists = src.get_attr(LIST_ITEMS_ATTR, &schema_ids);
+                let dicts = src.get_attr(DICT_KEYS_ATTR, &schema_ids);
                 let mut by_schema: HashMap<ItemId, Vec<Option<ItemId>>> = HashMap::new();
                 for (i, id) in keys.iter().enumerate() {
-                    if let Some(ScalarRef::Schema(Schema::Struct(s))) = schemas.get(i) {
+                    if let (Some(s), true) = (schema_ids[i], lists.get(i).is_some() || dicts.get(i).is_some()) {
                         by_schema.entry(s).or_default().push(*id);
                     }
                 }

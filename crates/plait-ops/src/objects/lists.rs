@@ -8,6 +8,8 @@
 //! the same item schema) whose `__items__` attribute is the item schema,
 //! printed `LIST[INT32]`.
 
+use std::collections::HashMap;
+
 use plait_core::bag::text::LIST_ITEMS_ATTR;
 use plait_core::cast::cast_to;
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
@@ -365,8 +367,11 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     let values = fit_to(op, "list items", x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
     let bag = list_bag(op, x, "set List items")?;
     let ids = ids_of(lists);
-    // Each distinct list is read once, changed, and written back whole.
-    let mut changed: Vec<(ItemId, Vec<Option<plait_core::bag::Stored>>)> = Vec::new();
+    // The distinct lists are read at once, their items changed by one
+    // gather (items, then the values over them), and written back at once.
+    let mut distinct: Vec<Option<ItemId>> = Vec::new();
+    let mut row_of: HashMap<ItemId, usize> = HashMap::new();
+    let mut writes: Vec<(usize, i64, usize)> = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (Some(id), Some(k)) = (id, index.get(i)) else {
             continue;
@@ -376,29 +381,28 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
             ScalarRef::Int64(v) => v,
             _ => return Err(Error::value(op, "the index must be an integer")),
         };
-        let slot = match changed.iter().position(|(c, _)| c == id) {
-            Some(slot) => slot,
-            None => {
-                let (_, items) = bag.explode(&[Some(*id)])?;
-                changed.push((*id, (0..items.len()).map(|j| items.get(j).map(plait_core::bag::Stored::from_ref)).collect()));
-                changed.len() - 1
-            }
-        };
-        let items = &mut changed[slot].1;
-        let n = items.len() as i64;
+        let row = *row_of.entry(*id).or_insert_with(|| {
+            distinct.push(Some(*id));
+            distinct.len() - 1
+        });
+        writes.push((row, k, i));
+    }
+    if distinct.is_empty() {
+        return Ok(());
+    }
+    let (edge, items) = bag.explode(&distinct)?;
+    // Where each item comes from: itself, or (written later wins) values[i].
+    let mut from: Vec<usize> = (0..items.len()).collect();
+    for (row, k, i) in writes {
+        let range = edge.child_range(row);
+        let n = range.len() as i64;
         let k = if k < 0 { k + n } else { k };
         if (0..n).contains(&k) {
-            items[k as usize] = values.get(i).map(plait_core::bag::Stored::from_ref);
+            from[range.start + k as usize] = items.len() + i;
         }
     }
-    for (id, items) in changed {
-        let mut b = plait_core::column::SliceBuilder::new();
-        for item in &items {
-            b.push(item.as_ref().map(|v| v.as_ref()));
-        }
-        bag.set_lists(op, &[Some(id)], &plait_core::Edge::uniform(1, items.len()), &b.finish())?;
-    }
-    Ok(())
+    let changed = items.take_pair(values.data(), &from);
+    bag.set_lists(op, &distinct, &edge, &changed)
 }
 
 /// `l.append(v)` on lists of a mutable bag.

@@ -1,9 +1,10 @@
 //! Struct schemas as data: `kd.schema.new_schema`, `kd.named_schema`,
 //! `kd.get_obj_schema`, and `kd.get_itemid`.
 
+use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::itemid::allocate;
-use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema, Values};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
 
 use super::access::object_schemas;
 use super::create::named_schema_id;
@@ -34,6 +35,9 @@ pub(super) fn schema_with_fields(op: &str, schema_id: ItemId, name: Option<&str>
 /// `kd.get_obj_schema(x)`: each item's own schema (`__schema__` for objects,
 /// the type for primitives, the slice's schema for entities).
 pub fn get_obj_schema(x: &DataSlice) -> Result<DataSlice> {
+    if let Some(schemas) = object_schemas_as_stored(x) {
+        return Ok(DataSlice::new(x.shape().clone(), schemas, Schema::Schema)?.with_bag(x.bag().cloned()));
+    }
     let schemas: Vec<Option<Schema>> = match x.schema() {
         Schema::Object => {
             let ids = ids_of(x);
@@ -57,6 +61,26 @@ pub fn get_obj_schema(x: &DataSlice) -> Result<DataSlice> {
         }
     };
     Ok(DataSlice::new(x.shape().clone(), schemas_data(schemas), Schema::Schema)?.with_bag(x.bag().cloned()))
+}
+
+/// The `__schema__` of objects `x` (all ids, no primitives) as the bag
+/// stores them, when every present object has a struct schema there: the
+/// column read is the result (a million objects of `kd.obj` read one run
+/// of schemas, not a schema per item). `None` for anything else.
+fn object_schemas_as_stored(x: &DataSlice) -> Option<SliceData> {
+    let (Schema::Object, Some(bag), [column]) = (x.schema(), x.bag(), x.data().columns()) else { return None };
+    if !matches!(column.values, Values::ItemId(_)) {
+        return None;
+    }
+    let data = bag.get_attr(SCHEMA_ATTR, &ids_of(x));
+    let [stored] = data.columns() else { return None };
+    let Values::Schema(schemas) = &stored.values else { return None };
+    let all_structs = match (schemas.as_structs(), schemas.as_same()) {
+        (Some(_), _) => true,
+        (_, Some((schema, _))) => schema.is_struct(),
+        _ => schemas.values().iter().zip(0..).all(|(s, i)| s.is_struct() || !stored.is_present(i)),
+    };
+    (all_structs && data.present_count() == x.present_count()).then_some(data)
 }
 
 /// `kd.get_itemid(x)`: the ids of entities and objects as ITEMID.

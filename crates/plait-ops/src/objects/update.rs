@@ -253,12 +253,17 @@ fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Dat
         }
         _ => Vec::new(),
     };
-    for schema_id in schema_ids {
-        for (name, _) in attrs {
-            if let Some(schema) = attr_schema(bag, schema_id, name) {
-                bag.fill(|w| w.set_attr(name, &[Some(schema_id)], &schemas_data(vec![Some(schema)])));
-            }
+    // Each attribute's schema read and written for all the schemas at once
+    // (a million objects have a million schemas), where it is set.
+    let schema_ids: Vec<Option<ItemId>> = schema_ids.into_iter().map(Some).collect();
+    for (name, _) in attrs {
+        let data = bag.get_attr(name, &schema_ids);
+        if data.present_count() == 0 {
+            continue;
         }
+        let present = data.present_bits();
+        let to: Vec<Option<ItemId>> = schema_ids.iter().enumerate().map(|(i, id)| id.filter(|_| present.value(i))).collect();
+        bag.fill(|w| w.set_attr(name, &to, &data));
     }
     Ok(())
 }
