@@ -98,6 +98,9 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
     if source == target {
         return Ok(column.clone());
     }
+    if let Some(values) = cast_numbers(column, target) {
+        return Ok(Column::new(values, column.presence.clone()));
+    }
     let present = |i: usize| column.is_present(i);
     let values = match target {
         Schema::Int32 => Values::Int32(ScalarBuffer::from(to_ints::<i32>(op, column, target)?)),
@@ -152,21 +155,168 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
     Ok(Column::new(values, column.presence.clone()))
 }
 
+/// The values of a numeric column, by type: what a kernel reads when it
+/// converts an argument to the computation type as it goes (see
+/// [`Widen::widen_block`]).
+#[derive(Clone, Copy, Debug)]
+pub enum NumSlice<'a> {
+    Int32(&'a [i32]),
+    Int64(&'a [i64]),
+    Float32(&'a [f32]),
+    Float64(&'a [f64]),
+}
+
+impl<'a> NumSlice<'a> {
+    /// The values of a numeric column (`None` for other types).
+    pub fn of(values: &'a Values) -> Option<NumSlice<'a>> {
+        Some(match values {
+            Values::Int32(v) => NumSlice::Int32(v),
+            Values::Int64(v) => NumSlice::Int64(v),
+            Values::Float32(v) => NumSlice::Float32(v),
+            Values::Float64(v) => NumSlice::Float64(v),
+            _ => return None,
+        })
+    }
+
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            NumSlice::Int32(v) => v.len(),
+            NumSlice::Int64(v) => v.len(),
+            NumSlice::Float32(v) => v.len(),
+            NumSlice::Float64(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The numeric types that numbers are cast up to along the promotion
+/// lattice (INT32 < INT64 < FLOAT32 < FLOAT64), with the conversion of each
+/// type below: the one definition of a widening cast's values, shared by
+/// [`cast_column`] and by kernels that convert an argument a block at a time
+/// instead of casting it as a whole first. Widening never fails; INT64 to
+/// FLOAT32 rounds through FLOAT64, as Koda does.
+pub trait Widen: Copy + Default + Send + Sync + 'static {
+    fn of_i32(v: i32) -> Self;
+    fn of_i64(v: i64) -> Self;
+    fn of_f32(v: f32) -> Self;
+    fn of_f64(v: f64) -> Self;
+
+    /// `out[k]` = item `start + k` of `src` cast to this type. The source
+    /// type is matched once per block, then each loop is a plain conversion
+    /// that vectorises. Casting to a type below the source's (never asked by
+    /// promotion) follows `as`.
+    #[inline]
+    fn widen_block(src: NumSlice<'_>, start: usize, out: &mut [Self]) {
+        let end = start + out.len();
+        match src {
+            NumSlice::Int32(v) => out.iter_mut().zip(&v[start..end]).for_each(|(o, &x)| *o = Self::of_i32(x)),
+            NumSlice::Int64(v) => out.iter_mut().zip(&v[start..end]).for_each(|(o, &x)| *o = Self::of_i64(x)),
+            NumSlice::Float32(v) => out.iter_mut().zip(&v[start..end]).for_each(|(o, &x)| *o = Self::of_f32(x)),
+            NumSlice::Float64(v) => out.iter_mut().zip(&v[start..end]).for_each(|(o, &x)| *o = Self::of_f64(x)),
+        }
+    }
+}
+
+macro_rules! widen {
+    ($t:ty, $of_i64:expr) => {
+        impl Widen for $t {
+            #[inline(always)]
+            fn of_i32(v: i32) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn of_i64(v: i64) -> Self {
+                $of_i64(v)
+            }
+            #[inline(always)]
+            fn of_f32(v: f32) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn of_f64(v: f64) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+
+widen!(i32, |v: i64| v as i32);
+widen!(i64, |v: i64| v);
+// Through f64, as the general conversion of numbers goes (`to_f64s`).
+widen!(f32, |v: i64| (v as f64) as f32);
+widen!(f64, |v: i64| v as f64);
+
+/// `src` cast to `T` in one typed loop, into a fresh buffer.
+fn widen_all<T: Widen>(src: NumSlice<'_>) -> Vec<T> {
+    let mut out: Vec<T> = crate::alloc::output_vec(src.len());
+    match src {
+        NumSlice::Int32(v) => out.extend(v.iter().map(|&x| T::of_i32(x))),
+        NumSlice::Int64(v) => out.extend(v.iter().map(|&x| T::of_i64(x))),
+        NumSlice::Float32(v) => out.extend(v.iter().map(|&x| T::of_f32(x))),
+        NumSlice::Float64(v) => out.extend(v.iter().map(|&x| T::of_f64(x))),
+    }
+    out
+}
+
+/// `values` as integers of type `T` when every value (present or not) is
+/// a number that converts to `T` without error, in typed loops; `None`
+/// otherwise, and the general path then finds the error Koda reports (or,
+/// when only filler in missing slots did not fit, converts the rest).
+fn narrow_all<T: CastInt + Widen>(src: NumSlice<'_>) -> Option<Vec<T>> {
+    // Floats fit when their truncation is in T's range: strictly between
+    // the float below T::MIN and 2^bits, which also rejects NaN. (A range
+    // test on the value itself, not on `trunc()`, which is a libm call on
+    // baseline x86-64.)
+    let fits_f64 = |v: f64| v > T::BELOW_MIN_F && v < T::MAX_F;
+    let fits = match src {
+        NumSlice::Int32(_) => true,
+        NumSlice::Int64(v) => v.iter().fold(true, |ok, &x| ok & (T::of_i64(x).into() == x)),
+        NumSlice::Float32(v) => v.iter().fold(true, |ok, &x| ok & fits_f64(x as f64)),
+        NumSlice::Float64(v) => v.iter().fold(true, |ok, &x| ok & fits_f64(x)),
+    };
+    // In range, `as` truncates toward zero, as `float_to_int` does.
+    fits.then(|| widen_all(src))
+}
+
+/// A numeric column cast to numeric `target` a column at a time (`None`
+/// when the source is not numeric, or a value does not convert).
+fn cast_numbers(column: &Column, target: Schema) -> Option<Values> {
+    let src = NumSlice::of(&column.values)?;
+    Some(match target {
+        Schema::Int32 => Values::Int32(ScalarBuffer::from(narrow_all::<i32>(src)?)),
+        Schema::Int64 => Values::Int64(ScalarBuffer::from(narrow_all::<i64>(src)?)),
+        Schema::Float32 => Values::Float32(ScalarBuffer::from(widen_all::<f32>(src))),
+        Schema::Float64 => Values::Float64(ScalarBuffer::from(widen_all::<f64>(src))),
+        _ => return None,
+    })
+}
+
 /// Integer types that casts can produce.
 trait CastInt: Copy + Default + TryFrom<i64> + Into<i64> {
     const NAME: &'static str;
     const MIN_F: f64;
     const MAX_F: f64;
+    /// The largest f64 whose truncation is below `MIN_F`.
+    const BELOW_MIN_F: f64;
 }
 impl CastInt for i32 {
     const NAME: &'static str = "int32";
     const MIN_F: f64 = i32::MIN as f64;
     const MAX_F: f64 = i32::MAX as f64 + 1.0;
+    const BELOW_MIN_F: f64 = i32::MIN as f64 - 1.0;
 }
 impl CastInt for i64 {
     const NAME: &'static str = "int64";
     const MIN_F: f64 = i64::MIN as f64;
     const MAX_F: f64 = 9_223_372_036_854_775_808.0;
+    // The f64 just below -2^63 (f64s there are 2048 apart): everything
+    // above it truncates to -2^63 or more.
+    const BELOW_MIN_F: f64 = -9_223_372_036_854_777_856.0;
 }
 
 /// The values of `column` converted by `convert` (missing items as
@@ -312,6 +462,92 @@ mod tests {
         let x = object_slice(&[Some(ScalarRef::Int64(1 << 40))]);
         let err = cast_to("kd.int32", &x, Schema::Int32).unwrap_err();
         assert_eq!(err.message, "kd.int32: cannot cast int64{1099511627776} to int32");
+    }
+
+    /// A column of numeric `dtype` from `values` (None = missing; the slot
+    /// then holds `filler`, which a cast must ignore).
+    fn numeric_column(dtype: Schema, values: &[Option<f64>], filler: f64) -> Column {
+        let raw: Vec<f64> = values.iter().map(|v| v.unwrap_or(filler)).collect();
+        let values_of = match dtype {
+            Schema::Int32 => Values::Int32(raw.iter().map(|&v| v as i32).collect::<Vec<_>>().into()),
+            Schema::Int64 => Values::Int64(raw.iter().map(|&v| v as i64).collect::<Vec<_>>().into()),
+            Schema::Float32 => Values::Float32(raw.iter().map(|&v| v as f32).collect::<Vec<_>>().into()),
+            _ => Values::Float64(raw.into()),
+        };
+        let presence = arrow_buffer::NullBuffer::from(values.iter().map(Option::is_some).collect::<Vec<_>>());
+        Column::new(values_of, Some(presence))
+    }
+
+    const NUMERIC: [Schema; 4] = [Schema::Int32, Schema::Int64, Schema::Float32, Schema::Float64];
+
+    #[test]
+    fn column_casts_between_numbers_match_the_item_by_item_conversion() {
+        let edge = [
+            Some(0.0),
+            Some(-0.0),
+            Some(1.5),
+            Some(-2.5),
+            Some(2147483647.0),
+            Some(-2147483648.0),
+            Some(-2147483648.75),
+            Some(16777217.0),
+            Some(9007199254740993.0),
+            Some(1e300),
+            Some(f64::INFINITY),
+            Some(f64::NAN),
+            Some(-9_223_372_036_854_775_808.0),
+            Some(9_223_372_036_854_774_784.0),
+        ];
+        for source in NUMERIC {
+            for target in NUMERIC {
+                // Each value alone, so that one that does not convert leaves
+                // the others to compare; with NaN and huge filler in missing slots.
+                for v in edge {
+                    for filler in [0.0, f64::NAN, 1e300] {
+                        let column = numeric_column(source, &[v, None, v], filler);
+                        let slow = match target {
+                            Schema::Int32 => to_ints::<i32>("op", &column, target).map(|v| format!("{:?}", [v[0], v[2]])),
+                            Schema::Int64 => to_ints::<i64>("op", &column, target).map(|v| format!("{:?}", [v[0], v[2]])),
+                            Schema::Float32 => to_f64s("op", &column, target).map(|v| format!("{:?}", [v[0] as f32, v[2] as f32])),
+                            _ => to_f64s("op", &column, target).map(|v| format!("{:?}", [v[0], v[2]])),
+                        };
+                        let cast = cast_column("op", &column, target);
+                        let shown = cast.as_ref().map(|c| format!("{:?}", [c.get(0), c.get(2)]));
+                        match (&slow, &cast) {
+                            (Ok(slow), Ok(c)) => {
+                                let fast = match &c.values {
+                                    Values::Int32(x) => format!("{:?}", [x[0], x[2]]),
+                                    Values::Int64(x) => format!("{:?}", [x[0], x[2]]),
+                                    Values::Float32(x) => format!("{:?}", [x[0], x[2]]),
+                                    Values::Float64(x) => format!("{:?}", [x[0], x[2]]),
+                                    other => panic!("{other:?}"),
+                                };
+                                assert_eq!(&fast, slow, "{source} -> {target} of {v:?} (filler {filler})");
+                                assert_eq!(c.presence, column.presence);
+                            }
+                            (Err(a), Err(b)) => assert_eq!(a.message, b.message),
+                            _ => panic!("{source} -> {target} of {v:?} (filler {filler}): {slow:?} vs {shown:?}"),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn column_casts_report_the_value_that_does_not_convert() {
+        let column = numeric_column(Schema::Float32, &[Some(1.0), Some(f64::NAN), None], f64::NAN);
+        assert_eq!(cast_column("kd.int32", &column, Schema::Int32).unwrap_err().message, "kd.int32: cannot cast nan to int32");
+        let column = numeric_column(Schema::Int64, &[Some((1i64 << 40) as f64), None], 0.0);
+        assert_eq!(cast_column("kd.int32", &column, Schema::Int32).unwrap_err().message, "kd.int32: cannot cast int64{1099511627776} to int32");
+        // NaN only in a missing slot: no error.
+        let column = numeric_column(Schema::Float64, &[Some(2.75), None, Some(-3.5)], f64::NAN);
+        let cast = cast_column("kd.int64", &column, Schema::Int64).unwrap();
+        assert_eq!((cast.get(0), cast.get(1), cast.get(2)), (Some(ScalarRef::Int64(2)), None, Some(ScalarRef::Int64(-3))));
+        let empty = numeric_column(Schema::Int32, &[], 0.0);
+        for target in NUMERIC {
+            assert_eq!(cast_column("op", &empty, target).unwrap().len(), 0);
+        }
     }
 
     #[test]

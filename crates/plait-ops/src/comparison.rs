@@ -7,8 +7,8 @@ use arrow_buffer::BooleanBuffer;
 use plait_core::broadcast::align;
 use plait_core::{DataSlice, Result, ScalarRef, Schema, Values};
 
-use crate::elementwise::{Prepared, prepare, prepare_as};
-use crate::kernel::{Side, bits_of, bits_of_pairs, collect_bits};
+use crate::elementwise::{Prepared, prepare_lazy};
+use crate::kernel::{Side, bits_of, bits_of_lanes, bits_of_pairs, collect_bits};
 use crate::masking::{mask_from_bits, mask_where};
 use crate::promote::{TypeClass, promote};
 
@@ -39,9 +39,14 @@ fn compare_prepared(p: &Prepared, relation: impl Relation) -> Result<DataSlice> 
     }
     let [a, b] = [&p.operands[0], &p.operands[1]];
     let bits = match (a.values(), b.values()) {
-        (Values::Int32(_) | Values::Int64(_) | Values::Float32(_) | Values::Float64(_), _) => {
-            crate::with_num_type!(p.dtype(), T => compare_sides(n, a.side::<T>(), b.side::<T>(), relation))
-        }
+        _ if p.dtype().is_numeric() => crate::with_num_type!(p.dtype(), T => {
+            let (x, y) = (a.lane::<T>(), b.lane::<T>());
+            match (x.as_side(), y.as_side()) {
+                (Some(x), Some(y)) => compare_sides(n, x, y, relation),
+                // An argument of another numeric type, converted as it is read.
+                _ => bits_of_lanes(n, x, y, |x, y| relation(x.partial_cmp(&y))),
+            }
+        }),
         (Values::String(x) | Values::Bytes(x), Values::String(y) | Values::Bytes(y)) => {
             collect_bits(n, |i| relation(Some(x.value(a.index(i)).cmp(y.value(b.index(i))))))
         }
@@ -91,9 +96,15 @@ pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
     }
 }
 
+/// The arguments of an ordering comparison, promoted to one orderable type
+/// (numbers of another type are converted as the kernel reads them).
+fn prepare_orderable(op: &str, args: &[(&str, &DataSlice)]) -> Result<Prepared> {
+    prepare_lazy(op, args, promote(op, args, TypeClass::Orderable)?)
+}
+
 /// Ordering comparisons: both arguments must be of one orderable type.
 fn ordered(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
-    compare_prepared(&prepare(op, &[("x", x), ("y", y)], TypeClass::Orderable)?, relation)
+    compare_prepared(&prepare_orderable(op, &[("x", x), ("y", y)])?, relation)
 }
 
 /// Koda's error when `x` and `y` have no common schema (an entity and a
@@ -112,7 +123,7 @@ fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> 
     check_comparable(op, x, y)?;
     let args = [("x", x), ("y", y)];
     match promote(op, &args, TypeClass::Primitive) {
-        Ok(promotion) => compare_prepared(&prepare_as(op, &args, promotion)?, relation),
+        Ok(promotion) => compare_prepared(&prepare_lazy(op, &args, promotion)?, relation),
         Err(_) => {
             let aligned = align(op, &[x, y])?;
             let (a, b) = (&aligned[0], &aligned[1]);
@@ -188,7 +199,7 @@ pub fn greater(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 /// with the arguments swapped, so its errors speak of `y` first and print
 /// shapes in that order; `relation` holds between `y` and `x`.
 fn reversed(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> Result<DataSlice> {
-    compare_prepared(&prepare(op, &[("y", y), ("x", x)], TypeClass::Orderable)?, relation)
+    compare_prepared(&prepare_orderable(op, &[("y", y), ("x", x)])?, relation)
 }
 
 /// Present where `x >= y`.

@@ -6,10 +6,10 @@
 
 use arrow_buffer::NullBuffer;
 use plait_core::broadcast::{common_shape, expand_to_shape};
-use plait_core::cast::cast_column;
+use plait_core::cast::{NumSlice, cast_column};
 use plait_core::{Column, DataSlice, JaggedShape, Result, Schema, SliceData, Values};
 
-use crate::kernel::{Side, and_presence};
+use crate::kernel::{Lane, Side, and_presence};
 use crate::num::{Float, Num};
 use crate::promote::{Promotion, TypeClass, promote};
 
@@ -20,6 +20,9 @@ pub struct Operand {
     pub column: Option<Column>,
     /// A DataItem that applies to every item of the result.
     pub is_item: bool,
+    /// The column still holds its own numeric type, which the kernel converts
+    /// to the computation type as it reads it (see [`prepare_lazy`]).
+    pub lazy: bool,
 }
 
 impl Operand {
@@ -27,6 +30,19 @@ impl Operand {
     pub fn side<T: Num>(&self) -> Side<'_, T> {
         let values = T::slice_of(&self.column.as_ref().expect("operand has values").values).expect("operand type");
         if self.is_item { Side::One(values[0]) } else { Side::Many(values) }
+    }
+
+    /// The values as one kernel lane in `T`, converted as they are read when
+    /// the operand was prepared lazily ([`prepare_lazy`]).
+    pub fn lane<T: Num>(&self) -> Lane<'_, T> {
+        let values = &self.column.as_ref().expect("operand has values").values;
+        if self.lazy {
+            return Lane::Widen(NumSlice::of(values).expect("a lazy operand is numeric"));
+        }
+        match self.side::<T>() {
+            Side::Many(values) => Lane::Many(values),
+            Side::One(v) => Lane::One(v),
+        }
     }
 
     /// The presence bitmap over the result's items (`None` = all present).
@@ -115,7 +131,22 @@ pub fn prepare_as(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion) -
     let shape = common_shape(op, &shapes)?;
     let mut operands = Vec::with_capacity(args.len());
     for (_, x) in args {
-        operands.push(operand(op, x, &shape, promotion.dtype)?);
+        operands.push(operand(op, x, &shape, promotion.dtype, false)?);
+    }
+    Ok(Prepared { shape, promotion, operands })
+}
+
+/// Like [`prepare_as`], but a numeric slice of another numeric type than
+/// the computation type keeps its values: the kernel reads it through
+/// [`Operand::lane`], converting a block at a time, so `int32_slice + 1.5`
+/// costs about what `float32_slice + 1.5` does instead of a cast of the
+/// whole slice first. Only for kernels that read operands through lanes.
+pub fn prepare_lazy(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion) -> Result<Prepared> {
+    let shapes: Vec<&JaggedShape> = args.iter().map(|(_, x)| x.shape()).collect();
+    let shape = common_shape(op, &shapes)?;
+    let mut operands = Vec::with_capacity(args.len());
+    for (_, x) in args {
+        operands.push(operand(op, x, &shape, promotion.dtype, true)?);
     }
     Ok(Prepared { shape, promotion, operands })
 }
@@ -128,12 +159,15 @@ pub fn prepare_each(op: &str, args: &[(&str, &DataSlice)], dtypes: &[Schema], pr
     let shape = common_shape(op, &shapes)?;
     let mut operands = Vec::with_capacity(args.len());
     for ((_, x), &dtype) in args.iter().zip(dtypes) {
-        operands.push(operand(op, x, &shape, dtype)?);
+        operands.push(operand(op, x, &shape, dtype, false)?);
     }
     Ok(Prepared { shape, promotion, operands })
 }
 
-fn operand(op: &str, x: &DataSlice, shape: &JaggedShape, dtype: Schema) -> Result<Operand> {
+/// One argument broadcast to `shape` and cast to `dtype`; with `lazy`, a
+/// numeric slice keeps its values for a kernel that converts them as it reads
+/// (a DataItem is cast here: one value).
+fn operand(op: &str, x: &DataSlice, shape: &JaggedShape, dtype: Schema, lazy: bool) -> Result<Operand> {
     let is_item = x.is_item() && shape.rank() > 0;
     let expanded;
     let x = if is_item || x.shape() == shape {
@@ -142,14 +176,21 @@ fn operand(op: &str, x: &DataSlice, shape: &JaggedShape, dtype: Schema) -> Resul
         expanded = expand_to_shape(op, x, shape, 0)?;
         &expanded
     };
+    let mut lazy_cast = false;
     let column = match x.data().columns() {
         [] => None,
-        [column] => Some(if dtype == Schema::None { column.clone() } else { cast_column(op, column, dtype)? }),
+        [column] if dtype == Schema::None || column.values.dtype() == dtype => Some(column.clone()),
+        [column] if lazy && !is_item && dtype.is_numeric() && column.values.dtype().is_numeric() => {
+            // Promotion only widens numbers: the kernel's conversion is the cast.
+            lazy_cast = true;
+            Some(column.clone())
+        }
+        [column] => Some(cast_column(op, column, dtype)?),
         _ => unreachable!("promotion rejects mixed types"),
     };
     // An absent item makes every result item missing.
     let column = column.filter(|c| c.present_count() > 0);
-    Ok(Operand { column, is_item })
+    Ok(Operand { column, is_item, lazy: lazy_cast })
 }
 
 /// A numeric kernel of two arguments, generic over the value type.
@@ -169,7 +210,7 @@ pub fn numeric_binary<K: NumBinary>(p: &Prepared) -> Result<DataSlice> {
     }
     crate::with_num_type!(p.dtype(), T => {
         let [a, b] = [&p.operands[0], &p.operands[1]];
-        let out = crate::kernel::map2(p.len(), a.side::<T>(), b.side::<T>(), K::apply::<T>);
+        let out = crate::kernel::map_lanes2(p.len(), a.lane::<T>(), b.lane::<T>(), K::apply::<T>);
         p.finish(T::into_values(out), p.presence())
     })
 }
@@ -196,11 +237,7 @@ pub fn numeric_unary<K: NumUnary>(p: &Prepared) -> Result<DataSlice> {
         return Ok(p.missing(p.dtype()));
     }
     crate::with_num_type!(p.dtype(), T => {
-        let a = &p.operands[0];
-        let out = match a.side::<T>() {
-            Side::Many(values) => crate::kernel::map1(values, K::apply::<T>),
-            Side::One(v) => vec![K::apply(v)],
-        };
+        let out = crate::kernel::map_lane1(p.operands[0].lane::<T>(), K::apply::<T>);
         p.finish(T::into_values(out), p.presence())
     })
 }
@@ -222,7 +259,7 @@ pub fn float_binary<K: FloatBinary>(p: &Prepared) -> Result<DataSlice> {
     }
     crate::with_float_type!(p.dtype(), T => {
         let [a, b] = [&p.operands[0], &p.operands[1]];
-        let out = crate::kernel::map2(p.len(), a.side::<T>(), b.side::<T>(), K::apply::<T>);
+        let out = crate::kernel::map_lanes2(p.len(), a.lane::<T>(), b.lane::<T>(), K::apply::<T>);
         p.finish(T::into_values(out), p.presence())
     })
 }
@@ -233,10 +270,7 @@ pub fn float_unary<K: FloatUnary>(p: &Prepared) -> Result<DataSlice> {
         return Ok(p.missing(p.dtype()));
     }
     crate::with_float_type!(p.dtype(), T => {
-        let out = match p.operands[0].side::<T>() {
-            Side::Many(values) => crate::kernel::map1(values, K::apply::<T>),
-            Side::One(v) => vec![K::apply(v)],
-        };
+        let out = crate::kernel::map_lane1(p.operands[0].lane::<T>(), K::apply::<T>);
         p.finish(T::into_values(out), p.presence())
     })
 }
@@ -248,5 +282,128 @@ pub fn float_type(dtype: Schema) -> Schema {
         Schema::Float64 => Schema::Float64,
         Schema::None => Schema::None,
         _ => Schema::Float32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow_buffer::NullBuffer;
+    use plait_core::cast::cast_to;
+    use plait_core::{Column, DataSlice, JaggedShape, Result, ScalarRef, Schema, SliceData, Values};
+
+    use crate::kernel::PARALLEL_MIN;
+    use crate::{comparison, masking, math};
+
+    const NUMERIC: [Schema; 4] = [Schema::Int32, Schema::Int64, Schema::Float32, Schema::Float64];
+
+    /// `n` items of numeric `dtype`, every fifth missing (its slot holding
+    /// NaN or a huge integer, which no result may show), `seed` varying them.
+    fn numbers(dtype: Schema, n: usize, seed: i64) -> DataSlice {
+        let value = |k: usize| ((k as i64 * 37 + seed) % 101 - 50) as f64 * 0.75;
+        let missing = |k: usize| k % 5 == 3;
+        let values = match dtype {
+            Schema::Int32 => Values::Int32((0..n).map(|k| if missing(k) { i32::MAX } else { value(k) as i32 }).collect::<Vec<_>>().into()),
+            Schema::Int64 => Values::Int64((0..n).map(|k| if missing(k) { i64::MIN } else { value(k) as i64 }).collect::<Vec<_>>().into()),
+            Schema::Float32 => Values::Float32((0..n).map(|k| if missing(k) { f32::NAN } else { value(k) as f32 }).collect::<Vec<_>>().into()),
+            _ => Values::Float64((0..n).map(|k| if missing(k) { f64::NAN } else { value(k) }).collect::<Vec<_>>().into()),
+        };
+        let presence = NullBuffer::from((0..n).map(|k| !missing(k)).collect::<Vec<_>>());
+        let data = SliceData::from_column(Column::new(values, Some(presence)));
+        DataSlice::new(JaggedShape::flat(n), data, dtype).unwrap()
+    }
+
+    fn item(dtype: Schema, v: f64) -> DataSlice {
+        let scalar = match dtype {
+            Schema::Int32 => ScalarRef::Int32(v as i32),
+            Schema::Int64 => ScalarRef::Int64(v as i64),
+            Schema::Float32 => ScalarRef::Float32(v as f32),
+            _ => ScalarRef::Float64(v),
+        };
+        DataSlice::item(Some(scalar), dtype).unwrap()
+    }
+
+    fn items(x: &DataSlice) -> (Schema, Vec<String>) {
+        (x.schema(), (0..x.size()).map(|i| format!("{:?}", x.get(i))).collect())
+    }
+
+    type Binary = fn(&DataSlice, &DataSlice) -> Result<DataSlice>;
+
+    const BINARY: [(&str, Binary); 11] = [
+        ("add", math::add),
+        ("subtract", math::subtract),
+        ("multiply", math::multiply),
+        ("divide", math::divide),
+        ("pow", math::pow),
+        ("maximum", math::maximum),
+        ("minimum", math::minimum),
+        ("less", comparison::less),
+        ("greater_equal", comparison::greater_equal),
+        ("equal", comparison::equal),
+        ("not_equal", comparison::not_equal),
+    ];
+
+    /// `f(x, y)` with `x` and `y` of different types computes as `f` of both
+    /// first cast to their common type (the path of one type).
+    fn check_as_cast(name: &str, f: Binary, x: &DataSlice, y: &DataSlice) {
+        let common = Schema::common(x.schema(), y.schema()).unwrap();
+        let (cx, cy) = (cast_to("cast", x, common).unwrap(), cast_to("cast", y, common).unwrap());
+        let (mixed, same) = (f(x, y).unwrap(), f(&cx, &cy).unwrap());
+        assert_eq!(items(&mixed), items(&same), "{name}({}, {}) of {} items", x.schema(), y.schema(), mixed.size());
+    }
+
+    #[test]
+    fn kernels_over_two_numeric_types_match_casting_first() {
+        for a in NUMERIC {
+            for b in NUMERIC {
+                for n in [0, 1, 7, 1030] {
+                    let (x, y) = (numbers(a, n, 3), numbers(b, n, 11));
+                    for (name, f) in BINARY {
+                        check_as_cast(name, f, &x, &y);
+                        // A DataItem broadcast against a slice, on either side.
+                        check_as_cast(name, f, &x, &item(b, 2.0));
+                        check_as_cast(name, f, &item(a, -1.5), &y);
+                    }
+                }
+                // Two DataItems; and an all-missing DataItem.
+                for (name, f) in BINARY {
+                    check_as_cast(name, f, &item(a, 3.0), &item(b, 0.5));
+                    check_as_cast(name, f, &numbers(a, 4, 0), &DataSlice::item(None, b).unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernels_over_two_numeric_types_match_casting_first_in_parallel() {
+        let n = PARALLEL_MIN + 1037;
+        for (a, b) in [(Schema::Int32, Schema::Float32), (Schema::Float32, Schema::Float64), (Schema::Int64, Schema::Int32)] {
+            let (x, y) = (numbers(a, n, 5), numbers(b, n, 8));
+            for (name, f) in [BINARY[0], BINARY[3], BINARY[7]] {
+                check_as_cast(name, f, &x, &y);
+                check_as_cast(name, f, &y, &item(a, 7.0));
+            }
+        }
+    }
+
+    #[test]
+    fn float_functions_of_integers_match_casting_first() {
+        for a in NUMERIC {
+            let x = numbers(a, 1030, 1);
+            let as_float = cast_to("cast", &x, if a == Schema::Float64 { a } else { Schema::Float32 }).unwrap();
+            for f in [math::sqrt, math::exp, math::log] {
+                assert_eq!(items(&f(&x).unwrap()), items(&f(&as_float).unwrap()), "{a}");
+            }
+        }
+    }
+
+    #[test]
+    fn mask_coalesce_is_the_union_of_presence() {
+        let m = comparison::less(&numbers(Schema::Int32, 300, 2), &item(Schema::Int32, 0.0)).unwrap();
+        let other = masking::has(&numbers(Schema::Float32, 300, 9)).unwrap();
+        let union = masking::coalesce(&m, &other).unwrap();
+        assert_eq!(union.schema(), Schema::Mask);
+        for i in 0..300 {
+            assert_eq!(union.get(i).is_some(), m.get(i).is_some() || other.get(i).is_some(), "{i}");
+        }
     }
 }

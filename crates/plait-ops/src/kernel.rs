@@ -9,8 +9,11 @@ use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use arrow_buffer::{BooleanBuffer, NullBuffer};
+use plait_core::cast::NumSlice;
 use plait_core::{Edge, parallel};
 use rayon::prelude::*;
+
+use crate::num::Num;
 
 /// Inputs of at least this many items are split across threads.
 pub const PARALLEL_MIN: usize = 1 << 17;
@@ -31,6 +34,63 @@ impl<T: Copy> Side<'_, T> {
         match self {
             Side::Many(values) => values[i],
             Side::One(v) => *v,
+        }
+    }
+}
+
+impl<'a, T: Copy> Side<'a, T> {
+    /// The items of `range` of the result.
+    #[inline(always)]
+    fn cut(self, range: Range<usize>) -> Side<'a, T> {
+        match self {
+            Side::Many(values) => Side::Many(&values[range]),
+            one => one,
+        }
+    }
+}
+
+/// Items converted per step by the kernels over [`Lane`]s: the converted
+/// block stays in L1 while the kernel reads it.
+const BLOCK: usize = 1 << 10;
+
+/// One side of an elementwise kernel computing in `T`, as an operand gives it
+/// (see [`crate::elementwise::Operand::lane`]): a [`Side`], or values of a
+/// lower numeric type that the kernel converts to `T` a block at a time as it
+/// reads them. An argument of another type then costs one conversion per
+/// item inside the kernel's loop, not a cast of the whole column first.
+#[derive(Clone, Copy, Debug)]
+pub enum Lane<'a, T> {
+    Many(&'a [T]),
+    One(T),
+    Widen(NumSlice<'a>),
+}
+
+impl<'a, T: Num> Lane<'a, T> {
+    /// The lane as a side when it needs no conversion.
+    #[inline(always)]
+    pub fn as_side(self) -> Option<Side<'a, T>> {
+        match self {
+            Lane::Many(values) => Some(Side::Many(values)),
+            Lane::One(v) => Some(Side::One(v)),
+            Lane::Widen(_) => None,
+        }
+    }
+
+    /// The items of `range` (at most [`BLOCK`] long) as a side in `T`,
+    /// converted into `buf` when the lane holds another type.
+    #[inline(always)]
+    fn block<'b>(self, range: Range<usize>, buf: &'b mut [T]) -> Side<'b, T>
+    where
+        'a: 'b,
+    {
+        match self {
+            Lane::Many(values) => Side::Many(&values[range]),
+            Lane::One(v) => Side::One(v),
+            Lane::Widen(src) => {
+                let out = &mut buf[..range.len()];
+                T::widen_block(src, range.start, out);
+                Side::Many(out)
+            }
         }
     }
 }
@@ -137,13 +197,53 @@ pub fn map1<A: Copy + Sync, R: Send>(a: &[A], f: impl Fn(A) -> R + Sync) -> Vec<
 pub fn map2<A: Copy + Sync, B: Copy + Sync, R: Copy + Send>(n: usize, a: Side<'_, A>, b: Side<'_, B>, f: impl Fn(A, B) -> R + Sync) -> Vec<R> {
     build_vec(n, |out| {
         let range = out.range();
-        match (a, b) {
-            (Side::Many(a), Side::Many(b)) => out.write_all(a[range.clone()].iter().zip(&b[range]).map(|(&x, &y)| f(x, y))),
-            (Side::Many(a), Side::One(y)) => out.write_all(a[range].iter().map(|&x| f(x, y))),
-            (Side::One(x), Side::Many(b)) => out.write_all(b[range].iter().map(|&y| f(x, y))),
-            (Side::One(x), Side::One(y)) => out.write_all(std::iter::repeat_n(f(x, y), range.len())),
+        write_pairs(out, range.len(), a.cut(range.clone()), b.cut(range), &f);
+    })
+}
+
+/// Writes `f` of the `len` pairs of `a` and `b` (cut to the same items)
+/// into the next slots of `out`.
+#[inline(always)]
+fn write_pairs<A: Copy, B: Copy, R: Copy>(out: &mut Chunk<'_, R>, len: usize, a: Side<'_, A>, b: Side<'_, B>, f: &impl Fn(A, B) -> R) {
+    match (a, b) {
+        (Side::Many(a), Side::Many(b)) => out.write_all(a.iter().zip(b).map(|(&x, &y)| f(x, y))),
+        (Side::Many(a), Side::One(y)) => out.write_all(a.iter().map(|&x| f(x, y))),
+        (Side::One(x), Side::Many(b)) => out.write_all(b.iter().map(|&y| f(x, y))),
+        (Side::One(x), Side::One(y)) => out.write_all(std::iter::repeat_n(f(x, y), len)),
+    }
+}
+
+/// [`map2`] over lanes: `f` on each pair of items converted to `T`.
+pub fn map_lanes2<T: Num, R: Copy + Send>(n: usize, a: Lane<'_, T>, b: Lane<'_, T>, f: impl Fn(T, T) -> R + Sync) -> Vec<R> {
+    if let (Some(a), Some(b)) = (a.as_side(), b.as_side()) {
+        return map2(n, a, b, f);
+    }
+    build_vec(n, |out| {
+        let (mut buf_a, mut buf_b) = ([T::default(); BLOCK], [T::default(); BLOCK]);
+        let range = out.range();
+        for start in range.clone().step_by(BLOCK) {
+            let block = start..(start + BLOCK).min(range.end);
+            let len = block.len();
+            write_pairs(out, len, a.block(block.clone(), &mut buf_a), b.block(block, &mut buf_b), &f);
         }
     })
+}
+
+/// [`map1`] over a lane: `f` on each item converted to `T` (a single value
+/// gives a single result).
+pub fn map_lane1<T: Num, R: Copy + Send>(a: Lane<'_, T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    match a {
+        Lane::Many(values) => map1(values, f),
+        Lane::One(v) => vec![f(v)],
+        Lane::Widen(src) => build_vec(src.len(), |out| {
+            let mut buf = [T::default(); BLOCK];
+            let range = out.range();
+            for start in range.clone().step_by(BLOCK) {
+                let Side::Many(values) = a.block(start..(start + BLOCK).min(range.end), &mut buf) else { unreachable!("a converted block") };
+                out.write_all(values.iter().map(|&x| f(x)));
+            }
+        }),
+    }
 }
 
 /// The groups one task of [`map_group_chunks`] handles: the child range of
@@ -228,6 +328,25 @@ pub fn bits_of_pairs<A: Copy + Sync, B: Copy + Sync>(a: &[A], b: &[B], pred: imp
         let end = base + flags.len();
         for ((flag, &x), &y) in flags.iter_mut().zip(&a[base..end]).zip(&b[base..end]) {
             *flag = pred(x, y) as u8;
+        }
+    })
+}
+
+/// The bitmap of `pred` on each pair of items of two lanes (`n` items; at
+/// least one lane is not a single value).
+pub fn bits_of_lanes<T: Num>(n: usize, a: Lane<'_, T>, b: Lane<'_, T>, pred: impl Fn(T, T) -> bool + Sync) -> BooleanBuffer {
+    collect_words(n, |base, flags| {
+        let (mut buf_a, mut buf_b) = ([T::default(); 64], [T::default(); 64]);
+        let word = base..base + flags.len();
+        match (a.block(word.clone(), &mut buf_a), b.block(word, &mut buf_b)) {
+            (Side::Many(x), Side::Many(y)) => {
+                for ((flag, &x), &y) in flags.iter_mut().zip(x).zip(y) {
+                    *flag = pred(x, y) as u8;
+                }
+            }
+            (Side::Many(x), Side::One(y)) => flags.iter_mut().zip(x).for_each(|(flag, &x)| *flag = pred(x, y) as u8),
+            (Side::One(x), Side::Many(y)) => flags.iter_mut().zip(y).for_each(|(flag, &y)| *flag = pred(x, y) as u8),
+            (Side::One(x), Side::One(y)) => flags.fill(pred(x, y) as u8),
         }
     })
 }

@@ -128,14 +128,20 @@ fn merge(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
 }
 
 /// [`merge`] of two aligned columns of one numeric type, item by item in
-/// a typed loop (`None` for other data: mixed types, text, ids).
+/// a typed loop, or of two MASK columns, a union of bitmaps (`None` for
+/// other data: mixed types, text, ids).
 fn merge_numbers(x: &DataSlice, y: &DataSlice) -> Option<SliceData> {
     let ([cx], [cy]) = (x.data().columns(), y.data().columns()) else { return None };
     let dtype = cx.values.dtype();
+    let px = cx.presence.as_ref()?;
+    if dtype == Schema::Mask && cy.values.dtype() == Schema::Mask {
+        // A MASK item has no value: `x | y` is present where either is.
+        let presence = cy.presence.as_ref().map(|py| NullBuffer::new(px.inner() | py.inner()));
+        return Some(SliceData::from_column(Column::new(Values::Mask(cx.len()), presence)));
+    }
     if dtype != cy.values.dtype() || !matches!(dtype, Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64) {
         return None;
     }
-    let px = cx.presence.as_ref()?;
     crate::with_num_type!(dtype, T => {
         let (a, b) = (T::slice_of(&cx.values)?, T::slice_of(&cy.values)?);
         let values = crate::kernel::build_vec(a.len(), |out| {

@@ -2,10 +2,14 @@
 //! numeric kernel is written once and monomorphised per type.
 
 use arrow_buffer::ScalarBuffer;
+use plait_core::cast::Widen;
 use plait_core::{ScalarRef, Schema, Values};
 
 /// A numeric value type of a column.
-pub trait Num: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'static {
+///
+/// Every numeric type is a [`Widen`] target: kernels convert arguments of
+/// another numeric type to it a block at a time ([`crate::kernel::Lane`]).
+pub trait Num: Widen + Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'static {
     const SCHEMA: Schema;
     const ZERO: Self;
     const ONE: Self;

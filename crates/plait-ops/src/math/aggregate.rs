@@ -133,6 +133,49 @@ fn sum_f64<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize>)
     }
 }
 
+/// Sum (in f64) and count of the present FLOAT32 or INT32 values in `r`,
+/// a presence word (64 items) at a time in four f64 lanes, as [`sum_f64`]
+/// adds them without missing items: f64 holds those sums exactly enough
+/// that the order does not show. A missing item adds +0.0 (its bits masked
+/// off, so whatever filler the slot holds, NaN included, does not count).
+fn masked_sum_f64<T: Num>(values: &[T], presence: &NullBuffer, r: Range<usize>) -> (f64, usize) {
+    // KEEP[m][k]: all ones when bit k of m is set.
+    const KEEP: [[u64; 4]; 16] = {
+        let mut table = [[0u64; 4]; 16];
+        let mut m = 0;
+        while m < 16 {
+            let mut k = 0;
+            while k < 4 {
+                table[m][k] = if m >> k & 1 == 1 { u64::MAX } else { 0 };
+                k += 1;
+            }
+            m += 1;
+        }
+        table
+    };
+    let bits = presence.inner();
+    let chunks = bits.inner().bit_chunks(bits.offset() + r.start, r.len());
+    let values = &values[r];
+    let mut lanes = [0f64; 4];
+    let mut count = 0;
+    let mut add = |word: u64, values: &[T]| {
+        count += word.count_ones() as usize;
+        for (j, quad) in values.chunks(4).enumerate() {
+            let keep = &KEEP[(word >> (4 * j)) as usize & 15];
+            for (k, v) in quad.iter().enumerate() {
+                lanes[k] += f64::from_bits(v.to_f64().to_bits() & keep[k]);
+            }
+        }
+    };
+    for (w, word) in chunks.iter().enumerate() {
+        add(word, &values[64 * w..64 * w + 64]);
+    }
+    if chunks.remainder_len() > 0 {
+        add(chunks.remainder_bits(), &values[64 * chunks.chunk_len()..]);
+    }
+    (lanes[0] + lanes[1] + lanes[2] + lanes[3], count)
+}
+
 /// The present values of `r`, in order.
 fn present_values<T: Num>(values: &[T], presence: Option<&NullBuffer>, r: Range<usize>) -> Vec<T> {
     match presence {
@@ -229,11 +272,12 @@ pub fn agg_mean(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     crate::with_num_type!(input.p.dtype(), T => {
         // The sum in f64 as agg_sum adds (no copy of the group's values).
         let sums = input.per_group::<T, _>(|v, r| {
-            let count = match presence {
-                None => r.len(),
-                Some(p) => r.clone().filter(|&i| p.is_valid(i)).count(),
+            let (sum, count) = match presence {
+                Some(p) if matches!(T::SCHEMA, Schema::Float32 | Schema::Int32) => masked_sum_f64(v, p, r),
+                None => (sum_f64(v, presence, r.clone()), r.len()),
+                Some(p) => (sum_f64(v, presence, r.clone()), r.filter(|&i| p.is_valid(i)).count()),
             };
-            (count > 0).then(|| sum_f64(v, presence, r) / count as f64)
+            (count > 0).then(|| sum / count as f64)
         });
         crate::with_float_type!(out, F => input.finish::<F>(sums.into_iter().map(|m| m.map(F::from_f64)).collect()))
     })
@@ -394,4 +438,21 @@ pub fn min(x: &DataSlice) -> Result<DataSlice> {
 /// Median over all dimensions.
 pub fn median(x: &DataSlice) -> Result<DataSlice> {
     agg_median(x, Some(x.rank() as i64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masked_sums_match_a_sum_of_the_present_items() {
+        let values: Vec<f32> = (0..1000).map(|k| if k % 7 == 0 { f32::NAN } else { k as f32 * 0.5 - 100.0 }).collect();
+        let presence = NullBuffer::from((0..1000).map(|k| k % 7 != 0 && k % 3 != 1).collect::<Vec<_>>());
+        for r in [0..0, 0..1, 5..68, 0..64, 64..129, 3..1000, 0..1000] {
+            let present: Vec<f64> = r.clone().filter(|&i| presence.is_valid(i)).map(|i| values[i] as f64).collect();
+            let (sum, count) = masked_sum_f64(&values, &presence, r.clone());
+            assert_eq!(count, present.len(), "{r:?}");
+            assert_eq!(sum, present.iter().sum::<f64>(), "{r:?}");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use plait_core::column::VarBinaryBuilder;
 use plait_core::{DataSlice, Error, Result, Schema, Values};
 
-use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, numeric_items, prepare, prepare_as};
+use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, numeric_items, prepare, prepare_lazy};
 use crate::kernel::{Side, is_present};
 use crate::num::{Float, Num};
 use crate::promote::{Promotion, TypeClass, promote};
@@ -87,14 +87,14 @@ fn numeric<K: NumBinary>(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataS
     if let Some(item) = numeric_items::<K>(x, y, &promotion) {
         return Ok(item);
     }
-    numeric_binary::<K>(&prepare_as(op, &args, promotion)?)
+    numeric_binary::<K>(&prepare_lazy(op, &args, promotion)?)
 }
 
 /// Prepares `x` and `y` computing in floats (FLOAT32 unless FLOAT64 is involved).
 fn prepare_float(op: &str, x: &DataSlice, y: &DataSlice) -> Result<Prepared> {
     let args = [("x", x), ("y", y)];
     let promotion = promote(op, &args, TypeClass::Numeric)?;
-    prepare_as(op, &args, Promotion { dtype: float_type(promotion.dtype), ..promotion })
+    prepare_lazy(op, &args, Promotion { dtype: float_type(promotion.dtype), ..promotion })
 }
 
 /// `x + y`: sums of numbers, or concatenations of STRING or BYTES.
@@ -105,7 +105,7 @@ pub fn add(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     if let Some(item) = numeric_items::<Add>(x, y, &promotion) {
         return Ok(item);
     }
-    let p = prepare_as(op, &args, promotion)?;
+    let p = prepare_lazy(op, &args, promotion)?;
     match p.dtype() {
         Schema::String | Schema::Bytes => concat_text(&p),
         _ => numeric_binary::<Add>(&p),

@@ -3,7 +3,7 @@
 
 use plait_core::{DataSlice, Result, Schema};
 
-use crate::elementwise::{FloatUnary, NumUnary, Prepared, float_type, float_unary, numeric_unary, prepare, prepare_as};
+use crate::elementwise::{FloatUnary, NumUnary, Prepared, float_type, float_unary, numeric_unary, prepare, prepare_as, prepare_lazy};
 use crate::kernel::build_vec;
 use crate::num::{Float, Num};
 use crate::promote::{Promotion, TypeClass, promote};
@@ -15,7 +15,7 @@ fn numeric(op: &str, x: &DataSlice) -> Result<Prepared> {
 /// Prepares `x` in floats (FLOAT32 unless it is FLOAT64).
 fn float(op: &str, x: &DataSlice) -> Result<Prepared> {
     let promotion = promote(op, &[("x", x)], TypeClass::Numeric)?;
-    prepare_as(op, &[("x", x)], Promotion { dtype: float_type(promotion.dtype), ..promotion })
+    prepare_lazy(op, &[("x", x)], Promotion { dtype: float_type(promotion.dtype), ..promotion })
 }
 
 pub(crate) struct Neg;
