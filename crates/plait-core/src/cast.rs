@@ -247,8 +247,10 @@ macro_rules! widen {
 
 widen!(i32, |v: i64| v as i32);
 widen!(i64, |v: i64| v);
-// Through f64, as the general conversion of numbers goes (`to_f64s`).
-widen!(f32, |v: i64| (v as f64) as f32);
+// Rounded once, to the nearest f32, as Koda casts (through f64 would round
+// twice: an INT64 above 2^53 just past the midpoint of two f32s would land
+// on the wrong one).
+widen!(f32, |v: i64| v as f32);
 widen!(f64, |v: i64| v as f64);
 
 /// `src` cast to `T` in one typed loop, into a fresh buffer.
@@ -548,6 +550,17 @@ mod tests {
         for target in NUMERIC {
             assert_eq!(cast_column("op", &empty, target).unwrap().len(), 0);
         }
+    }
+
+    #[test]
+    fn int64_to_float32_rounds_once() {
+        // 2^60 + 2^36 + 1: just past the midpoint of two f32s; through f64
+        // it would land on the midpoint first, then on the even f32 below.
+        let v: i64 = (1 << 60) + (1 << 36) + 1;
+        let column = Column::new(Values::Int64(vec![v].into()), None);
+        let cast = cast_column("kd.float32", &column, Schema::Float32).unwrap();
+        assert_eq!(cast.get(0), Some(ScalarRef::Float32(((1i64 << 60) + (1i64 << 37)) as f32)));
+        assert_eq!(<f32 as Widen>::of_i64(v), v as f32);
     }
 
     #[test]

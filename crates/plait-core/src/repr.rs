@@ -147,29 +147,30 @@ pub fn format_float(x: f64, sci: String) -> String {
 
 /// Koda's text of an f32.
 pub fn format_f32(x: f32) -> String {
-    format_float(x as f64, shortest_f32(x))
-}
-
-/// The shortest scientific form of `x` that reads back as `x` and, where
-/// two such forms are equally near `x`, the one whose last digit is even
-/// (as Koda and numpy print 131072.125f32: `131072.12`; Rust's `{:e}` gives
-/// `131072.13`). A form ending in an odd digit may be such a tie: `x`'s
-/// exact value (an f32 is exact as an f64) rounded half-even to as many
-/// digits is the even one where it reads back as `x`.
-fn shortest_f32(x: f32) -> String {
-    let sci = format!("{x:e}");
-    let mantissa = sci.split_once('e').map_or(sci.as_str(), |(m, _)| m);
-    if !x.is_finite() || mantissa.bytes().last().is_none_or(|d| (d - b'0') % 2 == 0) {
-        return sci;
-    }
-    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
-    let even = format!("{:.*e}", digits.saturating_sub(1), x as f64);
-    if even.parse::<f32>() == Ok(x) { even } else { sci }
+    format_float(x as f64, shortest(x))
 }
 
 /// Koda's text of an f64.
 pub fn format_f64(x: f64) -> String {
-    format_float(x, format!("{x:e}"))
+    format_float(x, shortest(x))
+}
+
+/// The shortest scientific form of `x` that reads back as `x` and, where
+/// two such forms are equally near `x`, the one whose last digit is even
+/// (as Koda, Python and numpy print 131072.125f32: `131072.12`, and
+/// 1e15 + 0.25: `1000000000000000.2`; Rust's `{:e}` gives the odd digit).
+/// A form ending in an odd digit may be such a tie: `x`'s exact value
+/// rounded half-even to as many digits (Rust's `{:.N$e}` is exact) is the
+/// even one where it reads back as `x`.
+fn shortest<F: std::fmt::LowerExp + std::str::FromStr + PartialEq + Copy>(x: F) -> String {
+    let sci = format!("{x:e}");
+    let mantissa = sci.split_once('e').map_or(sci.as_str(), |(m, _)| m);
+    if mantissa.bytes().last().is_none_or(|d| !d.is_ascii_digit() || (d - b'0') % 2 == 0) {
+        return sci;
+    }
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    let even = format!("{:.*e}", digits.saturating_sub(1), x);
+    if even.parse::<F>().is_ok_and(|y| y == x) { even } else { sci }
 }
 
 /// Writes `bytes` as a Python bytes literal (`b'a\x00'`).
@@ -565,6 +566,8 @@ mod tests {
             assert_eq!(format_f32(x), want, "{x}");
         }
         assert_eq!(format_f64(1.7976931348623157e308), "1.7976931348623157e308");
+        assert_eq!(format_f64(1e15 + 0.25), "1000000000000000.2");
+        assert_eq!(format_f64(1e15 + 0.75), "1000000000000000.8");
         assert_eq!(format_f64(5e-324), "5e-324");
         assert_eq!(format_f32(f32::NAN), "nan");
         assert_eq!(format_f32(f32::NEG_INFINITY), "-inf");

@@ -183,12 +183,20 @@ class _Converter:
         for name, positions in _plait.declared_attrs(entities):
             holders = entities if len(positions) == n else OPERATORS["kd.slices.take"](
                 entities, _plait.slice(positions, None))
-            attr = OPERATORS["kd.core.maybe" if is_object else "kd.core.get_attr"](holders, name)
-            values = yield (attr, depth + 1)
-            present = None if self.include_missing_attrs else _flags(attr)
-            for k, j in enumerate(positions):
-                if present is None or present[k]:
-                    out[j][name] = values[k]
+            try:
+                parts = [(positions, OPERATORS["kd.core.maybe" if is_object else "kd.core.get_attr"](holders, name))]
+            except ValueError:
+                if not is_object:
+                    raise
+                # Objects whose schemas give the attribute schemas with no
+                # common one (a number here, a list there): each on its own.
+                parts = [([j], OPERATORS["kd.core.maybe"](entities.S[j], name)) for j in positions]
+            for at, attr in parts:
+                values = yield (attr.flatten(), depth + 1)
+                present = None if self.include_missing_attrs else _flags(attr.flatten())
+                for k, j in enumerate(at):
+                    if present is None or present[k]:
+                        out[j][name] = values[k]
         return out if self.obj_as_dict else [Obj(**attrs) for attrs in out]
 
 

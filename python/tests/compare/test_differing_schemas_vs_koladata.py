@@ -73,6 +73,8 @@ PROGRAMS = {
     "wide_schema_clone": lambda kd: kd.clone(_wide_schema(kd)).to_py(max_depth=-1, obj_as_dict=True),
     "wide_schema_deep_uuid_equal": lambda kd: kd.deep_uuid(_wide_schema(kd)) == kd.deep_uuid(kd.clone(_wide_schema(kd))),
     "mutable_written_between_questions": _mutable,
+    "to_py_attribute_of_differing_schemas": lambda kd: kd.slice(
+        [kd.obj(a=1), kd.obj(a=kd.list([1])), kd.obj(a=kd.new(b=1)), kd.obj(b=2)]).to_py(obj_as_dict=True),
 }
 
 

@@ -167,6 +167,11 @@ PROGRAMS = {
                                                              schema=kd.list_schema(kd.list_schema(kd.INT32))),
     "map_py returning lists": lambda kd: kd.map_py(lambda x: kd.implode(x[:] + 1), kd.slice([kd.list([1, 2]), kd.list([3])]),
                                                    schema=kd.list_schema(kd.INT32))[:],
+    # numbers: ties printed with the even digit, INT64 rounded once to FLOAT32
+    "float64 tie text": lambda kd: (kd.item(1e15 + 0.25, kd.FLOAT64), kd.str(kd.float64(1e15 + 0.75))),
+    "float32 tie text": lambda kd: kd.str(kd.slice([131072.125, 131072.375], kd.FLOAT32)),
+    "int64 beyond 2^53 to float32": lambda kd: kd.float32(kd.slice([2**60 + 2**36 + 1, -(2**60 + 2**36 + 1)], kd.INT64)),
+    "int64 beyond 2^53 against float32": lambda kd: kd.slice([2**60 + 2**36 + 1], kd.INT64) == kd.float32(2.0**60),
     # map_py infers the schema of what fn returns (DataItems, entities, lists)
     "map_py of entity attributes": lambda kd: kd.map_py(lambda e: e.a + 1, kd.new(a=kd.slice([1, 2, 3]))),
     "map_py returning entities": lambda kd: kd.map_py(lambda e: e, kd.new(a=kd.slice([1, 2]))),

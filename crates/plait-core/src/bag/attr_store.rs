@@ -509,6 +509,45 @@ impl AttrStore {
         }
     }
 
+    /// Sets here every item `theirs` sets, to its value there (theirs win
+    /// where both set an item; `DataBag.merge_inplace` with `overwrite`):
+    /// columns of allocations this store does not hold are shared whole,
+    /// the rest written in one batch.
+    pub fn overwrite_from(&mut self, theirs: &AttrStore) {
+        let mut ids: Vec<Option<ItemId>> = theirs.sparse.keys().map(|&id| Some(id)).collect();
+        for (&allocation, dense) in &theirs.dense {
+            let patches = theirs.patches.get(&allocation);
+            let untouched = !self.sparse.touches(allocation) && !self.dense.contains_key(&allocation) && !self.patches.contains_key(&allocation);
+            if untouched {
+                self.dense.insert(allocation, dense.clone());
+                if let Some(patches) = patches {
+                    self.patches.insert(allocation, patches.clone());
+                }
+                continue;
+            }
+            let set = (0..dense.data.len()).filter(|&offset| dense.is_set(offset) || patches.is_some_and(|p| p.get(offset).is_some()));
+            ids.extend(set.map(|offset| Some(ItemId::in_allocation(allocation, offset as u64))));
+            // Patches past the end of the column.
+            if let Some(patches) = patches {
+                ids.extend(
+                    patches
+                        .values
+                        .keys()
+                        .filter(|&&offset| offset as usize >= dense.data.len())
+                        .map(|&offset| Some(ItemId::in_allocation(allocation, offset))),
+                );
+            }
+        }
+        if ids.is_empty() {
+            return;
+        }
+        let mut values = crate::column::SliceBuilder::with_capacity(ids.len());
+        for id in ids.iter().flatten() {
+            values.push(theirs.get_one(*id).flatten());
+        }
+        self.set(&ids, &values.finish());
+    }
+
     /// Whether this store may set an item that `other` sets too (false:
     /// surely not, so merging them cannot conflict). Exact for the items
     /// `other` stores one by one; a column of `other` counts as shared

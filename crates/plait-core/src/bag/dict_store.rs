@@ -461,6 +461,27 @@ impl DictStore {
 
     /// Sets the entries of `other` that this store lacks (adoption: this
     /// store's entries win).
+    /// Sets here every entry of `other`'s dicts (theirs win where both
+    /// have a key); blocks of columns this store does not hold are shared.
+    pub fn overwrite_from(&mut self, other: &DictStore) {
+        let mut shared = std::collections::HashSet::new();
+        for (&allocation, theirs) in &other.dense {
+            if !self.dense.contains_key(&allocation) && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+                self.dense.insert(allocation, theirs.clone());
+                shared.insert(allocation);
+            }
+        }
+        for (id, theirs) in other.iter() {
+            if id.allocation().is_some_and(|a| shared.contains(&a)) {
+                continue;
+            }
+            let ours = self.get_mut(id);
+            for (k, v) in theirs.entries() {
+                ours.set(k, v);
+            }
+        }
+    }
+
     pub fn merge_missing_from(&mut self, other: &DictStore) {
         for (&allocation, theirs) in &other.dense {
             if !self.dense.contains_key(&allocation) && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)) {

@@ -313,12 +313,16 @@ impl DataBag {
         }
         let theirs = other.flattened();
         self.write(op, |store| {
-            if overwrite {
+            if !overwrite {
+                merge_into(store, &theirs);
+            } else if store.size_hint() <= theirs.size_hint() {
                 let mut merged = Store::clone(&theirs);
                 merge_into(&mut merged, store);
                 *store = merged;
             } else {
-                merge_into(store, &theirs);
+                // Theirs written over ours in place: merging many small
+                // bags into one costs what they hold, not what it holds.
+                overwrite_into(store, &theirs);
             }
         })
     }
@@ -962,6 +966,11 @@ impl BagWriter<'_> {
 }
 
 impl Store {
+    /// About how many values the store holds (O(attributes and blocks)).
+    fn size_hint(&self) -> usize {
+        self.attrs.values().map(|a| a.len_hint()).sum::<usize>() + self.lists.len_hint() + self.dicts.len_hint()
+    }
+
     /// Lists `ids` take the rows of `items`; a whole fresh allocation in
     /// order is stored as one dense column.
     fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
@@ -1191,6 +1200,34 @@ fn merge_into(store: &mut Store, theirs: &Store) {
     }
 }
 
+/// Writes everything `theirs` holds over `store`, in place: its values win
+/// where both hold one (a list whole, a dict key by key, an attribute item
+/// by item).
+fn overwrite_into(store: &mut Store, theirs: &Store) {
+    if store.lists.is_empty() {
+        store.lists = theirs.lists.clone();
+    } else {
+        for id in theirs.lists.ids() {
+            let items = theirs.lists.get(id).expect("listed ids exist").to_data();
+            Arc::make_mut(&mut store.lists).set(id, items);
+        }
+    }
+    if store.dicts.is_empty() {
+        store.dicts = theirs.dicts.clone();
+    } else if !theirs.dicts.is_empty() {
+        Arc::make_mut(&mut store.dicts).overwrite_from(&theirs.dicts);
+    }
+    for (name, values) in &theirs.attrs {
+        match store.attrs.get_mut(name) {
+            None => {
+                store.attrs.insert(name.clone(), values.clone());
+            }
+            Some(mine) if Arc::ptr_eq(mine, values) => {}
+            Some(mine) => Arc::make_mut(mine).overwrite_from(values),
+        }
+    }
+}
+
 /// The position of item `index` of the list stored at `range` (negative
 /// counts from the end), or `MISSING_INDEX` when missing or out of range.
 pub fn position_in(range: std::ops::Range<usize>, index: Option<i64>) -> usize {
@@ -1401,6 +1438,58 @@ mod tests {
         assert_eq!(entries(&at_once), entries(&one_by_one));
         // The bag forked from is unchanged.
         assert_eq!(base.dict_sizes(&ids[..2]), vec![Some(0), Some(1)]);
+    }
+
+    #[test]
+    fn writing_theirs_over_ours_in_place_is_the_merge_where_theirs_win() {
+        // Ours: a column, items one by one, lists and dicts; theirs: some of
+        // the same items with other values (one set to missing), new items,
+        // a list and dict entries of the same ids.
+        let (_, ids) = allocate(ItemKind::Object, 40);
+        let ids: Vec<Option<ItemId>> = ids.into_iter().map(Some).collect();
+        let (_, lists) = allocate(ItemKind::List, 3);
+        let lists: Vec<Option<ItemId>> = lists.into_iter().map(Some).collect();
+        let (_, dicts) = allocate(ItemKind::Dict, 3);
+        let dicts: Vec<Option<ItemId>> = dicts.into_iter().map(Some).collect();
+        let ours = DataBag::new_mutable();
+        ours.set_attr("op", "a", &ids, &ints(&(0..40).map(Some).collect::<Vec<_>>())).unwrap();
+        ours.set_attr("op", "b", &ids[..3], &ints(&[Some(1), Some(2), Some(3)])).unwrap();
+        ours.set_lists("op", &lists, &Edge::from_sizes(&[2, 1, 0]).unwrap(), &ints(&[Some(1), Some(2), Some(3)])).unwrap();
+        ours.fill(|w| w.set_dicts(&dicts, &Edge::from_sizes(&[1, 1, 0]).unwrap(), &ints(&[Some(1), Some(2)]), &ints(&[Some(10), Some(20)])));
+        let theirs = DataBag::new_mutable();
+        theirs.set_attr("op", "a", &ids[5..8], &ints(&[Some(-5), None, Some(-7)])).unwrap();
+        theirs.set_attr("op", "b", &ids[2..5], &ints(&[Some(-2), Some(-3), Some(-4)])).unwrap();
+        theirs.set_attr("op", "c", &ids[..1], &ints(&[Some(9)])).unwrap();
+        theirs.set_lists("op", &lists[1..2], &Edge::from_sizes(&[2]).unwrap(), &ints(&[Some(7), Some(8)])).unwrap();
+        theirs
+            .set_dict_entries("op", &[dicts[0], dicts[0], dicts[2]], &ints(&[Some(1), Some(5), Some(6)]), &ints(&[Some(-10), Some(50), Some(60)]))
+            .unwrap();
+        let (mine, other) = (ours.read(), theirs.read());
+        let mut in_place = Store::clone(&mine);
+        overwrite_into(&mut in_place, &other);
+        let mut expected = Store::clone(&other);
+        merge_into(&mut expected, &mine);
+        let [in_place, expected] = [in_place, expected].map(|s| DataBag::from_parts(Arc::new(s), false, Vec::new()));
+        for name in ["a", "b", "c"] {
+            let read = |bag: &DataBag| {
+                let got = bag.get_attr_and_unset(name, &ids);
+                ((0..ids.len()).map(|i| got.data.get(i).map(Stored::from_ref)).collect::<Vec<_>>(), got.unset)
+            };
+            assert_eq!(read(&in_place), read(&expected), "{name}");
+        }
+        let rows = |bag: &DataBag| {
+            let (edge, items) = bag.explode(&lists).unwrap();
+            let (dedge, keys, values) = bag.dict_entries(&dicts).unwrap();
+            let mut entries: Vec<Vec<(Option<Stored>, Option<Stored>)>> = (0..dicts.len())
+                .map(|i| dedge.child_range(i).map(|e| (keys.get(e).map(Stored::from_ref), values.get(e).map(Stored::from_ref))).collect())
+                .collect();
+            entries.iter_mut().for_each(|row| row.sort_by_key(|(k, _)| format!("{k:?}")));
+            (
+                (0..lists.len()).map(|i| edge.child_range(i).map(|k| items.get(k).map(Stored::from_ref)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+                entries,
+            )
+        };
+        assert_eq!(rows(&in_place), rows(&expected));
     }
 
     #[test]

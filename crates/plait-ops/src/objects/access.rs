@@ -17,6 +17,11 @@ const GET_ATTR: &str = "kd.core.get_attr";
 /// `kd.get_attr(x, name, default=unspecified)`: the attribute of every item.
 /// Without `default`, an attribute missing from the schema is an error.
 pub fn get_attr(x: &DataSlice, name: &str, default: Option<&DataSlice>) -> Result<DataSlice> {
+    if default.is_none() {
+        if let Some(item) = attr_of_one(x, name) {
+            return Ok(item);
+        }
+    }
     let context = format!("failed to get attribute '{name}'");
     let got = lookup(x, name, default.is_some(), &context)?;
     match default {
@@ -38,6 +43,28 @@ pub fn get_attr(x: &DataSlice, name: &str, default: Option<&DataSlice>) -> Resul
             Ok(result.with_bag(bag))
         }
     }
+}
+
+/// `e.a` for one entity or object whose schema declares `a`, read with two
+/// lookups (loops over items read attributes one item at a time); `None`
+/// for anything else, which [`lookup`] answers (and words the errors of).
+fn attr_of_one(x: &DataSlice, name: &str) -> Option<DataSlice> {
+    let (true, Some(bag), Some(ScalarRef::ItemId(id))) = (x.is_item(), x.bag(), x.get(0)) else { return None };
+    let schema_id = match x.schema() {
+        Schema::Struct(s) => s,
+        Schema::Object => match bag.get_one(SCHEMA_ATTR, id)?.schema()? {
+            Schema::Struct(s) => s,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let schema = attr_schema(bag, schema_id, name)?;
+    if schema.nofollowed().is_some() || id.is_nofollow() {
+        return None;
+    }
+    let value = bag.get_one(name, id);
+    let item = DataSlice::item(value.as_ref().map(|v| v.as_ref()), schema).ok()?;
+    Some(item.with_bag(Some(bag.clone())))
 }
 
 /// `kd.maybe(x, name)`: like `get_attr`, missing where the attribute is.
@@ -166,7 +193,14 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
             // A nofollow attribute reads as what it wraps (`kd.follow` is
             // for nofollow slices made by `kd.nofollow`).
             let schema = schema.nofollowed().unwrap_or(schema);
-            let data = read_attr(bag, name, &Ids::of(x));
+            let data = match masked_allocation(x.data())
+                .and_then(|(allocation, len, keep)| Some((bag.get_attr_of_allocation(name, allocation, len)?, keep)))
+            {
+                // Entities of one allocation with some missing (`(e & mask).a`):
+                // the attribute's column, masked.
+                Some((column, keep)) => column.masked(keep),
+                None => read_attr(bag, name, &Ids::of(x)),
+            };
             // Bags layered over one another can hold values that the schema
             // read does not admit: Koda's error, not an internal one.
             let read = DataSlice::new(x.shape().clone(), data, schema).map_err(|_| {
@@ -180,6 +214,17 @@ fn lookup(x: &DataSlice, name: &str, lenient: bool, context: &str) -> Result<Dat
         Schema::None => Ok(DataSlice::missing(x.shape().clone(), Schema::None).with_bag(Some(bag_of(context, x)?.clone()))),
         other => Err(attr_error(context, format!("primitives do not have attributes, got {other}"))),
     }
+}
+
+/// The items of a fresh allocation, in order, some of them missing: its
+/// number, its length and which slots are present; `None` for anything
+/// else (all present is [`Ids::Whole`]).
+fn masked_allocation(data: &SliceData) -> Option<(u64, usize, &arrow_buffer::BooleanBuffer)> {
+    let Some(Column { values: Values::ItemId(ids), presence: Some(presence) }) = data.single_column() else { return None };
+    let (base, len) = ids.as_run()?;
+    let first = ItemId(base);
+    let allocation = first.allocation().filter(|_| first.offset() == 0)?;
+    Some((allocation, len, presence.inner()))
 }
 
 /// The struct schemas held by a SCHEMA slice (`None` for primitive schemas
