@@ -13,7 +13,9 @@ import time
 import numpy as np
 
 import workloads_bag_methods
+import workloads_differing_schemas
 import workloads_entities
+import workloads_fast_paths
 import workloads_layering
 import workloads_lists
 import workloads_mutable
@@ -141,6 +143,8 @@ def main():
         "compile": workloads_compile.workloads(args.scale, pkd, kkd),
         "vmap": workloads_vmap.workloads(args.scale, pkd, kkd),
         "shard": workloads_shard.workloads(args.scale, pkd, kkd),
+        "differing_schemas": workloads_differing_schemas.workloads(args.scale, pkd, kkd),
+        "fast_paths": workloads_fast_paths.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

@@ -18,7 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors::{guard, type_error, value_error};
-use crate::fast_boxing::{box_numbers, box_texts, invalid_unicode};
+use crate::fast_boxing::{box_bools, box_numbers, box_texts, invalid_unicode};
 use crate::py_slice::PyDataSlice;
 
 /// What one leaf is, decided in the first pass.
@@ -60,11 +60,11 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
         }
     }
     let flat_list = x.cast_exact::<PyList>().ok();
-    if schema.is_none() {
-        if let Some(list) = &flat_list {
-            // A flat list of numbers needs no leaf objects at all.
-            let n = list.len();
-            let list_ptr = list.as_ptr();
+    if let Some(list) = &flat_list {
+        // A flat list of numbers needs no leaf objects at all.
+        let n = list.len();
+        let list_ptr = list.as_ptr();
+        if schema.is_none() {
             // SAFETY: the list is alive and not resized during the call (no Python
             // code runs in it), and every index is below its length.
             let fast = unsafe { box_numbers(x.py(), n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) }?;
@@ -74,6 +74,27 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
             // SAFETY: as above.
             if let Some(data) = unsafe { box_texts(x.py(), n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) }? {
                 return guard(|| DataSlice::new(JaggedShape::flat(n), data, Schema::String));
+            }
+            // SAFETY: as above.
+            if let Some(data) = unsafe { box_bools(n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) } {
+                return guard(|| DataSlice::new(JaggedShape::flat(n), data, Schema::Boolean));
+            }
+        } else if let Some(target @ (Schema::Int64 | Schema::Float32 | Schema::Float64)) = schema {
+            // Numbers given a wider schema (`kd.slice(ints, kd.INT64)`): boxed
+            // as above, then widened. (Narrower ones, and anything else, take
+            // the general path, which words their errors.)
+            // SAFETY: as above.
+            let fast = unsafe { box_numbers(x.py(), n, |i| ffi::PyList_GetItem(list_ptr, i as ffi::Py_ssize_t)) }?;
+            if let Some((data, found)) = fast {
+                // (Python floats boxed as FLOAT32 are rounded already: only
+                // FLOAT32 takes them.)
+                let widens = matches!(
+                    (found, target),
+                    (Schema::Int32 | Schema::Int64, _) | (Schema::Float32, Schema::Float32) | (Schema::Float64, Schema::Float64)
+                );
+                if widens {
+                    return guard(|| cast_boxed(op, &DataSlice::new(JaggedShape::flat(n), data, found)?, target, false));
+                }
             }
         }
     }
@@ -89,6 +110,10 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
         // SAFETY: as above.
         if let Some(data) = unsafe { box_texts(x.py(), leaves.len(), |i| leaves[i].as_ptr()) }? {
             return guard(|| DataSlice::new(shape, data, Schema::String));
+        }
+        // SAFETY: as above.
+        if let Some(data) = unsafe { box_bools(leaves.len(), |i| leaves[i].as_ptr()) } {
+            return guard(|| DataSlice::new(shape, data, Schema::Boolean));
         }
     }
     box_leaves(op, shape, leaves, schema)

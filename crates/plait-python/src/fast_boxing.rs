@@ -152,6 +152,39 @@ pub unsafe fn box_texts(py: Python<'_>, n: usize, get: impl Fn(usize) -> *mut ff
     Ok((present > 0).then(|| SliceData::from_column(column.finish())))
 }
 
+/// Boxes `n` items given as borrowed object pointers, if they are all
+/// bools or None and at least one is a bool: a BOOLEAN column.
+///
+/// # Safety
+/// As [`box_numbers`]: `get(i)` must return a valid borrowed pointer for
+/// every `i < n`, alive for the duration of the call.
+pub unsafe fn box_bools(n: usize, get: impl Fn(usize) -> *mut ffi::PyObject) -> Option<SliceData> {
+    // SAFETY: these only return the addresses of the singletons (`bool` has
+    // no other instances).
+    let (yes, no, none) = unsafe { (ffi::Py_True(), ffi::Py_False(), ffi::Py_None()) };
+    let mut values = BooleanBufferBuilder::new(n);
+    let mut presence = BooleanBufferBuilder::new(n);
+    let mut present = 0usize;
+    for i in 0..n {
+        let object = get(i);
+        if object == yes || object == no {
+            values.append(object == yes);
+            presence.append(true);
+            present += 1;
+        } else if object == none {
+            values.append(false);
+            presence.append(false);
+        } else {
+            return None;
+        }
+    }
+    if present == 0 {
+        return None;
+    }
+    let presence = (present < n).then(|| NullBuffer::new(presence.finish()));
+    Some(SliceData::from_column(Column::new(Values::Boolean(values.finish()), presence)))
+}
+
 /// Koda's error for a str that is not valid Unicode (lone surrogates).
 pub fn invalid_unicode() -> PyErr {
     pyo3::exceptions::PyValueError::new_err("invalid unicode object")

@@ -167,6 +167,15 @@ PROGRAMS = {
                                                              schema=kd.list_schema(kd.list_schema(kd.INT32))),
     "map_py returning lists": lambda kd: kd.map_py(lambda x: kd.implode(x[:] + 1), kd.slice([kd.list([1, 2]), kd.list([3])]),
                                                    schema=kd.list_schema(kd.INT32))[:],
+    # boxing: flat bools, numbers given a wider schema (fast paths), and their edges
+    "slice of bools and None": lambda kd: (kd.slice([True, None, False]), kd.slice([[True], [None, False]])),
+    "slice of ints as INT64": lambda kd: (kd.slice([1, 2, None], kd.INT64), kd.slice([1, 2**40], kd.INT64),
+                                          kd.slice([2**63 + 5], kd.INT64)),
+    "slice of numbers as floats": lambda kd: (kd.slice([1, 2.5], kd.FLOAT64), kd.slice([1, 2], kd.FLOAT32),
+                                              kd.slice([1e300], kd.FLOAT32), kd.slice([2**62, 1], kd.FLOAT64),
+                                              kd.slice([0.1, 1e20, None], kd.FLOAT64), kd.slice([0.1, 1], kd.FLOAT32)),
+    "slice of floats as INT64": lambda kd: kd.slice([1.5], kd.INT64),
+    "slice of bools as INT64": lambda kd: kd.slice([True, None], kd.INT64),
     # numbers: ties printed with the even digit, INT64 rounded once to FLOAT32
     "float64 tie text": lambda kd: (kd.item(1e15 + 0.25, kd.FLOAT64), kd.str(kd.float64(1e15 + 0.75))),
     "float32 tie text": lambda kd: kd.str(kd.slice([131072.125, 131072.375], kd.FLOAT32)),

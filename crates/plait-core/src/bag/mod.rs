@@ -392,8 +392,18 @@ impl DataBag {
                         Some(id) => (id.allocation() == Some(allocation)).then_some(id.offset() as usize),
                     })
                     .collect();
-                if let Some(data) = offsets.and_then(|offsets| self.get_attr_at_offsets(&layers, attr, allocation, &offsets)) {
-                    return data;
+                if let Some(offsets) = offsets {
+                    // Slots 0..n in order (all of what `kd.obj` made, read
+                    // through its values' bags): the allocation's column,
+                    // merged once for a frozen bag, not gathered item by item.
+                    if offsets.iter().enumerate().all(|(i, &o)| i == o) {
+                        if let Some(data) = self.get_attr_of_allocation(attr, allocation, offsets.len()) {
+                            return data;
+                        }
+                    }
+                    if let Some(data) = self.get_attr_at_offsets(&layers, attr, allocation, &offsets) {
+                        return data;
+                    }
                 }
             }
         }
