@@ -390,6 +390,24 @@ impl DictStore {
         // Each row: its entries, then its writes (a key set again keeps
         // its place and takes the new value, as the columns are built).
         let mut sizes = Vec::with_capacity(rows);
+        if block.changed.is_empty() {
+            // Every row as stored: both columns gathered, old entries and
+            // written ones, by position.
+            let (old_keys, old_values) = block.columns.columns();
+            let mut from = Vec::with_capacity(old_keys.len() + writes);
+            for row in 0..rows {
+                let range = block.columns.row(row);
+                let size = range.len() + written[row] as usize;
+                from.extend(range);
+                from.extend(order[start[row]..start[row + 1]].iter().map(|&j| old_keys.len() + j));
+                sizes.push(size as i64);
+            }
+            let (new_keys, new_values) = (old_keys.take_pair(keys, &from), old_values.take_pair(values, &from));
+            let Ok(edge) = crate::shape::Edge::from_sizes(&sizes) else { return false };
+            let Some(columns) = DictColumns::build(&edge, &new_keys, &new_values) else { return false };
+            self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
+            return true;
+        }
         let mut new_keys = SliceBuilder::new();
         let mut new_values = SliceBuilder::new();
         for row in 0..rows {

@@ -1416,8 +1416,9 @@ mod tests {
         let edge = Edge::from_sizes(&sizes).unwrap();
         let keys = ints(&(0..edge.child_size()).map(|k| Some(k as i32 % 3)).collect::<Vec<_>>());
         let values = ints(&(0..edge.child_size()).map(|k| Some(k as i32)).collect::<Vec<_>>());
-        let base = DataBag::new_mutable();
-        base.fill(|w| w.set_dicts(&ids, &edge, &keys, &values));
+        let untouched = DataBag::new_mutable();
+        untouched.fill(|w| w.set_dicts(&ids, &edge, &keys, &values));
+        let base = untouched.fork(true);
         base.set_dict_entries("op", &ids[3..4], &ints(&[Some(7)]), &ints(&[Some(70)])).unwrap();
         // Writes: a key each dict may have, a new one, a missing key, a
         // missing value, and one dict written twice.
@@ -1432,12 +1433,17 @@ mod tests {
         k.extend([Some(1), None]);
         v.extend([Some(-1), Some(-2)]);
         let (k, v) = (ints(&k), ints(&v));
-        let at_once = base.fork(true);
-        at_once.set_dict_entries("op", &owners, &k, &v).unwrap();
-        let one_by_one = base.fork(true);
-        for j in 0..owners.len() {
-            one_by_one.set_dict_entries("op", &owners[j..j + 1], &k.take(&[j]), &v.take(&[j])).unwrap();
-        }
+        // From a block with one dict changed (a table of its own), and from
+        // one as made.
+        let write = |from: &DataBag| {
+            let at_once = from.fork(true);
+            at_once.set_dict_entries("op", &owners, &k, &v).unwrap();
+            let one_by_one = from.fork(true);
+            for j in 0..owners.len() {
+                one_by_one.set_dict_entries("op", &owners[j..j + 1], &k.take(&[j]), &v.take(&[j])).unwrap();
+            }
+            (at_once, one_by_one)
+        };
         let entries = |bag: &DataBag| {
             let (edge, keys, values) = bag.dict_entries(&ids).unwrap();
             let rows: Vec<Vec<(Option<Stored>, Option<Stored>)>> = (0..ids.len())
@@ -1445,7 +1451,10 @@ mod tests {
                 .collect();
             rows
         };
-        assert_eq!(entries(&at_once), entries(&one_by_one));
+        for from in [&base, &untouched] {
+            let (at_once, one_by_one) = write(from);
+            assert_eq!(entries(&at_once), entries(&one_by_one));
+        }
         // The bag forked from is unchanged.
         assert_eq!(base.dict_sizes(&ids[..2]), vec![Some(0), Some(1)]);
     }

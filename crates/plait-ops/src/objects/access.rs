@@ -9,7 +9,7 @@ use plait_core::schema::Schema;
 use plait_core::slice::common_schema_of;
 use plait_core::{Column, DataBag, DataSlice, Error, ItemId, Result, ScalarRef, SliceData, Values};
 
-use super::model::{Ids, attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr};
+use super::model::{Ids, attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr, struct_schema_of_item};
 use crate::registry::Registry;
 
 const GET_ATTR: &str = "kd.core.get_attr";
@@ -50,14 +50,7 @@ pub fn get_attr(x: &DataSlice, name: &str, default: Option<&DataSlice>) -> Resul
 /// for anything else, which [`lookup`] answers (and words the errors of).
 fn attr_of_one(x: &DataSlice, name: &str) -> Option<DataSlice> {
     let (true, Some(bag), Some(ScalarRef::ItemId(id))) = (x.is_item(), x.bag(), x.get(0)) else { return None };
-    let schema_id = match x.schema() {
-        Schema::Struct(s) => s,
-        Schema::Object => match bag.get_one(SCHEMA_ATTR, id)?.schema()? {
-            Schema::Struct(s) => s,
-            _ => return None,
-        },
-        _ => return None,
-    };
+    let schema_id = struct_schema_of_item(x, bag, id)?;
     let schema = attr_schema(bag, schema_id, name)?;
     if schema.nofollowed().is_some() || id.is_nofollow() {
         return None;

@@ -213,6 +213,20 @@ fn same_schema_data(schema: Schema, n: usize) -> SliceData {
 }
 
 /// The schema of attribute `name` of struct schema `schema_id`.
+/// The struct schema of item `id` of DataItem `x`: `x`'s schema for an
+/// entity, its `__schema__` in `bag` for an object (`None` otherwise). The
+/// single-item fast paths (`e.a`, `e.a = 1`) start here.
+pub fn struct_schema_of_item(x: &DataSlice, bag: &DataBag, id: ItemId) -> Option<ItemId> {
+    match x.schema() {
+        Schema::Struct(s) => Some(s),
+        Schema::Object => match bag.get_one(plait_core::bag::SCHEMA_ATTR, id)?.schema()? {
+            Schema::Struct(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub fn attr_schema(bag: &DataBag, schema_id: ItemId, name: &str) -> Option<Schema> {
     bag.get_one(name, schema_id).and_then(|v| v.schema())
 }

@@ -9,7 +9,7 @@ use plait_core::broadcast::expand_to_shape;
 use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{Ids, Target, adopt_value_bags, adopted_bags, attr_schema, bag_of, ids_of, schemas_data, write_attrs};
+use super::model::{Ids, Target, adopt_value_bags, adopted_bags, attr_schema, bag_of, ids_of, schemas_data, struct_schema_of_item, write_attrs};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -312,14 +312,7 @@ fn set_one_primitive(op: &str, x: &DataSlice, bag: &DataBag, name: &str, value: 
         return None;
     }
     let Some(plait_core::ScalarRef::ItemId(id)) = x.get(0) else { return None };
-    let schema_id = match x.schema() {
-        Schema::Struct(s) => s,
-        Schema::Object => match bag.get_one(SCHEMA_ATTR, id)?.schema()? {
-            Schema::Struct(s) => s,
-            _ => return None,
-        },
-        _ => return None,
-    };
+    let schema_id = struct_schema_of_item(x, bag, id)?;
     (attr_schema(bag, schema_id, name) == Some(schema)).then(|| bag.set_attr(op, name, &[Some(id)], value.data()))
 }
 
