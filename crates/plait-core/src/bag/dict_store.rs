@@ -352,15 +352,35 @@ impl DictStore {
     }
 
     /// Sets `keys[j]` of dict `ids[j]` to `values[j]` by building the
-    /// columns of their block again, when they are dicts of one block of
-    /// columns and touch at least an eighth of its rows (every dict of a
-    /// forked bag updated at once): one pass over the block instead of a
-    /// table of its own for each dict changed. False, with nothing changed,
-    /// otherwise.
+    /// columns of their block again (or a block of the writes alone, where
+    /// this layer holds none of the allocation's dicts), when they are dicts
+    /// of one allocation and touch at least an eighth of its rows (every
+    /// dict of a forked bag updated at once, `with_dict_update` of dicts made
+    /// together): one pass instead of a table of its own for each dict
+    /// changed. False, with nothing changed, otherwise.
     pub fn set_entries_of_block(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) -> bool {
         let Some(allocation) = ids.iter().flatten().next().and_then(|id| id.allocation()) else { return false };
-        let Some(block) = self.dense.get(&allocation) else { return false };
-        let rows = block.columns.len();
+        let block = self.dense.get(&allocation);
+        let rows = match block {
+            Some(block) => block.columns.len(),
+            None => {
+                // A layer holding none of the allocation's dicts yet (an
+                // update over dicts made together): a block of the written
+                // entries alone, its other rows empty (reads look below).
+                let (mut end, mut n) = (0usize, 0usize);
+                for id in ids.iter().flatten() {
+                    if id.allocation() != Some(allocation) {
+                        return false;
+                    }
+                    end = end.max(id.offset() as usize + 1);
+                    n += 1;
+                }
+                if end > n.saturating_mul(8) {
+                    return false;
+                }
+                end
+            }
+        };
         let mut written = vec![0i64; rows];
         for id in ids.iter().flatten() {
             match (id.allocation() == Some(allocation)).then_some(id.offset() as usize) {
@@ -387,6 +407,13 @@ impl DictStore {
                 next[row] += 1;
             }
         }
+        let Some(block) = block else {
+            // `order` lists the writes row by row already.
+            let Ok(edge) = crate::shape::Edge::from_sizes(&written) else { return false };
+            let Some(columns) = DictColumns::build(&edge, &keys.take(&order), &values.take(&order)) else { return false };
+            self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
+            return true;
+        };
         // Each row: its entries, then its writes (a key set again keeps
         // its place and takes the new value, as the columns are built).
         let mut sizes = Vec::with_capacity(rows);

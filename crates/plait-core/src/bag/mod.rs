@@ -1454,6 +1454,13 @@ mod tests {
         for from in [&base, &untouched] {
             let (at_once, one_by_one) = write(from);
             assert_eq!(entries(&at_once), entries(&one_by_one));
+            // The same writes as a layer of their own over the dicts
+            // (`with_dict_update`): a block of the writes alone.
+            let update = DataBag::new_mutable();
+            update.set_dict_entries("op", &owners, &k, &v).unwrap();
+            assert!(update.read().dicts.dense_of(ids[0].unwrap().allocation().unwrap()).is_some());
+            let layered = DataBag::with_fallbacks(vec![update.fork(false), from.fork(false)]);
+            assert_eq!(entries(&layered), entries(&one_by_one));
         }
         // The bag forked from is unchanged.
         assert_eq!(base.dict_sizes(&ids[..2]), vec![Some(0), Some(1)]);
