@@ -507,8 +507,6 @@ pub(super) fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
     src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect()
 }
 
-/// `to` without the positions in `unset` (what no layer of the source
-/// sets stays unset in the copy); `None` when nothing is left to write.
 /// `ids` at `positions` (borrowed when they are all of them).
 fn picked<'t>(ids: &'t [Option<ItemId>], positions: &[usize]) -> std::borrow::Cow<'t, [Option<ItemId>]> {
     if positions.len() == ids.len() {
@@ -517,6 +515,8 @@ fn picked<'t>(ids: &'t [Option<ItemId>], positions: &[usize]) -> std::borrow::Co
     std::borrow::Cow::Owned(positions.iter().map(|&i| ids[i]).collect())
 }
 
+/// `to` without the positions in `unset` (what no layer of the source
+/// sets stays unset in the copy); `None` when nothing is left to write.
 fn only_set<'t>(to: &'t [Option<ItemId>], unset: &[usize]) -> Option<std::borrow::Cow<'t, [Option<ItemId>]>> {
     if unset.is_empty() {
         return (!to.is_empty()).then_some(std::borrow::Cow::Borrowed(to));
