@@ -899,6 +899,13 @@ impl DataBag {
                 if let [only] = dicts[..] {
                     return Some(only.len());
                 }
+                if dicts.len() <= FEW_DICT_LAYERS {
+                    // Each key counted in the lowest layer holding it: a
+                    // lookup in the layers below, no set of keys per dict
+                    // (dicts read through an update).
+                    let below = |i: usize, k| dicts[i + 1..].iter().any(|lower| lower.contains(k));
+                    return Some(dicts.iter().enumerate().map(|(i, d)| d.entries().filter(|&(k, _)| !below(i, k)).count()).sum());
+                }
                 let mut n = 0;
                 merged_entries(&dicts, |_, _| n += 1);
                 Some(n)
@@ -1043,6 +1050,10 @@ impl Store {
         self.attrs.values_mut(attr)
     }
 }
+
+/// Layers of one dict up to which its size is counted by lookups in the
+/// layers below rather than by a set of its keys.
+const FEW_DICT_LAYERS: usize = 4;
 
 /// Layers past which [`DataBag::for_walk`] merges a bag before a walk.
 const WALK_LAYERS_MAX: usize = 16;
@@ -1461,6 +1472,7 @@ mod tests {
             assert!(update.read().dicts.dense_of(ids[0].unwrap().allocation().unwrap()).is_some());
             let layered = DataBag::with_fallbacks(vec![update.fork(false), from.fork(false)]);
             assert_eq!(entries(&layered), entries(&one_by_one));
+            assert_eq!(layered.dict_sizes(&ids), one_by_one.dict_sizes(&ids));
         }
         // The bag forked from is unchanged.
         assert_eq!(base.dict_sizes(&ids[..2]), vec![Some(0), Some(1)]);
