@@ -127,13 +127,7 @@ pub fn prepare(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> Resul
 
 /// Like [`prepare`] with the promotion already decided.
 pub fn prepare_as(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion) -> Result<Prepared> {
-    let shapes: Vec<&JaggedShape> = args.iter().map(|(_, x)| x.shape()).collect();
-    let shape = common_shape(op, &shapes)?;
-    let mut operands = Vec::with_capacity(args.len());
-    for (_, x) in args {
-        operands.push(operand(op, x, &shape, promotion.dtype, false)?);
-    }
-    Ok(Prepared { shape, promotion, operands })
+    prepare_operands(op, args, promotion, false)
 }
 
 /// Like [`prepare_as`], but a numeric slice of another numeric type than
@@ -142,12 +136,16 @@ pub fn prepare_as(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion) -
 /// costs about what `float32_slice + 1.5` does instead of a cast of the
 /// whole slice first. Only for kernels that read operands through lanes.
 pub fn prepare_lazy(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion) -> Result<Prepared> {
+    prepare_operands(op, args, promotion, true)
+}
+
+/// The arguments broadcast to their common shape, each cast to the
+/// promotion's type (`lazy`: numbers of another numeric type kept as they
+/// are, for kernels reading through lanes).
+fn prepare_operands(op: &str, args: &[(&str, &DataSlice)], promotion: Promotion, lazy: bool) -> Result<Prepared> {
     let shapes: Vec<&JaggedShape> = args.iter().map(|(_, x)| x.shape()).collect();
     let shape = common_shape(op, &shapes)?;
-    let mut operands = Vec::with_capacity(args.len());
-    for (_, x) in args {
-        operands.push(operand(op, x, &shape, promotion.dtype, true)?);
-    }
+    let operands = args.iter().map(|(_, x)| operand(op, x, &shape, promotion.dtype, lazy)).collect::<Result<Vec<_>>>()?;
     Ok(Prepared { shape, promotion, operands })
 }
 

@@ -389,7 +389,7 @@ impl DictStore {
             }
         }
         let writes: usize = written.iter().map(|&n| n as usize).sum();
-        let shadowed = !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation));
+        let shadowed = self.holds_sparsely(allocation);
         if writes.saturating_mul(8) < rows || shadowed {
             return false;
         }
@@ -407,56 +407,50 @@ impl DictStore {
                 next[row] += 1;
             }
         }
-        let Some(block) = block else {
-            // `order` lists the writes row by row already.
-            let Ok(edge) = crate::shape::Edge::from_sizes(&written) else { return false };
-            let Some(columns) = DictColumns::build(&edge, &keys.take(&order), &values.take(&order)) else { return false };
-            self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
-            return true;
-        };
         // Each row: its entries, then its writes (a key set again keeps
         // its place and takes the new value, as the columns are built).
-        let mut sizes = Vec::with_capacity(rows);
-        if block.changed.is_empty() {
-            // Every row as stored: both columns gathered, old entries and
-            // written ones, by position.
-            let (old_keys, old_values) = block.columns.columns();
-            let mut from = Vec::with_capacity(old_keys.len() + writes);
-            for row in 0..rows {
-                let range = block.columns.row(row);
-                let size = range.len() + written[row] as usize;
-                from.extend(range);
-                from.extend(order[start[row]..start[row + 1]].iter().map(|&j| old_keys.len() + j));
-                sizes.push(size as i64);
+        let (sizes, new_keys, new_values) = match block {
+            // No block: `order` lists the writes row by row already.
+            None => (written, keys.take(&order), values.take(&order)),
+            // Every row as stored: both columns gathered by position, old
+            // entries and written ones.
+            Some(block) if block.changed.is_empty() => {
+                let (old_keys, old_values) = block.columns.columns();
+                let mut from = Vec::with_capacity(old_keys.len() + writes);
+                let mut sizes = Vec::with_capacity(rows);
+                for row in 0..rows {
+                    let range = block.columns.row(row);
+                    sizes.push((range.len() + written[row] as usize) as i64);
+                    from.extend(range);
+                    from.extend(order[start[row]..start[row + 1]].iter().map(|&j| old_keys.len() + j));
+                }
+                (sizes, old_keys.take_pair(keys, &from), old_values.take_pair(values, &from))
             }
-            let (new_keys, new_values) = (old_keys.take_pair(keys, &from), old_values.take_pair(values, &from));
-            let Ok(edge) = crate::shape::Edge::from_sizes(&sizes) else { return false };
-            let Some(columns) = DictColumns::build(&edge, &new_keys, &new_values) else { return false };
-            self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
-            return true;
-        }
-        let mut new_keys = SliceBuilder::new();
-        let mut new_values = SliceBuilder::new();
-        for row in 0..rows {
-            let dict = match block.changed.get(&(row as u64)) {
-                Some(changed) => DictRef::Map(changed),
-                None => DictRef::Row(&block.columns, row),
-            };
-            let mut size = 0i64;
-            for (k, v) in dict.entries() {
-                new_keys.push(Some(k));
-                new_values.push(v);
-                size += 1;
+            // Some rows changed since (tables of their own): entry by entry.
+            Some(block) => {
+                let mut sizes = Vec::with_capacity(rows);
+                let mut new_keys = SliceBuilder::new();
+                let mut new_values = SliceBuilder::new();
+                for row in 0..rows {
+                    let dict = match block.changed.get(&(row as u64)) {
+                        Some(changed) => DictRef::Map(changed),
+                        None => DictRef::Row(&block.columns, row),
+                    };
+                    for (k, v) in dict.entries() {
+                        new_keys.push(Some(k));
+                        new_values.push(v);
+                    }
+                    for &j in &order[start[row]..start[row + 1]] {
+                        new_keys.push(keys.get(j));
+                        new_values.push(values.get(j));
+                    }
+                    sizes.push((dict.len() + written[row] as usize) as i64);
+                }
+                (sizes, new_keys.finish(), new_values.finish())
             }
-            for &j in &order[start[row]..start[row + 1]] {
-                new_keys.push(keys.get(j));
-                new_values.push(values.get(j));
-                size += 1;
-            }
-            sizes.push(size);
-        }
+        };
         let Ok(edge) = crate::shape::Edge::from_sizes(&sizes) else { return false };
-        let Some(columns) = DictColumns::build(&edge, &new_keys.finish(), &new_values.finish()) else { return false };
+        let Some(columns) = DictColumns::build(&edge, &new_keys, &new_values) else { return false };
         self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
         true
     }
@@ -465,13 +459,18 @@ impl DictStore {
     /// changed since and none stored by id.
     pub fn dense_of(&self, allocation: u64) -> Option<&DictColumns> {
         let block = self.dense.get(&allocation).filter(|b| b.changed.is_empty())?;
-        let shadowed = !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation));
+        let shadowed = self.holds_sparsely(allocation);
         (!shadowed).then_some(block.columns.as_ref())
     }
 
     /// Whether any dict of `allocation` is stored here.
     pub fn holds_allocation(&self, allocation: u64) -> bool {
-        self.dense.contains_key(&allocation) || self.sparse.keys().any(|id| id.allocation() == Some(allocation))
+        self.dense.contains_key(&allocation) || self.holds_sparsely(allocation)
+    }
+
+    /// Whether a dict of `allocation` is stored by id (a table of its own).
+    fn holds_sparsely(&self, allocation: u64) -> bool {
+        !self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation))
     }
 
     /// Stores the dicts of a whole allocation at once (replacing any).
@@ -511,7 +510,7 @@ impl DictStore {
     pub fn overwrite_from(&mut self, other: &DictStore) {
         let mut shared = std::collections::HashSet::new();
         for (&allocation, theirs) in &other.dense {
-            if !self.dense.contains_key(&allocation) && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+            if !self.holds_allocation(allocation) {
                 self.dense.insert(allocation, theirs.clone());
                 shared.insert(allocation);
             }
@@ -529,7 +528,7 @@ impl DictStore {
 
     pub fn merge_missing_from(&mut self, other: &DictStore) {
         for (&allocation, theirs) in &other.dense {
-            if !self.dense.contains_key(&allocation) && !self.sparse.keys().any(|id| id.allocation() == Some(allocation)) {
+            if !self.holds_allocation(allocation) {
                 self.dense.insert(allocation, theirs.clone());
             }
         }

@@ -140,7 +140,7 @@ impl DataBag {
                     return Err(Error::value(op, conflict));
                 }
             }
-            super::merge_into(Arc::make_mut(&mut merged), &bag.flattened());
+            super::merge_into(Arc::make_mut(&mut merged), &bag.flattened(), super::Wins::Ours);
         }
         Ok(DataBag::from_parts(merged, false, Vec::new()))
     }

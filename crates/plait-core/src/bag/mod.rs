@@ -201,7 +201,7 @@ impl DataBag {
         let mut store = Store::clone(&first);
         drop(first);
         for layer in std::iter::once(second).chain(layers) {
-            merge_into(&mut store, &layer);
+            merge_into(&mut store, &layer, Wins::Ours);
         }
         Arc::new(store)
     }
@@ -288,7 +288,7 @@ impl DataBag {
         // attribute it holds, for each merge (a chain built with `bag.obj`
         // one object at a time would be quadratic).
         let theirs = other.flattened();
-        self.write(op, |store| merge_into(store, &theirs))
+        self.write(op, |store| merge_into(store, &theirs, Wins::Ours))
     }
 
     /// Copies everything `other` reads into this mutable bag
@@ -314,15 +314,15 @@ impl DataBag {
         let theirs = other.flattened();
         self.write(op, |store| {
             if !overwrite {
-                merge_into(store, &theirs);
+                merge_into(store, &theirs, Wins::Ours);
             } else if store.size_hint() <= theirs.size_hint() {
                 let mut merged = Store::clone(&theirs);
-                merge_into(&mut merged, store);
+                merge_into(&mut merged, store, Wins::Ours);
                 *store = merged;
             } else {
                 // Theirs written over ours in place: merging many small
                 // bags into one costs what they hold, not what it holds.
-                overwrite_into(store, &theirs);
+                merge_into(store, &theirs, Wins::Theirs);
             }
         })
     }
@@ -488,16 +488,16 @@ impl DataBag {
     /// attributes: the layer that sets an attribute first (to a value or to
     /// missing) decides it.
     pub fn attrs_of(&self, id: ItemId) -> Vec<(String, Stored)> {
-        let mut decided: HashMap<&str, ()> = HashMap::new();
+        let mut decided: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut found = Vec::new();
         let layers = self.layers();
         for layer in &layers {
             layer.attrs.for_each_candidate(id, |name, values| {
-                if &**name == SCHEMA_ATTR || decided.contains_key(&**name) {
+                if &**name == SCHEMA_ATTR || decided.contains(&**name) {
                     return;
                 }
                 if let Some(value) = values.get_one(id) {
-                    decided.insert(name, ());
+                    decided.insert(name);
                     if let Some(value) = value {
                         found.push((name.to_string(), Stored::from_ref(value)));
                     }
@@ -1192,14 +1192,25 @@ pub enum OnConflict {
     Raise,
 }
 
-/// Adds to `store` everything of `theirs` it says nothing about, in place
-/// (a store owned alone is changed without copying what it holds).
-fn merge_into(store: &mut Store, theirs: &Store) {
+/// Which side's value a merge of two stores keeps where both hold one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wins {
+    /// `store`'s: only what it says nothing about is added.
+    Ours,
+    /// `theirs`': written over (a list whole, a dict key by key, an
+    /// attribute item by item; `merge_inplace` with `overwrite`).
+    Theirs,
+}
+
+/// Adds everything of `theirs` to `store`, in place (a store owned alone is
+/// changed without copying what it holds); `wins` decides where both hold a
+/// value.
+fn merge_into(store: &mut Store, theirs: &Store, wins: Wins) {
     if store.lists.is_empty() {
         store.lists = theirs.lists.clone();
     } else {
         for id in theirs.lists.ids() {
-            if store.lists.get(id).is_none() {
+            if wins == Wins::Theirs || store.lists.get(id).is_none() {
                 let items = theirs.lists.get(id).expect("listed ids exist").to_data();
                 Arc::make_mut(&mut store.lists).set(id, items);
             }
@@ -1208,7 +1219,11 @@ fn merge_into(store: &mut Store, theirs: &Store) {
     if store.dicts.is_empty() {
         store.dicts = theirs.dicts.clone();
     } else if !theirs.dicts.is_empty() {
-        Arc::make_mut(&mut store.dicts).merge_missing_from(&theirs.dicts);
+        let dicts = Arc::make_mut(&mut store.dicts);
+        match wins {
+            Wins::Ours => dicts.merge_missing_from(&theirs.dicts),
+            Wins::Theirs => dicts.overwrite_from(&theirs.dicts),
+        }
     }
     for (name, values) in &theirs.attrs {
         match store.attrs.get_mut(name) {
@@ -1216,35 +1231,10 @@ fn merge_into(store: &mut Store, theirs: &Store) {
                 store.attrs.insert(name.clone(), values.clone());
             }
             Some(mine) if Arc::ptr_eq(mine, values) => {}
-            Some(mine) => Arc::make_mut(mine).merge_missing_from(values),
-        }
-    }
-}
-
-/// Writes everything `theirs` holds over `store`, in place: its values win
-/// where both hold one (a list whole, a dict key by key, an attribute item
-/// by item).
-fn overwrite_into(store: &mut Store, theirs: &Store) {
-    if store.lists.is_empty() {
-        store.lists = theirs.lists.clone();
-    } else {
-        for id in theirs.lists.ids() {
-            let items = theirs.lists.get(id).expect("listed ids exist").to_data();
-            Arc::make_mut(&mut store.lists).set(id, items);
-        }
-    }
-    if store.dicts.is_empty() {
-        store.dicts = theirs.dicts.clone();
-    } else if !theirs.dicts.is_empty() {
-        Arc::make_mut(&mut store.dicts).overwrite_from(&theirs.dicts);
-    }
-    for (name, values) in &theirs.attrs {
-        match store.attrs.get_mut(name) {
-            None => {
-                store.attrs.insert(name.clone(), values.clone());
-            }
-            Some(mine) if Arc::ptr_eq(mine, values) => {}
-            Some(mine) => Arc::make_mut(mine).overwrite_from(values),
+            Some(mine) => match wins {
+                Wins::Ours => Arc::make_mut(mine).merge_missing_from(values),
+                Wins::Theirs => Arc::make_mut(mine).overwrite_from(values),
+            },
         }
     }
 }
@@ -1504,9 +1494,9 @@ mod tests {
             .unwrap();
         let (mine, other) = (ours.read(), theirs.read());
         let mut in_place = Store::clone(&mine);
-        overwrite_into(&mut in_place, &other);
+        merge_into(&mut in_place, &other, Wins::Theirs);
         let mut expected = Store::clone(&other);
-        merge_into(&mut expected, &mine);
+        merge_into(&mut expected, &mine, Wins::Ours);
         let [in_place, expected] = [in_place, expected].map(|s| DataBag::from_parts(Arc::new(s), false, Vec::new()));
         for name in ["a", "b", "c"] {
             let read = |bag: &DataBag| {

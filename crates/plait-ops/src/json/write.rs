@@ -315,8 +315,7 @@ impl Writer<'_> {
         // group of its own.)
         let mut layouts: Vec<Layout> = schemas.iter().map(|s| if s.is_struct() { Vec::new() } else { vec![(usize::MAX, *s)] }).collect();
         for (k, (name, positions)) in self.bag.attrs_held_by(&ids).iter().enumerate() {
-            let asked: Vec<Option<ItemId>> = positions.iter().map(|&j| ids[j]).collect();
-            let column = self.bag.get_attr(name, &asked);
+            let column = self.bag.get_attr(name, &crate::objects::model::picked(&ids, positions));
             for (p, &j) in positions.iter().enumerate() {
                 if let Some(ScalarRef::Schema(s)) = column.get(p) {
                     layouts[j].push((k, s));

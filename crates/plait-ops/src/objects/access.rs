@@ -9,7 +9,7 @@ use plait_core::schema::Schema;
 use plait_core::slice::common_schema_of;
 use plait_core::{Column, DataBag, DataSlice, Error, ItemId, Result, ScalarRef, SliceData, Values};
 
-use super::model::{Ids, attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, read_attr, struct_schema_of_item};
+use super::model::{Ids, attr_error, attr_schema, bag_of, ids_of, is_implicit_schemas_of, picked, read_attr, struct_schema_of_item};
 use crate::registry::Registry;
 
 const GET_ATTR: &str = "kd.core.get_attr";
@@ -526,8 +526,7 @@ pub fn declared_attrs(x: &DataSlice) -> Result<Vec<(String, Vec<usize>)>> {
         if plait_core::bag::is_internal_attr(&name) {
             continue;
         }
-        let asked: Vec<Option<ItemId>> = positions.iter().map(|&i| schemas[i]).collect();
-        let declared = bag.get_attr(&name, &asked);
+        let declared = bag.get_attr(&name, &picked(&schemas, &positions));
         let positions: Vec<usize> = positions.iter().enumerate().filter(|&(k, _)| declared.get(k).is_some()).map(|(_, &i)| i).collect();
         if !positions.is_empty() {
             out.push((name.to_string(), positions));

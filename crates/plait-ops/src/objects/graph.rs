@@ -22,7 +22,7 @@ use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, Scal
 use super::access::struct_schema_ids;
 use super::containers::schema_item;
 use super::id_set::IdSet;
-use super::model::{attr_schema, ids_data, ids_of, schemas_data, whole_allocation};
+use super::model::{attr_schema, ids_data, ids_of, picked, schemas_data, whole_allocation};
 use crate::registry::{Args, Registry, Value};
 
 /// How far a walk goes and which ids it renews.
@@ -505,14 +505,6 @@ impl<'a> Walk<'a> {
 /// bookkeeping ones).
 pub(super) fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
     src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect()
-}
-
-/// `ids` at `positions` (borrowed when they are all of them).
-fn picked<'t>(ids: &'t [Option<ItemId>], positions: &[usize]) -> std::borrow::Cow<'t, [Option<ItemId>]> {
-    if positions.len() == ids.len() {
-        return std::borrow::Cow::Borrowed(ids);
-    }
-    std::borrow::Cow::Owned(positions.iter().map(|&i| ids[i]).collect())
 }
 
 /// `to` without the positions in `unset` (what no layer of the source

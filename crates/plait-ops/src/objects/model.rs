@@ -213,6 +213,16 @@ fn same_schema_data(schema: Schema, n: usize) -> SliceData {
 }
 
 /// The schema of attribute `name` of struct schema `schema_id`.
+/// `ids` at `positions` (ascending and distinct, as
+/// [`DataBag::attrs_held_by`] gives them; borrowed when they are all of
+/// them).
+pub fn picked<'t>(ids: &'t [Option<ItemId>], positions: &[usize]) -> std::borrow::Cow<'t, [Option<ItemId>]> {
+    if positions.len() == ids.len() {
+        return std::borrow::Cow::Borrowed(ids);
+    }
+    std::borrow::Cow::Owned(positions.iter().map(|&i| ids[i]).collect())
+}
+
 /// The struct schema of item `id` of DataItem `x`: `x`'s schema for an
 /// entity, its `__schema__` in `bag` for an object (`None` otherwise). The
 /// single-item fast paths (`e.a`, `e.a = 1`) start here.
