@@ -16,6 +16,7 @@ import workloads_bag_methods
 import workloads_differing_schemas
 import workloads_entities
 import workloads_fast_paths
+import workloads_mixed_types
 import workloads_layering
 import workloads_lists
 import workloads_mutable
@@ -145,6 +146,7 @@ def main():
         "shard": workloads_shard.workloads(args.scale, pkd, kkd),
         "differing_schemas": workloads_differing_schemas.workloads(args.scale, pkd, kkd),
         "fast_paths": workloads_fast_paths.workloads(args.scale, pkd, kkd),
+        "mixed_types": workloads_mixed_types.workloads(args.scale, pkd, kkd),
     }
 
     print(f"{'workload':<40} {'plait ms':>10} {'koladata ms':>12} {'numpy ms':>10} {'kd/plait':>9}")

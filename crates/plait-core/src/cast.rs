@@ -9,7 +9,7 @@
 
 use arrow_buffer::{BooleanBuffer, ScalarBuffer};
 
-use crate::column::{Column, ScalarRef, SliceData, Values, VarBinaryBuilder};
+use crate::column::{Column, ScalarRef, SliceData, Values};
 use crate::error::{Error, Result};
 use crate::repr::{format_f32, format_f64, write_bytes_literal};
 use crate::schema::Schema;
@@ -126,29 +126,30 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
             Values::Boolean(BooleanBuffer::collect_bool(n, |i| present(i) && truth(i)))
         }
         Schema::String => {
-            let mut out = VarBinaryBuilder::with_capacity(column.len());
-            let mut text = String::new();
-            for i in 0..column.len() {
-                text.clear();
-                if present(i) {
-                    match column.values.get(i) {
-                        ScalarRef::Int32(v) => text.push_str(&v.to_string()),
-                        ScalarRef::Int64(v) => text.push_str(&v.to_string()),
-                        // As printed, but whole numbers lose their ".0" ('1', '-0').
-                        ScalarRef::Float32(v) => text.push_str(format_f32(v).trim_end_matches(".0")),
-                        ScalarRef::Float64(v) => text.push_str(format_f64(v).trim_end_matches(".0")),
-                        ScalarRef::Boolean(v) => text.push_str(if v { "true" } else { "false" }),
-                        ScalarRef::Mask => text.push_str("present"),
-                        ScalarRef::Bytes(v) => write_bytes_literal(&mut text, v),
-                        ScalarRef::String(v) => text.push_str(v),
-                        ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => {
-                            return Err(unsupported_data(op, source, target));
-                        }
-                    }
-                }
-                out.push(text.as_bytes());
+            if matches!(source, Schema::Schema | Schema::ItemId | Schema::Expr) && column.present_count() > 0 {
+                return Err(unsupported_data(op, source, target));
             }
-            Values::String(out.finish())
+            // Each value's text, in parallel chunks for long columns.
+            let (text, _) = crate::text_map::text_map(column.len(), column.presence.as_ref(), 0, |i, out| {
+                match column.values.get(i) {
+                    ScalarRef::Int32(v) => out.extend_from_slice(v.to_string().as_bytes()),
+                    ScalarRef::Int64(v) => out.extend_from_slice(v.to_string().as_bytes()),
+                    // As printed, but whole numbers lose their ".0" ('1', '-0').
+                    ScalarRef::Float32(v) => out.extend_from_slice(format_f32(v).trim_end_matches(".0").as_bytes()),
+                    ScalarRef::Float64(v) => out.extend_from_slice(format_f64(v).trim_end_matches(".0").as_bytes()),
+                    ScalarRef::Boolean(v) => out.extend_from_slice(if v { b"true" } else { b"false" }),
+                    ScalarRef::Mask => out.extend_from_slice(b"present"),
+                    ScalarRef::Bytes(v) => {
+                        let mut literal = String::new();
+                        write_bytes_literal(&mut literal, v);
+                        out.extend_from_slice(literal.as_bytes());
+                    }
+                    ScalarRef::String(v) => out.extend_from_slice(v.as_bytes()),
+                    ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_) => unreachable!("refused above"),
+                }
+                true
+            });
+            Values::String(text)
         }
         _ => return Err(unsupported_data(op, source, target)),
     };

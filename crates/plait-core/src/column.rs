@@ -927,6 +927,31 @@ impl SliceData {
         SliceData::from_columns(self.len, columns)
     }
 
+    /// The items of `self` where present, else those of `other` (of the same
+    /// length), a column at a time: `other`'s columns are masked to where
+    /// `self` is missing, and a type both sides hold is one gather from the
+    /// two columns.
+    pub fn coalesce(&self, other: &SliceData) -> SliceData {
+        debug_assert_eq!(self.len, other.len);
+        let n = self.len;
+        let fill = other.masked(&!&self.present_bits());
+        let mut columns = Vec::with_capacity(self.columns.len() + fill.columns.len());
+        for ours in self.columns.iter() {
+            let theirs = fill.columns.iter().find(|c| c.values.dtype() == ours.values.dtype());
+            let both = theirs.and_then(|theirs| {
+                let indices: Vec<usize> = (0..n).map(|i| if ours.is_present(i) { i } else { n + i }).collect();
+                ours.take_pair(theirs, &indices)
+            });
+            columns.push(both.unwrap_or_else(|| ours.clone()));
+        }
+        for theirs in fill.columns.iter() {
+            if !self.columns.iter().any(|c| c.values.dtype() == theirs.values.dtype()) {
+                columns.push(theirs.clone());
+            }
+        }
+        SliceData::from_columns(n, columns)
+    }
+
     /// Repeats items along `edge` (see [`Column::repeat_by_edge`]).
     pub fn repeat_by_edge(&self, parents: Option<&[usize]>, edge: &Edge) -> SliceData {
         let columns = self.columns.iter().map(|c| c.repeat_by_edge(parents, edge)).collect();
@@ -950,6 +975,13 @@ impl SliceData {
     /// fixed-width values are copied a run at a time.
     pub fn take_ranges(&self, ranges: &[std::ops::Range<usize>]) -> SliceData {
         let len = ranges.iter().map(|r| r.len()).sum();
+        // Short runs (stacking, zipping: runs of one item) are cheaper
+        // gathered by index than copied a run at a time.
+        const SHORT_RUNS: usize = 8;
+        if len < ranges.len() * SHORT_RUNS {
+            let indices: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
+            return self.take(&indices);
+        }
         let columns = self.columns.iter().map(|c| c.take_ranges(ranges, len)).collect();
         SliceData::from_columns(len, columns)
     }

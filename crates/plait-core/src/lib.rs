@@ -30,6 +30,7 @@ pub mod shape;
 pub mod signature;
 pub mod slice;
 pub mod subslice;
+pub mod text_map;
 pub mod typing;
 
 pub use bag::DataBag;

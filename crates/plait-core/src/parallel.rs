@@ -24,6 +24,9 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+/// Inputs of at least this many items are split across threads.
+pub const PARALLEL_MIN: usize = 1 << 17;
+
 /// What each worker runs when it starts (e.g. pinning it to a CPU); given
 /// the worker's index.
 pub type StartHandler = Box<dyn Fn(usize) + Send + Sync>;

@@ -97,8 +97,15 @@ pub fn write_float(out: &mut String, x: f64, sci: &str, layout: &FloatLayout) {
     let (mantissa, exp) = sci.split_once('e').expect("scientific form has an exponent");
     let exp: i32 = exp.parse().expect("exponent is an integer");
     let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let digits = digits.trim_end_matches('0');
+    // The significant digits without the point (at most 17, and a few
+    // more for `{:.N$e}` forms), in a buffer on the stack.
+    let mut buf = [0u8; 40];
+    let mut len = 0;
+    for d in mantissa.bytes().filter(|&c| c != b'.').take(buf.len()) {
+        buf[len] = d;
+        len += 1;
+    }
+    let digits = std::str::from_utf8(&buf[..len]).unwrap_or("0").trim_end_matches('0');
     let digits = if digits.is_empty() { "0" } else { digits };
     out.push_str(sign);
     if !layout.positional.contains(&exp) {
@@ -162,15 +169,51 @@ pub fn format_f64(x: f64) -> String {
 /// A form ending in an odd digit may be such a tie: `x`'s exact value
 /// rounded half-even to as many digits (Rust's `{:.N$e}` is exact) is the
 /// even one where it reads back as `x`.
-fn shortest<F: std::fmt::LowerExp + std::str::FromStr + PartialEq + Copy>(x: F) -> String {
+///
+/// A tie needs `x * 10^s` to be exactly half an odd integer, where `s` is
+/// the number of digits after the point at the form's precision: for
+/// `s >= 0` that holds only if `x`'s lowest set bit is `2^-(s + 1)`, which
+/// rules out almost every value without formatting it again.
+fn shortest<F: Dyadic>(x: F) -> String {
     let sci = format!("{x:e}");
-    let mantissa = sci.split_once('e').map_or(sci.as_str(), |(m, _)| m);
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
     if mantissa.bytes().last().is_none_or(|d| !d.is_ascii_digit() || (d - b'0') % 2 == 0) {
         return sci;
     }
     let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    let places = digits as i64 - 1 - exponent.parse::<i64>().unwrap_or(0);
+    if places >= 0 && x.lowest_bit_exponent() as i64 != -(places + 1) {
+        return sci;
+    }
     let even = format!("{:.*e}", digits.saturating_sub(1), x);
     if even.parse::<F>().is_ok_and(|y| y == x) { even } else { sci }
+}
+
+/// A binary float: `x = odd * 2^e` for finite nonzero `x`, with `e` given
+/// by [`Dyadic::lowest_bit_exponent`].
+trait Dyadic: std::fmt::LowerExp + std::str::FromStr + PartialEq + Copy {
+    /// The exponent of the lowest set bit of the value (meaningless for
+    /// zero, infinities and NaN).
+    fn lowest_bit_exponent(self) -> i32;
+}
+
+impl Dyadic for f32 {
+    fn lowest_bit_exponent(self) -> i32 {
+        let bits = self.to_bits();
+        let (exp, fraction) = ((bits >> 23) & 0xff, bits & 0x7f_ffff);
+        // Normal values carry the implicit leading bit; subnormals do not.
+        let significand = if exp == 0 { fraction } else { fraction | 1 << 23 };
+        significand.trailing_zeros() as i32 + (exp.max(1) as i32) - 150
+    }
+}
+
+impl Dyadic for f64 {
+    fn lowest_bit_exponent(self) -> i32 {
+        let bits = self.to_bits();
+        let (exp, fraction) = ((bits >> 52) & 0x7ff, bits & ((1 << 52) - 1));
+        let significand = if exp == 0 { fraction } else { fraction | 1 << 52 };
+        significand.trailing_zeros() as i32 + (exp.max(1) as i32) - 1075
+    }
 }
 
 /// Writes `bytes` as a Python bytes literal (`b'a\x00'`).
@@ -541,6 +584,50 @@ pub fn repr_with_shape(slice: &DataSlice) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`shortest`] without the test that rules ties out: re-rounds every
+    /// form ending in an odd digit.
+    fn shortest_by_rerounding<F: Dyadic>(x: F) -> String {
+        let sci = format!("{x:e}");
+        let mantissa = sci.split_once('e').map_or(sci.as_str(), |(m, _)| m);
+        if mantissa.bytes().last().is_none_or(|d| !d.is_ascii_digit() || (d - b'0') % 2 == 0) {
+            return sci;
+        }
+        let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+        let even = format!("{:.*e}", digits.saturating_sub(1), x);
+        if even.parse::<F>().is_ok_and(|y| y == x) { even } else { sci }
+    }
+
+    #[test]
+    fn ruling_out_ties_by_the_lowest_bit_changes_no_text() {
+        assert_eq!((0.75f32.lowest_bit_exponent(), 12.0f32.lowest_bit_exponent(), f32::from_bits(1).lowest_bit_exponent()), (-2, 2, -149));
+        assert_eq!((0.75f64.lowest_bit_exponent(), (1e15 + 0.25).lowest_bit_exponent(), f64::from_bits(1).lowest_bit_exponent()), (-2, -2, -1074));
+        // Values of every magnitude, and values with few fraction bits
+        // (where ties live).
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..200_000 {
+            let r = next();
+            let f = f32::from_bits(r as u32);
+            let g = f64::from_bits(r);
+            let coarse = ((r >> 40) as f64 + (r & 7) as f64 / 8.0) * if r & 8 == 0 { 1.0 } else { 1e-3 };
+            for x in [f, coarse as f32] {
+                if x.is_finite() {
+                    assert_eq!(shortest(x), shortest_by_rerounding(x), "{x:e}");
+                }
+            }
+            for x in [g, coarse] {
+                if x.is_finite() {
+                    assert_eq!(shortest(x), shortest_by_rerounding(x), "{x:e}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn floats_print_like_koda() {

@@ -8,7 +8,7 @@ use plait_core::broadcast::align;
 use plait_core::{DataSlice, Result, ScalarRef, Schema, Values};
 
 use crate::elementwise::{Prepared, prepare_lazy};
-use crate::kernel::{Side, bits_of, bits_of_lanes, bits_of_pairs, collect_bits};
+use crate::kernel::{Lane, Side, bits_of, bits_of_lanes, bits_of_pairs, collect_bits};
 use crate::masking::{mask_from_bits, mask_where};
 use crate::promote::{TypeClass, promote};
 
@@ -127,24 +127,82 @@ fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> 
         Err(_) => {
             let aligned = align(op, &[x, y])?;
             let (a, b) = (&aligned[0], &aligned[1]);
-            if let Some(same) = equal_columns(a.data(), b.data()) {
-                // Both present, and equal or not as `relation` wants.
-                let both = &a.data().present_bits() & &b.data().present_bits();
-                let (when_equal, when_not) = (relation(Some(Ordering::Equal)), relation(Some(Ordering::Less)));
-                let bits = match (when_equal, when_not) {
-                    (true, true) => both,
-                    (true, false) => &both & &same,
-                    (false, true) => &both & &!&same,
-                    (false, false) => BooleanBuffer::new_unset(a.size()),
-                };
-                return mask_from_bits(a.shape(), bits);
-            }
-            // Mixed or unrelated types: compare item by item.
-            mask_where(a.shape(), a.size(), |i| match (a.get(i), b.get(i)) {
-                (Some(u), Some(v)) => relation(order(u, v)),
-                _ => false,
-            })
+            let (both, same) = match equal_columns(a.data(), b.data()) {
+                Some(same) => (&a.data().present_bits() & &b.data().present_bits(), same),
+                None => equal_items(a.data(), b.data()),
+            };
+            // Both present, and equal or not as `relation` wants.
+            let (when_equal, when_not) = (relation(Some(Ordering::Equal)), relation(Some(Ordering::Less)));
+            let bits = match (when_equal, when_not) {
+                (true, true) => both,
+                (true, false) => &both & &same,
+                (false, true) => &both & &!&same,
+                (false, false) => BooleanBuffer::new_unset(a.size()),
+            };
+            mask_from_bits(a.shape(), bits)
         }
+    }
+}
+
+/// For items of any types (as OBJECT data holds them) in `a` and `b` of one
+/// length: where both are present, and where they are also equal by
+/// [`order`]'s rules (numbers of any two types by value, NaN equal to
+/// nothing, other items only to items of their own type). Each column of
+/// `a` is tested against each column of `b`; the columns of one side have
+/// disjoint presence, so the pairs cover every pair of present items once.
+fn equal_items(a: &plait_core::SliceData, b: &plait_core::SliceData) -> (BooleanBuffer, BooleanBuffer) {
+    let n = a.len();
+    let (mut all_both, mut all_same) = (BooleanBuffer::new_unset(n), BooleanBuffer::new_unset(n));
+    for ca in a.columns() {
+        for cb in b.columns() {
+            let both = match (&ca.presence, &cb.presence) {
+                (None, None) => BooleanBuffer::new_set(n),
+                (Some(p), None) | (None, Some(p)) => p.inner().clone(),
+                (Some(p), Some(q)) => p.inner() & q.inner(),
+            };
+            if both.count_set_bits() == 0 {
+                continue;
+            }
+            let (x, y) = (ca.values.dtype(), cb.values.dtype());
+            // Items of unrelated types are never equal.
+            if x == y || (x.is_numeric() && y.is_numeric()) {
+                all_same = &all_same | &equal_values(&both, &ca.values, &cb.values);
+            }
+            all_both = &all_both | &both;
+        }
+    }
+    (all_both, all_same)
+}
+
+/// Where the values of `x` and `y` (columns of one type, or both numeric)
+/// are equal, among the positions set in `at`. Numbers are compared a
+/// block at a time over every position; other values only at `at`'s.
+fn equal_values(at: &BooleanBuffer, x: &Values, y: &Values) -> BooleanBuffer {
+    use plait_core::cast::NumSlice;
+    let n = at.len();
+    if let (Some(u), Some(v)) = (NumSlice::of(x), NumSlice::of(y)) {
+        let integer = |s: &NumSlice<'_>| matches!(s, NumSlice::Int32(_) | NumSlice::Int64(_));
+        let same = if integer(&u) && integer(&v) {
+            bits_of_lanes::<i64>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y)
+        } else {
+            bits_of_lanes::<f64>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y)
+        };
+        return &same & at;
+    }
+    let at_positions = |equal: &dyn Fn(usize) -> bool| {
+        let mut bits = arrow_buffer::MutableBuffer::from_len_zeroed(n.div_ceil(8));
+        for i in at.set_indices().filter(|&i| equal(i)) {
+            arrow_buffer::bit_util::set_bit(bits.as_slice_mut(), i);
+        }
+        BooleanBuffer::new(bits.into(), 0, n)
+    };
+    match (x, y) {
+        (Values::String(u), Values::String(v)) | (Values::Bytes(u), Values::Bytes(v)) => at_positions(&|i| u.value(i) == v.value(i)),
+        (Values::ItemId(u), Values::ItemId(v)) => {
+            let (u, v) = (u.bits(), v.bits());
+            &collect_bits(n, |i| u[i] == v[i]) & at
+        }
+        _ => at_positions(&|i| order(x.get(i), y.get(i)) == Some(Ordering::Equal)),
     }
 }
 

@@ -15,8 +15,7 @@ use rayon::prelude::*;
 
 use crate::num::Num;
 
-/// Inputs of at least this many items are split across threads.
-pub const PARALLEL_MIN: usize = 1 << 17;
+pub use plait_core::parallel::PARALLEL_MIN;
 /// Items per parallel task.
 const CHUNK: usize = 1 << 15;
 

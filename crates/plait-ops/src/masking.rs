@@ -5,7 +5,7 @@
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use plait_core::broadcast::align;
 use plait_core::cast::cast_to_implicit;
-use plait_core::column::{Column, SliceBuilder};
+use plait_core::column::Column;
 use plait_core::{DataSlice, Error, JaggedShape, Result, Schema, SliceData, Values};
 
 use crate::groups::groups;
@@ -120,11 +120,7 @@ fn merge(op: &str, x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     if let Some(data) = merge_numbers(x, y) {
         return DataSlice::new(x.shape().clone(), data, schema);
     }
-    let mut out = SliceBuilder::new();
-    for i in 0..x.size() {
-        out.push(x.get(i).or_else(|| y.get(i)));
-    }
-    DataSlice::new(x.shape().clone(), out.finish(), schema)
+    DataSlice::new(x.shape().clone(), x.data().coalesce(y.data()), schema)
 }
 
 /// [`merge`] of two aligned columns of one numeric type, item by item in

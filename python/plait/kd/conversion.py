@@ -144,6 +144,10 @@ class _Converter:
             return _as_list(_native_to_py(flat), n)
         if 0 <= self.max_depth <= depth:
             return _leaves(flat)  # too deep: structured items stay DataItems (as in Koda)
+        kind = _one_kind(flat, n)
+        if kind is not None:
+            # Every item present and of one kind: converted whole.
+            return (yield from getattr(self, "_" + kind + "s")(flat, depth))
         out = [None] * n
         index = OPERATORS["kd.slices.index"](flat)
         kinds = (("primitive", "kd.core.has_primitive"), ("list", "kd.lists.has_list"), ("dict", "kd.dicts.has_dict"),
@@ -198,6 +202,22 @@ class _Converter:
                     if present is None or present[k]:
                         out[j][name] = values[k]
         return out if self.obj_as_dict else [Obj(**attrs) for attrs in out]
+
+
+def _one_kind(flat, n):
+    """"list", "dict" or "entity" when the schema of 1-D slice `flat` (of `n`
+    items) says all its items are of that kind and none is missing; None
+    otherwise (objects, missing items: sorted out item by item)."""
+    schema = flat.get_schema()
+    if schema.is_list_schema():
+        kind = "list"
+    elif schema.is_dict_schema():
+        kind = "dict"
+    elif schema.is_entity_schema():
+        kind = "entity"
+    else:
+        return None
+    return kind if flat.get_present_count() == n else None
 
 
 def _items_key(flat):

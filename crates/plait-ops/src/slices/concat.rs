@@ -42,6 +42,16 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
     if dim == 0 {
         return concat_rows(&args, schema);
     }
+    let mut base = Vec::with_capacity(args.len());
+    let mut total = 0;
+    for x in &args {
+        base.push(total);
+        total += x.size();
+    }
+    let all = concat_data(&args.iter().map(|x| x.data()).collect::<Vec<_>>());
+    if dim + 1 == args[0].rank() {
+        return concat_last(&args, &prefix, &base, &all, schema);
+    }
     // Under each prefix item `q`, each argument's subtree is one run of
     // items at every level: track the runs `(argument, lo..hi)` in result
     // order, level by level, then copy the last level's runs.
@@ -68,15 +78,47 @@ fn concat_at(op: &str, args: &[DataSlice], dim: usize) -> Result<DataSlice> {
         }
         edges.push(Edge::from_sizes(&sizes)?);
     }
-    let mut base = Vec::with_capacity(args.len());
-    let mut total = 0;
-    for x in &args {
-        base.push(total);
-        total += x.size();
-    }
-    let all = concat_data(&args.iter().map(|x| x.data()).collect::<Vec<_>>());
     let ranges: Vec<std::ops::Range<usize>> = runs.iter().filter(|(_, lo, hi)| hi > lo).map(|&(a, lo, hi)| base[a] + lo..base[a] + hi).collect();
     DataSlice::new(JaggedShape::from_edges(edges)?, all.take_ranges(&ranges), schema)
+}
+
+/// `args` concatenated along their last dimension (what `stack(..., ndim=0)`
+/// and `zip` do): under each prefix item, the items of each argument in
+/// turn, gathered from `all` (the arguments' items one after another,
+/// argument `a`'s from `base[a]`) by index, with no list of runs.
+fn concat_last(args: &[DataSlice], prefix: &JaggedShape, base: &[usize], all: &SliceData, schema: Schema) -> Result<DataSlice> {
+    let dim = prefix.rank();
+    let last: Vec<&Edge> = args.iter().map(|x| &x.shape().edges()[dim]).collect();
+    let mut indices = Vec::with_capacity(all.len());
+    let uniform: Option<Vec<usize>> = last.iter().map(|e| e.uniform_size()).collect();
+    let edge = match uniform {
+        // Every argument has rows of one size: so has the result.
+        Some(sizes) => {
+            for q in 0..prefix.size() {
+                for (a, &size) in sizes.iter().enumerate() {
+                    let start = base[a] + q * size;
+                    indices.extend(start..start + size);
+                }
+            }
+            Edge::uniform(prefix.size(), sizes.iter().sum())
+        }
+        None => {
+            let mut sizes = Vec::with_capacity(prefix.size());
+            for q in 0..prefix.size() {
+                let mut size = 0;
+                for (a, e) in last.iter().enumerate() {
+                    let r = e.child_range(q);
+                    size += r.len();
+                    indices.extend(base[a] + r.start..base[a] + r.end);
+                }
+                sizes.push(size as i64);
+            }
+            Edge::from_sizes(&sizes)?
+        }
+    };
+    let mut edges: Vec<Edge> = prefix.edges().to_vec();
+    edges.push(edge);
+    DataSlice::new(JaggedShape::from_edges(edges)?, all.take(&indices), schema)
 }
 
 /// `args` along dimension 0: their rows one after another, so each level's

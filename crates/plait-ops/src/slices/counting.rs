@@ -2,10 +2,10 @@
 //! `cum_count`, `index`, `collapse`, `is_empty`.
 
 use plait_core::broadcast::expand_to_shape;
-use plait_core::column::SliceBuilder;
-use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
+use plait_core::column::MISSING_INDEX;
+use plait_core::{Column, DataSlice, Edge, Error, Result, Schema, SliceData, Values};
 
-use super::keys::{NanKeys, keys_of};
+use super::keys::{KeyUser, with_item_keys};
 use crate::groups::{Groups, groups};
 use crate::kernel::set_bits_per_group;
 use crate::masking::mask_where;
@@ -112,21 +112,30 @@ pub fn collapse(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
     let g = groups("kd.slices.collapse", x, ndim)?;
     // "The same item" as unique and group_by see it: INT32 1 is INT64 1,
     // and NaN is NaN.
-    let keys = keys_of(x.data(), NanKeys::Equal);
-    let mut out = SliceBuilder::new();
-    for group in 0..g.len() {
-        let mut first: Option<usize> = None;
-        let mut same = true;
-        for i in g.edge.child_range(group) {
-            match (keys[i], first) {
-                (None, _) => {}
-                (Some(_), None) => first = Some(i),
-                (Some(key), Some(f)) => same &= keys[f] == Some(key),
-            }
+    // Each group's first present item when all its present items are the
+    // same, gathered a column at a time.
+    struct Picks<'a>(&'a Edge);
+    impl KeyUser for Picks<'_> {
+        type Output = Vec<usize>;
+        fn use_keys<K: std::hash::Hash + Ord + Copy + Send + Sync>(self, key: impl Fn(usize) -> Option<K> + Sync) -> Vec<usize> {
+            let edge = self.0;
+            crate::kernel::map_groups(edge, |range| {
+                let mut first: Option<K> = None;
+                let mut at = MISSING_INDEX;
+                for i in range {
+                    match (key(i), first) {
+                        (None, _) => {}
+                        (Some(k), None) => (first, at) = (Some(k), i),
+                        (Some(k), Some(f)) if k != f => return MISSING_INDEX,
+                        (Some(_), Some(_)) => {}
+                    }
+                }
+                at
+            })
         }
-        out.push(if same { first.and_then(|f| x.get(f)) } else { None });
     }
-    DataSlice::new(g.shape, out.finish(), x.schema())
+    let picks = with_item_keys(x.data(), Picks(&g.edge));
+    DataSlice::new(g.shape, x.data().take(&picks), x.schema())
 }
 
 /// Present when `x` has no present item.

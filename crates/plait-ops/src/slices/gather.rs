@@ -84,13 +84,7 @@ fn filter_values<T: arrow_buffer::ArrowNativeType>(
 /// chunks on the worker pool, joined in order.
 fn filter_bits(b: &BooleanBuffer, keep: &BooleanBuffer, n: usize, chunks: Option<&(Vec<usize>, Vec<usize>)>) -> BooleanBuffer {
     use rayon::prelude::*;
-    let one = |offset: usize, keep: &BooleanBuffer, n: usize| {
-        let mut out = BooleanBufferBuilder::new(n);
-        for (start, end) in keep.set_slices() {
-            out.append_buffer(&b.slice(offset + start, end - start));
-        }
-        out.finish()
-    };
+    let one = |offset: usize, keep: &BooleanBuffer, n: usize| compact_bits(&b.slice(offset, keep.len()), keep, n);
     let Some((starts, counts)) = chunks else {
         return one(0, keep, n);
     };
@@ -103,6 +97,48 @@ fn filter_bits(b: &BooleanBuffer, keep: &BooleanBuffer, n: usize, chunks: Option
         out.append_buffer(part);
     }
     out.finish()
+}
+
+/// The bits of `b` where `keep` (of the same length) is set, `n` of them,
+/// packed a word at a time: each word of `keep` picks its bits of `b` by
+/// walking its set bits (a whole word when all are set), and the picked bits
+/// are appended to the output word. A filter of short runs (every other
+/// item) costs a few operations per kept bit, not a copy per run.
+fn compact_bits(b: &BooleanBuffer, keep: &BooleanBuffer, n: usize) -> BooleanBuffer {
+    debug_assert_eq!(b.len(), keep.len());
+    let mut out: Vec<u64> = Vec::with_capacity(n.div_ceil(64));
+    // The output word being filled and how many of its bits are written.
+    let (mut word, mut filled) = (0u64, 0u32);
+    for (k, v) in keep.bit_chunks().iter_padded().zip(b.bit_chunks().iter_padded()) {
+        let count = k.count_ones();
+        let picked = if k == u64::MAX {
+            v
+        } else {
+            let (mut picked, mut rest, mut at) = (0u64, k, 0);
+            while rest != 0 {
+                picked |= ((v >> rest.trailing_zeros()) & 1) << at;
+                at += 1;
+                rest &= rest - 1;
+            }
+            picked
+        };
+        if count == 0 {
+            continue;
+        }
+        word |= picked << filled;
+        if filled + count >= 64 {
+            out.push(word);
+            // The bits of `picked` that did not fit start the next word.
+            word = if filled == 0 { 0 } else { picked >> (64 - filled) };
+            filled = filled + count - 64;
+        } else {
+            filled += count;
+        }
+    }
+    if filled > 0 {
+        out.push(word);
+    }
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(out), 0, n)
 }
 
 fn filter_column(column: &Column, keep: &BooleanBuffer, n: usize, chunks: Option<&(Vec<usize>, Vec<usize>)>) -> Column {
@@ -173,4 +209,25 @@ pub fn int64_slice(shape: &JaggedShape, values: Vec<i64>, presence: Option<NullB
 /// `ndim` dimensions (identity when `ndim == rank`).
 pub fn ancestors(shape: &JaggedShape, ndim: usize) -> Vec<usize> {
     shape.prefix(ndim).broadcast_map(shape).unwrap_or_else(|| (0..shape.size()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_bits_keeps_the_bits_where_keep_is_set() {
+        // Lengths across word boundaries; filters of every density, and
+        // offsets into the buffers (slices of longer bitmaps).
+        for len in [0, 1, 63, 64, 65, 130, 1000] {
+            for (pattern, offset) in [(1usize, 0usize), (2, 3), (3, 64), (7, 1), (64, 5)] {
+                let whole_b = BooleanBuffer::collect_bool(len + offset, |i| (i * 7 + i / 3) % 5 < 2);
+                let whole_k = BooleanBuffer::collect_bool(len + offset, |i| i % pattern != pattern / 2 || i % 11 == 0);
+                let (b, keep) = (whole_b.slice(offset, len), whole_k.slice(offset, len));
+                let expected: Vec<bool> = (0..len).filter(|&i| keep.value(i)).map(|i| b.value(i)).collect();
+                let got = compact_bits(&b, &keep, expected.len());
+                assert_eq!(got.iter().collect::<Vec<_>>(), expected, "len {len} pattern {pattern} offset {offset}");
+            }
+        }
+    }
 }

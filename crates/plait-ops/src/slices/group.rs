@@ -18,7 +18,7 @@ use super::gather::{int64_slice, replace_last_edge};
 use std::hash::Hash;
 
 use super::group_narrow::narrow_int_groups;
-use super::keys::{Key, NanKeys, fast_map, fixed_keys, is_nan_key, keys_of};
+use super::keys::{Key, KeyUser, NanKeys, fast_map, fixed_keys, is_nan_key, keys_of, with_item_keys};
 
 /// Checks that items of `x` can be sorted by `unique`/`group_by` (`sort=True`).
 fn check_sortable(op: &str, x: &DataSlice) -> Result<()> {
@@ -43,14 +43,17 @@ pub fn unique(x: &DataSlice, sort: bool) -> Result<DataSlice> {
         return Ok(x.clone());
     }
     let edge = &x.shape().edges()[x.rank() - 1];
-    // One fixed-width column hashes plain integers; anything else hashes keys.
-    let (firsts, sizes) = match x.data().single_column().and_then(|c| Some((c, fixed_keys(&c.values)?))) {
-        Some((column, keys)) => first_of_each(edge, |i| column.is_present(i).then(|| keys[i]), sort),
-        None => {
-            let keys = keys_of(x.data(), NanKeys::Equal);
-            first_of_each(edge, |i| keys[i], sort)
+    struct FirstOfEach<'a> {
+        edge: &'a Edge,
+        sort: bool,
+    }
+    impl KeyUser for FirstOfEach<'_> {
+        type Output = (Vec<usize>, Vec<i64>);
+        fn use_keys<K: Hash + Ord + Copy + Send + Sync>(self, key: impl Fn(usize) -> Option<K> + Sync) -> Self::Output {
+            first_of_each(self.edge, key, self.sort)
         }
-    };
+    }
+    let (firsts, sizes) = with_item_keys(x.data(), FirstOfEach { edge, sort });
     let shape = replace_last_edge(x.shape(), &sizes)?;
     DataSlice::new(shape, x.data().take(&firsts), x.schema())
 }
@@ -116,7 +119,10 @@ fn first_of_groups<K: Hash + Ord + Copy>(
             }
         } else {
             seen.clear();
-            seen.reserve(range.len());
+            // Room for a few thousand keys, grown as more come: a group of
+            // a million items with few distinct keys keeps a table that
+            // fits in cache.
+            seen.reserve(range.len().min(1 << 12));
             for i in range {
                 if let Some(k) = key(i) {
                     if seen.insert(k, ()).is_none() {

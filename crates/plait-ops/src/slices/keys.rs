@@ -130,6 +130,33 @@ pub fn fixed_keys(values: &Values) -> Option<Vec<u64>> {
     })
 }
 
+/// What is done with the key of every item (see [`with_item_keys`]): a
+/// generic method, so each kind of key gets its own compiled loop.
+pub trait KeyUser {
+    type Output;
+    /// Called once with `key(i)`: the key of item `i` (`None` if missing).
+    fn use_keys<K: std::hash::Hash + Ord + Copy + Send + Sync>(self, key: impl Fn(usize) -> Option<K> + Sync) -> Self::Output;
+}
+
+/// Hands `user` the keys of `data`'s items in the cheapest form that has the
+/// same notion of "the same item" as [`keys_of`] with NaNs equal: one
+/// fixed-width column as plain integers ([`fixed_keys`]), one column of text
+/// or bytes as the bytes, anything else (items of several types) as
+/// [`Key`]s.
+pub fn with_item_keys<U: KeyUser>(data: &SliceData, user: U) -> U::Output {
+    let single = data.single_column();
+    match (single, single.and_then(|c| fixed_keys(&c.values))) {
+        (Some(column), Some(keys)) => user.use_keys(|i| column.is_present(i).then(|| keys[i])),
+        (Some(column @ plait_core::Column { values: Values::String(v) | Values::Bytes(v), .. }), None) => {
+            user.use_keys(|i| column.is_present(i).then(|| v.value(i)))
+        }
+        _ => {
+            let keys = keys_of(data, NanKeys::Equal);
+            user.use_keys(|i| keys[i])
+        }
+    }
+}
+
 /// A schema's key: primitive schemas by their position in [`Schema::ALL`],
 /// struct schemas by their id.
 fn schema_key<'a>(schema: Schema) -> Key<'a> {

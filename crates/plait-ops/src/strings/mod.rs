@@ -24,27 +24,21 @@ pub mod search;
 pub mod split_join;
 mod types;
 
-use std::ops::Range;
-
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use plait_core::column::VarBinary;
-use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values, parallel};
-use rayon::prelude::*;
+use plait_core::{Column, DataSlice, Error, Result, Schema, SliceData, Values};
 
 use crate::elementwise::{Operand, Prepared, prepare_each};
-use crate::kernel::PARALLEL_MIN;
 use crate::promote::{Promotion, TypeClass, data_type, promote_text};
 use crate::registry::Registry;
 
 pub use case::{length, lower, upper};
 pub use codec::{decode, decode_base64, encode, encode_base64};
 pub use format::{format, fstr, printf};
+pub(crate) use plait_core::text_map::text_map;
 pub use regex::{regex_extract, regex_find_all, regex_match, regex_replace_all};
 pub use search::{contains, count, find, lstrip, replace, rfind, rstrip, strip, substr};
 pub use split_join::{agg_join, join, split};
-
-/// Items per parallel task of the text kernels.
-const TEXT_CHUNK: usize = 1 << 14;
 
 /// Prepares an operator's text arguments (`text`, checked against
 /// `class` and promoted with [`promote_text`]) and integer arguments (`ints`,
@@ -146,84 +140,6 @@ pub(crate) fn char_starts(s: &[u8]) -> Vec<usize> {
 #[inline]
 pub(crate) fn char_count(s: &[u8]) -> usize {
     s.iter().filter(|b| (**b as i8) >= -0x40).count()
-}
-
-/// A growing output column: end offsets and bytes.
-pub(crate) struct TextChunk {
-    pub ends: Vec<i64>,
-    pub data: Vec<u8>,
-    pub missing: Vec<usize>,
-}
-
-/// Writes one text value per item: `f(i, out)` appends item `i`'s bytes and
-/// returns whether it is present. Only items present under `presence` are
-/// visited (the others stay empty and missing). Runs in parallel chunks for
-/// large `n`.
-pub(crate) fn text_map(
-    n: usize,
-    presence: Option<&NullBuffer>,
-    bytes_hint: usize,
-    f: impl Fn(usize, &mut Vec<u8>) -> bool + Sync,
-) -> (VarBinary, Option<NullBuffer>) {
-    let run = |r: Range<usize>, hint: usize| {
-        let mut chunk = TextChunk { ends: Vec::with_capacity(r.len()), data: Vec::with_capacity(hint), missing: Vec::new() };
-        for i in r {
-            if crate::kernel::is_present(presence, i) && !f(i, &mut chunk.data) {
-                chunk.missing.push(i);
-            }
-            chunk.ends.push(chunk.data.len() as i64);
-        }
-        chunk
-    };
-    let chunks: Vec<TextChunk> = if n >= PARALLEL_MIN {
-        let tasks = n.div_ceil(TEXT_CHUNK);
-        let hint = bytes_hint / tasks.max(1) + 16;
-        parallel::install(|| (0..tasks).into_par_iter().map(|k| run(k * TEXT_CHUNK..((k + 1) * TEXT_CHUNK).min(n), hint)).collect())
-    } else {
-        vec![run(0..n, bytes_hint)]
-    };
-    join_chunks(n, presence, chunks)
-}
-
-/// Concatenates the chunks of [`text_map`].
-pub(crate) fn join_chunks(n: usize, presence: Option<&NullBuffer>, mut chunks: Vec<TextChunk>) -> (VarBinary, Option<NullBuffer>) {
-    let missing: Vec<usize> = chunks.iter_mut().flat_map(|c| std::mem::take(&mut c.missing)).collect();
-    let (offsets, data) = if chunks.len() == 1 {
-        let chunk = chunks.pop().expect("one chunk");
-        let mut offsets = Vec::with_capacity(n + 1);
-        offsets.push(0);
-        offsets.extend_from_slice(&chunk.ends);
-        (offsets, chunk.data)
-    } else {
-        let total: usize = chunks.iter().map(|c| c.data.len()).sum();
-        let mut offsets: Vec<i64> = crate::kernel::output_vec(n + 1);
-        let mut data: Vec<u8> = crate::kernel::output_vec(total);
-        offsets.push(0);
-        for c in &chunks {
-            let base = data.len() as i64;
-            offsets.extend(c.ends.iter().map(|e| e + base));
-            data.extend_from_slice(&c.data);
-        }
-        (offsets, data)
-    };
-    let values = VarBinary { offsets: OffsetBuffer::new(ScalarBuffer::from(offsets)), data: Buffer::from_vec(data) };
-    (values, with_missing(n, presence, &missing))
-}
-
-/// `presence` with the items of `missing` cleared.
-pub(crate) fn with_missing(n: usize, presence: Option<&NullBuffer>, missing: &[usize]) -> Option<NullBuffer> {
-    if missing.is_empty() {
-        return presence.cloned();
-    }
-    let mut bits = arrow_buffer::BooleanBufferBuilder::new(n);
-    match presence {
-        Some(p) => bits.append_buffer(p.inner()),
-        None => bits.append_n(n, true),
-    }
-    for &i in missing {
-        bits.set_bit(i, false);
-    }
-    Some(NullBuffer::new(bits.finish()))
 }
 
 /// One value of type `R` per item (`None` = missing), for items present
