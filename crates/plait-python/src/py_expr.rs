@@ -179,10 +179,16 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
 /// The Python classes of named tuples and iterables (`module`, `name`).
 type PyClassRef = (&'static str, &'static str, pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>>);
 static NAMED_TUPLE: PyClassRef = ("plait.kd.tuples", "NamedTuple", pyo3::sync::PyOnceLock::new());
+static TUPLE: PyClassRef = ("plait.kd.tuples", "Tuple", pyo3::sync::PyOnceLock::new());
 static ITERABLE: PyClassRef = ("plait.kd.iterables", "Iterable", pyo3::sync::PyOnceLock::new());
 
 fn python_type<'py>(py: Python<'py>, class: &'static PyClassRef) -> PyResult<&'py Bound<'py, pyo3::types::PyType>> {
     class.2.import(py, class.0, class.1)
+}
+
+/// The values of a tuple as a Python `Tuple` (a tuple printed as Koda's).
+pub fn tuple_to_py(py: Python<'_>, items: Vec<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    Ok(python_type(py, &TUPLE)?.call1((PyTuple::new(py, items)?,))?.unbind())
 }
 
 /// `v` as a Python object.
@@ -192,7 +198,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
         ExprValue::Tuple(t) => {
             let items = t.items.iter().map(|i| from_value(py, i.clone())).collect::<PyResult<Vec<_>>>()?;
             match &t.names {
-                None => Ok(PyTuple::new(py, items)?.into_any().unbind()),
+                None => tuple_to_py(py, items),
                 Some(names) => {
                     let names: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
                     Ok(python_type(py, &NAMED_TUPLE)?.call1((names, PyTuple::new(py, items)?))?.unbind())

@@ -130,8 +130,25 @@ fn from_py_only_primitives(values: &Bound<'_, PyList>) -> bool {
     })
 }
 
+/// `n` new objects, each with only its own attributes (dicts with differing
+/// keys, `dict_as_obj=True`): entry `k` sets attribute `names[k]` of object
+/// `rows[k]` to item `k` of `values`, the entries' values converted as one
+/// level. One call for the whole level, however many key sets it has.
+#[pyfunction]
+fn objects_with_attrs_at(
+    py: Python<'_>,
+    n: usize,
+    rows: Vec<usize>,
+    names: Vec<String>,
+    values: PyRef<'_, crate::py_slice::PyDataSlice>,
+) -> PyResult<Py<PyAny>> {
+    let values = values.inner.clone();
+    wrap(py, guard(|| plait_ops::objects::create::objects_with_attrs_at(n, &rows, &names, &values))?)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(from_py_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(objects_with_attrs_at, m)?)?;
     m.add_function(wrap_pyfunction!(from_py_only_primitives, m)?)?;
     Ok(())
 }

@@ -175,7 +175,7 @@ pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
         Value::Bag(None) => Ok(Py::new(py, crate::py_bag::PyNullBag)?.into_any()),
         Value::Tuple(items) => {
             let items = items.into_iter().map(|v| value_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
-            Ok(PyTuple::new(py, items)?.into_any().unbind())
+            crate::py_expr::tuple_to_py(py, items)
         }
         Value::Range { start, stop } => {
             let bound = |b: Option<Box<DataSlice>>| b.map_or_else(|| Ok(py.None()), |b| wrap(py, *b));

@@ -197,11 +197,14 @@ class _Converter:
                 parts = [([j], OPERATORS["kd.core.maybe"](entities.S[j], name)) for j in positions]
             for at, attr in parts:
                 values = yield (attr.flatten(), depth + 1)
-                present = None if self.include_missing_attrs else _flags(attr.flatten())
+                # Leaving missing attributes out is for dicts (as Koda: an
+                # `Obj` lists every attribute of its schema).
+                present = None if self.include_missing_attrs or not self.obj_as_dict else _flags(attr.flatten())
                 for k, j in enumerate(at):
                     if present is None or present[k]:
                         out[j][name] = values[k]
-        return out if self.obj_as_dict else [Obj(**attrs) for attrs in out]
+        # An item whose schema has no attributes is an empty dict (Koda's).
+        return out if self.obj_as_dict else [Obj(**attrs) if attrs else {} for attrs in out]
 
 
 def _one_kind(flat, n):

@@ -256,13 +256,20 @@ class _Converter:
         return _masked(dicts, present)
 
     def _dicts_as_objects(self, dicts, itemid):
-        """Objects whose attributes are the dicts' entries; dicts with the
-        same keys are created together (each object's schema has its own keys)."""
-        by_keys = {}
-        for i, d in enumerate(dicts):
+        """Objects whose attributes are the dicts' entries (each object's
+        schema has its own keys): the values of all the entries converted
+        as one level, the objects made in one call."""
+        for d in dicts:
             for k in d:
                 if not isinstance(k, str):
                     raise ValueError(f"dict_as_obj requires keys to be valid unicode objects, got {type(k).__name__}")
+        if itemid is None:
+            rows = [i for i, d in enumerate(dicts) for _ in d]
+            names = [k for d in dicts for k in d]
+            values = yield ([v for d in dicts for v in d.values()], OBJECT)
+            return _plait.objects_with_attrs_at(len(dicts), rows, names, values)
+        by_keys = {}
+        for i, d in enumerate(dicts):
             by_keys.setdefault(tuple(d.keys()), []).append(i)
         parts = []
         for names, positions in by_keys.items():

@@ -2,12 +2,28 @@
 
 The operators are builtins of the expression engine (computed in Rust,
 `crates/plait-expr/src/builtins/tuples.rs`); eagerly a tuple comes to
-Python as a tuple, a named tuple as a `NamedTuple`.
+Python as a `Tuple` (a Python tuple that prints as Koda's), a named tuple as
+a `NamedTuple`.
 """
 
 import builtins
 
 from plait.kd import _builtins
+
+
+class Tuple(builtins.tuple):
+    """The values of a tuple an operator returns (`kd.align(x, y)`): a Python
+    tuple printed as Koda prints its tuples, `(a, b)`, and `(a)` for one.
+
+    Examples:
+      >>> kd.align(kd.item(1))
+      (DataItem(1, schema: INT32))
+    """
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "(" + ", ".join(repr(v) for v in self) + ")"
 
 
 class NamedTuple:

@@ -3,6 +3,7 @@
 from typing import Any
 
 NamedTuple: Any
+Tuple: Any
 def get_namedtuple_field(namedtuple, field_name) -> Any:
     """Returns the field `field_name` of a named tuple."""
 

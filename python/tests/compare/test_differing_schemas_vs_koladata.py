@@ -73,6 +73,17 @@ PROGRAMS = {
     "wide_schema_clone": lambda kd: kd.clone(_wide_schema(kd)).to_py(max_depth=-1, obj_as_dict=True),
     "wide_schema_deep_uuid_equal": lambda kd: kd.deep_uuid(_wide_schema(kd)) == kd.deep_uuid(kd.clone(_wide_schema(kd))),
     "mutable_written_between_questions": _mutable,
+    "from_py_dict_as_obj_distinct_keys": lambda kd: kd.from_py(
+        [{f"k{i}": i, "s": str(i)} for i in range(50)] + [{}, None, {"k1": None}], dict_as_obj=True).to_py(),
+    "from_py_dict_as_obj_nested": lambda kd: kd.from_py(
+        [{"a": {"b": [1, {"c": 2}]}, "d": {}}, {"a": None}], dict_as_obj=True).to_py(max_depth=-1),
+    "from_py_dict_as_obj_names": lambda kd: kd.get_attr_names(
+        kd.from_py([{"x": 1, "y": 2}, {"y": 3, "z": 4}], dict_as_obj=True), intersection=False),
+    "to_py_objects_without_attributes": lambda kd: kd.slice([kd.obj(), kd.obj(a=1), None]).to_py(),
+    "to_py_entity_without_attributes": lambda kd: kd.new().to_py(),
+    "to_py_obj_keeps_missing_attributes": lambda kd: kd.new(a=kd.slice([1, None])).to_py(include_missing_attrs=False),
+    "to_py_dicts_drop_missing_attributes": lambda kd: kd.new(a=kd.slice([1, None])).to_py(
+        obj_as_dict=True, include_missing_attrs=False),
     "to_py_attribute_of_differing_schemas": lambda kd: kd.slice(
         [kd.obj(a=1), kd.obj(a=kd.list([1])), kd.obj(a=kd.new(b=1)), kd.obj(b=2)]).to_py(obj_as_dict=True),
 }

@@ -7,7 +7,10 @@ use plait_core::broadcast::{common_shape, expand_to_shape};
 use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
-use super::model::{Ids, Target, bag_made_for, fresh_ids, ids_data, ids_of, implicit_schemas_of, made_for, new_bag_over, schemas_data, write_attrs};
+use super::model::{
+    Ids, Target, bag_made_for, fresh_allocation, fresh_ids, ids_data, ids_of, implicit_schemas_of, made_for, new_bag_over, same_schema_data,
+    schemas_data, whole_allocation, write_attrs,
+};
 use crate::registry::Registry;
 
 const NEW: &str = "kd.entities.new";
@@ -150,6 +153,39 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
     Ok(made_for(DataSlice::new(shape, ids_column, Schema::Object)?.with_bag(Some(bag))))
 }
 
+/// `n` new objects, each with only the attributes given for it (what
+/// `kd.from_py(..., dict_as_obj=True)` makes of dicts with differing keys):
+/// entry `k` sets attribute `names[k]` of object `rows[k]` to item `k` of
+/// `values` (a 1-D slice). Each object has its own implicit schema; the
+/// entries of one name are written together, however many objects hold it.
+pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values: &DataSlice) -> Result<DataSlice> {
+    if rows.len() != names.len() || names.len() != values.size() || values.rank() != 1 || rows.iter().any(|&r| r >= n) {
+        return Err(Error::value(OBJ, "objects_with_attrs_at: expected one row below `n` and one value per attribute name"));
+    }
+    let (allocation, ids_column) = fresh_allocation(ItemKind::Object, n);
+    let bag = new_bag_over(OBJ, &[values])?;
+    let (_, schemas) = implicit_schemas_of(allocation, n);
+    bag.fill(|w| w.set_attr_of_allocation(SCHEMA_ATTR, allocation, &schemas));
+    let object = |row: usize| ItemId(Ids::base(allocation) + row as u128);
+    // The entries of each name, names in the order they first come.
+    let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut entries: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let at = *by_name.entry(name.as_str()).or_insert_with(|| {
+            entries.push((name.as_str(), Vec::new()));
+            entries.len() - 1
+        });
+        entries[at].1.push(k);
+    }
+    for (name, at) in entries {
+        let ids: Vec<Option<ItemId>> = at.iter().map(|&k| Some(object(rows[k]))).collect();
+        let schema_ids = ids.iter().map(|id| id.map(|i| i.with_kind(ItemKind::ImplicitSchema))).collect();
+        let held = DataSlice::new(JaggedShape::flat(at.len()), values.data().take(&at), values.schema())?.with_bag(values.bag().cloned());
+        write_attrs(OBJ, &bag, &Ids::List(ids), &Target::PerItem(Ids::List(schema_ids)), &[(name.to_string(), held)], false, true)?;
+    }
+    Ok(made_for(DataSlice::new(JaggedShape::flat(n), ids_column, Schema::Object)?.with_bag(Some(bag))))
+}
+
 /// `x` with its bag, or with a new empty bag: `kd.new(x)` / `kd.obj(x)`
 /// always return a bag, as in Koda.
 fn with_a_bag(x: DataSlice) -> DataSlice {
@@ -195,9 +231,16 @@ pub fn to_object(op: &str, x: &DataSlice) -> Result<DataSlice> {
     match x.schema() {
         Schema::Struct(schema_id) => {
             let bag = new_bag_over(op, &[x])?;
-            let ids = ids_of(x);
-            let schemas = schemas_data(ids.iter().map(|id| id.map(|_| Schema::Struct(schema_id))).collect());
-            bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+            let schema = Schema::Struct(schema_id);
+            // All of one allocation (entities as `kd.new` made them): one
+            // column of one schema, with no list of ids.
+            let whole = whole_allocation(x.data())
+                .is_some_and(|(allocation, n)| bag.fill(|w| w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, n), None)));
+            if !whole {
+                let ids = ids_of(x);
+                let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
+                bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+            }
             // Everything the bag reads is reachable from x's items only
             // when x brought its bag along whole.
             let whole = bag_made_for(x);

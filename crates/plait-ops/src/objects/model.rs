@@ -98,7 +98,7 @@ impl Ids {
     }
 
     /// The first id of a `Whole` allocation (its offset 0).
-    fn base(allocation: u64) -> u128 {
+    pub fn base(allocation: u64) -> u128 {
         (allocation as u128) << 64
     }
 }
@@ -208,7 +208,7 @@ pub fn schemas_data(schemas: Vec<Option<Schema>>) -> SliceData {
 
 /// `n` copies of one schema as slice data (the attribute schema of objects
 /// written together).
-fn same_schema_data(schema: Schema, n: usize) -> SliceData {
+pub fn same_schema_data(schema: Schema, n: usize) -> SliceData {
     SliceData::from_column(Column::full(Values::Schema(SchemaValues::same(schema, n))))
 }
 
