@@ -299,6 +299,47 @@ PROGRAMS = {
 }
 
 
+# Float `//` and `%` as Koda computes them (floor of the rounded quotient,
+# not Python's divmod): each dividend against divisors of every kind.
+_DIVISORS = [1.0, 0.1, -0.1, 0.3, -3.0, 2.5, float("inf"), float("-inf"), float("nan"), 1e-300, 5e-324, 1e99]
+for _dividend in [1.0, -1.0, 0.1, 3.0, -0.0, 7.5, -1e-300, float("inf"), float("nan"), 1e300]:
+    for _op in ["floordiv", "mod"]:
+        for _schema in ["FLOAT32", "FLOAT64"]:
+            PROGRAMS[f"float {_op} of {_dividend} ({_schema})"] = (
+                lambda kd, x=_dividend, op=_op, schema=_schema: getattr(kd.math, op)(
+                    kd.slice([x] * len(_DIVISORS), getattr(kd, schema)), kd.slice(_DIVISORS, getattr(kd, schema))))
+PROGRAMS.update({
+    "float floordiv by zero": lambda kd: kd.math.floordiv(kd.float64(1.5), kd.float64(-0.0)),
+    "float mod by zero": lambda kd: kd.math.mod(kd.float32(1.5), kd.slice([1.0, 0.0])),
+    "float floordiv of floats rounding to zero": lambda kd: kd.item(1.0) // kd.float32(1e-45),
+    # INT64 rounded through FLOAT64; INT32 unchanged
+    "round of large INT64": lambda kd: kd.math.round(kd.int64([2**53 + 1, 2**62 + 3, -(2**53) - 1, 2**63 - 1, -(2**63), 7])),
+    "floor of large INT64": lambda kd: kd.math.floor(kd.int64([2**53 + 1, 2**63 - 1, None])),
+    "ceil of large INT64": lambda kd: kd.math.ceil(kd.int64(2**62 + 1)),
+    "round of large INT32": lambda kd: kd.math.round(kd.int32([2**24 + 1, 2**31 - 1, -(2**31)])),
+    "floor of INT64 objects": lambda kd: kd.math.floor(kd.obj(kd.int64(2**53 + 1))),
+    # integer powers in FLOAT64 rounded to FLOAT32 once; means of INT32 in FLOAT32
+    "pow of large INT32": lambda kd: kd.math.pow(kd.slice([123456789, 16777217, 16777219, -5]), 2),
+    "pow of large INT64": lambda kd: kd.math.pow(kd.int64([123456789, 2**53 + 1]), kd.int64([2, 1])),
+    "pow of INT32 by FLOAT32": lambda kd: kd.math.pow(kd.slice([123456789, 16777217]), kd.float32(2.0)),
+    "pow of INT32 objects": lambda kd: kd.math.pow(kd.obj(123456789), kd.obj(2)),
+    "pow of missing INT32": lambda kd: kd.math.pow(kd.slice([None], kd.INT32), 2),
+    "agg_mean of large INT32": lambda kd: kd.math.agg_mean(kd.slice([[16777217, 16777219, 2**31 - 1], [16777217]])),
+    "agg_mean of large INT64": lambda kd: kd.math.agg_mean(kd.int64([2**53 + 1, 2**62 + 3])),
+    # cast errors print the value as Koda prints a scalar of its type
+    "int32 of a large FLOAT32": lambda kd: kd.int32(kd.item(3000000000.0)),
+    "int32 of a large FLOAT64": lambda kd: kd.int32(kd.float64(3e9)),
+    "int32 of a fractional FLOAT64": lambda kd: kd.int32(kd.float64(3000000000.5)),
+    "int32 of a huge FLOAT64": lambda kd: kd.int32(kd.float64(1e30)),
+    "int64 of a huge FLOAT64": lambda kd: kd.int64(kd.float64([1.0, -1e19])),
+    "int64 of a huge FLOAT32": lambda kd: kd.int64(kd.float32(1e20)),
+    "int32 of FLOAT64 nan": lambda kd: kd.int32(kd.float64(float("nan"))),
+    "int32 of FLOAT32 inf": lambda kd: kd.int32(kd.float32(float("-inf"))),
+    "int32 of a large INT64": lambda kd: kd.int32(kd.int64(3000000000)),
+    "int32 of a large FLOAT64 object": lambda kd: kd.int32(kd.obj(kd.float64(-2.5e9))),
+    "cast_to INT32 of a large FLOAT64": lambda kd: kd.cast_to(kd.float64(1.25e10), kd.INT32),
+})
+
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_same_outcome_as_koladata(name):
     program = PROGRAMS[name]
