@@ -338,6 +338,17 @@ PROGRAMS.update({
     "int32 of a large INT64": lambda kd: kd.int32(kd.int64(3000000000)),
     "int32 of a large FLOAT64 object": lambda kd: kd.int32(kd.obj(kd.float64(-2.5e9))),
     "cast_to INT32 of a large FLOAT64": lambda kd: kd.cast_to(kd.float64(1.25e10), kd.INT32),
+    # a container schema given by `kd.slice(.., schema)` relabels the
+    # containers, not the items in their bag: reading them is an error
+    "items of lists given a list schema": lambda kd: kd.slice([kd.list([1])], kd.list_schema(kd.INT64))[:],
+    "item of lists given a list schema": lambda kd: kd.slice([kd.list([1]), kd.list([])], kd.list_schema(kd.INT64))[0],
+    "item schema of lists given a list schema": lambda kd: kd.slice([kd.list([1])], kd.list_schema(kd.INT64)).get_schema().get_item_schema(),
+    "missing items of lists given a list schema": lambda kd: kd.slice([kd.list([None])], kd.list_schema(kd.INT64))[:],
+    "keys of dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT64, kd.INT32)).get_keys(),
+    "values of dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT32, kd.FLOAT64)).get_values(),
+    "lookup in dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT32, kd.INT64))[1],
+    "items of object lists of two schemas": lambda kd: kd.slice([kd.obj(kd.list([1])), kd.obj(kd.list([kd.int64(2)]))])[:],
+    "values of object dicts of two schemas": lambda kd: kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(kd.dict({3: 2.5}))]).get_values(),
 })
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
