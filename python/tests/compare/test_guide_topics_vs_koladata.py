@@ -98,6 +98,21 @@ def _checked_point(kd):
     return CheckedPoint
 
 
+def _cycle(kd):
+    """An object whose attribute `me` is itself."""
+    bag = kd.mutable_bag()
+    o = bag.obj(a=1)
+    o.me = o
+    return o
+
+
+def _pair_cycle(kd):
+    """Two objects referring to each other through `y`."""
+    bag = kd.mutable_bag()
+    a, b = bag.obj(x=1), bag.obj(x=2)
+    a.y, b.y = b, a
+    return a
+
 PROGRAMS = {
     # `x[:]` of dicts is their values; of lists, items
     "dict full slice": lambda kd: kd.dict({"a": 1})[:],
@@ -349,6 +364,24 @@ PROGRAMS.update({
     "lookup in dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT32, kd.INT64))[1],
     "items of object lists of two schemas": lambda kd: kd.slice([kd.obj(kd.list([1])), kd.obj(kd.list([kd.int64(2)]))])[:],
     "values of object dicts of two schemas": lambda kd: kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(kd.dict({3: 2.5}))]).get_values(),
+    # to_py: nofollow attributes are empty; entities without attributes are
+    # dicts; an item reached twice is one Python value, a cycle refers to itself
+    "to_py of a nofollow entity attribute": lambda kd: kd.new(x=kd.nofollow(kd.new(b=2))).to_py(),
+    "to_py of a nofollow object attribute": lambda kd: kd.obj(x=kd.nofollow(kd.obj(b=2))).to_py(),
+    "to_py of a nofollow object list attribute": lambda kd: kd.obj(x=kd.nofollow(kd.obj(kd.list([1])))).to_py(),
+    "to_py of a nofollow list attribute": lambda kd: kd.new(x=kd.nofollow(kd.list([1]))).to_py(),
+    "to_py of a nofollow dict attribute": lambda kd: kd.new(x=kd.nofollow(kd.dict({1: 2}))).to_py(obj_as_dict=True),
+    "to_py of nofollow objects": lambda kd: kd.slice([kd.nofollow(kd.obj(kd.dict({1: 2}))), kd.nofollow(kd.obj(a=1))]).to_py(),
+    "to_py of a nofollow attribute at the depth limit": lambda kd: kd.new(x=kd.nofollow(kd.new(b=2))).to_py(max_depth=1).x.get_schema().is_entity_schema(),
+    "to_py of entities without attributes": lambda kd: kd.slice([kd.obj(), kd.obj(a=kd.new())]).to_py(),
+    "to_py of a shared entity": lambda kd: (lambda p: p.p is p.q)(kd.new(p=kd.new(a=1), q=None).with_attrs(q=kd.new(a=1)).to_py()),
+    "to_py of an entity in two attributes": lambda kd: (lambda e: (lambda p: (p, p.p is p.q))(kd.new(p=e, q=e).to_py()))(kd.new(a=1)),
+    "to_py of a list in two places": lambda kd: (lambda v: (v, v[0] is v[1]))(kd.slice([kd.list([1, 2])] * 2).to_py()),
+    "to_py of a dict as dicts": lambda kd: (lambda d: (lambda p: (p, p["p"] is p["q"]))(kd.obj(p=d, q=d).to_py(obj_as_dict=True)))(kd.dict({1: 2})),
+    "to_py of a cycle": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=-1)),
+    "to_py of a cycle at a depth": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=2)),
+    "to_py of a cycle of two": lambda kd: (lambda p: (p, p.y.y is p))(_pair_cycle(kd).to_py(max_depth=-1)),
+    "to_py of a list holding a cycle": lambda kd: (lambda a: kd.list([a, a]).to_py(max_depth=-1))(_pair_cycle(kd)),
 })
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
