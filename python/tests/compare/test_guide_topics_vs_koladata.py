@@ -381,6 +381,16 @@ PROGRAMS.update({
     "to_py of a cycle": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=-1)),
     "to_py of a cycle at a depth": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=2)),
     "to_py of a cycle of two": lambda kd: (lambda p: (p, p.y.y is p))(_pair_cycle(kd).to_py(max_depth=-1)),
+    # kd.stub of lists and dicts, as items or objects: list items copied
+    # (stubbed in turn), dict entries not; the schema kept
+    "stub of an object list": lambda kd: (lambda s: (s, s.get_obj_schema(), s[:], s.to_py()))(kd.stub(kd.obj(kd.list([1, 2])))),
+    "stub of a list": lambda kd: (lambda s: (s, s[:], s.to_py()))(kd.stub(kd.list([1, 2]))),
+    "stub of a list of lists": lambda kd: (lambda s: (s, s[:][:]))(kd.stub(kd.list([[1], [2, 3]]))),
+    "stub of object lists": lambda kd: (lambda s: (s, s.to_py()))(kd.stub(kd.slice([kd.obj(kd.list([1])), None, kd.obj(kd.list([2]))]))),
+    "stub of an object dict": lambda kd: (lambda s: (s, s.get_obj_schema(), s.get_keys(), s.to_py()))(kd.stub(kd.obj(kd.dict({"a": 1})))),
+    "stub of a dict": lambda kd: (lambda s: (s, s.get_keys(), s.to_py()))(kd.stub(kd.dict({"a": 1}))),
+    "stub of a dict updated": lambda kd: kd.stub(kd.dict({"a": 1})).with_dict_update("b", 2).to_py(),
+    "stub of an entity": lambda kd: (lambda s: (s.get_bag().is_mutable(), s.to_py()))(kd.stub(kd.new(a=1))),
     "to_py of a list holding a cycle": lambda kd: (lambda a: kd.list([a, a]).to_py(max_depth=-1))(_pair_cycle(kd)),
 })
 
