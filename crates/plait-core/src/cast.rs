@@ -351,8 +351,8 @@ fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<
         let value = match value {
             ScalarRef::Int32(v) => T::try_from(v as i64).ok(),
             ScalarRef::Int64(v) => Some(T::try_from(v).map_err(|_| Error::value(op, format!("cannot cast int64{{{v}}} to {}", T::NAME)))?),
-            ScalarRef::Float32(v) => Some(float_to_int::<T>(op, v as f64)?),
-            ScalarRef::Float64(v) => Some(float_to_int::<T>(op, v)?),
+            ScalarRef::Float32(v) => Some(float_to_int::<T>(op, v as f64, true)?),
+            ScalarRef::Float64(v) => Some(float_to_int::<T>(op, v, false)?),
             ScalarRef::Boolean(v) => T::try_from(v as i64).ok(),
             ScalarRef::String(v) => Some(parse_int::<T>(op, v, target)?),
             ScalarRef::Bytes(v) => {
@@ -365,19 +365,32 @@ fn to_ints<T: CastInt>(op: &str, column: &Column, target: Schema) -> Result<Vec<
     })
 }
 
-fn float_to_int<T: CastInt>(op: &str, v: f64) -> Result<T> {
+/// `v` (an f32's value when `narrow`) truncated to `T`, or Koda's error
+/// naming the value as Koda prints a scalar of its type.
+fn float_to_int<T: CastInt>(op: &str, v: f64, narrow: bool) -> Result<T> {
     if v.is_nan() || !(T::MIN_F..T::MAX_F).contains(&v.trunc()) {
-        let shown = if v.is_nan() {
-            "nan".to_string()
-        } else if v.is_infinite() {
-            format_f64(v)
-        } else {
-            format!("{}.", v.trunc())
-        };
+        let shown = if narrow { float32_scalar_text(v as f32) } else { float64_scalar_text(v) };
         return Err(Error::value(op, format!("cannot cast {shown} to {}", T::NAME)));
     }
-    let as_i64 = v.trunc() as i64;
-    T::try_from(as_i64).map_err(|_| Error::value(op, format!("cannot cast {v} to {}", T::NAME)))
+    // In range (checked above), so the conversion cannot fail.
+    Ok(T::try_from(v.trunc() as i64).unwrap_or_default())
+}
+
+/// An f32 as Koda prints a FLOAT32 scalar in errors: the shortest digits,
+/// whole numbers with a bare trailing point (`3000000000.`, `1e30`, `inf`).
+fn float32_scalar_text(v: f32) -> String {
+    let text = format_f32(v);
+    match text.strip_suffix(".0") {
+        Some(whole) => format!("{whole}."),
+        None => text,
+    }
+}
+
+/// An f64 as Koda prints a FLOAT64 scalar in errors: tagged with its type,
+/// whole numbers without a point (`float64{3000000000}`, `float64{1e30}`).
+fn float64_scalar_text(v: f64) -> String {
+    let text = format_f64(v);
+    format!("float64{{{}}}", text.strip_suffix(".0").unwrap_or(&text))
 }
 
 /// Koda's error for text that is not a number: the text as a string
@@ -461,7 +474,7 @@ mod tests {
         assert_eq!(err.message, "kd.int32: unable to parse INT32: 'abc'");
         let x = object_slice(&[Some(ScalarRef::Float64(f64::NAN))]);
         let err = cast_to("kd.int32", &x, Schema::Int32).unwrap_err();
-        assert_eq!(err.message, "kd.int32: cannot cast nan to int32");
+        assert_eq!(err.message, "kd.int32: cannot cast float64{nan} to int32");
         let x = object_slice(&[Some(ScalarRef::Int64(1 << 40))]);
         let err = cast_to("kd.int32", &x, Schema::Int32).unwrap_err();
         assert_eq!(err.message, "kd.int32: cannot cast int64{1099511627776} to int32");
@@ -543,6 +556,22 @@ mod tests {
         assert_eq!(cast_column("kd.int32", &column, Schema::Int32).unwrap_err().message, "kd.int32: cannot cast nan to int32");
         let column = numeric_column(Schema::Int64, &[Some((1i64 << 40) as f64), None], 0.0);
         assert_eq!(cast_column("kd.int32", &column, Schema::Int32).unwrap_err().message, "kd.int32: cannot cast int64{1099511627776} to int32");
+        // Values as Koda prints scalars of their type: FLOAT32 bare, whole
+        // numbers with a trailing point; FLOAT64 tagged, without one.
+        let cases = [
+            (Schema::Float32, 3e9, "3000000000."),
+            (Schema::Float32, 1e20, "100000000000000000000."),
+            (Schema::Float32, -f64::INFINITY, "-inf"),
+            (Schema::Float64, 3e9, "float64{3000000000}"),
+            (Schema::Float64, 3000000000.5, "float64{3000000000.5}"),
+            (Schema::Float64, 1e30, "float64{1e30}"),
+            (Schema::Float64, f64::INFINITY, "float64{inf}"),
+        ];
+        for (dtype, value, shown) in cases {
+            let column = numeric_column(dtype, &[Some(value)], 0.0);
+            let message = cast_column("kd.int32", &column, Schema::Int32).unwrap_err().message;
+            assert_eq!(message, format!("kd.int32: cannot cast {shown} to int32"));
+        }
         // NaN only in a missing slot: no error.
         let column = numeric_column(Schema::Float64, &[Some(2.75), None, Some(-3.5)], f64::NAN);
         let cast = cast_column("kd.int64", &column, Schema::Int64).unwrap();

@@ -37,11 +37,11 @@ pub trait Num: Widen + Copy + Send + Sync + PartialOrd + Default + std::fmt::Deb
     fn mul(self, other: Self) -> Self;
     fn neg(self) -> Self;
     fn is_nan(self) -> bool;
-    /// Division rounding toward negative infinity (Python's `//`); the divisor
-    /// is not zero.
+    /// Division rounding toward negative infinity, as Koda does it (Python's
+    /// `//` for integers; floats: [`float_div_mod`]); the divisor is not zero.
     fn floor_div(self, other: Self) -> Self;
-    /// The remainder with the sign of the divisor (Python's `%`); the divisor
-    /// is not zero.
+    /// The remainder with the sign of the divisor, consistent with
+    /// [`Num::floor_div`]; the divisor is not zero.
     fn floor_mod(self, other: Self) -> Self;
     /// The larger value; NaN wins, so NaN propagates through max.
     fn max_nan(self, other: Self) -> Self {
@@ -218,35 +218,38 @@ macro_rules! float_num {
     };
 }
 
-/// Python's float `divmod` (so `-3.0 // inf` is `-1.0`, as in Python and Koda).
+/// Koda's float floor division and modulo (not Python's `divmod`): the
+/// quotient is `floor(a / b)` of the rounded `a / b` (so `1.0 // 0.1` is
+/// `10.0` and `1.0 % 0.1` is `0.0`, where Python gives `9.0` and `0.09999..`),
+/// and the remainder is `a - floor(a / b) * b` given the sign of `b` (its
+/// magnitude kept even where rounding made it the wrong sign). A quotient that
+/// is not finite (an infinite `a`, a NaN, or an overflow) gives NaN for both.
+/// A nonzero `a` whose quotient underflows to zero with `b` of the other sign
+/// stands for a tiny negative quotient: floor `-1`, and a remainder of
+/// infinity with `b`'s sign, as Koda gives.
 fn float_div_mod<T: num_float::FloatCore>(a: T, b: T) -> (T, T) {
-    let mut modulo = a % b;
-    let mut div = (a - modulo) / b;
-    if modulo != T::zero() {
-        if (b < T::zero()) != (modulo < T::zero()) {
-            modulo = modulo + b;
-            div = div - T::one();
-        }
-    } else {
-        modulo = T::zero().copysign(b);
+    let quotient = a / b;
+    if !quotient.is_finite() {
+        return (T::nan(), T::nan());
     }
-    let floordiv = if div != T::zero() {
-        let f = div.floor();
-        if div - f > T::half() { f + T::one() } else { f }
-    } else {
-        T::zero().copysign(a / b)
-    };
-    (floordiv, modulo)
+    if quotient != T::zero() {
+        let floor = quotient.floor();
+        return (floor, (a - floor * b).copysign(b));
+    }
+    // The quotient is zero, or underflowed to zero.
+    if a == T::zero() || (a > T::zero()) == (b > T::zero()) { (quotient, a.copysign(b)) } else { (-T::one(), T::infinity().copysign(b)) }
 }
 
 /// The few float operations [`float_div_mod`] needs, for f32 and f64.
 mod num_float {
     pub trait FloatCore:
-        Copy + PartialOrd + std::ops::Rem<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Add<Output = Self> + std::ops::Div<Output = Self>
+        Copy + PartialOrd + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> + std::ops::Neg<Output = Self>
     {
         fn zero() -> Self;
         fn one() -> Self;
-        fn half() -> Self;
+        fn nan() -> Self;
+        fn infinity() -> Self;
+        fn is_finite(self) -> bool;
         fn floor(self) -> Self;
         fn copysign(self, sign: Self) -> Self;
     }
@@ -260,8 +263,14 @@ mod num_float {
                 fn one() -> Self {
                     1.0
                 }
-                fn half() -> Self {
-                    0.5
+                fn nan() -> Self {
+                    <$t>::NAN
+                }
+                fn infinity() -> Self {
+                    <$t>::INFINITY
+                }
+                fn is_finite(self) -> bool {
+                    <$t>::is_finite(self)
                 }
                 fn floor(self) -> Self {
                     <$t>::floor(self)
@@ -389,3 +398,41 @@ macro_rules! float_ops {
 
 float_ops!(f32);
 float_ops!(f64);
+
+#[cfg(test)]
+mod tests {
+    use super::Num;
+
+    fn same(a: f64, b: f64) -> bool {
+        (a.is_nan() && b.is_nan()) || (a == b && a.is_sign_negative() == b.is_sign_negative())
+    }
+
+    #[test]
+    fn float_floor_div_and_mod_follow_koda() {
+        let inf = f64::INFINITY;
+        // (x, y, x // y, x % y), as koladata 0.0.4 gives them.
+        let cases = [
+            (1.0, 0.1, 10.0, 0.0),
+            (1.0, -0.1, -10.0, -0.0),
+            (-1.0, 0.1, -10.0, 0.0),
+            (1.0, 0.3, 3.0, 0.10000000000000009),
+            (1.0, -3.0, -1.0, -2.0),
+            (1.0, inf, 0.0, 1.0),
+            (1.0, -inf, -1.0, -inf),
+            (-0.0, inf, -0.0, 0.0),
+            (-1e-300, 1e99, -1.0, inf),
+            (-1.0, 1e-300, -9.999999999999999e299, 1.1102230246251565e-16),
+            (3.0, 1e-300, 3e300, 4.440892098500626e-16),
+            (1.0, 5e-324, f64::NAN, f64::NAN),
+            (inf, 1.0, f64::NAN, f64::NAN),
+            (f64::NAN, 1.0, f64::NAN, f64::NAN),
+        ];
+        for (x, y, div, rem) in cases {
+            assert!(same(x.floor_div(y), div), "{x} // {y} = {}", x.floor_div(y));
+            assert!(same(x.floor_mod(y), rem), "{x} % {y} = {}", x.floor_mod(y));
+        }
+        assert_eq!(1.0f32.floor_div(0.1), 10.0);
+        assert_eq!(1.0f32.floor_mod(0.3), 0.099999964);
+        assert!(1.0f32.floor_div(1e-45).is_nan());
+    }
+}

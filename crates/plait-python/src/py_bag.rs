@@ -535,9 +535,10 @@ fn mutable_bag() -> PyDataBag {
 }
 
 /// For each attribute the schemas of 1-D slice `x`'s entities or objects
-/// declare, the positions of the items that declare it (for `to_py`).
+/// declare, the positions of the items that declare it and whether each
+/// declares it nofollow (for `to_py`).
 #[pyfunction]
-fn declared_attrs(x: PyRef<'_, PyDataSlice>) -> PyResult<Vec<(String, Vec<usize>)>> {
+fn declared_attrs(x: PyRef<'_, PyDataSlice>) -> PyResult<Vec<access::DeclaredAttr>> {
     guard(|| access::declared_attrs(&x.inner))
 }
 

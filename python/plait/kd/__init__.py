@@ -162,8 +162,11 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
     The dimensions of `ds` become nested Python lists (a DataItem gives a
     single value), missing items None. Koda lists become Python lists, dicts
     Python dicts, and entities and objects `Obj` instances (Python dicts with
-    `obj_as_dict=True`). Each attribute, list item or dict value read counts
-    one level; items deeper than `max_depth` levels stay DataItems.
+    `obj_as_dict=True`; an empty dict for one without attributes). Each
+    attribute, list item or dict value read counts one level; items deeper
+    than `max_depth` levels stay DataItems. An item reached twice (shared,
+    or inside itself) is one Python value; an attribute with a nofollow
+    schema is empty.
 
     Args:
       ds: a DataSlice.

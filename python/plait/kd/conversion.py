@@ -5,12 +5,16 @@ Python lists, Python dicts, and `Obj` objects (or dicts with
 Primitive slices take the Rust path (`DataSlice.to_py` of the extension);
 structured items are walked here, level by level, down to `max_depth` levels
 (deeper items stay DataItems, as in Koda; a negative depth means no limit).
-The levels are walked with an explicit stack of generators (as `from_py`
-does), so deep data costs no Python recursion; past `MAX_DEPTH` levels (data
-nested that deep, or a cycle with `max_depth=-1`) the conversion raises.
+Each list, dict, entity and object is converted once: reached again (shared
+by two attributes, or inside itself) it is the same Python value, as in
+Koda, so a cycle gives Python values that refer to themselves. The levels
+are walked with an explicit stack of generators (as `from_py` does), so deep
+data costs no Python recursion; past `MAX_DEPTH` levels the conversion
+raises.
 """
 
 import builtins
+import reprlib
 
 from plait import _plait
 from plait.kd import shapes, types
@@ -22,10 +26,6 @@ _native_to_py = types.DataSlice.to_py
 #: The deepest nesting converted with `max_depth=-1`.
 MAX_DEPTH = 100_000
 
-#: Nesting past which each level is checked against the levels it is inside
-#: of (with `max_depth=-1`), to stop at a cycle rather than at `MAX_DEPTH`.
-_CYCLE_CHECK_DEPTH = 1_000
-
 
 class Obj:
     """An entity or object converted by `to_py`: its attributes as Python attributes."""
@@ -33,6 +33,8 @@ class Obj:
     def __init__(self, **attrs):
         self.__dict__.update(attrs)
 
+    # An Obj inside itself (converted from a cycle) prints as `...`.
+    @reprlib.recursive_repr()
     def __repr__(self):
         return "Obj(" + ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items()) + ")"
 
@@ -113,27 +115,22 @@ class _Converter:
         self.max_depth = max_depth
         self.obj_as_dict = obj_as_dict
         self.include_missing_attrs = include_missing_attrs
+        # The Python value of each structured item converted, by its encoded
+        # id. A value is recorded before the items inside it are converted,
+        # so an item met again inside itself is its own (unfinished) value.
+        self.made = {}
 
     def run(self, flat):
         """The items of 1-D slice `flat` as a Python list.
 
         Each conversion below is a generator: it yields `(slice, depth)` for
         the items one level down and is sent their Python values."""
-        # The items the deep levels being converted convert: converting the
-        # same items again inside themselves would never end (a cycle).
-        keys = []
 
         def descend(request, depth):
             if depth > MAX_DEPTH:
                 raise ValueError(f"kd.to_py: the data is nested more than {MAX_DEPTH} levels deep; "
                                  "pass max_depth= to stop earlier")
-            if self.max_depth >= 0 or depth <= _CYCLE_CHECK_DEPTH:
-                return self.convert(*request)
-            key = _items_key(request[0])
-            if key in keys:
-                raise ValueError("kd.to_py: the data holds a cycle (an item reached again inside itself), "
-                                 "which has no Python form here; pass max_depth= to stop at a depth")
-            return _keyed(self.convert(*request), keys, key)
+            return self.convert(*request)
 
         return _run_nested(self.convert(flat, 0), descend)
 
@@ -142,49 +139,78 @@ class _Converter:
         n = flat.get_size().to_py()
         if flat._converts_natively():
             return _as_list(_native_to_py(flat), n)
-        if 0 <= self.max_depth <= depth:
-            return _leaves(flat)  # too deep: structured items stay DataItems (as in Koda)
-        kind = _one_kind(flat, n)
-        if kind is not None:
-            # Every item present and of one kind: converted whole.
-            return (yield from getattr(self, "_" + kind + "s")(flat, depth))
-        out = [None] * n
+        # Too deep: structured items stay DataItems (as in Koda), unless
+        # they were converted already.
+        too_deep = 0 <= self.max_depth <= depth
+        if str(flat.get_schema()).startswith("NOFOLLOW("):
+            return _leaves(flat) if too_deep else _emptied(OPERATORS["kd.core.follow"](flat))
+        out = _leaves(flat) if too_deep else [None] * n
         index = OPERATORS["kd.slices.index"](flat)
         kinds = (("primitive", "kd.core.has_primitive"), ("list", "kd.lists.has_list"), ("dict", "kd.dicts.has_dict"),
                  ("entity", "kd.core.has_entity"))
         for kind, has in kinds:
             mask = OPERATORS[has](flat)
-            if mask.get_present_count() == 0:
+            if mask.get_present_count() == 0 or (too_deep and kind == "primitive"):
                 continue
             positions = OPERATORS["kd.slices.select"](index, mask).to_py()
             sub = OPERATORS["kd.slices.select"](flat, mask)
-            values = _native_to_py(sub) if kind == "primitive" else (yield from getattr(self, "_" + kind + "s")(sub, depth))
-            for p, v in zip(positions, values):
-                out[p] = v
+            if kind == "primitive":
+                for p, v in zip(positions, _native_to_py(sub)):
+                    out[p] = v
+                continue
+            keys = _native_to_py(OPERATORS["kd.ids.encode_itemid"](sub))
+            if not too_deep:
+                # The items not converted yet, each once.
+                fresh, seen = [], set()
+                for k, key in enumerate(keys):
+                    if key not in self.made and key not in seen:
+                        seen.add(key)
+                        fresh.append(k)
+                if fresh:
+                    part = sub if len(fresh) == len(keys) else OPERATORS["kd.slices.take"](sub, _plait.slice(fresh, None))
+                    yield from getattr(self, "_" + kind + "s")(part, [keys[k] for k in fresh], depth)
+            for p, key in zip(positions, keys):
+                if key in self.made:
+                    out[p] = self.made[key]
         return out
 
-    def _lists(self, lists, depth):
+    def _record(self, keys, values):
+        self.made.update(zip(keys, values))
+        return values
+
+    def _lists(self, lists, keys, depth):
+        made = self._record(keys, [[] for _ in keys])
         rows = OPERATORS["kd.lists.explode"](lists)
         children = yield (rows.flatten(), depth + 1)
-        return _split(children, OPERATORS["kd.lists.size"](lists).to_py())
+        for target, row in zip(made, _split(children, OPERATORS["kd.lists.size"](lists).to_py())):
+            target.extend(row)
 
-    def _dicts(self, dicts, depth):
-        keys = OPERATORS["kd.dicts.get_keys"](dicts).flatten()
+    def _dicts(self, dicts, keys, depth):
+        made = self._record(keys, [{} for _ in keys])
+        dict_keys = OPERATORS["kd.dicts.get_keys"](dicts).flatten()
         values = OPERATORS["kd.dicts.get_values"](dicts).flatten()
         # Entity, list and dict keys stay DataItems: their Python forms could not be keys.
-        key_items = _leaves(keys)
+        key_items = _leaves(dict_keys)
         value_items = yield (values, depth + 1)
         sizes = OPERATORS["kd.dicts.size"](dicts).to_py()
-        return [dict(zip(k, v)) for k, v in zip(_split(key_items, sizes), _split(value_items, sizes))]
+        for target, k, v in zip(made, _split(key_items, sizes), _split(value_items, sizes)):
+            target.update(zip(k, v))
 
-    def _entitys(self, entities, depth):
+    def _entitys(self, entities, keys, depth):
         """Entities and objects: each attribute read once, for the items
         whose schema declares it (objects each have their own schema:
-        records with differing keys read only their own)."""
+        records with differing keys read only their own). An item whose
+        schema declares no attribute is an empty dict, as in Koda."""
         n = entities.get_size().to_py()
         is_object = str(entities.get_schema()) == "OBJECT"
-        out = [{} for _ in range(n)]
-        for name, positions in _plait.declared_attrs(entities):
+        declared = _plait.declared_attrs(entities)
+        with_attrs = [False] * n
+        for _, positions, _ in declared:
+            for j in positions:
+                with_attrs[j] = True
+        made = self._record(keys, [Obj() if has and not self.obj_as_dict else {} for has in with_attrs])
+        for name, positions, nofollow in declared:
+            nofollow_at = dict(zip(positions, nofollow))
             holders = entities if len(positions) == n else OPERATORS["kd.slices.take"](
                 entities, _plait.slice(positions, None))
             try:
@@ -196,37 +222,48 @@ class _Converter:
                 # common one (a number here, a list there): each on its own.
                 parts = [([j], OPERATORS["kd.core.maybe"](entities.S[j], name)) for j in positions]
             for at, attr in parts:
-                values = yield (attr.flatten(), depth + 1)
+                values = yield from self._attr_values(attr.flatten(), [nofollow_at[j] for j in at], depth)
                 # Leaving missing attributes out is for dicts (as Koda: an
                 # `Obj` lists every attribute of its schema).
                 present = None if self.include_missing_attrs or not self.obj_as_dict else _flags(attr.flatten())
                 for k, j in enumerate(at):
                     if present is None or present[k]:
-                        out[j][name] = values[k]
-        # An item whose schema has no attributes is an empty dict (Koda's).
-        return out if self.obj_as_dict else [Obj(**attrs) if attrs else {} for attrs in out]
+                        target = made[j]
+                        if isinstance(target, dict):
+                            target[name] = values[k]
+                        else:
+                            setattr(target, name, values[k])
 
 
-def _one_kind(flat, n):
-    """"list", "dict" or "entity" when the schema of 1-D slice `flat` (of `n`
-    items) says all its items are of that kind and none is missing; None
-    otherwise (objects, missing items: sorted out item by item)."""
-    schema = flat.get_schema()
-    if schema.is_list_schema():
-        kind = "list"
-    elif schema.is_dict_schema():
-        kind = "dict"
-    elif schema.is_entity_schema():
-        kind = "entity"
-    else:
-        return None
-    return kind if flat.get_present_count() == n else None
+    def _attr_values(self, attr, nofollow, depth):
+        """The values of attribute slice `attr` (a generator, see `run`);
+        where it is declared nofollow, empty as Koda gives it, unfollowed."""
+        if not any(nofollow):
+            return (yield (attr, depth + 1))
+        if 0 <= self.max_depth <= depth + 1:
+            # Too deep: DataItems, nofollow ones as such (as in Koda).
+            values = _leaves(attr)
+            skipped = [k for k, skip in enumerate(nofollow) if skip]
+            wrapped = OPERATORS["kd.core.nofollow"](OPERATORS["kd.slices.take"](attr, _plait.slice(skipped, None)))
+            for k, v in zip(skipped, _leaves(wrapped)):
+                values[k] = v
+            return values
+        values = _emptied(attr)
+        followed = [k for k, skip in enumerate(nofollow) if not skip]
+        if followed:
+            part = OPERATORS["kd.slices.take"](attr, _plait.slice(followed, None))
+            for k, v in zip(followed, (yield (part, depth + 1))):
+                values[k] = v
+        return values
 
 
-def _items_key(flat):
-    """What identifies the items of 1-D slice `flat`: their schema and ids."""
-    values = _native_to_py(flat)
-    return (str(flat.get_schema()), tuple(str(v) if isinstance(v, types.DataSlice) else v for v in values))
+def _emptied(items):
+    """Items of 1-D slice `items` as Koda gives them where a nofollow schema
+    stops `to_py`: an empty list for a list, an empty dict for anything else
+    (by the kind of each item's id: the bag need not hold its schema)."""
+    as_objects = OPERATORS["kd.schema.with_schema"](items, _plait.schema_constant("OBJECT"))
+    is_list = _flags(OPERATORS["kd.lists.has_list"](as_objects))
+    return [([] if lst else {}) if present else None for present, lst in zip(_flags(items), is_list)]
 
 
 def _flags(x):

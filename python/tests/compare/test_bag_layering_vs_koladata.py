@@ -26,8 +26,9 @@ read recursively by `read` (primitives by to_py, lists as lists, dicts as
 get_attr_names(intersection=True) + get_attr, four levels deep) and must be
 equal. Item ids and bag ids differ between the libraries and are never
 compared. The walk is used rather than `to_py(obj_as_dict=True)` because
-Koda's to_py returns shared Python objects for cycles (writes into a
-mutable bag make them) and plait's to_py is slow in a debug build.
+to_py returns Python values that refer to themselves for cycles (writes
+into a mutable bag make them), which `==` cannot compare, and plait's to_py
+is slow in a debug build.
 
 A failing test prints the program as Python (`python(program)`), ready to
 paste after `from plait import kd` or `from koladata import kd`.

@@ -98,6 +98,21 @@ def _checked_point(kd):
     return CheckedPoint
 
 
+def _cycle(kd):
+    """An object whose attribute `me` is itself."""
+    bag = kd.mutable_bag()
+    o = bag.obj(a=1)
+    o.me = o
+    return o
+
+
+def _pair_cycle(kd):
+    """Two objects referring to each other through `y`."""
+    bag = kd.mutable_bag()
+    a, b = bag.obj(x=1), bag.obj(x=2)
+    a.y, b.y = b, a
+    return a
+
 PROGRAMS = {
     # `x[:]` of dicts is their values; of lists, items
     "dict full slice": lambda kd: kd.dict({"a": 1})[:],
@@ -298,6 +313,86 @@ PROGRAMS = {
     "extension post init traced": lambda kd: kd.fn(lambda a: _checked_point(kd)(a, 2.0).x)(3.0),
 }
 
+
+# Float `//` and `%` as Koda computes them (floor of the rounded quotient,
+# not Python's divmod): each dividend against divisors of every kind.
+_DIVISORS = [1.0, 0.1, -0.1, 0.3, -3.0, 2.5, float("inf"), float("-inf"), float("nan"), 1e-300, 5e-324, 1e99]
+for _dividend in [1.0, -1.0, 0.1, 3.0, -0.0, 7.5, -1e-300, float("inf"), float("nan"), 1e300]:
+    for _op in ["floordiv", "mod"]:
+        for _schema in ["FLOAT32", "FLOAT64"]:
+            PROGRAMS[f"float {_op} of {_dividend} ({_schema})"] = (
+                lambda kd, x=_dividend, op=_op, schema=_schema: getattr(kd.math, op)(
+                    kd.slice([x] * len(_DIVISORS), getattr(kd, schema)), kd.slice(_DIVISORS, getattr(kd, schema))))
+PROGRAMS.update({
+    "float floordiv by zero": lambda kd: kd.math.floordiv(kd.float64(1.5), kd.float64(-0.0)),
+    "float mod by zero": lambda kd: kd.math.mod(kd.float32(1.5), kd.slice([1.0, 0.0])),
+    "float floordiv of floats rounding to zero": lambda kd: kd.item(1.0) // kd.float32(1e-45),
+    # INT64 rounded through FLOAT64; INT32 unchanged
+    "round of large INT64": lambda kd: kd.math.round(kd.int64([2**53 + 1, 2**62 + 3, -(2**53) - 1, 2**63 - 1, -(2**63), 7])),
+    "floor of large INT64": lambda kd: kd.math.floor(kd.int64([2**53 + 1, 2**63 - 1, None])),
+    "ceil of large INT64": lambda kd: kd.math.ceil(kd.int64(2**62 + 1)),
+    "round of large INT32": lambda kd: kd.math.round(kd.int32([2**24 + 1, 2**31 - 1, -(2**31)])),
+    "floor of INT64 objects": lambda kd: kd.math.floor(kd.obj(kd.int64(2**53 + 1))),
+    # integer powers in FLOAT64 rounded to FLOAT32 once; means of INT32 in FLOAT32
+    "pow of large INT32": lambda kd: kd.math.pow(kd.slice([123456789, 16777217, 16777219, -5]), 2),
+    "pow of large INT64": lambda kd: kd.math.pow(kd.int64([123456789, 2**53 + 1]), kd.int64([2, 1])),
+    "pow of INT32 by FLOAT32": lambda kd: kd.math.pow(kd.slice([123456789, 16777217]), kd.float32(2.0)),
+    "pow of INT32 objects": lambda kd: kd.math.pow(kd.obj(123456789), kd.obj(2)),
+    "pow of missing INT32": lambda kd: kd.math.pow(kd.slice([None], kd.INT32), 2),
+    "agg_mean of large INT32": lambda kd: kd.math.agg_mean(kd.slice([[16777217, 16777219, 2**31 - 1], [16777217]])),
+    "agg_mean of large INT64": lambda kd: kd.math.agg_mean(kd.int64([2**53 + 1, 2**62 + 3])),
+    # cast errors print the value as Koda prints a scalar of its type
+    "int32 of a large FLOAT32": lambda kd: kd.int32(kd.item(3000000000.0)),
+    "int32 of a large FLOAT64": lambda kd: kd.int32(kd.float64(3e9)),
+    "int32 of a fractional FLOAT64": lambda kd: kd.int32(kd.float64(3000000000.5)),
+    "int32 of a huge FLOAT64": lambda kd: kd.int32(kd.float64(1e30)),
+    "int64 of a huge FLOAT64": lambda kd: kd.int64(kd.float64([1.0, -1e19])),
+    "int64 of a huge FLOAT32": lambda kd: kd.int64(kd.float32(1e20)),
+    "int32 of FLOAT64 nan": lambda kd: kd.int32(kd.float64(float("nan"))),
+    "int32 of FLOAT32 inf": lambda kd: kd.int32(kd.float32(float("-inf"))),
+    "int32 of a large INT64": lambda kd: kd.int32(kd.int64(3000000000)),
+    "int32 of a large FLOAT64 object": lambda kd: kd.int32(kd.obj(kd.float64(-2.5e9))),
+    "cast_to INT32 of a large FLOAT64": lambda kd: kd.cast_to(kd.float64(1.25e10), kd.INT32),
+    # a container schema given by `kd.slice(.., schema)` relabels the
+    # containers, not the items in their bag: reading them is an error
+    "items of lists given a list schema": lambda kd: kd.slice([kd.list([1])], kd.list_schema(kd.INT64))[:],
+    "item of lists given a list schema": lambda kd: kd.slice([kd.list([1]), kd.list([])], kd.list_schema(kd.INT64))[0],
+    "item schema of lists given a list schema": lambda kd: kd.slice([kd.list([1])], kd.list_schema(kd.INT64)).get_schema().get_item_schema(),
+    "missing items of lists given a list schema": lambda kd: kd.slice([kd.list([None])], kd.list_schema(kd.INT64))[:],
+    "keys of dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT64, kd.INT32)).get_keys(),
+    "values of dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT32, kd.FLOAT64)).get_values(),
+    "lookup in dicts given a dict schema": lambda kd: kd.slice([kd.dict({1: 2})], kd.dict_schema(kd.INT32, kd.INT64))[1],
+    "items of object lists of two schemas": lambda kd: kd.slice([kd.obj(kd.list([1])), kd.obj(kd.list([kd.int64(2)]))])[:],
+    "values of object dicts of two schemas": lambda kd: kd.slice([kd.obj(kd.dict({1: 2})), kd.obj(kd.dict({3: 2.5}))]).get_values(),
+    # to_py: nofollow attributes are empty; entities without attributes are
+    # dicts; an item reached twice is one Python value, a cycle refers to itself
+    "to_py of a nofollow entity attribute": lambda kd: kd.new(x=kd.nofollow(kd.new(b=2))).to_py(),
+    "to_py of a nofollow object attribute": lambda kd: kd.obj(x=kd.nofollow(kd.obj(b=2))).to_py(),
+    "to_py of a nofollow object list attribute": lambda kd: kd.obj(x=kd.nofollow(kd.obj(kd.list([1])))).to_py(),
+    "to_py of a nofollow list attribute": lambda kd: kd.new(x=kd.nofollow(kd.list([1]))).to_py(),
+    "to_py of a nofollow dict attribute": lambda kd: kd.new(x=kd.nofollow(kd.dict({1: 2}))).to_py(obj_as_dict=True),
+    "to_py of nofollow objects": lambda kd: kd.slice([kd.nofollow(kd.obj(kd.dict({1: 2}))), kd.nofollow(kd.obj(a=1))]).to_py(),
+    "to_py of a nofollow attribute at the depth limit": lambda kd: kd.new(x=kd.nofollow(kd.new(b=2))).to_py(max_depth=1).x.get_schema().is_entity_schema(),
+    "to_py of entities without attributes": lambda kd: kd.slice([kd.obj(), kd.obj(a=kd.new())]).to_py(),
+    "to_py of a shared entity": lambda kd: (lambda p: p.p is p.q)(kd.new(p=kd.new(a=1), q=None).with_attrs(q=kd.new(a=1)).to_py()),
+    "to_py of an entity in two attributes": lambda kd: (lambda e: (lambda p: (p, p.p is p.q))(kd.new(p=e, q=e).to_py()))(kd.new(a=1)),
+    "to_py of a list in two places": lambda kd: (lambda v: (v, v[0] is v[1]))(kd.slice([kd.list([1, 2])] * 2).to_py()),
+    "to_py of a dict as dicts": lambda kd: (lambda d: (lambda p: (p, p["p"] is p["q"]))(kd.obj(p=d, q=d).to_py(obj_as_dict=True)))(kd.dict({1: 2})),
+    "to_py of a cycle": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=-1)),
+    "to_py of a cycle at a depth": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=2)),
+    "to_py of a cycle of two": lambda kd: (lambda p: (p, p.y.y is p))(_pair_cycle(kd).to_py(max_depth=-1)),
+    # kd.stub of lists and dicts, as items or objects: list items copied
+    # (stubbed in turn), dict entries not; the schema kept
+    "stub of an object list": lambda kd: (lambda s: (s, s.get_obj_schema(), s[:], s.to_py()))(kd.stub(kd.obj(kd.list([1, 2])))),
+    "stub of a list": lambda kd: (lambda s: (s, s[:], s.to_py()))(kd.stub(kd.list([1, 2]))),
+    "stub of a list of lists": lambda kd: (lambda s: (s, s[:][:]))(kd.stub(kd.list([[1], [2, 3]]))),
+    "stub of object lists": lambda kd: (lambda s: (s, s.to_py()))(kd.stub(kd.slice([kd.obj(kd.list([1])), None, kd.obj(kd.list([2]))]))),
+    "stub of an object dict": lambda kd: (lambda s: (s, s.get_obj_schema(), s.get_keys(), s.to_py()))(kd.stub(kd.obj(kd.dict({"a": 1})))),
+    "stub of a dict": lambda kd: (lambda s: (s, s.get_keys(), s.to_py()))(kd.stub(kd.dict({"a": 1}))),
+    "stub of a dict updated": lambda kd: kd.stub(kd.dict({"a": 1})).with_dict_update("b", 2).to_py(),
+    "stub of an entity": lambda kd: (lambda s: (s.get_bag().is_mutable(), s.to_py()))(kd.stub(kd.new(a=1))),
+    "to_py of a list holding a cycle": lambda kd: (lambda a: kd.list([a, a]).to_py(max_depth=-1))(_pair_cycle(kd)),
+})
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_same_outcome_as_koladata(name):

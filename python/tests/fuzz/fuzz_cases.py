@@ -331,7 +331,7 @@ def deep_linked_chain(rng):
         y = expect_ok("kd.obj(x)", kd.obj, x)
     else:
         if cyclic:
-            expect_error("to_py(max_depth=-1) of a cycle", x.to_py, max_depth=-1, words=("cycle",))
+            expect_ok("to_py(max_depth=-1) of a cycle", x.to_py, max_depth=-1)
         elif n <= 20000:
             expect_ok("to_py(max_depth=-1)", x.to_py, max_depth=-1)
         y = x

@@ -540,6 +540,12 @@ impl Builder {
         match op {
             FusedOp::Bin(bin) => {
                 let common = NumType::common(Self::num_type(args[0])?, Self::num_type(args[1])?)?;
+                if bin == BinOp::Pow && !common.is_float() {
+                    // Integer powers are computed in FLOAT64 and rounded
+                    // to FLOAT32 (`math::arithmetic::pow`): left to the
+                    // eager operator.
+                    return None;
+                }
                 let t = if matches!(bin, BinOp::Divide | BinOp::Pow) { common.float() } else { common };
                 let (a, b) = (self.as_num(args[0], t)?, self.as_num(args[1], t)?);
                 let out = self.reg(Kind::Num(t));
@@ -561,8 +567,11 @@ impl Builder {
                 let t = Self::num_type(args[0])?;
                 let t = match un {
                     UnOp::Neg | UnOp::Abs | UnOp::Sign => t,
-                    // Rounding leaves integers as they are.
-                    UnOp::Round | UnOp::Floor | UnOp::Ceil if !t.is_float() => return Some(args[0]),
+                    // Rounding leaves INT32 as it is; INT64 goes through
+                    // FLOAT64 (`math::unary::rounding`), left to the eager
+                    // operator.
+                    UnOp::Round | UnOp::Floor | UnOp::Ceil if t == NumType::I32 => return Some(args[0]),
+                    UnOp::Round | UnOp::Floor | UnOp::Ceil if t == NumType::I64 => return None,
                     UnOp::Round | UnOp::Floor | UnOp::Ceil => t,
                     UnOp::Log | UnOp::Log10 | UnOp::Exp | UnOp::Sqrt => t.float(),
                 };

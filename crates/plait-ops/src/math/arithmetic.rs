@@ -5,7 +5,7 @@ use plait_core::column::VarBinaryBuilder;
 use plait_core::{DataSlice, Error, Result, Schema, Values};
 
 use crate::elementwise::{FloatBinary, NumBinary, Prepared, float_binary, float_type, numeric_binary, numeric_items, prepare, prepare_lazy};
-use crate::kernel::{Side, is_present};
+use crate::kernel::{Side, is_present, map_lanes2};
 use crate::num::{Float, Num};
 use crate::promote::{Promotion, TypeClass, promote};
 
@@ -127,9 +127,24 @@ pub fn divide(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
     float_binary::<Divide>(&prepare_float("kd.math.divide", x, y)?)
 }
 
-/// `x ** y`, always in floats.
+/// `x ** y`, always in floats. Integers raised to integer powers are
+/// computed in FLOAT64 and the result rounded once to FLOAT32, as Koda does
+/// (`123456789 ** 2` is the FLOAT32 nearest 15241578750190521, not
+/// `123456792.0 ** 2` of the operands rounded to FLOAT32 first).
 pub fn pow(x: &DataSlice, y: &DataSlice) -> Result<DataSlice> {
-    float_binary::<Pow>(&prepare_float("kd.math.pow", x, y)?)
+    let op = "kd.math.pow";
+    let args = [("x", x), ("y", y)];
+    let promotion = promote(op, &args, TypeClass::Numeric)?;
+    if !matches!(promotion.dtype, Schema::Int32 | Schema::Int64) {
+        return float_binary::<Pow>(&prepare_lazy(op, &args, Promotion { dtype: float_type(promotion.dtype), ..promotion })?);
+    }
+    let p = prepare_lazy(op, &args, Promotion { dtype: Schema::Float64, ..promotion })?;
+    if p.all_missing() {
+        return Ok(p.missing(Schema::Float32));
+    }
+    let [a, b] = [&p.operands[0], &p.operands[1]];
+    let out = map_lanes2(p.len(), a.lane::<f64>(), b.lane::<f64>(), |a, b| <Pow as FloatBinary>::apply(a, b) as f32);
+    p.finish(f32::into_values(out), p.presence())
 }
 
 /// `x // y`, rounding toward negative infinity; a zero divisor is an error.
@@ -194,4 +209,21 @@ fn concat_text(p: &Prepared) -> Result<DataSlice> {
     }
     let values = if p.dtype() == Schema::String { Values::String(out.finish()) } else { Values::Bytes(out.finish()) };
     p.finish(values, presence)
+}
+
+#[cfg(test)]
+mod tests {
+    use plait_core::{DataSlice, ScalarRef, Schema};
+
+    #[test]
+    fn integer_powers_round_once_to_float32() {
+        let x = DataSlice::item(Some(ScalarRef::Int32(123_456_789)), Schema::Int32).unwrap();
+        let two = DataSlice::item(Some(ScalarRef::Int64(2)), Schema::Int64).unwrap();
+        let y = super::pow(&x, &two).unwrap();
+        assert_eq!(y.schema(), Schema::Float32);
+        assert_eq!(y.get(0), Some(ScalarRef::Float32(15_241_578_750_190_521.0)));
+        // A FLOAT32 operand makes the integer a FLOAT32 first.
+        let two = DataSlice::item(Some(ScalarRef::Float32(2.0)), Schema::Float32).unwrap();
+        assert_eq!(super::pow(&x, &two).unwrap().get(0), Some(ScalarRef::Float32(123_456_792.0 * 123_456_792.0)));
+    }
 }

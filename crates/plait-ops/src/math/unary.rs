@@ -100,11 +100,27 @@ pub fn sign(x: &DataSlice) -> Result<DataSlice> {
     numeric_unary::<Sign>(&numeric("kd.math.sign", x)?)
 }
 
-/// Rounding functions leave integers as they are (without a bag, as
-/// other computed primitives).
+/// An integer through FLOAT64 and back, as Koda rounds INT64: values
+/// above 2^53 become the nearest f64, and those that round to 2^63 (past
+/// INT64's range) the integer minimum, as x86's conversion gives them.
+pub(crate) struct ThroughF64;
+impl NumUnary for ThroughF64 {
+    #[inline(always)]
+    fn apply<T: Num>(a: T) -> T {
+        let f = a.to_f64();
+        if f >= 9_223_372_036_854_775_808.0 { T::LOWEST } else { T::from_f64(f) }
+    }
+}
+
+/// Rounding functions leave INT32 values as they are and pass INT64 ones
+/// through FLOAT64 (without a bag, as other computed primitives).
 fn rounding<K: FloatUnary>(op: &str, x: &DataSlice) -> Result<DataSlice> {
     let p = numeric(op, x)?;
-    if p.dtype().is_float() { float_unary::<K>(&p) } else { Ok(x.clone().with_bag(None)) }
+    match p.dtype() {
+        dtype if dtype.is_float() => float_unary::<K>(&p),
+        Schema::Int64 => numeric_unary::<ThroughF64>(&p),
+        _ => Ok(x.clone().with_bag(None)),
+    }
 }
 
 /// Rounds half away from zero.
@@ -173,4 +189,23 @@ pub fn is_nan(x: &DataSlice) -> Result<DataSlice> {
         let values = T::slice_of(p.operands[0].values()).expect("float operand");
         crate::masking::mask_where(x.shape(), values.len(), |i| values[i].is_nan() && p.operands[0].is_present(i))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use plait_core::{Column, DataSlice, JaggedShape, ScalarRef, Schema, SliceData, Values};
+
+    #[test]
+    fn int64_rounding_goes_through_float64() {
+        let values = vec![(1i64 << 53) + 1, (1 << 62) + 3, -(1 << 53) - 1, i64::MAX, i64::MIN, 123];
+        let column = Column::full(Values::Int64(values.into()));
+        let x = DataSlice::new(JaggedShape::flat(6), SliceData::from_column(column), Schema::Int64).unwrap();
+        let expected = [1i64 << 53, 1 << 62, -(1 << 53), i64::MIN, i64::MIN, 123];
+        for f in [super::round, super::floor, super::ceil] {
+            let y = f(&x).unwrap();
+            assert_eq!(y.schema(), Schema::Int64);
+            let got: Vec<_> = (0..6).map(|i| y.get(i)).collect();
+            assert_eq!(got, expected.iter().map(|&v| Some(ScalarRef::Int64(v))).collect::<Vec<_>>());
+        }
+    }
 }

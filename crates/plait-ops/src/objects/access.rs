@@ -509,10 +509,11 @@ pub fn attr_names(x: &DataSlice, intersection: bool) -> Result<Vec<String>> {
 
 /// For each attribute the schemas of `x`'s items declare (a 1-D slice of
 /// entities or objects), the positions of the items whose schema declares
-/// it; sorted by name. Converting objects of many differing schemas
-/// (`to_py` of records with differing keys) reads each attribute only
-/// where it is declared, not everywhere.
-pub fn declared_attrs(x: &DataSlice) -> Result<Vec<(String, Vec<usize>)>> {
+/// it, and which of those declare it with a nofollow schema; sorted by
+/// name. Converting objects of many differing schemas (`to_py` of records
+/// with differing keys) reads each attribute only where it is declared,
+/// not everywhere.
+pub fn declared_attrs(x: &DataSlice) -> Result<Vec<DeclaredAttr>> {
     let context = "kd.core.get_attr_names";
     let Some(bag) = x.bag() else { return Err(Error::value(context, "cannot get available attributes without a DataBag")) };
     let ids = ids_of(x);
@@ -527,13 +528,23 @@ pub fn declared_attrs(x: &DataSlice) -> Result<Vec<(String, Vec<usize>)>> {
             continue;
         }
         let declared = bag.get_attr(&name, &picked(&schemas, &positions));
-        let positions: Vec<usize> = positions.iter().enumerate().filter(|&(k, _)| declared.get(k).is_some()).map(|(_, &i)| i).collect();
-        if !positions.is_empty() {
-            out.push((name.to_string(), positions));
+        let (mut held, mut nofollow) = (Vec::new(), Vec::new());
+        for (k, &i) in positions.iter().enumerate() {
+            if let Some(schema) = declared.get(k) {
+                held.push(i);
+                nofollow.push(matches!(schema, ScalarRef::Schema(s) if s.nofollowed().is_some()));
+            }
+        }
+        if !held.is_empty() {
+            out.push((name.to_string(), held, nofollow));
         }
     }
     Ok(out)
 }
+
+/// An attribute [`declared_attrs`] finds: its name, the positions of the
+/// items declaring it, and for each whether its schema there is nofollow.
+pub type DeclaredAttr = (String, Vec<usize>, Vec<bool>);
 
 /// `kd.core.get_attr_names(x, intersection)`: [`attr_names`] as a 1-D
 /// STRING slice.

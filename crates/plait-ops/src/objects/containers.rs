@@ -100,12 +100,19 @@ pub fn not_containers_for_size(op: &str, x: &DataSlice, kind: &str) -> Error {
     }
 }
 
-/// Items read from containers, typed `schema` (cast from the items' own
-/// types where the containers were objects holding different schemas).
-pub fn typed_items(op: &str, shape: JaggedShape, data: SliceData, schema: Schema, bag: &DataBag) -> Result<DataSlice> {
+/// Items read from containers, typed `schema`: cast from the items' own
+/// types where the containers are objects (`containers`: their schema)
+/// holding different schemas. Containers of one schema whose bag holds
+/// items that schema does not admit (`kd.slice([kd.list([1])],
+/// kd.list_schema(kd.INT64))` keeps the INT32 items) give Koda's error, as
+/// such attributes do.
+pub fn typed_items(op: &str, containers: Schema, shape: JaggedShape, data: SliceData, schema: Schema, bag: &DataBag) -> Result<DataSlice> {
     let raw = match DataSlice::new(shape.clone(), data.clone(), schema) {
         Ok(s) => s,
-        Err(_) => cast_to(op, &DataSlice::new(shape, data, Schema::Object)?, schema)?,
+        Err(_) if containers == Schema::Object => cast_to(op, &DataSlice::new(shape, data, Schema::Object)?, schema)?,
+        Err(_) => {
+            return Err(Error::value(op, format!("{schema} schema can only be assigned to a DataSlice that contains only primitives of {schema}")));
+        }
     };
     Ok(raw.with_bag(Some(bag.clone())))
 }

@@ -173,7 +173,7 @@ pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
         let key = fit_to(op, "keys", x, schemas.0, keys)?;
         if let (Some(k), Some((allocation, len))) = (key.get(0), whole_allocation(x.data())) {
             if let Some(data) = bag.dict_get_whole(allocation, len, k) {
-                return typed_items(op, x.shape().clone(), data, schemas.1, bag);
+                return typed_items(op, x.schema(), x.shape().clone(), data, schemas.1, bag);
             }
         }
     }
@@ -181,13 +181,13 @@ pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
     if let (true, Some(ScalarRef::ItemId(id))) = (x.is_item(), x.data().get(0)) {
         let keys = fit_to(op, "keys", x, schemas.0, keys)?;
         if let Some(data) = bag.dict_get_one(id, keys.data()) {
-            return typed_items(op, keys.shape().clone(), data, schemas.1, bag);
+            return typed_items(op, x.schema(), keys.shape().clone(), data, schemas.1, bag);
         }
     }
     let [dicts, keys] = <[DataSlice; 2]>::try_from(align(op, &[x, keys])?).expect("two inputs");
     let keys = fit_to(op, "keys", x, schemas.0, &keys)?;
     let data = bag.dict_get(&ids_of(&dicts), keys.data());
-    typed_items(op, dicts.shape().clone(), data, schemas.1, bag)
+    typed_items(op, x.schema(), dicts.shape().clone(), data, schemas.1, bag)
 }
 
 /// `kd.get_keys(d)`: the keys of each dict as a new last dimension, in the
@@ -197,7 +197,7 @@ pub fn get_keys(x: &DataSlice) -> Result<DataSlice> {
     let bag = bag_for(op, x, "cannot get dict keys")?;
     let (key_schema, _) = entries_attr_schemas(op, x, DICT_KEYS_ATTR)?;
     let (edge, keys, _) = bag.dict_entries(&ids_of(x))?;
-    typed_items(op, x.shape().with_edge(edge)?, keys, key_schema, bag)
+    typed_items(op, x.schema(), x.shape().with_edge(edge)?, keys, key_schema, bag)
 }
 
 /// `kd.get_values(d, keys=unspecified)`: the values of each dict in key
@@ -210,7 +210,7 @@ pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> 
     let bag = bag_for(op, x, "cannot get dict values")?;
     let (_, value_schema) = entries_attr_schemas(op, x, DICT_VALUES_ATTR)?;
     let (edge, _, values) = bag.dict_entries(&ids_of(x))?;
-    typed_items(op, x.shape().with_edge(edge)?, values, value_schema, bag)
+    typed_items(op, x.schema(), x.shape().with_edge(edge)?, values, value_schema, bag)
 }
 
 /// `kd.dict_size(d)`: the number of entries of each dict (INT64).

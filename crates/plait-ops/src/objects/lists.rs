@@ -107,10 +107,10 @@ fn explode_once(x: &DataSlice, schema: Schema) -> Result<DataSlice> {
     // Lists made together, read together: their stored edge and items as
     // they are, without a list of ids.
     if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
-        return typed_items(EXPLODE, x.shape().with_edge(dense.edge.clone())?, dense.items.clone(), schema, bag);
+        return typed_items(EXPLODE, x.schema(), x.shape().with_edge(dense.edge.clone())?, dense.items.clone(), schema, bag);
     }
     let (edge, items) = bag.explode(&ids_of(x))?;
-    typed_items(EXPLODE, x.shape().with_edge(edge)?, items, schema, bag)
+    typed_items(EXPLODE, x.schema(), x.shape().with_edge(edge)?, items, schema, bag)
 }
 
 /// The items of each list of `x` in the range `start:stop` (Python's slice
@@ -195,7 +195,7 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
         if let Some(dense) = whole_allocation(x.data()).and_then(|(allocation, len)| bag.whole_lists(allocation, len)) {
             let positions: Vec<usize> =
                 (0..dense.edge.parent_size()).map(|i| plait_core::bag::position_in(dense.edge.child_range(i), Some(k))).collect();
-            return typed_items(GET_ITEM, x.shape().clone(), dense.items.take(&positions), schema, bag);
+            return typed_items(GET_ITEM, x.schema(), x.shape().clone(), dense.items.take(&positions), schema, bag);
         }
     }
     let aligned = plait_core::broadcast::align(GET_ITEM, &[x, index])?;
@@ -209,7 +209,7 @@ pub fn get_item(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
         })
         .collect::<Result<_>>()?;
     let data = bag.list_items_at(&ids_of(lists), &indices);
-    typed_items(GET_ITEM, lists.shape().clone(), data, schema, bag)
+    typed_items(GET_ITEM, x.schema(), lists.shape().clone(), data, schema, bag)
 }
 
 /// `kd.list_size(x)`: the number of items of each list (INT64).
@@ -906,4 +906,26 @@ pub fn clear_in_place(x: &DataSlice) -> Result<()> {
         missing.push(None);
     }
     bag.set_dict_entries(op, &owners, &keys, &missing.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use plait_core::{Column, DataSlice, JaggedShape, ScalarRef, Schema, SliceData, Values};
+
+    #[test]
+    fn items_the_list_schema_does_not_admit_are_an_error() {
+        let column = Column::full(Values::Int32(vec![1].into()));
+        let items = DataSlice::new(JaggedShape::flat(1), SliceData::from_column(column), Schema::Int32).unwrap();
+        let list = super::implode(&items, 1, None).unwrap();
+        let int64 = DataSlice::item(Some(ScalarRef::Schema(Schema::Int64)), Schema::Schema).unwrap();
+        let relabelled = crate::objects::schemas::with_schema(&list, &super::list_schema(&int64).unwrap()).unwrap();
+        let error = super::explode(&relabelled, 1).unwrap_err();
+        assert!(
+            error.message.ends_with("INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64"),
+            "{}",
+            error.message
+        );
+        // The list with its own schema reads its items.
+        assert_eq!(super::explode(&list, 1).unwrap().schema(), Schema::Int32);
+    }
 }
