@@ -156,33 +156,52 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
 /// `n` new objects, each with only the attributes given for it (what
 /// `kd.from_py(..., dict_as_obj=True)` makes of dicts with differing keys):
 /// entry `k` sets attribute `names[k]` of object `rows[k]` to item `k` of
-/// `values` (a 1-D slice). Each object has its own implicit schema; the
-/// entries of one name are written together, however many objects hold it.
+/// `values` (a 1-D slice). Each object has its own implicit schema. Objects
+/// with the same attribute names, in order, are made together, in an
+/// allocation of their own: each attribute is one column over it, and the
+/// bag's index of names by allocation then tells readers (to_py, to_json,
+/// clone) which objects have which attributes.
 pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values: &DataSlice) -> Result<DataSlice> {
     if rows.len() != names.len() || names.len() != values.size() || values.rank() != 1 || rows.iter().any(|&r| r >= n) {
         return Err(Error::value(OBJ, "objects_with_attrs_at: expected one row below `n` and one value per attribute name"));
     }
-    let (allocation, ids_column) = fresh_allocation(ItemKind::Object, n);
-    let bag = new_bag_over(OBJ, &[values])?;
-    let (_, schemas) = implicit_schemas_of(allocation, n);
-    bag.fill(|w| w.set_attr_of_allocation(SCHEMA_ATTR, allocation, &schemas));
-    let object = |row: usize| ItemId(Ids::base(allocation) + row as u128);
-    // The entries of each name, names in the order they first come.
-    let mut by_name: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut entries: Vec<(&str, Vec<usize>)> = Vec::new();
-    for (k, name) in names.iter().enumerate() {
-        let at = *by_name.entry(name.as_str()).or_insert_with(|| {
-            entries.push((name.as_str(), Vec::new()));
-            entries.len() - 1
+    let mut entries_of_row: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, &row) in rows.iter().enumerate() {
+        entries_of_row[row].push(k);
+    }
+    // The rows of each list of names, lists in the order they first come.
+    let mut group_of: std::collections::HashMap<Vec<&str>, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
+    for (row, entries) in entries_of_row.iter().enumerate() {
+        let key: Vec<&str> = entries.iter().map(|&k| names[k].as_str()).collect();
+        let g = *group_of.entry(key.clone()).or_insert_with(|| {
+            groups.push((key, Vec::new()));
+            groups.len() - 1
         });
-        entries[at].1.push(k);
+        groups[g].1.push(row);
     }
-    for (name, at) in entries {
-        let ids: Vec<Option<ItemId>> = at.iter().map(|&k| Some(object(rows[k]))).collect();
-        let schema_ids = ids.iter().map(|id| id.map(|i| i.with_kind(ItemKind::ImplicitSchema))).collect();
-        let held = DataSlice::new(JaggedShape::flat(at.len()), values.data().take(&at), values.schema())?.with_bag(values.bag().cloned());
-        write_attrs(OBJ, &bag, &Ids::List(ids), &Target::PerItem(Ids::List(schema_ids)), &[(name.to_string(), held)], false, true)?;
+    let bag = new_bag_over(OBJ, &[values])?;
+    let mut ids = vec![0i128; n];
+    for (key, members) in groups {
+        let (allocation, _) = fresh_allocation(ItemKind::Object, members.len());
+        let (schema_ids, schemas) = implicit_schemas_of(allocation, members.len());
+        bag.fill(|w| w.set_attr_of_allocation(SCHEMA_ATTR, allocation, &schemas));
+        for (at, &row) in members.iter().enumerate() {
+            ids[row] = (Ids::base(allocation) + at as u128) as i128;
+        }
+        let object_ids = Ids::Whole { allocation, len: members.len() };
+        let attrs = key
+            .iter()
+            .enumerate()
+            .map(|(j, name)| {
+                let at: Vec<usize> = members.iter().map(|&row| entries_of_row[row][j]).collect();
+                let held = DataSlice::new(JaggedShape::flat(at.len()), values.data().take(&at), values.schema())?.with_bag(values.bag().cloned());
+                Ok((name.to_string(), held))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        write_attrs(OBJ, &bag, &object_ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
     }
+    let ids_column = SliceData::from_column(plait_core::Column::full(plait_core::Values::ItemId(ids.into())));
     Ok(made_for(DataSlice::new(JaggedShape::flat(n), ids_column, Schema::Object)?.with_bag(Some(bag))))
 }
 
