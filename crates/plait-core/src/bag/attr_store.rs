@@ -1007,7 +1007,7 @@ impl DataBag {
     pub fn attr_column_of_allocation(&self, attr: &str, allocation: u64, len: usize) -> AllocationColumn {
         let mut found: Option<&Dense> = None;
         let layers = self.layers();
-        for layer in &layers {
+        for layer in layers.iter() {
             let Some(values) = layer.attrs.get(attr) else { continue };
             if values.touches_sparsely(allocation) {
                 return AllocationColumn::Mixed;

@@ -72,13 +72,21 @@ struct BagInner {
     /// value holding exactly them brings the bag along whole (see
     /// [`DataBag::reachable_from`]).
     made_for: std::sync::OnceLock<(Roots, crate::schema::Schema)>,
+    /// For a frozen bag with fallbacks, its layers ([`DataBag::layers`]),
+    /// found at the first read: readers of many attributes ask for them once
+    /// per attribute. Dropped by [`DataBag::fill`].
+    layers: std::sync::Mutex<Option<Arc<[Arc<Store>]>>>,
 }
 
 /// Items a bag was made for (see [`DataBag::set_made_for`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Roots {
     /// Slots 0..len of an allocation, in order.
     Allocation { allocation: u64, len: usize },
+    /// Ids of several allocations, in order, all present (objects made in
+    /// groups, as `kd.from_py(dict_as_obj=True)` makes records of differing
+    /// keys). Compared by their bits (the buffer is shared, not copied).
+    Ids(arrow_buffer::ScalarBuffer<i128>),
     /// One struct schema (a schema item).
     Schema(ItemId),
 }
@@ -118,6 +126,7 @@ impl DataBag {
             frozen,
             merged_columns: Default::default(),
             made_for: Default::default(),
+            layers: Default::default(),
         }))
     }
 
@@ -195,7 +204,7 @@ impl DataBag {
     /// chain of n small layers (objects made one by one) costs O(n) rather
     /// than O(n²) for copying a growing result at each step.
     fn flattened(&self) -> Arc<Store> {
-        let mut layers = self.layers().into_iter();
+        let mut layers = self.find_layers().into_iter();
         let first = layers.next().expect("a bag has its own layer");
         let Some(second) = layers.next() else { return first };
         let mut store = Store::clone(&first);
@@ -232,8 +241,8 @@ impl DataBag {
 
     /// Whether everything this bag reads is reachable from the items
     /// `roots` read as `schema` (see [`DataBag::set_made_for`]).
-    pub fn reachable_from(&self, roots: Roots, schema: crate::schema::Schema) -> bool {
-        self.0.made_for.get() == Some(&(roots, schema))
+    pub fn reachable_from(&self, roots: &Roots, schema: crate::schema::Schema) -> bool {
+        self.0.made_for.get().is_some_and(|(r, s)| r == roots && *s == schema)
     }
 
     /// Whether neither this bag nor any bag it reads through can change:
@@ -263,6 +272,9 @@ impl DataBag {
     /// Writes into a bag that is still being built by its creator (and is
     /// not yet visible to anyone else), mutable or not.
     pub fn fill<T>(&self, write: impl FnOnce(&mut BagWriter<'_>) -> T) -> T {
+        // The layers found so far hold the store: dropped first, so that
+        // writing does not copy it.
+        *self.0.layers.lock().unwrap_or_else(|e| e.into_inner()) = None;
         let mut guard = self.0.store.write().unwrap_or_else(|e| e.into_inner());
         let result = write(&mut BagWriter { store: Arc::make_mut(&mut guard) });
         // Columns merged by reads while the bag was being built are stale.
@@ -491,7 +503,7 @@ impl DataBag {
         let mut decided: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let mut found = Vec::new();
         let layers = self.layers();
-        for layer in &layers {
+        for layer in layers.iter() {
             layer.attrs.for_each_candidate(id, |name, values| {
                 if &**name == SCHEMA_ATTR || decided.contains(&**name) {
                     return;
@@ -534,7 +546,7 @@ impl DataBag {
             groups[k].1.push(i);
         }
         let mut by_name: HashMap<Arc<str>, Vec<usize>, foldhash::fast::RandomState> = HashMap::default();
-        for layer in self.layers() {
+        for layer in self.layers().iter() {
             for (name, values) in &layer.attrs {
                 let mut positions: Vec<usize> = Vec::new();
                 if values.holders_bound() <= groups.len() {
@@ -577,7 +589,7 @@ impl DataBag {
     pub fn stats(&self) -> BagStats {
         let mut stats = BagStats::default();
         let mut per_attr: HashMap<String, usize> = HashMap::new();
-        for layer in self.layers() {
+        for layer in self.layers().iter() {
             let mut items = ItemTally::default();
             for (name, values) in &layer.attrs {
                 let (on_entities, on_schemas) = values.tally(&mut items);
@@ -640,10 +652,19 @@ impl DataBag {
     /// in which reads consult them. A bag reached twice is read the first
     /// time only (the second could only repeat answers); the walk is
     /// iterative, so no depth of layering reaches the native stack.
-    fn layers(&self) -> Vec<Arc<Store>> {
+    fn layers(&self) -> Arc<[Arc<Store>]> {
         if self.0.fallbacks.is_empty() {
-            return vec![self.read()];
+            return Arc::from([self.read()]);
         }
+        if !self.0.frozen {
+            return self.find_layers().into();
+        }
+        let mut cached = self.0.layers.lock().unwrap_or_else(|e| e.into_inner());
+        cached.get_or_insert_with(|| self.find_layers().into()).clone()
+    }
+
+    /// [`DataBag::layers`], found by walking the fallbacks.
+    fn find_layers(&self) -> Vec<Arc<Store>> {
         let mut out = Vec::new();
         // Bags already read: a short list scanned, a set once there are many.
         let mut seen: Vec<*const BagInner> = Vec::new();
@@ -725,7 +746,7 @@ impl DataBag {
     /// The lists of `len` slots of `allocation`, stored together and
     /// unchanged since (no layer shadows one of them).
     pub fn whole_lists(&self, allocation: u64, len: usize) -> Option<Arc<DenseLists>> {
-        for layer in self.layers() {
+        for layer in self.layers().iter() {
             if layer.lists.has_sparse_in(allocation) {
                 return None;
             }

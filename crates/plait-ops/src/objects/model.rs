@@ -448,7 +448,7 @@ pub fn adopted_bags(values: &[&DataSlice]) -> Result<Vec<DataBag>> {
 /// `kd.implode` of lists just made) stays linear.
 fn adopted_bag(x: &DataSlice) -> Result<DataBag> {
     let bag = x.bag().expect("a value that refers to data has a bag");
-    if roots_of(x).is_some_and(|roots| bag.reachable_from(roots, x.schema())) {
+    if roots_of(x).is_some_and(|roots| bag.reachable_from(&roots, x.schema())) {
         return Ok(bag.clone());
     }
     super::graph::reachable_bag(x)
@@ -460,6 +460,11 @@ fn roots_of(x: &DataSlice) -> Option<Roots> {
     if let Some((allocation, len)) = whole_allocation(x.data()) {
         return Some(Roots::Allocation { allocation, len });
     }
+    if let Some(Column { values: Values::ItemId(ids), presence: None }) = x.data().single_column()
+        && !x.is_item()
+    {
+        return Some(Roots::Ids(ids.bits().clone()));
+    }
     match (x.is_item(), x.get(0)) {
         (true, Some(plait_core::ScalarRef::Schema(Schema::Struct(id)))) => Some(Roots::Schema(id)),
         _ => None,
@@ -468,7 +473,7 @@ fn roots_of(x: &DataSlice) -> Option<Roots> {
 
 /// Whether everything `x`'s bag reads is reachable from `x`'s items.
 pub fn bag_made_for(x: &DataSlice) -> bool {
-    matches!((x.bag(), roots_of(x)), (Some(bag), Some(roots)) if bag.reachable_from(roots, x.schema()))
+    matches!((x.bag(), roots_of(x)), (Some(bag), Some(roots)) if bag.reachable_from(&roots, x.schema()))
 }
 
 /// `result`, made by an operator in a new bag over what its inputs brought
