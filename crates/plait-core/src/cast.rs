@@ -135,8 +135,8 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
                     ScalarRef::Int32(v) => out.extend_from_slice(v.to_string().as_bytes()),
                     ScalarRef::Int64(v) => out.extend_from_slice(v.to_string().as_bytes()),
                     // As printed, but whole numbers lose their ".0" ('1', '-0').
-                    ScalarRef::Float32(v) => out.extend_from_slice(format_f32(v).trim_end_matches(".0").as_bytes()),
-                    ScalarRef::Float64(v) => out.extend_from_slice(format_f64(v).trim_end_matches(".0").as_bytes()),
+                    ScalarRef::Float32(v) => out.extend_from_slice(without_point_zero(&format_f32(v)).as_bytes()),
+                    ScalarRef::Float64(v) => out.extend_from_slice(without_point_zero(&format_f64(v)).as_bytes()),
                     ScalarRef::Boolean(v) => out.extend_from_slice(if v { b"true" } else { b"false" }),
                     ScalarRef::Mask => out.extend_from_slice(b"present"),
                     ScalarRef::Bytes(v) => {
@@ -154,6 +154,12 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
         _ => return Err(unsupported_data(op, source, target)),
     };
     Ok(Column::new(values, column.presence.clone()))
+}
+
+/// A float's text as a STRING cast gives it: whole numbers without their
+/// ".0" ('1', '-0').
+fn without_point_zero(text: &str) -> &str {
+    text.strip_suffix(".0").unwrap_or(text)
 }
 
 /// The values of a numeric column, by type: what a kernel reads when it

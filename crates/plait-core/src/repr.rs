@@ -147,7 +147,7 @@ pub fn format_float(x: f64, sci: String) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.to_string();
     }
-    let mut out = String::new();
+    let mut out = String::with_capacity(32);
     write_float(&mut out, x, &sci, &KODA_FLOATS);
     out
 }
@@ -175,7 +175,9 @@ pub fn format_f64(x: f64) -> String {
 /// `s >= 0` that holds only if `x`'s lowest set bit is `2^-(s + 1)`, which
 /// rules out almost every value without formatting it again.
 fn shortest<F: Dyadic>(x: F) -> String {
-    let sci = format!("{x:e}");
+    // Room for any float's form: no regrowth while it is written.
+    let mut sci = String::with_capacity(32);
+    write!(sci, "{x:e}").expect("writing to a String cannot fail");
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
     if mantissa.bytes().last().is_none_or(|d| !d.is_ascii_digit() || (d - b'0') % 2 == 0) {
         return sci;

@@ -64,10 +64,27 @@ fn compare_prepared(p: &Prepared, relation: impl Relation) -> Result<DataSlice> 
     mask_from_bits(&p.shape, bits)
 }
 
-/// The ordering of two items of any types: numbers compare by value, other
-/// items only with items of their own type.
+/// The type two numbers of types `a` and `b` are compared in: INT64 for two
+/// integers, else FLOAT32 unless one is FLOAT64 (Koda's common type: an
+/// INT32 or INT64 next to a FLOAT32 is compared as a FLOAT32).
+fn common_number_type(a: Schema, b: Schema) -> Schema {
+    match (a, b) {
+        (Schema::Int32 | Schema::Int64, Schema::Int32 | Schema::Int64) => Schema::Int64,
+        (Schema::Float64, _) | (_, Schema::Float64) => Schema::Float64,
+        _ => Schema::Float32,
+    }
+}
+
+/// The ordering of two items of any types: numbers compare by value in
+/// their common type, other items only with items of their own type.
 pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
     use ScalarRef as S;
+    let as_f32 = |v: ScalarRef<'_>| match v {
+        S::Int32(v) => Some(v as f32),
+        S::Int64(v) => Some(v as f32),
+        S::Float32(v) => Some(v),
+        _ => None,
+    };
     let number = |v: ScalarRef<'_>| match v {
         S::Int32(v) => Some(v as f64),
         S::Int64(v) => Some(v as f64),
@@ -75,6 +92,11 @@ pub fn order(a: ScalarRef<'_>, b: ScalarRef<'_>) -> Option<Ordering> {
         S::Float64(v) => Some(v),
         _ => None,
     };
+    if let (Some(x), Some(y)) = (as_f32(a), as_f32(b))
+        && common_number_type(a.dtype(), b.dtype()) == Schema::Float32
+    {
+        return x.partial_cmp(&y);
+    }
     match (a, b) {
         (S::Int32(x), S::Int32(y)) => Some(x.cmp(&y)),
         (S::Int64(x), S::Int64(y)) => Some(x.cmp(&y)),
@@ -181,11 +203,11 @@ fn equal_values(at: &BooleanBuffer, x: &Values, y: &Values) -> BooleanBuffer {
     use plait_core::cast::NumSlice;
     let n = at.len();
     if let (Some(u), Some(v)) = (NumSlice::of(x), NumSlice::of(y)) {
-        let integer = |s: &NumSlice<'_>| matches!(s, NumSlice::Int32(_) | NumSlice::Int64(_));
-        let same = if integer(&u) && integer(&v) {
-            bits_of_lanes::<i64>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y)
-        } else {
-            bits_of_lanes::<f64>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y)
+        // In the common type of the two, as Koda compares them.
+        let same = match common_number_type(x.dtype(), y.dtype()) {
+            Schema::Int64 => bits_of_lanes::<i64>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y),
+            Schema::Float32 => bits_of_lanes::<f32>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y),
+            _ => bits_of_lanes::<f64>(n, Lane::Widen(u), Lane::Widen(v), |x, y| x == y),
         };
         return &same & at;
     }

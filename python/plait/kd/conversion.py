@@ -145,15 +145,14 @@ class _Converter:
         if str(flat.get_schema()).startswith("NOFOLLOW("):
             return _leaves(flat) if too_deep else _emptied(OPERATORS["kd.core.follow"](flat))
         out = _leaves(flat) if too_deep else [None] * n
-        index = OPERATORS["kd.slices.index"](flat)
-        kinds = (("primitive", "kd.core.has_primitive"), ("list", "kd.lists.has_list"), ("dict", "kd.dicts.has_dict"),
-                 ("entity", "kd.core.has_entity"))
-        for kind, has in kinds:
-            mask = OPERATORS[has](flat)
-            if mask.get_present_count() == 0 or (too_deep and kind == "primitive"):
-                continue
-            positions = OPERATORS["kd.slices.select"](index, mask).to_py()
-            sub = OPERATORS["kd.slices.select"](flat, mask)
+        one_kind = _one_kind(flat, n)
+        if one_kind is not None:
+            # Every item present and of one kind (by the schema): no
+            # sorting out by kind.
+            parts = [(one_kind, range(n), flat)]
+        else:
+            parts = self._by_kind(flat, too_deep)
+        for kind, positions, sub in parts:
             if kind == "primitive":
                 for p, v in zip(positions, _native_to_py(sub)):
                     out[p] = v
@@ -173,6 +172,18 @@ class _Converter:
                 if key in self.made:
                     out[p] = self.made[key]
         return out
+
+    def _by_kind(self, flat, too_deep):
+        """The items of `flat` by kind: `(kind, positions, items)` for each
+        kind present (primitives only when they are converted)."""
+        index = OPERATORS["kd.slices.index"](flat)
+        kinds = (("primitive", "kd.core.has_primitive"), ("list", "kd.lists.has_list"), ("dict", "kd.dicts.has_dict"),
+                 ("entity", "kd.core.has_entity"))
+        for kind, has in kinds:
+            mask = OPERATORS[has](flat)
+            if mask.get_present_count() == 0 or (too_deep and kind == "primitive"):
+                continue
+            yield kind, OPERATORS["kd.slices.select"](index, mask).to_py(), OPERATORS["kd.slices.select"](flat, mask)
 
     def _record(self, keys, values):
         self.made.update(zip(keys, values))
@@ -264,6 +275,22 @@ def _emptied(items):
     as_objects = OPERATORS["kd.schema.with_schema"](items, _plait.schema_constant("OBJECT"))
     is_list = _flags(OPERATORS["kd.lists.has_list"](as_objects))
     return [([] if lst else {}) if present else None for present, lst in zip(_flags(items), is_list)]
+
+
+def _one_kind(flat, n):
+    """"list", "dict" or "entity" when the schema of 1-D slice `flat` (of `n`
+    items) says every item is of that kind and none is missing; None
+    otherwise (objects, missing items: sorted out by kind)."""
+    schema = flat.get_schema()
+    if schema.is_list_schema():
+        kind = "list"
+    elif schema.is_dict_schema():
+        kind = "dict"
+    elif schema.is_entity_schema():
+        kind = "entity"
+    else:
+        return None
+    return kind if flat.get_present_count() == n else None
 
 
 def _flags(x):

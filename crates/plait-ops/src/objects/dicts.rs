@@ -14,7 +14,9 @@ use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
-use super::model::{adopt_value_bags, attr_schema, ids_for, ids_of, made_for, new_bag_over, update_with_values, updated_over, whole_allocation};
+use super::model::{
+    adopt_value_bags, attr_schema, ids_for, ids_of, made_for, new_bag_over, refers_to_data, update_with_values, updated_over, whole_allocation,
+};
 use crate::registry::{Args, Registry};
 
 const SCHEMA_KIND: &str = "dict_schema";
@@ -137,6 +139,9 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
     let bag = new_bag_over(op, &inputs)?;
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
     let dicts = DataSlice::new(shape.clone(), column, schema)?;
+    // The bag holds only what the dicts reach unless values that bring
+    // data along are dropped (a missing key, a key given twice).
+    let mut holds_only_reached = true;
     if let Some(keys) = contents.keys {
         check_key_item(op, keys, shape.rank())?;
         let key_rows = rows_for(op, keys, shape)?;
@@ -147,8 +152,14 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
         let (keys, values) = fitted(op, &dicts, (key_schema, value_schema), &key_rows, &value_rows)?;
         let edge = keys.shape().edges().last().expect("key rows have rank >= 1").clone();
         bag.fill(|w| w.set_dicts(&ids, &edge, keys.data(), values.data()));
+        let (keys_bring, values_bring) = (contents.keys.is_some_and(refers_to_data), contents.values.is_some_and(refers_to_data));
+        if keys_bring || values_bring {
+            let all_kept = keys.present_count() == keys.size() && (!keys_bring || values.present_count() == values.size());
+            holds_only_reached = all_kept && crate::slices::unique(&keys, false)?.size() == keys.size();
+        }
     }
-    Ok(made_for(dicts.with_bag(Some(bag))))
+    let dicts = dicts.with_bag(Some(bag));
+    Ok(if holds_only_reached { made_for(dicts) } else { dicts })
 }
 
 /// `kd.dict(keys, values)`: one dict per row of the last dimension of

@@ -429,7 +429,7 @@ pub fn new_bag_over(op: &str, inputs: &[&DataSlice]) -> Result<DataBag> {
 /// Whether values of `x`'s schema refer to data in a bag: entities, objects
 /// and schemas do; primitives do not, and Koda leaves their bags out of
 /// merges.
-fn refers_to_data(x: &DataSlice) -> bool {
+pub fn refers_to_data(x: &DataSlice) -> bool {
     x.bag().is_some() && (!x.schema().is_primitive() || x.schema() == Schema::Schema)
 }
 

@@ -138,11 +138,11 @@ pub trait KeyUser {
     fn use_keys<K: std::hash::Hash + Ord + Copy + Send + Sync>(self, key: impl Fn(usize) -> Option<K> + Sync) -> Self::Output;
 }
 
-/// Hands `user` the keys of `data`'s items in the cheapest form that has the
-/// same notion of "the same item" as [`keys_of`] with NaNs equal: one
-/// fixed-width column as plain integers ([`fixed_keys`]), one column of text
-/// or bytes as the bytes, anything else (items of several types) as
-/// [`Key`]s.
+/// Hands `user` the keys of `data`'s items in the cheapest form: one
+/// fixed-width column as plain integers ([`fixed_keys`], NaNs one key), one
+/// column of text or bytes as the bytes, anything else (items of several
+/// types) as [`Key`]s, each NaN its own key (as Koda's `unique` and
+/// `collapse` see them).
 pub fn with_item_keys<U: KeyUser>(data: &SliceData, user: U) -> U::Output {
     let single = data.single_column();
     match (single, single.and_then(|c| fixed_keys(&c.values))) {
@@ -151,7 +151,9 @@ pub fn with_item_keys<U: KeyUser>(data: &SliceData, user: U) -> U::Output {
             user.use_keys(|i| column.is_present(i).then(|| v.value(i)))
         }
         _ => {
-            let keys = keys_of(data, NanKeys::Equal);
+            // Items of several types: Koda's NaNs are each their own item
+            // here (one float column's NaNs are one item, as above).
+            let keys = keys_of(data, NanKeys::Distinct);
             user.use_keys(|i| keys[i])
         }
     }
