@@ -37,6 +37,8 @@ MAX_DEPTH = 10_000
 #: Nesting past which the result's bag layers (one per level) are merged.
 _MERGE_DEPTH = 16
 _SEQUENCES = (builtins.list, tuple)
+#: The types of a level of plain records (no field objects to read).
+_DICT_OR_NONE = frozenset({builtins.dict, type(None)})
 
 
 def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0):
@@ -141,7 +143,7 @@ class _Converter:
             return (yield from self._inferred(values, itemid))
         if _is_schema(schema, "OBJECT"):
             return (yield from self._objects(values, itemid))
-        if schema.is_struct_schema() and any(isinstance(v, types.DataSlice) for v in values):
+        if schema.is_struct_schema() and any(issubclass(t, types.DataSlice) for t in set(map(type, values))):
             return _given_items(values, schema)
         if schema.is_dict_schema():
             if self.dict_as_obj and any(isinstance(v, builtins.dict) for v in values):
@@ -281,7 +283,8 @@ class _Converter:
         return _in_order(parts, len(dicts))
 
     def _entities(self, values, schema, itemid):
-        values = [_fields(v) if _kind(v) == "attrs" else v for v in values]
+        if not set(map(type, values)) <= _DICT_OR_NONE:
+            values = [_fields(v) if _kind(v) == "attrs" else v for v in values]
         for v in values:
             if v is not None and not isinstance(v, builtins.dict):
                 raise ValueError(f"kd.from_py: expected a dict for an entity schema, got {type(v).__name__}")
@@ -297,10 +300,12 @@ class _Converter:
     def _primitives(self, values, schema, what):
         """Primitives cast to `schema` by the implicit rules (INT32 to INT64
         yes, INT32 to STRING no), as values assigned to a typed place are."""
-        for v in values:
-            if not isinstance(v, _PRIMITIVES + (types.DataSlice,)):
-                raise ValueError(f"object with unsupported type: {type(v).__name__}")
-        boxed = _plait.slice(builtins.list(values), None)
+        values = values if type(values) is builtins.list else builtins.list(values)
+        if not _plait.from_py_only_primitives(values):
+            for v in values:
+                if not isinstance(v, _PRIMITIVES + (types.DataSlice,)):
+                    raise ValueError(f"object with unsupported type: {type(v).__name__}")
+        boxed = _plait.slice(values, None)
         if boxed.get_present_count() == 0:
             return boxed.with_schema(schema)
         try:
