@@ -162,3 +162,17 @@ def test_dataclasses_and_plain_objects_are_objects_by_default():
     assert str(typed.get_schema()) == "Point(x=INT64, y=STRING)" and typed.x.to_py() == 3
     with pytest.raises(ValueError, match="object with unsupported type: function"):
         kd.from_py(lambda: 1)
+
+
+def test_objects_with_attrs_at_groups_rows_by_their_names():
+    # Rows given out of order, and two rows with the same names in another
+    # order: each object gets exactly its own entries.
+    from plait import _plait
+
+    values = kd.slice([1, "x", 2, 3, 4])
+    objs = _plait.objects_with_attrs_at(4, [2, 0, 2, 0, 3], ["a", "b", "b", "a", "a"], values)
+    assert objs.to_py(obj_as_dict=True) == [{"a": 3, "b": "x"}, {}, {"a": 1, "b": 2}, {"a": 4}]
+    assert kd.get_attr_names(objs.S[2], intersection=True) == ["a", "b"]
+    # Entries that do not fit the objects are refused, not written.
+    with pytest.raises(ValueError, match="one row below `n`"):
+        _plait.objects_with_attrs_at(1, [3], ["a"], kd.slice([1]))

@@ -209,7 +209,7 @@ impl DictColumns {
     }
 
     /// The entry of `key` in dict `row`, given the key's [`key_hash`].
-    fn find(&self, row: usize, key: ScalarRef<'_>, key_hash: u64) -> Option<usize> {
+    pub fn find(&self, row: usize, key: ScalarRef<'_>, key_hash: u64) -> Option<usize> {
         let (base, size) = self.region(row);
         if size == 0 {
             return None;

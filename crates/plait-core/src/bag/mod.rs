@@ -868,17 +868,16 @@ impl DataBag {
         let layers = self.layers();
         let dense = dense_columns(&layers, allocation).filter(|d| d.len() == len)?;
         let hash = dict_store::key_hash(key);
-        let mut builder = SliceBuilder::with_capacity(len);
+        let mut entries = Vec::with_capacity(len);
         // Each dict's slot is elsewhere in the index: a batch's slots are
-        // prefetched before any is probed.
+        // prefetched before any is probed. The values are then gathered a
+        // column at a time.
         for start in (0..len).step_by(LOOKUP_BATCH) {
             let rows = start..(start + LOOKUP_BATCH).min(len);
             rows.clone().for_each(|row| dense.prefetch(row, hash));
-            for row in rows {
-                builder.push(dense.get_hashed(row, key, hash).flatten());
-            }
+            entries.extend(rows.map(|row| dense.find(row, key, hash).unwrap_or(MISSING_INDEX)));
         }
-        Some(builder.finish())
+        Some(dense.values_of(&entries))
     }
 
     /// The keys and the values of dicts `ids`, as rows (the edge from dicts

@@ -165,24 +165,43 @@ pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values:
     if rows.len() != names.len() || names.len() != values.size() || values.rank() != 1 || rows.iter().any(|&r| r >= n) {
         return Err(Error::value(OBJ, "objects_with_attrs_at: expected one row below `n` and one value per attribute name"));
     }
-    let mut entries_of_row: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (k, &row) in rows.iter().enumerate() {
-        entries_of_row[row].push(k);
+    // The entries of each row, row after row (`starts[r]..starts[r + 1]`
+    // of `entries`), and each entry's name as a number: one buffer each,
+    // not a list per row.
+    let mut starts = vec![0usize; n + 1];
+    for &row in rows {
+        starts[row + 1] += 1;
     }
+    for r in 0..n {
+        starts[r + 1] += starts[r];
+    }
+    let mut next = starts.clone();
+    let mut entries = vec![0usize; rows.len()];
+    for (k, &row) in rows.iter().enumerate() {
+        entries[next[row]] = k;
+        next[row] += 1;
+    }
+    let mut name_numbers: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let numbered: Vec<u32> = entries
+        .iter()
+        .map(|&k| {
+            let count = name_numbers.len() as u32;
+            *name_numbers.entry(names[k].as_str()).or_insert(count)
+        })
+        .collect();
     // The rows of each list of names, lists in the order they first come.
-    let mut group_of: std::collections::HashMap<Vec<&str>, usize> = std::collections::HashMap::new();
-    let mut groups: Vec<(Vec<&str>, Vec<usize>)> = Vec::new();
-    for (row, entries) in entries_of_row.iter().enumerate() {
-        let key: Vec<&str> = entries.iter().map(|&k| names[k].as_str()).collect();
-        let g = *group_of.entry(key.clone()).or_insert_with(|| {
-            groups.push((key, Vec::new()));
+    let mut group_of: std::collections::HashMap<&[u32], usize> = std::collections::HashMap::new();
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for row in 0..n {
+        let g = *group_of.entry(&numbered[starts[row]..starts[row + 1]]).or_insert_with(|| {
+            groups.push((row, Vec::new()));
             groups.len() - 1
         });
         groups[g].1.push(row);
     }
     let bag = new_bag_over(OBJ, &[values])?;
     let mut ids = vec![0i128; n];
-    for (key, members) in groups {
+    for (first, members) in groups {
         let (allocation, _) = fresh_allocation(ItemKind::Object, members.len());
         let (schema_ids, schemas) = implicit_schemas_of(allocation, members.len());
         bag.fill(|w| w.set_attr_of_allocation(SCHEMA_ATTR, allocation, &schemas));
@@ -190,13 +209,12 @@ pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values:
             ids[row] = (Ids::base(allocation) + at as u128) as i128;
         }
         let object_ids = Ids::Whole { allocation, len: members.len() };
-        let attrs = key
-            .iter()
-            .enumerate()
-            .map(|(j, name)| {
-                let at: Vec<usize> = members.iter().map(|&row| entries_of_row[row][j]).collect();
+        // The group's names are those of its first row, in order.
+        let attrs = (0..starts[first + 1] - starts[first])
+            .map(|j| {
+                let at: Vec<usize> = members.iter().map(|&row| entries[starts[row] + j]).collect();
                 let held = DataSlice::new(JaggedShape::flat(at.len()), values.data().take(&at), values.schema())?.with_bag(values.bag().cloned());
-                Ok((name.to_string(), held))
+                Ok((names[entries[starts[first] + j]].clone(), held))
             })
             .collect::<Result<Vec<_>>>()?;
         write_attrs(OBJ, &bag, &object_ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
@@ -253,9 +271,9 @@ pub fn to_object(op: &str, x: &DataSlice) -> Result<DataSlice> {
             let schema = Schema::Struct(schema_id);
             // All of one allocation (entities as `kd.new` made them): one
             // column of one schema, with no list of ids.
-            let whole = whole_allocation(x.data())
+            let as_column = whole_allocation(x.data())
                 .is_some_and(|(allocation, n)| bag.fill(|w| w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, n), None)));
-            if !whole {
+            if !as_column {
                 let ids = ids_of(x);
                 let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
                 bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
