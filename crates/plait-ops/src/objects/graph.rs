@@ -732,6 +732,16 @@ fn stub_items(x: &DataSlice) -> Result<DataSlice> {
             return Ok(x.clone().with_bag(Some(out)));
         }
     }
+    // Objects made together by `kd.obj(**attrs)` (one allocation, each with
+    // its implicit schema): none is a list or a dict, so the stub is their
+    // column of schemas, shared.
+    if let (Schema::Object, Some((allocation, len))) = (x.schema(), whole_allocation(x.data()))
+        && let Some(schemas) = src.get_attr_of_allocation(SCHEMA_ATTR, allocation, len)
+        && super::model::is_implicit_schemas_of(&schemas, allocation).is_some()
+        && out.fill(|w| w.set_attr_column(SCHEMA_ATTR, allocation, &schemas, None))
+    {
+        return Ok(x.clone().with_bag(Some(out)));
+    }
     // List items met once are not stubbed again (lists may hold
     // themselves). The top items need no such set: writing an item twice
     // writes the same.

@@ -6,10 +6,13 @@
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::SchemaIds;
 use plait_core::broadcast::expand_to_shape;
-use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema};
+use plait_core::{DataBag, DataSlice, Error, ItemId, Result, Schema, SliceData};
 
 use super::access::{first_primitive, object_schema_ids, object_schemas};
-use super::model::{Ids, Target, adopt_value_bags, adopted_bags, attr_schema, bag_of, ids_of, schemas_data, struct_schema_of_item, write_attrs};
+use super::model::{
+    Ids, Target, adopt_value_bags, adopted_bags, attr_schema, bag_of, ids_of, is_implicit_schemas_of, schemas_data, struct_schema_of_item,
+    whole_allocation, write_attrs,
+};
 use crate::registry::Registry;
 
 const WITH_ATTRS: &str = "kd.core.with_attrs";
@@ -239,6 +242,9 @@ fn attrs_as(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_sc
 /// `x` relies on (the attributes' schemas, and the objects' `__schema__`), so
 /// that the update bag works on its own.
 fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> Result<()> {
+    if copy_implicit_schemas_of(x, bag, attrs) {
+        return Ok(());
+    }
     let schema_ids: Vec<ItemId> = match x.schema() {
         Schema::Struct(id) => vec![id],
         Schema::Object => {
@@ -266,6 +272,34 @@ fn copy_schemas_of(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Dat
         bag.fill(|w| w.set_attr(name, &to, &data));
     }
     Ok(())
+}
+
+/// [`copy_schemas_of`] for objects made together by `kd.obj` (one whole
+/// allocation, each object with its implicit schema): the `__schema__`
+/// column and each attribute's column of schemas copied whole, where they
+/// can be stored as columns; false (nothing needed written yet) otherwise.
+fn copy_implicit_schemas_of(x: &DataSlice, bag: &DataBag, attrs: &[(String, DataSlice)]) -> bool {
+    let Some((allocation, len)) = whole_allocation(x.data()).filter(|_| x.schema() == Schema::Object) else { return false };
+    let Some(schemas) = bag.get_attr_of_allocation(SCHEMA_ATTR, allocation, len) else { return false };
+    let Some(schema_allocation) = is_implicit_schemas_of(&schemas, allocation) else { return false };
+    let columns: Vec<(&str, SliceData)> =
+        attrs.iter().filter_map(|(name, _)| Some((name.as_str(), bag.get_attr_of_allocation(name, schema_allocation, len)?))).collect();
+    if columns.len() != attrs.len() {
+        return false;
+    }
+    bag.fill(|w| {
+        w.set_attr_of_allocation(SCHEMA_ATTR, allocation, &schemas);
+        for (name, data) in &columns {
+            // Where the schemas have the attribute (an update may set it on
+            // some objects only).
+            let set = data.present_bits();
+            if set.count_set_bits() > 0 && !w.set_attr_column(name, schema_allocation, data, Some(&set)) {
+                let ids: Vec<Option<ItemId>> = (0..len).map(|i| set.value(i).then(|| ItemId(Ids::base(schema_allocation) + i as u128))).collect();
+                w.set_attr(name, &ids, data);
+            }
+        }
+    });
+    true
 }
 
 /// Assigns attributes in place; `x`'s bag must be mutable. Values bringing
