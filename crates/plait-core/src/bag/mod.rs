@@ -906,6 +906,15 @@ impl DataBag {
         Ok((Edge::from_sizes(&sizes)?, keys.finish(), values.finish()))
     }
 
+    /// The number of entries of each of the dicts `0..len` of `allocation`,
+    /// when one layer holds them all as columns (each dict's row size, no
+    /// lookup per dict); `None` otherwise.
+    pub fn dict_sizes_whole(&self, allocation: u64, len: usize) -> Option<Vec<i64>> {
+        let layers = self.layers();
+        let dense = dense_columns(&layers, allocation).filter(|d| d.len() == len)?;
+        Some((0..len).map(|row| dense.row(row).len() as i64).collect())
+    }
+
     /// The number of entries of each dict (`None` for a missing id).
     pub fn dict_sizes(&self, ids: &[Option<ItemId>]) -> Vec<Option<usize>> {
         let layers = self.layers();

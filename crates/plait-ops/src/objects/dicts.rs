@@ -235,6 +235,11 @@ pub fn size(x: &DataSlice) -> Result<DataSlice> {
     if entry_schemas(op, x)?.is_none() {
         return Err(super::containers::not_containers_for_size(op, x, "dict"));
     }
+    if let Some((allocation, len)) = whole_allocation(x.data())
+        && let Some(sizes) = bag.dict_sizes_whole(allocation, len)
+    {
+        return crate::slices::int64_slice(x.shape(), sizes, None);
+    }
     let sizes = bag.dict_sizes(&ids_of(x));
     let values: Vec<i64> = sizes.iter().map(|s| s.map_or(0, |n| n as i64)).collect();
     let flags: Vec<bool> = sizes.iter().map(Option::is_some).collect();
