@@ -168,8 +168,9 @@ fn equality(op: &str, x: &DataSlice, y: &DataSlice, relation: impl Relation) -> 
 
 /// For items of any types (as OBJECT data holds them) in `a` and `b` of one
 /// length: where both are present, and where they are also equal by
-/// [`order`]'s rules (numbers of any two types by value, NaN equal to
-/// nothing, other items only to items of their own type). Each column of
+/// [`order`]'s rules (numbers of any two types by value in their common
+/// type, NaN equal to nothing, other items only to items of their own
+/// type). Each column of
 /// `a` is tested against each column of `b`; the columns of one side have
 /// disjoint presence, so the pairs cover every pair of present items once.
 fn equal_items(a: &plait_core::SliceData, b: &plait_core::SliceData) -> (BooleanBuffer, BooleanBuffer) {
