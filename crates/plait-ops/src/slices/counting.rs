@@ -110,10 +110,10 @@ pub fn collapse(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         return Err(Error::value("kd.slices.collapse", "DataItem is not supported"));
     }
     let g = groups("kd.slices.collapse", x, ndim)?;
-    // "The same item" as unique and group_by see it: INT32 1 is INT64 1,
-    // and NaN is NaN.
-    // Each group's first present item when all its present items are the
-    // same, gathered a column at a time.
+    // "The same item" as unique sees it (keys::with_item_keys): INT32 1 is
+    // INT64 1; NaN is NaN in a float column, each NaN its own item among
+    // items of several types. Each group's first present item when all its
+    // present items are the same, gathered a column at a time.
     struct Picks<'a>(&'a Edge);
     impl KeyUser for Picks<'_> {
         type Output = Vec<usize>;
