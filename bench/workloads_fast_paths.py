@@ -2,7 +2,8 @@
 change (found by a sweep of workloads against koladata, issue 21): writes
 into every list or dict of a forked bag, merging many small bags into one,
 attributes of objects updated at once, attributes of masked entities and of
-one item, numbers of two types, stubs of objects."""
+one item, numbers of two types, stubs of objects, objects of entities, dicts
+of BOOLEAN keys, records under a named schema."""
 
 from bench_common import on_both
 
@@ -29,6 +30,9 @@ def workloads(scale, pkd, kkd):
             "floats": kd.float32(ints),
             "item": kd.new(a=1, b="x"),
             "nested": kd.obj(b=kd.obj(c=ints), z=ints),
+            "bool_dicts": kd.dict(kd.slice([[True, False]] * n), kd.slice([[1, 2]] * n)),
+            "records": [{"a": i, "b": str(i)} for i in range(n)],
+            "record_schema": kd.list_schema(kd.named_schema("Rec", a=kd.INT32, b=kd.STRING)),
         }
 
     def set_lists(s):
@@ -62,3 +66,6 @@ def workloads(scale, pkd, kkd):
     yield f"kd.stub (objects of objects, {big:,})", both(lambda kd, s: kd.stub(s["nested"])), None
     yield f"entities == entities ({big:,})", both(lambda kd, s: s["ents"] == s["ents"]), None
     yield f"kd.dict_size ({n:,} dicts)", both(lambda kd, s: kd.dict_size(s["dicts"])), None
+    yield f"kd.obj(entities) ({big:,})", both(lambda kd, s: kd.obj(s["ents"])), None
+    yield f"d[True] ({n:,} dicts of BOOLEAN keys)", both(lambda kd, s: s["bool_dicts"][True]), None
+    yield f"from_py({n:,} records, schema=LIST[named])", both(lambda kd, s: kd.from_py(s["records"], schema=s["record_schema"])), None
