@@ -332,7 +332,7 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
 }
 
 /// Whether a Python float keeps its magnitude in FLOAT32.
-fn fits_f32(v: f64) -> bool {
+pub fn fits_f32(v: f64) -> bool {
     !v.is_finite() || v.abs() <= f32::MAX as f64
 }
 

@@ -4,6 +4,7 @@
 mod boxing;
 mod errors;
 mod fast_boxing;
+mod from_py_plain;
 mod functions;
 mod py_arrow;
 mod py_bag;
@@ -70,6 +71,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_shard::register(m)?;
     py_functor::register(m)?;
     py_from_py::register(m)?;
+    from_py_plain::register(m)?;
     py_persist::register(m)?;
     py_proto::register(m)?;
     py_numpy::register(m)?;

@@ -10,9 +10,12 @@ dict and entity schemas, primitives cast); with `schema=None` the schema is
 inferred, level by level, from the values (`[[1, 2], [3]]` is
 `LIST[LIST[INT32]]`, a dataclass an entity of its fields' schemas).
 
-The conversion works one nesting level at a time over all the values of that
-level, so a million Python values cost a few vectorized calls per level,
-not a Koda call per value. The levels are walked with an explicit stack (each
+Plain values (exact lists, tuples and dicts of exact ints, floats, strs,
+bytes, bools and None) under the default OBJECT schema are converted in one
+native call (`_plait.from_py_plain`, crates/plait-python/src/from_py_plain.rs);
+everything else takes the walk below, which works one nesting level at a
+time over all the values of that level, so a million Python values cost a
+few vectorized calls per level, not a Koda call per value. The levels are walked with an explicit stack (each
 level's conversion is a generator that asks for the conversion of the level
 below by yielding it), so nesting costs no Python recursion; it is bounded
 by `MAX_DEPTH` (as in Koda), which also ends self-containing values.
@@ -68,6 +71,12 @@ def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0
     if not isinstance(from_dim, int) or from_dim < 0:
         raise ValueError(f"kd.from_py: from_dim must be a non-negative int, got {from_dim!r}")
     leaves, shape = _outer_dims(py_obj, from_dim)
+    # Plain lists, dicts and primitives as objects (most conversions): one
+    # native call; None when some value needs the walk below.
+    plain = itemid is None and (schema is OBJECT or _is_schema(schema, "OBJECT"))
+    converted = _plait.from_py_plain(leaves, dict_as_obj, from_dim == 0) if plain else None
+    if converted is not None:
+        return shapes.reshape(converted, shape) if from_dim > 0 else converted
     converter = _Converter(dict_as_obj)
     flat = converter.run(leaves, schema, itemid if from_dim == 0 else None)
     if converter.deepest > _MERGE_DEPTH and flat._bag() is not None:

@@ -7,6 +7,7 @@ calls must raise.
 """
 
 import dataclasses
+import functools
 import random
 
 import pytest
@@ -130,3 +131,104 @@ def test_from_py_edge_case(koda, case):
         return
     if same_outcome(kind, ours, koda_kind, theirs):
         assert ours.to_py(max_depth=-1) == theirs.to_py(max_depth=-1)
+
+
+# Plain values (lists, tuples, dicts and primitives) under the default OBJECT
+# schema: converted in one native call (`from_py_plain`), or by the level
+# walk when some value is not plain (big ints, float or None keys, a
+# dataclass deep inside). Each item's schema is compared, not only its value
+# (1 is INT32 and 2**40 INT64; floats too large for FLOAT32 are a deliberate
+# difference, docs/differences.md).
+PLAIN_LEAVES = [0, 1, -7, 2**40, 2**70, 2.5, 1e30, float("inf"), "a", "", "é", b"q", b"", True, False, None]
+PLAIN_KEYS = ["a", "b", "", 1, 2**40, b"k", True, 1.5, None]
+
+
+def plain_value(rng, depth):
+    pick = rng.random()
+    if depth >= 4 or pick < 0.35:
+        return rng.choice(PLAIN_LEAVES)
+    if pick < 0.65:
+        items = [plain_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+        return tuple(items) if rng.random() < 0.2 else items
+    if pick < 0.98:
+        return {k: plain_value(rng, depth + 1) for k in rng.sample(PLAIN_KEYS, rng.randint(0, 3))}
+    return Pair(1, [2])
+
+
+def typed(k, x):
+    """The items of OBJECT item `x` with their schemas: lists as lists,
+    dicts and objects as sorted (key, value) pairs, primitives as
+    (schema, value)."""
+    if x.get_present_count() == 0:
+        return None
+    if k.is_list(x):
+        return [typed(k, item) for item in x[:].L]
+    if k.is_dict(x):
+        return sorted((repr(key.to_py()), typed(k, x[key])) for key in x.get_keys().L)
+    if k.is_primitive(x):
+        schema = x.get_obj_schema() if str(x.get_schema()) == "OBJECT" else x.get_schema()
+        return (str(schema), repr(x.to_py()))
+    return sorted((name, typed(k, x.get_attr(name))) for name in k.dir(x))
+
+
+def plain_spec(seed):
+    rng = random.Random(seed)
+    if rng.random() < 0.3:
+        rows = [plain_value(rng, 1) for _ in range(rng.randint(0, 4))]
+        return {"value": rows, "from_dim": 1, "dict_as_obj": rng.random() < 0.3}
+    return {"value": plain_value(rng, 0), "from_dim": 0, "dict_as_obj": rng.random() < 0.3}
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_from_py_plain_program(koda, seed):
+    spec = plain_spec(seed)
+
+    def run_plain(k):
+        return k.from_py(spec["value"], dict_as_obj=spec["dict_as_obj"], from_dim=spec["from_dim"])
+
+    kind, ours = outcome(lambda: run_plain(kd))
+    koda_kind, theirs = outcome(lambda: run_plain(koda))
+    if not same_outcome(kind, ours, koda_kind, theirs):
+        return
+    ours_items = [typed(kd, x) for x in (ours.L if spec["from_dim"] else [ours])]
+    theirs_items = [typed(koda, x) for x in (theirs.L if spec["from_dim"] else [theirs])]
+    assert ours_items == theirs_items, spec
+
+
+PLAIN_EDGE_CASES = {
+    "deep lists": lambda k: k.from_py(functools.reduce(lambda v, _: [v], range(60), 1)),
+    "deep dicts as objects": lambda k: k.from_py(functools.reduce(lambda v, _: {"a": v}, range(60), 1), dict_as_obj=True),
+    "wide list of lists": lambda k: k.from_py([[i, str(i)] for i in range(300)]),
+    "shared list": lambda k: k.from_py([[1, 2]] * 3),
+    "empty containers": lambda k: k.from_py([[], {}, (), [[]], {"a": {}}]),
+    "tuples of dicts": lambda k: k.from_py(({"a": 1}, {"b": (2, 3)})),
+    "objects of different keys": lambda k: k.from_py([{"a": 1}, {"b": 2}, {"a": 3}, {}], dict_as_obj=True, from_dim=1),
+    "lone surrogate inside": lambda k: k.from_py([["\ud800"]]),
+    "lone surrogate key": lambda k: k.from_py({"\ud800": 1}),
+    "float key": lambda k: k.from_py({1.5: 1}),
+    "int key, dict_as_obj": lambda k: k.from_py({1: 1}, dict_as_obj=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PLAIN_EDGE_CASES))
+def test_from_py_plain_edge_case(koda, case):
+    make = PLAIN_EDGE_CASES[case]
+    kind, ours = outcome(lambda: make(kd))
+    koda_kind, theirs = outcome(lambda: make(koda))
+    if not same_outcome(kind, ours, koda_kind, theirs):
+        return
+    ours_items = [typed(kd, x) for x in (ours.L if ours.get_ndim().to_py() else [ours])]
+    theirs_items = [typed(koda, x) for x in (theirs.L if theirs.get_ndim().to_py() else [theirs])]
+    assert ours_items == theirs_items
+
+
+def test_from_py_plain_results_can_be_updated(koda):
+    """A converted value's bag is forked and written as any other's."""
+    def program(k):
+        x = k.from_py({"a": [1, 2], "b": {"c": "d"}}, dict_as_obj=True).fork_bag()
+        x.a.append(3)
+        x.b.c = "e"
+        x.z = k.from_py([{"q": 1}])
+        return x
+    ours, theirs = program(kd), program(koda)
+    assert typed(kd, ours) == typed(koda, theirs)

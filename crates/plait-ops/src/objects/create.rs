@@ -162,6 +162,21 @@ pub fn obj(attrs: &[(String, DataSlice)], itemid: Option<&DataSlice>, shape: Opt
 /// bag's index of names by allocation then tells readers (to_py, to_json,
 /// clone) which objects have which attributes.
 pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values: &DataSlice) -> Result<DataSlice> {
+    let bag = new_bag_over(OBJ, &[values])?;
+    let ids = write_objects_with_attrs_at(&bag, n, rows, names, values)?;
+    let ids_column = SliceData::from_column(plait_core::Column::full(plait_core::Values::ItemId(ids.into())));
+    Ok(made_for(DataSlice::new(JaggedShape::flat(n), ids_column, Schema::Object)?.with_bag(Some(bag))))
+}
+
+/// Writes the objects of [`objects_with_attrs_at`] into `bag` (being
+/// built); returns their ids.
+pub(super) fn write_objects_with_attrs_at(
+    bag: &plait_core::DataBag,
+    n: usize,
+    rows: &[usize],
+    names: &[String],
+    values: &DataSlice,
+) -> Result<Vec<i128>> {
     if rows.len() != names.len() || names.len() != values.size() || values.rank() != 1 || rows.iter().any(|&r| r >= n) {
         return Err(Error::value(OBJ, "objects_with_attrs_at: expected one row below `n` and one value per attribute name"));
     }
@@ -199,7 +214,6 @@ pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values:
         });
         groups[g].1.push(row);
     }
-    let bag = new_bag_over(OBJ, &[values])?;
     let mut ids = vec![0i128; n];
     for (first, members) in groups {
         let (allocation, _) = fresh_allocation(ItemKind::Object, members.len());
@@ -217,10 +231,9 @@ pub fn objects_with_attrs_at(n: usize, rows: &[usize], names: &[String], values:
                 Ok((names[entries[starts[first] + j]].clone(), held))
             })
             .collect::<Result<Vec<_>>>()?;
-        write_attrs(OBJ, &bag, &object_ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
+        write_attrs(OBJ, bag, &object_ids, &Target::PerItem(schema_ids), &attrs, false, true)?;
     }
-    let ids_column = SliceData::from_column(plait_core::Column::full(plait_core::Values::ItemId(ids.into())));
-    Ok(made_for(DataSlice::new(JaggedShape::flat(n), ids_column, Schema::Object)?.with_bag(Some(bag))))
+    Ok(ids)
 }
 
 /// `x` with its bag, or with a new empty bag: `kd.new(x)` / `kd.obj(x)`

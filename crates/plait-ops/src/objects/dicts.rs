@@ -40,7 +40,7 @@ fn check_key_item(op: &str, keys: &DataSlice, dicts_rank: usize) -> Result<()> {
 }
 
 /// Writes the dict schema of `key` and `value` into `bag` (being built).
-fn fill_dict_schema(bag: &DataBag, key: Schema, value: Schema) -> Schema {
+pub(super) fn fill_dict_schema(bag: &DataBag, key: Schema, value: Schema) -> Schema {
     fill_container_schema(bag, SCHEMA_KIND, &SCHEMA_ATTRS, &[key, value])
 }
 

@@ -34,7 +34,7 @@ pub fn list_schema_id(item: Schema) -> ItemId {
 }
 
 /// Writes the list schema of `item` into `bag` (being built); returns it.
-fn fill_list_schema(bag: &DataBag, item: Schema) -> Schema {
+pub(super) fn fill_list_schema(bag: &DataBag, item: Schema) -> Schema {
     fill_container_schema(bag, "list_schema", &[LIST_ITEMS_ATTR], &[item])
 }
 

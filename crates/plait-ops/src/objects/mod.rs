@@ -8,6 +8,8 @@
 //! * [`access`], [`create`], [`update`], [`schemas`] — the operators.
 //! * [`lists`], [`dicts`] — lists and dicts and their schemas;
 //!   [`containers`] — what the two share.
+//! * [`nested`] — nested lists, dicts and objects made level by level in one
+//!   bag (`kd.from_py` of plain Python values).
 
 pub mod access;
 pub mod containers;
@@ -20,6 +22,7 @@ mod id_set;
 pub mod lists;
 pub mod metadata;
 pub mod model;
+pub mod nested;
 pub mod refs;
 pub mod schemas;
 mod types;
