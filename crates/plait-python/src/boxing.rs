@@ -210,13 +210,17 @@ fn numpy_array_as_list<'py>(x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py,
     Ok(Some(PyList::new(x.py(), nested)?.into_any()))
 }
 
-/// One exact Python int (within INT64), float, str or bool as a DataItem,
+/// None, or one exact Python int (within INT64), float, str or bool, as a DataItem,
 /// without the walk over nested lists that the general path makes: `x.a = 5`
 /// and `l.append('t')` box one value per call, and that walk (a numpy check,
 /// leaf vectors, a shape) cost more than the write itself. `None` for any
 /// other value (the general path decides).
 fn box_scalar(x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
     let item = |value: ScalarRef<'_>, schema: Schema| guard(|| DataSlice::item(Some(value), schema)).map(Some);
+    if x.is_none() {
+        // (Optional arguments left None, `itemid=None`, come this way.)
+        return guard(|| DataSlice::item(None, Schema::None)).map(Some);
+    }
     if x.is_exact_instance_of::<PyInt>() {
         return match x.extract::<i64>() {
             Ok(v) => match i32::try_from(v) {

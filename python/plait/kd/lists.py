@@ -12,12 +12,6 @@ from plait.kd.schema import OBJECT
 _export(globals(), "kd.lists")
 
 
-def _expr_type():
-    from plait.kd.expr import Expr
-
-    return Expr
-
-
 @_traced_through
 def new(items=None, *, item_schema=None, schema=None, itemid=None):
     """A list (a DataItem) with the given items; nested Python lists become
@@ -26,7 +20,7 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     >>> kd.list([1, 2, 3])
     DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
     """
-    if isinstance(items, (types.DataSlice, _expr_type())):
+    if isinstance(items, (types.DataSlice, _plait.Expr)):
         raise ValueError("kd.list does not accept DataSlice as an input, please use kd.implode")
     if schema is not None:
         item_schema = _OPERATORS["kd.schema.get_item_schema"](schema)
@@ -49,7 +43,7 @@ def _list(items=None, *, item_schema=None, schema=None, itemid=None):
     >>> kd.list([[1], [2, 3]])
     DataItem(List[List[1], List[2, 3]], schema: LIST[LIST[INT32]], bag_id: $...)
     """
-    if isinstance(items, (types.DataSlice, _expr_type())):
+    if isinstance(items, (types.DataSlice, _plait.Expr)):
         raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
     return new(items, item_schema=item_schema, schema=schema, itemid=itemid)
 
