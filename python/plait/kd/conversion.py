@@ -4,7 +4,8 @@ Python lists, Python dicts, and `Obj` objects (or dicts with
 
 The Rust walk (`_plait.to_py_tree`) converts slices; it hands back the
 unusual ones (nofollow schemas, attributes of no common schema across
-objects, errors), which the walk here converts the same way. Structured
+objects, data deeper than `MAX_DEPTH`, errors), which the walk here
+converts the same way (or raises). Structured
 items are walked level by level, down to `max_depth` levels
 (deeper items stay DataItems, as in Koda; a negative depth means no limit).
 Each list, dict, entity and object is converted once: reached again (shared
