@@ -20,9 +20,12 @@ mod py_shape;
 mod py_shard;
 mod py_slice;
 mod py_stream;
+mod py_to_py;
 mod py_transforms;
 mod py_typing;
 mod thread_pool;
+mod to_py_reads;
+mod to_py_walk;
 mod unboxing;
 
 use pyo3::prelude::*;
@@ -77,6 +80,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_numpy::register(m)?;
     py_arrow::register(m)?;
     py_stream::register(m)?;
+    py_to_py::register(m)?;
     py_extension::register(m)?;
     functions::register(m)
 }

@@ -1,7 +1,7 @@
 //! DataSlices to Python values (`to_py`): ints, floats, str, bytes, bool, None;
 //! MASK items stay `kd.present`, schemas stay schema DataItems (as Koda).
 
-use plait_core::{DataSlice, ScalarRef};
+use plait_core::{DataSlice, JaggedShape, ScalarRef};
 use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
@@ -28,12 +28,19 @@ pub fn item_to_py(py: Python<'_>, item: Option<ScalarRef<'_>>) -> PyResult<Py<Py
 
 /// The whole slice as nested Python lists (a scalar for a DataItem).
 pub fn to_py(py: Python<'_>, ds: &DataSlice) -> PyResult<Py<PyAny>> {
-    let mut level: Vec<Py<PyAny>> = Vec::with_capacity(ds.size());
+    let mut items: Vec<Py<PyAny>> = Vec::with_capacity(ds.size());
     for i in 0..ds.size() {
-        level.push(item_to_py(py, ds.get(i))?);
+        items.push(item_to_py(py, ds.get(i))?);
     }
+    nest(py, items, ds.shape())
+}
+
+/// `values` (one per item of `shape`) as nested Python lists of `shape`
+/// (the value itself for a scalar shape).
+pub fn nest(py: Python<'_>, values: Vec<Py<PyAny>>, shape: &JaggedShape) -> PyResult<Py<PyAny>> {
+    let mut level = values;
     // Group items into lists from the innermost dimension outwards.
-    for edge in ds.shape().edges().iter().rev() {
+    for edge in shape.edges().iter().rev() {
         let mut grouped = Vec::with_capacity(edge.parent_size());
         for p in 0..edge.parent_size() {
             let range = edge.child_range(p);

@@ -1,4 +1,4 @@
-"""Walking nested data without recursion, for `kd.from_py` and `kd.to_py`.
+"""Walking nested data without recursion, for `kd.from_py`.
 
 A conversion is a generator: to convert the level below it yields a
 request and is sent the answer. `run_nested` keeps the running conversions

@@ -2,23 +2,26 @@
 Python lists, Python dicts, and `Obj` objects (or dicts with
 `obj_as_dict=True`) for entities.
 
-Primitive slices take the Rust path (`DataSlice.to_py` of the extension);
-structured items are walked here, level by level, down to `max_depth` levels
+The Rust walk (`_plait.to_py_tree`) converts slices; it hands back the
+unusual ones (nofollow schemas, attributes of no common schema across
+objects, data deeper than `MAX_DEPTH`, errors), which the walk here
+converts the same way (or raises). Structured
+items are walked level by level, down to `max_depth` levels
 (deeper items stay DataItems, as in Koda; a negative depth means no limit).
 Each list, dict, entity and object is converted once: reached again (shared
 by two attributes, or inside itself) it is the same Python value, as in
-Koda, so a cycle gives Python values that refer to themselves. The levels
-are walked with an explicit stack of generators (as `from_py` does), so deep
-data costs no Python recursion; past `MAX_DEPTH` levels the conversion
-raises.
+Koda, so a cycle gives Python values that refer to themselves. The data is
+walked breadth first, a level at a time (a loop: deep data costs no Python
+recursion), so an item is converted at the least depth it is reached at, as
+in Koda; past `MAX_DEPTH` levels the conversion raises.
 """
 
 import builtins
+import functools
 import reprlib
 
 from plait import _plait
 from plait.kd import shapes, types
-from plait.kd._nested import run_nested as _run_nested
 from plait.kd._operators import OPERATORS
 
 _native_to_py = types.DataSlice.to_py
@@ -64,8 +67,12 @@ def to_py(ds, max_depth=2, obj_as_dict=False, include_missing_attrs=True):
       >>> kd.to_py(x, obj_as_dict=True, include_missing_attrs=False)
       [{'a': 1}, {}]
     """
-    if ds._converts_natively():
-        return _native_to_py(ds)
+    # Lists, dicts, entities and objects are walked in Rust, primitives
+    # converted there; anything unusual comes back `NotImplemented` and is
+    # walked here.
+    value = _plait.to_py_tree(ds, max_depth, obj_as_dict, include_missing_attrs, Obj, MAX_DEPTH)
+    if value is not NotImplemented:
+        return value
     ndim = ds.get_ndim().to_py()
     flat = ds.flatten() if ndim != 1 else ds
     values = _Converter(max_depth, obj_as_dict, include_missing_attrs).run(flat)
@@ -97,15 +104,6 @@ def _fill(positions, values):
     return out
 
 
-def _keyed(conversion, keys, key):
-    """`conversion`, with `key` in `keys` while it runs."""
-    keys.append(key)
-    try:
-        return (yield from conversion)
-    finally:
-        keys.pop()
-
-
 class _Converter:
     """Converts the items of 1-D slices, all items of one kind (lists,
     dicts, entities of one schema, primitives) in one vectorised step per
@@ -123,19 +121,28 @@ class _Converter:
     def run(self, flat):
         """The items of 1-D slice `flat` as a Python list.
 
-        Each conversion below is a generator: it yields `(slice, depth)` for
-        the items one level down and is sent their Python values."""
-
-        def descend(request, depth):
+        The data is walked breadth first, a level at a time (as Koda): each
+        item is converted at the least depth it is reached at. Converting a
+        level makes its lists, dicts and entities (empty) and queues, for the
+        level below, `(items, fill)`: the items inside them (a slice, or
+        their values already) and the function their values fill them with."""
+        top = []
+        level = [(flat, top.extend)]
+        depth = 0
+        while level:
             if depth > MAX_DEPTH:
                 raise ValueError(f"kd.to_py: the data is nested more than {MAX_DEPTH} levels deep; "
                                  "pass max_depth= to stop earlier")
-            return self.convert(*request)
+            below = []
+            for items, fill in level:
+                fill(items if isinstance(items, builtins.list) else self.convert(items, depth, below))
+            level = below
+            depth += 1
+        return top
 
-        return _run_nested(self.convert(flat, 0), descend)
-
-    def convert(self, flat, depth):
-        """The items of 1-D slice `flat` as a Python list (a generator, see `run`)."""
+    def convert(self, flat, depth, below):
+        """The items of 1-D slice `flat`, `depth` levels down, as a Python
+        list; what fills the values made goes to `below` (see `run`)."""
         n = flat.get_size().to_py()
         if flat._converts_natively():
             return _as_list(_native_to_py(flat), n)
@@ -167,7 +174,7 @@ class _Converter:
                         fresh.append(k)
                 if fresh:
                     part = sub if len(fresh) == len(keys) else OPERATORS["kd.slices.take"](sub, _plait.slice(fresh, None))
-                    yield from getattr(self, "_" + kind + "s")(part, [keys[k] for k in fresh], depth)
+                    getattr(self, "_" + kind + "s")(part, [keys[k] for k in fresh], depth, below)
             for p, key in zip(positions, keys):
                 if key in self.made:
                     out[p] = self.made[key]
@@ -189,25 +196,32 @@ class _Converter:
         self.made.update(zip(keys, values))
         return values
 
-    def _lists(self, lists, keys, depth):
+    def _lists(self, lists, keys, depth, below):
         made = self._record(keys, [[] for _ in keys])
         rows = OPERATORS["kd.lists.explode"](lists)
-        children = yield (rows.flatten(), depth + 1)
-        for target, row in zip(made, _split(children, OPERATORS["kd.lists.size"](lists).to_py())):
-            target.extend(row)
+        sizes = OPERATORS["kd.lists.size"](lists).to_py()
 
-    def _dicts(self, dicts, keys, depth):
+        def fill(children):
+            for target, row in zip(made, _split(children, sizes)):
+                target.extend(row)
+
+        below.append((rows.flatten(), fill))
+
+    def _dicts(self, dicts, keys, depth, below):
         made = self._record(keys, [{} for _ in keys])
         dict_keys = OPERATORS["kd.dicts.get_keys"](dicts).flatten()
         values = OPERATORS["kd.dicts.get_values"](dicts).flatten()
         # Entity, list and dict keys stay DataItems: their Python forms could not be keys.
         key_items = _leaves(dict_keys)
-        value_items = yield (values, depth + 1)
         sizes = OPERATORS["kd.dicts.size"](dicts).to_py()
-        for target, k, v in zip(made, _split(key_items, sizes), _split(value_items, sizes)):
-            target.update(zip(k, v))
 
-    def _entitys(self, entities, keys, depth):
+        def fill(value_items):
+            for target, k, v in zip(made, _split(key_items, sizes), _split(value_items, sizes)):
+                target.update(zip(k, v))
+
+        below.append((values, fill))
+
+    def _entitys(self, entities, keys, depth, below):
         """Entities and objects: each attribute read once, for the items
         whose schema declares it (objects each have their own schema:
         records with differing keys read only their own). An item whose
@@ -233,24 +247,20 @@ class _Converter:
                 # common one (a number here, a list there): each on its own.
                 parts = [([j], OPERATORS["kd.core.maybe"](entities.S[j], name)) for j in positions]
             for at, attr in parts:
-                values = yield from self._attr_values(attr.flatten(), [nofollow_at[j] for j in at], depth)
                 # Leaving missing attributes out is for dicts (as Koda: an
                 # `Obj` lists every attribute of its schema).
                 present = None if self.include_missing_attrs or not self.obj_as_dict else _flags(attr.flatten())
-                for k, j in enumerate(at):
-                    if present is None or present[k]:
-                        target = made[j]
-                        if isinstance(target, dict):
-                            target[name] = values[k]
-                        else:
-                            setattr(target, name, values[k])
+                fill = functools.partial(_set_attr, [made[j] for j in at], name, present)
+                self._attr_values(attr.flatten(), [nofollow_at[j] for j in at], depth, fill, below)
 
-
-    def _attr_values(self, attr, nofollow, depth):
-        """The values of attribute slice `attr` (a generator, see `run`);
-        where it is declared nofollow, empty as Koda gives it, unfollowed."""
+    def _attr_values(self, attr, nofollow, depth, fill, below):
+        """Queues the values of attribute slice `attr` for `fill` (see
+        `run`); where it is declared nofollow, empty as Koda gives it,
+        unfollowed. Values known already are queued too, so that each
+        entity takes its attributes in order."""
         if not any(nofollow):
-            return (yield (attr, depth + 1))
+            below.append((attr, fill))
+            return
         if 0 <= self.max_depth <= depth + 1:
             # Too deep: DataItems, nofollow ones as such (as in Koda).
             values = _leaves(attr)
@@ -258,14 +268,31 @@ class _Converter:
             wrapped = OPERATORS["kd.core.nofollow"](OPERATORS["kd.slices.take"](attr, _plait.slice(skipped, None)))
             for k, v in zip(skipped, _leaves(wrapped)):
                 values[k] = v
-            return values
+            below.append((values, fill))
+            return
         values = _emptied(attr)
         followed = [k for k, skip in enumerate(nofollow) if not skip]
-        if followed:
-            part = OPERATORS["kd.slices.take"](attr, _plait.slice(followed, None))
-            for k, v in zip(followed, (yield (part, depth + 1))):
+        if not followed:
+            below.append((values, fill))
+            return
+
+        def fill_followed(followed_values):
+            for k, v in zip(followed, followed_values):
                 values[k] = v
-        return values
+            fill(values)
+
+        below.append((OPERATORS["kd.slices.take"](attr, _plait.slice(followed, None)), fill_followed))
+
+
+def _set_attr(targets, name, present, values):
+    """Sets attribute `name` of each of `targets` (`Obj`s or dicts) to its
+    value in `values`, where `present` (if given) says it is present."""
+    for k, target in enumerate(targets):
+        if present is None or present[k]:
+            if isinstance(target, dict):
+                target[name] = values[k]
+            else:
+                setattr(target, name, values[k])
 
 
 def _emptied(items):

@@ -113,6 +113,27 @@ def _pair_cycle(kd):
     a.y, b.y = b, a
     return a
 
+
+def _reached_twice(kd, kind):
+    """An object `root` whose attribute `z` is object `a`, reached again
+    two levels further down through `p` (an object, a list or a dict)."""
+    bag = kd.mutable_bag()
+    a = bag.obj(x=1)
+    inner = {"obj": lambda: bag.obj(r=a), "list": lambda: bag.list([a]), "dict": lambda: bag.dict({"k": a})}[kind]()
+    return bag.obj(p=bag.obj(q=inner), z=a)
+
+
+def _deep_and_shallow(kd, kind, max_depth):
+    """`to_py` of `_reached_twice`: the values, and whether the two ways to
+    `a` give the one Python value (`a` is converted at the lesser depth)."""
+    y = _reached_twice(kd, kind).to_py(max_depth=max_depth, obj_as_dict=True)
+    inner = y["p"]["q"]
+    if not isinstance(inner, (dict, list)):
+        return y, None  # past max_depth: a DataItem
+    deep = inner["r"] if kind == "obj" else inner[0] if kind == "list" else inner["k"]
+    return y, deep is y["z"]
+
+
 PROGRAMS = {
     # `x[:]` of dicts is their values; of lists, items
     "dict full slice": lambda kd: kd.dict({"a": 1})[:],
@@ -381,6 +402,15 @@ PROGRAMS.update({
     "to_py of a cycle": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=-1)),
     "to_py of a cycle at a depth": lambda kd: (lambda p: (p, p.me is p))(_cycle(kd).to_py(max_depth=2)),
     "to_py of a cycle of two": lambda kd: (lambda p: (p, p.y.y is p))(_pair_cycle(kd).to_py(max_depth=-1)),
+    # an item reached along two paths is converted at the lesser depth (the
+    # walk is breadth first): within max_depth along the shorter path, it
+    # is one value on both
+    "to_py of an object met first at the depth limit": lambda kd: _deep_and_shallow(kd, "obj", 3),
+    "to_py of an object in a list met first at the depth limit": lambda kd: _deep_and_shallow(kd, "list", 3),
+    "to_py of an object in a dict met first at the depth limit": lambda kd: _deep_and_shallow(kd, "dict", 3),
+    "to_py of an object met first within the depth limit": lambda kd: _deep_and_shallow(kd, "obj", 4),
+    "to_py of an object met first past the depth limit": lambda kd: _deep_and_shallow(kd, "list", 2),
+    "to_py of an object met deeper with no limit": lambda kd: _deep_and_shallow(kd, "dict", -1),
     # kd.stub of lists and dicts, as items or objects: list items copied
     # (stubbed in turn), dict entries not; the schema kept
     "stub of an object list": lambda kd: (lambda s: (s, s.get_obj_schema(), s[:], s.to_py()))(kd.stub(kd.obj(kd.list([1, 2])))),
