@@ -1,13 +1,16 @@
-//! `kd.from_py` of plain Python values under the OBJECT schema, in one call:
-//! exact lists, tuples and dicts (Koda dicts, or objects with
-//! `dict_as_obj=True`) of exact ints, floats, strs, bytes, bools and None.
+//! `kd.from_py` of plain Python values under the OBJECT schema, or with
+//! the schema inferred (`schema=None`), in one call: exact lists, tuples and
+//! dicts (Koda dicts, or objects with `dict_as_obj=True` under OBJECT) of
+//! exact ints, floats, strs, bytes, bools and None.
 //! This is most of what programs convert, often one small value at a time,
 //! where the general level walk (`plait/kd/from_py.py`) costs several
 //! operator calls per level.
 //!
 //! The values are walked level by level from the top (no recursion: each
-//! level is a vector of the values of the level above's containers), then
-//! the containers are made from the bottom up in one bag
+//! level is a vector of the values of the level above's containers; with
+//! inferred schemas, each group of values that gets one schema — the items
+//! of a level's lists, its keys, its values — is its own), then the
+//! containers are made from the bottom up in one bag
 //! ([`plait_ops::objects::nested`]). Anything else (DataItems, dataclasses,
 //! subclasses, ints beyond INT64, keys the general path has to refuse or
 //! convert, nesting deeper than `MAX_DEPTH`) makes the call return None
@@ -205,6 +208,202 @@ fn level_items(py: Python<'_>, values: &[Bound<'_, PyAny>], made: &MadeLevel, di
     Ok(out.finish())
 }
 
+/// One group of values of the inferred walk (`schema=None`): the values one
+/// schema is inferred for, and what they are.
+struct Group<'py> {
+    values: Vec<Bound<'py, PyAny>>,
+    depth: usize,
+    kind: GroupKind,
+}
+
+enum GroupKind {
+    /// Primitives and None: boxed together (their common schema).
+    Primitives,
+    /// Lists (and None): the size of each row, and the group of their items.
+    Lists { rows: Vec<Option<i64>>, items: usize },
+    /// Dicts (and None): the size of each row, and the groups of their keys
+    /// and of their values.
+    Dicts { rows: Vec<Option<i64>>, keys: usize, values: usize },
+    /// Dicts as entities (`dict_as_obj=True`, and None): which rows are
+    /// present, and the group of each attribute (the union of the keys, in
+    /// the order they first come; None where a dict lacks the key).
+    Entities { rows: Vec<bool>, attrs: Vec<(String, usize)> },
+}
+
+/// `kd.from_py(values, schema=None)` of plain values (lists, tuples, dicts
+/// and primitives; each group of values one kind, as the level walk asks):
+/// a 1-D slice of the inferred schema (the DataItem of its one value when
+/// `item`), or None for the general walk to convert (other values, values
+/// of several kinds in one group, keys or primitives without a common
+/// schema, ...: it raises what Koda raises).
+#[pyfunction]
+fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: bool, item: bool) -> PyResult<Option<Py<PyAny>>> {
+    let Some(groups) = inferred_groups(values, dict_as_obj)? else {
+        return Ok(None);
+    };
+    let mut builder = NestedBuilder::new();
+    let mut made: Vec<Option<plait_core::DataSlice>> = (0..groups.len()).map(|_| None).collect();
+    // Children come after their parents: made from the last group back.
+    for (g, group) in groups.iter().enumerate().rev() {
+        let slice = match &group.kind {
+            GroupKind::Primitives => {
+                let Ok(boxed) = crate::boxing::box_slice("kd.from_py", PyList::new(py, &group.values)?.as_any(), None) else {
+                    return Ok(None);
+                };
+                boxed
+            }
+            GroupKind::Lists { rows, items } => {
+                let items = made[*items].take().expect("made before its parent");
+                let Ok(lists) = builder.typed_lists(rows, &items) else { return Ok(None) };
+                lists
+            }
+            GroupKind::Dicts { rows, keys, values } => {
+                let (keys, values) = (made[*keys].take().expect("made before its parent"), made[*values].take().expect("made before its parent"));
+                let Ok(dicts) = builder.typed_dicts(rows, &keys, &values) else { return Ok(None) };
+                dicts
+            }
+            GroupKind::Entities { rows, attrs } => {
+                let attrs: Vec<(String, plait_core::DataSlice)> =
+                    attrs.iter().map(|(name, group)| (name.clone(), made[*group].take().expect("made before its parent"))).collect();
+                let Ok(entities) = builder.typed_entities(rows, &attrs) else { return Ok(None) };
+                entities
+            }
+        };
+        made[g] = Some(slice);
+    }
+    let top = made[0].take().expect("the top group is made last");
+    Ok(Some(wrap(py, guard(|| builder.finish_typed(top, item))?)?))
+}
+
+/// The groups of the inferred walk, the top one first; None when some value
+/// is not plain or a group holds values of several kinds.
+fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyResult<Option<Vec<Group<'py>>>> {
+    let mut groups = vec![Group { values: values.iter().collect(), depth: 0, kind: GroupKind::Primitives }];
+    let mut g = 0;
+    while g < groups.len() {
+        let depth = groups[g].depth;
+        if depth > MAX_DEPTH {
+            return Ok(None);
+        }
+        let (mut lists, mut dicts, mut primitives) = (0usize, 0usize, 0usize);
+        for v in &groups[g].values {
+            match kind(v) {
+                Kind::Item if v.is_none() => {}
+                Kind::Item => primitives += 1,
+                Kind::List(_) | Kind::Tuple(_) => lists += 1,
+                Kind::Dict(_) => dicts += 1,
+                Kind::Other => return Ok(None),
+            }
+        }
+        let kind = match (lists, dicts, primitives) {
+            (0, 0, _) => GroupKind::Primitives,
+            (_, 0, 0) => {
+                let mut rows = Vec::with_capacity(groups[g].values.len());
+                let mut items = Vec::new();
+                for v in &groups[g].values {
+                    rows.push(match kind(v) {
+                        Kind::List(list) => {
+                            items.extend(list.iter());
+                            Some(list.len() as i64)
+                        }
+                        Kind::Tuple(tuple) => {
+                            items.extend(tuple.iter());
+                            Some(tuple.len() as i64)
+                        }
+                        _ => None,
+                    });
+                }
+                groups.push(Group { values: items, depth: depth + 1, kind: GroupKind::Primitives });
+                GroupKind::Lists { rows, items: groups.len() - 1 }
+            }
+            (0, _, 0) if dict_as_obj => {
+                let Some((rows, attrs)) = attribute_groups(&groups[g].values)? else {
+                    return Ok(None);
+                };
+                let mut groups_of = Vec::with_capacity(attrs.len());
+                for (name, values) in attrs {
+                    groups.push(Group { values, depth: depth + 1, kind: GroupKind::Primitives });
+                    groups_of.push((name, groups.len() - 1));
+                }
+                GroupKind::Entities { rows, attrs: groups_of }
+            }
+            (0, _, 0) => {
+                let mut rows = Vec::with_capacity(groups[g].values.len());
+                let (mut keys, mut entry_values) = (Vec::new(), Vec::new());
+                for v in &groups[g].values {
+                    rows.push(match kind(v) {
+                        Kind::Dict(dict) => {
+                            for (k, x) in dict.iter() {
+                                if !is_plain_key(&k) {
+                                    return Ok(None);
+                                }
+                                keys.push(k);
+                                entry_values.push(x);
+                            }
+                            Some(dict.len() as i64)
+                        }
+                        _ => None,
+                    });
+                }
+                groups.push(Group { values: keys, depth: depth + 1, kind: GroupKind::Primitives });
+                groups.push(Group { values: entry_values, depth: depth + 1, kind: GroupKind::Primitives });
+                GroupKind::Dicts { rows, keys: groups.len() - 2, values: groups.len() - 1 }
+            }
+            // Values of several kinds: the general walk words Koda's error.
+            _ => return Ok(None),
+        };
+        groups[g].kind = kind;
+        g += 1;
+    }
+    Ok(Some(groups))
+}
+
+/// The attributes of dicts made entities: whether each value is present (a
+/// dict, or None), and for each key (exact strs; the union, in the order
+/// they first come) the values of the present dicts (None where a dict
+/// lacks it). None when a key is not an exact str.
+#[allow(clippy::type_complexity)]
+fn attribute_groups<'py>(values: &[Bound<'py, PyAny>]) -> PyResult<Option<(Vec<bool>, Vec<(String, Vec<Bound<'py, PyAny>>)>)>> {
+    let py = match values.first() {
+        Some(v) => v.py(),
+        None => return Ok(Some((Vec::new(), Vec::new()))),
+    };
+    let mut rows = Vec::with_capacity(values.len());
+    let mut attrs: Vec<(String, Vec<Bound<'py, PyAny>>)> = Vec::new();
+    let mut column_of: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut present = 0usize;
+    for v in values {
+        let Ok(dict) = v.cast_exact::<PyDict>() else {
+            rows.push(false);
+            continue;
+        };
+        rows.push(true);
+        for (k, x) in dict.iter() {
+            let Ok(name) = k.cast_exact::<PyString>() else { return Ok(None) };
+            let Ok(name) = name.to_str() else { return Ok(None) };
+            let column = match column_of.get(name) {
+                Some(&c) => c,
+                None => {
+                    // A new name: None for the dicts before this one.
+                    attrs.push((name.to_owned(), vec![py.None().into_bound(py); present]));
+                    column_of.insert(name.to_owned(), attrs.len() - 1);
+                    attrs.len() - 1
+                }
+            };
+            attrs[column].1.push(x);
+        }
+        present += 1;
+        // None where this dict lacks a name.
+        for (_, column) in attrs.iter_mut() {
+            if column.len() < present {
+                column.push(py.None().into_bound(py));
+            }
+        }
+    }
+    Ok(Some((rows, attrs)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(from_py_plain, m)?)
+    m.add_function(wrap_pyfunction!(from_py_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(from_py_inferred, m)?)
 }

@@ -11,8 +11,9 @@ inferred, level by level, from the values (`[[1, 2], [3]]` is
 `LIST[LIST[INT32]]`, a dataclass an entity of its fields' schemas).
 
 Plain values (exact lists, tuples and dicts of exact ints, floats, strs,
-bytes, bools and None) under the default OBJECT schema are converted in one
-native call (`_plait.from_py_plain`, crates/plait-python/src/from_py_plain.rs);
+bytes, bools and None) under the default OBJECT schema, or with the schema
+inferred, are converted in one native call (`_plait.from_py_plain` and
+`_plait.from_py_inferred`, crates/plait-python/src/from_py_plain.rs);
 everything else takes the walk below, which works one nesting level at a
 time over all the values of that level, so a million Python values cost a
 few vectorized calls per level, not a Koda call per value. The levels are walked with an explicit stack (each
@@ -73,8 +74,11 @@ def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0
     leaves, shape = _outer_dims(py_obj, from_dim)
     # Plain lists, dicts and primitives as objects (most conversions): one
     # native call; None when some value needs the walk below.
-    plain = itemid is None and (schema is OBJECT or _is_schema(schema, "OBJECT"))
-    converted = _plait.from_py_plain(leaves, dict_as_obj, from_dim == 0) if plain else None
+    converted = None
+    if itemid is None and (schema is OBJECT or _is_schema(schema, "OBJECT")):
+        converted = _plait.from_py_plain(leaves, dict_as_obj, from_dim == 0)
+    elif itemid is None and schema is _INFER:
+        converted = _plait.from_py_inferred(leaves, dict_as_obj, from_dim == 0)
     if converted is not None:
         return shapes.reshape(converted, shape) if from_dim > 0 else converted
     converter = _Converter(dict_as_obj)

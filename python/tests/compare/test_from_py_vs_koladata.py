@@ -232,3 +232,62 @@ def test_from_py_plain_results_can_be_updated(koda):
         return x
     ours, theirs = program(kd), program(koda)
     assert typed(kd, ours) == typed(koda, theirs)
+
+
+# Plain values with the schema inferred (`schema=None`): values of one type
+# tree (lists of dicts of ..., None anywhere; dicts as entities of one new
+# schema with `dict_as_obj`), converted in one native call
+# (`from_py_inferred`), and values the level walk must refuse or convert.
+LEAF_KINDS = {
+    "int": [0, 1, -7, 2**40],
+    "float": [2.5, -0.5, 1e30],
+    "number": [1, 2.5, 2**40],
+    "text": ["a", "", "é"],
+    "bytes": [b"q", b""],
+    "bool": [True, False],
+    "none": [None],
+}
+KEY_KINDS = {"text": ["a", "b", "c", ""], "int": [1, 2, 3, 2**40], "bytes": [b"a", b"b"], "float": [1.5, 2.5]}
+
+
+def type_tree(rng, depth):
+    pick = rng.random()
+    if depth >= 3 or pick < 0.4:
+        return ("leaf", rng.choice(sorted(LEAF_KINDS)))
+    if pick < 0.75:
+        return ("list", type_tree(rng, depth + 1))
+    return ("dict", rng.choice(sorted(KEY_KINDS)), type_tree(rng, depth + 1))
+
+
+def typed_value(rng, tree):
+    if rng.random() < 0.1:
+        return None
+    if tree[0] == "leaf":
+        return rng.choice(LEAF_KINDS[tree[1]])
+    if tree[0] == "list":
+        items = [typed_value(rng, tree[1]) for _ in range(rng.randint(0, 3))]
+        return tuple(items) if rng.random() < 0.2 else items
+    keys = rng.sample(KEY_KINDS[tree[1]], rng.randint(0, 2))
+    return {k: typed_value(rng, tree[2]) for k in keys}
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_from_py_inferred_plain_program(koda, seed):
+    rng = random.Random(seed)
+    tree = type_tree(rng, 0)
+    from_dim = 1 if rng.random() < 0.3 else 0
+    value = [typed_value(rng, tree) for _ in range(rng.randint(0, 3))] if from_dim else typed_value(rng, tree)
+    if rng.random() < 0.1:
+        value = [value, rng.choice(PLAIN_LEAVES)]  # kinds that do not mix (mostly)
+    dict_as_obj = rng.random() < 0.3  # entities of one new schema
+
+    def run_inferred(k):
+        return k.from_py(value, schema=None, from_dim=from_dim, dict_as_obj=dict_as_obj)
+
+    kind, ours = outcome(lambda: run_inferred(kd))
+    koda_kind, theirs = outcome(lambda: run_inferred(koda))
+    if not same_outcome(kind, ours, koda_kind, theirs):
+        return
+    ours_items = [typed(kd, x) for x in (ours.L if from_dim else [ours])]
+    theirs_items = [typed(koda, x) for x in (theirs.L if from_dim else [theirs])]
+    assert ours_items == theirs_items, (value, dict_as_obj)

@@ -23,7 +23,7 @@ const SCHEMA_KIND: &str = "dict_schema";
 const SCHEMA_ATTRS: [&str; 2] = [DICT_KEYS_ATTR, DICT_VALUES_ATTR];
 
 /// Koda's refusal of float and expression keys.
-fn check_key_schema(op: &str, key: Schema) -> Result<()> {
+pub(super) fn check_key_schema(op: &str, key: Schema) -> Result<()> {
     match key {
         Schema::Float32 | Schema::Float64 | Schema::Expr => Err(Error::value(op, format!("dict keys cannot be {key}"))),
         _ => Ok(()),

@@ -1,6 +1,6 @@
 //! Nested lists, dicts and objects made level by level into one new bag:
 //! what `kd.from_py` makes of plain Python values (lists, tuples, dicts and
-//! primitives) under the OBJECT schema, in one call.
+//! primitives) under the OBJECT schema or with inferred schemas, in one call.
 //!
 //! The caller walks its values from the top down and describes each level's
 //! containers ([`LevelContainers`]); the containers are then made from the
@@ -8,9 +8,12 @@
 //! and the ids of the containers made from the level below) being the
 //! children of the level above. Every list, dict and object is an OBJECT
 //! item, its schema stored as `__schema__`, as `kd.obj` of it would store it.
+//! With schemas inferred (`schema=None`), containers are made a group at a
+//! time instead ([`NestedBuilder::typed_lists`], [`NestedBuilder::typed_dicts`]),
+//! of the schemas their contents have.
 
 use plait_core::bag::SCHEMA_ATTR;
-use plait_core::{DataBag, DataSlice, Edge, ItemId, ItemKind, JaggedShape, Result, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, Edge, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::model::{Ids, fresh_allocation, made_for, new_bag_over, same_schema_data};
 
@@ -89,10 +92,7 @@ impl NestedBuilder {
         if containers.is_empty() {
             return Ok(made);
         }
-        if self.bag.is_none() {
-            self.bag = Some(new_bag_over(OP, &[])?);
-        }
-        let bag = self.bag.as_ref().expect("made above");
+        let bag = self.bag()?;
         let list_items: usize = containers.list_sizes.iter().sum::<i64>() as usize;
         let entries: usize = containers.dict_sizes.iter().sum::<i64>() as usize;
         let mut at = 0;
@@ -109,10 +109,16 @@ impl NestedBuilder {
         };
         let (items, keys, values, attr_values) = (next(list_items), next(entries), next(entries), next(containers.attr_rows.len()));
         if !containers.list_sizes.is_empty() {
-            made.lists = make_lists(bag, &containers.list_sizes, &items)?;
+            let n = containers.list_sizes.len();
+            let (allocation, schema) = write_lists(bag, &containers.list_sizes, &items, Schema::Object)?;
+            as_objects(bag, allocation, schema, n);
+            made.lists = Ids::base(allocation);
         }
         if !containers.dict_sizes.is_empty() {
-            made.dicts = make_dicts(bag, &containers.dict_sizes, &keys, &values)?;
+            let n = containers.dict_sizes.len();
+            let (allocation, schema) = write_dicts(bag, &containers.dict_sizes, &keys, &values, (Schema::Object, Schema::Object))?;
+            as_objects(bag, allocation, schema, n);
+            made.dicts = Ids::base(allocation);
         }
         if containers.objects > 0 {
             let values = DataSlice::new(JaggedShape::flat(attr_values.len()), attr_values, Schema::Object)?;
@@ -120,6 +126,58 @@ impl NestedBuilder {
                 super::create::write_objects_with_attrs_at(bag, containers.objects, &containers.attr_rows, &containers.attr_names, &values)?;
         }
         Ok(made)
+    }
+
+    /// The bag, made with the first container.
+    fn bag(&mut self) -> Result<&DataBag> {
+        if self.bag.is_none() {
+            self.bag = Some(new_bag_over(OP, &[])?);
+        }
+        Ok(self.bag.as_ref().expect("made above"))
+    }
+
+    /// Inferred schemas (`schema=None`): lists of `rows` (the size of each
+    /// present row, None for a missing value) holding `items` (1-D, without
+    /// a bag): a 1-D slice of them, of schema LIST[items' schema].
+    pub fn typed_lists(&mut self, rows: &[Option<i64>], items: &DataSlice) -> Result<DataSlice> {
+        let sizes: Vec<i64> = rows.iter().flatten().copied().collect();
+        let (allocation, schema) = write_lists(self.bag()?, &sizes, items.data(), items.schema())?;
+        DataSlice::new(JaggedShape::flat(rows.len()), row_ids(allocation, rows), schema)
+    }
+
+    /// Inferred schemas: dicts of `rows` holding `keys` → `values` (1-D,
+    /// without bags), as [`Self::typed_lists`]; their schema is DICT{keys'
+    /// schema, values' schema}. Keys must be of a schema dicts take.
+    pub fn typed_dicts(&mut self, rows: &[Option<i64>], keys: &DataSlice, values: &DataSlice) -> Result<DataSlice> {
+        super::dicts::check_key_schema(OP, keys.schema())?;
+        let sizes: Vec<i64> = rows.iter().flatten().copied().collect();
+        let (allocation, schema) = write_dicts(self.bag()?, &sizes, keys.data(), values.data(), (keys.schema(), values.schema()))?;
+        DataSlice::new(JaggedShape::flat(rows.len()), row_ids(allocation, rows), schema)
+    }
+
+    /// Inferred schemas, `dict_as_obj=True`: entities of one new schema for
+    /// `rows` (whether each is present), the present ones taking `attrs`
+    /// (1-D, one value per present row, without bags); the schema has each
+    /// attribute of its values' schema.
+    pub fn typed_entities(&mut self, rows: &[bool], attrs: &[(String, DataSlice)]) -> Result<DataSlice> {
+        let sizes: Vec<Option<i64>> = rows.iter().map(|&present| present.then_some(0)).collect();
+        let n = rows.iter().filter(|&&present| present).count();
+        let (allocation, _) = fresh_allocation(ItemKind::Object, n);
+        let schema_id = plait_core::itemid::allocate(ItemKind::Schema, 1).1[0];
+        let ids = Ids::Whole { allocation, len: n };
+        super::model::write_attrs(OP, self.bag()?, &ids, &super::model::Target::Struct(schema_id), attrs, false, true)?;
+        DataSlice::new(JaggedShape::flat(rows.len()), row_ids(allocation, &sizes), Schema::Struct(schema_id))
+    }
+
+    /// The top values of inferred schemas (1-D, or the one item when
+    /// `item`) with the bag, which holds exactly what they reach.
+    pub fn finish_typed(self, top: DataSlice, item: bool) -> Result<DataSlice> {
+        let shape = if item && top.size() == 1 { JaggedShape::scalar() } else { JaggedShape::flat(top.size()) };
+        let top = top.with_shape(OP, shape)?;
+        Ok(match self.bag {
+            Some(bag) => made_for(top.with_bag(Some(bag))),
+            None => top,
+        })
     }
 
     /// The top level's items (OBJECT; 1-D, or the one item when `item`)
@@ -134,30 +192,48 @@ impl NestedBuilder {
     }
 }
 
-/// Lists of `sizes` holding `items`, OBJECT items of schema LIST[OBJECT]:
-/// the base of their ids.
-fn make_lists(bag: &DataBag, sizes: &[i64], items: &SliceData) -> Result<u128> {
+/// Lists of `sizes` holding `items` (of `item_schema`), made in `bag`: the
+/// base of their ids, and their schema.
+fn write_lists(bag: &DataBag, sizes: &[i64], items: &SliceData, item_schema: Schema) -> Result<(u64, Schema)> {
     let edge = Edge::from_sizes(sizes)?;
     let (allocation, _) = fresh_allocation(ItemKind::List, sizes.len());
-    let schema = super::lists::fill_list_schema(bag, Schema::Object);
-    bag.fill(|w| {
-        w.set_whole_lists(allocation, &edge, items);
-        w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, sizes.len()), None);
-    });
-    Ok(Ids::base(allocation))
+    let schema = super::lists::fill_list_schema(bag, item_schema);
+    bag.fill(|w| w.set_whole_lists(allocation, &edge, items));
+    Ok((allocation, schema))
 }
 
-/// Dicts of `sizes` holding `keys` → `values`, OBJECT items of schema
-/// DICT{OBJECT, OBJECT}: the base of their ids.
-fn make_dicts(bag: &DataBag, sizes: &[i64], keys: &SliceData, values: &SliceData) -> Result<u128> {
+/// Dicts of `sizes` holding `keys` → `values` (of the given schemas), made
+/// in `bag`: their allocation, and their schema.
+fn write_dicts(bag: &DataBag, sizes: &[i64], keys: &SliceData, values: &SliceData, schemas: (Schema, Schema)) -> Result<(u64, Schema)> {
     let edge = Edge::from_sizes(sizes)?;
     let (allocation, _) = fresh_allocation(ItemKind::Dict, sizes.len());
     let base = Ids::base(allocation);
     let ids: Vec<Option<ItemId>> = (0..sizes.len()).map(|i| Some(ItemId(base + i as u128))).collect();
-    let schema = super::dicts::fill_dict_schema(bag, Schema::Object, Schema::Object);
-    bag.fill(|w| {
-        w.set_dicts(&ids, &edge, keys, values);
-        w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, sizes.len()), None);
-    });
-    Ok(base)
+    let schema = super::dicts::fill_dict_schema(bag, schemas.0, schemas.1);
+    bag.fill(|w| w.set_dicts(&ids, &edge, keys, values));
+    Ok((allocation, schema))
+}
+
+/// Containers of `allocation` made as objects: each stores its `schema`
+/// as `__schema__`.
+fn as_objects(bag: &DataBag, allocation: u64, schema: Schema, n: usize) {
+    bag.fill(|w| w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, n), None));
+}
+
+/// The ids of `rows` (a size for each present row, None for a missing one)
+/// of containers made for the present rows, in order, from `allocation`.
+fn row_ids(allocation: u64, rows: &[Option<i64>]) -> SliceData {
+    let base = Ids::base(allocation);
+    let mut next = 0u128;
+    let mut column = plait_core::column::ColumnBuilder::new(Schema::ItemId, rows.len());
+    for row in rows {
+        match row {
+            Some(_) => {
+                column.push(ScalarRef::ItemId(ItemId(base + next)));
+                next += 1;
+            }
+            None => column.push_missing(),
+        }
+    }
+    SliceData::from_column(column.finish())
 }

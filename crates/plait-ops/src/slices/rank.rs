@@ -224,15 +224,20 @@ fn sort_groups<T: Send>(values: &mut [T], cuts: &[usize], sort: impl Fn(&mut [T]
         rest = tail;
         first = last;
     }
+    let sort_run = |(run, run_cuts): (&mut [T], &[usize])| {
+        let base = run_cuts[0];
+        for w in run_cuts.windows(2) {
+            sort(&mut run[w[0] - base..w[1] - base]);
+        }
+    };
+    // One run (small input): sorted here; handing it to the pool's threads
+    // would cost more than sorting it.
+    if runs.len() <= 1 {
+        runs.into_iter().for_each(sort_run);
+        return;
+    }
     // In plait's pool (made again after a fork), as every parallel kernel.
-    plait_core::parallel::install(|| {
-        runs.into_par_iter().for_each(|(run, run_cuts)| {
-            let base = run_cuts[0];
-            for w in run_cuts.windows(2) {
-                sort(&mut run[w[0] - base..w[1] - base]);
-            }
-        })
-    });
+    plait_core::parallel::install(|| runs.into_par_iter().for_each(sort_run));
 }
 
 /// For each group of the last `ndim` dimensions holding a permutation of
