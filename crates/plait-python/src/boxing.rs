@@ -154,9 +154,13 @@ fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape
     let mut level = vec![x.clone()];
     let mut lists = usize::from(is_list_like(x));
     let mut edges = Vec::new();
+    let mut cycles = crate::cycles::CycleCheck::default();
     loop {
         if lists == 0 {
             break;
+        }
+        if cycles.found(edges.len()) {
+            return Err(value_error(op, "input contains itself: a list inside itself cannot be boxed"));
         }
         if edges.len() == MAX_NESTING {
             return Err(value_error(op, format!("input is nested more than {MAX_NESTING} levels deep (does a list contain itself?)")));
@@ -169,6 +173,7 @@ fn flatten_nested<'py>(op: &str, x: &Bound<'py, PyAny>) -> PyResult<(JaggedShape
         // Count the lists of the next level while collecting it.
         lists = 0;
         for v in &level {
+            cycles.meet(edges.len(), v);
             let before = next.len();
             let mut push = |item: Bound<'py, PyAny>| {
                 lists += usize::from(is_list_like(&item));

@@ -19,10 +19,11 @@
 use plait_core::column::SliceBuilder;
 use plait_core::{ScalarRef, SliceData};
 use plait_ops::objects::nested::{LevelContainers, MadeLevel, NestedBuilder};
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::cycles::CycleCheck;
 use crate::errors::guard;
 use crate::fast_boxing::{box_texts, invalid_unicode};
 use crate::py_slice::wrap;
@@ -30,6 +31,11 @@ use crate::py_slice::wrap;
 /// The deepest nesting walked here (`MAX_DEPTH` of `from_py.py`, Koda's
 /// limit): deeper values are left to the general walk, which raises.
 const MAX_DEPTH: usize = 10_000;
+
+/// Koda's error for values that contain themselves.
+fn recursive_value() -> PyErr {
+    PyValueError::new_err(format!("kd.from_py: objects with depth > {MAX_DEPTH} are not supported, recursive Python object cannot be converted"))
+}
 
 /// One level of the walk: its values, and the containers among them.
 struct Level<'py> {
@@ -103,16 +109,24 @@ fn from_py_plain(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: bool, 
 fn walk<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyResult<Option<Vec<Level<'py>>>> {
     let mut levels: Vec<Level<'py>> = Vec::new();
     let mut current: Vec<Bound<'py, PyAny>> = values.iter().collect();
+    let mut cycles = CycleCheck::default();
     loop {
         if levels.len() > MAX_DEPTH {
             return Ok(None);
+        }
+        if cycles.found(levels.len()) {
+            return Err(recursive_value());
         }
         let mut containers = LevelContainers::default();
         // The children, in the order LevelContainers says: list items, dict
         // keys, dict values, object attribute values.
         let (mut items, mut keys, mut entry_values, mut attr_values) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for v in &current {
-            match kind(v) {
+            let kind = kind(v);
+            if !matches!(kind, Kind::Item | Kind::Other) {
+                cycles.meet(levels.len(), v);
+            }
+            match kind {
                 Kind::Item => {}
                 Kind::List(list) => {
                     containers.list_sizes.push(list.len() as i64);
@@ -279,19 +293,30 @@ fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: boo
 /// is not plain or a group holds values of several kinds.
 fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyResult<Option<Vec<Group<'py>>>> {
     let mut groups = vec![Group { values: values.iter().collect(), depth: 0, kind: GroupKind::Primitives }];
+    let mut cycles = CycleCheck::default();
     let mut g = 0;
     while g < groups.len() {
         let depth = groups[g].depth;
         if depth > MAX_DEPTH {
             return Ok(None);
         }
+        // (Groups come in order of depth: every container above was met.)
+        if cycles.found(depth) {
+            return Err(recursive_value());
+        }
         let (mut lists, mut dicts, mut primitives) = (0usize, 0usize, 0usize);
         for v in &groups[g].values {
             match kind(v) {
                 Kind::Item if v.is_none() => {}
                 Kind::Item => primitives += 1,
-                Kind::List(_) | Kind::Tuple(_) => lists += 1,
-                Kind::Dict(_) => dicts += 1,
+                Kind::List(_) | Kind::Tuple(_) => {
+                    lists += 1;
+                    cycles.meet(depth, v);
+                }
+                Kind::Dict(_) => {
+                    dicts += 1;
+                    cycles.meet(depth, v);
+                }
                 Kind::Other => return Ok(None),
             }
         }

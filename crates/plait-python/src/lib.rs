@@ -2,6 +2,7 @@
 //! `python/plait/kd` arranges these functions under Koda's names.
 
 mod boxing;
+mod cycles;
 mod errors;
 mod fast_boxing;
 mod from_py_plain;

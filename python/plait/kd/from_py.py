@@ -38,6 +38,10 @@ _PRIMITIVES = (bool, int, float, str, bytes, type(None))
 #: The deepest nesting of lists, dicts and attributes converted (Koda's limit).
 MAX_DEPTH = 10_000
 
+#: The depth from which containers are counted to find cycles (see
+#: `_Converter.run`): a cycle makes at most 2**_CYCLE_FROM values first.
+_CYCLE_FROM = 12
+
 #: Nesting past which the result's bag layers (one per level) are merged.
 _MERGE_DEPTH = 16
 _SEQUENCES = (builtins.list, tuple)
@@ -140,10 +144,19 @@ class _Converter:
         Each conversion below is a generator: it yields the arguments of
         `convert` for the values one level down and is sent the result."""
 
+        # Values that contain themselves make a level walk grow without
+        # bound (a list holding itself twice doubles each level, long before
+        # MAX_DEPTH): a path through more levels below _CYCLE_FROM than there
+        # are containers there repeats one, a cycle. (As crates/plait-python/src/cycles.rs;
+        # only deep values pay for the set.)
+        below = set()
+
         def descend(request, depth):
-            if depth > MAX_DEPTH:
+            if depth > MAX_DEPTH or (depth > _CYCLE_FROM and depth - _CYCLE_FROM > len(below)):
                 raise ValueError(f"kd.from_py: objects with depth > {MAX_DEPTH} are not supported, "
                                  "recursive Python object cannot be converted")
+            if depth >= _CYCLE_FROM:
+                below.update(id(v) for v in request[0] if v is not None and not isinstance(v, _PRIMITIVES))
             self.deepest = max(self.deepest, depth + 1)
             return self.convert(*request)
 
@@ -172,13 +185,11 @@ class _Converter:
 
     def _objects(self, values, itemid):
         # Flat primitives (the common case) are boxed in one call; anything
-        # nested, structured or unsupported takes the general path below.
-        try:
-            flat = _plait.slice(builtins.list(values), OBJECT)
-        except (ValueError, TypeError):
-            flat = None
-        if flat is not None and flat.get_ndim() == 1 and (flat.get_present_count() == 0 or flat._bag() is None):
-            return flat
+        # else takes the general path below. (Checked first: boxing nested
+        # values to find out would walk all the levels below this one.)
+        values = _as_list(values)
+        if _plait.from_py_only_primitives(values):
+            return _plait.slice(values, OBJECT)
         groups = {"sequence": [], "dict": [], "item": [], "primitive": [], "attrs": []}
         for i, v in enumerate(values):
             groups[_kind(v)].append(i)

@@ -291,3 +291,53 @@ def test_from_py_inferred_plain_program(koda, seed):
     ours_items = [typed(kd, x) for x in (ours.L if from_dim else [ours])]
     theirs_items = [typed(koda, x) for x in (theirs.L if from_dim else [theirs])]
     assert ours_items == theirs_items, (value, dict_as_obj)
+
+
+def _self_containing(times, wrap=lambda v: v):
+    """A list holding itself `times` times (through `wrap`)."""
+    x = []
+    x.extend([wrap(x)] * times)
+    return x
+
+
+@dataclasses.dataclass
+class _Node:
+    a: object = None
+    b: object = None
+
+
+def _node_in_itself():
+    node = _Node()
+    node.a = node.b = node
+    return node
+
+
+# Values that contain themselves: Koda's error, found before the levels
+# double (a list holding itself twice doubles each level of the walk).
+CYCLES = {
+    "list in itself": lambda k: k.from_py(_self_containing(1)),
+    "list in itself twice": lambda k: k.from_py(_self_containing(2)),
+    "through dicts twice": lambda k: k.from_py(_self_containing(2, lambda x: {"a": x})),
+    "through dicts twice, as objects": lambda k: k.from_py(_self_containing(2, lambda x: {"a": x}), dict_as_obj=True),
+    "dataclass in itself twice": lambda k: k.from_py(_node_in_itself()),
+    "shared deep list, not a cycle": lambda k: k.from_py(functools.reduce(lambda v, _: [v, v], range(14), 1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CYCLES))
+def test_from_py_of_values_containing_themselves(koda, case):
+    make = CYCLES[case]
+    kind, ours = outcome(lambda: make(kd))
+    koda_kind, theirs = outcome(lambda: make(koda))
+    assert kind == koda_kind, (ours, theirs)
+    if kind == "error":
+        assert ours.removeprefix("kd.from_py: ") == theirs
+
+
+@pytest.mark.parametrize("dict_as_obj", [False, True])
+def test_from_py_inferred_of_values_containing_themselves(dict_as_obj):
+    """With `schema=None` too (koladata does not return here, so plait is
+    checked alone)."""
+    x = _self_containing(2, lambda x: {"a": x})
+    with pytest.raises(ValueError, match="recursive Python object cannot be converted"):
+        kd.from_py(x, schema=None, dict_as_obj=dict_as_obj)

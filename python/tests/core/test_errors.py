@@ -152,5 +152,10 @@ def test_huge_and_recursive_inputs_raise_instead_of_crashing():
         kd.shapes.new(2**62, 4)
     looped = []
     looped.append(looped)
-    with pytest.raises(ValueError, match="nested more than 256 levels"):
+    with pytest.raises(ValueError, match="input contains itself"):
         kd.slice(looped)
+    deep = 1
+    for _ in range(300):
+        deep = [deep]
+    with pytest.raises(ValueError, match="nested more than 256 levels"):
+        kd.slice(deep)

@@ -183,6 +183,33 @@ def test_self_containing_values_raise():
     assert z.s is z
 
 
+def _doubling_cycle(wrap=lambda x: x):
+    """A list holding itself twice (through `wrap`): each level of a walk
+    of it has twice the values of the one above."""
+    x = []
+    x.extend([wrap(x), wrap(x)])
+    return x
+
+
+@pytest.mark.parametrize("convert", [
+    lambda x: kd.from_py(x),
+    lambda x: kd.from_py(x, schema=None),
+    lambda x: kd.from_py(x, dict_as_obj=True, schema=None),
+    lambda x: kd.from_py(x, schema=kd.list_schema(kd.OBJECT)),
+    lambda x: kd.new(a=x),
+    lambda x: kd.slice(x),
+    lambda x: kd.list(x),
+])
+@pytest.mark.parametrize("through", ["list", "dict"])
+def test_values_holding_themselves_twice_raise_at_once(convert, through):
+    """Walked level by level, such values double each level: the walk finds
+    the cycle within a few levels instead of filling memory."""
+    x = _doubling_cycle((lambda v: {"a": v}) if through == "dict" else (lambda v: v))
+    # (kd.slice refuses dicts before it looks deeper.)
+    with pytest.raises(ValueError, match="itself|recursive|unsupported type: dict"):
+        convert(x)
+
+
 def chain(n):
     """A chain of n + 1 entities linked by `p` (built at once, not in O(n²))."""
     return f"""
