@@ -29,6 +29,7 @@ import workloads_persist
 import workloads_interop
 import workloads_math
 import workloads_parallel
+import workloads_per_call
 import workloads_slices
 import workloads_strings
 import workloads_bitwise
@@ -146,6 +147,7 @@ def main():
         "shard": workloads_shard.workloads(args.scale, pkd, kkd),
         "differing_schemas": workloads_differing_schemas.workloads(args.scale, pkd, kkd),
         "fast_paths": workloads_fast_paths.workloads(args.scale, pkd, kkd),
+        "per_call": workloads_per_call.workloads(args.scale, pkd, kkd),
         "mixed_types": workloads_mixed_types.workloads(args.scale, pkd, kkd),
     }
 
