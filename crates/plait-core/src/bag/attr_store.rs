@@ -514,7 +514,18 @@ impl AttrStore {
     /// columns of allocations this store does not hold are shared whole,
     /// the rest written in one batch.
     pub fn overwrite_from(&mut self, theirs: &AttrStore) {
-        let mut ids: Vec<Option<ItemId>> = theirs.sparse.keys().map(|&id| Some(id)).collect();
+        let mut ids: Vec<Option<ItemId>> = Vec::new();
+        for (&id, value) in theirs.sparse.iter() {
+            // Stored one by one there and not held as a column here: one
+            // by one here too, without the general write (merging many
+            // small bags, each a few schema attributes, costs little per bag).
+            let column_here = id.allocation().is_some_and(|a| self.dense.contains_key(&a));
+            if column_here {
+                ids.push(Some(id));
+            } else {
+                self.sparse.insert(id, value.clone());
+            }
+        }
         for (&allocation, dense) in &theirs.dense {
             let patches = theirs.patches.get(&allocation);
             let untouched = !self.sparse.touches(allocation) && !self.dense.contains_key(&allocation) && !self.patches.contains_key(&allocation);

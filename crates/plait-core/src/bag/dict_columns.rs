@@ -203,6 +203,16 @@ impl DictColumns {
         self.edge.parent_size()
     }
 
+    /// Number of entries of all dicts.
+    pub fn entries(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// `Some(value)` when `key` is in dict `row` (the value may be missing).
+    pub fn get(&self, row: usize, key: ScalarRef<'_>) -> Option<Option<ScalarRef<'_>>> {
+        self.get_hashed(row, key, key_hash(key))
+    }
+
     /// The entries of dict `row`.
     pub fn row(&self, row: usize) -> Range<usize> {
         self.edge.child_range(row)

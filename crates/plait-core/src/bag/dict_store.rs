@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::Stored;
 use super::dict_columns::DictColumns;
@@ -230,6 +230,10 @@ impl DictMap {
 pub enum DictRef<'a> {
     Map(&'a DictMap),
     Row(&'a DictColumns, usize),
+    /// Row `2` of the entries written into a block since its columns were
+    /// made (`0`), over the same row of those columns (`1`): a key above
+    /// wins (see [`DenseBlock`]).
+    Stacked(&'a DictColumns, &'a DictColumns, usize),
 }
 
 impl<'a> DictRef<'a> {
@@ -243,6 +247,7 @@ impl<'a> DictRef<'a> {
         match self {
             DictRef::Map(map) => map.get_hashed(key, hash),
             DictRef::Row(columns, row) => columns.get_hashed(row, key, hash),
+            DictRef::Stacked(above, below, row) => above.get_hashed(row, key, hash).or_else(|| below.get_hashed(row, key, hash)),
         }
     }
 
@@ -251,14 +256,23 @@ impl<'a> DictRef<'a> {
         match self {
             DictRef::Map(map) => map.prefetch(hash),
             DictRef::Row(columns, row) => columns.prefetch(row, hash),
+            DictRef::Stacked(above, below, row) => {
+                above.prefetch(row, hash);
+                below.prefetch(row, hash);
+            }
         }
     }
 
     /// After [`Self::prefetch`]: asks the CPU to start loading the key the
     /// lookup of `hash` compares first (a table's slots hold their keys).
     pub fn prefetch_candidate(self, hash: u64) {
-        if let DictRef::Row(columns, row) = self {
-            columns.prefetch_candidate(row, hash)
+        match self {
+            DictRef::Map(_) => {}
+            DictRef::Row(columns, row) => columns.prefetch_candidate(row, hash),
+            DictRef::Stacked(above, below, row) => {
+                above.prefetch_candidate(row, hash);
+                below.prefetch_candidate(row, hash);
+            }
         }
     }
 
@@ -266,6 +280,10 @@ impl<'a> DictRef<'a> {
         match self {
             DictRef::Map(map) => map.len(),
             DictRef::Row(columns, row) => columns.row(row).len(),
+            // The keys below, and those above that are not.
+            DictRef::Stacked(above, below, row) => {
+                below.row(row).len() + above.row(row).filter(|&e| below.get(row, above.entry(e).0).is_none()).count()
+            }
         }
     }
 
@@ -283,6 +301,31 @@ impl<'a> DictRef<'a> {
         match self {
             DictRef::Map(map) => Entries::Map(Box::new(map.iter())),
             DictRef::Row(columns, row) => Entries::Row(columns, columns.row(row)),
+            // The keys below in their order, each with its value above if
+            // set there; then the keys only above, in theirs: the order the
+            // two rows merged into one have.
+            DictRef::Stacked(above, below, row) => {
+                let old = below.row(row).map(move |e| {
+                    let (key, value) = below.entry(e);
+                    (key, above.get(row, key).unwrap_or(value))
+                });
+                let new = above.row(row).map(move |e| above.entry(e)).filter(move |&(key, _)| below.get(row, key).is_none());
+                Entries::Map(Box::new(old.chain(new)))
+            }
+        }
+    }
+
+    /// The dict as a table of its own (to change it).
+    pub fn to_map(self) -> DictMap {
+        match self {
+            DictRef::Map(map) => map.clone(),
+            DictRef::Row(columns, row) => columns.to_map(row),
+            DictRef::Stacked(..) => {
+                let mut map = DictMap::default();
+                map.reserve(self.len());
+                self.entries().for_each(|(key, value)| map.set(key, value));
+                map
+            }
         }
     }
 }
@@ -304,12 +347,129 @@ impl<'a> Iterator for Entries<'a> {
     }
 }
 
-/// The dicts of one allocation made together: their columns, shared by
-/// forks, and the dicts changed since (each copied to a table of its own).
+/// The dicts of one allocation made together.
+///
+/// `columns` are the dicts as made, shared by forks. Entries later written
+/// into many of them at once go to `above`, columns of the same rows
+/// holding only those entries (a key there wins over the key below), so
+/// that such a write costs what it writes, not a copy of every dict: a
+/// fork writing one key into each of its dicts leaves the columns it
+/// shares with its parent as they are. `above` is folded into new columns
+/// once it holds as many entries as they do (amortized O(1) per
+/// entry written), or at the first read that wants the dicts as one set of
+/// columns (`merged`, kept for the reads after it). Dicts changed one by one
+/// are copied to tables of their own (`changed`), which shadow both.
 #[derive(Clone, Debug)]
 struct DenseBlock {
     columns: Arc<DictColumns>,
+    above: Option<Arc<DictColumns>>,
+    /// `columns` with `above` folded in, made at the first whole read;
+    /// `None` inside when there are too many entries to index as one.
+    merged: OnceLock<Option<Arc<DictColumns>>>,
     changed: HashMap<u64, Arc<DictMap>, FastHash>,
+}
+
+impl DenseBlock {
+    fn new(columns: DictColumns) -> DenseBlock {
+        DenseBlock { columns: Arc::new(columns), above: None, merged: OnceLock::new(), changed: HashMap::default() }
+    }
+
+    /// Number of dicts.
+    fn rows(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Dict `row` (below [`Self::rows`]) as this block holds it.
+    fn dict(&self, row: usize) -> DictRef<'_> {
+        if !self.changed.is_empty() {
+            if let Some(changed) = self.changed.get(&(row as u64)) {
+                return DictRef::Map(changed);
+            }
+        }
+        match (&self.above, self.merged.get()) {
+            (None, _) => DictRef::Row(&self.columns, row),
+            (Some(_), Some(Some(merged))) => DictRef::Row(merged, row),
+            // A row nothing was written into since reads as made.
+            (Some(above), _) if above.row(row).is_empty() => DictRef::Row(&self.columns, row),
+            (Some(above), _) => DictRef::Stacked(above, &self.columns, row),
+        }
+    }
+
+    /// The dicts as one set of columns (ignoring `changed`): `columns`, or
+    /// `above` folded into them, done once.
+    fn whole(&self) -> Option<&DictColumns> {
+        let Some(above) = &self.above else { return Some(&self.columns) };
+        self.merged.get_or_init(|| Rows::of(&self.columns).then(&Rows::of(above)).build().map(Arc::new)).as_deref()
+    }
+
+    /// The block after `writes` (rows of written entries, one per dict),
+    /// when no dict of it is changed one by one: the writes go above the
+    /// columns, or, once what is above is large, everything is folded into
+    /// new columns. `None` when there are too many entries to index.
+    fn written(&self, writes: Rows) -> Option<DenseBlock> {
+        // Columns a read folded already are the ones to write over.
+        let (below, above) = match self.merged.get() {
+            Some(Some(merged)) => (merged, None),
+            _ => (&self.columns, self.above.as_ref()),
+        };
+        let upper = match above {
+            Some(above) => Rows::of(above).then(&writes),
+            None => writes,
+        };
+        if upper.entries() <= below.entries() {
+            let above = Arc::new(upper.build()?);
+            return Some(DenseBlock { columns: below.clone(), above: Some(above), merged: OnceLock::new(), changed: HashMap::default() });
+        }
+        Some(DenseBlock::new(Rows::of(below).then(&upper).build()?))
+    }
+}
+
+/// Rows of dict entries not yet indexed: row `r` holds the next `sizes[r]`
+/// entries of `keys` / `values`, in the order they were set.
+struct Rows {
+    sizes: Vec<i64>,
+    keys: SliceData,
+    values: SliceData,
+}
+
+impl Rows {
+    /// The rows of `columns` (shared, not copied).
+    fn of(columns: &DictColumns) -> Rows {
+        let (keys, values) = columns.columns();
+        let sizes = (0..columns.len()).map(|row| columns.row(row).len() as i64).collect();
+        Rows { sizes, keys: keys.clone(), values: values.clone() }
+    }
+
+    fn entries(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Each row's entries, then the entries of the same row of `upper`
+    /// (which has as many rows).
+    fn then(&self, upper: &Rows) -> Rows {
+        debug_assert_eq!(self.sizes.len(), upper.sizes.len());
+        let mut from = Vec::with_capacity(self.entries() + upper.entries());
+        let (mut lower_at, mut upper_at) = (0usize, self.entries());
+        let sizes = self
+            .sizes
+            .iter()
+            .zip(&upper.sizes)
+            .map(|(&a, &b)| {
+                from.extend(lower_at..lower_at + a as usize);
+                from.extend(upper_at..upper_at + b as usize);
+                (lower_at, upper_at) = (lower_at + a as usize, upper_at + b as usize);
+                a + b
+            })
+            .collect();
+        Rows { sizes, keys: self.keys.take_pair(&upper.keys, &from), values: self.values.take_pair(&upper.values, &from) }
+    }
+
+    /// The rows indexed as dicts (a key set twice in a row keeps its first
+    /// place and its last value; missing keys are dropped).
+    fn build(&self) -> Option<DictColumns> {
+        let edge = crate::shape::Edge::from_sizes(&self.sizes).ok()?;
+        DictColumns::build(&edge, &self.keys, &self.values)
+    }
 }
 
 /// All dicts of one bag (without its fallbacks). Dicts created together
@@ -325,12 +485,9 @@ pub struct DictStore {
 impl DictStore {
     pub fn get(&self, id: ItemId) -> Option<DictRef<'_>> {
         if let Some(block) = id.allocation().and_then(|a| self.dense.get(&a)) {
-            let offset = id.offset();
-            if (offset as usize) < block.columns.len() {
-                if let Some(changed) = block.changed.get(&offset) {
-                    return Some(DictRef::Map(changed));
-                }
-                return Some(DictRef::Row(&block.columns, offset as usize));
+            let offset = id.offset() as usize;
+            if offset < block.rows() {
+                return Some(block.dict(offset));
             }
         }
         self.sparse.get(&id).map(|d| DictRef::Map(d))
@@ -342,31 +499,31 @@ impl DictStore {
     pub fn get_mut(&mut self, id: ItemId) -> &mut DictMap {
         if let Some(block) = id.allocation().and_then(|a| self.dense.get_mut(&a)) {
             let offset = id.offset();
-            if (offset as usize) < block.columns.len() {
-                let columns = &block.columns;
-                let changed = block.changed.entry(offset).or_insert_with(|| Arc::new(columns.to_map(offset as usize)));
-                return Arc::make_mut(changed);
+            if (offset as usize) < block.rows() {
+                if !block.changed.contains_key(&offset) {
+                    let map = block.dict(offset as usize).to_map();
+                    block.changed.insert(offset, Arc::new(map));
+                }
+                return Arc::make_mut(block.changed.get_mut(&offset).expect("inserted above"));
             }
         }
         Arc::make_mut(self.sparse.entry(id).or_default())
     }
 
-    /// Sets `keys[j]` of dict `ids[j]` to `values[j]` by building the
-    /// columns of their block again (or a block of the writes alone, where
-    /// this layer holds none of the allocation's dicts), when they are dicts
-    /// of one allocation and touch at least an eighth of its rows (every
-    /// dict of a forked bag updated at once, `with_dict_update` of dicts made
-    /// together): one pass instead of a table of its own for each dict
-    /// changed. False, with nothing changed, otherwise.
+    /// Sets `keys[j]` of dict `ids[j]` to `values[j]` a block at a time, when
+    /// they are dicts of one allocation and touch at least an eighth of its
+    /// rows (every dict of a forked bag updated at once, `with_dict_update`
+    /// of dicts made together): the writes become rows of their own above
+    /// the block's columns (see [`DenseBlock`]), or a block of the writes
+    /// alone where this layer holds none of the allocation's dicts (its
+    /// other rows empty: reads look below), instead of a table of its own
+    /// for each dict changed. False, with nothing changed, otherwise.
     pub fn set_entries_of_block(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) -> bool {
         let Some(allocation) = ids.iter().flatten().next().and_then(|id| id.allocation()) else { return false };
         let block = self.dense.get(&allocation);
         let rows = match block {
-            Some(block) => block.columns.len(),
+            Some(block) => block.rows(),
             None => {
-                // A layer holding none of the allocation's dicts yet (an
-                // update over dicts made together): a block of the written
-                // entries alone, its other rows empty (reads look below).
                 let (mut end, mut n) = (0usize, 0usize);
                 for id in ids.iter().flatten() {
                     if id.allocation() != Some(allocation) {
@@ -394,12 +551,13 @@ impl DictStore {
             return false;
         }
         // The writes of each row, in order (a counting sort by row).
-        let mut start = vec![0usize; rows + 1];
-        for row in 0..rows {
-            start[row + 1] = start[row] + written[row] as usize;
+        let mut next = Vec::with_capacity(rows);
+        let mut at = 0usize;
+        for &n in &written {
+            next.push(at);
+            at += n as usize;
         }
         let mut order = vec![0usize; writes];
-        let mut next = start.clone();
         for (j, id) in ids.iter().enumerate() {
             if let Some(id) = id {
                 let row = id.offset() as usize;
@@ -407,60 +565,42 @@ impl DictStore {
                 next[row] += 1;
             }
         }
-        // Each row: its entries, then its writes (a key set again keeps
-        // its place and takes the new value, as the columns are built).
-        let (sizes, new_keys, new_values) = match block {
-            // No block: `order` lists the writes row by row already.
-            None => (written, keys.take(&order), values.take(&order)),
-            // Every row as stored: both columns gathered by position, old
-            // entries and written ones.
-            Some(block) if block.changed.is_empty() => {
-                let (old_keys, old_values) = block.columns.columns();
-                let mut from = Vec::with_capacity(old_keys.len() + writes);
-                let mut sizes = Vec::with_capacity(rows);
-                for row in 0..rows {
-                    let range = block.columns.row(row);
-                    sizes.push((range.len() + written[row] as usize) as i64);
-                    from.extend(range);
-                    from.extend(order[start[row]..start[row + 1]].iter().map(|&j| old_keys.len() + j));
-                }
-                (sizes, old_keys.take_pair(keys, &from), old_values.take_pair(values, &from))
-            }
-            // Some rows changed since (tables of their own): entry by entry.
+        let writes = Rows { sizes: written, keys: keys.take(&order), values: values.take(&order) };
+        let block = match block {
+            None => writes.build().map(DenseBlock::new),
+            Some(block) if block.changed.is_empty() => block.written(writes),
+            // Some dicts changed one by one since (tables of their own):
+            // every dict copied out entry by entry, then the writes.
             Some(block) => {
+                let mut keys = SliceBuilder::new();
+                let mut values = SliceBuilder::new();
                 let mut sizes = Vec::with_capacity(rows);
-                let mut new_keys = SliceBuilder::new();
-                let mut new_values = SliceBuilder::new();
                 for row in 0..rows {
-                    let dict = match block.changed.get(&(row as u64)) {
-                        Some(changed) => DictRef::Map(changed),
-                        None => DictRef::Row(&block.columns, row),
-                    };
+                    let dict = block.dict(row);
                     for (k, v) in dict.entries() {
-                        new_keys.push(Some(k));
-                        new_values.push(v);
+                        keys.push(Some(k));
+                        values.push(v);
                     }
-                    for &j in &order[start[row]..start[row + 1]] {
-                        new_keys.push(keys.get(j));
-                        new_values.push(values.get(j));
-                    }
-                    sizes.push((dict.len() + written[row] as usize) as i64);
+                    sizes.push(dict.len() as i64);
                 }
-                (sizes, new_keys.finish(), new_values.finish())
+                Rows { sizes, keys: keys.finish(), values: values.finish() }.then(&writes).build().map(DenseBlock::new)
             }
         };
-        let Ok(edge) = crate::shape::Edge::from_sizes(&sizes) else { return false };
-        let Some(columns) = DictColumns::build(&edge, &new_keys, &new_values) else { return false };
-        self.dense.insert(allocation, DenseBlock { columns: Arc::new(columns), changed: HashMap::default() });
+        let Some(block) = block else { return false };
+        self.dense.insert(allocation, block);
         true
     }
 
     /// The dicts of `allocation` when they are stored as columns, none
-    /// changed since and none stored by id.
+    /// changed one by one since and none stored by id (entries written
+    /// since into many of them at once are folded in here, once).
     pub fn dense_of(&self, allocation: u64) -> Option<&DictColumns> {
         let block = self.dense.get(&allocation).filter(|b| b.changed.is_empty())?;
         let shadowed = self.holds_sparsely(allocation);
-        (!shadowed).then_some(block.columns.as_ref())
+        if shadowed {
+            return None;
+        }
+        block.whole()
     }
 
     /// Whether any dict of `allocation` is stored here.
@@ -476,7 +616,7 @@ impl DictStore {
     /// Stores the dicts of a whole allocation at once (replacing any).
     pub fn set_dense(&mut self, allocation: u64, dicts: DictColumns) {
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));
-        self.dense.insert(allocation, DenseBlock { columns: Arc::new(dicts), changed: HashMap::default() });
+        self.dense.insert(allocation, DenseBlock::new(dicts));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -485,20 +625,13 @@ impl DictStore {
 
     /// About how many dicts are stored here (O(blocks)).
     pub fn len_hint(&self) -> usize {
-        self.sparse.len() + self.dense.values().map(|b| b.columns.len()).sum::<usize>()
+        self.sparse.len() + self.dense.values().map(DenseBlock::rows).sum::<usize>()
     }
 
     /// Every dict of the store.
     pub fn iter(&self) -> impl Iterator<Item = (ItemId, DictRef<'_>)> {
         let dense = self.dense.iter().flat_map(|(&allocation, block)| {
-            (0..block.columns.len()).map(move |offset| {
-                let id = ItemId::in_allocation(allocation, offset as u64);
-                let dict = match block.changed.get(&(offset as u64)) {
-                    Some(changed) => DictRef::Map(changed),
-                    None => DictRef::Row(&block.columns, offset),
-                };
-                (id, dict)
-            })
+            (0..block.rows()).map(move |offset| (ItemId::in_allocation(allocation, offset as u64), block.dict(offset)))
         });
         dense.chain(self.sparse.iter().map(|(id, d)| (*id, DictRef::Map(d))))
     }
@@ -624,6 +757,133 @@ mod tests {
         ours.merge_missing_from(&theirs);
         let d = ours.get(id).unwrap();
         assert_eq!((d.get(ScalarRef::Int32(1)), d.len()), (Some(Some(ScalarRef::Int32(1))), 2));
+    }
+}
+
+#[cfg(test)]
+mod block_writes {
+    //! Writes into many dicts of a block at once (rows above the columns,
+    //! folded later) read exactly as the same writes made one dict at a
+    //! time into tables, and never show in a copy taken before them.
+
+    use super::*;
+    use crate::itemid::{ItemKind, allocate};
+
+    fn column(items: &[Option<ScalarRef<'_>>]) -> SliceData {
+        let mut b = SliceBuilder::new();
+        items.iter().for_each(|&v| b.push(v));
+        b.finish()
+    }
+
+    /// Each dict's entries, in order, as a table of its own would give them.
+    type Model = Vec<Vec<(Stored, Option<Stored>)>>;
+
+    fn read(store: &DictStore, ids: &[ItemId]) -> Model {
+        ids.iter()
+            .map(|&id| {
+                let dict = store.get(id).expect("every dict is held");
+                let entries: Vec<(Stored, Option<Stored>)> = dict.entries().map(|(k, v)| (Stored::from_ref(k), v.map(Stored::from_ref))).collect();
+                assert_eq!(dict.len(), entries.len());
+                for (k, v) in &entries {
+                    assert_eq!(dict.get(k.as_ref()), Some(v.as_ref().map(Stored::as_ref)));
+                }
+                assert_eq!(dict.get(ScalarRef::Int32(1000)), None);
+                entries
+            })
+            .collect()
+    }
+
+    /// `model` after writing `keys[j]` = `values[j]` into dict `rows[j]`.
+    fn apply(model: &mut Model, rows: &[usize], keys: &[Option<i32>], values: &[Option<i32>]) {
+        for ((&row, key), value) in rows.iter().zip(keys).zip(values) {
+            let Some(key) = *key else { continue };
+            let value = value.map(Stored::Int32);
+            match model[row].iter_mut().find(|(k, _)| *k == Stored::Int32(key)) {
+                Some(entry) => entry.1 = value,
+                None => model[row].push((Stored::Int32(key), value)),
+            }
+        }
+    }
+
+    /// Writes into `rows` through the block path (which must take it).
+    fn write(store: &mut DictStore, ids: &[ItemId], rows: &[usize], keys: &[Option<i32>], values: &[Option<i32>]) {
+        let owners: Vec<Option<ItemId>> = rows.iter().map(|&r| Some(ids[r])).collect();
+        let as_items = |v: &[Option<i32>]| column(&v.iter().map(|x| x.map(ScalarRef::Int32)).collect::<Vec<_>>());
+        assert!(store.set_entries_of_block(&owners, &as_items(keys), &as_items(values)));
+    }
+
+    fn block<'a>(store: &'a DictStore, ids: &[ItemId]) -> &'a DenseBlock {
+        &store.dense[&ids[0].allocation().unwrap()]
+    }
+
+    #[test]
+    fn rows_above_read_as_the_writes_made_one_by_one() {
+        let n = 40usize;
+        let ids = allocate(ItemKind::Dict, n).1;
+        let sizes: Vec<i64> = (0..n as i64).map(|i| i % 6 + 2).collect();
+        let edge = crate::shape::Edge::from_sizes(&sizes).unwrap();
+        let entries = edge.child_size();
+        let keys: Vec<Option<ScalarRef<'_>>> = (0..entries).map(|j| Some(ScalarRef::Int32(j as i32 % 7))).collect();
+        let values: Vec<Option<ScalarRef<'_>>> = (0..entries).map(|j| Some(ScalarRef::Int32(j as i32))).collect();
+        let mut store = DictStore::default();
+        store.set_dense(ids[0].allocation().unwrap(), DictColumns::build(&edge, &column(&keys), &column(&values)).unwrap());
+        let mut model = read(&store, &ids);
+        let made = model.clone();
+        let parent = store.clone();
+
+        // Round after round into every dict (a key each may have, new keys,
+        // a missing key, a missing value, a dict written twice): rows above,
+        // then, once they hold as many entries as the columns, folded.
+        let mut folded = false;
+        for round in 0..8i32 {
+            let mut rows: Vec<usize> = (0..n).collect();
+            rows.push(3);
+            let keys: Vec<Option<i32>> = rows.iter().enumerate().map(|(j, &r)| (j % 11 != 5).then_some((r as i32 + round) % 9)).collect();
+            let values: Vec<Option<i32>> = rows.iter().map(|&r| (r % 5 != 1).then_some(100 * round + r as i32)).collect();
+            write(&mut store, &ids, &rows, &keys, &values);
+            apply(&mut model, &rows, &keys, &values);
+            assert_eq!(read(&store, &ids), model, "round {round}");
+            if round == 0 {
+                assert!(block(&store, &ids).above.is_some(), "the first round goes above the columns");
+            }
+            folded |= block(&store, &ids).above.is_none();
+        }
+        assert!(folded, "the rows above were folded into the columns at some point");
+        assert_eq!(read(&parent, &ids), made, "the copy taken before is unchanged");
+
+        // A read of every dict as columns folds them once; a write after it
+        // goes above the folded columns.
+        let allocation = ids[0].allocation().unwrap();
+        let mut rows: Vec<usize> = (0..n).step_by(3).collect();
+        rows.extend([0, 1]);
+        let keys: Vec<Option<i32>> = rows.iter().map(|&r| Some(r as i32 % 4 + 20)).collect();
+        let values: Vec<Option<i32>> = rows.iter().map(|&r| Some(-(r as i32))).collect();
+        write(&mut store, &ids, &rows, &keys, &values);
+        apply(&mut model, &rows, &keys, &values);
+        let whole = store.dense_of(allocation).expect("no dict changed one by one");
+        let folded: Model =
+            (0..n).map(|row| whole.row(row).map(|e| whole.entry(e)).map(|(k, v)| (Stored::from_ref(k), v.map(Stored::from_ref))).collect()).collect();
+        assert_eq!(folded, model);
+        assert_eq!(read(&store, &ids), model);
+        let before_write = store.clone();
+        write(&mut store, &ids, &rows, &keys.iter().map(|k| k.map(|k| k + 1)).collect::<Vec<_>>(), &values);
+        apply(&mut model, &rows, &keys.iter().map(|k| k.map(|k| k + 1)).collect::<Vec<_>>(), &values);
+        assert_eq!(read(&store, &ids), model);
+        assert_ne!(read(&before_write, &ids), model);
+
+        // A dict changed one by one (a table of its own, copied from the
+        // rows above and below), then every dict written at once again.
+        store.get_mut(ids[7]).set(ScalarRef::Int32(50), Some(ScalarRef::Int32(5)));
+        apply(&mut model, &[7], &[Some(50)], &[Some(5)]);
+        assert_eq!(read(&store, &ids), model);
+        assert!(store.dense_of(allocation).is_none());
+        let rows: Vec<usize> = (0..n).collect();
+        let keys: Vec<Option<i32>> = rows.iter().map(|&r| Some(r as i32 % 3)).collect();
+        let values: Vec<Option<i32>> = rows.iter().map(|_| Some(1)).collect();
+        write(&mut store, &ids, &rows, &keys, &values);
+        apply(&mut model, &rows, &keys, &values);
+        assert_eq!(read(&store, &ids), model);
+        assert_eq!(read(&parent, &ids), made);
     }
 }
 

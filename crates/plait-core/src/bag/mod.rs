@@ -315,15 +315,16 @@ impl DataBag {
         if self == other {
             return Ok(());
         }
+        // Flattened once, for the schema check and the merge.
+        let theirs = other.flattened();
         if !allow_schema_conflicts {
-            self.check_schema_agreement(op, other)?;
+            self.check_schema_agreement(op, other, &theirs)?;
         }
         if !allow_data_conflicts {
             if let Some(conflict) = layering::first_disagreement(self, other) {
                 return Err(Error::value(op, conflict));
             }
         }
-        let theirs = other.flattened();
         self.write(op, |store| {
             if !overwrite {
                 merge_into(store, &theirs, Wins::Ours);
@@ -339,17 +340,30 @@ impl DataBag {
         })
     }
 
-    /// Koda's error when this bag and `other` give a schema attribute
-    /// different values.
-    fn check_schema_agreement(&self, op: &str, other: &DataBag) -> Result<()> {
-        for (id, name, theirs) in other.merged().own_triples() {
-            if !id.is_schema() {
-                continue;
-            }
-            let Some(ours) = self.get_one(&name, id) else { continue };
-            if theirs.as_ref() == Some(&ours) {
-                continue;
-            }
+    /// Koda's error when this bag and `other` (whose contents are `theirs`)
+    /// give a schema attribute different values: the first such (schema,
+    /// attribute) in order. Only schemas' attributes are looked at (columns
+    /// of entities are skipped whole), and nothing is copied unless they
+    /// differ, so that merging many small bags costs little per bag.
+    fn check_schema_agreement(&self, op: &str, other: &DataBag, theirs: &Store) -> Result<()> {
+        let mut first: Option<(ItemId, &str)> = None;
+        for (name, values) in &theirs.attrs {
+            values.for_each_set_item(
+                |allocation, _| ItemId::in_allocation(allocation, 0).is_schema(),
+                |id| {
+                    if !id.is_schema() || first.is_some_and(|seen| seen <= (id, &**name)) {
+                        return;
+                    }
+                    let Some(ours) = self.get_one(name, id) else { return };
+                    if values.get_one(id).flatten() != Some(ours.as_ref()) {
+                        first = Some((id, &**name));
+                    }
+                },
+            );
+        }
+        if let Some((id, name)) = first {
+            let ours = self.get_one(name, id);
+            let theirs = theirs.attrs.get(name).and_then(|v| v.get_one(id)).flatten().map(Stored::from_ref);
             let text = |s: Option<&Stored>| match s.and_then(Stored::schema) {
                 Some(schema) => text::schema_text(schema, None),
                 None => "None".to_string(),
@@ -364,7 +378,7 @@ impl DataBag {
                      The cause is the schema for attribute '{name}' is incompatible: {} vs {}",
                     text::schema_text(schema, Some(self)),
                     text::schema_text(schema, Some(other)),
-                    text(Some(&ours)),
+                    text(ours.as_ref()),
                     text(theirs.as_ref()),
                 ),
             ));

@@ -369,9 +369,8 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     let ids = ids_of(lists);
     // The distinct lists are read at once, their items changed by one
     // gather (items, then the values over them), and written back at once.
-    let mut distinct: Vec<Option<ItemId>> = Vec::new();
-    let mut row_of: HashMap<ItemId, usize> = HashMap::new();
-    let mut writes: Vec<(usize, i64, usize)> = Vec::new();
+    let mut rows = DistinctIds::new(&ids);
+    let mut writes: Vec<(usize, i64, usize)> = Vec::with_capacity(ids.len());
     for (i, id) in ids.iter().enumerate() {
         let (Some(id), Some(k)) = (id, index.get(i)) else {
             continue;
@@ -381,12 +380,9 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
             ScalarRef::Int64(v) => v,
             _ => return Err(Error::value(op, "the index must be an integer")),
         };
-        let row = *row_of.entry(*id).or_insert_with(|| {
-            distinct.push(Some(*id));
-            distinct.len() - 1
-        });
-        writes.push((row, k, i));
+        writes.push((rows.row(*id), k, i));
     }
+    let distinct = rows.ids;
     if distinct.is_empty() {
         return Ok(());
     }
@@ -403,6 +399,54 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     }
     let changed = items.take_pair(values.data(), &from);
     bag.set_lists(op, &distinct, &edge, &changed)
+}
+
+/// The distinct ids of a slice of lists in the order first met, each given
+/// the row it is read and written back as.
+struct DistinctIds {
+    ids: Vec<Option<ItemId>>,
+    /// For ids of one allocation (the usual case: lists made together), the
+    /// row of each offset met so far: a table, no hashing.
+    by_offset: Option<(u64, Vec<u32>)>,
+    /// The rows of other ids.
+    by_id: HashMap<ItemId, usize>,
+}
+
+impl DistinctIds {
+    fn new(ids: &[Option<ItemId>]) -> DistinctIds {
+        let first = ids.iter().flatten().next().and_then(|id| id.allocation());
+        // A table up to a few times longer than the slice: far offsets
+        // (a few lists of a huge allocation) are hashed instead.
+        let span = ids.len().saturating_mul(4).saturating_add(64).min(u32::MAX as usize);
+        let one_allocation = first.filter(|&a| ids.iter().flatten().all(|id| id.allocation() == Some(a) && (id.offset() as usize) < span));
+        let by_offset = one_allocation.map(|allocation| {
+            let end = ids.iter().flatten().map(|id| id.offset() as usize + 1).max().unwrap_or(0);
+            (allocation, vec![u32::MAX; end])
+        });
+        DistinctIds { ids: Vec::new(), by_offset, by_id: HashMap::new() }
+    }
+
+    /// The row of `id`, given the next one when it is new.
+    fn row(&mut self, id: ItemId) -> usize {
+        let next = self.ids.len();
+        let slot = match &mut self.by_offset {
+            Some((allocation, table)) if id.allocation() == Some(*allocation) => table.get_mut(id.offset() as usize),
+            _ => None,
+        };
+        let row = match slot {
+            Some(slot) => {
+                if *slot == u32::MAX {
+                    *slot = next as u32;
+                }
+                *slot as usize
+            }
+            None => *self.by_id.entry(id).or_insert(next),
+        };
+        if row == next {
+            self.ids.push(Some(id));
+        }
+        row
+    }
 }
 
 /// `l.append(v)` on lists of a mutable bag.
