@@ -19,7 +19,8 @@ time over all the values of that level, so a million Python values cost a
 few vectorized calls per level, not a Koda call per value. The levels are walked with an explicit stack (each
 level's conversion is a generator that asks for the conversion of the level
 below by yielding it), so nesting costs no Python recursion; it is bounded
-by `MAX_DEPTH` (as in Koda), which also ends self-containing values.
+by `MAX_DEPTH` (as in Koda), and values that contain themselves are found
+within a few levels (see `_Converter.run`), with Koda's error.
 """
 
 import builtins
@@ -156,6 +157,8 @@ class _Converter:
                 raise ValueError(f"kd.from_py: objects with depth > {MAX_DEPTH} are not supported, "
                                  "recursive Python object cannot be converted")
             if depth >= _CYCLE_FROM:
+                # (DataItems and subclasses of primitives are counted too:
+                # more than the containers only finds a cycle later.)
                 below.update(id(v) for v in request[0] if v is not None and not isinstance(v, _PRIMITIVES))
             self.deepest = max(self.deepest, depth + 1)
             return self.convert(*request)
@@ -229,6 +232,9 @@ class _Converter:
             for v in values:  # each must be a DataItem
                 if isinstance(v, types.DataSlice):
                     _kind(v)
+        if kinds == {"primitive"}:
+            # Subclasses of int, str, ... (the check above takes exact types).
+            return _plait.slice(values, None)
         if "item" in kinds and kinds <= {"primitive", "item"}:
             # DataItems (and primitives): their common schema, as kd.slice.
             try:
@@ -251,6 +257,7 @@ class _Converter:
         """Entities of one new schema whose attributes are the union of the
         values' fields, each inferred from all the values having it."""
         rows = [_fields(v) if v is not None else {} for v in values]
+        _check_attr_names(rows)
         names = builtins.list(builtins.dict.fromkeys(k for row in rows for k in row))
         attrs = {}
         for name in names:
@@ -285,10 +292,7 @@ class _Converter:
         """Objects whose attributes are the dicts' entries (each object's
         schema has its own keys): the values of all the entries converted
         as one level, the objects made in one call."""
-        for d in dicts:
-            for k in d:
-                if not isinstance(k, str):
-                    raise ValueError(f"dict_as_obj requires keys to be valid unicode objects, got {type(k).__name__}")
+        _check_attr_names(dicts)
         if itemid is None:
             rows = [i for i, d in enumerate(dicts) for _ in d]
             names = [k for d in dicts for k in d]
@@ -337,6 +341,14 @@ class _Converter:
         except ValueError:
             raise ValueError(f"the schema for {what} is incompatible.\n\nExpected schema for {what}: {schema}\n"
                              f"Assigned schema for {what}: {boxed.get_schema()}") from None
+
+
+def _check_attr_names(dicts):
+    """Koda's error for dicts made objects whose keys are not all strs."""
+    for d in dicts:
+        for k in d:
+            if not isinstance(k, str):
+                raise ValueError(f"dict_as_obj requires keys to be valid unicode objects, got {type(k).__name__}")
 
 
 def _given_items(values, schema):

@@ -27,6 +27,14 @@ class Pair:
     b: object
 
 
+class _Int(int):
+    pass
+
+
+class _Str(str):
+    pass
+
+
 def value(rng, depth):
     pick = rng.random()
     if depth >= 3 or pick < 0.4:
@@ -118,6 +126,11 @@ EDGE_CASES = {
     "texts and an int": lambda k: k.slice(["a", 1]),
     "lone surrogate": lambda k: k.slice(["\ud800"]),
     "lone surrogate item": lambda k: k.item("\ud800"),
+    "int subclass, inferred": lambda k: k.from_py(_Int(3), schema=None),
+    "int subclasses in a list, inferred": lambda k: k.from_py([_Int(3), 4], schema=None),
+    "int subclass keys, inferred": lambda k: k.from_py({_Int(1): 2}, schema=None),
+    "str subclass, inferred": lambda k: k.from_py(_Str("a"), schema=None),
+    "int keys as objects, inferred": lambda k: k.from_py({1: "a"}, dict_as_obj=True, schema=None),
 }
 
 

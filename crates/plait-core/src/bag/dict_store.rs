@@ -614,9 +614,21 @@ impl DictStore {
     }
 
     /// Stores the dicts of a whole allocation at once (replacing any).
-    pub fn set_dense(&mut self, allocation: u64, dicts: DictColumns) {
+    ///
+    /// The block holds dicts `0..n` of `allocation`; it replaces what is
+    /// stored of them, but never dicts past `n`: when some of those are
+    /// stored here, nothing is written and the result is false (the caller
+    /// writes the dicts one by one).
+    #[must_use]
+    pub fn set_dense(&mut self, allocation: u64, dicts: DictColumns) -> bool {
+        let n = dicts.len();
+        let past = |id: &ItemId| id.allocation() == Some(allocation) && id.offset() as usize >= n;
+        if self.dense.get(&allocation).is_some_and(|d| d.rows() > n) || self.sparse.keys().any(past) {
+            return false;
+        }
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));
         self.dense.insert(allocation, DenseBlock::new(dicts));
+        true
     }
 
     pub fn is_empty(&self) -> bool {
@@ -717,7 +729,7 @@ mod tests {
         };
         let (keys, values) = (one(ScalarRef::String("a")), one(ScalarRef::Int32(1)));
         let mut store = DictStore::default();
-        store.set_dense(allocation, DictColumns::build(&edge, &keys, &values).unwrap());
+        assert!(store.set_dense(allocation, DictColumns::build(&edge, &keys, &values).unwrap()));
         assert_eq!(store.get(ids[1]).unwrap().get(ScalarRef::String("a")), Some(Some(ScalarRef::Int32(1))));
         let shared = store.clone();
         store.get_mut(ids[1]).set(ScalarRef::String("b"), None);
@@ -826,7 +838,7 @@ mod block_writes {
         let keys: Vec<Option<ScalarRef<'_>>> = (0..entries).map(|j| Some(ScalarRef::Int32(j as i32 % 7))).collect();
         let values: Vec<Option<ScalarRef<'_>>> = (0..entries).map(|j| Some(ScalarRef::Int32(j as i32))).collect();
         let mut store = DictStore::default();
-        store.set_dense(ids[0].allocation().unwrap(), DictColumns::build(&edge, &column(&keys), &column(&values)).unwrap());
+        assert!(store.set_dense(ids[0].allocation().unwrap(), DictColumns::build(&edge, &column(&keys), &column(&values)).unwrap()));
         let mut model = read(&store, &ids);
         let made = model.clone();
         let parent = store.clone();

@@ -125,10 +125,23 @@ impl ListStore {
     }
 
     /// Stores the lists of a whole allocation at once.
-    pub fn set_dense(&mut self, allocation: u64, lists: DenseLists) {
+    ///
+    /// The block holds lists `0..n` of `allocation`; it replaces what is
+    /// stored of them, but never lists past `n`: when some of those are
+    /// stored here (a larger block, lists written one by one), nothing is
+    /// written and the result is false (the caller writes the lists one by
+    /// one; `kd.extract` writes the lists reached, in any order).
+    #[must_use]
+    pub fn set_dense(&mut self, allocation: u64, lists: DenseLists) -> bool {
+        let n = lists.edge.parent_size();
+        let past = |id: &ItemId| id.allocation() == Some(allocation) && id.offset() as usize >= n;
+        if self.dense.get(&allocation).is_some_and(|d| d.edge.parent_size() > n) || self.sparse.keys().any(past) || self.tails.keys().any(past) {
+            return false;
+        }
         self.sparse.retain(|id, _| id.allocation() != Some(allocation));
         self.tails.retain(|id, _| id.allocation() != Some(allocation));
         self.dense.insert(allocation, Arc::new(lists));
+        true
     }
 
     /// Replaces the items of list `id`.
@@ -300,7 +313,7 @@ mod tests {
         let (_, ids) = allocate(ItemKind::List, 2);
         let allocation = ids[0].allocation().unwrap();
         let mut store = ListStore::default();
-        store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[2, 1]).unwrap(), items: ints(&[1, 2, 3]) });
+        assert!(store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[2, 1]).unwrap(), items: ints(&[1, 2, 3]) }));
         assert_eq!(store.get(ids[1]).unwrap().range, 2..3);
         store.set(ids[0], ints(&[9]));
         let first = store.get(ids[0]).unwrap();
@@ -310,6 +323,26 @@ mod tests {
         assert_eq!(store.ids().len(), 2);
         let (_, others) = allocate(ItemKind::List, 1);
         assert!(store.get(others[0]).is_none());
+    }
+
+    #[test]
+    fn a_dense_block_never_drops_lists_past_it() {
+        let (_, ids) = allocate(ItemKind::List, 3);
+        let allocation = ids[0].allocation().unwrap();
+        let mut store = ListStore::default();
+        // List 2 first (as a copy meets it), then lists 0..1 as a block.
+        store.set(ids[2], ints(&[7]));
+        assert!(!store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[1]).unwrap(), items: ints(&[5]) }));
+        assert_eq!(store.get(ids[2]).unwrap().items.get(0), Some(ScalarRef::Int32(7)));
+        // A larger block is not replaced by a smaller one either.
+        let mut store = ListStore::default();
+        assert!(store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[1, 1, 1]).unwrap(), items: ints(&[1, 2, 3]) }));
+        assert!(!store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[1]).unwrap(), items: ints(&[9]) }));
+        assert_eq!(store.get(ids[2]).unwrap().len(), 1);
+        // Lists 0..n replace what is stored of them.
+        store.set(ids[0], ints(&[4, 4]));
+        assert!(store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[1, 1, 2]).unwrap(), items: ints(&[1, 2, 3, 3]) }));
+        assert_eq!((store.get(ids[0]).unwrap().len(), store.get(ids[2]).unwrap().len()), (1, 2));
     }
 
     #[test]

@@ -1012,7 +1012,10 @@ impl BagWriter<'_> {
     /// stored as one dense column: [`Self::set_lists`] without a list of
     /// their ids.
     pub fn set_whole_lists(&mut self, allocation: u64, edge: &Edge, items: &SliceData) {
-        Arc::make_mut(&mut self.store.lists).set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() });
+        if !Arc::make_mut(&mut self.store.lists).set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() }) {
+            let ids: Vec<Option<ItemId>> = (0..edge.parent_size()).map(|i| Some(ItemId::in_allocation(allocation, i as u64))).collect();
+            self.store.set_lists_one_by_one(&ids, edge, items);
+        }
     }
 
     pub fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
@@ -1034,11 +1037,17 @@ impl Store {
     /// Lists `ids` take the rows of `items`; a whole fresh allocation in
     /// order is stored as one dense column.
     fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
-        let lists = Arc::make_mut(&mut self.lists);
         if let Some(allocation) = attr_store::in_order_allocation(ids) {
-            lists.set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() });
-            return;
+            if Arc::make_mut(&mut self.lists).set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() }) {
+                return;
+            }
         }
+        self.set_lists_one_by_one(ids, edge, items);
+    }
+
+    /// Lists `ids` take the rows of `items`, each stored on its own.
+    fn set_lists_one_by_one(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
+        let lists = Arc::make_mut(&mut self.lists);
         for (i, id) in ids.iter().enumerate() {
             if let Some(id) = id {
                 let range = edge.child_range(i);
@@ -1075,8 +1084,9 @@ impl Store {
     fn set_dicts(&mut self, dict_ids: &[Option<ItemId>], edge: &Edge, keys: &SliceData, values: &SliceData) {
         if let Some(allocation) = attr_store::in_order_allocation(dict_ids) {
             if let Some(columns) = DictColumns::build(edge, keys, values) {
-                Arc::make_mut(&mut self.dicts).set_dense(allocation, columns);
-                return;
+                if Arc::make_mut(&mut self.dicts).set_dense(allocation, columns) {
+                    return;
+                }
             }
         }
         let owners: Vec<Option<ItemId>> = (0..dict_ids.len()).flat_map(|i| std::iter::repeat_n(dict_ids[i], edge.child_range(i).len())).collect();

@@ -9,8 +9,8 @@
 //! children of the level above. Every list, dict and object is an OBJECT
 //! item, its schema stored as `__schema__`, as `kd.obj` of it would store it.
 //! With schemas inferred (`schema=None`), containers are made a group at a
-//! time instead ([`NestedBuilder::typed_lists`], [`NestedBuilder::typed_dicts`]),
-//! of the schemas their contents have.
+//! time instead ([`NestedBuilder::typed_lists`], [`NestedBuilder::typed_dicts`],
+//! [`NestedBuilder::typed_entities`]), of the schemas their contents have.
 
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::{DataBag, DataSlice, Edge, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
