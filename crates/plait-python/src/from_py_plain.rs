@@ -88,6 +88,19 @@ fn is_plain_key(k: &Bound<'_, PyAny>) -> bool {
         || k.is_exact_instance_of::<PyBool>()
 }
 
+/// Appends the keys and the values of `dict` to `keys` and `values`; false
+/// (with some appended) when a key is not plain ([`is_plain_key`]).
+fn push_entries<'py>(dict: &Bound<'py, PyDict>, keys: &mut Vec<Bound<'py, PyAny>>, values: &mut Vec<Bound<'py, PyAny>>) -> bool {
+    for (k, x) in dict.iter() {
+        if !is_plain_key(&k) {
+            return false;
+        }
+        keys.push(k);
+        values.push(x);
+    }
+    true
+}
+
 /// The Python `values` as a 1-D OBJECT DataSlice (the DataItem of its one
 /// value when `item`), with a bag holding its lists, dicts and objects; or
 /// None when some value is not plain (see the module docs).
@@ -151,12 +164,8 @@ fn walk<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyResult<Option<
                     containers.objects += 1;
                 }
                 Kind::Dict(dict) => {
-                    for (k, x) in dict.iter() {
-                        if !is_plain_key(&k) {
-                            return Ok(None);
-                        }
-                        keys.push(k);
-                        entry_values.push(x);
+                    if !push_entries(dict, &mut keys, &mut entry_values) {
+                        return Ok(None);
                     }
                     containers.dict_sizes.push(dict.len() as i64);
                 }
@@ -358,12 +367,8 @@ fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyRes
                 for v in &groups[g].values {
                     rows.push(match kind(v) {
                         Kind::Dict(dict) => {
-                            for (k, x) in dict.iter() {
-                                if !is_plain_key(&k) {
-                                    return Ok(None);
-                                }
-                                keys.push(k);
-                                entry_values.push(x);
+                            if !push_entries(dict, &mut keys, &mut entry_values) {
+                                return Ok(None);
                             }
                             Some(dict.len() as i64)
                         }

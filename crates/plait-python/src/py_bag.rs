@@ -5,7 +5,7 @@ use plait_core::{DataBag, DataSlice, Schema};
 use plait_ops::objects::{access, containers, create, lists, update};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use crate::boxing::box_item;
 use crate::errors::guard;
@@ -353,6 +353,37 @@ impl PyDataSlice {
         }
         let result = access::get_attr(&self.inner, name, None).map_err(attribute_error)?;
         wrap(py, result)
+    }
+
+    /// Returns attribute `attr_name` of every item: `kd.get_attr(self,
+    /// attr_name, default=...)` (see there).
+    ///
+    /// Examples:
+    ///   >>> kd.new(a=1).get_attr('a')
+    ///   DataItem(1, schema: INT32, bag_id: $...)
+    ///   >>> kd.new(a=1).get_attr('b', default=0)
+    ///   DataItem(0, schema: INT32, bag_id: $...)
+    //
+    // A name given as a str without a default (most calls, often one item at
+    // a time) is read here, without the operator call's argument binding;
+    // anything else goes to the operator.
+    #[pyo3(signature = (attr_name, *args, **kwargs))]
+    fn get_attr(
+        slf: &Bound<'_, Self>,
+        attr_name: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        if let (Ok(name), true, None) = (attr_name.cast_exact::<PyString>(), args.is_empty(), kwargs) {
+            let name = name.to_cow()?;
+            let result = guard(|| access::get_attr(&slf.get().inner, &name, None).map_err(|e| e.with_context("kd.core.get_attr")))?;
+            return wrap(py, result);
+        }
+        let operator = py.import("plait.kd._operators")?.getattr("OPERATORS")?.get_item("kd.core.get_attr")?;
+        let mut call_args = vec![slf.as_any().clone(), attr_name.clone()];
+        call_args.extend(args.iter());
+        Ok(operator.call(PyTuple::new(py, call_args)?, kwargs)?.unbind())
     }
 
     /// `ds.x = v`: assigns in place (the bag must be mutable).

@@ -6,7 +6,6 @@ from plait.kd._operators import OPERATORS
 
 # method name -> operator name
 _METHODS = {
-    "get_attr": "kd.core.get_attr",
     "maybe": "kd.core.maybe",
     "has_attr": "kd.core.has_attr",
     "with_attrs": "kd.core.with_attrs",
