@@ -16,11 +16,12 @@ inferred, are converted in one native call (`_plait.from_py_plain` and
 `_plait.from_py_inferred`, crates/plait-python/src/from_py_plain.rs);
 everything else takes the walk below, which works one nesting level at a
 time over all the values of that level, so a million Python values cost a
-few vectorized calls per level, not a Koda call per value. The levels are walked with an explicit stack (each
-level's conversion is a generator that asks for the conversion of the level
-below by yielding it), so nesting costs no Python recursion; it is bounded
-by `MAX_DEPTH` (as in Koda), and values that contain themselves are found
-within a few levels (see `_Converter.run`), with Koda's error.
+few vectorized calls per level, not a Koda call per value. The levels are
+walked with an explicit stack (each level's conversion is a generator that
+asks for the conversion of the level below by yielding it), so nesting
+costs no Python recursion; it is bounded by `MAX_DEPTH` (as in Koda), and
+values that contain themselves are found within a few levels (see
+`_Converter.run`), with Koda's error.
 """
 
 import builtins
@@ -148,8 +149,8 @@ class _Converter:
         # Values that contain themselves make a level walk grow without
         # bound (a list holding itself twice doubles each level, long before
         # MAX_DEPTH): a path through more levels below _CYCLE_FROM than there
-        # are containers there repeats one, a cycle. (As crates/plait-python/src/cycles.rs;
-        # only deep values pay for the set.)
+        # are containers there repeats one, a cycle. (As in
+        # crates/plait-python/src/cycles.rs; only deep values pay for the set.)
         below = set()
 
         def descend(request, depth):
