@@ -215,35 +215,42 @@ fn numpy_array_as_list<'py>(x: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py,
     Ok(Some(PyList::new(x.py(), nested)?.into_any()))
 }
 
-/// None, or one exact Python int (within INT64), float, str or bool, as a DataItem,
-/// without the walk over nested lists that the general path makes: `x.a = 5`
-/// and `l.append('t')` box one value per call, and that walk (a numpy check,
-/// leaf vectors, a shape) cost more than the write itself. `None` for any
-/// other value (the general path decides).
+/// None, or one exact Python int (within INT64), float, str, bool or bytes,
+/// as a DataItem, without the walk over nested lists that the general path
+/// makes: `x.a = 5` and `l.append('t')` box one value per call, and that
+/// walk (a numpy check, leaf vectors, a shape) cost more than the write
+/// itself. `None` for any other value (the general path decides).
 fn box_scalar(x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
-    let item = |value: ScalarRef<'_>, schema: Schema| guard(|| DataSlice::item(Some(value), schema)).map(Some);
     if x.is_none() {
         // (Optional arguments left None, `itemid=None`, come this way.)
         return guard(|| DataSlice::item(None, Schema::None)).map(Some);
     }
+    with_exact_scalar(x, |value| guard(|| DataSlice::item(Some(value), value.dtype())))?.transpose()
+}
+
+/// `f` of an exact Python int (within INT64: INT32 when it fits), float
+/// (FLOAT32 when it keeps its magnitude), str, bool or bytes as a scalar
+/// (text borrowed for the call); `None` for any other value, ints past
+/// INT64 included (they wrap: the general path knows how).
+pub fn with_exact_scalar<R>(x: &Bound<'_, PyAny>, f: impl FnOnce(ScalarRef<'_>) -> R) -> PyResult<Option<R>> {
     if x.is_exact_instance_of::<PyInt>() {
-        return match x.extract::<i64>() {
-            Ok(v) => match i32::try_from(v) {
-                Ok(narrow) => item(ScalarRef::Int32(narrow), Schema::Int32),
-                Err(_) => item(ScalarRef::Int64(v), Schema::Int64),
-            },
-            Err(_) => Ok(None), // wraps modulo 2**64: the general path knows how
-        };
+        return Ok(x.extract::<i64>().ok().map(|v| match i32::try_from(v) {
+            Ok(narrow) => f(ScalarRef::Int32(narrow)),
+            Err(_) => f(ScalarRef::Int64(v)),
+        }));
     }
-    if let Ok(f) = x.cast_exact::<PyFloat>() {
-        let v = f.value();
-        return if fits_f32(v) { item(ScalarRef::Float32(v as f32), Schema::Float32) } else { item(ScalarRef::Float64(v), Schema::Float64) };
+    if let Ok(float) = x.cast_exact::<PyFloat>() {
+        let v = float.value();
+        return Ok(Some(if fits_f32(v) { f(ScalarRef::Float32(v as f32)) } else { f(ScalarRef::Float64(v)) }));
     }
     if let Ok(text) = x.cast_exact::<PyString>() {
-        return item(ScalarRef::String(&text.to_cow().map_err(|_| invalid_unicode())?), Schema::String);
+        return Ok(Some(f(ScalarRef::String(&text.to_cow().map_err(|_| invalid_unicode())?))));
     }
     if x.is_exact_instance_of::<PyBool>() {
-        return item(ScalarRef::Boolean(x.is_truthy()?), Schema::Boolean);
+        return Ok(Some(f(ScalarRef::Boolean(x.is_truthy()?))));
+    }
+    if let Ok(bytes) = x.cast_exact::<PyBytes>() {
+        return Ok(Some(f(ScalarRef::Bytes(bytes.as_bytes()))));
     }
     Ok(None)
 }

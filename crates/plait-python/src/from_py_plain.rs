@@ -23,9 +23,10 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::boxing::with_exact_scalar;
 use crate::cycles::CycleCheck;
 use crate::errors::guard;
-use crate::fast_boxing::{box_texts, invalid_unicode};
+use crate::fast_boxing::box_texts;
 use crate::py_slice::wrap;
 
 /// The deepest nesting walked here (`MAX_DEPTH` of `from_py.py`, Koda's
@@ -195,38 +196,27 @@ fn level_items(py: Python<'_>, values: &[Bound<'_, PyAny>], made: &MadeLevel, di
     let mut out = SliceBuilder::with_capacity(values.len());
     let (mut lists, mut dicts, mut objects) = (0, 0, 0);
     for v in values {
-        let item = if v.is_none() {
-            None
-        } else if let Ok(int) = v.cast_exact::<PyInt>() {
-            let n: i64 = int.extract()?;
-            Some(match i32::try_from(n) {
-                Ok(narrow) => ScalarRef::Int32(narrow),
-                Err(_) => ScalarRef::Int64(n),
-            })
-        } else if let Ok(float) = v.cast_exact::<PyFloat>() {
-            let f = float.value();
-            Some(if crate::boxing::fits_f32(f) { ScalarRef::Float32(f as f32) } else { ScalarRef::Float64(f) })
-        } else if let Ok(text) = v.cast_exact::<PyString>() {
-            out.push(Some(ScalarRef::String(&text.to_cow().map_err(|_| invalid_unicode())?)));
+        if v.is_none() {
+            out.push(None);
             continue;
-        } else if let Ok(flag) = v.cast_exact::<PyBool>() {
-            Some(ScalarRef::Boolean(flag.is_true()))
-        } else if let Ok(bytes) = v.cast_exact::<PyBytes>() {
-            Some(ScalarRef::Bytes(bytes.as_bytes()))
-        } else if v.is_exact_instance_of::<PyList>() || v.is_exact_instance_of::<PyTuple>() {
+        }
+        if with_exact_scalar(v, |value| out.push(Some(value)))?.is_some() {
+            continue;
+        }
+        let id = if v.is_exact_instance_of::<PyList>() || v.is_exact_instance_of::<PyTuple>() {
             lists += 1;
-            Some(ScalarRef::ItemId(made.list_id(lists - 1)))
+            made.list_id(lists - 1)
         } else if v.is_exact_instance_of::<PyDict>() && dict_as_obj {
             objects += 1;
-            Some(ScalarRef::ItemId(made.object_id(objects - 1)))
+            made.object_id(objects - 1)
         } else if v.is_exact_instance_of::<PyDict>() {
             dicts += 1;
-            Some(ScalarRef::ItemId(made.dict_id(dicts - 1)))
+            made.dict_id(dicts - 1)
         } else {
             // The walk let through only the kinds above (no Python code ran since).
             return Err(PyRuntimeError::new_err("kd.from_py: a value changed type while it was converted"));
         };
-        out.push(item);
+        out.push(Some(ScalarRef::ItemId(id)));
     }
     Ok(out.finish())
 }

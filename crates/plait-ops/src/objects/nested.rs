@@ -183,12 +183,8 @@ impl NestedBuilder {
     /// The top level's items (OBJECT; 1-D, or the one item when `item`)
     /// with the bag, which holds exactly what they reach.
     pub fn finish(self, top: SliceData, item: bool) -> Result<DataSlice> {
-        let shape = if item && top.len() == 1 { JaggedShape::scalar() } else { JaggedShape::flat(top.len()) };
-        let items = DataSlice::new(shape, top, Schema::Object)?;
-        Ok(match self.bag {
-            Some(bag) => made_for(items.with_bag(Some(bag))),
-            None => items,
-        })
+        let top = DataSlice::new(JaggedShape::flat(top.len()), top, Schema::Object)?;
+        self.finish_typed(top, item)
     }
 }
 
