@@ -18,6 +18,8 @@ def workloads(scale, pkd, kkd):
             "list": kd.from_py([1, 2, 3, 4]),
             "entity": kd.new(a=1, b="x"),
             "small": kd.slice([3, 1, 2]),
+            "record_schema": kd.named_schema("Rec", a=kd.INT32, b=kd.list_schema(kd.INT64), c=kd.dict_schema(kd.STRING, kd.STRING)),
+            "int64_list": kd.list_schema(kd.INT64),
         }
 
     def repeat(fn):
@@ -30,6 +32,8 @@ def workloads(scale, pkd, kkd):
     yield f"{CALLS:,} x from_py(small dict)", both(repeat(lambda kd, s: kd.from_py(record))), prepare
     yield f"{CALLS:,} x from_py(small dict, dict_as_obj)", both(repeat(lambda kd, s: kd.from_py(record, dict_as_obj=True))), None
     yield f"{CALLS:,} x from_py(small dict, schema=None)", both(repeat(lambda kd, s: kd.from_py({"a": [1, 2]}, schema=None))), None
+    yield f"{CALLS:,} x from_py(small dict, schema=named)", both(repeat(lambda kd, s: kd.from_py(record, schema=s["record_schema"]))), None
+    yield f"{CALLS:,} x from_py([1, 2, 3], schema=LIST[INT64])", both(repeat(lambda kd, s: kd.from_py([1, 2, 3], schema=s["int64_list"]))), None
     yield f"{CALLS:,} x from_py(1)", both(repeat(lambda kd, s: kd.from_py(1))), None
     yield f"{CALLS:,} x to_py(small dict)", both(repeat(lambda kd, s: s["records"].to_py())), None
     yield f"{CALLS:,} x to_py(small list)", both(repeat(lambda kd, s: s["list"].to_py())), None

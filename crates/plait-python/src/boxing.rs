@@ -119,6 +119,67 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
     box_leaves(op, shape, leaves, schema)
 }
 
+/// `kd.slice(values)` of the Python values of a Rust vector (the flat list
+/// a walk collected), without making a Python list of them.
+pub fn box_values(op: &str, values: &[Bound<'_, PyAny>]) -> PyResult<DataSlice> {
+    match box_values_fast(values)? {
+        Some(boxed) => Ok(boxed),
+        None => box_leaves(op, JaggedShape::flat(values.len()), values.to_vec(), None),
+    }
+}
+
+/// [`box_values`] of exact ints and floats, exact strs, or bools (each with
+/// None; at least one present), or of exact primitives of several of these
+/// kinds and bytes (OBJECT): None for anything else.
+pub fn box_values_fast(values: &[Bound<'_, PyAny>]) -> PyResult<Option<DataSlice>> {
+    let Some(py) = values.first().map(|v| v.py()) else { return Ok(None) };
+    let n = values.len();
+    // SAFETY: `values` holds a reference to every value during the call.
+    if let Some((data, schema)) = unsafe { box_numbers(py, n, |i| values[i].as_ptr()) }? {
+        return guard(|| DataSlice::new(JaggedShape::flat(n), data, schema)).map(Some);
+    }
+    // SAFETY: as above.
+    if let Some(data) = unsafe { box_texts(py, n, |i| values[i].as_ptr()) }? {
+        return guard(|| DataSlice::new(JaggedShape::flat(n), data, Schema::String)).map(Some);
+    }
+    // SAFETY: as above.
+    if let Some(data) = unsafe { box_bools(n, |i| values[i].as_ptr()) } {
+        return guard(|| DataSlice::new(JaggedShape::flat(n), data, Schema::Boolean)).map(Some);
+    }
+    box_mixed_primitives(values)
+}
+
+/// Exact primitives of more than one kind (numbers, strs, bools, bytes;
+/// and None) as OBJECT, each item of its own schema as `kd.item` gives it;
+/// None for anything else (one kind only, ints past INT64, other values).
+fn box_mixed_primitives(values: &[Bound<'_, PyAny>]) -> PyResult<Option<DataSlice>> {
+    let mut out = SliceBuilder::with_capacity(values.len());
+    let mut kinds = 0u8;
+    for v in values {
+        if v.is_none() {
+            out.push(None);
+            continue;
+        }
+        let kind = with_exact_scalar(v, |value| {
+            out.push(Some(value));
+            match value {
+                ScalarRef::String(_) => 1,
+                ScalarRef::Boolean(_) => 2,
+                ScalarRef::Bytes(_) => 4,
+                _ => 8,
+            }
+        })?;
+        match kind {
+            Some(kind) => kinds |= kind,
+            None => return Ok(None),
+        }
+    }
+    if kinds.count_ones() < 2 {
+        return Ok(None);
+    }
+    guard(|| DataSlice::new(JaggedShape::flat(values.len()), out.finish(), Schema::Object)).map(Some)
+}
+
 /// `kd.item(x, schema)`: like `kd.slice` but refuses lists.
 pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyResult<DataSlice> {
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
@@ -333,11 +394,22 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
             let s = if fits_f32(v) { Schema::Float32 } else { Schema::Float64 };
             (Leaf::Float(s), v.to_bits() as i64, s)
         } else {
-            // Koda's text: builtins by their bare name (`dict`), others with
-            // their module (`collections.OrderedDict`).
+            // Koda's text, the type's C name: builtins by their bare name
+            // (`dict`), other built-in types with their module
+            // (`collections.OrderedDict`), classes defined in Python by
+            // their name (`Point`).
             let ty = x.get_type();
+            // SAFETY: `ty` is a live type object; reading its flags has no
+            // other effect.
+            let defined_in_python = unsafe { ffi::PyType_GetFlags(ty.as_ptr().cast()) } & ffi::Py_TPFLAGS_HEAPTYPE != 0;
             let module = ty.module()?;
-            let name = if module.to_str()? == "builtins" { ty.qualname()?.to_string() } else { format!("{module}.{}", ty.qualname()?) };
+            let name = if defined_in_python {
+                ty.name()?.to_string()
+            } else if module.to_str()? == "builtins" {
+                ty.qualname()?.to_string()
+            } else {
+                format!("{module}.{}", ty.qualname()?)
+            };
             return Err(value_error(op, format!("object with unsupported type: {name}")));
         };
         schema = Schema::common(schema, leaf_schema).ok_or_else(|| no_common_schema(op, &objects))?;

@@ -31,10 +31,10 @@ use crate::py_slice::wrap;
 
 /// The deepest nesting walked here (`MAX_DEPTH` of `from_py.py`, Koda's
 /// limit): deeper values are left to the general walk, which raises.
-const MAX_DEPTH: usize = 10_000;
+pub(crate) const MAX_DEPTH: usize = 10_000;
 
 /// Koda's error for values that contain themselves.
-fn recursive_value() -> PyErr {
+pub(crate) fn recursive_value() -> PyErr {
     PyValueError::new_err(format!("kd.from_py: objects with depth > {MAX_DEPTH} are not supported, recursive Python object cannot be converted"))
 }
 
@@ -45,7 +45,7 @@ struct Level<'py> {
 }
 
 /// What one value is, for the walk.
-enum Kind<'a, 'py> {
+pub(crate) enum Kind<'a, 'py> {
     /// None or a primitive (an item of the level as it is).
     Item,
     List(&'a Bound<'py, PyList>),
@@ -55,7 +55,7 @@ enum Kind<'a, 'py> {
     Other,
 }
 
-fn kind<'a, 'py>(v: &'a Bound<'py, PyAny>) -> Kind<'a, 'py> {
+pub(crate) fn kind<'a, 'py>(v: &'a Bound<'py, PyAny>) -> Kind<'a, 'py> {
     if let Ok(list) = v.cast_exact::<PyList>() {
         Kind::List(list)
     } else if let Ok(dict) = v.cast_exact::<PyDict>() {
@@ -70,9 +70,20 @@ fn kind<'a, 'py>(v: &'a Bound<'py, PyAny>) -> Kind<'a, 'py> {
 }
 
 /// None or an exact int within INT64, float, str, bytes or bool.
-fn is_primitive(v: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn is_primitive(v: &Bound<'_, PyAny>) -> bool {
     v.is_none()
         || (v.is_exact_instance_of::<PyInt>() && v.extract::<i64>().is_ok())
+        || v.is_exact_instance_of::<PyString>()
+        || v.is_exact_instance_of::<PyFloat>()
+        || v.is_exact_instance_of::<PyBool>()
+        || v.is_exact_instance_of::<PyBytes>()
+}
+
+/// Whether `v` is None or of an exact primitive type (int of any size,
+/// float, str, bytes, bool): its type pointer is enough.
+pub(crate) fn is_primitive_type(v: &Bound<'_, PyAny>) -> bool {
+    v.is_none()
+        || v.is_exact_instance_of::<PyInt>()
         || v.is_exact_instance_of::<PyString>()
         || v.is_exact_instance_of::<PyFloat>()
         || v.is_exact_instance_of::<PyBool>()
@@ -91,7 +102,7 @@ fn is_plain_key(k: &Bound<'_, PyAny>) -> bool {
 
 /// Appends the keys and the values of `dict` to `keys` and `values`; false
 /// (with some appended) when a key is not plain ([`is_plain_key`]).
-fn push_entries<'py>(dict: &Bound<'py, PyDict>, keys: &mut Vec<Bound<'py, PyAny>>, values: &mut Vec<Bound<'py, PyAny>>) -> bool {
+pub(crate) fn push_entries<'py>(dict: &Bound<'py, PyDict>, keys: &mut Vec<Bound<'py, PyAny>>, values: &mut Vec<Bound<'py, PyAny>>) -> bool {
     for (k, x) in dict.iter() {
         if !is_plain_key(&k) {
             return false;
@@ -107,25 +118,41 @@ fn push_entries<'py>(dict: &Bound<'py, PyDict>, keys: &mut Vec<Bound<'py, PyAny>
 /// None when some value is not plain (see the module docs).
 #[pyfunction]
 fn from_py_plain(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: bool, item: bool) -> PyResult<Option<Py<PyAny>>> {
-    let Some(levels) = walk(values, dict_as_obj)? else {
+    let mut builder = NestedBuilder::new();
+    let Some(top) = plain_objects(py, &mut builder, values.iter().collect(), dict_as_obj, MAX_DEPTH)? else {
         return Ok(None);
     };
-    let mut builder = NestedBuilder::new();
+    Ok(Some(wrap(py, guard(|| builder.finish(top, item))?)?))
+}
+
+/// The plain `values` as OBJECT items, their lists, dicts and objects made
+/// in `builder`'s bag; None when a value is not plain or the values nest
+/// deeper than `max_depth` levels.
+pub(crate) fn plain_objects(
+    py: Python<'_>,
+    builder: &mut NestedBuilder,
+    values: Vec<Bound<'_, PyAny>>,
+    dict_as_obj: bool,
+    max_depth: usize,
+) -> PyResult<Option<SliceData>> {
+    let Some(levels) = walk(values, dict_as_obj, max_depth)? else {
+        return Ok(None);
+    };
     let mut below = SliceData::missing(0);
     for level in levels.iter().rev() {
         let made = guard(|| builder.make_level(&level.containers, &below))?;
         below = level_items(py, &level.values, &made, dict_as_obj)?;
     }
-    Ok(Some(wrap(py, guard(|| builder.finish(below, item))?)?))
+    Ok(Some(below))
 }
 
 /// The levels of `values`, from the top; None when a value is not plain.
-fn walk<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyResult<Option<Vec<Level<'py>>>> {
+fn walk<'py>(values: Vec<Bound<'py, PyAny>>, dict_as_obj: bool, max_depth: usize) -> PyResult<Option<Vec<Level<'py>>>> {
     let mut levels: Vec<Level<'py>> = Vec::new();
-    let mut current: Vec<Bound<'py, PyAny>> = values.iter().collect();
+    let mut current = values;
     let mut cycles = CycleCheck::default();
     loop {
-        if levels.len() > MAX_DEPTH {
+        if levels.len() > max_depth {
             return Ok(None);
         }
         if cycles.found(levels.len()) {
@@ -260,7 +287,7 @@ fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: boo
     for (g, group) in groups.iter().enumerate().rev() {
         let slice = match &group.kind {
             GroupKind::Primitives => {
-                let Ok(boxed) = crate::boxing::box_slice("kd.from_py", PyList::new(py, &group.values)?.as_any(), None) else {
+                let Ok(boxed) = crate::boxing::box_values("kd.from_py", &group.values) else {
                     return Ok(None);
                 };
                 boxed
@@ -303,40 +330,52 @@ fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyRes
         if cycles.found(depth) {
             return Err(recursive_value());
         }
+        // Most groups are of primitives (keys, attribute values, leaves):
+        // told by their types alone (ints past INT64 too, which boxing
+        // wraps as the general walk's does).
+        if groups[g].values.iter().all(is_primitive_type) {
+            g += 1;
+            continue;
+        }
+        // One pass reads the rows and the children of lists and dicts; the
+        // counts then say whether the group is of one kind.
         let (mut lists, mut dicts, mut primitives) = (0usize, 0usize, 0usize);
+        let mut rows = Vec::with_capacity(groups[g].values.len());
+        let (mut items, mut keys, mut entry_values) = (Vec::new(), Vec::new(), Vec::new());
         for v in &groups[g].values {
-            match kind(v) {
-                Kind::Item if v.is_none() => {}
-                Kind::Item => primitives += 1,
-                Kind::List(_) | Kind::Tuple(_) => {
+            rows.push(match kind(v) {
+                Kind::Item if v.is_none() => None,
+                Kind::Item => {
+                    primitives += 1;
+                    None
+                }
+                Kind::List(list) => {
                     lists += 1;
                     cycles.meet(depth, v);
+                    items.extend(list.iter());
+                    Some(list.len() as i64)
                 }
-                Kind::Dict(_) => {
+                Kind::Tuple(tuple) => {
+                    lists += 1;
+                    cycles.meet(depth, v);
+                    items.extend(tuple.iter());
+                    Some(tuple.len() as i64)
+                }
+                Kind::Dict(dict) => {
                     dicts += 1;
                     cycles.meet(depth, v);
+                    // (Dicts made entities are read by attribute_groups.)
+                    if !dict_as_obj && !push_entries(dict, &mut keys, &mut entry_values) {
+                        return Ok(None);
+                    }
+                    Some(dict.len() as i64)
                 }
                 Kind::Other => return Ok(None),
-            }
+            });
         }
         let kind = match (lists, dicts, primitives) {
             (0, 0, _) => GroupKind::Primitives,
             (_, 0, 0) => {
-                let mut rows = Vec::with_capacity(groups[g].values.len());
-                let mut items = Vec::new();
-                for v in &groups[g].values {
-                    rows.push(match kind(v) {
-                        Kind::List(list) => {
-                            items.extend(list.iter());
-                            Some(list.len() as i64)
-                        }
-                        Kind::Tuple(tuple) => {
-                            items.extend(tuple.iter());
-                            Some(tuple.len() as i64)
-                        }
-                        _ => None,
-                    });
-                }
                 groups.push(Group { values: items, depth: depth + 1, kind: GroupKind::Primitives });
                 GroupKind::Lists { rows, items: groups.len() - 1 }
             }
@@ -352,19 +391,6 @@ fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyRes
                 GroupKind::Entities { rows, attrs: groups_of }
             }
             (0, _, 0) => {
-                let mut rows = Vec::with_capacity(groups[g].values.len());
-                let (mut keys, mut entry_values) = (Vec::new(), Vec::new());
-                for v in &groups[g].values {
-                    rows.push(match kind(v) {
-                        Kind::Dict(dict) => {
-                            if !push_entries(dict, &mut keys, &mut entry_values) {
-                                return Ok(None);
-                            }
-                            Some(dict.len() as i64)
-                        }
-                        _ => None,
-                    });
-                }
                 groups.push(Group { values: keys, depth: depth + 1, kind: GroupKind::Primitives });
                 groups.push(Group { values: entry_values, depth: depth + 1, kind: GroupKind::Primitives });
                 GroupKind::Dicts { rows, keys: groups.len() - 2, values: groups.len() - 1 }

@@ -6,6 +6,7 @@ mod cycles;
 mod errors;
 mod fast_boxing;
 mod from_py_plain;
+mod from_py_typed;
 mod functions;
 mod py_arrow;
 mod py_bag;
@@ -76,6 +77,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     py_functor::register(m)?;
     py_from_py::register(m)?;
     from_py_plain::register(m)?;
+    from_py_typed::register(m)?;
     py_persist::register(m)?;
     py_proto::register(m)?;
     py_numpy::register(m)?;

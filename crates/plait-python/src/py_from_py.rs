@@ -42,7 +42,8 @@ fn from_py_rows<'py>(
         } else {
             present.append(true);
             if dicts {
-                value.cast::<PyDict>().map_err(|_| PyValueError::new_err(mismatch.to_string()))?.len()
+                // (Exactly dicts, as Koda: not OrderedDict and the like.)
+                value.cast_exact::<PyDict>().map_err(|_| PyValueError::new_err(mismatch.to_string()))?.len()
             } else if let Ok(list) = value.cast::<PyList>() {
                 list.len()
             } else {
@@ -63,7 +64,7 @@ fn from_py_rows<'py>(
             continue;
         }
         if let Some(second) = &second {
-            let dict = value.cast::<PyDict>()?;
+            let dict = value.cast_exact::<PyDict>()?;
             for (k, v) in dict.iter() {
                 put(&first, at, k)?;
                 put(second, at, v)?;

@@ -8,11 +8,12 @@ _new_operator = new  # noqa: F821 - exported above
 
 @_traced_through
 def new(*args, **kwargs):
-    # A Python list or dict is a Koda list or dict, as in Koda.
-    if args and isinstance(args[0], (list, dict)):
+    # A Python list, tuple or dict (exactly: not a subclass) is a Koda list
+    # or dict, as in Koda.
+    if args and type(args[0]) in (list, tuple, dict):
         from plait.kd import dicts, lists
 
-        return (lists.new if isinstance(args[0], list) else dicts.new)(*args, **kwargs)
+        return (dicts.new if type(args[0]) is dict else lists.new)(*args, **kwargs)
     return _new_operator(*args, **kwargs)
 
 

@@ -13,7 +13,8 @@ inferred, level by level, from the values (`[[1, 2], [3]]` is
 Plain values (exact lists, tuples and dicts of exact ints, floats, strs,
 bytes, bools and None) under the default OBJECT schema, or with the schema
 inferred, are converted in one native call (`_plait.from_py_plain` and
-`_plait.from_py_inferred`, crates/plait-python/src/from_py_plain.rs);
+`_plait.from_py_inferred`, crates/plait-python/src/from_py_plain.rs), and so
+are they under a given schema (`_plait.from_py_typed`, from_py_typed.rs);
 everything else takes the walk below, which works one nesting level at a
 time over all the values of that level, so a million Python values cost a
 few vectorized calls per level, not a Koda call per value. The levels are
@@ -47,8 +48,6 @@ _CYCLE_FROM = 12
 #: Nesting past which the result's bag layers (one per level) are merged.
 _MERGE_DEPTH = 16
 _SEQUENCES = (builtins.list, tuple)
-#: The types of a level of plain records (no field objects to read).
-_DICT_OR_NONE = frozenset({builtins.dict, type(None)})
 
 
 def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0):
@@ -77,14 +76,18 @@ def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0
         schema = _INFER
     if not isinstance(from_dim, int) or from_dim < 0:
         raise ValueError(f"kd.from_py: from_dim must be a non-negative int, got {from_dim!r}")
-    leaves, shape = _outer_dims(py_obj, from_dim)
-    # Plain lists, dicts and primitives as objects (most conversions): one
-    # native call; None when some value needs the walk below.
+    leaves, shape = _outer_dims(py_obj, from_dim) if from_dim else ([py_obj], None)
+    # Plain lists, dicts and primitives (most conversions): one native call;
+    # None when some value needs the walk below. (A given schema item may be
+    # OBJECT too: from_py_typed converts as from_py_plain then.)
     converted = None
-    if itemid is None and (schema is OBJECT or _is_schema(schema, "OBJECT")):
-        converted = _plait.from_py_plain(leaves, dict_as_obj, from_dim == 0)
-    elif itemid is None and schema is _INFER:
-        converted = _plait.from_py_inferred(leaves, dict_as_obj, from_dim == 0)
+    if itemid is None:
+        if schema is OBJECT:
+            converted = _plait.from_py_plain(leaves, dict_as_obj, from_dim == 0)
+        elif schema is _INFER:
+            converted = _plait.from_py_inferred(leaves, dict_as_obj, from_dim == 0)
+        elif isinstance(schema, types.DataSlice):
+            converted = _plait.from_py_typed(leaves, schema, dict_as_obj, from_dim == 0)
     if converted is not None:
         return shapes.reshape(converted, shape) if from_dim > 0 else converted
     converter = _Converter(dict_as_obj)
@@ -99,8 +102,8 @@ def from_py(py_obj, *, dict_as_obj=False, itemid=None, schema=OBJECT, from_dim=0
 
 
 def _outer_dims(py_obj, from_dim):
-    """The values below the outer `from_dim` list levels, and the shape those
-    levels form."""
+    """The values below the outer `from_dim` (> 0) list levels, and the
+    shape those levels form."""
     level = [py_obj]
     sizes = []
     for depth in range(from_dim):
@@ -116,8 +119,6 @@ def _outer_dims(py_obj, from_dim):
             below.extend(x)
         sizes.append(row_sizes)
         level = below
-    if from_dim == 0:
-        return level, None
     return level, shapes.new(sizes[0][0], *sizes[1:])
 
 
@@ -166,15 +167,20 @@ class _Converter:
 
         return _run_nested(self.convert(values, schema, itemid), descend)
 
-    def convert(self, values, schema, itemid=None, what="items"):
+    def convert(self, values, schema, itemid=None):
         """The Python `values` as a 1-D DataSlice of `schema` (a generator,
-        see `run`); `what` names them in errors (`attribute 'x'`, `keys`, ...)."""
+        see `run`)."""
         if schema is _INFER:
             return (yield from self._inferred(values, itemid))
         if _is_schema(schema, "OBJECT"):
             return (yield from self._objects(values, itemid))
         if schema.is_struct_schema() and any(issubclass(t, types.DataSlice) for t in set(map(type, values))):
             return _given_items(values, schema)
+        # The first value says what the values of a struct schema are taken
+        # for (Koda's rule): a primitive makes them primitives, which do not
+        # cast to the schema.
+        if not schema.is_struct_schema() or (values and values[0] is not None and isinstance(values[0], _PRIMITIVES)):
+            return self._primitives(values, schema)
         if schema.is_dict_schema():
             if self.dict_as_obj and any(isinstance(v, builtins.dict) for v in values):
                 raise ValueError("dict_as_obj=True is not supported for dict schema")
@@ -183,7 +189,7 @@ class _Converter:
             return (yield from self._lists(values, schema.get_item_schema(), itemid))
         if schema.is_entity_schema():
             return (yield from self._entities(values, schema, itemid))
-        return self._primitives(values, schema, what)
+        return self._primitives(values, schema)
 
     # --- OBJECT: each kind of value converted together, then put back in order
 
@@ -262,7 +268,7 @@ class _Converter:
         names = builtins.list(builtins.dict.fromkeys(k for row in rows for k in row))
         attrs = {}
         for name in names:
-            attrs[name] = yield ([row.get(name) for row in rows], _INFER, None, f"attribute '{name}'")
+            attrs[name] = yield ([row.get(name) for row in rows], _INFER, None)
         entities = OPERATORS["kd.entities.shaped"](shapes.new(len(rows)), **attrs, **_itemid_option(itemid))
         return _masked(entities, _presence(values))
 
@@ -270,15 +276,15 @@ class _Converter:
 
     def _lists(self, values, item_schema, itemid):
         present, shape, children, _ = _plait.from_py_rows(_as_list(values), False, "schema mismatch: expected list/tuple")
-        items = yield (children, item_schema, None, "list items")
+        items = yield (children, item_schema, None)
         lists = OPERATORS["kd.lists.implode"](shapes.reshape(items, shape), itemid=itemid)
         return _masked(lists, present)
 
     def _dicts(self, values, key_schema, value_schema, itemid):
         present, shape, keys, vals = _plait.from_py_rows(
             _as_list(values), True, "schema mismatch: expected dict object for dict schema")
-        keys = yield (keys, key_schema, None, "keys")
-        vals = yield (vals, value_schema, None, "values")
+        keys = yield (keys, key_schema, None)
+        vals = yield (vals, value_schema, None)
         if key_schema is _INFER:
             key_schema, value_schema = keys.get_schema(), vals.get_schema()
         dicts = OPERATORS["kd.dicts._shaped"](
@@ -312,41 +318,77 @@ class _Converter:
         return _in_order(parts, len(dicts))
 
     def _entities(self, values, schema, itemid):
-        if not set(map(type, values)) <= _DICT_OR_NONE:
-            values = [_fields(v) if _kind(v) == "attrs" else v for v in values]
-        for v in values:
-            if v is not None and not isinstance(v, builtins.dict):
-                raise ValueError(f"kd.from_py: expected a dict for an entity schema, got {type(v).__name__}")
-        present = _presence(values)
-        rows = [v if v is not None else {} for v in values]
+        """Entities of `schema` from dicts (all of them, when the first value
+        is one; a missing key is a missing attribute) or else from objects'
+        attributes (each must have every attribute), as Koda takes them."""
+        names = sorted(schema.get_attr_names(intersection=True))
+        first = next((v for v in values if v is not None), None)
+        if isinstance(first, builtins.dict):
+            for v in values:
+                if v is not None and not isinstance(v, builtins.dict):
+                    raise ValueError("schema mismatch: expected dict object when parsing dict as object")
+            _check_attr_names(v for v in values if v is not None)
+            columns = {name: [v.get(name) if v is not None else None for v in values] for name in names}
+        else:
+            columns = {name: [getattr(v, name) if v is not None else None for v in values] for name in names}
         attrs = {}
-        for name in schema.get_attr_names(intersection=True):
-            attrs[name] = yield ([row.get(name) for row in rows], schema.get_attr(name), None, f"attribute '{name}'")
-        shape = shapes.new(len(rows))
+        for name in names:
+            attr_schema = schema.get_attr(name)
+            if attr_schema.is_struct_schema() or _is_schema(attr_schema, "OBJECT"):
+                attrs[name] = yield (columns[name], attr_schema, None)
+            else:
+                # Koda converts the values of a primitive attribute as
+                # they are, then casts them as an assignment would.
+                attrs[name] = _assigned((yield (columns[name], _INFER, None)), attr_schema, name)
+        shape = shapes.new(len(values))
         entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **_itemid_option(itemid))
-        return _masked(entities, present)
+        return _masked(entities, _presence(values))
 
-    def _primitives(self, values, schema, what):
-        """Primitives cast to `schema` by the implicit rules (INT32 to INT64
-        yes, INT32 to STRING no), as values assigned to a typed place are."""
+    def _primitives(self, values, schema):
+        """Primitives (and DataItems) cast to `schema` by the implicit rules
+        (INT32 to INT64 yes, INT32 to STRING no), with Koda's errors."""
         values = values if type(values) is builtins.list else builtins.list(values)
         if not _plait.from_py_only_primitives(values):
             for v in values:
                 if not isinstance(v, _PRIMITIVES + (types.DataSlice,)):
-                    raise ValueError(f"object with unsupported type: {type(v).__name__}")
+                    raise ValueError(f"{_UNPARSED}object with unsupported type: {type(v).__name__}")
         boxed = _plait.slice(values, None)
         if boxed.get_present_count() == 0:
             return boxed.with_schema(schema)
+        if _is_schema(schema, "FLOAT64") and _is_schema(boxed.get_schema(), "FLOAT32"):
+            # Floats given FLOAT64 keep all their digits (boxed FLOAT32 first,
+            # they would not).
+            return _plait.slice(values, schema)
         try:
             return cast_to_implicit(boxed, schema)
         except ValueError:
-            raise ValueError(f"the schema for {what} is incompatible.\n\nExpected schema for {what}: {schema}\n"
-                             f"Assigned schema for {what}: {boxed.get_schema()}") from None
+            raise ValueError(f"{_UNPARSED}the schema is incompatible:\nexpected schema: {boxed.get_schema()}\n"
+                             f"assigned schema: {schema}") from None
+
+
+# Koda's start of the errors of values given a primitive schema.
+_UNPARSED = "could not parse list of primitives / data items: "
+
+
+def _assigned(values, schema, name):
+    """The values of attribute `name` cast to its primitive `schema` as an
+    assignment casts them, with Koda's error."""
+    if values.get_present_count() == 0:
+        return values.with_schema(schema)
+    try:
+        return cast_to_implicit(values, schema)
+    except ValueError:
+        raise ValueError(f"the schema for attribute '{name}' is incompatible.\n\nExpected schema for '{name}': {schema}\n"
+                         f"Assigned schema for '{name}': {values.get_schema()}\n\nTo fix this, explicitly override "
+                         f"schema of '{name}' in the original schema by passing overwrite_schema=True.") from None
 
 
 def _check_attr_names(dicts):
-    """Koda's error for dicts made objects whose keys are not all strs."""
+    """Koda's errors for dicts made objects (or entities) that are not
+    exactly dicts (OrderedDict, ...), or whose keys are not all strs."""
     for d in dicts:
+        if type(d) is not builtins.dict:
+            raise ValueError("schema mismatch: expected dict object when parsing dict as object")
         for k in d:
             if not isinstance(k, str):
                 raise ValueError(f"dict_as_obj requires keys to be valid unicode objects, got {type(k).__name__}")

@@ -8,8 +8,9 @@ _new_operator = new  # noqa: F821 - exported above
 
 @_traced_through
 def new(*args, **kwargs):
-    # A Python list or dict becomes objects as `kd.from_py` makes them, as in Koda.
-    if args and isinstance(args[0], (list, dict)):
+    # A Python list, tuple or dict (exactly: not a subclass) becomes objects
+    # as `kd.from_py` makes them, as in Koda.
+    if args and type(args[0]) in (list, tuple, dict):
         from plait.kd.from_py import from_py
 
         return from_py(*args, **kwargs)

@@ -354,3 +354,25 @@ def test_from_py_inferred_of_values_containing_themselves(dict_as_obj):
     x = _self_containing(2, lambda x: {"a": x})
     with pytest.raises(ValueError, match="recursive Python object cannot be converted"):
         kd.from_py(x, schema=None, dict_as_obj=dict_as_obj)
+
+
+# Primitives of several kinds with the schema inferred: OBJECT, each item
+# of its own schema (1 is INT32, 2**40 INT64, 2.5 FLOAT32), as list items,
+# dict values and a slice's items.
+MIXED_PRIMITIVES = [1, "a", 2.5, True, b"x", None, 2**40, 0.1]
+
+
+@pytest.mark.parametrize("value, from_dim, leaves", [
+    (MIXED_PRIMITIVES, 1, lambda x: x),
+    ([MIXED_PRIMITIVES], 1, lambda x: x[:].flatten()),
+    ({"k": MIXED_PRIMITIVES}, 0, lambda x: x["k"][:]),
+    ([{"a": 1, "b": "x"}, {"a": "y", "b": b"z"}], 1, lambda x: x.get_values().flatten()),
+    ([[2**70, 1], [2**64 + 5, "a"]], 1, lambda x: x[:].flatten()),
+])
+def test_from_py_inferred_mixed_primitives(koda, value, from_dim, leaves):
+    ours = kd.from_py(value, schema=None, from_dim=from_dim)
+    theirs = koda.from_py(value, schema=None, from_dim=from_dim)
+    assert str(ours.get_schema()) == str(theirs.get_schema())
+    assert ours.to_py(max_depth=-1) == theirs.to_py(max_depth=-1)
+    assert repr(leaves(ours).no_bag()) == repr(leaves(theirs).no_bag())
+    assert repr(leaves(ours).get_obj_schema().no_bag()) == repr(leaves(theirs).get_obj_schema().no_bag())

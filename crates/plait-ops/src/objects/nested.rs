@@ -10,7 +10,9 @@
 //! item, its schema stored as `__schema__`, as `kd.obj` of it would store it.
 //! With schemas inferred (`schema=None`), containers are made a group at a
 //! time instead ([`NestedBuilder::typed_lists`], [`NestedBuilder::typed_dicts`],
-//! [`NestedBuilder::typed_entities`]), of the schemas their contents have.
+//! [`NestedBuilder::typed_entities`]), of the schemas their contents have;
+//! under a given schema, the same way ([`NestedBuilder::over`] that schema,
+//! entities of it by [`NestedBuilder::entities_of`]).
 
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::{DataBag, DataSlice, Edge, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
@@ -80,6 +82,15 @@ pub struct NestedBuilder {
 impl NestedBuilder {
     pub fn new() -> NestedBuilder {
         NestedBuilder::default()
+    }
+
+    /// A builder for values of the given `schema` (a SCHEMA item): its bag
+    /// brings along what the schema reaches, as `kd.new(schema=...)` does,
+    /// so a struct schema's result has its attributes (even with no
+    /// container made: `kd.from_py(None, schema=S)`).
+    pub fn over(schema: &DataSlice) -> Result<NestedBuilder> {
+        let brings_along = matches!(schema.get(0), Some(ScalarRef::Schema(Schema::Struct(_)))) && schema.bag().is_some();
+        Ok(NestedBuilder { bag: if brings_along { Some(new_bag_over(OP, &[schema])?) } else { None } })
     }
 
     /// Makes the containers of a level from `children` (the items of the
@@ -160,10 +171,18 @@ impl NestedBuilder {
     /// (1-D, one value per present row, without bags); the schema has each
     /// attribute of its values' schema.
     pub fn typed_entities(&mut self, rows: &[bool], attrs: &[(String, DataSlice)]) -> Result<DataSlice> {
+        let schema_id = plait_core::itemid::allocate(ItemKind::Schema, 1).1[0];
+        self.entities_of(schema_id, rows, attrs)
+    }
+
+    /// Entities of struct schema `schema_id` for `rows` (whether each is
+    /// present), the present ones taking `attrs` (1-D, one value per present
+    /// row, without bags). Attributes the schema lacks are added to it; the
+    /// values of those it has are cast to their schemas, as `kd.new` does.
+    pub fn entities_of(&mut self, schema_id: ItemId, rows: &[bool], attrs: &[(String, DataSlice)]) -> Result<DataSlice> {
         let sizes: Vec<Option<i64>> = rows.iter().map(|&present| present.then_some(0)).collect();
         let n = rows.iter().filter(|&&present| present).count();
         let (allocation, _) = fresh_allocation(ItemKind::Object, n);
-        let schema_id = plait_core::itemid::allocate(ItemKind::Schema, 1).1[0];
         let ids = Ids::Whole { allocation, len: n };
         super::model::write_attrs(OP, self.bag()?, &ids, &super::model::Target::Struct(schema_id), attrs, false, true)?;
         DataSlice::new(JaggedShape::flat(rows.len()), row_ids(allocation, &sizes), Schema::Struct(schema_id))

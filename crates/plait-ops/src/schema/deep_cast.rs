@@ -10,66 +10,16 @@
 //! copy over ids and the schemas to cast them between, visiting each item
 //! once per target schema (shared and cyclic data end).
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 
 use plait_core::bag::SCHEMA_ATTR;
-use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, SCHEMA_NAME_ATTR, schema_text};
+use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, schema_text};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, Schema, SliceData, Values};
 
+use super::layout::{Layout, Layouts};
 use crate::objects::model::{Ids, attr_schema, read_attr};
 
 const OP: &str = "kd.schema.cast_to";
-
-/// What a struct schema describes.
-enum Layout {
-    List(Schema),
-    Dict(Schema, Schema),
-    /// An entity's name (a named schema's), attributes and their schemas.
-    Entity(Option<String>, Vec<(String, Schema)>),
-}
-
-/// The layouts of the struct schemas of one bag, each read once.
-struct Layouts<'a> {
-    bag: Option<&'a DataBag>,
-    known: RefCell<HashMap<ItemId, Rc<Layout>>>,
-}
-
-impl<'a> Layouts<'a> {
-    fn new(bag: Option<&'a DataBag>) -> Layouts<'a> {
-        Layouts { bag, known: RefCell::default() }
-    }
-
-    fn of(&self, id: ItemId) -> Rc<Layout> {
-        if let Some(layout) = self.known.borrow().get(&id) {
-            return layout.clone();
-        }
-        let layout = Rc::new(self.read(id));
-        self.known.borrow_mut().insert(id, layout.clone());
-        layout
-    }
-
-    fn read(&self, id: ItemId) -> Layout {
-        let Some(bag) = self.bag else { return Layout::Entity(None, Vec::new()) };
-        if let Some(items) = attr_schema(bag, id, LIST_ITEMS_ATTR) {
-            return Layout::List(items);
-        }
-        if let Some(keys) = attr_schema(bag, id, DICT_KEYS_ATTR) {
-            return Layout::Dict(keys, attr_schema(bag, id, DICT_VALUES_ATTR).unwrap_or(Schema::None));
-        }
-        // Koda's own attributes of a schema (its name, metadata) are dunders.
-        let (mut name, mut attrs) = (None, Vec::new());
-        for (n, v) in bag.attrs_of(id) {
-            match v {
-                plait_core::bag::Stored::String(text) if n == SCHEMA_NAME_ATTR => name = Some(text.to_string()),
-                _ if n.starts_with("__") && n.ends_with("__") => {}
-                v => attrs.extend(v.schema().map(|s| (n, s))),
-            }
-        }
-        Layout::Entity(name, attrs)
-    }
-}
 
 /// Whether values of schema `source` can be deeply cast to `target`
 /// (schemas of `from` and `to`): every pair of schemas the two reach

@@ -4,6 +4,7 @@
 
 pub mod casts;
 mod deep_cast;
+pub mod layout;
 mod register;
 
 use plait_core::cast::cast_to;
