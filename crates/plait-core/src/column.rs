@@ -446,7 +446,15 @@ impl Column {
         fn runs<T: arrow_buffer::ArrowNativeType>(v: &ScalarBuffer<T>, ranges: &[std::ops::Range<usize>], len: usize) -> ScalarBuffer<T> {
             let mut out: Vec<T> = Vec::with_capacity(len);
             for r in ranges {
-                out.extend_from_slice(&v[r.clone()]);
+                let run = &v[r.clone()];
+                // (A short run costs less item by item than a memcpy call.)
+                if run.len() <= 4 {
+                    for &x in run {
+                        out.push(x);
+                    }
+                } else {
+                    out.extend_from_slice(run);
+                }
             }
             ScalarBuffer::from(out)
         }
@@ -975,9 +983,9 @@ impl SliceData {
     /// fixed-width values are copied a run at a time.
     pub fn take_ranges(&self, ranges: &[std::ops::Range<usize>]) -> SliceData {
         let len = ranges.iter().map(|r| r.len()).sum();
-        // Short runs (stacking, zipping: runs of one item) are cheaper
-        // gathered by index than copied a run at a time.
-        const SHORT_RUNS: usize = 8;
+        // Runs of a few items on average (stacking, zipping: one item) are
+        // cheaper gathered by index than copied a run at a time.
+        const SHORT_RUNS: usize = 4;
         if len < ranges.len() * SHORT_RUNS {
             let indices: Vec<usize> = ranges.iter().flat_map(|r| r.clone()).collect();
             return self.take(&indices);

@@ -71,12 +71,7 @@ pub(crate) fn kind<'a, 'py>(v: &'a Bound<'py, PyAny>) -> Kind<'a, 'py> {
 
 /// None or an exact int within INT64, float, str, bytes or bool.
 pub(crate) fn is_primitive(v: &Bound<'_, PyAny>) -> bool {
-    v.is_none()
-        || (v.is_exact_instance_of::<PyInt>() && v.extract::<i64>().is_ok())
-        || v.is_exact_instance_of::<PyString>()
-        || v.is_exact_instance_of::<PyFloat>()
-        || v.is_exact_instance_of::<PyBool>()
-        || v.is_exact_instance_of::<PyBytes>()
+    is_primitive_type(v) && !(v.is_exact_instance_of::<PyInt>() && v.extract::<i64>().is_err())
 }
 
 /// Whether `v` is None or of an exact primitive type (int of any size,

@@ -73,13 +73,13 @@ fn from_py_typed(
         _ => return Ok(None),
     };
     let layouts = Layouts::new(schema_item.bag());
-    let Some(groups) = typed_groups(values, top_schema, &layouts, dict_as_obj)? else {
+    let Some(mut groups) = typed_groups(values, top_schema, &layouts, dict_as_obj)? else {
         return Ok(None);
     };
     let mut builder = guard(|| NestedBuilder::over(&schema_item))?;
     let mut made: Vec<Option<DataSlice>> = (0..groups.len()).map(|_| None).collect();
     // Children come after their parents: made from the last group back.
-    for (g, group) in groups.iter().enumerate().rev() {
+    for (g, group) in groups.iter_mut().enumerate().rev() {
         let slice = match &group.kind {
             GroupKind::Primitives => match primitives(&group.values, group.schema, group.attribute)? {
                 Some(slice) => slice,
@@ -87,7 +87,7 @@ fn from_py_typed(
             },
             GroupKind::Objects => {
                 let max_depth = MAX_DEPTH - group.depth;
-                let Some(items) = plain_objects(py, &mut builder, group.values.clone(), dict_as_obj, max_depth)? else {
+                let Some(items) = plain_objects(py, &mut builder, std::mem::take(&mut group.values), dict_as_obj, max_depth)? else {
                     return Ok(None);
                 };
                 guard(|| DataSlice::new(JaggedShape::flat(items.len()), items, Schema::Object))?

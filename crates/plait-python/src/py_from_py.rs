@@ -9,7 +9,7 @@ use plait_core::{DataSlice, Edge, JaggedShape, Schema};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::errors::guard;
 use crate::py_shape::PyJaggedShape;
@@ -121,14 +121,7 @@ fn put(list: &Bound<'_, PyList>, at: usize, item: Bound<'_, PyAny>) -> PyResult<
 /// str or bytes (not a subclass: those take the general path).
 #[pyfunction]
 fn from_py_only_primitives(values: &Bound<'_, PyList>) -> bool {
-    values.iter().all(|v| {
-        v.is_none()
-            || v.is_exact_instance_of::<PyInt>()
-            || v.is_exact_instance_of::<PyString>()
-            || v.is_exact_instance_of::<PyFloat>()
-            || v.is_exact_instance_of::<PyBool>()
-            || v.is_exact_instance_of::<PyBytes>()
-    })
+    values.iter().all(|v| crate::from_py_plain::is_primitive_type(&v))
 }
 
 /// `n` new objects, each with only its own attributes (dicts with differing

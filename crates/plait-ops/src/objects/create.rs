@@ -8,8 +8,8 @@ use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::model::{
-    Ids, Target, bag_made_for, fresh_allocation, fresh_ids, ids_data, ids_of, implicit_schemas_of, made_for, new_bag_over, same_schema_data,
-    schemas_data, whole_allocation, write_attrs,
+    Ids, Target, bag_made_for, fresh_allocation, fresh_ids, ids_data, ids_of, implicit_schemas_of, made_for, new_bag_over, refuse_schema_attr,
+    same_schema_data, schemas_data, whole_allocation, write_attrs,
 };
 use crate::registry::Registry;
 
@@ -77,6 +77,12 @@ pub fn new(
         let text = plait_core::column::SliceData::from_column(string_column(name));
         bag.fill(|w| w.set_attr(SCHEMA_NAME_ATTR, &[Some(schema_id)], &text));
     }
+    if let (SchemaArg::Fresh, Ids::Whole { allocation, .. }) = (&schema, &ids) {
+        // A new schema has no attributes to check the values against: each
+        // takes its value's schema, written with the values in one pass.
+        write_fresh(&bag, schema_id, *allocation, &attrs)?;
+        return Ok(made_for(DataSlice::new(shape, ids_column, Schema::Struct(schema_id))?.with_bag(Some(bag))));
+    }
     write_attrs(NEW, &bag, &ids, &Target::Struct(schema_id), &attrs, overwrite_schema, true).map_err(|e| {
         if matches!(schema, SchemaArg::Given(_)) && e.message.contains("incompatible") {
             Error::value(
@@ -91,6 +97,22 @@ pub fn new(
         }
     })?;
     Ok(made_for(DataSlice::new(shape, ids_column, Schema::Struct(schema_id))?.with_bag(Some(bag))))
+}
+
+/// The attributes of entities of a new schema `schema_id` (no attribute
+/// yet), all of them new allocation `allocation`: each attribute's schema
+/// and values (expanded to the entities' shape).
+fn write_fresh(bag: &plait_core::DataBag, schema_id: ItemId, allocation: u64, attrs: &[(String, DataSlice)]) -> Result<()> {
+    for (name, _) in attrs {
+        refuse_schema_attr(NEW, name)?;
+    }
+    bag.fill(|w| {
+        for (name, value) in attrs {
+            w.set_attr(name, &[Some(schema_id)], &schemas_data(vec![Some(value.schema())]));
+            w.set_attr_of_allocation(name, allocation, value.data());
+        }
+    });
+    Ok(())
 }
 
 fn string_column(s: &str) -> plait_core::Column {

@@ -307,9 +307,7 @@ pub fn write_attrs(
         }
     };
     for (name, value) in attrs {
-        if name == SCHEMA_ATTR {
-            return Err(Error::value(op, "the attribute '__schema__' cannot be set directly; use with_schema or kd.obj"));
-        }
+        refuse_schema_attr(op, name)?;
         match target {
             Target::Struct(schema_id) => {
                 let value = fit_value(op, write_bag, *schema_id, name, value, overwrite_schema, &set, "original")?;
@@ -355,6 +353,14 @@ pub fn write_attrs(
                 set(name, ids, value.data())?;
             }
         }
+    }
+    Ok(())
+}
+
+/// Koda's refusal of `__schema__` given as an attribute to write.
+pub fn refuse_schema_attr(op: &str, name: &str) -> Result<()> {
+    if name == SCHEMA_ATTR {
+        return Err(Error::value(op, "the attribute '__schema__' cannot be set directly; use with_schema or kd.obj"));
     }
     Ok(())
 }
