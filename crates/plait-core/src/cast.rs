@@ -11,9 +11,11 @@ use arrow_buffer::{BooleanBuffer, ScalarBuffer};
 
 use crate::column::{Column, ScalarRef, SliceData, Values};
 use crate::error::{Error, Result};
-use crate::repr::{format_f32, format_f64, write_bytes_literal};
+use crate::repr::{format_f32, format_f64, write_bytes_literal, write_f32, write_f64};
 use crate::schema::Schema;
 use crate::slice::DataSlice;
+use crate::text_map::BytesWriter;
+use std::fmt::Write as _;
 
 /// Explicitly casts `x` to `target`; `op` names the operator in errors.
 pub fn cast_to(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
@@ -132,11 +134,14 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
             // Each value's text, in parallel chunks for long columns.
             let (text, _) = crate::text_map::text_map(column.len(), column.presence.as_ref(), 0, |i, out| {
                 match column.values.get(i) {
-                    ScalarRef::Int32(v) => out.extend_from_slice(v.to_string().as_bytes()),
-                    ScalarRef::Int64(v) => out.extend_from_slice(v.to_string().as_bytes()),
-                    // As printed, but whole numbers lose their ".0" ('1', '-0').
-                    ScalarRef::Float32(v) => out.extend_from_slice(without_point_zero(&format_f32(v)).as_bytes()),
-                    ScalarRef::Float64(v) => out.extend_from_slice(without_point_zero(&format_f64(v)).as_bytes()),
+                    ScalarRef::Int32(v) => {
+                        let _ = write!(BytesWriter(out), "{v}");
+                    }
+                    ScalarRef::Int64(v) => {
+                        let _ = write!(BytesWriter(out), "{v}");
+                    }
+                    ScalarRef::Float32(v) => push_float_text(out, |w| write_f32(w, v)),
+                    ScalarRef::Float64(v) => push_float_text(out, |w| write_f64(w, v)),
                     ScalarRef::Boolean(v) => out.extend_from_slice(if v { b"true" } else { b"false" }),
                     ScalarRef::Mask => out.extend_from_slice(b"present"),
                     ScalarRef::Bytes(v) => {
@@ -156,10 +161,14 @@ pub fn cast_column(op: &str, column: &Column, target: Schema) -> Result<Column> 
     Ok(Column::new(values, column.presence.clone()))
 }
 
-/// A float's text as a STRING cast gives it: whole numbers without their
-/// ".0" ('1', '-0').
-fn without_point_zero(text: &str) -> &str {
-    text.strip_suffix(".0").unwrap_or(text)
+/// Appends a float's text as `kd.str` gives it (written by `write`): as
+/// printed, but whole numbers lose their ".0" ('1', '-0').
+fn push_float_text(out: &mut Vec<u8>, write: impl FnOnce(&mut BytesWriter<'_>)) {
+    let start = out.len();
+    write(&mut BytesWriter(out));
+    if out.len() - start >= 2 && out.ends_with(b".0") {
+        out.truncate(out.len() - 2);
+    }
 }
 
 /// The values of a numeric column, by type: what a kernel reads when it

@@ -89,10 +89,14 @@ pub const KODA_FLOATS: FloatLayout = FloatLayout { positional: -6..21, python_ex
 /// Writes finite `x` from `sci`, its shortest round-trip scientific form
 /// (Rust's `{:e}`, e.g. "-1.25e-10"), laid out as `layout` says: whole
 /// numbers end in `.0`, zero keeps its sign.
-pub fn write_float(out: &mut String, x: f64, sci: &str, layout: &FloatLayout) {
+pub fn write_float<W: Write>(out: &mut W, x: f64, sci: &str, layout: &FloatLayout) {
+    // (Writing to a String or a byte buffer cannot fail.)
+    let _ = write_float_parts(out, x, sci, layout);
+}
+
+fn write_float_parts<W: Write>(out: &mut W, x: f64, sci: &str, layout: &FloatLayout) -> std::fmt::Result {
     if x == 0.0 {
-        out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
-        return;
+        return out.write_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
     }
     let (mantissa, exp) = sci.split_once('e').expect("scientific form has an exponent");
     let exp: i32 = exp.parse().expect("exponent is an integer");
@@ -107,59 +111,109 @@ pub fn write_float(out: &mut String, x: f64, sci: &str, layout: &FloatLayout) {
     }
     let digits = std::str::from_utf8(&buf[..len]).unwrap_or("0").trim_end_matches('0');
     let digits = if digits.is_empty() { "0" } else { digits };
-    out.push_str(sign);
+    out.write_str(sign)?;
     if !layout.positional.contains(&exp) {
-        out.push_str(&digits[..1]);
+        out.write_str(&digits[..1])?;
         if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
+            out.write_char('.')?;
+            out.write_str(&digits[1..])?;
         }
-        if layout.python_exponent {
-            write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()).unwrap();
-        } else {
-            write!(out, "e{exp}").unwrap();
-        }
-        return;
+        return if layout.python_exponent { write!(out, "e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs()) } else { write!(out, "e{exp}") };
     }
     let point = exp + 1; // digits before the decimal point
     if point <= 0 {
-        out.push_str("0.");
-        out.extend(std::iter::repeat_n('0', (-point) as usize));
-        out.push_str(digits);
+        out.write_str("0.")?;
+        for _ in 0..-point {
+            out.write_char('0')?;
+        }
+        out.write_str(digits)
     } else if point as usize >= digits.len() {
-        out.push_str(digits);
-        out.extend(std::iter::repeat_n('0', point as usize - digits.len()));
-        out.push_str(".0");
+        out.write_str(digits)?;
+        for _ in digits.len()..point as usize {
+            out.write_char('0')?;
+        }
+        out.write_str(".0")
     } else {
-        out.push_str(&digits[..point as usize]);
-        out.push('.');
-        out.push_str(&digits[point as usize..]);
+        out.write_str(&digits[..point as usize])?;
+        out.write_char('.')?;
+        out.write_str(&digits[point as usize..])
     }
 }
 
-/// Formats a float the way Koda prints it: the shortest digits that round-trip
-/// at the value's width, in positional notation for 1e-6 <= |x| < 1e21 (with a
-/// trailing `.0` on whole numbers) and as `1.5e-7` / `1e21` otherwise.
-pub fn format_float(x: f64, sci: String) -> String {
+/// Writes a float the way Koda prints it: the shortest digits that
+/// round-trip at the value's width (`sci`, see [`shortest`]), in positional
+/// notation for 1e-6 <= |x| < 1e21 (with a trailing `.0` on whole numbers)
+/// and as `1.5e-7` / `1e21` otherwise.
+fn write_koda_float<W: Write>(out: &mut W, x: f64, sci: &str) {
     if x.is_nan() {
-        return "nan".to_string();
+        let _ = out.write_str("nan");
+    } else if x.is_infinite() {
+        let _ = out.write_str(if x > 0.0 { "inf" } else { "-inf" });
+    } else {
+        write_float(out, x, sci, &KODA_FLOATS);
     }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.to_string();
-    }
-    let mut out = String::with_capacity(32);
-    write_float(&mut out, x, &sci, &KODA_FLOATS);
-    out
+}
+
+/// Writes Koda's text of an f32 (no heap allocation: a column of them is
+/// written into one buffer).
+pub fn write_f32<W: Write>(out: &mut W, x: f32) {
+    write_koda_float(out, x as f64, &shortest(x));
+}
+
+/// Writes Koda's text of an f64.
+pub fn write_f64<W: Write>(out: &mut W, x: f64) {
+    write_koda_float(out, x, &shortest(x));
 }
 
 /// Koda's text of an f32.
 pub fn format_f32(x: f32) -> String {
-    format_float(x as f64, shortest(x))
+    let mut out = String::with_capacity(24);
+    write_f32(&mut out, x);
+    out
 }
 
 /// Koda's text of an f64.
 pub fn format_f64(x: f64) -> String {
-    format_float(x, shortest(x))
+    let mut out = String::with_capacity(32);
+    write_f64(&mut out, x);
+    out
+}
+
+/// A float's scientific form, kept on the stack (Rust's `{:e}` of any f64
+/// takes at most 24 bytes; the rare re-rounded forms of [`shortest`] fit
+/// too).
+pub struct SciText {
+    buf: [u8; 40],
+    len: usize,
+}
+
+impl SciText {
+    fn new() -> SciText {
+        SciText { buf: [0; 40], len: 0 }
+    }
+}
+
+impl Write for SciText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for SciText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        // SAFETY: only whole `&str`s are ever copied into the buffer
+        // (`write_str`, which refuses one that does not fit), so its first
+        // `len` bytes are valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(&self.buf[..self.len]) }
+    }
 }
 
 /// The shortest scientific form of `x` that reads back as `x` and, where
@@ -174,11 +228,10 @@ pub fn format_f64(x: f64) -> String {
 /// the number of digits after the point at the form's precision: for
 /// `s >= 0` that holds only if `x`'s lowest set bit is `2^-(s + 1)`, which
 /// rules out almost every value without formatting it again.
-fn shortest<F: Dyadic>(x: F) -> String {
-    // Room for any float's form: no regrowth while it is written.
-    let mut sci = String::with_capacity(32);
-    write!(sci, "{x:e}").expect("writing to a String cannot fail");
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+fn shortest<F: Dyadic>(x: F) -> SciText {
+    let mut sci = SciText::new();
+    let _ = write!(sci, "{x:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&*sci, "0"));
     if mantissa.bytes().last().is_none_or(|d| !d.is_ascii_digit() || (d - b'0') % 2 == 0) {
         return sci;
     }
@@ -187,7 +240,8 @@ fn shortest<F: Dyadic>(x: F) -> String {
     if places >= 0 && x.lowest_bit_exponent() as i64 != -(places + 1) {
         return sci;
     }
-    let even = format!("{:.*e}", digits.saturating_sub(1), x);
+    let mut even = SciText::new();
+    let _ = write!(even, "{:.*e}", digits.saturating_sub(1), x);
     if even.parse::<F>().is_ok_and(|y| y == x) { even } else { sci }
 }
 
@@ -620,12 +674,12 @@ mod tests {
             let coarse = ((r >> 40) as f64 + (r & 7) as f64 / 8.0) * if r & 8 == 0 { 1.0 } else { 1e-3 };
             for x in [f, coarse as f32] {
                 if x.is_finite() {
-                    assert_eq!(shortest(x), shortest_by_rerounding(x), "{x:e}");
+                    assert_eq!(&*shortest(x), shortest_by_rerounding(x), "{x:e}");
                 }
             }
             for x in [g, coarse] {
                 if x.is_finite() {
-                    assert_eq!(shortest(x), shortest_by_rerounding(x), "{x:e}");
+                    assert_eq!(&*shortest(x), shortest_by_rerounding(x), "{x:e}");
                 }
             }
         }

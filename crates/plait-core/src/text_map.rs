@@ -19,6 +19,17 @@ struct TextChunk {
     missing: Vec<usize>,
 }
 
+/// A byte buffer as a [`std::fmt::Write`] target: text written straight
+/// into a column's bytes, without a String per value.
+pub struct BytesWriter<'a>(pub &'a mut Vec<u8>);
+
+impl std::fmt::Write for BytesWriter<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
 /// Writes one text value per item: `f(i, out)` appends item `i`'s bytes and
 /// returns whether it is present. Only items present under `presence` are
 /// visited (the others stay empty and missing). Runs in parallel chunks for

@@ -67,6 +67,26 @@ def test_unique_of_small_and_large_groups(size):
     assert kd.unique(x, sort=True).to_py() == [sorted(e) for e in expected]
 
 
+@pytest.mark.parametrize("kind", ["text", "int", "float"])
+def test_unique_of_one_large_group(kind):
+    # One group of more items than a worker run (64K) takes the parallel
+    # path: runs find their firsts, taken in order. Some keys first come
+    # late (only in the last run), some are missing.
+    rng = np.random.default_rng(7)
+    codes = rng.integers(0, 500, size=300_000).tolist()
+    codes[-5:] = [1000, 1001, 1000, None, 1002]
+    codes[::1000] = [None] * len(codes[::1000])
+    convert = {"text": lambda c: f"w{c}", "int": lambda c: c, "float": lambda c: c / 4 if c % 7 else NAN}[kind]
+    values = [None if c is None else convert(c) for c in codes]
+    expected = list(dict.fromkeys(v for v in values if v is not None and v == v))
+    if kind == "float":  # NaNs are one item, where the first one is
+        first_nan = next(i for i, v in enumerate(values) if v is not None and v != v)
+        expected.insert(len(dict.fromkeys(v for v in values[:first_nan] if v is not None)), NAN)
+    assert same(kd.unique(kd.slice(values)), kd.slice(expected))
+    ordered = sorted((v for v in expected if v == v), key=lambda v: v)
+    assert same(kd.unique(kd.slice(values), sort=True), kd.slice(ordered + ([NAN] if kind == "float" else [])))
+
+
 @pytest.mark.parametrize(
     "keys",
     [

@@ -66,8 +66,13 @@ fn first_of_each<K: Hash + Ord + Copy + Send>(edge: &Edge, key: impl Fn(usize) -
     use rayon::prelude::*;
     const RUN_ITEMS: usize = 1 << 16;
     let groups = edge.parent_size();
-    if edge.child_size() < crate::kernel::PARALLEL_MIN || groups < 2 {
+    if edge.child_size() < crate::kernel::PARALLEL_MIN {
         return first_of_groups(edge, 0..groups, &key, sort);
+    }
+    if groups == 1 {
+        let firsts = first_of_big_group(edge.child_range(0), &key, sort);
+        let size = firsts.len() as i64;
+        return (firsts, vec![size]);
     }
     let mut bounds = vec![0];
     let mut items = 0;
@@ -90,6 +95,44 @@ fn first_of_each<K: Hash + Ord + Copy + Send>(edge: &Edge, key: impl Fn(usize) -
         sizes.extend(s);
     }
     (firsts, sizes)
+}
+
+/// The first position of each distinct key in one large group `range`
+/// (sorted by key with `sort`): runs of ~64K items each find their own
+/// firsts on the worker pool, then the runs' firsts are taken in order,
+/// keeping each key's first (the earliest run that has a key has its first
+/// appearance).
+fn first_of_big_group<K: Hash + Ord + Copy + Send>(
+    range: std::ops::Range<usize>,
+    key: &(impl Fn(usize) -> Option<K> + Sync),
+    sort: bool,
+) -> Vec<usize> {
+    use rayon::prelude::*;
+    const RUN_ITEMS: usize = 1 << 16;
+    let starts: Vec<usize> = range.clone().step_by(RUN_ITEMS).collect();
+    let runs: Vec<Vec<usize>> = plait_core::parallel::install(|| {
+        starts
+            .par_iter()
+            .map(|&start| {
+                let mut seen = fast_map::<K, ()>(0);
+                let mut firsts = Vec::new();
+                for i in start..(start + RUN_ITEMS).min(range.end) {
+                    if let Some(k) = key(i) {
+                        if seen.insert(k, ()).is_none() {
+                            firsts.push(i);
+                        }
+                    }
+                }
+                firsts
+            })
+            .collect()
+    });
+    let mut seen = fast_map::<K, ()>(runs.first().map_or(0, Vec::len));
+    let mut firsts: Vec<usize> = runs.into_iter().flatten().filter(|&i| seen.insert(key(i).expect("present"), ()).is_none()).collect();
+    if sort {
+        firsts.sort_unstable_by_key(|&i| (key(i).expect("present"), i));
+    }
+    firsts
 }
 
 /// [`first_of_each`] for groups `groups` of `edge`.
