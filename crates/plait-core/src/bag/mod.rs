@@ -115,6 +115,24 @@ impl PartialEq for DataBag {
     }
 }
 
+/// The stores a bag reads, its own first: most bags have no fallbacks,
+/// and their one store is handed out without allocating a list of one.
+enum Layers {
+    One(Arc<Store>),
+    Many(Arc<[Arc<Store>]>),
+}
+
+impl std::ops::Deref for Layers {
+    type Target = [Arc<Store>];
+
+    fn deref(&self) -> &[Arc<Store>] {
+        match self {
+            Layers::One(store) => std::slice::from_ref(store),
+            Layers::Many(stores) => stores,
+        }
+    }
+}
+
 impl DataBag {
     fn from_parts(store: Arc<Store>, mutable: bool, fallbacks: Vec<DataBag>) -> DataBag {
         let frozen = !mutable && fallbacks.iter().all(|f| f.0.frozen);
@@ -666,15 +684,15 @@ impl DataBag {
     /// in which reads consult them. A bag reached twice is read the first
     /// time only (the second could only repeat answers); the walk is
     /// iterative, so no depth of layering reaches the native stack.
-    fn layers(&self) -> Arc<[Arc<Store>]> {
+    fn layers(&self) -> Layers {
         if self.0.fallbacks.is_empty() {
-            return Arc::from([self.read()]);
+            return Layers::One(self.read());
         }
         if !self.0.frozen {
-            return self.find_layers().into();
+            return Layers::Many(self.find_layers().into());
         }
         let mut cached = self.0.layers.lock().unwrap_or_else(|e| e.into_inner());
-        cached.get_or_insert_with(|| self.find_layers().into()).clone()
+        Layers::Many(cached.get_or_insert_with(|| self.find_layers().into()).clone())
     }
 
     /// [`DataBag::layers`], found by walking the fallbacks.
