@@ -135,6 +135,9 @@ fn typed_groups<'py>(values: &Bound<'py, PyList>, schema: Schema, layouts: &Layo
             return Err(recursive_value());
         }
         let kind = match schema {
+            // Nothing present: missing items of the schema, with nothing
+            // below them to walk (a recursive schema would go on forever).
+            _ if groups[g].values.iter().all(|v| v.is_none()) => GroupKind::Primitives,
             Schema::Object => GroupKind::Objects,
             Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64 | Schema::Boolean | Schema::Mask | Schema::Bytes | Schema::String => {
                 GroupKind::Primitives
@@ -276,12 +279,16 @@ fn keys_are_exact_strs(dict: &Bound<'_, PyDict>) -> bool {
     true
 }
 
-/// Primitives and None as a 1-D slice of primitive `schema`, cast by the
+/// Primitives and None as a 1-D slice of primitive `schema` (only None:
+/// missing items of any schema), cast by the
 /// implicit rules (INT32 to INT64 yes, INT32 to STRING no) as the general
 /// walk casts them; None when a value is not a plain primitive or does not
 /// cast (the general walk words the error). Floats for FLOAT64 keep all
 /// their digits unless they are an `attribute`'s (see [`Group`]).
 fn primitives(values: &[Bound<'_, PyAny>], schema: Schema, attribute: bool) -> PyResult<Option<DataSlice>> {
+    if values.iter().all(|v| v.is_none()) {
+        return Ok(Some(DataSlice::missing(JaggedShape::flat(values.len()), schema)));
+    }
     // (The fast paths take only plain values: most levels are checked by
     // boxing them.)
     let boxed = match crate::boxing::box_values_fast(values) {

@@ -174,6 +174,10 @@ class _Converter:
             return (yield from self._inferred(values, itemid))
         if _is_schema(schema, "OBJECT"):
             return (yield from self._objects(values, itemid))
+        if schema.is_struct_schema() and all(v is None for v in values):
+            # Nothing present: missing items of the schema, with nothing
+            # below them to walk (a recursive schema would go on forever).
+            return _plait.slice([None] * len(values), None).with_schema(schema).with_bag(schema._bag())
         if schema.is_struct_schema() and any(issubclass(t, types.DataSlice) for t in set(map(type, values))):
             return _given_items(values, schema)
         # The first value says what the values of a struct schema are taken

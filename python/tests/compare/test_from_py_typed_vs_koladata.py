@@ -169,3 +169,33 @@ def test_one_native_call_for_plain_records():
     assert calls == []
     assert result.to_py(max_depth=-1, obj_as_dict=True) == [{"a": 1, "tags": ["x"]}, None, {"a": 2, "tags": None}]
     assert result[:].a.get_schema() == kd.INT64
+
+
+def recursive_node(k):
+    bag = k.mutable_bag()
+    node = bag.named_schema("Node", v=k.INT32)
+    node.child = node
+    node.kids = k.list_schema(node)
+    return node
+
+
+@pytest.mark.parametrize("depth", [1, 20, 500])
+def test_from_py_under_a_recursive_schema(koda, depth):
+    # A chain of records as deep as `depth`, each with lists of records
+    # (some missing, some empty): the walk ends where the values end,
+    # though the schema goes on.
+    value = {"v": 0, "kids": [{"v": -1}, None, {"v": -2, "kids": []}]}
+    cur = value
+    for i in range(1, depth):
+        cur["child"] = {"v": i}
+        cur = cur["child"]
+    ours = kd.from_py(value, schema=recursive_node(kd))
+    theirs = koda.from_py(value, schema=recursive_node(koda))
+    assert ours.to_py(max_depth=-1, obj_as_dict=True) == theirs.to_py(max_depth=-1, obj_as_dict=True)
+
+
+def test_from_py_of_none_under_a_recursive_schema():
+    # (koladata 0.0.4 reports a recursive Python object here.)
+    node = recursive_node(kd)
+    assert kd.from_py(None, schema=node).get_present_count() == 0
+    assert kd.from_py([None, None], schema=kd.list_schema(node)).to_py() == [None, None]
