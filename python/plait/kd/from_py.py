@@ -177,7 +177,9 @@ class _Converter:
         if schema.is_struct_schema() and all(v is None for v in values):
             # Nothing present: missing items of the schema, with nothing
             # below them to walk (a recursive schema would go on forever).
-            return _plait.slice([None] * len(values), None).with_schema(schema).with_bag(schema._bag())
+            # (The schema's bag frozen: later writes to it do not reach this.)
+            missing = _plait.slice([None] * len(values), None).with_schema(schema)
+            return missing.with_bag(schema.freeze_bag()._bag()) if schema._bag() is not None else missing
         if schema.is_struct_schema() and any(issubclass(t, types.DataSlice) for t in set(map(type, values))):
             return _given_items(values, schema)
         # The first value says what the values of a struct schema are taken
