@@ -182,7 +182,7 @@ pub fn format_f64(x: f64) -> String {
 /// A float's scientific form, kept on the stack (Rust's `{:e}` of any f64
 /// takes at most 24 bytes; the rare re-rounded forms of [`shortest`] fit
 /// too).
-pub struct SciText {
+struct SciText {
     buf: [u8; 40],
     len: usize,
 }

@@ -69,6 +69,22 @@ pub(crate) fn kind<'a, 'py>(v: &'a Bound<'py, PyAny>) -> Kind<'a, 'py> {
     }
 }
 
+/// Appends the items of a list or tuple to `items`: how many; None for a
+/// value of any other kind.
+pub(crate) fn push_sequence<'py>(kind: &Kind<'_, 'py>, items: &mut Vec<Bound<'py, PyAny>>) -> Option<i64> {
+    match kind {
+        Kind::List(list) => {
+            items.extend(list.iter());
+            Some(list.len() as i64)
+        }
+        Kind::Tuple(tuple) => {
+            items.extend(tuple.iter());
+            Some(tuple.len() as i64)
+        }
+        _ => None,
+    }
+}
+
 /// None or an exact int within INT64, float, str, bytes or bool.
 pub(crate) fn is_primitive(v: &Bound<'_, PyAny>) -> bool {
     is_primitive_type(v) && !(v.is_exact_instance_of::<PyInt>() && v.extract::<i64>().is_err())
@@ -164,14 +180,7 @@ fn walk<'py>(values: Vec<Bound<'py, PyAny>>, dict_as_obj: bool, max_depth: usize
             }
             match kind {
                 Kind::Item => {}
-                Kind::List(list) => {
-                    containers.list_sizes.push(list.len() as i64);
-                    items.extend(list.iter());
-                }
-                Kind::Tuple(tuple) => {
-                    containers.list_sizes.push(tuple.len() as i64);
-                    items.extend(tuple.iter());
-                }
+                sequence @ (Kind::List(_) | Kind::Tuple(_)) => containers.list_sizes.extend(push_sequence(&sequence, &mut items)),
                 Kind::Dict(dict) if dict_as_obj => {
                     for (k, x) in dict.iter() {
                         let Ok(name) = k.cast_exact::<PyString>() else {
@@ -344,17 +353,10 @@ fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyRes
                     primitives += 1;
                     None
                 }
-                Kind::List(list) => {
+                sequence @ (Kind::List(_) | Kind::Tuple(_)) => {
                     lists += 1;
                     cycles.meet(depth, v);
-                    items.extend(list.iter());
-                    Some(list.len() as i64)
-                }
-                Kind::Tuple(tuple) => {
-                    lists += 1;
-                    cycles.meet(depth, v);
-                    items.extend(tuple.iter());
-                    Some(tuple.len() as i64)
+                    push_sequence(&sequence, &mut items)
                 }
                 Kind::Dict(dict) => {
                     dicts += 1;

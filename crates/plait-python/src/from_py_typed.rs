@@ -24,7 +24,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::cycles::CycleCheck;
 use crate::errors::guard;
-use crate::from_py_plain::{Kind, MAX_DEPTH, is_primitive, kind, plain_objects, push_entries, recursive_value};
+use crate::from_py_plain::{Kind, MAX_DEPTH, is_primitive, kind, plain_objects, push_entries, push_sequence, recursive_value};
 use crate::py_slice::{PyDataSlice, wrap};
 
 const OP: &str = "kd.from_py";
@@ -42,6 +42,8 @@ struct Group<'py> {
 }
 
 enum GroupKind {
+    /// Only None: missing items of the group's schema, nothing below them.
+    Missing,
     /// Primitives and None, cast to the group's (primitive) schema.
     Primitives,
     /// OBJECT: lists, dicts and primitives as `from_py_plain` makes them.
@@ -81,6 +83,7 @@ fn from_py_typed(
     // Children come after their parents: made from the last group back.
     for (g, group) in groups.iter_mut().enumerate().rev() {
         let slice = match &group.kind {
+            GroupKind::Missing => DataSlice::missing(JaggedShape::flat(group.values.len()), group.schema),
             GroupKind::Primitives => match primitives(&group.values, group.schema, group.attribute)? {
                 Some(slice) => slice,
                 None => return Ok(None),
@@ -137,7 +140,7 @@ fn typed_groups<'py>(values: &Bound<'py, PyList>, schema: Schema, layouts: &Layo
         let kind = match schema {
             // Nothing present: missing items of the schema, with nothing
             // below them to walk (a recursive schema would go on forever).
-            _ if groups[g].values.iter().all(|v| v.is_none()) => GroupKind::Primitives,
+            _ if groups[g].values.iter().all(|v| v.is_none()) => GroupKind::Missing,
             Schema::Object => GroupKind::Objects,
             Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64 | Schema::Boolean | Schema::Mask | Schema::Bytes | Schema::String => {
                 GroupKind::Primitives
@@ -149,15 +152,9 @@ fn typed_groups<'py>(values: &Bound<'py, PyList>, schema: Schema, layouts: &Layo
                     for v in &groups[g].values {
                         rows.push(match kind(v) {
                             Kind::Item if v.is_none() => None,
-                            Kind::List(list) => {
+                            sequence @ (Kind::List(_) | Kind::Tuple(_)) => {
                                 cycles.meet(depth, v);
-                                items.extend(list.iter());
-                                Some(list.len() as i64)
-                            }
-                            Kind::Tuple(tuple) => {
-                                cycles.meet(depth, v);
-                                items.extend(tuple.iter());
-                                Some(tuple.len() as i64)
+                                push_sequence(&sequence, &mut items)
                             }
                             _ => return Ok(None),
                         });
@@ -279,16 +276,12 @@ fn keys_are_exact_strs(dict: &Bound<'_, PyDict>) -> bool {
     true
 }
 
-/// Primitives and None as a 1-D slice of primitive `schema` (only None:
-/// missing items of any schema), cast by the
+/// Primitives and None as a 1-D slice of primitive `schema`, cast by the
 /// implicit rules (INT32 to INT64 yes, INT32 to STRING no) as the general
 /// walk casts them; None when a value is not a plain primitive or does not
 /// cast (the general walk words the error). Floats for FLOAT64 keep all
 /// their digits unless they are an `attribute`'s (see [`Group`]).
 fn primitives(values: &[Bound<'_, PyAny>], schema: Schema, attribute: bool) -> PyResult<Option<DataSlice>> {
-    if values.iter().all(|v| v.is_none()) {
-        return Ok(Some(DataSlice::missing(JaggedShape::flat(values.len()), schema)));
-    }
     // (The fast paths take only plain values: most levels are checked by
     // boxing them.)
     let boxed = match crate::boxing::box_values_fast(values) {

@@ -58,13 +58,16 @@ pub fn unique(x: &DataSlice, sort: bool) -> Result<DataSlice> {
     DataSlice::new(shape, x.data().take(&firsts), x.schema())
 }
 
+/// The items a task of the worker pool takes in `first_of_each` and
+/// `first_of_big_group`.
+const RUN_ITEMS: usize = 1 << 16;
+
 /// The first position of each distinct key in each group of `edge` (sorted by
 /// key with `sort`), and how many there are per group. Many groups of many
 /// items in all are split into runs of groups (~64K items each) computed
 /// at once on the worker pool.
 fn first_of_each<K: Hash + Ord + Copy + Send>(edge: &Edge, key: impl Fn(usize) -> Option<K> + Sync, sort: bool) -> (Vec<usize>, Vec<i64>) {
     use rayon::prelude::*;
-    const RUN_ITEMS: usize = 1 << 16;
     let groups = edge.parent_size();
     if edge.child_size() < crate::kernel::PARALLEL_MIN {
         return first_of_groups(edge, 0..groups, &key, sort);
@@ -108,7 +111,6 @@ fn first_of_big_group<K: Hash + Ord + Copy + Send>(
     sort: bool,
 ) -> Vec<usize> {
     use rayon::prelude::*;
-    const RUN_ITEMS: usize = 1 << 16;
     let starts: Vec<usize> = range.clone().step_by(RUN_ITEMS).collect();
     let runs: Vec<Vec<usize>> = plait_core::parallel::install(|| {
         starts
