@@ -199,6 +199,37 @@ pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRes
     Ok(ds)
 }
 
+/// Koda's error for a Python value of a type it does not box, naming the
+/// type by its C name: builtins by their bare name (`dict`), other built-in
+/// types with their module (`collections.OrderedDict`), classes defined in
+/// Python by their name (`Point`).
+pub fn unsupported_type(op: &str, x: &Bound<'_, PyAny>) -> PyErr {
+    let ty = x.get_type();
+    // SAFETY: `ty` is a live type object; reading its flags has no other
+    // effect.
+    let defined_in_python = unsafe { ffi::PyType_GetFlags(ty.as_ptr().cast()) } & ffi::Py_TPFLAGS_HEAPTYPE != 0;
+    let name = (|| -> PyResult<String> {
+        let module = ty.module()?;
+        Ok(if defined_in_python {
+            ty.name()?.to_string()
+        } else if module.to_str()? == "builtins" {
+            ty.qualname()?.to_string()
+        } else {
+            format!("{module}.{}", ty.qualname()?)
+        })
+    })();
+    match name {
+        Ok(name) => value_error(op, format!("object with unsupported type: {name}")),
+        Err(err) => err,
+    }
+}
+
+/// Whether `x` is a list or tuple of a subclass, which Koda refuses to box
+/// as a whole (its items, nested, are boxed).
+pub fn is_sequence_subclass(x: &Bound<'_, PyAny>) -> bool {
+    is_list_like(x) && !x.is_exact_instance_of::<PyList>() && !x.is_exact_instance_of::<PyTuple>()
+}
+
 fn is_list_like(x: &Bound<'_, PyAny>) -> bool {
     x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>()
 }
@@ -394,23 +425,7 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
             let s = if fits_f32(v) { Schema::Float32 } else { Schema::Float64 };
             (Leaf::Float(s), v.to_bits() as i64, s)
         } else {
-            // Koda's text, the type's C name: builtins by their bare name
-            // (`dict`), other built-in types with their module
-            // (`collections.OrderedDict`), classes defined in Python by
-            // their name (`Point`).
-            let ty = x.get_type();
-            // SAFETY: `ty` is a live type object; reading its flags has no
-            // other effect.
-            let defined_in_python = unsafe { ffi::PyType_GetFlags(ty.as_ptr().cast()) } & ffi::Py_TPFLAGS_HEAPTYPE != 0;
-            let module = ty.module()?;
-            let name = if defined_in_python {
-                ty.name()?.to_string()
-            } else if module.to_str()? == "builtins" {
-                ty.qualname()?.to_string()
-            } else {
-                format!("{module}.{}", ty.qualname()?)
-            };
-            return Err(value_error(op, format!("object with unsupported type: {name}")));
+            return Err(unsupported_type(op, x));
         };
         schema = Schema::common(schema, leaf_schema).ok_or_else(|| no_common_schema(op, &objects))?;
         kinds.push(kind);

@@ -140,7 +140,11 @@ fn typed_groups<'py>(values: &Bound<'py, PyList>, schema: Schema, layouts: &Layo
         let kind = match schema {
             // Nothing present: missing items of the schema, with nothing
             // below them to walk (a recursive schema would go on forever).
-            _ if groups[g].values.iter().all(|v| v.is_none()) => GroupKind::Missing,
+            // (Not under NONE, SCHEMA or ITEMID: Koda refuses a first None
+            // there, as the general walk does.)
+            _ if !matches!(schema, Schema::None | Schema::Schema | Schema::ItemId) && groups[g].values.iter().all(|v| v.is_none()) => {
+                GroupKind::Missing
+            }
             Schema::Object => GroupKind::Objects,
             Schema::Int32 | Schema::Int64 | Schema::Float32 | Schema::Float64 | Schema::Boolean | Schema::Mask | Schema::Bytes | Schema::String => {
                 GroupKind::Primitives

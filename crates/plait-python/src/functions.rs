@@ -5,7 +5,7 @@
 use plait_core::{DataSlice, ScalarRef, Schema};
 use pyo3::prelude::*;
 
-use crate::boxing::{box_item, box_slice, box_with_schema};
+use crate::boxing::{box_item, box_slice, box_with_schema, is_sequence_subclass, unsupported_type};
 use crate::errors::{guard, type_error, value_error};
 use crate::py_slice::{PyDataSlice, schema_item, wrap};
 
@@ -25,6 +25,9 @@ fn optional_schema<'a>(op: &str, schema: Option<&'a Bound<'_, PyAny>>) -> PyResu
 #[pyfunction]
 #[pyo3(signature = (x, /, schema=None))]
 fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    if is_sequence_subclass(x) {
+        return Err(unsupported_type("kd.slice", x));
+    }
     match optional_schema("kd.slice", schema)? {
         Some(schema) => wrap(py, box_with_schema("kd.slice", x, &schema.inner, false)?),
         None => wrap(py, box_slice("kd.slice", x, None)?),
@@ -35,10 +38,24 @@ fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>
 #[pyfunction]
 #[pyo3(signature = (x, /, schema=None))]
 fn item(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    if is_sequence_subclass(x) {
+        return Err(unsupported_type("kd.item", x));
+    }
     match optional_schema("kd.item", schema)? {
         Some(schema) => wrap(py, box_with_schema("kd.item", x, &schema.inner, true)?),
         None => wrap(py, box_item("kd.item", x, None)?),
     }
+}
+
+/// Raises Koda's unsupported-type error for a list, tuple or dict of a
+/// subclass given to `op` (Koda makes Koda lists and dicts of exact ones
+/// only; the Python glue of `kd.obj`, `kd.new`, `kd.list` asks).
+#[pyfunction]
+fn refuse_container_subclass(op: &str, x: &Bound<'_, PyAny>) -> PyResult<()> {
+    if is_sequence_subclass(x) || (x.is_instance_of::<pyo3::types::PyDict>() && !x.is_exact_instance_of::<pyo3::types::PyDict>()) {
+        return Err(unsupported_type(op, x));
+    }
+    Ok(())
 }
 
 /// A schema constant by name (`INT32`, ...).
@@ -65,6 +82,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(slice, m)?)?;
     m.add_function(wrap_pyfunction!(item, m)?)?;
     m.add_function(wrap_pyfunction!(schema_constant, m)?)?;
+    m.add_function(wrap_pyfunction!(refuse_container_subclass, m)?)?;
     m.add_function(wrap_pyfunction!(mask_item, m)?)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     Ok(())

@@ -14,6 +14,7 @@ mod py_expr;
 mod py_extension;
 mod py_from_py;
 mod py_functor;
+mod py_method;
 mod py_numpy;
 mod py_operator;
 mod py_persist;
@@ -69,6 +70,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_shape::PyEdge>()?;
     m.add_function(wrap_pyfunction!(py_shape::py_expect_shape, m)?)?;
     py_operator::register(m)?;
+    py_method::register(m)?;
     py_bag::register(m)?;
     py_expr::register(m)?;
     py_typing::register(m)?;

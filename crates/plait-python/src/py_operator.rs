@@ -59,7 +59,7 @@ fn container_item(x: &Bound<'_, PyAny>) -> PyResult<Value> {
 pub const AMBIGUOUS_LIST: &str = "passing a Python list to a Koda operation is ambiguous. Please use kd.slice(...) to create a slice or a \
                                   multi-dimensional slice, and kd.list(...) to create a single Koda list";
 
-use crate::boxing::{box_item, box_slice};
+use crate::boxing::{box_item, box_slice, is_sequence_subclass, unsupported_type};
 use crate::errors::{guard, value_error};
 use crate::py_bag::PyDataBag;
 use crate::py_shape::PyJaggedShape;
@@ -224,7 +224,7 @@ fn value_items(v: &Value) -> usize {
 #[pymethods]
 impl Operator {
     #[pyo3(signature = (*args, **kwargs))]
-    fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
+    pub(crate) fn __call__(&self, py: Python<'_>, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
         let name = self.op.name;
         if !self.eager && crate::py_expr::is_tracing() {
             return crate::py_expr::lazy_call(py, name, args, kwargs);
@@ -252,9 +252,14 @@ impl Operator {
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
                 let k = k.extract::<String>()?;
-                let value = if self.op.boxing == registry::Boxing::Containers && is_attribute(self.op, &k) && is_container(&v) {
+                let attribute = self.op.boxing == registry::Boxing::Containers && is_attribute(self.op, &k);
+                let value = if attribute && is_container(&v) {
                     container = container.or(Some(if v.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
                     container_item(&v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
+                } else if attribute && (is_sequence_subclass(&v) || v.is_instance_of::<PyDict>()) {
+                    // Subclasses (an OrderedDict, a list subclass) are not
+                    // Koda lists or dicts, nor slices (as in Koda).
+                    return Err(unsupported_type(name, &v));
                 } else {
                     boxed_arg(self.op, &v, None).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
                 };

@@ -104,9 +104,10 @@ enum Fill<'py> {
     Lists { targets: Vec<Bound<'py, PyList>>, edge: Edge },
     /// Dicts, each taking its row of `keys` with the values.
     Dicts { targets: Vec<Bound<'py, PyDict>>, keys: Vec<Bound<'py, PyAny>>, edge: Edge },
-    /// Entities (`Obj`s or dicts), one value each for attribute `name`
-    /// (left out where `present` says the value is missing).
-    Attr { name: Bound<'py, PyString>, targets: Vec<Bound<'py, PyAny>>, present: Option<Vec<bool>> },
+    /// Entities (`Obj`s, or dicts when `as_dict`), one value each for
+    /// attribute `name` (left out where `present` says the value is
+    /// missing).
+    Attr { name: Bound<'py, PyString>, targets: Vec<Bound<'py, PyAny>>, present: Option<Vec<bool>>, as_dict: bool },
 }
 
 impl<'py> Walk<'_, 'py> {
@@ -170,6 +171,7 @@ impl<'py> Walk<'_, 'py> {
     }
 
     fn lists(&mut self, lists: &DataSlice, ids: &[ItemId], below: &mut Below<'py>) -> Step<()> {
+        expect_kind(ids, ItemId::is_list, "lists")?;
         let (items, edge) = reads::list_items(lists)?;
         let targets: Vec<Bound<'py, PyList>> = ids.iter().map(|_| PyList::empty(self.py)).collect();
         for (id, target) in ids.iter().zip(&targets) {
@@ -180,6 +182,7 @@ impl<'py> Walk<'_, 'py> {
     }
 
     fn dicts(&mut self, dicts: &DataSlice, ids: &[ItemId], below: &mut Below<'py>) -> Step<()> {
+        expect_kind(ids, ItemId::is_dict, "dicts")?;
         let (keys, values, edge) = reads::dict_entries(dicts)?;
         // Entity, list and dict keys stay DataItems: their Python forms
         // could not be keys.
@@ -194,13 +197,21 @@ impl<'py> Walk<'_, 'py> {
 
     /// Entities and objects: each attribute read once, for the items whose
     /// schema declares it. An item whose schema declares none is an empty
-    /// dict (as in Koda).
+    /// dict (as in Koda). A list or dict id under an entity schema is an
+    /// empty list or dict, which then takes no attributes (as in Koda:
+    /// setting one raises AttributeError).
     fn entities(&mut self, holders: &DataSlice, ids: &[ItemId], below: &mut Below<'py>) -> Step<()> {
         let Some((declares, attrs)) = reads::attributes(holders)? else { return Err(Stop::Python) };
         let options = self.options;
         let mut targets = Vec::with_capacity(ids.len());
         for (id, declares) in ids.iter().zip(declares) {
-            let target = if declares && !options.obj_as_dict { self.obj_class.call0()? } else { PyDict::new(self.py).into_any() };
+            let target = if id.is_list() {
+                PyList::empty(self.py).into_any()
+            } else if declares && !options.obj_as_dict && !id.is_dict() {
+                self.obj_class.call0()?
+            } else {
+                PyDict::new(self.py).into_any()
+            };
             self.record(*id, &target);
             targets.push(target);
         }
@@ -211,7 +222,7 @@ impl<'py> Walk<'_, 'py> {
                 .then(|| (0..attr.values.size()).map(|k| attr.values.get(k).is_some()).collect());
             let name = PyString::intern(self.py, &attr.name);
             let targets = attr.positions.iter().map(|&j| targets[j].clone()).collect();
-            below.push((attr.values, Some(Fill::Attr { name, targets, present })));
+            below.push((attr.values, Some(Fill::Attr { name, targets, present, as_dict: options.obj_as_dict })));
         }
         Ok(())
     }
@@ -236,20 +247,29 @@ impl<'py> Fill<'py> {
                     }
                 }
             }
-            Fill::Attr { name, targets, present } => {
+            Fill::Attr { name, targets, present, as_dict } => {
                 for (k, target) in targets.iter().enumerate() {
                     if present.as_ref().is_some_and(|present| !present[k]) {
                         continue;
                     }
                     let value = values.get(k).ok_or(Stop::Python)?;
                     match target.cast::<PyDict>() {
-                        Ok(dict) => dict.set_item(&name, value)?,
-                        Err(_) => target.setattr(&name, value)?,
+                        Ok(dict) if as_dict => dict.set_item(&name, value)?,
+                        _ => target.setattr(&name, value)?,
                     }
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Stops the walk with Koda's error where an item of a list (dict) schema
+/// is not a list (dict).
+fn expect_kind(ids: &[ItemId], is_kind: fn(ItemId) -> bool, kinds: &str) -> Step<()> {
+    match ids.iter().find(|&&id| !is_kind(id)) {
+        Some(id) => Err(Stop::Raised(pyo3::exceptions::PyValueError::new_err(format!("kd.to_py: {kinds} expected, got {}", id.repr())))),
+        None => Ok(()),
     }
 }
 

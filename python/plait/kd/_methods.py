@@ -1,6 +1,7 @@
 """DataSlice methods that are Koda operators with the slice as first argument
 (`ds.get_attr('x')` is `kd.get_attr(ds, 'x')`), attached to the class once."""
 
+from plait import _plait
 from plait.kd import dicts, lists, slices, types
 from plait.kd._operators import OPERATORS
 
@@ -62,11 +63,13 @@ _METHODS = {
 
 
 def _method(op):
-    def method(self, *args, **kwargs):
-        return op(self, *args, **kwargs)
-
+    # A native descriptor: `ds.get_keys()` calls the operator with no Python
+    # frame in between.
+    method = _plait.OperatorMethod(op)
     method.__name__ = op.__name__
+    method.__qualname__ = f"DataSlice.{op.__name__}"
     method.__doc__ = op.__doc__
+    method.__signature__ = op.__signature__
     return method
 
 

@@ -1,5 +1,6 @@
 """`kd.entities`: Koda's entities operators (built from the Rust registry)."""
 
+from plait import _plait
 from plait.kd._operators import export as _export, traced_through as _traced_through
 
 _export(globals(), "kd.entities")
@@ -14,6 +15,8 @@ def new(*args, **kwargs):
         from plait.kd import dicts, lists
 
         return (dicts.new if type(args[0]) is dict else lists.new)(*args, **kwargs)
+    if args:
+        _plait.refuse_container_subclass("kd.entities.new", args[0])
     return _new_operator(*args, **kwargs)
 
 

@@ -126,6 +126,27 @@ def _is_schema(schema, name):
     return isinstance(schema, types.DataSlice) and str(schema) == name
 
 
+_NO_VALUE = object()
+
+
+def _takes_only_items(schema):
+    """Whether `schema` is NONE, SCHEMA or ITEMID: schemas of no Python
+    value but None, which from_py takes as DataItems."""
+    return isinstance(schema, types.DataSlice) and not schema.is_struct_schema() and str(schema) in ("NONE", "SCHEMA", "ITEMID")
+
+
+def _refuse_first_none(values, schema):
+    """Koda's mismatch for `values` (an iterable) under NONE, SCHEMA or
+    ITEMID whose first value is None or a container: these schemas take
+    DataItems, or the primitives a first primitive says the values are
+    (which then fail to cast)."""
+    if not _takes_only_items(schema):
+        return
+    first = next(iter(values), _NO_VALUE)
+    if first is not _NO_VALUE and not isinstance(first, types.DataSlice) and (first is None or not isinstance(first, _PRIMITIVES)):
+        raise ValueError("schema mismatch: expected an object schema here.")
+
+
 class _Infer:
     """The schema of values to infer from them (`schema=None`)."""
 
@@ -174,6 +195,8 @@ class _Converter:
             return (yield from self._inferred(values, itemid))
         if _is_schema(schema, "OBJECT"):
             return (yield from self._objects(values, itemid))
+        if values:
+            _refuse_first_none(values, schema)
         if schema.is_struct_schema() and all(v is None for v in values):
             # Nothing present: missing items of the schema, with nothing
             # below them to walk (a recursive schema would go on forever).
@@ -340,8 +363,15 @@ class _Converter:
         attrs = {}
         for name in names:
             attr_schema = schema.get_attr(name)
+            if isinstance(first, builtins.dict):
+                # (Dicts without the key give no value: no first None.)
+                _refuse_first_none((v[name] for v in values if v is not None and name in v), attr_schema)
+            else:
+                _refuse_first_none(columns[name], attr_schema)
             if attr_schema.is_struct_schema() or _is_schema(attr_schema, "OBJECT"):
                 attrs[name] = yield (columns[name], attr_schema, None)
+            elif _takes_only_items(attr_schema):
+                attrs[name] = self._primitives(columns[name], attr_schema)
             else:
                 # Koda converts the values of a primitive attribute as
                 # they are, then casts them as an assignment would.

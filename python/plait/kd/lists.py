@@ -22,6 +22,7 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     """
     if isinstance(items, (types.DataSlice, _plait.Expr)):
         raise ValueError("kd.list does not accept DataSlice as an input, please use kd.implode")
+    _plait.refuse_container_subclass("kd.list", items)
     if schema is not None:
         item_schema = _OPERATORS["kd.schema.get_item_schema"](schema)
     if items is None:

@@ -1,5 +1,6 @@
 """`kd.objs`: Koda's objs operators (built from the Rust registry)."""
 
+from plait import _plait
 from plait.kd._operators import export as _export, traced_through as _traced_through
 
 _export(globals(), "kd.objs")
@@ -14,6 +15,8 @@ def new(*args, **kwargs):
         from plait.kd.from_py import from_py
 
         return from_py(*args, **kwargs)
+    if args:
+        _plait.refuse_container_subclass("kd.objs.new", args[0])
     return _new_operator(*args, **kwargs)
 
 

@@ -145,6 +145,21 @@ EDGE_CASES = {
     "a list for INT32": ([1], ("prim", "INT32")),
     "an int for an entity": (5, ("entity", "R", [("a", ("prim", "INT32"))])),
     "nested OBJECT values": ({"a": [1, {"x": [2]}]}, ("dict", "STRING", ("object",))),
+    # NONE, SCHEMA and ITEMID take DataItems: a first None (or container)
+    # is a mismatch, a first primitive fails to cast.
+    "None under NONE": (None, ("prim", "NONE")),
+    "an int under NONE": (1, ("prim", "NONE")),
+    "None under LIST[NONE]": ([None], ("list", ("prim", "NONE"))),
+    "None then an int under LIST[NONE]": ([None, 1], ("list", ("prim", "NONE"))),
+    "an int then None under LIST[NONE]": ([1, None], ("list", ("prim", "NONE"))),
+    "a list under LIST[NONE]": ([[1]], ("list", ("prim", "NONE"))),
+    "nothing under LIST[NONE]": ([], ("list", ("prim", "NONE"))),
+    "None under LIST[SCHEMA]": ([None], ("list", ("prim", "SCHEMA"))),
+    "None under LIST[ITEMID]": ([None], ("list", ("prim", "ITEMID"))),
+    "None for a NONE attribute": ({"a": None}, ("entity", "R", [("a", ("prim", "NONE"))])),
+    "no key for a NONE attribute": ({}, ("entity", "R", [("a", ("prim", "NONE"))])),
+    "an int for a NONE attribute": ({"a": 1}, ("entity", "R", [("a", ("prim", "NONE"))])),
+    "None for a NONE dict value": ({"a": None}, ("dict", "STRING", ("prim", "NONE"))),
 }
 
 

@@ -230,6 +230,11 @@ fn held_schema(bag: &DataBag, schema_id: ItemId, attr: &str) -> Schema {
     bag.get_one(attr, schema_id).and_then(|v| v.schema()).unwrap_or(Schema::Object)
 }
 
+/// Whether schema `schema_id` has attribute `attr` in `bag`.
+fn declares(bag: &DataBag, schema_id: ItemId, attr: &str) -> bool {
+    bag.get_one(attr, schema_id).is_some()
+}
+
 /// The first `limit` of `n` elements (all without a limit), and whether
 /// some are left out.
 fn shown(n: usize, limit: Option<usize>) -> (usize, bool) {
@@ -300,11 +305,13 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize, o: &Prin
     if depth >= o.depth || !o.expand() {
         return Node::Leaf(html_span(o.html, "class=\"object-id\"", &id.short()));
     }
+    // A list or dict shows its contents under a list or dict schema only;
+    // under an entity schema it is its id (as in Koda).
     if id.is_list() {
-        return list_node(id, schema_id, bag, depth, o);
+        return if declares(bag, schema_id, LIST_ITEMS_ATTR) { list_node(id, schema_id, bag, depth, o) } else { Node::Leaf(id.repr()) };
     }
     if id.is_dict() {
-        return dict_node(id, schema_id, bag, depth, o);
+        return if declares(bag, schema_id, DICT_KEYS_ATTR) { dict_node(id, schema_id, bag, depth, o) } else { Node::Leaf(id.repr()) };
     }
     let names: Vec<String> = bag.attr_names(schema_id).into_iter().filter(|n| n != SCHEMA_NAME_ATTR && n != SCHEMA_METADATA_ATTR).collect();
     if let Some(open) = functor_open(id, &names, bag, depth, o) {
