@@ -20,6 +20,7 @@ def workloads(scale, pkd, kkd):
             "small": kd.slice([3, 1, 2]),
             "record_schema": kd.named_schema("Rec", a=kd.INT32, b=kd.list_schema(kd.INT64), c=kd.dict_schema(kd.STRING, kd.STRING)),
             "int64_list": kd.list_schema(kd.INT64),
+            "dict": kd.dict({"a": 1, "b": 2}),
         }
 
     def repeat(fn):
@@ -41,3 +42,9 @@ def workloads(scale, pkd, kkd):
     yield f"{CALLS:,} x kd.sort(3 items)", both(repeat(lambda kd, s: kd.sort(s["small"]))), None
     yield f"{CALLS:,} x kd.new(a=1, b='x')", both(repeat(lambda kd, s: kd.new(a=1, b="x"))), None
     yield f"{CALLS:,} x entity.get_attr('a')", both(repeat(lambda kd, s: s["entity"].get_attr("a"))), None
+    yield f"{CALLS:,} x entity.a", both(repeat(lambda kd, s: s["entity"].a)), None
+    yield f"{CALLS:,} x entity.get_schema()", both(repeat(lambda kd, s: s["entity"].get_schema())), None
+    yield f"{CALLS:,} x entity.get_itemid()", both(repeat(lambda kd, s: s["entity"].get_itemid())), None
+    yield f"{CALLS:,} x dict.get_keys()", both(repeat(lambda kd, s: s["dict"].get_keys())), None
+    yield f"{CALLS:,} x kd.uu(a=1)", both(repeat(lambda kd, s: kd.uu(a=1))), None
+    yield f"{CALLS:,} x kd.bag()", both(repeat(lambda kd, s: kd.bag())), None

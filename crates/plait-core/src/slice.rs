@@ -42,9 +42,9 @@ impl DataSlice {
 
     /// A DataItem holding `value` (or missing) with `schema`.
     pub fn item(value: Option<ScalarRef<'_>>, schema: Schema) -> Result<DataSlice> {
-        // Numbers, text and missing items directly (loops such as `kd.map`
-        // and single writes make DataItems per item); other values through
-        // a builder.
+        // Numbers, text, schemas, ids and missing items directly (loops
+        // such as `kd.map`, single writes and per-item reads make DataItems
+        // per item); other values through a builder.
         let number = |values: Values| SliceData::from_column(Column::new(values, None));
         let data = match value {
             None => SliceData::missing(1),
@@ -55,6 +55,8 @@ impl DataSlice {
             Some(ScalarRef::String(v)) => number(Values::String(one_value(v.as_bytes()))),
             Some(ScalarRef::Bytes(v)) => number(Values::Bytes(one_value(v))),
             Some(ScalarRef::Mask) => number(Values::Mask(1)),
+            Some(ScalarRef::Schema(v)) => number(Values::Schema(crate::column::SchemaValues::same(v, 1))),
+            Some(ScalarRef::ItemId(v)) => number(Values::ItemId(vec![v.0 as i128].into())),
             Some(other) => {
                 let mut builder = SliceBuilder::new();
                 builder.push(Some(other));

@@ -344,8 +344,70 @@ impl PyDataBag {
     }
 }
 
+/// The `__dict__` of each class (but `object`) in the MRO of each of plait's
+/// DataSlice classes, for [`PyDataSlice::__getattribute__`]: live views, so
+/// methods attached later are seen.
+type ClassDicts = Vec<(Py<pyo3::types::PyType>, Vec<Py<PyAny>>)>;
+
+static CLASS_DICTS: pyo3::sync::PyOnceLock<ClassDicts> = pyo3::sync::PyOnceLock::new();
+
+fn class_dicts(py: Python<'_>) -> PyResult<&ClassDicts> {
+    CLASS_DICTS.get_or_try_init(py, || {
+        use crate::py_slice::{PyDataItem, PyDictItem, PyListItem, PySchemaItem};
+        let classes = [
+            py.get_type::<PyDataSlice>(),
+            py.get_type::<PyDataItem>(),
+            py.get_type::<PyListItem>(),
+            py.get_type::<PyDictItem>(),
+            py.get_type::<PySchemaItem>(),
+        ];
+        let object = py.get_type::<PyAny>();
+        classes
+            .into_iter()
+            .map(|class| {
+                let mut dicts = Vec::new();
+                for base in class.getattr("__mro__")?.cast_into::<PyTuple>()?.iter() {
+                    if !base.is(&object) {
+                        dicts.push(base.getattr("__dict__")?.unbind());
+                    }
+                }
+                Ok((class.unbind(), dicts))
+            })
+            .collect()
+    })
+}
+
+/// Whether `name` is an attribute of `ds`'s class (a method, a property):
+/// None when the class is not one of plait's own (a Python subclass).
+fn class_has(ds: &Bound<'_, PyDataSlice>, name: &Bound<'_, PyString>) -> PyResult<Option<bool>> {
+    let class = ds.get_type();
+    let Some((_, dicts)) = class_dicts(ds.py())?.iter().find(|(c, _)| c.is(&class)) else { return Ok(None) };
+    for dict in dicts {
+        if dict.bind(ds.py()).contains(name)? {
+            return Ok(Some(true));
+        }
+    }
+    Ok(Some(false))
+}
+
 #[pymethods]
 impl PyDataSlice {
+    /// `ds.x`: a method or property of the class, else the attribute `x`
+    /// of the items. (The data is read here, without the failed class
+    /// lookup and the AttributeError Python's own lookup would raise
+    /// first; anything unusual goes to it, then to `__getattr__`.)
+    fn __getattribute__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+        let text = name.to_cow()?;
+        if !text.starts_with('_') && class_has(slf, name)? == Some(false) {
+            let result = access::get_attr(&slf.get().inner, &text, None).map_err(attribute_error)?;
+            return wrap(slf.py(), result);
+        }
+        // SAFETY: `slf` and `name` are live objects; the call returns a new
+        // reference or NULL with an exception set, which `from_owned_ptr_or_err`
+        // takes over.
+        unsafe { Bound::from_owned_ptr_or_err(slf.py(), pyo3::ffi::PyObject_GenericGetAttr(slf.as_ptr(), name.as_ptr())).map(Bound::unbind) }
+    }
+
     /// `ds.x`: the attribute `x` (AttributeError when it cannot be read).
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
         if name.starts_with('_') {
@@ -543,8 +605,9 @@ impl PyDataSlice {
 ///   >>> kd.slice([1, 2]).with_bag(kd.bag())
 ///   DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
 #[pyfunction]
-fn bag() -> PyDataBag {
-    PyDataBag { inner: DataBag::new_immutable() }
+fn bag() -> PyResult<PyDataBag> {
+    refuse_tracing("bag")?;
+    Ok(new_bag(false))
 }
 
 /// Returns a new empty mutable DataBag.
@@ -561,8 +624,26 @@ fn bag() -> PyDataBag {
 ///   >>> e
 ///   DataItem(Entity(x=2), schema: ENTITY(x=INT32), bag_id: $...)
 #[pyfunction]
-fn mutable_bag() -> PyDataBag {
-    PyDataBag { inner: DataBag::new_mutable() }
+fn mutable_bag() -> PyResult<PyDataBag> {
+    refuse_tracing("mutable_bag")?;
+    Ok(new_bag(true))
+}
+
+/// A new empty bag, mutable or not, also while tracing (`DataBag.empty()`,
+/// `kd.bags.new()`).
+#[pyfunction]
+fn new_bag(mutable: bool) -> PyDataBag {
+    PyDataBag { inner: if mutable { DataBag::new_mutable() } else { DataBag::new_immutable() } }
+}
+
+/// `kd.<name>` only works eagerly: refused while a function is traced.
+fn refuse_tracing(name: &str) -> PyResult<()> {
+    if crate::py_expr::is_tracing() {
+        return Err(PyAttributeError::new_err(format!(
+            "attribute '{name}' is not available in tracing mode on 'plait.kd': kd.{name} only works eagerly"
+        )));
+    }
+    Ok(())
 }
 
 /// For each attribute the schemas of 1-D slice `x`'s entities or objects
@@ -580,6 +661,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(null_bag, m)?)?;
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
+    m.add_function(wrap_pyfunction!(new_bag, m)?)?;
     Ok(())
 }
 

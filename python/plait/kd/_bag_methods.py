@@ -71,8 +71,8 @@ types.DataBag.contents_repr = _triples(
 types.DataBag.data_triples_repr = _triples(
     "data", "Returns the bag's data triples as text (attributes, list items, dict entries), without schemas.")
 types.DataBag.schema_triples_repr = _triples("schema", "Returns the bag's schema triples as text.")
-types.DataBag.empty = staticmethod(_plait.bag)
-types.DataBag.empty_mutable = staticmethod(_plait.mutable_bag)
+types.DataBag.empty = staticmethod(functools.partial(_plait.new_bag, False))
+types.DataBag.empty_mutable = staticmethod(functools.partial(_plait.new_bag, True))
 
 
 # Keyword arguments that are no attribute values (left as they are).

@@ -176,8 +176,12 @@ def build(kd):
         setattr(eager, ns, eager_ns)
     _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES) | set(_EAGER_ONLY))
     for name in _EAGER_ONLY:
-        setattr(eager, name, getattr(kd, name))
-        setattr(kd, name, _eager_only(kd, name))
+        if name in _REFUSED_NATIVELY:
+            # (The eager form works while tracing.)
+            setattr(eager, name, _untraced_bag(kd, name))
+        else:
+            setattr(eager, name, getattr(kd, name))
+            setattr(kd, name, _eager_only(kd, name))
     # `kd.functor`'s operators (its other names make functors, now).
     lazy.functor = pytypes.ModuleType("plait.kd.lazy.functor")
     eager.functor = pytypes.ModuleType("plait.kd.eager.functor")
@@ -207,6 +211,8 @@ _EAGER_METHODS = {
 
 # `kd` functions that only work eagerly (mutable bags, Python values out).
 _EAGER_ONLY = ("bag", "mutable_bag", "to_py", "to_pylist")
+# (Of which these refuse tracing themselves, without a Python wrapper.)
+_REFUSED_NATIVELY = ("bag", "mutable_bag")
 
 
 class EvaluationInTracingError(ValueError):
@@ -238,6 +244,16 @@ def _eager_only(kd, name):
             raise AttributeError(f"attribute '{name}' is not available in tracing mode on 'plait.kd': kd.{name} only "
                                  "works eagerly")
         return fn(*args, **kwargs)
+
+    return call
+
+
+def _untraced_bag(kd, name):
+    """`kd.eager.bag` / `kd.eager.mutable_bag`: a new bag, also while tracing."""
+
+    @functools.wraps(getattr(kd, name))
+    def call():
+        return _plait.new_bag(name == "mutable_bag")
 
     return call
 

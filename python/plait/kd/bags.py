@@ -12,7 +12,17 @@ from plait import _plait
 from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export
 
-new = _plait.bag
+
+
+def new():
+    """Returns a new empty immutable DataBag (as `kd.bag()`, also while tracing).
+
+    Examples:
+      >>> kd.bags.new()
+      DataBag(empty, $...)
+    """
+    return _plait.new_bag(False)
+
 
 _export(globals(), "kd.bags")
 

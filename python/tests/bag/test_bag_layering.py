@@ -222,6 +222,21 @@ def test_many_bags_merge_into_one_layer_and_still_check_conflicts():
         kd.slice(items[:20] + [x, x.with_attrs(a=5)])
 
 
+def test_many_bags_sharing_no_item_merge_whole_and_exactly():
+    # Bags each holding items of one allocation the others hold too (one
+    # entity each, updated), beside objects made one by one: every value
+    # read back from the merge, and the shared base still agrees.
+    ents = kd.obj(a=kd.slice(list(range(40))))
+    parts = [ents.S[i].updated(kd.attrs(ents.S[i], b=i * 10)) for i in range(40)]
+    parts += [kd.obj(a=i, s=f"t{i}") for i in range(40)]
+    merged = kd.slice(parts)
+    assert merged.a.to_py() == list(range(40)) * 2
+    assert merged.S[:40].b.to_py() == [i * 10 for i in range(40)]
+    assert merged.S[40:].s.to_py() == [f"t{i}" for i in range(40)]
+    with pytest.raises(ValueError, match=conflict("b", 0, 1)):
+        kd.slice(parts + [ents.S[0].updated(kd.attrs(ents.S[0], b=1))])
+
+
 # --- values bring along only what is reachable from them (Koda's adopt)
 
 def unreachable_conflict():

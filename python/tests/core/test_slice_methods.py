@@ -147,3 +147,36 @@ def test_in_place_functions():
     schema = kd.new(x=1).fork_bag().get_schema()
     schema.y = kd.STRING
     assert "y=STRING" in repr(schema)
+
+
+def test_operator_methods_bind_natively():
+    # `ds.get_keys` is the operator bound to the slice, without a Python
+    # function in between; read from the class it is unbound.
+    d = kd.dict({"a": 1})
+    method = d.get_keys
+    assert method.__self__ is d and method.__name__ == "get_keys"
+    assert method.__doc__ == kd.get_keys.__doc__
+    assert method().to_py() == ["a"]
+    assert kd.types.DataSlice.get_keys(d).to_py() == ["a"]
+    assert repr(kd.types.DataSlice.get_keys) == "<method DataSlice.get_keys>"
+    assert repr(method).startswith("<bound method get_keys of DataItem(")
+    with pytest.raises(TypeError):
+        kd.types.DataSlice.get_keys()
+
+
+def test_attribute_reads_skip_the_class_lookup_only_for_data():
+    # `e.x` reads the attribute `x` of the items, unless the class has `x`
+    # (a method, a property), including methods attached after import.
+    e = kd.new(a=1, get_keys=2, qtype=3)
+    assert e.a.to_py() == 1
+    assert e.get_attr("get_keys").to_py() == 2 and callable(e.get_keys)
+    assert str(e.qtype) == "DATA_SLICE"
+    kd.types.DataSlice.late_method = lambda self: "late"
+    try:
+        assert e.late_method() == "late"
+    finally:
+        del kd.types.DataSlice.late_method
+    with pytest.raises(AttributeError, match="the attribute 'missing' is missing"):
+        e.missing
+    with pytest.raises(AttributeError, match="object has no attribute '_private'"):
+        e._private

@@ -386,6 +386,20 @@ pub enum AttrBlock {
 }
 
 impl AttrStore {
+    /// How many dense allocations and items stored one by one this holds
+    /// (what a merge of it takes room for).
+    pub fn block_counts(&self) -> (usize, usize) {
+        (self.dense.len(), self.sparse.items.len())
+    }
+
+    /// Makes room for `dense` more dense allocations and `sparse` more
+    /// items stored one by one (a merge of many small bags grows its
+    /// tables once).
+    pub fn reserve(&mut self, dense: usize, sparse: usize) {
+        self.dense.reserve(dense);
+        self.sparse.items.reserve(sparse);
+    }
+
     /// The stored values, block by block (dense allocations by allocation).
     pub fn blocks(&self) -> Vec<AttrBlock> {
         let mut dense: Vec<(&u64, &Dense)> = self.dense.iter().collect();
@@ -477,16 +491,7 @@ impl AttrStore {
     /// linear in the number of bags, not in a copy per item.
     pub fn merge_missing_from(&mut self, theirs: &AttrStore) {
         let mut one_by_one: Vec<ItemId> = theirs.patch_ids().collect();
-        // Items stored one by one there: stored one by one here too, where
-        // this store holds their allocation the same way (or not at all).
-        for (id, value) in theirs.sparse.iter() {
-            let kept_whole = id.allocation().is_some_and(|a| self.dense.contains_key(&a) || self.patches.contains_key(&a));
-            if kept_whole {
-                one_by_one.push(*id);
-            } else {
-                self.sparse.insert_new(*id, || value.clone());
-            }
-        }
+        self.take_sparse_from(theirs, &mut one_by_one);
         for (&allocation, dense) in &theirs.dense {
             let untouched = !self.sparse.touches(allocation) && !self.dense.contains_key(&allocation) && !self.patches.contains_key(&allocation);
             if untouched && !theirs.patches.contains_key(&allocation) {
@@ -505,6 +510,39 @@ impl AttrStore {
                 let mut b = crate::column::SliceBuilder::new();
                 b.push(theirs.get_one(id).flatten());
                 self.set(&[Some(id)], &b.finish());
+            }
+        }
+    }
+
+    /// [`Self::merge_missing_from`] of a store that shares no item with
+    /// this one ([`Self::may_share_items`] is false): its columns and
+    /// patches are taken whole, without asking item by item.
+    pub fn merge_disjoint_from(&mut self, theirs: &AttrStore) {
+        for (&allocation, dense) in &theirs.dense {
+            self.dense.insert(allocation, dense.clone());
+        }
+        for (&allocation, patches) in &theirs.patches {
+            self.patches.insert(allocation, patches.clone());
+        }
+        let mut one_by_one = Vec::new();
+        self.take_sparse_from(theirs, &mut one_by_one);
+        for id in one_by_one {
+            let mut b = crate::column::SliceBuilder::new();
+            b.push(theirs.get_one(id).flatten());
+            self.set(&[Some(id)], &b.finish());
+        }
+    }
+
+    /// The items `theirs` stores one by one that this store lacks: stored
+    /// one by one here too, unless this store holds their allocation as a
+    /// column (then they are added to `one_by_one`, for the caller to set).
+    fn take_sparse_from(&mut self, theirs: &AttrStore, one_by_one: &mut Vec<ItemId>) {
+        for (id, value) in theirs.sparse.iter() {
+            let kept_whole = id.allocation().is_some_and(|a| self.dense.contains_key(&a) || self.patches.contains_key(&a));
+            if kept_whole {
+                one_by_one.push(*id);
+            } else {
+                self.sparse.insert_new(*id, || value.clone());
             }
         }
     }

@@ -31,7 +31,7 @@
 //! looking at their items, so merging bags of unrelated data costs nothing
 //! per item.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::dict_store::DictRef;
@@ -126,6 +126,7 @@ impl DataBag {
     /// cost is linear in what the bags hold (and reads see one layer).
     fn merge_many(op: &str, bags: &[DataBag]) -> Result<DataBag> {
         let mut merged: Arc<Store> = Arc::default();
+        reserve_attrs(Arc::make_mut(&mut merged), bags);
         for bag in bags {
             // A bag none of whose items the merge holds yet cannot disagree
             // with it (objects made one by one): no item-by-item check.
@@ -134,12 +135,15 @@ impl DataBag {
                     && layer.dicts.is_empty()
                     && layer.attrs.iter().all(|(name, values)| merged.attrs.get(name).is_none_or(|mine| !mine.may_share_items(values)))
             });
-            if !disjoint {
-                let so_far = DataBag::from_parts(merged.clone(), false, Vec::new());
-                if let Some(conflict) = first_disagreement(&so_far, bag) {
-                    return Err(Error::value(op, conflict));
-                }
+            if disjoint {
+                super::merge_disjoint(Arc::make_mut(&mut merged), &bag.flattened());
+                continue;
             }
+            let so_far = DataBag::from_parts(merged.clone(), false, Vec::new());
+            if let Some(conflict) = first_disagreement(&so_far, bag) {
+                return Err(Error::value(op, conflict));
+            }
+            drop(so_far);
             super::merge_into(Arc::make_mut(&mut merged), &bag.flattened(), super::Wins::Ours);
         }
         Ok(DataBag::from_parts(merged, false, Vec::new()))
@@ -201,6 +205,28 @@ impl DataBag {
             0 | 1 => bags.pop(),
             _ => Some(DataBag::with_fallbacks(bags)),
         })
+    }
+}
+
+/// Makes room in `store` (empty) for the attributes of all `bags`: merging
+/// thousands of small bags (objects made one by one) then grows no table
+/// bag by bag.
+fn reserve_attrs(store: &mut Store, bags: &[DataBag]) {
+    let mut counts: HashMap<Arc<str>, (usize, usize), foldhash::fast::RandomState> = HashMap::default();
+    for bag in bags {
+        for layer in bag.layers().iter() {
+            for (name, values) in &layer.attrs {
+                let (dense, sparse) = values.block_counts();
+                let count = match counts.get_mut(name) {
+                    Some(count) => count,
+                    None => counts.entry(name.clone()).or_default(),
+                };
+                *count = (count.0 + dense, count.1 + sparse);
+            }
+        }
+    }
+    for (name, (dense, sparse)) in counts {
+        Arc::make_mut(store.attrs.values_mut(&name)).reserve(dense, sparse);
     }
 }
 

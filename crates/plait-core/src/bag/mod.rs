@@ -133,6 +133,14 @@ impl std::ops::Deref for Layers {
     }
 }
 
+/// Which columns of dict entries a read takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entries {
+    Keys,
+    Values,
+    Both,
+}
+
 impl DataBag {
     fn from_parts(store: Arc<Store>, mutable: bool, fallbacks: Vec<DataBag>) -> DataBag {
         let frozen = !mutable && fallbacks.iter().all(|f| f.0.frozen);
@@ -916,12 +924,35 @@ impl DataBag {
     /// to entries). Keys come in the order they were first set; a missing id
     /// is an empty row.
     pub fn dict_entries(&self, ids: &[Option<ItemId>]) -> Result<(Edge, SliceData, SliceData)> {
+        self.entry_columns(ids, Entries::Both)
+    }
+
+    /// The keys of dicts `ids` (as [`Self::dict_entries`] gives them),
+    /// without reading the values.
+    pub fn dict_keys(&self, ids: &[Option<ItemId>]) -> Result<(Edge, SliceData)> {
+        let (edge, keys, _) = self.entry_columns(ids, Entries::Keys)?;
+        Ok((edge, keys))
+    }
+
+    /// The values of dicts `ids` (as [`Self::dict_entries`] gives them),
+    /// without reading the keys.
+    pub fn dict_values(&self, ids: &[Option<ItemId>]) -> Result<(Edge, SliceData)> {
+        let (edge, _, values) = self.entry_columns(ids, Entries::Values)?;
+        Ok((edge, values))
+    }
+
+    /// The keys and the values of dicts `ids`; a column `which` leaves out
+    /// is read as no items.
+    fn entry_columns(&self, ids: &[Option<ItemId>], which: Entries) -> Result<(Edge, SliceData, SliceData)> {
+        let (want_keys, want_values) = (which != Entries::Values, which != Entries::Keys);
         let layers = self.layers();
         if let Some((columns, rows)) = dense_rows(&layers, ids) {
             let ranges: Vec<std::ops::Range<usize>> = rows.iter().map(|&row| columns.row(row)).collect();
             let sizes: Vec<i64> = ranges.iter().map(|r| r.len() as i64).collect();
             let (keys, values) = columns.columns();
-            return Ok((Edge::from_sizes(&sizes)?, keys.take_ranges(&ranges), values.take_ranges(&ranges)));
+            let keys = if want_keys { keys.take_ranges(&ranges) } else { SliceData::missing(0) };
+            let values = if want_values { values.take_ranges(&ranges) } else { SliceData::missing(0) };
+            return Ok((Edge::from_sizes(&sizes)?, keys, values));
         }
         let mut sizes = Vec::with_capacity(ids.len());
         let (mut keys, mut values) = (SliceBuilder::new(), SliceBuilder::new());
@@ -929,8 +960,12 @@ impl DataBag {
             let dicts = id.map(|id| dict_layers(&layers, id)).unwrap_or_default();
             let mut n = 0i64;
             merged_entries(&dicts, |k, v| {
-                keys.push(Some(k));
-                values.push(v);
+                if want_keys {
+                    keys.push(Some(k));
+                }
+                if want_values {
+                    values.push(v);
+                }
                 n += 1;
             });
             sizes.push(n);
@@ -1306,6 +1341,19 @@ fn merge_into(store: &mut Store, theirs: &Store, wins: Wins) {
                 Wins::Ours => Arc::make_mut(mine).merge_missing_from(values),
                 Wins::Theirs => Arc::make_mut(mine).overwrite_from(values),
             },
+        }
+    }
+}
+
+/// [`merge_into`] (ours winning) of `theirs`, which holds no lists or
+/// dicts and no item `store` holds (see `DataBag::merge_many`): each
+/// attribute's blocks taken whole.
+fn merge_disjoint(store: &mut Store, theirs: &Store) {
+    for (name, values) in &theirs.attrs {
+        match store.attrs.get_mut(name) {
+            None => store.attrs.insert(name.clone(), values.clone()),
+            Some(mine) if Arc::ptr_eq(mine, values) => {}
+            Some(mine) => Arc::make_mut(mine).merge_disjoint_from(values),
         }
     }
 }

@@ -207,7 +207,7 @@ pub fn get_keys(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.dicts.get_keys";
     let bag = bag_for(op, x, "cannot get dict keys")?;
     let (key_schema, _) = entries_attr_schemas(op, x, DICT_KEYS_ATTR)?;
-    let (edge, keys, _) = bag.dict_entries(&ids_of(x))?;
+    let (edge, keys) = bag.dict_keys(&ids_of(x))?;
     typed_items(op, x.schema(), x.shape().with_edge(edge)?, keys, key_schema, bag)
 }
 
@@ -220,7 +220,7 @@ pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> 
     }
     let bag = bag_for(op, x, "cannot get dict values")?;
     let (_, value_schema) = entries_attr_schemas(op, x, DICT_VALUES_ATTR)?;
-    let (edge, _, values) = bag.dict_entries(&ids_of(x))?;
+    let (edge, values) = bag.dict_values(&ids_of(x))?;
     typed_items(op, x.schema(), x.shape().with_edge(edge)?, values, value_schema, bag)
 }
 

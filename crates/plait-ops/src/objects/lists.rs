@@ -943,7 +943,7 @@ pub fn clear_in_place(x: &DataSlice) -> Result<()> {
         let id = ids[i].expect("present");
         return Err(Error::value(op, format!("dict expected, got {}", id.repr())));
     }
-    let (edge, keys, _) = bag.dict_entries(&ids)?;
+    let (edge, keys) = bag.dict_keys(&ids)?;
     let owners: Vec<Option<ItemId>> = ids.iter().enumerate().flat_map(|(i, id)| std::iter::repeat_n(*id, edge.child_range(i).len())).collect();
     let mut missing = plait_core::column::SliceBuilder::with_capacity(keys.len());
     for _ in 0..keys.len() {
