@@ -329,6 +329,8 @@ class _Converter:
         schema has its own keys): the values of all the entries converted
         as one level, the objects made in one call."""
         _check_attr_names(dicts)
+        if any("__schema__" in d for d in dicts):
+            raise ValueError("only schemas can be assigned to the '__schema__' attribute, got OBJECT")
         if itemid is None:
             rows = [i for i, d in enumerate(dicts) for _ in d]
             names = [k for d in dicts for k in d]

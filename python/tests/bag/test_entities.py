@@ -226,3 +226,17 @@ def test_partial_writes_keep_earlier_values_of_the_allocation():
     assert ds.S[100].x.to_py() == 5
     assert ds.S[3].x.to_py() == 3
 
+
+
+def test_the_schema_attribute_cannot_be_given_as_a_value():
+    # Koda makes a broken object of it (see docs/differences.md).
+    with pytest.raises(ValueError, match="the attribute '__schema__' cannot be set directly"):
+        kd.obj(__schema__=1)
+    with pytest.raises(ValueError, match="the attribute '__schema__' cannot be set directly"):
+        kd.new(__schema__=kd.INT32)
+    # from_py of a dict with that key, as objects: Koda's error.
+    for value in ({"__schema__": 1}, [{"a": 1}, {"__schema__": "x"}], {"a": {"__schema__": 1}}):
+        with pytest.raises(ValueError, match="only schemas can be assigned to the '__schema__' attribute, got OBJECT"):
+            kd.from_py(value, dict_as_obj=True)
+    # Under an entity schema the key is not an attribute: left out.
+    assert kd.from_py({"__schema__": 1, "a": 2}, schema=kd.named_schema("A", a=kd.INT32)).a.to_py() == 2

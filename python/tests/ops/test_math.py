@@ -154,6 +154,12 @@ class TestAggregations:
 
     def test_distributions(self):
         assert r(kd.math.softmax(kd.slice([[1.0, 2, 3], [1]]))) == "DataSlice([[0.09003057, 0.24472848, 0.66524094], [1.0]], schema: FLOAT32, present: 4/4)"
+        # Integers are shifted by their maximum exactly before FLOAT32 (as
+        # Koda; 2**25 + 1 is not a FLOAT32), without Koda's INT32 overflow.
+        assert r(kd.math.softmax(kd.slice([2**25, 2**25 + 1, 3]))) == "DataSlice([0.26894143, 0.7310586, 0.0], schema: FLOAT32, present: 3/3)"
+        assert r(kd.math.softmax(kd.slice([2**25, 2**25 + 1, 3]), beta=0.5)) == "DataSlice([0.37754068, 0.62245935, 0.0], schema: FLOAT32, present: 3/3)"
+        assert r(kd.math.softmax(kd.slice([2**40, 2**40 + 1, None]))) == "DataSlice([0.26894143, 0.7310586, None], schema: FLOAT32, present: 2/3)"
+        assert kd.math.softmax(kd.slice([2**31 - 1, -2**31])).to_py() == [1.0, 0.0]
         assert r(kd.math.cdf(kd.slice([[1.0, 2, 3, 2], [1]]))) == "DataSlice([[0.25, 0.75, 1.0, 0.75], [1.0]], schema: FLOAT32, present: 5/5)"
         assert r(kd.math.cdf(kd.slice([[1.0, 2, None, 3]]), weights=kd.slice([[1.0, 2, 3, 4]]))) == "DataSlice([[0.14285715, 0.42857143, None, 1.0]], schema: FLOAT32, present: 3/4)"
         assert r(kd.math.agg_inverse_cdf(kd.slice([[4, 2, 3, 1]]), 0.25)) == "DataSlice([1], schema: INT32, present: 1/1)"

@@ -132,6 +132,18 @@ pub fn softmax(x: &DataSlice, beta: &DataSlice, ndim: Option<i64>) -> Result<Dat
         return Ok(p.missing(p.dtype()));
     }
     let a = &p.operands[0];
+    // Integers are shifted by their group's maximum exactly first (as Koda:
+    // 2**25 and 2**25 + 1 differ by 1, which FLOAT32 would lose), in i128
+    // (no overflow, unlike Koda's INT32 subtraction).
+    let ints: Option<Vec<i64>> = matches!(x.schema(), Schema::Int32 | Schema::Int64).then(|| {
+        (0..x.size())
+            .map(|i| match x.get(i) {
+                Some(plait_core::ScalarRef::Int32(v)) => i64::from(v),
+                Some(plait_core::ScalarRef::Int64(v)) => v,
+                _ => 0,
+            })
+            .collect()
+    });
     crate::with_float_type!(p.dtype(), T => {
         let values = T::slice_of(a.values()).expect("float operand");
         let beta = T::from_f64(beta);
@@ -139,8 +151,15 @@ pub fn softmax(x: &DataSlice, beta: &DataSlice, ndim: Option<i64>) -> Result<Dat
             // In the item type, shifted by the group's maximum so that large
             // values do not overflow (infinities still give NaN, as in Koda).
             let present: Vec<usize> = r.filter(|&i| a.is_present(i)).collect();
-            let top = present.iter().map(|&i| values[i].mul(beta)).fold(T::from_f64(f64::NEG_INFINITY), T::max_nan);
-            let exps: Vec<T> = present.iter().map(|&i| values[i].mul(beta).sub(top).exp()).collect();
+            let shifted: Vec<T> = match &ints {
+                Some(ints) => {
+                    let top = present.iter().map(|&i| ints[i]).max().unwrap_or(0);
+                    present.iter().map(|&i| T::from_f64((i128::from(ints[i]) - i128::from(top)) as f64)).collect()
+                }
+                None => present.iter().map(|&i| values[i]).collect(),
+            };
+            let top = shifted.iter().map(|&v| v.mul(beta)).fold(T::from_f64(f64::NEG_INFINITY), T::max_nan);
+            let exps: Vec<T> = shifted.iter().map(|&v| v.mul(beta).sub(top).exp()).collect();
             let total = exps.iter().fold(T::ZERO, |s, &e| s.add(e));
             for (&i, e) in present.iter().zip(exps) {
                 out[i] = Some(e.div(total));

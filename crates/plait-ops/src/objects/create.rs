@@ -202,6 +202,11 @@ pub(super) fn write_objects_with_attrs_at(
     if rows.len() != names.len() || names.len() != values.size() || values.rank() != 1 || rows.iter().any(|&r| r >= n) {
         return Err(Error::value(OBJ, "objects_with_attrs_at: expected one row below `n` and one value per attribute name"));
     }
+    if names.iter().any(|name| name == SCHEMA_ATTR) {
+        // A dict's `__schema__` key (`kd.from_py(..., dict_as_obj=True)`):
+        // Koda's words (the values are OBJECT here).
+        return Err(Error::value("kd.from_py", "only schemas can be assigned to the '__schema__' attribute, got OBJECT"));
+    }
     // The entries of each row, row after row (`starts[r]..starts[r + 1]`
     // of `entries`), and each entry's name as a number: one buffer each,
     // not a list per row.
