@@ -200,28 +200,32 @@ pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRes
 }
 
 /// Koda's error for a Python value of a type it does not box, naming the
-/// type by its C name: builtins by their bare name (`dict`), other built-in
-/// types with their module (`collections.OrderedDict`), classes defined in
-/// Python by their name (`Point`).
+/// type as [`type_name`] does.
 pub fn unsupported_type(op: &str, x: &Bound<'_, PyAny>) -> PyErr {
+    match type_name(x) {
+        Ok(name) => value_error(op, format!("object with unsupported type: {name}")),
+        Err(err) => err,
+    }
+}
+
+/// The name of `x`'s type as Koda's errors give it (the type's C name):
+/// builtins by their bare name (`dict`), other built-in types with their
+/// module (`collections.OrderedDict`), classes defined in Python by their
+/// name (`Point`).
+#[pyfunction]
+pub fn type_name(x: &Bound<'_, PyAny>) -> PyResult<String> {
     let ty = x.get_type();
     // SAFETY: `ty` is a live type object; reading its flags has no other
     // effect.
     let defined_in_python = unsafe { ffi::PyType_GetFlags(ty.as_ptr().cast()) } & ffi::Py_TPFLAGS_HEAPTYPE != 0;
-    let name = (|| -> PyResult<String> {
-        let module = ty.module()?;
-        Ok(if defined_in_python {
-            ty.name()?.to_string()
-        } else if module.to_str()? == "builtins" {
-            ty.qualname()?.to_string()
-        } else {
-            format!("{module}.{}", ty.qualname()?)
-        })
-    })();
-    match name {
-        Ok(name) => value_error(op, format!("object with unsupported type: {name}")),
-        Err(err) => err,
-    }
+    let module = ty.module()?;
+    Ok(if defined_in_python {
+        ty.name()?.to_string()
+    } else if module.to_str()? == "builtins" {
+        ty.qualname()?.to_string()
+    } else {
+        format!("{module}.{}", ty.qualname()?)
+    })
 }
 
 /// Whether `x` is a list or tuple of a subclass, which Koda refuses to box

@@ -83,6 +83,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(item, m)?)?;
     m.add_function(wrap_pyfunction!(schema_constant, m)?)?;
     m.add_function(wrap_pyfunction!(refuse_container_subclass, m)?)?;
+    m.add_function(wrap_pyfunction!(crate::boxing::type_name, m)?)?;
     m.add_function(wrap_pyfunction!(mask_item, m)?)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     Ok(())

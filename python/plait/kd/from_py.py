@@ -389,7 +389,7 @@ class _Converter:
         if not _plait.from_py_only_primitives(values):
             for v in values:
                 if not isinstance(v, _PRIMITIVES + (types.DataSlice,)):
-                    raise ValueError(f"{_UNPARSED}object with unsupported type: {type(v).__name__}")
+                    raise ValueError(f"{_UNPARSED}object with unsupported type: {_plait.type_name(v)}")
         boxed = _plait.slice(values, None)
         if boxed.get_present_count() == 0:
             return boxed.with_schema(schema)
@@ -461,8 +461,8 @@ def _mixed_kinds_error(values, dict_as_obj):
         return "schema mismatch: expected list/tuple"
     other = next(v for v in values if v is not None and _kind(v) not in (kind, "item" if kind == "primitive" else kind))
     if kind in ("primitive", "item"):
-        return f"could not parse list of primitives / data items: object with unsupported type: {type(other).__name__}"
-    return f"object with unsupported type: {type(other).__name__}"
+        return f"could not parse list of primitives / data items: object with unsupported type: {_plait.type_name(other)}"
+    return f"object with unsupported type: {_plait.type_name(other)}"
 
 
 def _without_context(error):
@@ -485,7 +485,7 @@ def _kind(v):
         return "primitive"
     if _has_fields(v):
         return "attrs"
-    raise ValueError(f"object with unsupported type: {type(v).__name__}")
+    raise ValueError(f"object with unsupported type: {_plait.type_name(v)}")
 
 
 _PRIMITIVES_SET = frozenset(_PRIMITIVES)

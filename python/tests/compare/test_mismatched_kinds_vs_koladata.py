@@ -87,6 +87,13 @@ PROGRAMS = {
     "list_of_list_subclass": lambda kd: kd.list(L([1])),
     "from_py_of_list_subclass": lambda kd: kd.from_py(L([1, 2])),
     "operator_argument_of_list_subclass": lambda kd: kd.math.add(L([1]), 1),
+    # Types named as Koda names them: C types with their module.
+    "from_py_ordered_dict_under_int_list": lambda kd: kd.from_py([1, collections.OrderedDict(a=1)],
+                                                                 schema=kd.list_schema(kd.INT32)),
+    "from_py_deque_under_int": lambda kd: kd.from_py(collections.deque(), schema=kd.INT32),
+    "from_py_deque_among_objects": lambda kd: kd.from_py([1, collections.deque()]),
+    "slice_of_deque": lambda kd: kd.slice([collections.deque()]),
+    "from_py_python_class_under_int_list": lambda kd: kd.from_py([1, L], schema=kd.list_schema(kd.INT32)),
 }
 
 
