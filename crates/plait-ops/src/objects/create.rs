@@ -39,6 +39,9 @@ pub enum SchemaArg<'a> {
     Named(&'a str),
     /// A schema item.
     Given(&'a DataSlice),
+    /// The uu schema of the attributes' schemas (`kd.uu` without a schema):
+    /// its id, its attributes written from the values.
+    Derived(ItemId),
 }
 
 /// The named schema `name`: the same id for the same name.
@@ -62,6 +65,7 @@ pub fn new(
     let (schema_id, named) = match &schema {
         SchemaArg::Fresh => (allocate(ItemKind::Schema, 1).1[0], None),
         SchemaArg::Named(name) => (named_schema_id(name), Some(*name)),
+        SchemaArg::Derived(id) => (*id, None),
         SchemaArg::Given(s) => {
             inputs.push(s);
             match s.get(0) {
@@ -283,6 +287,8 @@ fn new_of_slice(x: &DataSlice, schema: SchemaArg<'_>) -> Result<DataSlice> {
             (crate::schema::casts::explicit(NEW, x, target)?, Some(s))
         }
         SchemaArg::Named(_) => return Err(Error::value(NEW, "a DataSlice given to kd.new takes a schema item, not a schema name")),
+        // (Only `kd.uu` derives its schema, from attributes: none here.)
+        SchemaArg::Derived(_) => return Err(Error::internal("kd.new of a DataSlice with a derived schema")),
     };
     if x.schema().is_primitive() && x.schema() != Schema::Schema {
         return Ok(with_a_bag(x));
@@ -363,19 +369,17 @@ fn uu_seed(op: &str, a: &crate::registry::Args<'_>) -> Result<String> {
 /// entity, with the same schema).
 pub fn uu(seed: &str, attrs: &[(String, DataSlice)], schema: Option<&DataSlice>, overwrite_schema: bool) -> Result<DataSlice> {
     let itemid = super::uuids::uuids(UU, ItemKind::Object, seed, attrs)?;
-    let uu_schema;
     let schema = match schema {
         Some(s) => {
             crate::registry::schema_item_arg(UU, "schema", s)?;
-            s
+            SchemaArg::Given(s)
         }
         None => {
             let fields = attrs.iter().map(|(name, v)| Ok((name.clone(), crate::schema::get_schema(v)?))).collect::<Result<Vec<_>>>()?;
-            uu_schema = super::schemas::schema_with_fields(UU, super::uuids::uu_schema_id(seed, &fields)?, None, &fields)?;
-            &uu_schema
+            SchemaArg::Derived(super::uuids::uu_schema_id(seed, &fields)?)
         }
     };
-    new(attrs, SchemaArg::Given(schema), overwrite_schema, Some(&itemid), None).map_err(|e| e.raised_by(NEW, UU))
+    new(attrs, schema, overwrite_schema, Some(&itemid), None).map_err(|e| e.raised_by(NEW, UU))
 }
 
 /// `kd.uuobj(seed, **attrs)`: objects whose ids are the uuids of `seed` and
