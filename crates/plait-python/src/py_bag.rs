@@ -636,7 +636,9 @@ fn new_bag(mutable: bool) -> PyDataBag {
     PyDataBag { inner: if mutable { DataBag::new_mutable() } else { DataBag::new_immutable() } }
 }
 
-/// `kd.<name>` only works eagerly: refused while a function is traced.
+/// `kd.<name>` only works eagerly: refused while a function is traced
+/// (`kd.bag` here, `kd.to_py` from Python).
+#[pyfunction]
 fn refuse_tracing(name: &str) -> PyResult<()> {
     if crate::py_expr::is_tracing() {
         return Err(PyAttributeError::new_err(format!(
@@ -662,6 +664,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     m.add_function(wrap_pyfunction!(new_bag, m)?)?;
+    m.add_function(wrap_pyfunction!(refuse_tracing, m)?)?;
     Ok(())
 }
 

@@ -240,9 +240,7 @@ def _eager_only(kd, name):
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        if _plait.is_tracing():
-            raise AttributeError(f"attribute '{name}' is not available in tracing mode on 'plait.kd': kd.{name} only "
-                                 "works eagerly")
+        _plait.refuse_tracing(name)
         return fn(*args, **kwargs)
 
     return call

@@ -365,10 +365,9 @@ class _Converter:
         attrs = {}
         for name in names:
             attr_schema = schema.get_attr(name)
-            if isinstance(first, builtins.dict):
-                # (Dicts without the key give no value: no first None.)
-                _refuse_first_none((v[name] for v in values if v is not None and name in v), attr_schema)
-            else:
+            # (An attribute no dict has is not converted at all, as in Koda;
+            # else missing keys and entities are its None values.)
+            if not isinstance(first, builtins.dict) or any(v is not None and name in v for v in values):
                 _refuse_first_none(columns[name], attr_schema)
             if attr_schema.is_struct_schema() or _is_schema(attr_schema, "OBJECT"):
                 attrs[name] = yield (columns[name], attr_schema, None)

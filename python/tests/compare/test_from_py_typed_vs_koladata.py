@@ -160,6 +160,10 @@ EDGE_CASES = {
     "no key for a NONE attribute": ({}, ("entity", "R", [("a", ("prim", "NONE"))])),
     "an int for a NONE attribute": ({"a": 1}, ("entity", "R", [("a", ("prim", "NONE"))])),
     "None for a NONE dict value": ({"a": None}, ("dict", "STRING", ("prim", "NONE"))),
+    "no dict has the NONE attribute": ([None, {}], ("list", ("entity", "R", [("a", ("prim", "NONE"))]))),
+    "a missing entity, then a NONE attribute": ([None, {"a": 1}], ("list", ("entity", "R", [("a", ("prim", "NONE"))]))),
+    "a missing key, then a NONE attribute": ([{}, {"a": 1}], ("list", ("entity", "R", [("a", ("prim", "NONE"))]))),
+    "a NONE attribute, then a missing key": ([{"a": 1}, {}], ("list", ("entity", "R", [("a", ("prim", "NONE"))]))),
 }
 
 
