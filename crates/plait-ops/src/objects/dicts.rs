@@ -64,11 +64,13 @@ fn entry_schemas(op: &str, x: &DataSlice) -> Result<Option<(Schema, Schema)>> {
     Ok(Some((keys, values)))
 }
 
-/// The key and value schemas of dicts `x` read through their attribute
-/// `attr` (`__keys__` or `__values__`), with Koda's errors of reading that
-/// attribute from what is not a dict (`kd.get_keys`, `kd.get_values`).
-fn entries_attr_schemas(op: &str, x: &DataSlice, attr: &str) -> Result<(Schema, Schema)> {
-    entry_schemas(op, x)?.ok_or_else(|| match x.schema() {
+/// The schema of the keys (`attr` is `__keys__`) or of the values
+/// (`__values__`) of dicts `x`, with Koda's errors of reading that attribute
+/// from what is not a dict (`kd.get_keys`, `kd.get_values`). (The keys'
+/// schema alone is one lookup: `d.get_keys()` is often called per item.)
+fn entries_attr_schema(op: &str, x: &DataSlice, attr: &str) -> Result<Schema> {
+    let schema = if attr == DICT_KEYS_ATTR { held_schema(op, x, DICT_KEYS_ATTR)? } else { entry_schemas(op, x)?.map(|(_, values)| values) };
+    schema.ok_or_else(|| match x.schema() {
         Schema::Struct(_) | Schema::Object | Schema::Schema => Error::value(op, format!("the attribute '{attr}' is missing on the schema.")),
         primitive => Error::value(op, format!("cannot get or set attributes on schema: {primitive}")),
     })
@@ -206,7 +208,7 @@ pub fn get_item(x: &DataSlice, keys: &DataSlice) -> Result<DataSlice> {
 pub fn get_keys(x: &DataSlice) -> Result<DataSlice> {
     let op = "kd.dicts.get_keys";
     let bag = bag_for(op, x, "cannot get dict keys")?;
-    let (key_schema, _) = entries_attr_schemas(op, x, DICT_KEYS_ATTR)?;
+    let key_schema = entries_attr_schema(op, x, DICT_KEYS_ATTR)?;
     let (edge, keys) = bag.dict_keys(&ids_of(x))?;
     typed_items(op, x.schema(), x.shape().with_edge(edge)?, keys, key_schema, bag)
 }
@@ -219,7 +221,7 @@ pub fn get_values(x: &DataSlice, keys: Option<&DataSlice>) -> Result<DataSlice> 
         return get_item(x, keys);
     }
     let bag = bag_for(op, x, "cannot get dict values")?;
-    let (_, value_schema) = entries_attr_schemas(op, x, DICT_VALUES_ATTR)?;
+    let value_schema = entries_attr_schema(op, x, DICT_VALUES_ATTR)?;
     let (edge, values) = bag.dict_values(&ids_of(x))?;
     typed_items(op, x.schema(), x.shape().with_edge(edge)?, values, value_schema, bag)
 }
