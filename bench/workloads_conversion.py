@@ -6,6 +6,10 @@ reported against koladata."""
 def workloads(scale, pkd, kkd):
     n = max(int(100_000 * scale), 1)
     records = [{"a": i, "b": f"s{i % 100}", "c": [i, i + 1]} for i in range(n)]
+    # Python containers given as attribute values: one dict of lists, one of
+    # small dicts (Koda's rule converts each value, then checks they agree).
+    dict_of_lists = {f"k{i}": [i, i + 1] for i in range(n // 10)}
+    dict_of_dicts = {f"k{i}": {"x": i, "y": f"s{i % 100}"} for i in range(n // 10)}
     ints = list(range(10 * n))
     state = {}
 
@@ -22,4 +26,6 @@ def workloads(scale, pkd, kkd):
     yield f"from_py {n:,} dicts as objects", entries(lambda kd, name: kd.from_py(records, dict_as_obj=True, from_dim=1)), None
     yield f"from_py {10 * n:,} ints, from_dim=1", entries(lambda kd, name: kd.from_py(ints, from_dim=1)), None
     yield f"from_py one list of {10 * n:,} ints", entries(lambda kd, name: kd.from_py(ints)), None
+    yield f"kd.new(a=dict of {n // 10:,} lists)", entries(lambda kd, name: kd.new(a=dict_of_lists)), None
+    yield f"kd.new(a=dict of {n // 10:,} dicts)", entries(lambda kd, name: kd.new(a=dict_of_dicts)), None
     yield f"to_py {n:,} objects (obj_as_dict)", entries(lambda kd, name: state[name]["objects"].to_py(obj_as_dict=True)), None

@@ -21,6 +21,8 @@ def workloads(scale, pkd, kkd):
             "record_schema": kd.named_schema("Rec", a=kd.INT32, b=kd.list_schema(kd.INT64), c=kd.dict_schema(kd.STRING, kd.STRING)),
             "int64_list": kd.list_schema(kd.INT64),
             "dict": kd.dict({"a": 1, "b": 2}),
+            "mutable_entity": kd.mutable_bag().new(),
+            "mutable_dict": kd.mutable_bag().dict(),
         }
 
     def repeat(fn):
@@ -47,4 +49,8 @@ def workloads(scale, pkd, kkd):
     yield f"{CALLS:,} x entity.get_itemid()", both(repeat(lambda kd, s: s["entity"].get_itemid())), None
     yield f"{CALLS:,} x dict.get_keys()", both(repeat(lambda kd, s: s["dict"].get_keys())), None
     yield f"{CALLS:,} x kd.uu(a=1)", both(repeat(lambda kd, s: kd.uu(a=1))), None
+    yield f"{CALLS:,} x kd.new(a=[1, 2, 3])", both(repeat(lambda kd, s: kd.new(a=[1, 2, 3]))), None
+    yield f"{CALLS:,} x kd.new(a={{'x': 1}})", both(repeat(lambda kd, s: kd.new(a={"x": 1}))), None
+    yield f"{CALLS:,} x entity.a = [1, 2]", both(repeat(lambda kd, s: setattr(s["mutable_entity"], "a", [1, 2]))), None
+    yield f"{CALLS:,} x dict['k'] = {{'x': [1]}}", both(repeat(lambda kd, s: s["mutable_dict"].__setitem__("k", {"x": [1]}))), None
     yield f"{CALLS:,} x kd.bag()", both(repeat(lambda kd, s: kd.bag())), None

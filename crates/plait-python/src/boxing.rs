@@ -411,7 +411,7 @@ fn classify<'py>(op: &str, objects: Vec<Bound<'py, PyAny>>) -> PyResult<Leaves<'
         } else if let Ok(item) = x.cast::<PyDataSlice>() {
             let item = &item.get().inner;
             if !item.is_item() {
-                return Err(value_error(op, format!("a DataSlice of rank {} cannot be an item of a list", item.rank())));
+                return Err(value_error(op, format!("python object can only contain DataItems, got DataSlice with shape {}", item.shape())));
             }
             (Leaf::Item, 0, item.schema())
         } else if let Some(kind) = numpy_scalar_schema(x)? {

@@ -58,6 +58,24 @@ fn refuse_container_subclass(op: &str, x: &Bound<'_, PyAny>) -> PyResult<()> {
     Ok(())
 }
 
+/// Python lists `rows` (of no lists or dicts) as one 2-D DataSlice, each row
+/// boxed as `kd.slice` boxes it, when every row gets the same schema; None
+/// when they do not (Koda makes a list per row, and lists of different item
+/// schemas do not go together: the caller makes them one by one and gets
+/// Koda's error). For the Python glue converting many small lists at once.
+#[pyfunction]
+fn slice_of_rows(py: Python<'_>, op: &str, rows: &Bound<'_, pyo3::types::PyList>) -> PyResult<Option<Py<PyAny>>> {
+    let mut schema = None;
+    for row in rows.iter() {
+        let row_schema = box_slice(op, &row, None)?.schema();
+        if schema.is_some_and(|s| s != row_schema) {
+            return Ok(None);
+        }
+        schema = Some(row_schema);
+    }
+    wrap(py, box_slice(op, rows.as_any(), schema)?).map(Some)
+}
+
 /// A schema constant by name (`INT32`, ...).
 #[pyfunction]
 fn schema_constant(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
@@ -83,6 +101,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(item, m)?)?;
     m.add_function(wrap_pyfunction!(schema_constant, m)?)?;
     m.add_function(wrap_pyfunction!(refuse_container_subclass, m)?)?;
+    m.add_function(wrap_pyfunction!(slice_of_rows, m)?)?;
     m.add_function(wrap_pyfunction!(crate::boxing::type_name, m)?)?;
     m.add_function(wrap_pyfunction!(mask_item, m)?)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;

@@ -5,10 +5,11 @@ use plait_core::{DataBag, DataSlice, Schema};
 use plait_ops::objects::{access, containers, create, lists, update};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 
 use crate::boxing::box_item;
-use crate::errors::guard;
+use crate::errors::{guard, value_error};
+use crate::py_operator::{DICT_ATTR_OF_SLICE, LIST_ATTR_OF_SLICE, container_item, is_container};
 use crate::py_slice::{PyDataSlice, wrap};
 
 /// A store of attributes of entities and objects.
@@ -82,12 +83,44 @@ fn as_slice(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
     box_item(op, x, None)
 }
 
+/// A value assigned in place (`x.a = v`, `x[key] = v`, `x.append(v)`): a
+/// Python list, tuple or dict is one Koda list or dict, by Koda's rule for
+/// assigned values (see `container_item`). Where `item_only`, as Koda, only
+/// a DataItem `target` takes one (the same list for every item of a slice
+/// is asked for with `kd.list`).
+fn assigned(op: &str, target: &DataSlice, value: &Bound<'_, PyAny>, item_only: bool) -> PyResult<DataSlice> {
+    if !is_container(value) {
+        return as_slice(op, value);
+    }
+    if item_only && !target.is_item() {
+        return Err(value_error(op, if value.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
+    }
+    container_item(op, value)
+}
+
+/// Koda's error for a Python list or tuple given as a key.
+const AMBIGUOUS_KEY: &str = "passing a Python list/tuple to a Koda operation is ambiguous; please use kd.slice(...) to create a slice or a \
+                             multi-dimensional slice, and kd.list(...) to create a single Koda list.";
+
 /// `**kwargs` as (name, DataSlice) pairs.
 fn named(op: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
     let mut out = Vec::new();
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
             out.push((k.extract::<String>()?, as_slice(op, &v)?));
+        }
+    }
+    Ok(out)
+}
+
+/// `**kwargs` as (name, DataSlice) pairs assigned to `target`'s items (as
+/// Koda's `set_attrs`, a Python list or dict here is one list or dict for
+/// all of them).
+fn assigned_named(op: &str, target: &DataSlice, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
+    let mut out = Vec::new();
+    if let Some(kwargs) = kwargs {
+        for (k, v) in kwargs.iter() {
+            out.push((k.extract::<String>()?, assigned(op, target, &v, false)?));
         }
     }
     Ok(out)
@@ -450,7 +483,7 @@ impl PyDataSlice {
 
     /// `ds.x = v`: assigns in place (the bag must be mutable).
     fn __setattr__(&self, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = as_slice("kd.core.set_attr", value)?;
+        let value = assigned("kd.core.set_attr", &self.inner, value, true)?;
         guard(|| update::set_attrs(&self.inner, &[(name.to_string(), value)], false))
     }
 
@@ -466,14 +499,14 @@ impl PyDataSlice {
     /// Assigns one attribute in place.
     #[pyo3(signature = (attr_name, value, overwrite_schema = false))]
     fn set_attr(&self, attr_name: &str, value: &Bound<'_, PyAny>, overwrite_schema: bool) -> PyResult<()> {
-        let value = as_slice("kd.core.set_attr", value)?;
+        let value = assigned("kd.core.set_attr", &self.inner, value, true)?;
         guard(|| update::set_attrs(&self.inner, &[(attr_name.to_string(), value)], overwrite_schema))
     }
 
     /// Assigns attributes in place.
     #[pyo3(signature = (*, overwrite_schema = false, **attrs))]
     fn set_attrs(&self, overwrite_schema: bool, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let attrs = named("kd.core.set_attrs", attrs)?;
+        let attrs = assigned_named("kd.core.set_attrs", &self.inner, attrs)?;
         guard(|| update::set_attrs(&self.inner, &attrs, overwrite_schema))
     }
 
@@ -498,14 +531,17 @@ impl PyDataSlice {
     /// `ds[i] = v` / `ds[key] = v`: sets items of lists or values of dicts
     /// in place (the bag must be mutable).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if key.is_exact_instance_of::<PyList>() || key.is_exact_instance_of::<PyTuple>() {
+            return Err(value_error("kd.core.set_item", AMBIGUOUS_KEY));
+        }
         let key = as_slice("kd.core.set_item", key)?;
-        let value = as_slice("kd.core.set_item", value)?;
+        let value = assigned("kd.core.set_item", &self.inner, value, false)?;
         guard(|| containers::set_item_in_place(&self.inner, &key, &value))
     }
 
     /// Appends items to the lists in place (the bag must be mutable).
     fn append(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let value = as_slice("kd.lists.append", value)?;
+        let value = assigned("kd.lists.append", &self.inner, value, true)?;
         guard(|| lists::append_in_place(&self.inner, &value))
     }
 

@@ -19,7 +19,7 @@ pub const DICT_ATTR_OF_SLICE: &str = "assigning a Python dict to an attribute is
                                       assigned to all items in the slice, or kd.dict_like() to create multiple dictionary instances";
 
 /// A Python list, tuple or dict (not a subclass: Koda refuses those).
-fn is_container(x: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn is_container(x: &Bound<'_, PyAny>) -> bool {
     x.is_exact_instance_of::<PyList>() || x.is_exact_instance_of::<PyTuple>() || x.is_exact_instance_of::<PyDict>()
 }
 
@@ -44,14 +44,13 @@ fn makes_one_item(op: &registry::Operator, positional: &[Value], keywords: &[(St
     shape_rank == 0 && keywords.iter().filter(|(k, _)| is_attribute(op, k)).all(|(_, v)| rank(v) == 0)
 }
 
-/// A Python list, tuple or dict as one Koda list or dict item, as
-/// `kd.from_py(x, schema=None)` makes it (Python's glue converts nested
-/// data).
-fn container_item(x: &Bound<'_, PyAny>) -> PyResult<Value> {
-    let kwargs = PyDict::new(x.py());
-    kwargs.set_item("schema", x.py().None())?;
-    let item = x.py().import("plait.kd")?.getattr("from_py")?.call((x,), Some(&kwargs))?;
-    value_arg("kd.from_py", &item)
+/// A Python list, tuple or dict as one Koda list or dict item, by Koda's
+/// rule for attribute values and assigned values (Python's glue,
+/// `plait.kd._container_values`, converts nested data); `op` names the
+/// caller in its errors.
+pub(crate) fn container_item(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
+    let item = x.py().import("plait.kd._container_values")?.getattr("container_item")?.call1((x, op))?;
+    Ok(item.cast::<PyDataSlice>()?.get().inner.clone())
 }
 
 /// Koda's error for a Python list given where a value is expected (a slice
@@ -255,7 +254,7 @@ impl Operator {
                 let attribute = self.op.boxing == registry::Boxing::Containers && is_attribute(self.op, &k);
                 let value = if attribute && is_container(&v) {
                     container = container.or(Some(if v.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
-                    container_item(&v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
+                    Value::Slice(container_item(name, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?)
                 } else if attribute && (is_sequence_subclass(&v) || v.is_instance_of::<PyDict>()) {
                     // Subclasses (an OrderedDict, a list subclass) are not
                     // Koda lists or dicts, nor slices (as in Koda).

@@ -223,18 +223,23 @@ impl PyDataSlice {
     }
 
     /// `bool(x)`: only for a MASK item (or a NONE / OBJECT item holding a mask
-    /// or nothing), as Koda; `kd.present` is true, missing is false.
+    /// or nothing), as Koda; `kd.present` is true, missing is false. A
+    /// DataSlice of any rank above 0 is a TypeError, as Koda (use kd.all or
+    /// kd.any).
     fn __bool__(&self) -> PyResult<bool> {
         let ds = &self.inner;
         if !ds.is_item() {
-            return Err(value_error("DataSlice.__bool__", "cannot cast a multi-dimensional DataSlice to a Python boolean; use kd.all or kd.any"));
+            return Err(pyo3::exceptions::PyTypeError::new_err("__bool__ disabled for plait.types.DataSlice"));
         }
         match (ds.schema(), ds.get(0)) {
             (Schema::Mask | Schema::None | Schema::Object, None) => Ok(false),
             (Schema::Mask | Schema::Object, Some(ScalarRef::Mask)) => Ok(true),
             _ => Err(value_error(
                 "DataItem.__bool__",
-                format!("cannot cast a non-MASK DataItem to bool, got {}; compare it to get a mask first", short_repr(ds)),
+                format!(
+                    "cannot cast a non-MASK DataItem to bool. For BOOLEAN, explicit conversion to MASK (e.g. ds == True) is needed; got {}",
+                    short_repr(ds)
+                ),
             )),
         }
     }
@@ -499,8 +504,10 @@ pub struct ListView {
 }
 
 impl ListView {
-    fn row(&self, i: usize) -> plait_core::Result<DataSlice> {
-        let mut args = vec![SliceArg::Index(i as i64)];
+    /// Row `i` (negative counts from the end); out of range, a missing
+    /// row (as Koda, the rest of the shape with no items).
+    fn row(&self, i: i64) -> plait_core::Result<DataSlice> {
+        let mut args = vec![SliceArg::Index(i)];
         if self.inner.rank() > 1 {
             args.push(SliceArg::Ellipsis);
         }
@@ -529,19 +536,15 @@ impl ListView {
             }
             return wrap(py, guard(|| subslice(&self.inner, &args))?);
         }
-        let Ok(i) = key.extract::<isize>() else {
+        let Ok(i) = key.extract::<i64>() else {
             return Err(value_error("DataSlice.L", "cannot get items from list(s): expected indices to be integers"));
         };
-        let k = if i < 0 { i + n } else { i };
-        if !(0..n).contains(&k) {
-            return Err(pyo3::exceptions::PyIndexError::new_err(format!("DataSlice.L: index {i} is out of range for a first dimension of size {n}")));
-        }
-        wrap(py, guard(|| self.row(k as usize))?)
+        wrap(py, guard(|| self.row(i))?)
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        let rows: Vec<Py<PyAny>> = (0..slf.__len__()).map(|i| wrap(py, guard(|| slf.row(i))?)).collect::<PyResult<_>>()?;
+        let rows: Vec<Py<PyAny>> = (0..slf.__len__() as i64).map(|i| wrap(py, guard(|| slf.row(i))?)).collect::<PyResult<_>>()?;
         Ok(pyo3::types::PyList::new(py, rows)?.call_method0("__iter__")?.unbind())
     }
 }

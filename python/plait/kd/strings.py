@@ -4,7 +4,7 @@ from plait.kd._operators import export as _export
 
 _export(globals(), "kd.strings")
 
-# --- f-strings with expressions: `kd.fstr(f"{I.x:s} is {I.y:.2f}")`, also
+# --- f-strings with expressions: `kd.lazy.fstr(f"{I.x:s} is {I.y:.2f}")`, also
 # inside traced functions, where the arguments are expressions.
 
 import itertools as _itertools  # noqa: E402
@@ -66,6 +66,12 @@ _fstr_operator = fstr  # noqa: F821 - exported above
 @_traced_through
 def fstr(x):
     if _has_expr_fields(x):
+        from plait import _plait
+
+        if not _plait.is_tracing():
+            # As Koda: an eager call formats values, not expressions (the
+            # lazy form, kd.lazy.fstr, builds the expression).
+            raise ValueError("kd.strings.fstr: f-string contains expression in eager kd.fstr call")
         return _expr_fstr(x)
     return _fstr_operator(x)
 

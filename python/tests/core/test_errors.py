@@ -87,7 +87,7 @@ def test_bool_only_for_masks():
     assert bool(kd.missing) is False
     with pytest.raises(ValueError, match="non-MASK"):
         bool(kd.item(1))
-    with pytest.raises(ValueError, match="multi-dimensional"):
+    with pytest.raises(TypeError, match="__bool__ disabled for plait.types.DataSlice"):
         bool(kd.slice([kd.present]))
 
 

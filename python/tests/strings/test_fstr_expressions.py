@@ -1,4 +1,4 @@
-"""f-strings whose fields are expressions (issue 21): `kd.fstr(f"{I.x:s}")`
+"""f-strings whose fields are expressions (issue 21): `kd.lazy.fstr(f"{I.x:s}")`
 builds a `kd.strings.format` expression, also inside traced functions where
 the arguments are expressions, and `kd.functor.fstr_fn` makes a functor of
 one, as Koda does."""
@@ -17,7 +17,7 @@ def test_fstr_in_a_traced_function():
 
 
 def test_fstr_of_expressions_with_specs_and_braces():
-    e = kd.fstr(f"{I.x:s} is {I.y:.2f} {{b}}")
+    e = kd.lazy.fstr(f"{I.x:s} is {I.y:.2f} {{b}}")
     assert isinstance(e, kd.types.Expr)
     assert kd.eval(e, x=kd.slice(["p", "q"]), y=1.234).to_py() == ["p is 1.23 {b}", "q is 1.23 {b}"]
     assert kd.eval(kd.lazy.strings.fstr(f"{I.x + 1:s}!"), x=1).to_py() == "2!"
@@ -28,7 +28,14 @@ def test_dataslice_fields_still_format_eagerly():
     assert kd.fstr(f"{kd.item(1):s} z").to_py() == "1 z"
     assert kd.eval(kd.lazy.fstr(f"{kd.item(3):s}!")).to_py() == "3!"
     with pytest.raises(ValueError, match="cannot mix expressions and DataSlices"):
-        kd.fstr(f"{I.x:s} {kd.item(1):s}")
+        kd.lazy.fstr(f"{I.x:s} {kd.item(1):s}")
+
+
+def test_eager_fstr_of_an_expression_is_an_error():
+    # As Koda: the eager call formats values (kd.lazy.fstr builds the
+    # expression; inside a traced function kd.fstr does).
+    with pytest.raises(ValueError, match="f-string contains expression in eager kd.fstr call"):
+        kd.fstr(f"{I.x:s}!")
 
 
 def test_fstr_fn():

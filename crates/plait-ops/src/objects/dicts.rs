@@ -126,6 +126,10 @@ pub struct Contents<'a> {
     pub values: Option<&'a DataSlice>,
     pub key_schema: Option<Schema>,
     pub value_schema: Option<Schema>,
+    /// The arguments that gave the schemas: their bags hold the definitions
+    /// of struct schemas (a list schema of values), which the dicts bring
+    /// along.
+    pub schemas_from: Vec<&'a DataSlice>,
     pub itemid: Option<&'a DataSlice>,
 }
 
@@ -137,7 +141,7 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
     let value_schema = contents.value_schema.or(contents.values.map(|v| v.schema())).unwrap_or(Schema::Object);
     check_key_schema(op, key_schema)?;
     let (ids, column) = ids_for(op, ItemKind::Dict, contents.itemid, shape)?;
-    let inputs: Vec<&DataSlice> = [contents.keys, contents.values].into_iter().flatten().collect();
+    let inputs: Vec<&DataSlice> = [contents.keys, contents.values].into_iter().flatten().chain(contents.schemas_from.iter().copied()).collect();
     let bag = new_bag_over(op, &inputs)?;
     let schema = fill_dict_schema(&bag, key_schema, value_schema);
     let dicts = DataSlice::new(shape.clone(), column, schema)?;
@@ -374,7 +378,18 @@ fn opt_entry_schemas(a: &Args<'_>, op: &str) -> Result<(Option<Schema>, Option<S
 /// The contents of new dicts from the arguments of the creating operators.
 fn contents<'a>(a: &'a Args<'_>, op: &str) -> Result<Contents<'a>> {
     let (key_schema, value_schema) = opt_entry_schemas(a, op)?;
-    Ok(Contents { keys: a.opt_slice("keys")?, values: a.opt_slice("values")?, key_schema, value_schema, itemid: a.opt_given("itemid")? })
+    let mut schemas_from = Vec::new();
+    for name in ["schema", "key_schema", "value_schema"] {
+        schemas_from.extend(a.opt_slice(name)?.filter(|s| s.present_count() > 0));
+    }
+    Ok(Contents {
+        keys: a.opt_slice("keys")?,
+        values: a.opt_slice("values")?,
+        key_schema,
+        value_schema,
+        schemas_from,
+        itemid: a.opt_given("itemid")?,
+    })
 }
 
 pub(crate) fn register(r: &mut Registry) {

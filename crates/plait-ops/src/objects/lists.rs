@@ -18,7 +18,8 @@ use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
 use super::model::{
-    adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, made_for, new_bag_over, update_with_values, updated_over, whole_allocation,
+    adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, made_for, merged_bag_of, new_bag_over, update_with_values, updated_over,
+    whole_allocation,
 };
 use crate::registry::Registry;
 
@@ -300,7 +301,7 @@ pub fn concat_lists(lists: &[&DataSlice]) -> Result<DataSlice> {
     let op = "kd.lists.concat";
     if lists.is_empty() {
         // Nothing to concatenate: one empty list of OBJECT items, as in Koda.
-        return shaped(&JaggedShape::scalar(), None, Some(Schema::Object), None);
+        return shaped(&JaggedShape::scalar(), None, Some((Schema::Object, None)), None);
     }
     // What each argument holds is checked before they align, and a bag for
     // missing lists of no schema (NONE, which hold no items) after, as in
@@ -335,8 +336,16 @@ pub fn select_items(x: &DataSlice, fltr: &DataSlice) -> Result<DataSlice> {
 
 /// `kd.list_shaped(shape, items=None, item_schema=None)`: lists of `shape`,
 /// with the last dimension of `items` (one list per item of `shape`), or empty.
-pub fn shaped(shape: &JaggedShape, items: Option<&DataSlice>, item_schema: Option<Schema>, itemid: Option<&DataSlice>) -> Result<DataSlice> {
+/// The item schema comes with the argument that gave it, if any: the bag of
+/// that holds a struct schema's definition, which the lists bring along.
+pub fn shaped(
+    shape: &JaggedShape,
+    items: Option<&DataSlice>,
+    item_schema: Option<(Schema, Option<&DataSlice>)>,
+    itemid: Option<&DataSlice>,
+) -> Result<DataSlice> {
     let op = "kd.lists.shaped";
+    let (item_schema, schema_from) = item_schema.map_or((None, None), |(s, from)| (Some(s), from));
     let rows = match items {
         // Items with more dimensions than one list row: Koda puts all the
         // items under each list item into its list.
@@ -349,6 +358,13 @@ pub fn shaped(shape: &JaggedShape, items: Option<&DataSlice>, item_schema: Optio
     };
     let rows = match item_schema {
         Some(s) if s != rows.schema() => cast_to(op, &rows, s)?,
+        _ => rows,
+    };
+    let rows = match schema_from {
+        Some(from) if matches!(item_schema, Some(Schema::Struct(_))) => {
+            let bag = merged_bag_of(op, &[&rows, from])?;
+            rows.with_bag(bag)
+        }
         _ => rows,
     };
     implode(&rows, 1, itemid)
@@ -845,19 +861,21 @@ Examples:
 }
 
 /// The item schema from `item_schema=` or from a list `schema=`.
-fn opt_item_schema(a: &crate::registry::Args<'_>) -> Result<Option<Schema>> {
+/// The item schema from `item_schema=` or a list `schema=`, with the
+/// argument that gave it.
+fn opt_item_schema<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<(Schema, Option<&'a DataSlice>)>> {
     let item_schema = a.opt_slice("item_schema")?.filter(|s| s.present_count() > 0);
     let schema = a.opt_slice("schema")?.filter(|s| s.present_count() > 0);
     if item_schema.is_some() && schema.is_some() {
         return Err(Error::value("kd.lists.shaped", "creating lists with schema accepts either a list schema or item schema, but not both"));
     }
     if let Some(s) = item_schema {
-        return schema_item("kd.lists.shaped", s).map(Some);
+        return Ok(Some((schema_item("kd.lists.shaped", s)?, Some(s))));
     }
     if let Some(s) = schema {
         let list = schema_item("kd.lists.shaped", s)?;
         return match (list, s.bag()) {
-            (Schema::Struct(id), Some(bag)) => Ok(attr_schema(bag, id, LIST_ITEMS_ATTR)),
+            (Schema::Struct(id), Some(bag)) => Ok(attr_schema(bag, id, LIST_ITEMS_ATTR).map(|item| (item, Some(s)))),
             _ => Err(Error::value("kd.lists.shaped", "`schema` must be a list schema")),
         };
     }

@@ -1,0 +1,228 @@
+"""plait against koladata for Python lists, tuples and dicts given as
+attribute values (`kd.new(a=[1, 2])`) or assigned in place (`e.a = [1, 2]`,
+`e.set_attrs(...)`, `d[k] = {...}`, `l.append([1])`): one Koda list or dict
+by Koda's own rule (a list as `kd.list` takes it; a dict with its keys and
+values converted one by one, whose schemas must then agree). Also the
+schemas given to list and dict makers bringing their definitions along,
+`ds.L[i]` out of range, `bool()` of DataSlices and eager `kd.fstr` of an
+expression.
+
+Each program runs on both libraries; the outcomes must agree: the same repr
+(ids and bag ids masked), or the same exception type and first message
+line (plait may say more after Koda's text, and names the operator)."""
+
+import pytest
+
+from plait import kd as pkd
+
+from koda_compare import assert_same_repr_outcome, repr_outcome as outcome
+
+kkd = pytest.importorskip("koladata.kd")
+
+# Values given whole: as an attribute value of kd.new and assigned to an
+# attribute of a mutable entity and object. Each outcome is the schema made
+# and the contents read back.
+VALUES = {
+    "list_of_ints": [1, 2, 3],
+    "tuple": (1, 2),
+    "list_of_mixed_primitives": [1, "a"],
+    "empty_list": [],
+    "list_of_tuples": [(1, 2)],
+    "list_of_int_items_of_two_schemas": lambda kd: [kd.item(1), kd.item(2, kd.INT64)],
+    "list_of_lists_promoting": [[1], [2.5]],
+    "list_of_lists_and_none": [[1], None],
+    "list_holding_a_dict": [{"a": 1}],
+    "list_holding_a_slice": lambda kd: [kd.slice([1])],
+    "list_of_lists_of_two_schemas": lambda kd: [kd.list([1]), kd.list([2.5])],
+    "list_of_entities": lambda kd: [kd.new(a=1)],
+    "dict_of_ints": {"k": 1},
+    "empty_dict": {},
+    "dict_of_mixed_primitives": {1: "a", "b": 2},
+    "dict_of_lists": {"a": [1.5]},
+    "dict_of_lists_of_two_schemas": {"a": [1], "b": [2.5]},
+    "dict_of_int_and_list": {"a": 1, "b": [1]},
+    "dict_of_list_of_dicts": {"a": [{"x": 1}]},
+    "dict_of_dicts": {"a": {"b": 1}},
+    "dict_of_dicts_of_two_schemas": {"a": {"x": 1}, "b": {"y": "z"}},
+    "dict_of_empty_and_full_dicts": {"a": {}, "b": {"x": 1}},
+    "dict_of_empty_and_full_lists": {"a": [], "b": [1]},
+    "dict_with_a_tuple_key": {(1, 2): 1},
+    "dict_of_none_and_int": {"a": None, "b": 1},
+    "dict_of_koda_list_and_python_list": lambda kd: {"a": kd.list([1]), "b": [1]},
+    "dict_of_lists_with_none": {"a": [[1], None]},
+    "dict_of_nested_lists_of_two_schemas": {"a": [[1], [2.5]]},
+    "dict_of_lists_of_dicts_of_two_schemas": {"a": [{"x": [1]}, {"x": [2.5]}]},
+    "dict_of_items_of_two_schemas": lambda kd: {kd.item(1): kd.item(2, kd.INT64), 2: 3},
+    "dict_holding_a_slice": lambda kd: {"a": kd.slice([1])},
+    "dict_of_entities": lambda kd: {"q": kd.new(a=2)},
+}
+
+
+def _value(kd, name):
+    value = VALUES[name]
+    return value(kd) if callable(value) else value
+
+
+def _contents(x):
+    """What `x` (a list or dict item) holds, read back."""
+    return (x.get_schema(), x[:] if x.get_schema().is_list_schema() else x.get_items())
+
+
+def _new_attribute(kd, name):
+    return _contents(kd.new(a=_value(kd, name)).a)
+
+
+def _assigned_to_entity(kd, name):
+    e = kd.mutable_bag().new()
+    e.a = _value(kd, name)
+    return _contents(e.a)
+
+
+def _assigned_to_object(kd, name):
+    o = kd.mutable_bag().obj()
+    o.set_attr("a", _value(kd, name))
+    return _contents(o.a)
+
+
+def _set_attrs(kd, name):
+    o = kd.mutable_bag().obj()
+    o.set_attrs(a=_value(kd, name))
+    return _contents(o.a)
+
+
+@pytest.mark.parametrize("make", [_new_attribute, _assigned_to_entity, _assigned_to_object, _set_attrs])
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_container_values_agree(name, make):
+    program = lambda kd: make(kd, name)  # noqa: E731
+    assert_same_repr_outcome(outcome(pkd, program), outcome(kkd, program))
+
+
+def _assign(x, attr, value):
+    setattr(x, attr, value)
+    return x.get_attr(attr)
+
+
+def _set_item(x, key, value):
+    x[key] = value
+    return x[key]
+
+
+def _append(x, value):
+    x.append(value)
+    return x[:]
+
+
+PROGRAMS = {
+    # Where the value goes: a slice's attribute takes no Python list or
+    # dict (set_attrs gives every item the one made); keys and list items
+    # take them, a key never.
+    "list_to_attribute_of_slice": lambda kd: _assign(kd.mutable_bag().new(x=kd.slice([1, 2])), "f", [1]),
+    "tuple_to_attribute_of_slice": lambda kd: _assign(kd.mutable_bag().new(x=kd.slice([1, 2])), "f", (1,)),
+    "dict_to_attribute_of_slice": lambda kd: _assign(kd.mutable_bag().new(x=kd.slice([1, 2])), "f", {"a": 1}),
+    "set_attr_of_slice": lambda kd: kd.mutable_bag().new(x=kd.slice([1, 2])).set_attr("f", {"a": 1}),
+    "set_attrs_of_slice_list": lambda kd: kd.mutable_bag().new(x=kd.slice([1, 2])).set_attrs(f=[1]),
+    "set_attrs_of_slice_dict": lambda kd: kd.mutable_bag().new(x=kd.slice([1, 2])).set_attrs(f={"a": 1}),
+    "dict_value_dict": lambda kd: _set_item(kd.mutable_bag().dict(), "a", {"x": 1}),
+    "dict_value_list": lambda kd: _set_item(kd.mutable_bag().dict(), "a", [1, 2]),
+    "dict_value_nested": lambda kd: _set_item(kd.mutable_bag().dict(), "z", {1: [2]}),
+    "dict_values_of_many_keys": lambda kd: _set_item(kd.mutable_bag().dict(), kd.slice(["a", "b"]), [[5], [6]]),
+    "dict_value_under_list_schema": lambda kd: _set_item(
+        kd.mutable_bag().dict(key_schema=kd.STRING, value_schema=kd.list_schema(kd.INT64)), "a", [1, 2]),
+    "dict_list_key": lambda kd: _set_item(kd.mutable_bag().dict(), [1], 2),
+    "dict_tuple_key": lambda kd: _set_item(kd.mutable_bag().dict(), (1,), 2),
+    "dict_dict_key": lambda kd: _set_item(kd.mutable_bag().dict(), {"a": 1}, 2),
+    "list_item_list": lambda kd: _set_item(kd.mutable_bag().list([1, 2]), 0, [5]),
+    "append_list": lambda kd: _append(kd.mutable_bag().list(), [1, 2]),
+    "append_dict": lambda kd: _append(kd.mutable_bag().list(), {"a": 1}),
+    "append_nested_list": lambda kd: _append(kd.mutable_bag().list([[1]]), [3]),
+    "append_to_slice_of_lists": lambda kd: _append(kd.mutable_bag().list_shaped(kd.shapes.new(2)), [1]),
+    # The value meets the attribute's schema as any value does.
+    "list_under_other_list_schema": lambda kd: _assign(kd.mutable_bag().new(f=kd.list([1, 2])), "f", [1.5]),
+    "list_under_same_list_schema": lambda kd: _assign(kd.mutable_bag().new(f=kd.list([1, 2])), "f", [3])[:],
+    "list_to_immutable_entity": lambda kd: _assign(kd.new(), "f", [1]),
+    "with_attrs_refuses_a_list": lambda kd: kd.new(x=1).with_attrs(f=[1, 2]),
+    # Schemas given to list and dict makers bring their definitions along.
+    "dict_value_schema_is_a_list_schema": lambda kd: kd.dict(key_schema=kd.STRING,
+                                                             value_schema=kd.list_schema(kd.INT64)).get_schema(),
+    "bag_dict_value_schema_is_a_list_schema": lambda kd: kd.mutable_bag().dict(
+        key_schema=kd.STRING, value_schema=kd.list_schema(kd.INT64)).get_schema(),
+    "dict_schema_holds_a_list_schema": lambda kd: kd.dict(
+        schema=kd.dict_schema(kd.STRING, kd.list_schema(kd.INT64))).get_schema(),
+    "dict_like_value_schema": lambda kd: kd.dict_like(kd.slice([1]), value_schema=kd.list_schema(kd.INT64)).get_schema(),
+    "dict_shaped_value_schema": lambda kd: kd.dict_shaped(kd.shapes.new(2), value_schema=kd.list_schema(kd.INT64)
+                                                          ).get_schema(),
+    "list_item_schema_is_a_list_schema": lambda kd: kd.list(item_schema=kd.list_schema(kd.INT64)).get_schema(),
+    "list_schema_of_list_schema": lambda kd: kd.list(schema=kd.list_schema(kd.list_schema(kd.INT64))).get_schema(),
+    "list_like_item_schema": lambda kd: kd.list_like(kd.slice([1]), item_schema=kd.list_schema(kd.INT64)).get_schema(),
+    "list_shaped_item_schema": lambda kd: kd.list_shaped(kd.shapes.new(2), item_schema=kd.list_schema(kd.INT64)
+                                                         ).get_schema(),
+    # A slice given as an item of a Python list.
+    "slice_holding_a_slice": lambda kd: kd.slice([kd.slice([[1], [2, 3]])]),
+    # ds.L reads rows of the first dimension; out of range, a missing row.
+    "L_row": lambda kd: kd.slice([[1, 2], [3]]).L[1],
+    "L_negative_row": lambda kd: kd.slice([[1, 2], [3]]).L[-1],
+    "L_row_out_of_range": lambda kd: kd.slice([[1, 2], [3]]).L[5],
+    "L_negative_row_out_of_range": lambda kd: kd.slice([[1, 2], [3]]).L[-3],
+    "L_item_out_of_range": lambda kd: kd.slice([1, 2]).L[5],
+    "L_row_of_3d_out_of_range": lambda kd: kd.slice([[[1, 2], [3]], [[4]]]).L[5].get_shape(),
+    "L_range_out_of_range": lambda kd: kd.slice([[1, 2], [3]]).L[7:9],
+    # Eager kd.fstr formats values; an expression in it is an error.
+    "eager_fstr_of_expression": lambda kd: kd.fstr(f"{kd.I.x:s}!"),
+    "eager_fstr_of_item": lambda kd: kd.fstr(f"{kd.item(1):s}!"),
+    "lazy_fstr_of_expression": lambda kd: kd.eval(kd.lazy.fstr(f"{kd.I.x:s}!"), x=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_assignment_programs_agree(name):
+    program = PROGRAMS[name]
+    assert_same_repr_outcome(outcome(pkd, program), outcome(kkd, program))
+
+
+# bool(): a MASK item only (the message names plait's class or the
+# operator, so only the outcome's kind is compared).
+BOOLS = {
+    "slice": lambda kd: kd.slice([1, 2]),
+    "one_item_slice": lambda kd: kd.slice([kd.present]),
+    "2d_slice": lambda kd: kd.slice([[1, 2], [3]]),
+    "int_item": lambda kd: kd.item(1),
+    "boolean_item": lambda kd: kd.item(True),
+    "present": lambda kd: kd.present,
+    "missing": lambda kd: kd.missing,
+    "missing_object": lambda kd: kd.item(None, kd.OBJECT),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOLS))
+def test_bool_agrees(name):
+    def program(kd):
+        return bool(BOOLS[name](kd))
+
+    ours, theirs = outcome(pkd, program), outcome(kkd, program)
+    assert ours[:2] == theirs[:2]
+    if ours[1] == "TypeError":
+        assert ours[2] == "__bool__ disabled for plait.types.DataSlice"
+    elif ours[0] == "error":
+        assert "cannot cast a non-MASK DataItem to bool. For BOOLEAN, explicit conversion to MASK" in ours[2]
+
+
+def test_traced_fstr_of_expression_builds_the_expression():
+    fn = pkd.fn(lambda x: pkd.fstr(f"{x:s}!"))
+    assert fn(x=1).to_py() == "1!"
+
+
+def test_self_containing_dict_is_an_error_not_a_crash():
+    d = {}
+    d["a"] = d
+    e = pkd.mutable_bag().new()
+    with pytest.raises(ValueError, match="kd.core.set_attr: the value is nested more than 256 levels deep"):
+        e.a = d
+
+
+def test_deep_dict_of_lists_converts_without_recursion():
+    value = {"a": 1}
+    for _ in range(120):
+        value = {"a": [value]}
+    e = pkd.mutable_bag().new()
+    e.a = value
+    assert e.a["a"][0]["a"][0].get_schema().is_dict_schema()
