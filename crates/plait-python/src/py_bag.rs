@@ -545,12 +545,41 @@ impl PyDataSlice {
         guard(|| lists::append_in_place(&self.inner, &value))
     }
 
-    /// Removes item `index` of each list in place (the bag must be
-    /// mutable) and returns the items removed.
-    #[pyo3(signature = (index, /))]
-    fn pop(&self, py: Python<'_>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let index = as_slice("DataSlice.pop", index)?;
-        wrap(py, guard(|| lists::pop_in_place(&self.inner, &index))?)
+    /// `del x[i]` / `del x[start:stop]`: removes items of lists in place;
+    /// `del d[key]` makes the key's value missing (the bag must be mutable).
+    fn __delitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
+            crate::py_slice::check_unit_step(range)?;
+            let bound = |name: &str| -> PyResult<Option<DataSlice>> {
+                let v = range.getattr(name)?;
+                if v.is_none() { Ok(None) } else { as_slice("DataSlice.__delitem__", &v).map(Some) }
+            };
+            let (start, stop) = (bound("start")?, bound("stop")?);
+            return guard(|| lists::remove_in_place(&self.inner, lists::Removed::Range(start.as_ref(), stop.as_ref())));
+        }
+        if key.is_exact_instance_of::<PyList>() || key.is_exact_instance_of::<PyTuple>() {
+            return Err(value_error("DataSlice.__delitem__", AMBIGUOUS_KEY));
+        }
+        let key = as_slice("DataSlice.__delitem__", key)?;
+        guard(|| containers::del_item_in_place(&self.inner, &key))
+    }
+
+    /// Removes item `index` (the last by default) of each list in place
+    /// (the bag must be mutable) and returns the items removed: for one
+    /// list, an index out of range is an IndexError (taken as Python's
+    /// `int()` takes it); for several, a missing item.
+    #[pyo3(signature = (index = None))]
+    fn pop(&self, py: Python<'_>, index: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        let strict = self.inner.is_item();
+        let index = match index {
+            None => DataSlice::item(Some(plait_core::ScalarRef::Int64(-1)), Schema::Int64).map_err(crate::errors::to_py_err)?,
+            Some(i) if strict => {
+                let k: i64 = py.get_type::<pyo3::types::PyInt>().call1((i,))?.extract()?;
+                DataSlice::item(Some(plait_core::ScalarRef::Int64(k)), Schema::Int64).map_err(crate::errors::to_py_err)?
+            }
+            Some(i) => as_slice("DataSlice.pop", i)?,
+        };
+        wrap(py, guard(|| lists::pop_in_place(&self.inner, &index, strict))?)
     }
 
     /// Removes all items of the lists, or the values of the dicts, in place

@@ -27,7 +27,7 @@ def is_null_bag(bag) -> Any:
     """Returns `kd.present` when `bag` is no bag at all."""
 
 def new() -> Any:
-    """Returns a new empty immutable DataBag."""
+    """Returns a new empty immutable DataBag (as `kd.bag()`, also while tracing)."""
 
 def no_bag(ds) -> Any:
     """Returns `ds` without a bag."""

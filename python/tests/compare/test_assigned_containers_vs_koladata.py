@@ -107,6 +107,20 @@ def _set_item(x, key, value):
     return x[key]
 
 
+def _deleted(x, key):
+    del x[key]
+    return x[:]
+
+
+def _deleted_keys(d, key):
+    del d[key]
+    return d.get_keys().sort(), d[d.get_keys().sort()]
+
+
+def _popped(x, *args, **kwargs):
+    return x.pop(*args, **kwargs), x[:]
+
+
 def _append(x, value):
     x.append(value)
     return x[:]
@@ -166,6 +180,40 @@ PROGRAMS = {
     "L_item_out_of_range": lambda kd: kd.slice([1, 2]).L[5],
     "L_row_of_3d_out_of_range": lambda kd: kd.slice([[[1, 2], [3]], [[4]]]).L[5].get_shape(),
     "L_range_out_of_range": lambda kd: kd.slice([[1, 2], [3]]).L[7:9],
+    # del and pop on lists and dicts of a mutable bag.
+    "del_list_item": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3]), 1),
+    "del_last_list_item": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3]), -1),
+    "del_list_item_out_of_range": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3]), 5),
+    "del_list_item_missing_index": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3]), None),
+    "del_list_item_text_index": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3]), "a"),
+    "del_list_range": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3, 4]), slice(1, 3)),
+    "del_list_tail": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3, 4, 5]), slice(-2, None)),
+    "del_list_all": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3, 4]), slice(None)),
+    "del_list_empty_range": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3, 4, 5]), slice(3, 1)),
+    "del_list_range_of_slice_bound": lambda kd: _deleted(
+        kd.mutable_bag().implode(kd.slice([[1, 2, 3], [4, 5]])), slice(kd.slice([1, 0]), None)),
+    "del_items_of_lists": lambda kd: _deleted(kd.mutable_bag().implode(kd.slice([[1, 2], [3]])), kd.slice([1, 0])),
+    "del_first_of_lists": lambda kd: _deleted(kd.mutable_bag().implode(kd.slice([[1, 2], [3]])), 0),
+    "del_two_indices_of_one_list": lambda kd: _deleted(kd.mutable_bag().list([1, 2, 3]), kd.slice([0, 2])),
+    "del_of_immutable_list": lambda kd: _deleted(kd.list([1, 2, 3]), 1),
+    "del_dict_key": lambda kd: _deleted_keys(kd.mutable_bag().dict({"a": 1, "b": 2}), "a"),
+    "del_absent_dict_key": lambda kd: _deleted_keys(kd.mutable_bag().dict({"a": 1, "b": 2}), "z"),
+    "del_dict_keys": lambda kd: _deleted_keys(kd.mutable_bag().dict({"a": 1, "b": 2}), kd.slice(["a", "b"])),
+    "del_dict_range": lambda kd: _deleted_keys(kd.mutable_bag().dict({"a": 1}), slice(None)),
+    "del_item_of_entity": lambda kd: _deleted(kd.mutable_bag().new(a=1), 0),
+    "pop_last": lambda kd: _popped(kd.mutable_bag().list([1, 2, 3])),
+    "pop_first": lambda kd: _popped(kd.mutable_bag().list([1, 2, 3]), 0),
+    "pop_keyword_index": lambda kd: _popped(kd.mutable_bag().list([1, 2, 3]), index=1),
+    "pop_float_index": lambda kd: _popped(kd.mutable_bag().list([1, 2, 3]), 1.0),
+    "pop_int64_item_index": lambda kd: _popped(kd.mutable_bag().list([1, 2, 3]), kd.item(1, kd.INT64)),
+    "pop_out_of_range": lambda kd: _popped(kd.mutable_bag().list([1, 2, 3]), 5),
+    "pop_negative_out_of_range": lambda kd: _popped(kd.mutable_bag().list([1]), -2),
+    "pop_of_empty_list": lambda kd: _popped(kd.mutable_bag().list([])),
+    "pop_first_of_empty_list": lambda kd: _popped(kd.mutable_bag().list([]), 0),
+    "pop_of_lists": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], [3]]))),
+    "pop_of_lists_one_empty": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], []]))),
+    "pop_of_lists_out_of_range": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], [3]])), 5),
+    "pop_of_lists_negative_out_of_range": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], [3]])), -3),
     # Eager kd.fstr formats values; an expression in it is an error.
     "eager_fstr_of_expression": lambda kd: kd.fstr(f"{kd.I.x:s}!"),
     "eager_fstr_of_item": lambda kd: kd.fstr(f"{kd.item(1):s}!"),

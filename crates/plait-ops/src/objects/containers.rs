@@ -237,6 +237,16 @@ pub fn set_item_in_place(x: &DataSlice, key_or_index: &DataSlice, value: &DataSl
     if holds_lists(x) { lists::set_items_in_place(x, key_or_index, value) } else { dicts::set_in_place(x, key_or_index, value) }
 }
 
+/// `del x[k]` on lists or dicts of a mutable bag: lists lose item `k`; for
+/// dicts, as Koda, the key's value becomes missing (the key stays).
+pub fn del_item_in_place(x: &DataSlice, key_or_index: &DataSlice) -> Result<()> {
+    if holds_lists(x) {
+        return lists::remove_in_place(x, lists::Removed::At(key_or_index));
+    }
+    let missing = DataSlice::missing(JaggedShape::scalar(), Schema::None);
+    dicts::set_in_place(x, key_or_index, &missing)
+}
+
 /// The struct schema held by a DataItem `x` with a bag, if it is one.
 fn struct_schema_item(x: &DataSlice) -> Option<(ItemId, &DataBag)> {
     match (x.is_item().then(|| x.get(0)).flatten(), x.bag()) {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use plait_core::bag::text::LIST_ITEMS_ATTR;
 use plait_core::cast::cast_to;
-use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
+use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::containers::{
     bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
@@ -882,12 +882,10 @@ fn opt_item_schema<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<(Schem
     Ok(None)
 }
 
-/// `l.pop(index)` on lists of a mutable bag: removes item `index` of each
-/// list (negative counts from the end) and returns the items removed. An
-/// index past the end of a non-empty list is Koda's IndexError.
-pub fn pop_in_place(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
-    let op = "DataSlice.pop";
-    let bag = list_bag(op, x, "pop List items")?;
+/// The bag of lists `x` that `op` changes in place, and their item schema,
+/// or Koda's errors (no bag, an immutable bag, not lists).
+fn lists_to_change<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<(&'a DataBag, Schema)> {
+    let bag = list_bag(op, x, what)?;
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(op));
     }
@@ -899,35 +897,63 @@ pub fn pop_in_place(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
             ),
         )
     })?;
+    Ok((bag, schema))
+}
+
+/// Integer `v` (an index or a bound) of a list operation, or Koda's error.
+fn list_index(op: &str, v: ScalarRef<'_>, what: &str) -> Result<i64> {
+    match v {
+        ScalarRef::Int32(v) => Ok(v as i64),
+        ScalarRef::Int64(v) => Ok(v),
+        _ => Err(Error::value(op, format!("cannot {what} list(s): expected indices to be integers"))),
+    }
+}
+
+/// `x` rewritten with the positions in `removed` (a half-open range per
+/// list, within the list) taken out of each list.
+fn remove_ranges(op: &str, bag: &DataBag, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData, removed: &[(usize, usize)]) -> Result<()> {
+    if removed.iter().all(|(lo, hi)| lo >= hi) {
+        return Ok(());
+    }
+    let mut kept = Vec::with_capacity(items.len());
+    let mut sizes = Vec::with_capacity(ids.len());
+    for (i, &(lo, hi)) in removed.iter().enumerate() {
+        let range = edge.child_range(i);
+        let start = range.start;
+        kept.extend(range.filter(|&j| !(start + lo..start + hi).contains(&j)));
+        sizes.push((edge.child_range(i).len() - hi.saturating_sub(lo)) as i64);
+    }
+    bag.set_lists(op, ids, &Edge::from_sizes(&sizes)?, &items.take(&kept))
+}
+
+/// `l.pop(index)` on lists of a mutable bag: removes item `index` of each
+/// list (negative counts from the end) and returns the items removed (a
+/// missing item where the index is out of range). `strict` (one list,
+/// `ListItem.pop`): an index out of range is Koda's IndexError instead.
+pub fn pop_in_place(x: &DataSlice, index: &DataSlice, strict: bool) -> Result<DataSlice> {
+    let op = "DataSlice.pop";
+    let (bag, schema) = lists_to_change(op, x, "pop List items")?;
     if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
         return Err(Error::value(op, format!("the index must be an integer, got {}", crate::describe(index))));
     }
     let index = plait_core::broadcast::expand_to_shape(op, index, x.shape(), 0)?;
     let ids = ids_of(x);
     let (edge, items) = bag.explode(&ids)?;
-    // Positions kept, and the position popped per list (if any).
-    let mut kept = Vec::with_capacity(items.len());
-    let mut sizes = Vec::with_capacity(ids.len());
+    let mut removed = vec![(0, 0); ids.len()];
     let mut popped: Vec<Option<usize>> = vec![None; ids.len()];
-    for (i, slot) in popped.iter_mut().enumerate() {
+    for i in 0..ids.len() {
         let range = edge.child_range(i);
         let n = range.len() as i64;
-        let k = match (ids[i], index.get(i)) {
-            (Some(_), Some(ScalarRef::Int32(v))) => Some(v as i64),
-            (Some(_), Some(ScalarRef::Int64(v))) => Some(v),
-            (Some(_), Some(other)) => return Err(Error::value(op, format!("the index must be an integer, got {}", other.dtype()))),
-            _ => None,
-        };
-        let k = k.map(|k| if k < 0 { k + n } else { k });
-        match k {
-            Some(k) if (0..n).contains(&k) => *slot = Some(range.start + k as usize),
-            Some(k) if n > 0 => {
-                return Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")));
-            }
-            _ => {}
+        let (Some(_), Some(k)) = (ids[i], index.get(i)) else { continue };
+        let k = list_index(op, k, "pop items from")?;
+        let at = if k < 0 { k + n } else { k };
+        if strict && !(-n..n.max(1)).contains(&k) {
+            return Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")));
         }
-        kept.extend(range.filter(|&j| Some(j) != *slot));
-        sizes.push((edge.child_range(i).len() - usize::from(slot.is_some())) as i64);
+        if (0..n).contains(&at) {
+            popped[i] = Some(range.start + at as usize);
+            removed[i] = (at as usize, at as usize + 1);
+        }
     }
     let mut b = plait_core::column::SliceBuilder::with_capacity(ids.len());
     for p in &popped {
@@ -935,10 +961,80 @@ pub fn pop_in_place(x: &DataSlice, index: &DataSlice) -> Result<DataSlice> {
     }
     let result = DataSlice::new(x.shape().clone(), b.finish(), Schema::Object)?;
     let result = cast_to(op, &result, schema).or_else(|_| result.with_schema(schema))?;
-    if popped.iter().any(Option::is_some) {
-        bag.set_lists(op, &ids, &plait_core::Edge::from_sizes(&sizes)?, &items.take(&kept))?;
-    }
+    remove_ranges(op, bag, &ids, &edge, &items, &removed)?;
     Ok(result.with_bag(Some(bag.clone())))
+}
+
+/// Which items of each list `del` removes.
+pub enum Removed<'a> {
+    /// `del l[i]`: the item at an index (aligned with the lists; the first
+    /// given for a list counts), none where it is out of range or missing.
+    At(&'a DataSlice),
+    /// `del l[start:stop]`: the items in a range (Python's rules; DataItem
+    /// bounds, a missing one no bound).
+    Range(Option<&'a DataSlice>, Option<&'a DataSlice>),
+}
+
+/// `del l[i]` / `del l[start:stop]` on lists of a mutable bag: the items go
+/// (Python's rules: negative counts from the end; out of range removes
+/// nothing, as Koda).
+pub fn remove_in_place(x: &DataSlice, which: Removed<'_>) -> Result<()> {
+    let op = "DataSlice.__delitem__";
+    let (bag, _) = lists_to_change(op, x, "remove List items")?;
+    let ids = ids_of(x);
+    let (edge, items) = bag.explode(&ids)?;
+    let mut removed = vec![(0, 0); ids.len()];
+    match which {
+        Removed::At(index) => {
+            // The lists aligned with the indices: a list given once with
+            // several indices is changed once, by the first.
+            let aligned = plait_core::broadcast::align(op, &[x, index])?;
+            let (lists, index) = (&aligned[0], &aligned[1]);
+            let row: HashMap<ItemId, usize> = ids.iter().enumerate().filter_map(|(i, id)| id.map(|id| (id, i))).collect();
+            let mut done = vec![false; ids.len()];
+            for (id, k) in ids_of(lists).iter().zip(0..lists.size()) {
+                let (Some(id), Some(k)) = (id, index.get(k)) else { continue };
+                let k = list_index(op, k, "remove items from")?;
+                let i = row[id];
+                if std::mem::replace(&mut done[i], true) {
+                    continue;
+                }
+                let n = edge.child_range(i).len() as i64;
+                let at = if k < 0 { k + n } else { k };
+                if (0..n).contains(&at) {
+                    removed[i] = (at as usize, at as usize + 1);
+                }
+            }
+            // Every occurrence of a list is changed as its row says.
+            for (i, id) in ids.iter().enumerate() {
+                if let Some(id) = id {
+                    removed[i] = removed[row[id]];
+                }
+            }
+        }
+        Removed::Range(start, stop) => {
+            let bound = |b: Option<&DataSlice>, name: &str| -> Result<Option<i64>> {
+                match b {
+                    Some(b) if !b.is_item() => Err(Error::value(
+                        op,
+                        format!(
+                            "python object can only contain DataItems, got DataSlice with shape {}; during unpacking of the '{name}' slice argument",
+                            b.shape()
+                        ),
+                    )),
+                    Some(b) => b.get(0).map(|v| list_index(op, v, "remove items from")).transpose(),
+                    None => Ok(None),
+                }
+            };
+            let (start, stop) = (bound(start, "start")?, bound(stop, "stop")?);
+            for (i, r) in removed.iter_mut().enumerate() {
+                let n = edge.child_range(i).len() as i64;
+                let clamp = |k: i64| (if k < 0 { k + n } else { k }).clamp(0, n) as usize;
+                *r = (start.map_or(0, clamp), stop.map_or(n as usize, clamp));
+            }
+        }
+    }
+    remove_ranges(op, bag, &ids, &edge, &items, &removed)
 }
 
 /// `x.clear()` on lists or dicts of a mutable bag: lists lose all their
