@@ -31,9 +31,15 @@ def container_item(x, op):
     """`x` (exactly a list, tuple or dict) as one Koda list or dict item."""
     from plait.kd import lists
 
-    if type(x) is dict:
-        return _converted(x, op)
-    return lists.new(x)
+    if type(x) is not dict:
+        return lists.new(x)
+    if _is_flat(x):
+        # Keys and values of plain primitives: as kd.from_py infers them
+        # (the same rule for values that are not containers), in one call.
+        made = _plait.from_py_inferred([x], False, True)
+        if made is not None:
+            return made
+    return _converted(x, op)
 
 
 def _children(x):

@@ -99,6 +99,9 @@ def _forms(name, value, operator_type):
             lazy = _traced_lazy(value)
         else:
             lazy = optools._with_python_face(op)
+            glue_when = getattr(value, "__plait_lazy_glue_when__", None)
+            if glue_when is not None:
+                lazy = _glue_when(glue_when, _traced_lazy(value), lazy)
         return lazy, _eager_only_call(value), value
     if isinstance(value, operator_type):
         return _backend_operator(name, value), _eager_copy(value), value
@@ -107,6 +110,18 @@ def _forms(name, value, operator_type):
         lazy = _python_operator(name, fn)
         return lazy, fn, _dispatching(fn, lazy)
     return None
+
+
+def _glue_when(applies, glue, operator):
+    """A lazy form that is `glue` for the arguments `applies` to (a filter
+    that is a Python function, say) and `operator` for all others (which
+    then prints under the name it was called by, as Koda's)."""
+
+    @functools.wraps(operator)
+    def lazy(*args, **kwargs):
+        return (glue if applies(*args, **kwargs) else operator)(*args, **kwargs)
+
+    return lazy
 
 
 def _traced_lazy(fn):

@@ -541,27 +541,56 @@ def allow_arbitrary_unused_inputs(fn_def):
 def apply_py(fn, *args, return_type_as=unspecified, **kwargs):
     """Calls the Python function `fn` on the arguments and returns its result.
 
-    Unlike `kd.map_py`, `fn` is called once, with the whole DataSlices. In an
+    Unlike `kd.map_py`, `fn` is called once, with the whole DataSlices. The
+    arguments and the result are boxed as operators box them (a Python
+    number is a DataItem; a Python list is refused as ambiguous). In an
     expression (`kd.lazy.apply_py`) the call happens when the expression is
     evaluated.
 
     Args:
       fn: a Python function.
       *args: positional arguments for `fn`.
-      return_type_as: accepted for compatibility with Koda; not used by plait.
+      return_type_as: a value of the type `fn` returns (a DataSlice by
+        default; e.g. `kd.types.DataBag` or a DataBag for a function that
+        returns a bag).
       **kwargs: keyword arguments for `fn`.
 
     Examples:
       >>> kd.apply_py(lambda x, y: x + y, kd.slice([1, 2]), y=kd.item(10))
       DataSlice([11, 12], schema: INT32, present: 2/2)
+      >>> kd.apply_py(lambda x: x + 1, 1)
+      DataItem(2, schema: INT32)
       >>> f = kd.fn(kd.lazy.apply_py(lambda x: x.get_size(), I.x))
       >>> f(x=kd.slice([1, 2, 3]))
       DataItem(3, schema: INT64)
     """
-    del return_type_as
-    if not callable(fn):
-        raise TypeError(f"kd.apply_py: expected a Python function, got {type(fn).__name__}")
-    return fn(*args, **kwargs)
+    if not callable(fn) or isinstance(fn, _plait.DataSlice):
+        got = _optools._qtype_of(_optools.as_qvalue(fn))
+        raise ValueError(f"kd.apply_py: expected a python callable, got fn: {got.name}")
+    args = [_optools.as_qvalue(a) for a in args]
+    kwargs = {k: _optools.as_qvalue(v) for k, v in kwargs.items()}
+    result = _optools.as_qvalue(fn(*args, **kwargs))
+    expected = _expected_qtype(return_type_as)
+    got = _optools._qtype_of(result)
+    if got != expected:
+        hint = "; consider specifying the `return_type_as=` parameter" if return_type_as is unspecified else ""
+        raise ValueError(f"kd.apply_py: expected the result to have qtype {expected.name}, got {got.name}{hint}")
+    return result
+
+
+def _expected_qtype(return_type_as):
+    """The QType of what a Python function returns, given as `return_type_as`
+    (a value, or a class such as `kd.types.DataBag`)."""
+    from plait.kd import qtypes
+
+    if return_type_as is unspecified:
+        return qtypes.DATA_SLICE
+    if isinstance(return_type_as, type):
+        for cls, qtype in ((_plait.DataSlice, qtypes.DATA_SLICE), (_plait.DataBag, qtypes.DATA_BAG),
+                           (_plait.JaggedShape, qtypes.JAGGED_SHAPE)):
+            if issubclass(return_type_as, cls):
+                return qtype
+    return _optools._qtype_of(_optools.as_qvalue(return_type_as))
 
 
 def _apply_py(fn, args, kwargs):

@@ -4,7 +4,7 @@
 import inspect as _inspect
 
 from plait import _plait
-from plait.kd import types
+from plait.kd import slices as _slices, types
 from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export, traced_through as _traced_through
 from plait.kd.schema import OBJECT
@@ -83,11 +83,13 @@ _select_items_operator = select_items  # noqa: F821 - exported above
 
 @_traced_through
 def select_items(ds, fltr):
-    from plait.kd.slices import _apply_filter
-
-    return _select_items_operator(ds, _apply_filter(fltr, ds[:]) if not isinstance(fltr, _plait.DataSlice) else fltr)
+    # The items are read only for a filter function or functor (a mask is
+    # the operator's to check against the lists).
+    return _select_items_operator(ds, fltr(ds[:]) if _slices._is_filter_function(fltr) else fltr)
 
 
 select_items.__doc__ = _select_items_operator.__doc__
+# Lazily too a filter function is applied by this glue, inside tracing.
+select_items.__plait_lazy_glue_when__ = _slices._filter_is_function
 
 

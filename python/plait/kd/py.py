@@ -63,12 +63,14 @@ def _groups(x, ndim):
 
 
 def _results_slice(results, schema):
-    """The results as a one-dimensional slice (`from_py` with `from_dim=1`;
-    without `schema`, the schema is inferred from them, as Koda does: ints
-    and INT32 items give INT32, entities their schema, Python lists lists)."""
+    """The results as a one-dimensional slice (`from_py` with `from_dim=1`:
+    with `schema`, each result must fit it, as Koda says (a float is not
+    cast to INT32); without, the schema is inferred from them, as Koda does:
+    ints and INT32 items give INT32, entities their schema, Python lists
+    lists)."""
     kd = _kd()
-    if set(map(type, results)) <= _PRIMITIVE_TYPES:
-        return kd.slice(results, schema) if schema is not None else kd.slice(results)
+    if schema is None and set(map(type, results)) <= _PRIMITIVE_TYPES:
+        return kd.slice(results)
     return kd.from_py(results, from_dim=1, schema=schema)
 
 

@@ -11,15 +11,25 @@ _export(globals(), "kd.slices")
 _export_aliases(globals(), "kd.slices")
 
 
-def _apply_filter(fltr, x):
-    """`fltr(x)` for a Python function or a functor; a mask as it is."""
+def _is_filter_function(fltr):
+    """Whether filter `fltr` is a Python function or a functor (applied to
+    what it filters), not a mask."""
     from plait.kd.expr import Expr
 
     if isinstance(fltr, Expr):
-        return fltr
-    if _plait.is_functor(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice)):
-        return fltr(x)
-    return fltr
+        return False
+    return _plait.is_functor(fltr) or (callable(fltr) and not isinstance(fltr, _plait.DataSlice))
+
+
+def _filter_is_function(ds, fltr, *args, **kwargs):
+    """For the lazy forms of `select` and `select_items`: whether the filter
+    of the call is a function (applied by the glue)."""
+    return _is_filter_function(fltr)
+
+
+def _apply_filter(fltr, x):
+    """`fltr(x)` for a Python function or a functor; a mask as it is."""
+    return fltr(x) if _is_filter_function(fltr) else fltr
 
 
 _select_operator = select  # noqa: F821 - exported above
@@ -31,6 +41,9 @@ def select(ds, fltr, expand_filter=True):
 
 
 select.__doc__ = _select_operator.__doc__
+# Lazily too a filter function is applied by this glue, inside tracing
+# (`kd.lazy.select(I.x, lambda v: v > 1)`, `I.x.select(...)`).
+select.__plait_lazy_glue_when__ = _filter_is_function
 
 
 def expr_quote(x):

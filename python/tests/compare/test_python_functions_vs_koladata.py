@@ -1,0 +1,78 @@
+"""plait against koladata for Python functions given to Koda:
+`kd.apply_py` (the arguments and the result are boxed as operators box them:
+a Python number is a DataItem, a Python list is refused as ambiguous, a dict
+or an arbitrary object is an unsupported type; the result must have the type
+`return_type_as=` names, a DataSlice by default), and filter functions of
+`select` / `select_items` / `select_keys`, eager, lazy, as Expr methods and
+inside traced functions.
+
+The outcomes must agree: the same repr, or the same exception type and
+first message line (plait names the operator first)."""
+
+import pytest
+
+from plait import kd as pkd
+
+from koda_compare import assert_same_repr_outcome, repr_outcome as outcome
+
+kkd = pytest.importorskip("koladata.kd")
+
+PROGRAMS = {
+    "int_result": lambda kd: kd.apply_py(lambda x: x + 1, 1),
+    "argument_is_a_data_item": lambda kd: kd.apply_py(lambda x: type(x).__name__, 1),
+    "text_argument": lambda kd: kd.apply_py(lambda x: type(x).__name__, "a"),
+    "none_keyword_argument": lambda kd: kd.apply_py(lambda x: type(x).__name__, x=None),
+    "slice_argument": lambda kd: kd.apply_py(lambda x: type(x).__name__, kd.slice([1])),
+    "list_argument": lambda kd: kd.apply_py(lambda x: x, [1, 2]),
+    "list_result": lambda kd: kd.apply_py(lambda x: [1, 2], 1),
+    "dict_result": lambda kd: kd.apply_py(lambda x: {"a": 1}, 1),
+    "object_result": lambda kd: kd.apply_py(lambda x: object(), 1),
+    "none_result": lambda kd: kd.apply_py(lambda x: None, 1),
+    "tuple_result": lambda kd: kd.apply_py(lambda x: (1, 2), 1),
+    "bag_result": lambda kd: kd.apply_py(lambda: kd.bag()),
+    "bag_result_as_bag_class": lambda kd: type(kd.apply_py(lambda: kd.bag(), return_type_as=kd.types.DataBag)).__name__,
+    "bag_result_as_bag": lambda kd: type(kd.apply_py(lambda: kd.bag(), return_type_as=kd.bag())).__name__,
+    "item_result_as_bag": lambda kd: kd.apply_py(lambda: 1, return_type_as=kd.bag()),
+    "shape_result_as_shape_class": lambda kd: kd.apply_py(lambda: kd.item(1).get_shape(),
+                                                          return_type_as=kd.types.JaggedShape),
+    "slices_and_keywords": lambda kd: kd.apply_py(lambda x, y: x + y, kd.slice([1, 2]), y=3),
+    "no_arguments": lambda kd: kd.apply_py(lambda: "z"),
+    "not_callable": lambda kd: kd.apply_py(1, 1),
+    # map_py results must fit `schema=` (nothing is cast).
+    "map_py_float_as_int32": lambda kd: kd.map_py(lambda x: x * 1.5, kd.slice([1, 2]), schema=kd.INT32),
+    "map_py_int_as_int64": lambda kd: kd.map_py(lambda x: x * 2, kd.slice([1, 2]), schema=kd.INT64),
+    "map_py_int_as_float32": lambda kd: kd.map_py(lambda x: x * 2, kd.slice([1, 2]), schema=kd.FLOAT32),
+    "map_py_text_as_int32": lambda kd: kd.map_py(lambda x: str(x), kd.slice([1, 2]), schema=kd.INT32),
+    "map_py_int_as_text": lambda kd: kd.map_py(lambda x: x, kd.slice([1, 2]), schema=kd.STRING),
+    "map_py_bool_as_mask": lambda kd: kd.map_py(lambda x: x > 1, kd.slice([1, 2]), schema=kd.MASK),
+    "map_py_none_as_int32": lambda kd: kd.map_py(lambda x: None, kd.slice([1, 2]), schema=kd.INT32),
+    "map_py_big_int_as_int32": lambda kd: kd.map_py(lambda x: 2**40, kd.slice([1, 2]), schema=kd.INT32),
+    "map_py_bool_as_int32": lambda kd: kd.map_py(lambda x: True, kd.slice([1, 2]), schema=kd.INT32),
+    "map_py_bytes_as_text": lambda kd: kd.map_py(lambda x: b"a", kd.slice([1, 2]), schema=kd.STRING),
+    "map_py_float_lists_as_int_lists": lambda kd: kd.map_py(lambda x: [x * 1.5], kd.slice([1, 2]),
+                                                            schema=kd.list_schema(kd.INT32)),
+    "map_py_on_selected_float_as_int32": lambda kd: kd.map_py_on_selected(lambda x: x * 1.5, kd.slice([1, 2]) > 1,
+                                                                          kd.slice([1, 2]), schema=kd.INT32),
+    # Filter functions.
+    "select_method_in_traced_function": lambda kd: kd.fn(lambda x: x.select(lambda v: v > 1))(kd.slice([1, 2, 3])),
+    "select_in_traced_function": lambda kd: kd.fn(lambda x: kd.select(x, lambda v: v > 1))(kd.slice([1, 2, 3])),
+    "select_items_method_in_traced_function": lambda kd: kd.fn(lambda x: x.select_items(lambda v: v > 1))(
+        kd.list([1, 2, 3])),
+    "saved_traced_select": lambda kd: kd.loads(kd.dumps(kd.fn(lambda x: x.select(lambda v: v > 1))))(
+        kd.slice([1, 2, 3])),
+    "lazy_select_of_function": lambda kd: kd.eval(kd.lazy.select(kd.I.x, lambda v: v > 1), x=kd.slice([1, 2, 3])),
+    "lazy_select_of_functor": lambda kd: kd.eval(kd.lazy.select(kd.I.x, kd.fn(lambda v: v > 1)),
+                                                 x=kd.slice([1, 2, 3])),
+    "lazy_select_of_mask": lambda kd: kd.eval(kd.lazy.select(kd.I.x, kd.I.x > 1), x=kd.slice([1, 2, 3])),
+    "select_items_of_functor": lambda kd: kd.select_items(kd.list([1, 2, 3]), kd.fn(lambda v: v > 1)),
+    "expr_select_items_of_function": lambda kd: kd.eval(kd.I.x.select_items(lambda v: v > 1), x=kd.list([1, 2, 3])),
+    "select_keys_of_function": lambda kd: kd.select_keys(kd.dict({1: 2, 3: 4}), lambda k: k > 1),
+    "lazy_select_keys_of_function": lambda kd: kd.eval(kd.lazy.select_keys(kd.I.x, lambda k: k > 1),
+                                                       x=kd.dict({1: 2, 3: 4})),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_python_functions_agree(name):
+    program = PROGRAMS[name]
+    assert_same_repr_outcome(outcome(pkd, program), outcome(kkd, program))
