@@ -26,11 +26,16 @@ pub fn item_to_py(py: Python<'_>, item: Option<ScalarRef<'_>>) -> PyResult<Py<Py
     })
 }
 
-/// The whole slice as nested Python lists (a scalar for a DataItem).
+/// The whole slice as nested Python lists (a scalar for a DataItem). Ids
+/// stay DataItems of the slice's schema and bag (as Koda: an entity with
+/// no bag to read it from is itself).
 pub fn to_py(py: Python<'_>, ds: &DataSlice) -> PyResult<Py<PyAny>> {
     let mut items: Vec<Py<PyAny>> = Vec::with_capacity(ds.size());
     for i in 0..ds.size() {
-        items.push(item_to_py(py, ds.get(i))?);
+        items.push(match ds.get(i) {
+            Some(id @ ScalarRef::ItemId(_)) => wrap(py, guard(|| DataSlice::item(Some(id), ds.schema()))?.with_bag(ds.bag().cloned()))?,
+            item => item_to_py(py, item)?,
+        });
     }
     nest(py, items, ds.shape())
 }

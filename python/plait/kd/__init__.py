@@ -293,12 +293,13 @@ def extension_type(unsafe_override=False):
 
 
 def with_name(obj, name):
-    """Returns `obj` with the name `name` (unchanged for a DataSlice).
+    """Returns `obj` with the name `name`: while tracing, and in its lazy
+    form (`kd.lazy.with_name`), the named expression.
 
-    Eagerly it does nothing to values. On an expression (as with
-    `kd.lazy.with_name`, or while tracing, where a value becomes a
-    literal) it names the node, so that `kd.expr.get_name` and
-    `kd.expr.sub_by_name` find it.
+    Eagerly it does nothing, to values and expressions alike (as Koda's;
+    `expr.with_name(name)` names an expression). Lazily, or while tracing,
+    where a value becomes a literal, it names the node, so that
+    `kd.expr.get_name` and `kd.expr.sub_by_name` find it.
 
     Args:
       obj: a value or an expression.
@@ -312,14 +313,14 @@ def with_name(obj, name):
     """
     if not isinstance(name, builtins.str):
         raise ValueError("Name must be a string")
-    if _plait.is_tracing() and not isinstance(obj, expr.Expr):
+    if not _plait.is_tracing():
+        return obj
+    if not isinstance(obj, expr.Expr):
         # While tracing, a value named becomes a named literal (a variable of
         # the functor), as in Koda.
         obj = expr.as_expr(optools.as_qvalue(obj))
-    if isinstance(obj, expr.Expr):
-        # An extension type's view stays one (the name changes no value).
-        return extension_types._view(_plait.expr_call("kd.annotation.with_name", obj, name))
-    return obj
+    # An extension type's view stays one (the name changes no value).
+    return extension_types._view(_plait.expr_call("kd.annotation.with_name", obj, name))
 
 
 # `kd.lazy`, `kd.eager`, and `kd.<op>` following tracing (built last: they

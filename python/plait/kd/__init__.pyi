@@ -998,7 +998,7 @@ def with_metadata(x, /, **attrs) -> Any:
     """Returns schemas x with a new DataBag in which their metadata has the given attributes."""
 
 def with_name(obj, name) -> Any:
-    """Returns `obj` with the name `name` (unchanged for a DataSlice)."""
+    """Returns `obj` with the name `name`: while tracing, and in its lazy"""
 
 def with_print(x, *args, sep = ..., end = ...) -> Any:
     """Prints `args` and returns `x` unchanged."""

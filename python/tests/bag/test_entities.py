@@ -240,3 +240,12 @@ def test_the_schema_attribute_cannot_be_given_as_a_value():
             kd.from_py(value, dict_as_obj=True)
     # Under an entity schema the key is not an attribute: left out.
     assert kd.from_py({"__schema__": 1, "a": 2}, schema=kd.named_schema("A", a=kd.INT32)).a.to_py() == 2
+
+
+def test_attribute_values_of_one_id_with_different_data_are_a_merge_conflict():
+    # Koda says only "cannot create Item(s)"; plait names the entity and the
+    # attribute (docs/differences.md).
+    e = kd.new(a=1)
+    other = kd.new(a=2, itemid=e.get_itemid())
+    with pytest.raises(ValueError, match="(?s)kd.entities.new: cannot merge DataBags.*attribute 'a' are different: 1 vs 2"):
+        kd.new(x=e, y=other)

@@ -259,6 +259,14 @@ def test_traced_fstr_of_expression_builds_the_expression():
     assert fn(x=1).to_py() == "1!"
 
 
+def test_pop_takes_the_index_as_int_does():
+    lst = pkd.mutable_bag().list([1, 2, 3])
+    assert lst.pop(1.0).to_py() == 2
+    # Koda's message differs (docs/differences.md); the type is the same.
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        lst.pop("a")
+
+
 def test_self_containing_dict_is_an_error_not_a_crash():
     d = {}
     d["a"] = d

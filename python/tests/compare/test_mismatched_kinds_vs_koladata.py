@@ -69,6 +69,24 @@ PROGRAMS = {
     "to_py_entity_under_dict_schema": lambda kd: kd.obj(a=1).with_schema(kd.dict_schema(kd.INT32, kd.INT32)).to_py(),
     "to_py_list_under_dict_schema": lambda kd: _list(kd).with_schema(kd.dict_schema(kd.INT32, kd.INT32)).to_py(),
     "to_py_dict_under_list_schema": lambda kd: _dict(kd).with_schema(kd.list_schema(kd.INT32)).to_py(),
+    # Without a bag to read them from, ids stay DataItems of their schema.
+    "to_py_entity_without_bag": lambda kd: kd.to_py(kd.new(a=1).no_bag()),
+    "to_py_object_without_bag": lambda kd: kd.to_py(kd.obj(a=1).no_bag()),
+    "to_py_list_without_bag": lambda kd: kd.to_py(kd.list([1]).no_bag()),
+    "to_py_entities_without_bag": lambda kd: kd.to_py(kd.slice([kd.new(a=1)]).no_bag()),
+    "to_pytree_entity_without_bag": lambda kd: kd.new(a=1).no_bag().to_pytree(),
+    # Lists and dicts are made with ids of their own kind only.
+    "from_py_dict_with_entity_id": lambda kd: kd.from_py({"a": 1}, itemid=kd.new_itemid()),
+    "from_py_list_with_entity_id": lambda kd: kd.from_py([1, 2], itemid=kd.new_itemid()),
+    "from_py_list_with_list_id": lambda kd: kd.from_py([1, 2], itemid=kd.uuid_for_list("x")),
+    "from_py_dict_with_dict_id": lambda kd: kd.from_py({"a": 1}, itemid=kd.uuid_for_dict("x")),
+    "list_with_entity_id": lambda kd: kd.list([1], itemid=kd.new_itemid()),
+    "dict_with_entity_id": lambda kd: kd.dict({"a": 1}, itemid=kd.new_itemid()),
+    "dict_with_list_id": lambda kd: kd.dict({"a": 1}, itemid=kd.uuid_for_list("x")),
+    "lists_with_one_entity_id": lambda kd: kd.list_shaped(
+        kd.shapes.new(2), itemid=kd.slice([kd.uuid_for_list("x"), kd.new_itemid()])),
+    "entity_with_list_id": lambda kd: kd.new(a=1, itemid=kd.uuid_for_list("x")),
+    "object_with_dict_id": lambda kd: kd.obj(a=1, itemid=kd.uuid_for_dict("x")),
     # Subclasses of list, tuple and dict are not boxed as a whole (their
     # items are, nested).
     "slice_of_list_subclass": lambda kd: kd.slice(L([1, 2])),

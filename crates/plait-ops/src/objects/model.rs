@@ -164,6 +164,18 @@ pub fn ids_for(op: &str, kind: ItemKind, itemid: Option<&DataSlice>, shape: &pla
     match itemid {
         Some(given) => {
             let ids = ids_of(&plait_core::broadcast::expand_to_shape(op, given, shape, 0)?);
+            // Lists and dicts take ids of their own kind only (entities and
+            // objects any), as Koda.
+            let wrong_kind = match kind {
+                ItemKind::List => Some(("list", "List", ItemId::is_list as fn(ItemId) -> bool)),
+                ItemKind::Dict => Some(("dict", "Dict", ItemId::is_dict as fn(ItemId) -> bool)),
+                _ => None,
+            };
+            if let Some((what, name, is_kind)) = wrong_kind {
+                if ids.iter().flatten().any(|&id| !is_kind(id)) {
+                    return Err(Error::value(op, format!("itemid argument to {what} creation, requires {name} ItemIds")));
+                }
+            }
             let data = ids_data(&ids);
             Ok((ids, data))
         }
