@@ -50,7 +50,7 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
     if let Ok(ds) = x.cast::<PyDataSlice>() {
         let ds = ds.get().inner.clone();
         return match schema {
-            Some(s) => guard(|| cast_boxed(op, &ds, s, false)),
+            Some(s) => guard(|| plait_ops::schema::casts::cast_boxed(op, &ds, s, false)),
             None => Ok(ds),
         };
     }
@@ -93,7 +93,7 @@ pub fn box_slice(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRe
                     (Schema::Int32 | Schema::Int64, _) | (Schema::Float32, Schema::Float32) | (Schema::Float64, Schema::Float64)
                 );
                 if widens {
-                    return guard(|| cast_boxed(op, &DataSlice::new(JaggedShape::flat(n), data, found)?, target, false));
+                    return guard(|| plait_ops::schema::casts::cast_boxed(op, &DataSlice::new(JaggedShape::flat(n), data, found)?, target, false));
                 }
             }
         }
@@ -189,7 +189,7 @@ pub fn box_item(op: &str, x: &Bound<'_, PyAny>, schema: Option<Schema>) -> PyRes
     let ds = match (x.cast::<PyDataSlice>(), schema) {
         // A DataItem given a schema is cast as a Python value is (a slice
         // given to `kd.slice` as a whole).
-        (Ok(ds), Some(s)) if ds.get().inner.is_item() => guard(|| cast_boxed(op, &ds.get().inner, s, true))?,
+        (Ok(ds), Some(s)) if ds.get().inner.is_item() => guard(|| plait_ops::schema::casts::cast_boxed(op, &ds.get().inner, s, true))?,
         _ => box_slice(op, x, schema)?,
     };
     if !ds.is_item() {
@@ -462,26 +462,8 @@ fn box_leaves(op: &str, shape: JaggedShape, leaves: Vec<Bound<'_, PyAny>>, schem
     let data = if build_as.is_numeric() { numeric_column(op, &leaves, build_as)? } else { generic_data(&leaves)? };
     let built = guard(|| DataSlice::new(shape, data, build_as))?.with_bag(bag);
     match schema {
-        Some(s) if s != build_as => guard(|| cast_boxed(op, &built, s, true)),
+        Some(s) if s != build_as => guard(|| plait_ops::schema::casts::cast_boxed(op, &built, s, true)),
         _ => Ok(built),
-    }
-}
-
-/// `x` as `kd.slice(x, schema)` / `kd.item(x, schema)` give it with a
-/// primitive, OBJECT or ITEMID `schema`: cast explicitly, entities, lists
-/// and dicts embedding their schemas as objects. Values given one by one
-/// (`by_item`: Python values, DataItems) are cast as Koda casts items: an
-/// entity is ITEMID data (`kd.item(entity, kd.STRING)` is a cast of ITEMID
-/// data), and only ids are ids.
-fn cast_boxed(op: &str, x: &DataSlice, schema: Schema, by_item: bool) -> plait_core::Result<DataSlice> {
-    match (x.schema(), schema) {
-        (Schema::ItemId, Schema::Object) => x.with_schema(Schema::Object),
-        (_, Schema::Object) => plait_ops::objects::create::to_object(op, x),
-        (source, Schema::ItemId) if source.is_struct() => x.with_schema(Schema::ItemId),
-        (source, _) if by_item && (source.is_struct() || (schema == Schema::ItemId && source.is_primitive())) => {
-            plait_core::cast::cast_to(op, &x.with_schema(Schema::Object)?, schema)
-        }
-        _ => plait_core::cast::cast_to(op, x, schema),
     }
 }
 

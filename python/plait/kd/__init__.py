@@ -30,6 +30,7 @@ from plait.kd._proto_messages import from_proto, schema_from_proto, to_proto
 from plait._plait import bag, mutable_bag
 from plait.kd._attr_names import dir, get_attr_names  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
+from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd import _builtins
 from plait.kd import _methods  # noqa: F401 - attaches DataSlice methods
 from plait.kd._mutation import del_attr, embed_schema, set_attr, set_attrs, set_schema, update_schema
@@ -100,6 +101,9 @@ def slice(x, /, schema=None):  # noqa: A001 - Koda's name
     >>> kd.slice([[1, 2], [3]])
     DataSlice([[1, 2], [3]], schema: INT32, present: 3/3)
     """
+    if isinstance(x, expr.Expr) or isinstance(schema, expr.Expr):
+        # While tracing: the operator, applied to the values.
+        return _OPERATORS["kd.slices.slice"](x, **({} if schema is None else {"schema": schema}))
     return _plait.slice(x, schema)
 
 
@@ -110,6 +114,8 @@ def item(x, /, schema=None):
     >>> kd.item(1.5)
     DataItem(1.5, schema: FLOAT32)
     """
+    if isinstance(x, expr.Expr) or isinstance(schema, expr.Expr):
+        return _OPERATORS["kd.slices.item"](x, **({} if schema is None else {"schema": schema}))
     return _plait.item(x, schema)
 
 

@@ -640,6 +640,19 @@ impl DictStore {
         self.sparse.len() + self.dense.values().map(DenseBlock::rows).sum::<usize>()
     }
 
+    /// [`Self::len_hint`], counted only until `cap` (a store of many blocks
+    /// costs `cap`, not its size: merge checks ask per merge).
+    pub fn len_hint_capped(&self, cap: usize) -> usize {
+        let mut n = self.sparse.len();
+        for rows in self.dense.values().map(DenseBlock::rows) {
+            if n >= cap {
+                break;
+            }
+            n += rows;
+        }
+        n
+    }
+
     /// Every dict of the store.
     pub fn iter(&self) -> impl Iterator<Item = (ItemId, DictRef<'_>)> {
         let dense = self.dense.iter().flat_map(|(&allocation, block)| {

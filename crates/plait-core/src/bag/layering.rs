@@ -307,11 +307,23 @@ fn differing_layers<'a>(a: &'a [Arc<Store>], b: &'a [Arc<Store>]) -> (Vec<&'a St
 /// check, without first asking whether the other side touches them.
 const SMALL_BLOCK: usize = 16;
 
-/// About how many (attribute, item) values `layers` hold, counted only
-/// until `cap`.
-fn count_capped(layers: &[&Store], cap: usize) -> usize {
+/// About how many values `layers` hold, each layer's counted by `count`
+/// only until `cap`.
+fn count_capped(layers: &[&Store], cap: usize, count: impl Fn(&Store, usize) -> usize) -> usize {
     let mut n = 0;
-    for values in layers.iter().flat_map(|l| l.attrs.values()) {
+    for layer in layers {
+        if n >= cap {
+            break;
+        }
+        n += count(layer, cap - n);
+    }
+    n
+}
+
+/// The (attribute, item) values of a layer, counted only until `cap`.
+fn attr_values_capped(layer: &Store, cap: usize) -> usize {
+    let mut n = 0;
+    for values in layer.attrs.values() {
         if n >= cap {
             break;
         }
@@ -321,18 +333,23 @@ fn count_capped(layers: &[&Store], cap: usize) -> usize {
 }
 
 /// Whether `mine` holds no more values than `other`, counting each side
-/// only up to a bound that grows until one is below it: the cost is that
-/// of the smaller side (merging many small bags into a large one stays
-/// linear).
-fn not_larger(mine: &[&Store], other: &[&Store]) -> bool {
+/// (by `count`) only up to a bound that grows until one is below it: the
+/// cost is that of the smaller side (merging many small bags into a large
+/// one stays linear).
+fn not_larger_by(mine: &[&Store], other: &[&Store], count: impl Fn(&Store, usize) -> usize + Copy) -> bool {
     let mut cap = 64usize;
     loop {
-        let (m, o) = (count_capped(mine, cap), count_capped(other, cap));
+        let (m, o) = (count_capped(mine, cap, count), count_capped(other, cap, count));
         if m < cap || o < cap {
             return m <= o;
         }
         cap = cap.saturating_mul(8);
     }
+}
+
+/// [`not_larger_by`] counting attribute values.
+fn not_larger(mine: &[&Store], other: &[&Store]) -> bool {
+    not_larger_by(mine, other, attr_values_capped)
 }
 
 /// Whether `a` and `b` read attribute `attr` of every item of `allocation`
@@ -458,12 +475,12 @@ fn dict_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
     let mut ids: Vec<ItemId> = Vec::new();
     for (mine, other) in [(only_a, b), (only_b, a)] {
         // From the side with fewer dicts, as for attributes.
-        let (from, to): (Vec<&Store>, Vec<&Store>) =
-            if mine.iter().map(|l| l.dicts.len_hint()).sum::<usize>() <= other.iter().map(|l| l.dicts.len_hint()).sum::<usize>() {
-                (mine.to_vec(), other.iter().map(Arc::as_ref).collect())
-            } else {
-                (other.iter().map(Arc::as_ref).collect(), mine.to_vec())
-            };
+        let other_layers: Vec<&Store> = other.iter().map(Arc::as_ref).collect();
+        let (from, to): (Vec<&Store>, Vec<&Store>) = if not_larger_by(mine, &other_layers, |l, cap| l.dicts.len_hint_capped(cap)) {
+            (mine.to_vec(), other.iter().map(Arc::as_ref).collect())
+        } else {
+            (other.iter().map(Arc::as_ref).collect(), mine.to_vec())
+        };
         for layer in from {
             ids.extend(layer.dicts.iter().map(|(id, _)| id).filter(|&id| to.iter().any(|l| l.dicts.get(id).is_some())));
         }
@@ -502,12 +519,12 @@ fn list_disagreement(a: &[Arc<Store>], b: &[Arc<Store>], only_a: &[&Store], only
     let mut ids: Vec<ItemId> = Vec::new();
     for (mine, other) in [(only_a, b), (only_b, a)] {
         // From the side with fewer lists, as for attributes.
-        let (from, to): (Vec<&Store>, Vec<&Store>) =
-            if mine.iter().map(|l| l.lists.len_hint()).sum::<usize>() <= other.iter().map(|l| l.lists.len_hint()).sum::<usize>() {
-                (mine.to_vec(), other.iter().map(Arc::as_ref).collect())
-            } else {
-                (other.iter().map(Arc::as_ref).collect(), mine.to_vec())
-            };
+        let other_layers: Vec<&Store> = other.iter().map(Arc::as_ref).collect();
+        let (from, to): (Vec<&Store>, Vec<&Store>) = if not_larger_by(mine, &other_layers, |l, cap| l.lists.len_hint_capped(cap)) {
+            (mine.to_vec(), other.iter().map(Arc::as_ref).collect())
+        } else {
+            (other.iter().map(Arc::as_ref).collect(), mine.to_vec())
+        };
         for layer in from {
             layer.lists.for_each_id(|allocation| to.iter().any(|l| l.lists.touches_allocation(allocation)), |id| ids.push(id));
         }

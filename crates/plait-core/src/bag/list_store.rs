@@ -34,6 +34,10 @@ pub struct ListStore {
     /// Items appended in place to lists held here, as chunks (see the
     /// module docs).
     tails: FastMap<ItemId, Vec<SliceData>>,
+    /// How many ids of each allocation are keys of `sparse` or `tails`:
+    /// whether an allocation is touched one list at a time is one lookup
+    /// (merge checks ask it per allocation of the other bag).
+    one_by_one: FastMap<u64, usize>,
 }
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
@@ -99,13 +103,43 @@ impl ListStore {
 
     /// Whether any list of `allocation` is stored sparsely.
     pub fn has_sparse_in(&self, allocation: u64) -> bool {
-        (!self.sparse.is_empty() && self.sparse.keys().any(|id| id.allocation() == Some(allocation)))
-            || (!self.tails.is_empty() && self.tails.keys().any(|id| id.allocation() == Some(allocation)))
+        self.one_by_one.contains_key(&allocation)
+    }
+
+    /// Counts a new key of `sparse` or `tails` in [`Self::one_by_one`].
+    fn count_key(&mut self, id: ItemId) {
+        if let Some(allocation) = id.allocation() {
+            *self.one_by_one.entry(allocation).or_default() += 1;
+        }
+    }
+
+    /// Uncounts a key removed from `sparse` or `tails`.
+    fn uncount_key(&mut self, id: ItemId) {
+        if let Some(allocation) = id.allocation() {
+            if let std::collections::hash_map::Entry::Occupied(mut n) = self.one_by_one.entry(allocation) {
+                *n.get_mut() -= 1;
+                if *n.get() == 0 {
+                    n.remove();
+                }
+            }
+        }
     }
 
     /// About how many lists are stored here (O(blocks)).
     pub fn len_hint(&self) -> usize {
         self.sparse.len() + self.dense.values().map(|d| d.edge.parent_size()).sum::<usize>()
+    }
+
+    /// [`Self::len_hint`], counted only until `cap` (see the dict store's).
+    pub fn len_hint_capped(&self, cap: usize) -> usize {
+        let mut n = self.sparse.len();
+        for rows in self.dense.values().map(|d| d.edge.parent_size()) {
+            if n >= cap {
+                break;
+            }
+            n += rows;
+        }
+        n
     }
 
     /// Whether a list of `allocation` is stored here.
@@ -135,19 +169,29 @@ impl ListStore {
     pub fn set_dense(&mut self, allocation: u64, lists: DenseLists) -> bool {
         let n = lists.edge.parent_size();
         let past = |id: &ItemId| id.allocation() == Some(allocation) && id.offset() as usize >= n;
-        if self.dense.get(&allocation).is_some_and(|d| d.edge.parent_size() > n) || self.sparse.keys().any(past) || self.tails.keys().any(past) {
+        let one_by_one = self.has_sparse_in(allocation);
+        if self.dense.get(&allocation).is_some_and(|d| d.edge.parent_size() > n)
+            || (one_by_one && (self.sparse.keys().any(past) || self.tails.keys().any(past)))
+        {
             return false;
         }
-        self.sparse.retain(|id, _| id.allocation() != Some(allocation));
-        self.tails.retain(|id, _| id.allocation() != Some(allocation));
+        if one_by_one {
+            self.sparse.retain(|id, _| id.allocation() != Some(allocation));
+            self.tails.retain(|id, _| id.allocation() != Some(allocation));
+            self.one_by_one.remove(&allocation);
+        }
         self.dense.insert(allocation, Arc::new(lists));
         true
     }
 
     /// Replaces the items of list `id`.
     pub fn set(&mut self, id: ItemId, items: SliceData) {
-        self.sparse.insert(id, items);
-        self.tails.remove(&id);
+        if self.sparse.insert(id, items).is_none() {
+            self.count_key(id);
+        }
+        if self.tails.remove(&id).is_some() {
+            self.uncount_key(id);
+        }
     }
 
     /// Appends `items` to list `id`, which this store holds (false when it
@@ -159,6 +203,9 @@ impl ListStore {
         }
         if items.is_empty() {
             return true;
+        }
+        if !self.tails.contains_key(&id) {
+            self.count_key(id);
         }
         let chunks = self.tails.entry(id).or_default();
         chunks.push(items);
@@ -323,6 +370,24 @@ mod tests {
         assert_eq!(store.ids().len(), 2);
         let (_, others) = allocate(ItemKind::List, 1);
         assert!(store.get(others[0]).is_none());
+    }
+
+    #[test]
+    fn lists_set_one_by_one_are_counted_per_allocation() {
+        let (_, ids) = allocate(ItemKind::List, 2);
+        let allocation = ids[0].allocation().unwrap();
+        let mut store = ListStore::default();
+        assert!(!store.has_sparse_in(allocation));
+        store.set(ids[0], ints(&[1]));
+        store.set(ids[0], ints(&[2]));
+        assert!(store.append(ids[0], ints(&[3])));
+        assert!(store.has_sparse_in(allocation) && store.touches_allocation(allocation));
+        // A block of the whole allocation replaces the lists set one by one.
+        assert!(store.set_dense(allocation, DenseLists { edge: Edge::from_sizes(&[1, 1]).unwrap(), items: ints(&[4, 5]) }));
+        assert!(!store.has_sparse_in(allocation) && store.touches_allocation(allocation));
+        assert_eq!(store.get(ids[0]).unwrap().len(), 1);
+        let (_, others) = allocate(ItemKind::List, 1);
+        assert!(!store.touches_allocation(others[0].allocation().unwrap()));
     }
 
     #[test]

@@ -15,6 +15,43 @@ pub fn explicit(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
     if target == Schema::Object { to_object(op, x) } else { cast_to(op, x, target) }
 }
 
+/// `x` as `kd.slice(x, schema)` / `kd.item(x, schema)` give it with a
+/// primitive, OBJECT or ITEMID `schema`: cast explicitly, entities, lists
+/// and dicts embedding their schemas as objects. Values given one by one
+/// (`by_item`: Python values, DataItems) are cast as Koda casts items: an
+/// entity is ITEMID data (`kd.item(entity, kd.STRING)` is a cast of ITEMID
+/// data), and only ids are ids.
+pub fn cast_boxed(op: &str, x: &DataSlice, schema: Schema, by_item: bool) -> Result<DataSlice> {
+    match (x.schema(), schema) {
+        (Schema::ItemId, Schema::Object) => x.with_schema(Schema::Object),
+        (_, Schema::Object) => to_object(op, x),
+        (source, Schema::ItemId) if source.is_struct() => x.with_schema(Schema::ItemId),
+        (source, _) if by_item && (source.is_struct() || (schema == Schema::ItemId && source.is_primitive())) => {
+            cast_to(op, &x.with_schema(Schema::Object)?, schema)
+        }
+        _ => cast_to(op, x, schema),
+    }
+}
+
+/// `kd.slice(x, schema)` / `kd.item(x, schema)` of a DataSlice `x` (in an
+/// expression, where `x` is a value by then; Python values are boxed
+/// before): `x` as it is, or cast to `schema` as a whole (a struct schema
+/// by [`slice_to_struct`]). `kd.item` refuses a DataSlice of rank > 0.
+pub fn slice_of(op: &str, x: &DataSlice, schema: Option<&DataSlice>, item: bool) -> Result<DataSlice> {
+    if item && !x.is_item() {
+        // Koda's text, which names kd.item itself.
+        return Err(plait_core::Error::new(plait_core::ErrorKind::Value, "kd.item: argument `x` cannot be a multi-dim DataSlice"));
+    }
+    let Some(schema) = schema.filter(|s| s.present_count() > 0) else {
+        return Ok(x.clone());
+    };
+    let target = crate::registry::schema_item_arg(op, "schema", schema)?;
+    if target.is_struct() {
+        return slice_to_struct(op, x, schema, target);
+    }
+    cast_boxed(op, x, target, item)
+}
+
 /// `kd.cast_to(x, schema)`: [`explicit`], and from one entity, list or
 /// dict schema (or from missing items) to another, Koda's deep cast.
 fn cast_to_schema(op: &str, x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
@@ -203,6 +240,46 @@ pub(crate) fn register(r: &mut Registry) {
         Expr: "kd.schema.to_expr" ["kd.to_expr"];
     );
     r.add_value(
+        "kd.slices.slice",
+        &["kd.slice"],
+        "x, /, schema=unspecified",
+        r#"Returns `x` as a DataSlice, cast to `schema` when it is given.
+
+Python values (nested lists of scalars) are boxed as kd.slice boxes them;
+a DataSlice stays as it is, or is cast to `schema` as a whole. This is the
+operator kd.slice builds in expressions and traced functions.
+
+Args:
+  x: a DataSlice or Python value.
+  schema: the schema of the result (optional).
+
+Examples:
+  >>> kd.eval(kd.lazy.slice(I.x), x=kd.slice([1, 2]))
+  DataSlice([1, 2], schema: INT32, present: 2/2)
+  >>> kd.eval(kd.lazy.slice(I.x, kd.INT64), x=kd.slice([1, 2]))
+  DataSlice([1, 2], schema: INT64, present: 2/2)"#,
+        |a| slice_of(a.op_name(), a.slice("x")?, a.opt_slice("schema")?, false).map(Value::Slice),
+    );
+    r.boxing("kd.slices.slice", Boxing::Lists);
+    r.add_value(
+        "kd.slices.item",
+        &["kd.item"],
+        "x, /, schema=unspecified",
+        r#"Returns `x` as a DataItem, cast to `schema` when it is given.
+
+A DataSlice of rank > 0 is an error. This is the operator kd.item builds
+in expressions and traced functions.
+
+Args:
+  x: a DataItem or Python scalar.
+  schema: the schema of the result (optional).
+
+Examples:
+  >>> kd.eval(kd.lazy.item(I.x, kd.FLOAT32), x=1)
+  DataItem(1.0, schema: FLOAT32)"#,
+        |a| slice_of(a.op_name(), a.slice("x")?, a.opt_slice("schema")?, true).map(Value::Slice),
+    );
+    r.add_value(
         "kd.schema.cast_to",
         &["kd.cast_to"],
         "x, schema",
@@ -305,6 +382,16 @@ Examples:
         ("kd.slices.str", Schema::String),
     ] {
         r.type_rule(name, like("x", Out::Fixed(schema)));
+    }
+    // kd.slice / kd.item of a value: its type, with `schema` when given.
+    for name in ["kd.slices.slice", "kd.slices.item"] {
+        r.type_rule(
+            name,
+            crate::typing::TypeRule::new(|a| {
+                let x = a.slice("x")?;
+                Ok(crate::typing::TypeValue::slice(if a.get("schema").is_some() { x.with_schema(a.known_schema("schema")) } else { x.clone() }))
+            }),
+        );
     }
     for name in ["kd.schema.cast_to", "kd.schema.cast_to_implicit", "kd.schema.cast_to_narrow"] {
         r.type_rule(name, crate::typing::TypeRule::new(|a| Ok(crate::typing::TypeValue::slice(a.slice("x")?.with_schema(a.known_schema("schema"))))));
