@@ -165,7 +165,8 @@ pub enum Boxing {
     Keys,
     /// Python lists, tuples and dicts given as attribute values (the
     /// `**attrs` of `kd.new`, `kd.obj`, their `_shaped` / `_like` forms)
-    /// become one Koda list or dict item (`kd.from_py(v, schema=None)`),
+    /// become one Koda list or dict item (Koda's rule for such values,
+    /// `plait/kd/_container_values.py`),
     /// allowed only where the shape argument and the other attribute values
     /// have rank 0 (ids given as `itemid=` do not count), as in Koda.
     Containers,

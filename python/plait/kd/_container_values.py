@@ -32,14 +32,38 @@ def container_item(x, op):
     from plait.kd import lists
 
     if type(x) is not dict:
-        return lists.new(x)
-    if _is_flat(x):
-        # Keys and values of plain primitives: as kd.from_py infers them
-        # (the same rule for values that are not containers), in one call.
+        # A list of primitives only: as kd.from_py infers it, in one call.
+        made = _plait.from_py_inferred([x], False, True) if _is_flat(x) else None
+        return lists.new(x) if made is None else made
+    if _one_path(x):
+        # No two containers side by side (whose schemas could disagree):
+        # kd.from_py's inference gives what Koda's rule does, in one call
+        # (None when it meets what it does not convert, a DataItem say).
         made = _plait.from_py_inferred([x], False, True)
         if made is not None:
             return made
     return _converted(x, op)
+
+
+def _one_path(x):
+    """Whether dict `x` nests at most one list, tuple or dict in each
+    container on the way down, beside Nones only (so no two containers'
+    schemas meet, and no container meets a primitive)."""
+    node = x
+    for _ in range(_MAX_DEPTH):
+        inner = None
+        for group in ((node.keys(), node.values()) if type(node) is dict else (node,)):
+            for child in group:
+                if type(child) in _CONTAINERS:
+                    if inner is not None:
+                        return False
+                    inner = child
+            if inner is not None and any(child is not None and type(child) not in _CONTAINERS for child in group):
+                return False
+        if inner is None:
+            return True
+        node = inner
+    return False
 
 
 def _children(x):

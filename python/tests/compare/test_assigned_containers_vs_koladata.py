@@ -55,6 +55,18 @@ VALUES = {
     "dict_of_items_of_two_schemas": lambda kd: {kd.item(1): kd.item(2, kd.INT64), 2: 3},
     "dict_holding_a_slice": lambda kd: {"a": kd.slice([1])},
     "dict_of_entities": lambda kd: {"q": kd.new(a=2)},
+    # One container inside another, all the way down (no siblings).
+    "dict_of_dict_of_mixed_list": {"a": {"b": [1, "x"]}},
+    "dict_of_tuple_of_dict": {"a": ({"b": 1},)},
+    "dict_of_empty_list": {"a": []},
+    "dict_of_empty_dict": {"a": {}},
+    "dict_of_list_with_none": {"a": [1, None]},
+    "dict_of_list_of_none": {"a": [None]},
+    "dict_of_none_beside_a_list": {"a": None, "b": [1]},
+    "dict_of_int_and_float_tuple": {"a": (1, 2.5)},
+    "dict_of_big_and_small_ints": {"a": [2**40, 1]},
+    "dict_of_list_of_item": lambda kd: {"a": [kd.item(1, kd.INT64)]},
+    "dict_of_deep_chain": {"a": {"b": {"c": [[1.5]]}}},
 }
 
 
