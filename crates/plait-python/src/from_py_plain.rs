@@ -281,7 +281,7 @@ enum GroupKind {
 /// of several kinds in one group, keys or primitives without a common
 /// schema, ...: it raises what Koda raises).
 #[pyfunction]
-fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: bool, item: bool) -> PyResult<Option<Py<PyAny>>> {
+pub(crate) fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: bool, item: bool) -> PyResult<Option<Py<PyAny>>> {
     let Some(groups) = inferred_groups(values, dict_as_obj)? else {
         return Ok(None);
     };

@@ -49,7 +49,19 @@ fn makes_one_item(op: &registry::Operator, positional: &[Value], keywords: &[(St
 /// `plait.kd._container_values`, converts nested data); `op` names the
 /// caller in its errors.
 pub(crate) fn container_item(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
-    let item = x.py().import("plait.kd._container_values")?.getattr("container_item")?.call1((x, op))?;
+    let py = x.py();
+    // A list, tuple or dict of no containers (most values given): as
+    // kd.from_py infers it, which is Koda's rule there, without the glue.
+    let flat = match x.cast_exact::<PyDict>() {
+        Ok(d) => d.iter().all(|(k, v)| !is_container(&k) && !is_container(&v)),
+        Err(_) => x.try_iter()?.all(|v| v.is_ok_and(|v| !is_container(&v))),
+    };
+    if flat {
+        if let Some(made) = crate::from_py_plain::from_py_inferred(py, &PyList::new(py, [x])?, false, true)? {
+            return Ok(made.bind(py).cast::<PyDataSlice>()?.get().inner.clone());
+        }
+    }
+    let item = py.import("plait.kd._container_values")?.getattr("container_item")?.call1((x, op))?;
     Ok(item.cast::<PyDataSlice>()?.get().inner.clone())
 }
 

@@ -31,10 +31,10 @@ def container_item(x, op):
     """`x` (exactly a list, tuple or dict) as one Koda list or dict item."""
     from plait.kd import lists
 
+    # (Lists and dicts of no containers are converted natively before
+    # this is called: `container_item` of py_operator.rs.)
     if type(x) is not dict:
-        # A list of primitives only: as kd.from_py infers it, in one call.
-        made = _plait.from_py_inferred([x], False, True) if _is_flat(x) else None
-        return lists.new(x) if made is None else made
+        return lists.new(x)
     if _one_path(x):
         # No two containers side by side (whose schemas could disagree):
         # kd.from_py's inference gives what Koda's rule does, in one call
