@@ -98,6 +98,16 @@ fn assigned(op: &str, target: &DataSlice, value: &Bound<'_, PyAny>, item_only: b
     container_item(op, value)
 }
 
+/// The start and stop of Python slice `range` (of step 1) boxed for `op`.
+fn range_bounds(op: &str, range: &Bound<'_, pyo3::types::PySlice>) -> PyResult<(Option<DataSlice>, Option<DataSlice>)> {
+    crate::py_slice::check_unit_step(range)?;
+    let bound = |name: &str| -> PyResult<Option<DataSlice>> {
+        let v = range.getattr(name)?;
+        if v.is_none() { Ok(None) } else { as_slice(op, &v).map(Some) }
+    };
+    Ok((bound("start")?, bound("stop")?))
+}
+
 /// Koda's error for a Python list or tuple given as a key.
 const AMBIGUOUS_KEY: &str = "passing a Python list/tuple to a Koda operation is ambiguous; please use kd.slice(...) to create a slice or a \
                              multi-dimensional slice, and kd.list(...) to create a single Koda list.";
@@ -515,13 +525,8 @@ impl PyDataSlice {
     /// (`ds[:]` gives all of them).
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
-            crate::py_slice::check_unit_step(range)?;
             // Bounds: ints, integer items or DataSlices (a range per list).
-            let bound = |name: &str| -> PyResult<Option<DataSlice>> {
-                let v = range.getattr(name)?;
-                if v.is_none() { Ok(None) } else { as_slice("kd.core.get_item", &v).map(Some) }
-            };
-            let (start, stop) = (bound("start")?, bound("stop")?);
+            let (start, stop) = range_bounds("kd.core.get_item", range)?;
             return wrap(py, guard(|| containers::items_in_range(&self.inner, start, stop))?);
         }
         let key = as_slice("kd.core.get_item", key)?;
@@ -549,12 +554,7 @@ impl PyDataSlice {
     /// `del d[key]` makes the key's value missing (the bag must be mutable).
     fn __delitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
         if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
-            crate::py_slice::check_unit_step(range)?;
-            let bound = |name: &str| -> PyResult<Option<DataSlice>> {
-                let v = range.getattr(name)?;
-                if v.is_none() { Ok(None) } else { as_slice("DataSlice.__delitem__", &v).map(Some) }
-            };
-            let (start, stop) = (bound("start")?, bound("stop")?);
+            let (start, stop) = range_bounds("DataSlice.__delitem__", range)?;
             return guard(|| lists::remove_in_place(&self.inner, lists::Removed::Range(start.as_ref(), stop.as_ref())));
         }
         if key.is_exact_instance_of::<PyList>() || key.is_exact_instance_of::<PyTuple>() {
