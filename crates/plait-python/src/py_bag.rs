@@ -567,9 +567,23 @@ impl PyDataSlice {
     /// Removes item `index` (the last by default) of each list in place
     /// (the bag must be mutable) and returns the items removed: for one
     /// list, an index out of range is an IndexError (taken as Python's
-    /// `int()` takes it); for several, a missing item.
+    /// `int()` takes it); for several, a missing item. Of a dict item,
+    /// `pop(key)` returns the key's value and makes it missing (Koda's
+    /// KeyError where it is missing already).
     #[pyo3(signature = (index = None))]
     fn pop(&self, py: Python<'_>, index: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        if crate::py_slice::container(&self.inner) == Some(crate::py_slice::Container::Dict) {
+            let Some(key_py) = index else {
+                return Err(PyTypeError::new_err("DictItem.pop() missing 1 required positional argument: 'key'"));
+            };
+            let key = as_slice("DictItem.pop", key_py)?;
+            let value = guard(|| containers::get_item(&self.inner, &key))?;
+            if value.present_count() == 0 {
+                return Err(pyo3::exceptions::PyKeyError::new_err(key_py.str()?.unbind()));
+            }
+            guard(|| containers::del_item_in_place(&self.inner, &key))?;
+            return wrap(py, value);
+        }
         let strict = self.inner.is_item();
         let index = match index {
             None => DataSlice::item(Some(plait_core::ScalarRef::Int64(-1)), Schema::Int64).map_err(crate::errors::to_py_err)?,

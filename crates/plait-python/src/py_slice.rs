@@ -247,7 +247,7 @@ impl PyDataSlice {
 
 /// What a DataItem holds, for Python's container protocols.
 #[derive(Clone, Copy, PartialEq)]
-enum Container {
+pub(crate) enum Container {
     List,
     Dict,
 }
@@ -255,7 +255,7 @@ enum Container {
 /// The list or dict a DataItem holds (as Koda tells a ListItem / DictItem
 /// by the item itself, whatever its schema: LIST, DICT or OBJECT; an
 /// ITEMID is an id, not a container).
-fn container(ds: &DataSlice) -> Option<Container> {
+pub(crate) fn container(ds: &DataSlice) -> Option<Container> {
     if !ds.is_item() || ds.schema() == Schema::ItemId {
         return None;
     }

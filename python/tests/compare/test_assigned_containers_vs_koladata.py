@@ -133,6 +133,11 @@ def _popped(x, *args, **kwargs):
     return x.pop(*args, **kwargs), x[:]
 
 
+def _popped_key(d, key):
+    value = d.pop(key)
+    return value, sorted(d.get_keys().to_py()), d[key]
+
+
 def _append(x, value):
     x.append(value)
     return x[:]
@@ -226,6 +231,11 @@ PROGRAMS = {
     "pop_of_lists_one_empty": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], []]))),
     "pop_of_lists_out_of_range": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], [3]])), 5),
     "pop_of_lists_negative_out_of_range": lambda kd: _popped(kd.mutable_bag().implode(kd.slice([[1, 2], [3]])), -3),
+    "pop_dict_key": lambda kd: _popped_key(kd.mutable_bag().dict({"a": 1, "b": 2}), "a"),
+    "pop_absent_dict_key": lambda kd: _popped_key(kd.mutable_bag().dict({"a": 1, "b": 2}), "z"),
+    "pop_dict_key_of_missing_value": lambda kd: _popped_key(kd.mutable_bag().dict({"a": None}), "a"),
+    "pop_dict_key_of_other_schema": lambda kd: _popped_key(kd.mutable_bag().dict({1: 2}), kd.item(1, kd.INT64)),
+    "pop_immutable_dict_key": lambda kd: _popped_key(kd.dict({"a": 1}), "a"),
     # Eager kd.fstr formats values; an expression in it is an error.
     "eager_fstr_of_expression": lambda kd: kd.fstr(f"{kd.I.x:s}!"),
     "eager_fstr_of_item": lambda kd: kd.fstr(f"{kd.item(1):s}!"),
