@@ -112,28 +112,20 @@ fn range_bounds(op: &str, range: &Bound<'_, pyo3::types::PySlice>) -> PyResult<(
 const AMBIGUOUS_KEY: &str = "passing a Python list/tuple to a Koda operation is ambiguous; please use kd.slice(...) to create a slice or a \
                              multi-dimensional slice, and kd.list(...) to create a single Koda list.";
 
-/// `**kwargs` as (name, DataSlice) pairs.
-fn named(op: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
+/// `**kwargs` as (name, DataSlice) pairs, each value boxed by `boxed`.
+fn named_by(kwargs: Option<&Bound<'_, PyDict>>, boxed: impl Fn(&Bound<'_, PyAny>) -> PyResult<DataSlice>) -> PyResult<Vec<(String, DataSlice)>> {
     let mut out = Vec::new();
     if let Some(kwargs) = kwargs {
         for (k, v) in kwargs.iter() {
-            out.push((k.extract::<String>()?, as_slice(op, &v)?));
+            out.push((k.extract::<String>()?, boxed(&v)?));
         }
     }
     Ok(out)
 }
 
-/// `**kwargs` as (name, DataSlice) pairs assigned to `target`'s items (as
-/// Koda's `set_attrs`, a Python list or dict here is one list or dict for
-/// all of them).
-fn assigned_named(op: &str, target: &DataSlice, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
-    let mut out = Vec::new();
-    if let Some(kwargs) = kwargs {
-        for (k, v) in kwargs.iter() {
-            out.push((k.extract::<String>()?, assigned(op, target, &v, false)?));
-        }
-    }
-    Ok(out)
+/// `**kwargs` as (name, DataSlice) pairs.
+fn named(op: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
+    named_by(kwargs, |v| as_slice(op, v))
 }
 
 /// A plait error raised as `AttributeError` (attribute access from Python).
@@ -516,7 +508,9 @@ impl PyDataSlice {
     /// Assigns attributes in place.
     #[pyo3(signature = (*, overwrite_schema = false, **attrs))]
     fn set_attrs(&self, overwrite_schema: bool, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let attrs = assigned_named("kd.core.set_attrs", &self.inner, attrs)?;
+        // As Koda's `set_attrs`, a Python list or dict here is one list or
+        // dict for all the items.
+        let attrs = named_by(attrs, |v| assigned("kd.core.set_attrs", &self.inner, v, false))?;
         guard(|| update::set_attrs(&self.inner, &attrs, overwrite_schema))
     }
 
@@ -586,12 +580,28 @@ impl PyDataSlice {
         }
         let strict = self.inner.is_item();
         let index = match index {
-            None => DataSlice::item(Some(plait_core::ScalarRef::Int64(-1)), Schema::Int64).map_err(crate::errors::to_py_err)?,
-            Some(i) if strict => {
-                let k: i64 = py.get_type::<pyo3::types::PyInt>().call1((i,))?.extract()?;
+            Some(i) if !strict => as_slice("DataSlice.pop", i)?,
+            given => {
+                let k: i64 = match given {
+                    Some(i) => {
+                        let k = py.get_type::<pyo3::types::PyInt>().call1((i,))?;
+                        match k.extract() {
+                            Ok(k) => k,
+                            // Past INT64: out of any list's range (Koda's IndexError).
+                            Err(_) => {
+                                let n = guard(|| lists::size(&self.inner))?
+                                    .get(0)
+                                    .map_or(0, |v| if let plait_core::ScalarRef::Int64(n) = v { n } else { 0 });
+                                return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                                    "DataSlice.pop: List index out of range: list size {n} vs index {k}"
+                                )));
+                            }
+                        }
+                    }
+                    None => -1,
+                };
                 DataSlice::item(Some(plait_core::ScalarRef::Int64(k)), Schema::Int64).map_err(crate::errors::to_py_err)?
             }
-            Some(i) => as_slice("DataSlice.pop", i)?,
         };
         wrap(py, guard(|| lists::pop_in_place(&self.inner, &index, strict))?)
     }

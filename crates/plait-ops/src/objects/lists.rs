@@ -919,9 +919,9 @@ fn remove_ranges(op: &str, bag: &DataBag, ids: &[Option<ItemId>], edge: &Edge, i
     let mut sizes = Vec::with_capacity(ids.len());
     for (i, &(lo, hi)) in removed.iter().enumerate() {
         let range = edge.child_range(i);
-        let start = range.start;
+        let (start, n) = (range.start, range.len());
         kept.extend(range.filter(|&j| !(start + lo..start + hi).contains(&j)));
-        sizes.push((edge.child_range(i).len() - hi.saturating_sub(lo)) as i64);
+        sizes.push((n - hi.saturating_sub(lo)) as i64);
     }
     bag.set_lists(op, ids, &Edge::from_sizes(&sizes)?, &items.take(&kept))
 }
