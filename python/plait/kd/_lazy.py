@@ -115,9 +115,10 @@ def _forms(name, value, operator_type):
 def _glue_when(applies, glue, operator):
     """A lazy form that is `glue` for the arguments `applies` to (a filter
     that is a Python function, say) and `operator` for all others (which
-    then prints under the name it was called by, as Koda's)."""
+    then prints under the name it was called by, as Koda's). It wraps the
+    glue, which is where it is written."""
 
-    @functools.wraps(operator)
+    @functools.wraps(glue)
     def lazy(*args, **kwargs):
         return (glue if applies(*args, **kwargs) else operator)(*args, **kwargs)
 
