@@ -10,6 +10,9 @@ def workloads(scale, pkd, kkd):
     # small dicts (Koda's rule converts each value, then checks they agree).
     dict_of_lists = {f"k{i}": [i, i + 1] for i in range(n // 10)}
     dict_of_dicts = {f"k{i}": {"x": i, "y": f"s{i % 100}"} for i in range(n // 10)}
+    # Jagged text: each value a list of text lists (siblings converted one
+    # by one, then checked to agree).
+    dict_of_text_lists = {f"k{i}": [[f"t{i}"], [f"u{i % 7}", "w"]] for i in range(n // 30)}
     ints = list(range(10 * n))
     state = {}
 
@@ -28,4 +31,5 @@ def workloads(scale, pkd, kkd):
     yield f"from_py one list of {10 * n:,} ints", entries(lambda kd, name: kd.from_py(ints)), None
     yield f"kd.new(a=dict of {n // 10:,} lists)", entries(lambda kd, name: kd.new(a=dict_of_lists)), None
     yield f"kd.new(a=dict of {n // 10:,} dicts)", entries(lambda kd, name: kd.new(a=dict_of_dicts)), None
+    yield f"kd.new(a=dict of {n // 30:,} lists of text lists)", entries(lambda kd, name: kd.new(a=dict_of_text_lists)), None
     yield f"to_py {n:,} objects (obj_as_dict)", entries(lambda kd, name: state[name]["objects"].to_py(obj_as_dict=True)), None
