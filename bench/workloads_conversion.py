@@ -13,6 +13,8 @@ def workloads(scale, pkd, kkd):
     # Jagged text: each value a list of text lists (siblings converted one
     # by one, then checked to agree).
     dict_of_text_lists = {f"k{i}": [[f"t{i}"], [f"u{i % 7}", "w"]] for i in range(n // 30)}
+    # A list of records whose values agree (Koda's rule asks it), under a key.
+    list_of_records = {"rows": [{"x": [i], "y": [i + 1, i + 2]} for i in range(n // 10)]}
     ints = list(range(10 * n))
     state = {}
 
@@ -32,4 +34,5 @@ def workloads(scale, pkd, kkd):
     yield f"kd.new(a=dict of {n // 10:,} lists)", entries(lambda kd, name: kd.new(a=dict_of_lists)), None
     yield f"kd.new(a=dict of {n // 10:,} dicts)", entries(lambda kd, name: kd.new(a=dict_of_dicts)), None
     yield f"kd.new(a=dict of {n // 30:,} lists of text lists)", entries(lambda kd, name: kd.new(a=dict_of_text_lists)), None
+    yield f"kd.new(a={{'rows': {n // 10:,} dicts of lists}})", entries(lambda kd, name: kd.new(a=list_of_records)), None
     yield f"to_py {n:,} objects (obj_as_dict)", entries(lambda kd, name: state[name]["objects"].to_py(obj_as_dict=True)), None

@@ -17,7 +17,7 @@
 //! before anything is built, and the general walk converts the values.
 
 use plait_core::column::SliceBuilder;
-use plait_core::{ScalarRef, SliceData};
+use plait_core::{DataSlice, ScalarRef, Schema, SliceData};
 use plait_ops::objects::nested::{LevelContainers, MadeLevel, NestedBuilder};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -37,6 +37,10 @@ pub(crate) const MAX_DEPTH: usize = 10_000;
 pub(crate) fn recursive_value() -> PyErr {
     PyValueError::new_err(format!("kd.from_py: objects with depth > {MAX_DEPTH} are not supported, recursive Python object cannot be converted"))
 }
+
+/// Koda's error for an attribute value or assigned value that contains
+/// itself (after the operator's name).
+pub(crate) const RECURSIVE_CONTAINER: &str = "recursive Python structures cannot be converted to Koda object";
 
 /// One level of the walk: its values, and the containers among them.
 struct Level<'py> {
@@ -282,12 +286,113 @@ enum GroupKind {
 /// schema, ...: it raises what Koda raises).
 #[pyfunction]
 pub(crate) fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_as_obj: bool, item: bool) -> PyResult<Option<Py<PyAny>>> {
-    let Some(groups) = inferred_groups(values, dict_as_obj)? else {
+    let Some(groups) = inferred_groups(values, dict_as_obj, recursive_value)? else {
         return Ok(None);
     };
+    made_inferred(&groups, item)?.map(|made| wrap(py, made)).transpose()
+}
+
+/// A Python dict given as an attribute value (`kd.new(a={...})`) or
+/// assigned, as one dict item by Koda's rule for such values, where that
+/// rule and `kd.from_py`'s inference give the same: None otherwise, for the
+/// general walk (`plait/kd/_container_values.py`) to convert it or raise.
+///
+/// Koda's rule converts each container on its own, and the containers side
+/// by side (the values of one dict, the items of one list) must then agree
+/// on their schemas exactly; the inference gives each group of values (all
+/// the items at one place of the nesting) one schema. The two agree when
+/// every group that more than one container contributes to
+/// ([`contributed_alike`]) gets one schema from each container on its own,
+/// and no container contributes nothing or only Nones.
+pub(crate) fn container_value_inferred(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
+    let recursive = || PyValueError::new_err(format!("{op}: {RECURSIVE_CONTAINER}"));
+    let Some(groups) = inferred_groups(&PyList::new(py, [x])?, false, recursive)? else {
+        return Ok(None);
+    };
+    if !contributed_alike(&groups) {
+        return Ok(None);
+    }
+    made_inferred(&groups, true)
+}
+
+/// Whether the containers of each group (see [`container_value_inferred`])
+/// would each get the group's schema when converted on their own.
+fn contributed_alike(groups: &[Group<'_>]) -> bool {
+    // The part each container of the level above contributes to a group:
+    // (start, end) of its values. The top group has one part.
+    let mut parts: Vec<Vec<(usize, usize)>> = vec![Vec::new(); groups.len()];
+    for group in groups {
+        let (rows, children) = match &group.kind {
+            GroupKind::Lists { rows, items } => (rows, vec![*items]),
+            GroupKind::Dicts { rows, keys, values } => (rows, vec![*keys, *values]),
+            // (Entities are not made here: dict_as_obj is false.)
+            GroupKind::Primitives | GroupKind::Entities { .. } => continue,
+        };
+        let mut start = 0usize;
+        for n in rows.iter().flatten() {
+            let end = start + *n as usize;
+            for &child in &children {
+                parts[child].push((start, end));
+            }
+            start = end;
+        }
+    }
+    groups.iter().zip(&parts).all(|(group, parts)| parts.len() < 2 || group_alike(group, parts))
+}
+
+/// Whether each part of `group` has a present value and, for primitives,
+/// gets the same schema on its own as every other part (`kd.slice`'s
+/// inference: 1 and 2.5 make FLOAT32, 1 and 'a' OBJECT), which is then the
+/// whole group's.
+fn group_alike(group: &Group<'_>, parts: &[(usize, usize)]) -> bool {
+    let rows = match &group.kind {
+        GroupKind::Lists { rows, .. } | GroupKind::Dicts { rows, .. } => rows,
+        GroupKind::Entities { .. } => return false,
+        GroupKind::Primitives => {
+            let mut schemas = parts.iter().map(|&(start, end)| own_schema(&group.values[start..end]));
+            let Some(first @ Some(schema)) = schemas.next() else { return false };
+            return schema != Schema::None && schemas.all(|s| s == first);
+        }
+    };
+    parts.iter().all(|&(start, end)| rows[start..end].iter().any(Option::is_some))
+}
+
+/// The schema `kd.slice` infers for plain primitives `values` (NONE when
+/// all are None); None for values it does not tell by their type (ints
+/// past INT64).
+fn own_schema(values: &[Bound<'_, PyAny>]) -> Option<Schema> {
+    let mut schema = Schema::None;
+    for v in values {
+        let one = if v.is_none() {
+            Schema::None
+        } else if v.is_exact_instance_of::<PyBool>() {
+            Schema::Boolean
+        } else if v.is_exact_instance_of::<PyInt>() {
+            match v.extract::<i64>() {
+                Ok(i) if i32::try_from(i).is_ok() => Schema::Int32,
+                Ok(_) => Schema::Int64,
+                Err(_) => return None,
+            }
+        } else if v.is_exact_instance_of::<PyFloat>() {
+            Schema::Float32
+        } else if v.is_exact_instance_of::<PyString>() {
+            Schema::String
+        } else if v.is_exact_instance_of::<PyBytes>() {
+            Schema::Bytes
+        } else {
+            return None;
+        };
+        schema = Schema::common(schema, one)?;
+    }
+    Some(schema)
+}
+
+/// The values of `groups` made, from the last group back (children come
+/// after their parents): a 1-D slice of the inferred schema (the DataItem
+/// of its one value when `item`); None where a group cannot be made so.
+fn made_inferred(groups: &[Group<'_>], item: bool) -> PyResult<Option<DataSlice>> {
     let mut builder = NestedBuilder::new();
-    let mut made: Vec<Option<plait_core::DataSlice>> = (0..groups.len()).map(|_| None).collect();
-    // Children come after their parents: made from the last group back.
+    let mut made: Vec<Option<DataSlice>> = (0..groups.len()).map(|_| None).collect();
     for (g, group) in groups.iter().enumerate().rev() {
         let slice = match &group.kind {
             GroupKind::Primitives => {
@@ -307,7 +412,7 @@ pub(crate) fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_
                 dicts
             }
             GroupKind::Entities { rows, attrs } => {
-                let attrs: Vec<(String, plait_core::DataSlice)> =
+                let attrs: Vec<(String, DataSlice)> =
                     attrs.iter().map(|(name, group)| (name.clone(), made[*group].take().expect("made before its parent"))).collect();
                 let Ok(entities) = builder.typed_entities(rows, &attrs) else { return Ok(None) };
                 entities
@@ -316,12 +421,12 @@ pub(crate) fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_
         made[g] = Some(slice);
     }
     let top = made[0].take().expect("the top group is made last");
-    Ok(Some(wrap(py, guard(|| builder.finish_typed(top, item))?)?))
+    Ok(Some(guard(|| builder.finish_typed(top, item))?))
 }
 
 /// The groups of the inferred walk, the top one first; None when some value
 /// is not plain or a group holds values of several kinds.
-fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyResult<Option<Vec<Group<'py>>>> {
+fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool, recursive: impl Fn() -> PyErr) -> PyResult<Option<Vec<Group<'py>>>> {
     let mut groups = vec![Group { values: values.iter().collect(), depth: 0, kind: GroupKind::Primitives }];
     let mut cycles = CycleCheck::default();
     let mut g = 0;
@@ -332,7 +437,7 @@ fn inferred_groups<'py>(values: &Bound<'py, PyList>, dict_as_obj: bool) -> PyRes
         }
         // (Groups come in order of depth: every container above was met.)
         if cycles.found(depth) {
-            return Err(recursive_value());
+            return Err(recursive());
         }
         // Most groups are of primitives (keys, attribute values, leaves):
         // told by their types alone (ints past INT64 too, which boxing

@@ -58,6 +58,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AMBIGUOUS_LIST", py_operator::AMBIGUOUS_LIST)?;
     m.add("LIST_ATTR_OF_SLICE", py_operator::LIST_ATTR_OF_SLICE)?;
     m.add("DICT_ATTR_OF_SLICE", py_operator::DICT_ATTR_OF_SLICE)?;
+    m.add("RECURSIVE_CONTAINER", from_py_plain::RECURSIVE_CONTAINER)?;
     m.add_class::<py_slice::PyDataSlice>()?;
     m.add_class::<py_slice::PyDataItem>()?;
     m.add_class::<py_slice::PyListItem>()?;

@@ -50,15 +50,14 @@ fn makes_one_item(op: &registry::Operator, positional: &[Value], keywords: &[(St
 /// caller in its errors.
 pub(crate) fn container_item(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
     let py = x.py();
-    // A list, tuple or dict of no containers (most values given): as
-    // kd.from_py infers it, which is Koda's rule there, without the glue.
-    let flat = match x.cast_exact::<PyDict>() {
-        Ok(d) => d.iter().all(|(k, v)| !is_container(&k) && !is_container(&v)),
-        Err(_) => x.try_iter()?.all(|v| v.is_ok_and(|v| !is_container(&v))),
-    };
-    if flat {
-        if let Some(made) = crate::from_py_plain::from_py_inferred(py, &PyList::new(py, [x])?, false, true)? {
-            return Ok(made.bind(py).cast::<PyDataSlice>()?.get().inner.clone());
+    // A dict, or a list or tuple of no containers (most values given): as
+    // kd.from_py infers it where that is Koda's rule (always for a flat
+    // one), without the glue. (Koda's rule takes a list of lists as
+    // kd.slice does, which the glue asks for.)
+    let inferred = x.is_exact_instance_of::<PyDict>() || x.try_iter()?.all(|v| v.is_ok_and(|v| !is_container(&v)));
+    if inferred {
+        if let Some(made) = crate::from_py_plain::container_value_inferred(py, op, x)? {
+            return Ok(made);
         }
     }
     let item = py.import("plait.kd._container_values")?.getattr("container_item")?.call1((x, op))?;

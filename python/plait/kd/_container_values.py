@@ -8,14 +8,18 @@ by Koda's rule for such values (not `kd.from_py`'s):
 - a dict is `kd.dict(keys, values)` of its keys and its values, each
   converted first (a list or tuple among them by this same rule, item by
   item, a dict as a dict), then taken together as `kd.slice` takes
-  DataItems: their schemas must agree, except that primitives of several
-  types make OBJECT.
+  DataItems: the schemas of containers side by side must agree exactly;
+  primitives are taken as `kd.slice` takes them (1 and 2.5 make FLOAT32,
+  1 and 'a' OBJECT).
 
-Glue only: the items are made by registry operators. The walk is iterative
-and bounded (a dict that contains itself is an error, not a crash). The
-flat lists and dicts (holding no lists or dicts) under one container, the
-bulk of most values, are made together, in one bag, when their schemas
-agree; one at a time otherwise, which gives Koda's error.
+Most values never come here: where the containers side by side agree,
+kd.from_py's inference gives what this rule does and makes them natively
+(`container_item` of py_operator.rs). Glue only: the items are made by
+registry operators. The walk is iterative and bounded (a dict that
+contains itself is an error, not a crash). The flat lists and dicts
+(holding no lists or dicts) under one container, the bulk of most values,
+are made together, in one bag, when their schemas agree; one at a time
+otherwise, which gives Koda's error.
 """
 
 import itertools
@@ -31,39 +35,12 @@ def container_item(x, op):
     """`x` (exactly a list, tuple or dict) as one Koda list or dict item."""
     from plait.kd import lists
 
-    # (Lists and dicts of no containers are converted natively before
-    # this is called: `container_item` of py_operator.rs.)
+    # (Flat lists, and dicts where kd.from_py's inference gives what Koda's
+    # rule does, are converted natively before this is called:
+    # `container_item` of py_operator.rs.)
     if type(x) is not dict:
         return lists.new(x)
-    if _one_path(x):
-        # No two containers side by side (whose schemas could disagree):
-        # kd.from_py's inference gives what Koda's rule does, in one call
-        # (None when it meets what it does not convert, a DataItem say).
-        made = _plait.from_py_inferred([x], False, True)
-        if made is not None:
-            return made
     return _converted(x, op)
-
-
-def _one_path(x):
-    """Whether dict `x` nests at most one list, tuple or dict in each
-    container on the way down, beside Nones only (so no two containers'
-    schemas meet, and no container meets a primitive)."""
-    node = x
-    for _ in range(_MAX_DEPTH):
-        inner = None
-        for group in ((node.keys(), node.values()) if type(node) is dict else (node,)):
-            for child in group:
-                if type(child) in _CONTAINERS:
-                    if inner is not None:
-                        return False
-                    inner = child
-            if inner is not None and any(child is not None and type(child) not in _CONTAINERS for child in group):
-                return False
-        if inner is None:
-            return True
-        node = inner
-    return False
 
 
 def _children(x):
@@ -133,5 +110,5 @@ def _converted(root, op):
             converted.append(child)
         else:
             if len(stack) >= _MAX_DEPTH:
-                raise ValueError(f"{op}: the value is nested more than {_MAX_DEPTH} levels deep (does a dict contain itself?)")
+                raise ValueError(f"{op}: {_plait.RECURSIVE_CONTAINER} (or one nested more than {_MAX_DEPTH} levels deep)")
             stack.append((child, _children(child), [], []))

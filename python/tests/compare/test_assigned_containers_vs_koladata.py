@@ -67,6 +67,23 @@ VALUES = {
     "dict_of_big_and_small_ints": {"a": [2**40, 1]},
     "dict_of_list_of_item": lambda kd: {"a": [kd.item(1, kd.INT64)]},
     "dict_of_deep_chain": {"a": {"b": {"c": [[1.5]]}}},
+    # Containers side by side, alike (made natively) or not (the walk).
+    "dict_of_lists_of_text_lists": {"a": [["x", "y"], ["z"]], "b": [["w"]]},
+    "dict_of_records": {"a": [{"n": 1, "t": ["x"]}, {"n": 2, "t": ["y", "z"]}]},
+    "dict_of_dicts_alike": {"a": {"x": 1}, "b": {"y": 2}},
+    "dict_of_dicts_of_promoting_values": {"a": {"x": 1, "y": 2.5}, "b": {"x": 1.5}},
+    "dict_of_lists_of_mixed_primitives": {"a": [1, "x"], "b": ["y", 2]},
+    "dict_of_lists_of_big_ints": {"a": [2**40], "b": [2**41]},
+    "dict_of_lists_of_big_and_small_ints": {"a": [2**40, 1], "b": [2**41]},
+    "dict_of_nested_lists_one_empty": {"a": [[1], []], "b": [[2]]},
+    "dict_of_lists_of_none_and_int": {"a": [None, 1], "b": [2]},
+    "dict_of_lists_all_none": {"a": [None], "b": [None]},
+    "dict_of_dicts_of_int_and_str_keys": {"a": {1: "x"}, "b": {"y": "z"}},
+    "dict_of_bools_and_ints": {"a": [True], "b": [1]},
+    "dict_of_tuples_and_lists": {"a": (1, 2), "b": [3]},
+    "dict_of_dicts_of_mixed_primitives": {"a": {"x": 1, "y": "s"}, "b": {"x": 2, "y": "t"}},
+    "dict_of_dicts_mixed_and_not": {"a": {"x": 1, "y": "s"}, "b": {"x": 2}},
+    "dict_of_lists_of_int_and_float_alike": {"a": [1, 2.5], "b": [0.5]},
 }
 
 
@@ -292,12 +309,81 @@ def test_pop_takes_the_index_as_int_does():
         lst.pop("a")
 
 
+def _random_template(rng, depth):
+    """A random shape of value: ("leaf", type) or (kind, children)."""
+    roll = rng.random()
+    if depth == 0 or roll < 0.3:
+        return ("leaf", rng.choice(["int", "int", "str", "float", "bool", "big", "none", "number", "mixed"]))
+    if roll < 0.65:
+        return ("list", _random_template(rng, depth - 1))
+    key = rng.choice(["str", "int"])
+    return ("dict", key, _random_template(rng, depth - 1))
+
+
+def _random_leaf(rng, kind):
+    if rng.random() < 0.1 or kind == "none":
+        return None
+    if kind in ("number", "mixed"):
+        kind = rng.choice(["int", "float"] if kind == "number" else ["int", "str", "float", "big"])
+    return {
+        "int": lambda: rng.randint(-5, 5),
+        "big": lambda: rng.choice([2**40, 3]),
+        "str": lambda: rng.choice("abc"),
+        "float": lambda: rng.choice([0.5, 1.5, -2.0]),
+        "bool": lambda: rng.random() < 0.5,
+    }[kind]()
+
+
+def _random_value(rng, template):
+    if template[0] == "leaf":
+        return _random_leaf(rng, template[1])
+    if template[0] == "list":
+        items = [_random_value(rng, template[1]) for _ in range(rng.choice([0, 1, 2, 2, 3]))]
+        return tuple(items) if rng.random() < 0.1 else items
+    keys = ["k", "l", "m"] if template[1] == "str" else [1, 2, 3]
+    return {k: _random_value(rng, template[2]) for k in keys[:rng.choice([0, 1, 2, 2, 3])]}
+
+
+def _random_dicts(seed, count):
+    """`count` dicts of values of mostly one shape side by side (as data
+    has them), some of two shapes: Koda's rule and the native conversion
+    must give the same or fail alike."""
+    import random
+
+    rng = random.Random(seed)
+    values = []
+    for _ in range(count):
+        shapes = [_random_template(rng, 3)]
+        if rng.random() < 0.25:
+            shapes.append(_random_template(rng, 3))
+        values.append({f"v{i}": _random_value(rng, rng.choice(shapes)) for i in range(rng.randint(1, 4))})
+    return values
+
+
+def _converted_whole(kd, value):
+    """The schema and the Python value of `value` given as an attribute
+    value (dicts compare without order), or the error."""
+    try:
+        made = kd.new(a=value).a
+    except ValueError as error:
+        return ("error", str(error).split(": ", 1)[-1].split("\n")[0] if str(error).startswith("kd.") else str(error).split("\n")[0])
+    return ("ok", str(made.get_schema()), made.to_py(max_depth=-1))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_dicts_of_containers_agree(seed):
+    for value in _random_dicts(seed, 150):
+        assert _converted_whole(pkd, value) == _converted_whole(kkd, value), value
+
+
 def test_self_containing_dict_is_an_error_not_a_crash():
     d = {}
     d["a"] = d
     e = pkd.mutable_bag().new()
-    with pytest.raises(ValueError, match="kd.core.set_attr: the value is nested more than 256 levels deep"):
+    with pytest.raises(ValueError, match="kd.core.set_attr: recursive Python structures cannot be converted to Koda object"):
         e.a = d
+    with pytest.raises(ValueError, match="kd.core.set_attr: recursive Python structures cannot be converted"):
+        e.a = {"b": [pkd.item(1), d]}
 
 
 def test_deep_dict_of_lists_converts_without_recursion():

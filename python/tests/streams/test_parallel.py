@@ -88,10 +88,24 @@ def test_python_functions_run_on_many_threads():
 
 
 def test_sleeping_work_runs_concurrently():
-    f = kd.fn(lambda x: kd.map(kd.py_fn(lambda y: (time.sleep(0.05), y)[1]), x))
-    start = time.monotonic()
-    kd.parallel.call_multithreaded(f, kd.range(16), max_threads=16)
-    assert time.monotonic() - start < 0.05 * 16 / 2
+    # Counted, not timed (a loaded machine must not fail it): some calls
+    # sleep while others run.
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def work(y):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.05)
+        with lock:
+            running[0] -= 1
+        return y
+
+    f = kd.fn(lambda x: kd.map(kd.py_fn(work), x))
+    got = kd.parallel.call_multithreaded(f, kd.range(16), max_threads=16)
+    kd.testing.assert_equivalent(got, kd.range(16))
+    assert most[0] > 1
 
 
 def test_timeout_raises_and_cancels():
