@@ -17,7 +17,7 @@
 //! before anything is built, and the general walk converts the values.
 
 use plait_core::column::SliceBuilder;
-use plait_core::{DataSlice, ScalarRef, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, ScalarRef, Schema, SliceData};
 use plait_ops::objects::nested::{LevelContainers, MadeLevel, NestedBuilder};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -289,13 +289,14 @@ pub(crate) fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_
     let Some(groups) = inferred_groups(values, dict_as_obj, recursive_value)? else {
         return Ok(None);
     };
-    made_inferred(&groups, item)?.map(|made| wrap(py, made)).transpose()
+    made_inferred(&groups, item, NestedBuilder::new())?.map(|made| wrap(py, made)).transpose()
 }
 
 /// A Python dict given as an attribute value (`kd.new(a={...})`) or
 /// assigned, as one dict item by Koda's rule for such values, where that
 /// rule and `kd.from_py`'s inference give the same: None otherwise, for the
 /// general walk (`plait/kd/_container_values.py`) to convert it or raise.
+/// Made `into` the mutable bag it is assigned in, where one is given.
 ///
 /// Koda's rule converts each container on its own, and the containers side
 /// by side (the values of one dict, the items of one list) must then agree
@@ -304,7 +305,7 @@ pub(crate) fn from_py_inferred(py: Python<'_>, values: &Bound<'_, PyList>, dict_
 /// every group that more than one container contributes to
 /// ([`contributed_alike`]) gets one schema from each container on its own,
 /// and no container contributes nothing or only Nones.
-pub(crate) fn container_value_inferred(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<DataSlice>> {
+pub(crate) fn container_value_inferred(py: Python<'_>, op: &str, x: &Bound<'_, PyAny>, into: Option<&DataBag>) -> PyResult<Option<DataSlice>> {
     let recursive = || PyValueError::new_err(format!("{op}: {RECURSIVE_CONTAINER}"));
     let Some(groups) = inferred_groups(&PyList::new(py, [x])?, false, recursive)? else {
         return Ok(None);
@@ -312,7 +313,11 @@ pub(crate) fn container_value_inferred(py: Python<'_>, op: &str, x: &Bound<'_, P
     if !contributed_alike(&groups) {
         return Ok(None);
     }
-    made_inferred(&groups, true)
+    let builder = match into {
+        Some(bag) => guard(|| NestedBuilder::into_bag(bag))?,
+        None => NestedBuilder::new(),
+    };
+    made_inferred(&groups, true, builder)
 }
 
 /// Whether the containers of each group (see [`container_value_inferred`])
@@ -390,8 +395,7 @@ fn own_schema(values: &[Bound<'_, PyAny>]) -> Option<Schema> {
 /// The values of `groups` made, from the last group back (children come
 /// after their parents): a 1-D slice of the inferred schema (the DataItem
 /// of its one value when `item`); None where a group cannot be made so.
-fn made_inferred(groups: &[Group<'_>], item: bool) -> PyResult<Option<DataSlice>> {
-    let mut builder = NestedBuilder::new();
+fn made_inferred(groups: &[Group<'_>], item: bool, mut builder: NestedBuilder) -> PyResult<Option<DataSlice>> {
     let mut made: Vec<Option<DataSlice>> = (0..groups.len()).map(|_| None).collect();
     for (g, group) in groups.iter().enumerate().rev() {
         let slice = match &group.kind {

@@ -95,7 +95,8 @@ fn assigned(op: &str, target: &DataSlice, value: &Bound<'_, PyAny>, item_only: b
     if item_only && !target.is_item() {
         return Err(value_error(op, if value.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
     }
-    container_item(op, value)
+    // (Made in the target's bag when it is mutable: nothing to merge.)
+    container_item(op, value, target.bag().filter(|bag| bag.is_mutable()))
 }
 
 /// The start and stop of Python slice `range` (of step 1) boxed for `op`.

@@ -3,7 +3,7 @@
 //! signature and boxing Python scalars into DataItems.
 //! Also the Python operators of DataSlice (`+`, `==`, `&`, ...).
 
-use plait_core::DataSlice;
+use plait_core::{DataBag, DataSlice};
 use plait_ops::registry::{self, Boxing, ParamKind, Value};
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
@@ -47,8 +47,9 @@ fn makes_one_item(op: &registry::Operator, positional: &[Value], keywords: &[(St
 /// A Python list, tuple or dict as one Koda list or dict item, by Koda's
 /// rule for attribute values and assigned values (Python's glue,
 /// `plait.kd._container_values`, converts nested data); `op` names the
-/// caller in its errors.
-pub(crate) fn container_item(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSlice> {
+/// caller in its errors. Made `into` the mutable bag it is assigned in
+/// where one is given and the rule allows (no merge then).
+pub(crate) fn container_item(op: &str, x: &Bound<'_, PyAny>, into: Option<&DataBag>) -> PyResult<DataSlice> {
     let py = x.py();
     // A dict, or a list or tuple of no containers (most values given): as
     // kd.from_py infers it where that is Koda's rule (always for a flat
@@ -56,7 +57,7 @@ pub(crate) fn container_item(op: &str, x: &Bound<'_, PyAny>) -> PyResult<DataSli
     // kd.slice does, which the glue asks for.)
     let inferred = x.is_exact_instance_of::<PyDict>() || x.try_iter()?.all(|v| v.is_ok_and(|v| !is_container(&v)));
     if inferred {
-        if let Some(made) = crate::from_py_plain::container_value_inferred(py, op, x)? {
+        if let Some(made) = crate::from_py_plain::container_value_inferred(py, op, x, into)? {
             return Ok(made);
         }
     }
@@ -265,7 +266,7 @@ impl Operator {
                 let attribute = self.op.boxing == registry::Boxing::Containers && is_attribute(self.op, &k);
                 let value = if attribute && is_container(&v) {
                     container = container.or(Some(if v.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
-                    Value::Slice(container_item(name, &v).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?)
+                    Value::Slice(container_item(name, &v, None).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?)
                 } else if attribute && (is_sequence_subclass(&v) || v.is_instance_of::<PyDict>()) {
                     // Subclasses (an OrderedDict, a list subclass) are not
                     // Koda lists or dicts, nor slices (as in Koda).

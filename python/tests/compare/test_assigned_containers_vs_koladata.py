@@ -160,6 +160,27 @@ def _append(x, value):
     return x[:]
 
 
+def _left_after_failing(kd, assign):
+    """What a mutable bag holds after `assign(bag)` fails: as in Koda, the
+    list or dict made for the value stays (the assignment does not)."""
+    bag = kd.mutable_bag()
+    try:
+        assign(bag)
+    except ValueError:
+        pass
+    return bag.get_approx_size(), sorted(line.split(" => ")[1] for line in str(bag.data_triples_repr()).splitlines()[1:] if line.strip())
+
+
+def _assign_list_to_int_attribute(bag):
+    e = bag.new(a=1)
+    e.a = [1, 2]
+
+
+def _assign_dict_to_int_value(bag):
+    d = bag.dict({"k": 1})
+    d["k"] = {"x": [1]}
+
+
 PROGRAMS = {
     # Where the value goes: a slice's attribute takes no Python list or
     # dict (set_attrs gives every item the one made); keys and list items
@@ -256,6 +277,8 @@ PROGRAMS = {
     "pop_dict_key_of_missing_value": lambda kd: _popped_key(kd.mutable_bag().dict({"a": None}), "a"),
     "pop_dict_key_of_other_schema": lambda kd: _popped_key(kd.mutable_bag().dict({1: 2}), kd.item(1, kd.INT64)),
     "pop_immutable_dict_key": lambda kd: _popped_key(kd.dict({"a": 1}), "a"),
+    "list_left_after_a_failing_assignment": lambda kd: _left_after_failing(kd, _assign_list_to_int_attribute),
+    "dict_left_after_a_failing_assignment": lambda kd: _left_after_failing(kd, _assign_dict_to_int_value),
     # Eager kd.fstr formats values; an expression in it is an error.
     "eager_fstr_of_expression": lambda kd: kd.fstr(f"{kd.I.x:s}!"),
     "eager_fstr_of_item": lambda kd: kd.fstr(f"{kd.item(1):s}!"),

@@ -142,13 +142,29 @@ pub fn rows_for(op: &str, values: &DataSlice, shape: &JaggedShape) -> Result<Dat
 /// `values` cast to the held schema `schema` of `container`, or Koda's error
 /// "the schema for `what` is incompatible" (`what`: list items, keys, values).
 pub fn fit_to(op: &str, what: &str, container: &DataSlice, schema: Schema, values: &DataSlice) -> Result<DataSlice> {
+    fitted_to(op, what, container, schema, values, false)
+}
+
+/// [`fit_to`] for values written into `container`'s mutable bag in place:
+/// entities made objects there have their schema embedded there.
+pub fn fit_to_in_place(op: &str, what: &str, container: &DataSlice, schema: Schema, values: &DataSlice) -> Result<DataSlice> {
+    fitted_to(op, what, container, schema, values, true)
+}
+
+fn fitted_to(op: &str, what: &str, container: &DataSlice, schema: Schema, values: &DataSlice, in_place: bool) -> Result<DataSlice> {
     // Values without a type (NONE, or OBJECT with nothing present) fit any
     // schema; typed values are checked even when there are none.
     let untyped = values.schema() == Schema::None || (values.schema() == Schema::Object && values.present_count() == 0);
     if values.schema() == schema || schema == Schema::Object || untyped {
         return match schema {
-            // Entities become objects (their schema embedded), as in Koda.
-            Schema::Object if values.schema().is_struct() => super::create::to_object(op, values),
+            // Entities become objects (their schema embedded), as in Koda:
+            // in the container's bag when written in place there.
+            Schema::Object if values.schema().is_struct() => {
+                match container.bag().filter(|_| in_place).map(|bag| super::create::to_object_in(values, bag)).transpose()?.flatten() {
+                    Some(objects) => Ok(objects),
+                    None => super::create::to_object(op, values),
+                }
+            }
             Schema::Object => cast_to(op, values, Schema::Object),
             _ => values.with_schema(schema),
         };

@@ -5,7 +5,7 @@ use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::SCHEMA_NAME_ATTR;
 use plait_core::broadcast::{common_shape, expand_to_shape};
 use plait_core::itemid::{UuidHasher, allocate};
-use plait_core::{DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::model::{
     Ids, Target, bag_made_for, fresh_allocation, fresh_ids, ids_data, ids_of, implicit_schemas_of, made_for, new_bag_over, refuse_schema_attr,
@@ -305,6 +305,28 @@ pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
         return Err(Error::value(OBJ, "schema embedding is only supported for a DataSlice with primitive, entity, list or dict schemas, got SCHEMA"));
     }
     to_object(OBJ, x)
+}
+
+/// `x` (entities, lists or dicts of one struct schema) as objects, their
+/// schema embedded in `bag`, the mutable bag `x` reads (a value assigned
+/// in place and made there, `d['k'] = {'x': 1}`): nothing to make over
+/// `x` and merge back, as Koda embeds it in the target. None when `x`
+/// reads another bag, or an item has another schema embedded already (the
+/// merge of [`to_object`]'s bag then gives Koda's conflict).
+pub fn to_object_in(x: &DataSlice, bag: &DataBag) -> Result<Option<DataSlice>> {
+    let Schema::Struct(schema_id) = x.schema() else { return Ok(None) };
+    if x.bag() != Some(bag) || !bag.is_mutable() {
+        return Ok(None);
+    }
+    let schema = Schema::Struct(schema_id);
+    let ids = ids_of(x);
+    let embedded = bag.get_attr(SCHEMA_ATTR, &ids);
+    if (0..embedded.len()).any(|i| embedded.get(i).is_some_and(|s| s != ScalarRef::Schema(schema))) {
+        return Ok(None);
+    }
+    let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
+    bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+    Ok(Some(x.with_schema(Schema::Object)?))
 }
 
 /// `x` as OBJECT (`kd.obj(x)`, `kd.to_object`, `kd.cast_to(x, kd.OBJECT)`):

@@ -13,7 +13,9 @@ use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR};
 use plait_core::broadcast::{align, expand_to_shape};
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
-use super::containers::{bag_for, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items};
+use super::containers::{
+    bag_for, fill_container_schema, fit_to, fit_to_in_place, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
+};
 use super::model::{
     adopt_value_bags, attr_schema, ids_for, ids_of, made_for, new_bag_over, refers_to_data, update_with_values, updated_over, whole_allocation,
 };
@@ -110,13 +112,23 @@ fn aligned_entries(op: &str, x: &DataSlice, keys: &DataSlice, values: &DataSlice
 }
 
 /// Keys and values cast to the dicts' schemas, or Koda's error.
-fn fitted(op: &str, x: &DataSlice, schemas: (Schema, Schema), keys: &DataSlice, values: &DataSlice) -> Result<(DataSlice, DataSlice)> {
-    let keys = fit_to(op, "keys", x, schemas.0, keys)?;
+/// Keys and values fitted to dicts `x`'s schemas; `in_place` where they are
+/// written into `x`'s bag ([`fit_to_in_place`]).
+fn fitted(
+    op: &str,
+    x: &DataSlice,
+    schemas: (Schema, Schema),
+    keys: &DataSlice,
+    values: &DataSlice,
+    in_place: bool,
+) -> Result<(DataSlice, DataSlice)> {
+    let fit = if in_place { fit_to_in_place } else { fit_to };
+    let keys = fit(op, "keys", x, schemas.0, keys)?;
     // OBJECT keys may still hold floats.
     if let Some(float) = keys.data().dtypes().find(|t| matches!(t, Schema::Float32 | Schema::Float64)) {
         check_key_schema(op, float)?;
     }
-    let values = fit_to(op, "values", x, schemas.1, values)?;
+    let values = fit(op, "values", x, schemas.1, values)?;
     Ok((keys, values))
 }
 
@@ -155,7 +167,7 @@ pub fn shaped(op: &str, shape: &JaggedShape, contents: &Contents<'_>) -> Result<
         let values = contents.values.unwrap_or(&missing);
         check_values_rank(op, shape.rank().max(keys.rank()), values)?;
         let value_rows = expand_to_shape(op, values, key_rows.shape(), 0)?.with_bag(values.bag().cloned());
-        let (keys, values) = fitted(op, &dicts, (key_schema, value_schema), &key_rows, &value_rows)?;
+        let (keys, values) = fitted(op, &dicts, (key_schema, value_schema), &key_rows, &value_rows, false)?;
         let edge = keys.shape().edges().last().expect("key rows have rank >= 1").clone();
         bag.fill(|w| w.set_dicts(&ids, &edge, keys.data(), values.data()));
         let (keys_bring, values_bring) = (contents.keys.is_some_and(refers_to_data), contents.values.is_some_and(refers_to_data));
@@ -279,13 +291,14 @@ fn update_with(
     x: &DataSlice,
     keys: &DataSlice,
     values: Option<&DataSlice>,
+    in_place: bool,
     write: impl FnOnce(&[Option<ItemId>], &DataSlice, &DataSlice) -> Result<()>,
 ) -> Result<()> {
     let schemas = require_dicts(op, x)?;
     check_key_item(op, keys, x.rank())?;
     let (keys, values) = update_entries(keys, values)?;
     let [dicts, keys, values] = aligned_entries(op, x, &keys, &values)?;
-    let (keys, values) = fitted(op, x, schemas, &keys, &values)?;
+    let (keys, values) = fitted(op, x, schemas, &keys, &values, in_place)?;
     write(&ids_of(&dicts), &keys, &values)
 }
 
@@ -304,7 +317,7 @@ fn update_bag(op: &str, x: &DataSlice, keys: &DataSlice, values: Option<&DataSli
     }
     let update = DataBag::new_immutable();
     let mut written = None;
-    update_with(op, x, &keys, Some(&values), |ids, keys, values| {
+    update_with(op, x, &keys, Some(&values), false, |ids, keys, values| {
         update.fill(|w| w.set_dict_entries(ids, keys.data(), values.data()));
         written = Some([keys.clone(), values.clone()]);
         Ok(())
@@ -344,7 +357,7 @@ pub fn set_in_place(x: &DataSlice, keys: &DataSlice, values: &DataSlice) -> Resu
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(op));
     }
-    update_with(op, x, keys, Some(values), |ids, keys, values| {
+    update_with(op, x, keys, Some(values), true, |ids, keys, values| {
         // The bags of what is written (entities made objects included).
         adopt_value_bags(op, bag, &[keys, values])?;
         bag.set_dict_entries(op, ids, keys.data(), values.data())

@@ -15,7 +15,8 @@ use plait_core::cast::cast_to;
 use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use super::containers::{
-    bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
+    bag_for, container_schema_id, fill_container_schema, fit_to, fit_to_in_place, has_container, held_schema, is_container, rows_for, schema_item,
+    typed_items,
 };
 use super::model::{
     adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, made_for, merged_bag_of, new_bag_over, update_with_values, updated_over,
@@ -380,7 +381,7 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     let schema = require_lists(op, x)?;
     let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
     let (lists, index) = (&aligned[0], &aligned[1]);
-    let values = fit_to(op, "list items", x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
+    let values = fit_to_in_place(op, "list items", x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
     let bag = list_bag(op, x, "set List items")?;
     let ids = ids_of(lists);
     // The distinct lists are read at once, their items changed by one
@@ -485,7 +486,7 @@ pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
     // Only the new items are fitted and written: the lists are not read.
     let schema = require_lists(op, x)?;
     let appended = rows_for(op, append, x.shape())?;
-    let appended = fit_to(op, "list items", x, schema, &appended)?;
+    let appended = fit_to_in_place(op, "list items", x, schema, &appended)?;
     // Appended entities and objects bring their data along.
     adopt_value_bags(op, bag, &[&appended])?;
     let ids = ids_of(x);

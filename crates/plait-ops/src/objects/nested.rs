@@ -77,11 +77,23 @@ impl MadeLevel {
 #[derive(Default)]
 pub struct NestedBuilder {
     bag: Option<DataBag>,
+    /// Whether `bag` was given (see [`Self::into_bag`]), not made here.
+    given: bool,
 }
 
 impl NestedBuilder {
     pub fn new() -> NestedBuilder {
         NestedBuilder::default()
+    }
+
+    /// A builder writing into `bag`, the mutable bag the values are then
+    /// assigned in (`e.a = [1, 2]`): nothing is merged afterwards. As in
+    /// Koda, what was written stays there if the assignment then fails.
+    pub fn into_bag(bag: &DataBag) -> Result<NestedBuilder> {
+        if !bag.is_mutable() {
+            return Err(plait_core::Error::value(OP, "the bag to write the values into is immutable"));
+        }
+        Ok(NestedBuilder { bag: Some(bag.clone()), given: true })
     }
 
     /// A builder for values of the given `schema` (a SCHEMA item): its bag
@@ -90,7 +102,7 @@ impl NestedBuilder {
     /// container made: `kd.from_py(None, schema=S)`).
     pub fn over(schema: &DataSlice) -> Result<NestedBuilder> {
         let brings_along = matches!(schema.get(0), Some(ScalarRef::Schema(Schema::Struct(_)))) && schema.bag().is_some();
-        Ok(NestedBuilder { bag: if brings_along { Some(new_bag_over(OP, &[schema])?) } else { None } })
+        Ok(NestedBuilder { bag: if brings_along { Some(new_bag_over(OP, &[schema])?) } else { None }, given: false })
     }
 
     /// Makes the containers of a level from `children` (the items of the
@@ -194,6 +206,8 @@ impl NestedBuilder {
         let shape = if item && top.size() == 1 { JaggedShape::scalar() } else { JaggedShape::flat(top.size()) };
         let top = top.with_shape(OP, shape)?;
         Ok(match self.bag {
+            // (A given bag holds more than the values reach.)
+            Some(bag) if self.given => top.with_bag(Some(bag)),
             Some(bag) => made_for(top.with_bag(Some(bag))),
             None => top,
         })
