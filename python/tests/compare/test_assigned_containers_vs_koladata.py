@@ -171,6 +171,53 @@ def _left_after_failing(kd, assign):
     return bag.get_approx_size(), sorted(line.split(" => ")[1] for line in str(bag.data_triples_repr()).splitlines()[1:] if line.strip())
 
 
+def _object_viewed_as_entity(kd, bag):
+    """An object of `bag` viewed through another (entity) schema."""
+    return bag.obj(a=1).with_schema(bag.new_schema(a=kd.INT32))
+
+
+def _written_in_place(kd, write, same_bag):
+    """An entity written into an OBJECT dict or list: in its own bag, where
+    it has another schema embedded already (an error, as Koda), or not."""
+    bag = kd.mutable_bag()
+    x = _object_viewed_as_entity(kd, bag)
+    target = bag if same_bag else kd.mutable_bag()
+    return write(kd, target, x)
+
+
+def _into_object_dict(kd, bag, x):
+    d = bag.dict(value_schema=kd.OBJECT)
+    d["k"] = x
+    return d["k"].get_schema(), kd.get_obj_schema(d["k"])
+
+
+def _into_object_list(kd, bag, x):
+    lst = bag.list(item_schema=kd.OBJECT)
+    lst.append(x)
+    return kd.get_obj_schema(lst[:])
+
+
+def _entity_into_object_containers(kd):
+    """Entities of the containers' own bag written into OBJECT containers
+    in place: their schema embedded there (the bag holds it after)."""
+    bag = kd.mutable_bag()
+    d, lst, e = bag.dict(value_schema=kd.OBJECT), bag.list(item_schema=kd.OBJECT), bag.new(a=1)
+    d["k"] = e
+    lst.append(e)
+    return bag.get_approx_size(), kd.get_obj_schema(d["k"]), kd.get_obj_schema(lst[:]), d["k"].a
+
+
+def _functional_updates_leave_the_bag(kd):
+    """Updates that return a bag write nothing into the mutable bag of
+    their inputs (the entity's schema is embedded in the update)."""
+    bag = kd.mutable_bag()
+    d, lst, e = bag.dict(value_schema=kd.OBJECT), bag.list(item_schema=kd.OBJECT), bag.new(a=1)
+    before = bag.get_approx_size()
+    kd.dict_update(d, "k", e)
+    kd.list_append_update(lst, e)
+    return before, bag.get_approx_size()
+
+
 def _assign_list_to_int_attribute(bag):
     e = bag.new(a=1)
     e.a = [1, 2]
@@ -277,6 +324,12 @@ PROGRAMS = {
     "pop_dict_key_of_missing_value": lambda kd: _popped_key(kd.mutable_bag().dict({"a": None}), "a"),
     "pop_dict_key_of_other_schema": lambda kd: _popped_key(kd.mutable_bag().dict({1: 2}), kd.item(1, kd.INT64)),
     "pop_immutable_dict_key": lambda kd: _popped_key(kd.dict({"a": 1}), "a"),
+    "entity_with_other_embedded_schema_into_dict_of_its_bag": lambda kd: _written_in_place(kd, _into_object_dict, True),
+    "entity_with_other_embedded_schema_into_dict_of_other_bag": lambda kd: _written_in_place(kd, _into_object_dict, False),
+    "entity_with_other_embedded_schema_into_list_of_its_bag": lambda kd: _written_in_place(kd, _into_object_list, True),
+    "entity_with_other_embedded_schema_into_list_of_other_bag": lambda kd: _written_in_place(kd, _into_object_list, False),
+    "entities_into_object_containers_of_their_bag": _entity_into_object_containers,
+    "functional_updates_leave_the_bag": _functional_updates_leave_the_bag,
     "list_left_after_a_failing_assignment": lambda kd: _left_after_failing(kd, _assign_list_to_int_attribute),
     "dict_left_after_a_failing_assignment": lambda kd: _left_after_failing(kd, _assign_dict_to_int_value),
     # Eager kd.fstr formats values; an expression in it is an error.

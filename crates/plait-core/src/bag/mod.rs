@@ -354,7 +354,7 @@ impl DataBag {
         self.write(op, |store| {
             if !overwrite {
                 merge_into(store, &theirs, Wins::Ours);
-            } else if store.size_hint() <= theirs.size_hint() {
+            } else if store.size_hint_capped(theirs.size_hint() + 1) <= theirs.size_hint() {
                 let mut merged = Store::clone(&theirs);
                 merge_into(&mut merged, store, Wins::Ours);
                 *store = merged;
@@ -1087,6 +1087,26 @@ impl Store {
         self.attrs.values().map(|a| a.len_hint()).sum::<usize>() + self.lists.len_hint() + self.dicts.len_hint()
     }
 
+    /// [`Self::size_hint`], counted only until `cap` (a store of many
+    /// blocks costs about `cap`: merging many small bags into a large one
+    /// asks per merge).
+    fn size_hint_capped(&self, cap: usize) -> usize {
+        let mut n = 0;
+        for values in self.attrs.values() {
+            if n >= cap {
+                return n;
+            }
+            n += values.len_hint_capped(cap - n);
+        }
+        if n < cap {
+            n += self.lists.len_hint_capped(cap - n);
+        }
+        if n < cap {
+            n += self.dicts.len_hint_capped(cap - n);
+        }
+        n
+    }
+
     /// Lists `ids` take the rows of `items`; a whole fresh allocation in
     /// order is stored as one dense column.
     fn set_lists(&mut self, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData) {
@@ -1461,6 +1481,21 @@ mod tests {
             }
         });
         assert_eq!(bag.get_attr("x", &ids[..1]).get(0), Some(ScalarRef::Int32(99)));
+    }
+
+    #[test]
+    fn size_hint_capped_stops_at_the_cap() {
+        let bag = DataBag::new_mutable();
+        // Forty allocations of a hundred items, each a dense block.
+        for _ in 0..40 {
+            let ids: Vec<Option<ItemId>> = allocate(ItemKind::Object, 100).1.into_iter().map(Some).collect();
+            bag.set_attr("op", "x", &ids, &ints(&[Some(1); 100])).unwrap();
+        }
+        let store = bag.0.store.read().unwrap();
+        assert_eq!(store.size_hint(), 4000);
+        assert_eq!(store.size_hint_capped(10_000), 4000);
+        let capped = store.size_hint_capped(12);
+        assert!((12..4000).contains(&capped), "{capped}");
     }
 
     #[test]

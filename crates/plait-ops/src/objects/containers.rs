@@ -155,14 +155,28 @@ fn fitted_to(op: &str, what: &str, container: &DataSlice, schema: Schema, values
     // Values without a type (NONE, or OBJECT with nothing present) fit any
     // schema; typed values are checked even when there are none.
     let untyped = values.schema() == Schema::None || (values.schema() == Schema::Object && values.present_count() == 0);
+    let incompatible = || {
+        let bag = container.bag();
+        Error::value(
+            op,
+            format!(
+                "the schema for {what} is incompatible.\n\nExpected schema for {what}: {}\nAssigned schema for {what}: {}",
+                plait_core::bag::text::schema_text(schema, bag),
+                plait_core::bag::text::schema_text(values.schema(), values.bag().or(bag))
+            ),
+        )
+    };
     if values.schema() == schema || schema == Schema::Object || untyped {
         return match schema {
             // Entities become objects (their schema embedded), as in Koda:
-            // in the container's bag when written in place there.
+            // in the container's bag when written in place there (an item
+            // with another schema embedded there does not fit).
             Schema::Object if values.schema().is_struct() => {
-                match container.bag().filter(|_| in_place).map(|bag| super::create::to_object_in(values, bag)).transpose()?.flatten() {
-                    Some(objects) => Ok(objects),
-                    None => super::create::to_object(op, values),
+                use super::create::{Embedded, to_object_in};
+                match container.bag().filter(|_| in_place).map_or(Ok(Embedded::NotThere), |bag| to_object_in(values, bag))? {
+                    Embedded::Made(objects) => Ok(objects),
+                    Embedded::Conflicting => Err(incompatible()),
+                    Embedded::NotThere => super::create::to_object(op, values),
                 }
             }
             Schema::Object => cast_to(op, values, Schema::Object),
@@ -173,15 +187,7 @@ fn fitted_to(op: &str, what: &str, container: &DataSlice, schema: Schema, values
     if !schema.is_struct() && narrowed.is_implicitly_castable_to(schema) {
         return cast_to(op, values, schema);
     }
-    let bag = container.bag();
-    Err(Error::value(
-        op,
-        format!(
-            "the schema for {what} is incompatible.\n\nExpected schema for {what}: {}\nAssigned schema for {what}: {}",
-            plait_core::bag::text::schema_text(schema, bag),
-            plait_core::bag::text::schema_text(values.schema(), values.bag().or(bag))
-        ),
-    ))
+    Err(incompatible())
 }
 
 /// Whether each item of `x` is a container whose schema holds `attr`

@@ -307,26 +307,34 @@ pub fn obj_of(x: &DataSlice) -> Result<DataSlice> {
     to_object(OBJ, x)
 }
 
+/// What [`to_object_in`] did.
+pub enum Embedded {
+    /// The objects, their schema embedded in the bag.
+    Made(DataSlice),
+    /// Nothing: the values read another bag, or an immutable one.
+    NotThere,
+    /// Nothing: an item has another schema embedded there already.
+    Conflicting,
+}
+
 /// `x` (entities, lists or dicts of one struct schema) as objects, their
 /// schema embedded in `bag`, the mutable bag `x` reads (a value assigned
 /// in place and made there, `d['k'] = {'x': 1}`): nothing to make over
-/// `x` and merge back, as Koda embeds it in the target. None when `x`
-/// reads another bag, or an item has another schema embedded already (the
-/// merge of [`to_object`]'s bag then gives Koda's conflict).
-pub fn to_object_in(x: &DataSlice, bag: &DataBag) -> Result<Option<DataSlice>> {
-    let Schema::Struct(schema_id) = x.schema() else { return Ok(None) };
+/// `x` and merge back, as Koda embeds it in the target.
+pub fn to_object_in(x: &DataSlice, bag: &DataBag) -> Result<Embedded> {
+    let Schema::Struct(schema_id) = x.schema() else { return Ok(Embedded::NotThere) };
     if x.bag() != Some(bag) || !bag.is_mutable() {
-        return Ok(None);
+        return Ok(Embedded::NotThere);
     }
     let schema = Schema::Struct(schema_id);
     let ids = ids_of(x);
     let embedded = bag.get_attr(SCHEMA_ATTR, &ids);
     if (0..embedded.len()).any(|i| embedded.get(i).is_some_and(|s| s != ScalarRef::Schema(schema))) {
-        return Ok(None);
+        return Ok(Embedded::Conflicting);
     }
     let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
     bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
-    Ok(Some(x.with_schema(Schema::Object)?))
+    Ok(Embedded::Made(x.with_schema(Schema::Object)?))
 }
 
 /// `x` as OBJECT (`kd.obj(x)`, `kd.to_object`, `kd.cast_to(x, kd.OBJECT)`):
