@@ -163,6 +163,11 @@ pub enum Boxing {
     /// Python slices and `...` are [`Value::Range`] and [`Value::Ellipsis`]
     /// (the keys of `kd.subslice(x, 1:, ...)`).
     Keys,
+    /// The value `x` of `kd.slice` / `kd.item` (`item`): a Python value is
+    /// boxed as they box it, with the `schema` argument, when the call is
+    /// built (so the schema must then be a value, and the node keeps the
+    /// boxed value and no schema, as in Koda); eagerly, as `Lists`.
+    AtBinding { item: bool },
     /// Python lists, tuples and dicts given as attribute values (the
     /// `**attrs` of `kd.new`, `kd.obj`, their `_shaped` / `_like` forms)
     /// become one Koda list or dict item (Koda's rule for such values,

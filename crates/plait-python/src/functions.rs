@@ -24,7 +24,7 @@ fn optional_schema<'a>(op: &str, schema: Option<&'a Bound<'_, PyAny>>) -> PyResu
 /// `kd.slice(x, schema=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, schema=None))]
-fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub(crate) fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
     if is_sequence_subclass(x) {
         return Err(unsupported_type("kd.slice", x));
     }
@@ -37,7 +37,7 @@ fn slice(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>
 /// `kd.item(x, schema=None)`.
 #[pyfunction]
 #[pyo3(signature = (x, /, schema=None))]
-fn item(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+pub(crate) fn item(py: Python<'_>, x: &Bound<'_, PyAny>, schema: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
     if is_sequence_subclass(x) {
         return Err(unsupported_type("kd.item", x));
     }

@@ -238,6 +238,13 @@ fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
 
 /// `op(*args, **kwargs)` as an expression.
 fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<PyExpr> {
+    if let OperatorKind::Backend(backend) = &op.kind {
+        if let plait_ops::registry::Boxing::AtBinding { item } = backend.boxing {
+            if let Some(boxed) = boxed_at_binding(backend.name, item, args, kwargs)? {
+                return build(op, &PyTuple::new(args.py(), [boxed])?, None);
+            }
+        }
+    }
     // A value that cannot be an argument: the error says which argument (as Koda's note does).
     let noted = |name: &str, err: PyErr| {
         let _ = err.value(args.py()).call_method1("add_note", (format!("Error occurred while processing argument: `{name}`"),));
@@ -264,6 +271,42 @@ fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict
         }
     }
     located(guard(|| Expr::call(op, positional, keywords))?)
+}
+
+/// `kd.slice(x, schema)` / `kd.item` (`item`) built with a Python value
+/// `x` (not an Expr or a DataSlice): `x` boxed now, with the schema, which
+/// must then be a value (`Boxing::AtBinding`). None for other calls, built
+/// as they are.
+fn boxed_at_binding<'py>(
+    op: &str,
+    item: bool,
+    args: &Bound<'py, PyTuple>,
+    kwargs: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = args.py();
+    let keywords: Vec<(String, Bound<'py, PyAny>)> = match kwargs {
+        Some(kwargs) => kwargs.iter().map(|(k, v)| Ok((k.extract::<String>()?, v))).collect::<PyResult<_>>()?,
+        None => Vec::new(),
+    };
+    let schema = match (args.len(), keywords.as_slice()) {
+        (1, []) => None,
+        (2, []) => Some(args.get_item(1)?),
+        (1, [(name, schema)]) if name == "schema" => Some(schema.clone()),
+        // Anything else: the binding says what is wrong.
+        _ => return Ok(None),
+    };
+    let x = args.get_item(0)?;
+    if x.cast::<PyExpr>().is_ok() || x.cast::<crate::py_slice::PyDataSlice>().is_ok() || is_token(&x) {
+        return Ok(None);
+    }
+    if schema.as_ref().is_some_and(|s| s.cast::<PyExpr>().is_ok()) {
+        return Err(crate::errors::value_error(
+            op,
+            "`schema` cannot be an expression when `x` is a Python value, since we need to convert the Python value to a Koda value at binding time",
+        ));
+    }
+    let boxed = if item { crate::functions::item(py, &x, schema.as_ref())? } else { crate::functions::slice(py, &x, schema.as_ref())? };
+    Ok(Some(boxed.into_bound(py)))
 }
 
 /// The keyword Koda binds a non-determinism token to.

@@ -115,7 +115,7 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
 pub fn boxed_arg(op: &registry::Operator, x: &Bound<'_, PyAny>, position: Option<usize>) -> PyResult<Value> {
     let sequence = x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>();
     match op.boxing {
-        Boxing::Lists if sequence => Ok(Value::Slice(box_slice(op.name, x, None)?)),
+        Boxing::Lists | Boxing::AtBinding { item: false } if sequence => Ok(Value::Slice(box_slice(op.name, x, None)?)),
         Boxing::Float64 if !x.is_instance_of::<PyDataSlice>() => Ok(Value::Slice(box_slice(op.name, x, Some(plait_core::Schema::Float64))?)),
         Boxing::Tuples if x.is_instance_of::<PyTuple>() => {
             let items = x

@@ -53,6 +53,17 @@ PROGRAMS = {
     "lazy_item_of_input_with_schema": lambda kd: kd.eval(kd.lazy.item(kd.I.x, kd.FLOAT32), x=1),
     "lazy_slice_of_entities_to_object": lambda kd: kd.eval(kd.lazy.slice(kd.I.x, kd.OBJECT),
                                                            x=kd.new(a=kd.slice([1]))).a,
+    # A Python value is boxed with the schema when the node is built (the
+    # node keeps no schema); a DataSlice keeps the schema argument.
+    "lazy_slice_of_list_with_schema_repr": lambda kd: repr(kd.lazy.slice([1, 2], kd.INT64)),
+    "lazy_slice_of_list_with_schema_keyword_repr": lambda kd: repr(kd.lazy.slice([1, 2], schema=kd.INT64)),
+    "lazy_slices_slice_of_list_with_schema_repr": lambda kd: repr(kd.lazy.slices.slice([1, 2], kd.INT64)),
+    "lazy_item_with_object_schema_repr": lambda kd: repr(kd.lazy.item(1, kd.OBJECT)),
+    "lazy_slice_of_slice_with_schema_repr": lambda kd: repr(kd.lazy.slice(kd.slice([1, 2]), kd.INT64)),
+    "lazy_item_of_value_with_schema_expression": lambda kd: _error_says(
+        lambda: kd.lazy.item(1, kd.I.s), "`schema` cannot be an expression when `x` is a Python value"),
+    "lazy_slice_of_list_with_schema_expression": lambda kd: _error_says(
+        lambda: kd.lazy.slice([1, 2], kd.I.s), "`schema` cannot be an expression when `x` is a Python value"),
 }
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from plait import kd
 
+from concurrency_probe import ConcurrencyProbe
+
 
 def _inner(x):
     return kd.math.sum(kd.range(x % 7 + 1) * x)
@@ -88,24 +90,12 @@ def test_python_functions_run_on_many_threads():
 
 
 def test_sleeping_work_runs_concurrently():
-    # Counted, not timed (a loaded machine must not fail it): some calls
-    # sleep while others run.
-    running, most = [0], [0]
-    lock = threading.Lock()
-
-    def work(y):
-        with lock:
-            running[0] += 1
-            most[0] = max(most[0], running[0])
-        time.sleep(0.05)
-        with lock:
-            running[0] -= 1
-        return y
-
-    f = kd.fn(lambda x: kd.map(kd.py_fn(work), x))
+    # Some calls sleep while others run.
+    probe = ConcurrencyProbe(0.05)
+    f = kd.fn(lambda x: kd.map(kd.py_fn(probe.work), x))
     got = kd.parallel.call_multithreaded(f, kd.range(16), max_threads=16)
     kd.testing.assert_equivalent(got, kd.range(16))
-    assert most[0] > 1
+    assert probe.most > 1
 
 
 def test_timeout_raises_and_cancels():

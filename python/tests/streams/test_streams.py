@@ -10,6 +10,8 @@ import pytest
 
 from plait import kd
 
+from concurrency_probe import ConcurrencyProbe
+
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 
@@ -262,21 +264,10 @@ def test_schedule_runs_python_with_the_gil_and_reports_errors(capsys):
 
 def test_thread_limit_bounds_concurrency():
     executor = kd.streams.make_executor(thread_limit=2)
-    lock = threading.Lock()
-    running = [0, 0]
-
-    def work(x):
-        with lock:
-            running[0] += 1
-            running[1] = max(running[1], running[0])
-        time.sleep(0.01)
-        with lock:
-            running[0] -= 1
-        return x
-
-    s = kd.streams.map(kd.streams.from_1d_slice(kd.range(20)), kd.py_fn(work), executor=executor)
+    probe = ConcurrencyProbe(0.01)
+    s = kd.streams.map(kd.streams.from_1d_slice(kd.range(20)), kd.py_fn(probe.work), executor=executor)
     assert items(s) == list(range(20))
-    assert 1 <= running[1] <= 2
+    assert 1 <= probe.most <= 2
 
 
 def test_subscribe_once():

@@ -245,9 +245,11 @@ pub(crate) fn register(r: &mut Registry) {
         "x, /, schema=unspecified",
         r#"Returns `x` as a DataSlice, cast to `schema` when it is given.
 
-Python values (nested lists of scalars) are boxed as kd.slice boxes them;
-a DataSlice stays as it is, or is cast to `schema` as a whole. This is the
-operator kd.slice builds in expressions and traced functions.
+Python values (nested lists of scalars) are boxed as kd.slice boxes them,
+with `schema`, when the expression is built (`schema` must then be a value,
+and the node keeps the boxed value only); a DataSlice stays as it is, or is
+cast to `schema` as a whole. This is the operator kd.slice builds in
+expressions and traced functions.
 
 Args:
   x: a DataSlice or Python value.
@@ -260,15 +262,16 @@ Examples:
   DataSlice([1, 2], schema: INT64, present: 2/2)"#,
         |a| slice_of(a.op_name(), a.slice("x")?, a.opt_slice("schema")?, false).map(Value::Slice),
     );
-    r.boxing("kd.slices.slice", Boxing::Lists);
+    r.boxing("kd.slices.slice", Boxing::AtBinding { item: false });
     r.add_value(
         "kd.slices.item",
         &["kd.item"],
         "x, /, schema=unspecified",
         r#"Returns `x` as a DataItem, cast to `schema` when it is given.
 
-A DataSlice of rank > 0 is an error. This is the operator kd.item builds
-in expressions and traced functions.
+A DataSlice of rank > 0 is an error. A Python scalar is boxed with
+`schema` when the expression is built, as in kd.slice. This is the
+operator kd.item builds in expressions and traced functions.
 
 Args:
   x: a DataItem or Python scalar.
@@ -279,6 +282,7 @@ Examples:
   DataItem(1.0, schema: FLOAT32)"#,
         |a| slice_of(a.op_name(), a.slice("x")?, a.opt_slice("schema")?, true).map(Value::Slice),
     );
+    r.boxing("kd.slices.item", Boxing::AtBinding { item: true });
     r.add_value(
         "kd.schema.cast_to",
         &["kd.cast_to"],
