@@ -166,7 +166,8 @@ pub enum Boxing {
     /// The value `x` of `kd.slice` / `kd.item` (`item`): a Python value is
     /// boxed as they box it, with the `schema` argument, when the call is
     /// built (so the schema must then be a value, and the node keeps the
-    /// boxed value and no schema, as in Koda); eagerly, as `Lists`.
+    /// boxed value and no schema, as in Koda); eagerly, as `Lists` (slice)
+    /// or `Items` (item) box it.
     AtBinding { item: bool },
     /// Python lists, tuples and dicts given as attribute values (the
     /// `**attrs` of `kd.new`, `kd.obj`, their `_shaped` / `_like` forms)

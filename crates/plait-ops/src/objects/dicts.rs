@@ -111,9 +111,8 @@ fn aligned_entries(op: &str, x: &DataSlice, keys: &DataSlice, values: &DataSlice
     Ok([x, keys, values])
 }
 
-/// Keys and values cast to the dicts' schemas, or Koda's error.
-/// Keys and values fitted to dicts `x`'s schemas; `in_place` where they are
-/// written into `x`'s bag ([`fit_to_in_place`]).
+/// Keys and values cast to the schemas of dicts `x`, or Koda's error;
+/// `in_place` where they are written into `x`'s bag ([`fit_to_in_place`]).
 fn fitted(
     op: &str,
     x: &DataSlice,
