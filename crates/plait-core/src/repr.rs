@@ -44,11 +44,27 @@ pub const MAX_EXPANSIONS: usize = 10_000;
 pub struct Printer<'a> {
     options: &'a ReprOptions,
     expansions_left: std::cell::Cell<usize>,
+    /// Whether a value was met that its schema cannot read (an INT32
+    /// stored where the schema now says INT64, after `kd.set_schema`):
+    /// Koda then prints the items as their ids, the whole text.
+    unreadable: std::cell::Cell<bool>,
 }
 
 impl<'a> Printer<'a> {
     pub fn new(options: &'a ReprOptions) -> Printer<'a> {
-        Printer { options, expansions_left: std::cell::Cell::new(MAX_EXPANSIONS) }
+        Printer { options, expansions_left: std::cell::Cell::new(MAX_EXPANSIONS), unreadable: std::cell::Cell::new(false) }
+    }
+
+    /// Notes a value of another primitive type than its schema `schema`.
+    pub fn check_readable(&self, item: Option<ScalarRef<'_>>, schema: Schema) {
+        if schema.is_primitive() && item.is_some_and(|v| v.dtype() != schema) {
+            self.unreadable.set(true);
+        }
+    }
+
+    /// Whether a value its schema cannot read was met.
+    fn met_unreadable(&self) -> bool {
+        self.unreadable.get()
     }
 
     /// Whether one more value may show its contents (counting it).
@@ -346,10 +362,23 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
 /// `options` say; an item alone without quotes around text.
 pub fn format_items_as(slice: &DataSlice, options: &ReprOptions) -> String {
     let printer = Printer::new(options);
-    if slice.is_item() {
-        return item_node(slice.get(0), slice.schema(), slice.bag(), false, &printer).rendered();
+    let text = if slice.is_item() {
+        item_node(slice.get(0), slice.schema(), slice.bag(), false, &printer).rendered()
+    } else {
+        items_node(slice, &printer).rendered()
+    };
+    if printer.met_unreadable() { ids_text(slice, options) } else { text }
+}
+
+/// The items of `slice` as their ids (`Entity:$...`), what Koda prints when
+/// a value inside cannot be read under its schema.
+fn ids_text(slice: &DataSlice, options: &ReprOptions) -> String {
+    let ids_only = ReprOptions { attributes: false, ..options.clone() };
+    match slice.get(0) {
+        // (An item alone is not marked up, as in Koda.)
+        Some(item) if slice.is_item() => id_text(item, slice.schema(), slice.bag(), false),
+        _ => items_node(slice, &Printer::new(&ids_only)).rendered(),
     }
-    items_node(slice, &printer).rendered()
 }
 
 /// The rows of `slice` as a printable tree.
@@ -496,7 +525,7 @@ fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, bu
         shown = shown.min(*budget);
         for (k, i) in range.clone().take(shown).enumerate() {
             let node = match slice.get(i) {
-                Some(item) if !o.attributes => Node::Leaf(id_text(item, slice.schema(), slice.bag())),
+                Some(item) if !o.attributes => Node::Leaf(id_text(item, slice.schema(), slice.bag(), o.html)),
                 item => item_node(item, slice.schema(), slice.bag(), true, o),
             };
             children.push(if o.html { node.wrapped(&format!("<span {}>", index(k)), "</span>") } else { node });
@@ -517,12 +546,19 @@ fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, bu
 /// An item of a slice without its contents: entities, objects, lists and
 /// dicts as `Entity:$id`, `Obj:$id`, `List:$id`, `Dict:$id`, struct schemas
 /// as their ids, everything else as it prints.
-fn id_text(item: ScalarRef<'_>, schema: Schema, bag: Option<&crate::bag::DataBag>) -> String {
+fn id_text(item: ScalarRef<'_>, schema: Schema, bag: Option<&crate::bag::DataBag>, html: bool) -> String {
+    // (HTML marks the id itself: `Entity:<span class="object-id">$…</span>`.)
+    let marked = |kind: &str, id: crate::itemid::ItemId| {
+        if html { format!("{kind}:<span class=\"object-id\">{}</span>", id.short()) } else { format!("{kind}:{}", id.short()) }
+    };
     match item {
-        ScalarRef::ItemId(id) if schema == Schema::Object && !id.is_list() && !id.is_dict() => format!("Obj:{}", id.short()),
-        ScalarRef::ItemId(id) if schema != Schema::ItemId => id.repr(),
+        ScalarRef::ItemId(id) if schema == Schema::Object && !id.is_list() && !id.is_dict() => marked("Obj", id),
+        ScalarRef::ItemId(id) if schema != Schema::ItemId => match id.repr().split_once(':') {
+            Some((kind, _)) => marked(kind, id),
+            None => id.repr(),
+        },
         ScalarRef::Schema(Schema::Struct(id)) => id.short(),
-        other => item_node(Some(other), schema, bag, true, &Printer::new(&REPR)).rendered(),
+        other => item_node(Some(other), schema, bag, true, &Printer::new(&ReprOptions { html, ..REPR })).rendered(),
     }
 }
 
@@ -603,6 +639,7 @@ pub fn repr_with(slice: &DataSlice, options: &ReprOptions, header: &Header) -> S
         None if slice.is_item() => item_node(slice.get(0), slice.schema(), slice.bag(), true, o).rendered(),
         None => items_node(slice, o).rendered(),
     };
+    let items = if summary.is_none() && o.met_unreadable() { ids_text(slice, options) } else { items };
     if !header.any() && summary.is_none() {
         return items;
     }

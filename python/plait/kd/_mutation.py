@@ -89,14 +89,18 @@ def set_schema(x, schema):
     """Returns a copy of `x` with `schema` (the items are not changed).
 
     Primitives must fit a primitive schema (`kd.cast_to` converts them). An
-    entity schema is merged into `x`'s bag, which must be mutable.
+    entity schema is merged into `x`'s bag, which must be mutable. The
+    attributes are not cast: one the new schema cannot read (an INT32 where
+    it says INT64) fails when read, and the entity prints as its id.
 
     Examples:
       >>> kd.set_schema(kd.slice([1, 2], kd.OBJECT), kd.INT32)
       DataSlice([1, 2], schema: INT32, present: 2/2)
       >>> e = kd.mutable_bag().new(x=1)
+      >>> kd.set_schema(e, kd.schema.new_schema(x=kd.INT32, y=kd.STRING))
+      DataItem(Entity(x=1, y=None), schema: ENTITY(x=INT32, y=STRING), bag_id: $...)
       >>> kd.set_schema(e, kd.schema.new_schema(x=kd.INT64))
-      DataItem(Entity(x=1), schema: ENTITY(x=INT64), bag_id: $...)
+      DataItem(Entity:$..., schema: ENTITY(x=INT64), bag_id: $...)
     """
     from plait import kd
 

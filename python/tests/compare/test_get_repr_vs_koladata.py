@@ -15,6 +15,10 @@ SETUP = """
 x = kd.slice([[1, 2, 3], [4]])
 o = kd.new(a=kd.new(b=kd.new(c='hello world')), l=kd.list([1, 2, 3]))
 e = kd.new(a=1, b=2, c=3, d=4, e=5)
+# Values their schema cannot read (INT32 stored, INT64 declared): the whole
+# text shows ids.
+u = kd.set_schema(kd.mutable_bag().new(x=kd.slice([1, 2]), y='a'), kd.schema.new_schema(x=kd.INT64, y=kd.STRING))
+w = u.get_bag().new(z=u.S[0], w=3)
 """
 
 OPTIONS = [
@@ -23,11 +27,11 @@ OPTIONS = [
     dict(show_present_count=True), dict(format_html=True), dict(item_limit=0), dict(item_limit=-1),
     dict(max_str_len=3), dict(show_attributes=False), dict(show_item_id=True),
     dict(show_schema=True, show_item_id=True, show_databag_id=True, show_shape=True, show_present_count=True),
-    dict(depth=1, format_html=True), dict(item_limit=1, format_html=True),
+    dict(depth=1, format_html=True), dict(item_limit=1, format_html=True), dict(show_attributes=False, format_html=True),
 ]
 
 VALUES = [
-    "x", "o", "e", "kd.slice(list(range(30)))", "kd.slice(list(range(300)))", "kd.slice([list(range(30))] * 3)",
+    "x", "o", "e", "u", "w", "kd.slice(list(range(30)))", "kd.slice(list(range(300)))", "kd.slice([list(range(30))] * 3)",
     "kd.list(list(range(40)))", "kd.dict({'a': 1})", "kd.obj(a=1, b=None)", "kd.slice([None, 'x'])",
     "kd.item('a' * 300)", "kd.slice([kd.new(a=1), None])", "kd.new(a=1).get_schema()", "kd.item('<b>&')",
     "kd.slice(['<b>&\"\\''])", "kd.obj(kd.list([kd.obj(a=1)]))", "kd.slice([e, e, e])", "kd.list([e, e, e])",
@@ -56,6 +60,7 @@ REPRS = [
     "kd.new_like(kd.slice(list(range(25))))", "kd.new(**{f'a{i}': i for i in range(25)})", "kd.new(a='x' * 300)",
     "kd.obj(kd.list_like(kd.slice(list(range(25)))))", "kd.list(list(range(30)))",
     "kd.dict({i: i for i in range(30)}).get_size()", "kd.new(a=kd.slice(list(range(25)))).no_bag()",
+    "u", "u.S[0]", "w", "u.get_bag().list([u.S[0]])", "u.get_bag().dict({'k': u.S[0]})",
 ]
 CASES += [f"repr({v})" for v in REPRS] + [f"str({v})" for v in REPRS]
 

@@ -125,6 +125,7 @@ pub fn item_node(item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataB
 }
 
 fn value_node(item: Option<ScalarRef<'_>>, schema: Schema, bag: Option<&DataBag>, quote: bool, depth: usize, o: &Printer<'_>) -> Node {
+    o.check_readable(item, schema);
     match (item, bag) {
         (Some(ScalarRef::ItemId(id)), Some(bag)) if schema != Schema::ItemId => entity_node(id, schema, bag, depth, o),
         (Some(ScalarRef::Schema(s)), Some(_)) => schema_node(s, bag, depth, o),
