@@ -172,13 +172,18 @@ impl ItemId {
 
     /// Koda's text: `Entity:$…` for allocated ids, `Entity:#…` for uuids.
     pub fn repr(self) -> String {
-        let prefix = match self.kind() {
+        format!("{}:{}", self.kind_name(), self.short())
+    }
+
+    /// What [`Self::repr`] names the id's kind: `Entity`, `List`, `Dict` or
+    /// `Schema`.
+    pub fn kind_name(self) -> &'static str {
+        match self.kind() {
             ItemKind::Object => "Entity",
             ItemKind::List => "List",
             ItemKind::Dict => "Dict",
             ItemKind::Schema | ItemKind::ImplicitSchema | ItemKind::NofollowSchema | ItemKind::NofollowImplicitSchema => "Schema",
-        };
-        format!("{prefix}:{}", self.short())
+        }
     }
 
     /// `$…` / `#…`: the id without its kind.

@@ -553,10 +553,7 @@ fn id_text(item: ScalarRef<'_>, schema: Schema, bag: Option<&crate::bag::DataBag
     };
     match item {
         ScalarRef::ItemId(id) if schema == Schema::Object && !id.is_list() && !id.is_dict() => marked("Obj", id),
-        ScalarRef::ItemId(id) if schema != Schema::ItemId => match id.repr().split_once(':') {
-            Some((kind, _)) => marked(kind, id),
-            None => id.repr(),
-        },
+        ScalarRef::ItemId(id) if schema != Schema::ItemId => marked(id.kind_name(), id),
         ScalarRef::Schema(Schema::Struct(id)) => id.short(),
         other => item_node(Some(other), schema, bag, true, &Printer::new(&ReprOptions { html, ..REPR })).rendered(),
     }

@@ -462,6 +462,21 @@ def test_self_containing_dict_is_an_error_not_a_crash():
         e.a = {"b": [pkd.item(1), d]}
 
 
+def test_deep_dicts_convert_natively_or_fail_clearly():
+    # 5,000 levels alike: converted in Rust without recursion; 100,000
+    # levels: past every bound, a clear error (Koda converts them).
+    value = 1
+    for _ in range(5000):
+        value = {"a": value}
+    e = pkd.mutable_bag().new()
+    e.a = value
+    assert e.a["a"]["a"].get_schema().is_dict_schema()
+    for _ in range(95000):
+        value = {"a": value}
+    with pytest.raises(ValueError, match="nested more than 256 levels deep"):
+        e.a = value
+
+
 def test_deep_dict_of_lists_converts_without_recursion():
     value = {"a": 1}
     for _ in range(120):

@@ -351,10 +351,11 @@ impl DataBag {
                 return Err(Error::value(op, conflict));
             }
         }
+        let theirs_size = theirs.size_hint();
         self.write(op, |store| {
             if !overwrite {
                 merge_into(store, &theirs, Wins::Ours);
-            } else if store.size_hint_capped(theirs.size_hint() + 1) <= theirs.size_hint() {
+            } else if store.size_hint_capped(theirs_size + 1) <= theirs_size {
                 let mut merged = Store::clone(&theirs);
                 merge_into(&mut merged, store, Wins::Ours);
                 *store = merged;

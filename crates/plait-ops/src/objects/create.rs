@@ -332,9 +332,21 @@ pub fn to_object_in(x: &DataSlice, bag: &DataBag) -> Result<Embedded> {
     if (0..embedded.len()).any(|i| embedded.get(i).is_some_and(|s| s != ScalarRef::Schema(schema))) {
         return Ok(Embedded::Conflicting);
     }
-    let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
-    bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+    embed_schema_into(bag, x, schema);
     Ok(Embedded::Made(x.with_schema(Schema::Object)?))
+}
+
+/// Writes `schema` into `bag` as the embedded schema (`__schema__`) of
+/// `x`'s items: for all of one allocation (entities as `kd.new` made them),
+/// one column of one schema, with no list of ids.
+fn embed_schema_into(bag: &DataBag, x: &DataSlice, schema: Schema) {
+    let as_column = whole_allocation(x.data())
+        .is_some_and(|(allocation, n)| bag.fill(|w| w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, n), None)));
+    if !as_column {
+        let ids = ids_of(x);
+        let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
+        bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
+    }
 }
 
 /// `x` as OBJECT (`kd.obj(x)`, `kd.to_object`, `kd.cast_to(x, kd.OBJECT)`):
@@ -344,16 +356,7 @@ pub fn to_object(op: &str, x: &DataSlice) -> Result<DataSlice> {
     match x.schema() {
         Schema::Struct(schema_id) => {
             let bag = new_bag_over(op, &[x])?;
-            let schema = Schema::Struct(schema_id);
-            // All of one allocation (entities as `kd.new` made them): one
-            // column of one schema, with no list of ids.
-            let as_column = whole_allocation(x.data())
-                .is_some_and(|(allocation, n)| bag.fill(|w| w.set_attr_column(SCHEMA_ATTR, allocation, &same_schema_data(schema, n), None)));
-            if !as_column {
-                let ids = ids_of(x);
-                let schemas = schemas_data(ids.iter().map(|id| id.map(|_| schema)).collect());
-                bag.fill(|w| w.set_attr(SCHEMA_ATTR, &ids, &schemas));
-            }
+            embed_schema_into(&bag, x, Schema::Struct(schema_id));
             // Everything the bag reads is reachable from x's items only
             // when x brought its bag along whole.
             let whole = bag_made_for(x);
