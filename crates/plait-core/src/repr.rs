@@ -48,11 +48,25 @@ pub struct Printer<'a> {
     /// stored where the schema now says INT64, after `kd.set_schema`):
     /// Koda then prints the items as their ids, the whole text.
     unreadable: std::cell::Cell<bool>,
+    /// Whether an object without a schema in its bag was to be expanded
+    /// (`shallow_clone` keeps an object attribute's id, not its schema):
+    /// Koda then prints the item of the slice holding it as its id.
+    schemaless: std::cell::Cell<bool>,
 }
 
 impl<'a> Printer<'a> {
     pub fn new(options: &'a ReprOptions) -> Printer<'a> {
-        Printer { options, expansions_left: std::cell::Cell::new(MAX_EXPANSIONS), unreadable: std::cell::Cell::new(false) }
+        Printer {
+            options,
+            expansions_left: std::cell::Cell::new(MAX_EXPANSIONS),
+            unreadable: std::cell::Cell::new(false),
+            schemaless: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Notes an object without a schema met where it would be expanded.
+    pub fn note_schemaless(&self) {
+        self.schemaless.set(true);
     }
 
     /// Notes a value of another primitive type than its schema `schema`.
@@ -362,12 +376,22 @@ pub fn write_item(out: &mut String, item: Option<ScalarRef<'_>>, schema: Schema,
 /// `options` say; an item alone without quotes around text.
 pub fn format_items_as(slice: &DataSlice, options: &ReprOptions) -> String {
     let printer = Printer::new(options);
-    let text = if slice.is_item() {
-        item_node(slice.get(0), slice.schema(), slice.bag(), false, &printer).rendered()
-    } else {
-        items_node(slice, &printer).rendered()
-    };
+    let text = if slice.is_item() { top_item_node(slice.get(0), slice, false, &printer).rendered() } else { items_node(slice, &printer).rendered() };
     if printer.met_unreadable() { ids_text(slice, options) } else { text }
+}
+
+/// One item of `slice` (at the top, not inside another value) as a node;
+/// when an object without a schema is met inside it, the item's id instead
+/// (`Entity:$...` for an item alone, as [`id_text`] in a slice).
+fn top_item_node(item: Option<ScalarRef<'_>>, slice: &DataSlice, quote: bool, o: &Printer<'_>) -> Node {
+    o.schemaless.set(false);
+    let node = item_node(item, slice.schema(), slice.bag(), quote, o);
+    match item {
+        Some(ScalarRef::ItemId(id)) if o.schemaless.get() => {
+            Node::Leaf(if slice.is_item() { id.repr() } else { id_text(ScalarRef::ItemId(id), slice.schema(), slice.bag(), o.html) })
+        }
+        _ => node,
+    }
 }
 
 /// The items of `slice` as their ids (`Entity:$...`), what Koda prints when
@@ -526,7 +550,7 @@ fn build_tree(slice: &DataSlice, dim: usize, parent: usize, abbreviate: bool, bu
         for (k, i) in range.clone().take(shown).enumerate() {
             let node = match slice.get(i) {
                 Some(item) if !o.attributes => Node::Leaf(id_text(item, slice.schema(), slice.bag(), o.html)),
-                item => item_node(item, slice.schema(), slice.bag(), true, o),
+                item => top_item_node(item, slice, true, o),
             };
             children.push(if o.html { node.wrapped(&format!("<span {}>", index(k)), "</span>") } else { node });
         }
@@ -633,7 +657,7 @@ pub fn repr_with(slice: &DataSlice, options: &ReprOptions, header: &Header) -> S
     let summary = attrs_summary(slice, o);
     let items = match &summary {
         Some(summary) => summary.clone(),
-        None if slice.is_item() => item_node(slice.get(0), slice.schema(), slice.bag(), true, o).rendered(),
+        None if slice.is_item() => top_item_node(slice.get(0), slice, true, o).rendered(),
         None => items_node(slice, o).rendered(),
     };
     let items = if summary.is_none() && o.met_unreadable() { ids_text(slice, options) } else { items };

@@ -265,7 +265,7 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                     stack.push(Piece::Text("(".into()));
                     let f = args[0].as_ref().expect("kd.call has a functor");
                     push_operand(&mut stack, f, strength(f) < ATOM);
-                } else if matches!(canonical(op), "kd.subslice" | "kd.slices.subslice") && !given.is_empty() {
+                } else if matches!(canonical(op), "kd.subslice" | "kd.slices.subslice") && given.len() > 1 {
                     // `x.S[a, b:c]`: the subslice keys, as Python writes them.
                     stack.push(Piece::Text("]".into()));
                     for (k, key) in given[1..].iter().enumerate().rev() {

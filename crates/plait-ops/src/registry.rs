@@ -901,7 +901,29 @@ fn parse_default(text: &str) -> std::result::Result<Option<DataSlice>, String> {
         "None" => item(None, Schema::None),
         "True" => item(Some(ScalarRef::Boolean(true)), Schema::Boolean),
         "False" => item(Some(ScalarRef::Boolean(false)), Schema::Boolean),
+        // An empty 1-D slice, as Koda's defaults meaning "none given" where
+        // a DataSlice of names or values is taken.
+        "[]" => Ok(Some(DataSlice::missing(JaggedShape::flat(0), Schema::None))),
         _ => {
+            // A typed integer item (`int64(0)`, `int64(None)`): Koda's
+            // defaults for dimensions and string positions are INT64.
+            if let Some((dtype, value)) = text.strip_suffix(')').and_then(|t| t.split_once('(')) {
+                let schema = match dtype {
+                    "int32" => Schema::Int32,
+                    "int64" => Schema::Int64,
+                    _ => return Err(format!("unknown default {text}")),
+                };
+                if value == "None" {
+                    return item(None, schema);
+                }
+                let v: i64 = value.parse().map_err(|_| format!("unknown default {text}"))?;
+                let v = if schema == Schema::Int32 {
+                    ScalarRef::Int32(i32::try_from(v).map_err(|_| format!("unknown default {text}"))?)
+                } else {
+                    ScalarRef::Int64(v)
+                };
+                return item(Some(v), schema);
+            }
             if let Some(s) = Schema::from_name(text) {
                 return item(Some(ScalarRef::Schema(s)), Schema::Schema);
             }

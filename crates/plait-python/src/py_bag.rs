@@ -682,24 +682,6 @@ impl PyDataSlice {
     }
 }
 
-/// Returns a new empty immutable DataBag.
-///
-/// Nothing can be created in it; `bag.fork()` gives a mutable copy, and
-/// kd.mutable_bag() an empty mutable bag.
-///
-/// Examples:
-///   >>> kd.bag()
-///   DataBag(empty, $...)
-///   >>> kd.bag().is_mutable()
-///   DataItem(missing, schema: MASK)
-///   >>> kd.slice([1, 2]).with_bag(kd.bag())
-///   DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
-#[pyfunction]
-fn bag() -> PyResult<PyDataBag> {
-    refuse_tracing("bag")?;
-    Ok(new_bag(false))
-}
-
 /// Returns a new empty mutable DataBag.
 ///
 /// Entities and objects created in it (`bag.new`, `bag.obj`) can be changed in
@@ -727,7 +709,7 @@ fn new_bag(mutable: bool) -> PyDataBag {
 }
 
 /// `kd.<name>` only works eagerly: refused while a function is traced
-/// (`kd.bag` here, `kd.to_py` from Python).
+/// (`kd.mutable_bag` here, `kd.to_py` from Python).
 #[pyfunction]
 fn refuse_tracing(name: &str) -> PyResult<()> {
     if crate::py_expr::is_tracing() {
@@ -751,7 +733,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(declared_attrs, m)?)?;
     m.add_class::<PyNullBag>()?;
     m.add_function(wrap_pyfunction!(null_bag, m)?)?;
-    m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     m.add_function(wrap_pyfunction!(new_bag, m)?)?;
     m.add_function(wrap_pyfunction!(refuse_tracing, m)?)?;

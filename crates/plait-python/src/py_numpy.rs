@@ -60,7 +60,9 @@ impl NumpyType for i32 {
 }
 impl NumpyType for i64 {
     const TYPESTR: &'static str = "<i8";
-    const FORMAT: &'static CStr = c"q";
+    // numpy's own int64 is C's long where that is 8 bytes (Linux, macOS):
+    // "q" would give an equal but distinct dtype that prints `dtype=int64`.
+    const FORMAT: &'static CStr = if std::mem::size_of::<std::os::raw::c_long>() == 8 { c"l" } else { c"q" };
 }
 impl NumpyType for f32 {
     const TYPESTR: &'static str = "<f4";

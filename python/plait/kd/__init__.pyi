@@ -130,7 +130,7 @@ def attrs(x, /, *, overwrite_schema = ..., **attrs) -> Any:
     """Returns a new bag holding the attributes `attrs` of `x`."""
 
 def bag() -> Any:
-    """Returns a new empty immutable DataBag."""
+    """Returns a new empty immutable DataBag (`kd.bag`; while tracing, the"""
 
 def bind(fn_def, /, *args, return_type_as = ..., **kwargs) -> Any:
     """Returns a functor that calls `fn_def` with some arguments already given."""
@@ -370,7 +370,7 @@ def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim =
 def from_pytree(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
     """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
-def fstr(x) -> Any:
+def fstr(fstr, /) -> Any:
     """Transforms Koda f-string into an expression."""
 
 def full_equal(x, y) -> Any:
@@ -481,7 +481,7 @@ def hash_itemid(x) -> Any:
 def if_(cond, yes_fn, no_fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls `yes_fn` if `cond` is present and `no_fn` otherwise."""
 
-def implode(x, /, ndim = ..., itemid = ...) -> Any:
+def implode(x, ndim = ..., itemid = ...) -> Any:
     """Folds the last ndim dimensions of x into new lists."""
 
 def index(x, dim = ...) -> Any:
@@ -514,8 +514,8 @@ def is_expandable_to(x, target, ndim = ...) -> Any:
 def is_expr(obj) -> Any:
     """Returns `kd.present` if `obj` is an expression, else `kd.missing`."""
 
-def is_fn(obj) -> Any:
-    """Returns `present` if `obj` is a functor DataItem, else `missing`."""
+def is_fn(x) -> Any:
+    """Returns `present` if `x` is a functor DataItem, else `missing`."""
 
 def is_item(obj) -> Any:
     """Returns `kd.present` if `obj` is a DataItem, else `kd.missing`."""

@@ -226,9 +226,9 @@ _EAGER_METHODS = {
 }
 
 # `kd` functions that only work eagerly (mutable bags, Python values out).
-_EAGER_ONLY = ("bag", "mutable_bag", "to_py", "to_pylist")
+_EAGER_ONLY = ("mutable_bag", "to_py", "to_pylist")
 # (Of which these refuse tracing themselves, without a Python wrapper.)
-_REFUSED_NATIVELY = ("bag", "mutable_bag")
+_REFUSED_NATIVELY = ("mutable_bag",)
 
 
 class EvaluationInTracingError(ValueError):

@@ -3,8 +3,8 @@
 from typing import Any
 
 NullableMixin: Any
-def dynamic_cast(value, qtype) -> Any:
-    """Returns the extension value `value` as a value of the extension type `qtype`."""
+def dynamic_cast(ext, qtype) -> Any:
+    """Returns the extension value `ext` as a value of the extension type `qtype`."""
 
 def extension_type(unsafe_override = ...) -> Any:
     """Returns a class decorator making the class a Koda extension type."""
@@ -55,6 +55,6 @@ def virtual() -> Any:
 def with_attrs(ext, /, **attrs) -> Any:
     """Returns `ext` with the attributes `attrs` set (added or replaced)."""
 
-def wrap(x, qtype) -> Any:
-    """Returns the OBJECT `x` as a value of the extension type `qtype`."""
+def wrap(obj, qtype) -> Any:
+    """Returns the OBJECT `obj` as a value of the extension type `qtype`."""
 

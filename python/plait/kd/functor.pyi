@@ -51,8 +51,8 @@ def has_fn(x) -> Any:
 def if_(cond, yes_fn, no_fn, *args, return_type_as = ..., **kwargs) -> Any:
     """Calls `yes_fn` if `cond` is present and `no_fn` otherwise."""
 
-def is_fn(obj) -> Any:
-    """Returns `present` if `obj` is a functor DataItem, else `missing`."""
+def is_fn(x) -> Any:
+    """Returns `present` if `x` is a functor DataItem, else `missing`."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
     """Calls the functor `fn` on each item of the arguments and returns the results."""

@@ -7,31 +7,36 @@ from plait import _plait
 from plait.kd import slices as _slices, types
 from plait.kd._operators import OPERATORS as _OPERATORS
 from plait.kd._operators import export as _export, traced_through as _traced_through
-from plait.kd.schema import OBJECT
 
 _export(globals(), "kd.lists")
+
+
+_new_operator = _OPERATORS["kd.lists.new"]
 
 
 @_traced_through
 def new(items=None, *, item_schema=None, schema=None, itemid=None):
     """A list (a DataItem) with the given items; nested Python lists become
     lists of lists. `item_schema=` (or a list `schema=`) casts the items.
+    Eagerly a DataSlice is refused (`kd.implode` makes lists of one); while
+    tracing, an expression's dimensions all become lists, as in
+    `kd.lazy.lists.new`.
 
     >>> kd.list([1, 2, 3])
     DataItem(List[1, 2, 3], schema: LIST[INT32], bag_id: $...)
+    >>> kd.fn(lambda x: kd.lists.new(x))(kd.slice([[1], [2, 3]]))
+    DataItem(List[List[1], List[2, 3]], schema: LIST[LIST[INT32]], bag_id: $...)
     """
-    if isinstance(items, (types.DataSlice, _plait.Expr)):
+    if isinstance(items, _plait.Expr):
+        return _new_operator(items, item_schema=item_schema, schema=schema, itemid=itemid)
+    if isinstance(items, types.DataSlice):
         raise ValueError("kd.list does not accept DataSlice as an input, please use kd.implode")
     _plait.refuse_container_subclass("kd.list", items)
-    if schema is not None:
-        item_schema = _OPERATORS["kd.schema.get_item_schema"](schema)
+    # As Koda: the Python list made a slice (nested lists, more dimensions),
+    # all of whose dimensions become lists.
     if items is None:
-        scalar = _plait.item(0, None).get_shape()
-        return _OPERATORS["kd.lists.shaped"](scalar, item_schema=OBJECT if item_schema is None else item_schema)
-    values = _plait.slice(items, None)
-    if item_schema is not None and values.get_ndim() == 1:
-        values = _plait.slice(items, item_schema)
-    return _OPERATORS["kd.lists.implode"](values, ndim=-1, itemid=itemid)
+        return _new_operator(item_schema=item_schema, schema=schema, itemid=itemid)
+    return _new_operator(_plait.slice(items, None), item_schema=item_schema, schema=schema, itemid=itemid)
 
 
 @_traced_through
@@ -44,7 +49,7 @@ def _list(items=None, *, item_schema=None, schema=None, itemid=None):
     >>> kd.list([[1], [2, 3]])
     DataItem(List[List[1], List[2, 3]], schema: LIST[LIST[INT32]], bag_id: $...)
     """
-    if isinstance(items, (types.DataSlice, _plait.Expr)):
+    if isinstance(items, types.DataSlice):
         raise TypeError("kd.list does not accept DataSlice as an input, please use kd.implode")
     return new(items, item_schema=item_schema, schema=schema, itemid=itemid)
 

@@ -2,7 +2,6 @@
 
 from typing import Any
 
-OBJECT: Any
 def appended_list(x, append) -> Any:
     """Returns new lists with the items of x followed by append."""
 
@@ -18,7 +17,7 @@ def get_item(x, key_or_index) -> Any:
 def has_list(x) -> Any:
     """Returns present for each item of x that is a list."""
 
-def implode(x, /, ndim = ..., itemid = ...) -> Any:
+def implode(x, ndim = ..., itemid = ...) -> Any:
     """Folds the last ndim dimensions of x into new lists."""
 
 def is_list(x) -> Any:

@@ -41,6 +41,7 @@ def select(ds, fltr, expand_filter=True):
 
 
 select.__doc__ = _select_operator.__doc__
+select.__signature__ = _select_operator.__signature__
 # Lazily too a filter function is applied by this glue, inside tracing
 # (`kd.lazy.select(I.x, lambda v: v > 1)`, `I.x.select(...)`).
 select.__plait_lazy_glue_when__ = _filter_is_function

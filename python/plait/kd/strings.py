@@ -64,16 +64,17 @@ _fstr_operator = fstr  # noqa: F821 - exported above
 
 
 @_traced_through
-def fstr(x):
-    if _has_expr_fields(x):
+def fstr(fstr):  # noqa: F811 - Koda's parameter name
+    text = fstr
+    if _has_expr_fields(text):
         from plait import _plait
 
         if not _plait.is_tracing():
             # As Koda: an eager call formats values, not expressions (the
             # lazy form, kd.lazy.fstr, builds the expression).
             raise ValueError("kd.strings.fstr: f-string contains expression in eager kd.fstr call")
-        return _expr_fstr(x)
-    return _fstr_operator(x)
+        return _expr_fstr(text)
+    return _fstr_operator(text)
 
 
 fstr.__signature__ = _fstr_operator.__signature__

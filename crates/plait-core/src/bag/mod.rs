@@ -413,15 +413,20 @@ impl DataBag {
         Ok(())
     }
 
-    /// The number of values the bag holds, its fallbacks' included:
+    /// The number of values the bag and each of its fallbacks hold:
     /// attribute values (schemas' too), list items and dict entries
-    /// (`DataBag.get_approx_size`).
+    /// (`DataBag.get_approx_size`). As Koda's, it adds up the layers, so a
+    /// value an update overrides counts in both (each distinct bag once).
     pub fn approx_size(&self) -> usize {
-        let store = self.flattened();
-        let attrs: usize = store.attrs.values().map(|a| a.set_items().len()).sum();
-        let (_, list_items) = store.lists.counts();
-        let dict_entries: usize = store.dicts.iter().map(|(_, d)| d.len()).sum();
-        attrs + list_items + dict_entries
+        self.find_layers()
+            .iter()
+            .map(|store| {
+                let attrs: usize = store.attrs.values().map(|a| a.set_items().len()).sum();
+                let (_, list_items) = store.lists.counts();
+                let dict_entries: usize = store.dicts.iter().map(|(_, d)| d.len()).sum();
+                attrs + list_items + dict_entries
+            })
+            .sum()
     }
 
     /// Sets `attr` of `ids[i]` to `values[i]` (present ids only).

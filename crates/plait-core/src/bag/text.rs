@@ -292,7 +292,13 @@ fn entity_node(id: ItemId, schema: Schema, bag: &DataBag, depth: usize, o: &Prin
     let item_schema = if is_object {
         match bag.get_one(SCHEMA_ATTR, id).and_then(|v| v.schema()) {
             Some(s) => s,
-            None => return Node::Leaf(id.repr()),
+            // Past the depth shown, an id as any object's; else Koda prints
+            // the top item holding it as its id ([`Printer::note_schemaless`]).
+            None if depth >= o.depth => return Node::Leaf(html_span(o.html, "class=\"object-id\"", &id.short())),
+            None => {
+                o.note_schemaless();
+                return Node::Leaf(id.repr());
+            }
         }
     } else {
         schema

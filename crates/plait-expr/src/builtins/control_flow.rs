@@ -101,7 +101,7 @@ pub const DEFS: &[BuiltinDef] = &[
     BuiltinDef {
         name: "kd.functor.flat_map_chain",
         aliases: &["kd.flat_map_chain"],
-        signature: "iterable, fn, value_type_as=unspecified",
+        signature: "iterable, fn, value_type_as=None",
         doc: FLAT_MAP_CHAIN_DOC,
         call: flat_map_chain,
         deterministic: false,
@@ -110,7 +110,7 @@ pub const DEFS: &[BuiltinDef] = &[
     BuiltinDef {
         name: "kd.functor.flat_map_interleaved",
         aliases: &["kd.flat_map_interleaved"],
-        signature: "iterable, fn, value_type_as=unspecified",
+        signature: "iterable, fn, value_type_as=None",
         doc: FLAT_MAP_INTERLEAVED_DOC,
         call: flat_map_interleaved,
         deterministic: false,

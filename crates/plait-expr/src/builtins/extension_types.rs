@@ -23,9 +23,9 @@ macro_rules! def {
 pub const DEFS: &[BuiltinDef] = &[
     def!("kd.extension_types.make", "qtype, prototype=unspecified, /, **attrs", MAKE_DOC, make),
     def!("kd.extension_types.make_null", "qtype", MAKE_NULL_DOC, make_null),
-    def!("kd.extension_types.wrap", "x, qtype", WRAP_DOC, wrap),
+    def!("kd.extension_types.wrap", "obj, qtype", WRAP_DOC, wrap),
     def!("kd.extension_types.unwrap", "ext", UNWRAP_DOC, unwrap),
-    def!("kd.extension_types.dynamic_cast", "value, qtype", DYNAMIC_CAST_DOC, dynamic_cast),
+    def!("kd.extension_types.dynamic_cast", "ext, qtype", DYNAMIC_CAST_DOC, dynamic_cast),
     def!("kd.extension_types.get_attr", "ext, attr, qtype", GET_ATTR_DOC, get_attr),
     def!("kd.extension_types.has_attr", "ext, attr", HAS_ATTR_DOC, has_attr),
     def!("kd.extension_types.get_attr_qtype", "ext, attr", GET_ATTR_QTYPE_DOC, get_attr_qtype),
@@ -109,12 +109,12 @@ fn make_null(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     Ok(ObjectValue { object: Arc::new(Object { attrs, prototype: None }), label: Some(ext) }.into_value())
 }
 
-const WRAP_DOC: &str = "Returns the OBJECT `x` as a value of the extension type `qtype`.
+const WRAP_DOC: &str = "Returns the OBJECT `obj` as a value of the extension type `qtype`.
 
 The inverse of `kd.extension_types.unwrap`.
 
 Args:
-  x: an OBJECT (what `unwrap` returns).
+  obj: an OBJECT (what `unwrap` returns).
   qtype: the QType of an extension type.
 
 Examples:
@@ -158,7 +158,7 @@ fn unwrap(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     Ok(ObjectValue { object: ext.object.clone(), label: None }.into_value())
 }
 
-const DYNAMIC_CAST_DOC: &str = "Returns the extension value `value` as a value of the extension type `qtype`.
+const DYNAMIC_CAST_DOC: &str = "Returns the extension value `ext` as a value of the extension type `qtype`.
 
 Casts up (to a base class), down (to a subclass) and sideways: the
 attributes are kept as they are, only the type changes, so a value cast up
@@ -166,7 +166,7 @@ and back down has all its attributes again, and virtual methods keep
 calling the implementation the value was made with.
 
 Args:
-  value: an extension value.
+  ext: an extension value.
   qtype: the QType of an extension type.
 
 Examples:

@@ -27,7 +27,7 @@ pub const DEFS: &[BuiltinDef] = &[
     BuiltinDef {
         name: "kd.functor.is_fn",
         aliases: &["kd.is_fn"],
-        signature: "obj",
+        signature: "x",
         doc: IS_FN_DOC,
         call: is_fn,
         deterministic: true,
@@ -112,13 +112,13 @@ fn describe(v: &ExprValue) -> String {
     }
 }
 
-const IS_FN_DOC: &str = "Returns `present` if `obj` is a functor DataItem, else `missing`.
+const IS_FN_DOC: &str = "Returns `present` if `x` is a functor DataItem, else `missing`.
 
 A DataSlice (even of one functor) is not a functor; use
 `kd.functor.has_fn` to test each item. Any other value is not one either.
 
 Args:
-  obj: the value to test.
+  x: the value to test.
 
 Examples:
   >>> kd.is_fn(kd.fn(I.x))

@@ -13,7 +13,7 @@ pub const DEFS: &[BuiltinDef] = &[
     BuiltinDef {
         name: "kd.annotation.with_name",
         aliases: &[],
-        signature: "expr, name",
+        signature: "expr, /, name",
         doc: "Returns `expr` named `name`: the value is unchanged; inside a traced functor the\n\
               named subexpression becomes a variable of the functor.",
         call: with_name,

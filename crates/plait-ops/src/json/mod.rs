@@ -51,10 +51,12 @@ fn from_json_kernel(a: &Args<'_>) -> Result<DataSlice> {
             ));
         }
     };
-    let on_invalid = a.opt_slice("on_invalid")?;
+    // The default, an empty 1-D slice, is Koda's "not given": invalid
+    // texts raise.
+    let on_invalid = a.opt_slice("on_invalid")?.filter(|v| v.is_item() || v.size() > 0);
     if let Some(v) = on_invalid {
         if !v.is_item() {
-            return Err(Error::value(op, format!("argument `on_invalid` must be a DataItem, got a slice of rank {}", v.rank())));
+            return Err(Error::value(op, format!("on_invalid must be a DataItem, got a slice of rank {}", v.rank())));
         }
     }
     let opts = parse::Options {
@@ -111,7 +113,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add(
         "kd.json.from_json",
         &["kd.from_json"],
-        "x, /, schema=OBJECT, default_number_schema=OBJECT, *, on_invalid=unspecified, keys_attr='json_object_keys', values_attr='json_object_values'",
+        "x, /, schema=OBJECT, default_number_schema=OBJECT, *, on_invalid=[], keys_attr='json_object_keys', values_attr='json_object_values'",
         r#"Parses a DataSlice `x` of JSON strings.
 
 The result has the shape of `x` (missing texts give missing items) and lives

@@ -266,7 +266,7 @@ pub fn agg_mean(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
         // f64 holds every sum of FLOAT32 or INT32 values exactly enough to
         // add them in lanes; the result is FLOAT32.
         let schema = input.p.promotion.schema(out);
-        let means = crate::with_num_type!(input.p.dtype(), T => input.dense::<T, SumF64, f32>(|sum, n| (sum / n as f64) as f32));
+        let means = crate::with_num_type!(input.p.dtype(), T => input.dense::<T, SumF64, f32>(mean_in::<f32>));
         return input.finish_nonempty(means, schema);
     }
     crate::with_num_type!(input.p.dtype(), T => {
@@ -277,10 +277,18 @@ pub fn agg_mean(x: &DataSlice, ndim: Option<i64>) -> Result<DataSlice> {
                 None => (sum_f64(v, presence, r.clone()), r.len()),
                 Some(p) => (sum_f64(v, presence, r.clone()), r.filter(|&i| p.is_valid(i)).count()),
             };
-            (count > 0).then(|| sum / count as f64)
+            (count > 0).then_some((sum, count))
         });
-        crate::with_float_type!(out, F => input.finish::<F>(sums.into_iter().map(|m| m.map(F::from_f64)).collect()))
+        crate::with_float_type!(out, F => input.finish::<F>(sums.into_iter().map(|m| m.map(|(sum, n)| mean_in::<F>(sum, n))).collect()))
     })
+}
+
+/// A group's mean as Koda computes it: the sum (added in f64, as agg_sum
+/// adds) rounded to the result type `F`, then divided by the count in `F`.
+/// (A quotient of two `F` values computed in f64 and rounded once is the
+/// quotient in `F`: f64 has more than twice f32's precision.)
+fn mean_in<F: Num>(sum: f64, n: usize) -> F {
+    F::from_f64(F::from_f64(sum).to_f64() / F::from_f64(n as f64).to_f64())
 }
 
 /// Medians per group: the lower middle value for an even count.
@@ -306,24 +314,34 @@ fn variance(op: &str, x: &DataSlice, unbiased: impl FnOnce() -> Result<bool>, nd
         return Ok(input.missing(out));
     }
     let presence = input.presence();
-    crate::with_num_type!(input.p.dtype(), T => {
-        let vars = input.per_group::<T, _>(|v, r| {
+    crate::with_num_type!(input.p.dtype(), T => crate::with_float_type!(out, F => {
+        // Koda's steps, each rounded to the result type F: the mean (as
+        // agg_mean), each deviation and its square, their sum (added in f64),
+        // the quotient by the degrees of freedom; a deviation is the variance
+        // to the power 0.5 (`powf`, which can differ from `sqrt` in the last
+        // digit, as Koda's does).
+        let round = |v: f64| F::from_f64(v).to_f64();
+        let stats = input.per_group::<T, _>(|v, r| {
             let values: Vec<f64> = present_values(v, presence, r).iter().map(|v| v.to_f64()).collect();
             let n = values.len();
             let dof = if unbiased { n.checked_sub(1)? } else { n };
             if n == 0 || dof == 0 {
                 return None;
             }
-            let mean = values.iter().sum::<f64>() / n as f64;
-            Some(values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / dof as f64)
+            let mean = mean_in::<F>(values.iter().sum::<f64>(), n).to_f64();
+            // (Integers become F before they are subtracted.)
+            let squares: f64 = values
+                .iter()
+                .map(|&v| {
+                    let deviation = round(round(v) - mean);
+                    round(deviation * deviation)
+                })
+                .sum();
+            let var = F::from_f64(round(squares) / round(dof as f64));
+            Some(if sqrt { var.powf(0.5) } else { var })
         });
-        // The variance is rounded to the result type once; a deviation is
-        // the square root of that, in the result type (Koda's FLOAT32
-        // values).
-        crate::with_float_type!(out, F => input.finish::<F>(
-            vars.into_iter().map(|m| m.map(|var| if sqrt { F::from_f64(var).sqrt() } else { F::from_f64(var) })).collect()
-        ))
-    })
+        input.finish::<F>(stats)
+    }))
 }
 
 /// Variances per group (`unbiased()` true divides by n - 1).

@@ -448,7 +448,7 @@ fn register_creators(r: &mut Registry) {
     r.add(
         UU,
         &["kd.uu"],
-        "seed=None, *, schema=unspecified, overwrite_schema=False, **attrs",
+        "seed='', *, schema=unspecified, overwrite_schema=False, **attrs",
         r#"Creates entities whose ids are derived from `seed` and the attribute values.
 
 The same seed, attribute names and values give the same entity (its id is
@@ -479,7 +479,7 @@ Examples:
     r.add(
         UUOBJ,
         &["kd.uuobj"],
-        "seed=None, **attrs",
+        "seed='', **attrs",
         r#"Creates objects whose ids are derived from `seed` and the attribute values.
 
 The same seed, attribute names and values give the same object (its id is
@@ -504,7 +504,7 @@ Examples:
     r.add(
         "kd.entities.new",
         &["kd.new"],
-        "arg=unspecified, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "arg=unspecified, /, *, schema=unspecified, overwrite_schema=False, itemid=unspecified, **attrs",
         r#"Creates entities with the given attributes and an explicit schema.
 
 The attribute values are aligned to a common shape and one entity is made per
@@ -548,7 +548,7 @@ Examples:
     r.add(
         "kd.entities.strict_new",
         &["kd.strict_new"],
-        "*, schema, overwrite_schema=False, itemid=None, **attrs",
+        "*, schema, overwrite_schema=False, itemid=unspecified, **attrs",
         r#"Returns new entities of `schema`, refusing attributes it does not declare.
 
 Like `kd.new(schema=schema, ...)`, but an attribute missing from the
@@ -588,7 +588,7 @@ Examples:
     r.add(
         "kd.objs.new",
         &["kd.obj"],
-        "arg=unspecified, /, *, itemid=None, **attrs",
+        "arg=unspecified, /, *, itemid=unspecified, **attrs",
         r#"Creates objects with the given attributes, each with its own implicit schema.
 
 The attribute values are aligned to a common shape and one object is made per
@@ -625,7 +625,7 @@ Examples:
     r.add(
         "kd.entities.shaped",
         &["kd.new_shaped"],
-        "shape, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "shape, /, *, schema=unspecified, overwrite_schema=False, itemid=unspecified, **attrs",
         r#"Creates entities of the given shape.
 
 One entity is made per item of `shape`; attribute values are broadcast to it.
@@ -648,7 +648,7 @@ Examples:
     r.add(
         "kd.entities.shaped_as",
         &["kd.new_shaped_as"],
-        "shape_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "shape_from, /, *, schema=unspecified, overwrite_schema=False, itemid=unspecified, **attrs",
         r#"Creates entities of the shape of shape_from.
 
 One entity is made per item of `shape_from`, missing or not; attribute values
@@ -671,7 +671,7 @@ Examples:
     r.add(
         "kd.entities.like",
         &["kd.new_like"],
-        "shape_and_mask_from, /, *, schema=None, overwrite_schema=False, itemid=None, **attrs",
+        "shape_and_mask_from, /, *, schema=unspecified, overwrite_schema=False, itemid=unspecified, **attrs",
         r#"Creates entities of the shape of shape_and_mask_from, missing where it is.
 
 Attribute values are broadcast to the shape of `shape_and_mask_from`; items
@@ -700,7 +700,7 @@ Examples:
     r.add(
         "kd.objs.like",
         &["kd.obj_like"],
-        "shape_and_mask_from, /, *, itemid=None, **attrs",
+        "shape_and_mask_from, /, *, itemid=unspecified, **attrs",
         r#"Creates objects of the shape of shape_and_mask_from, missing where it is.
 
 Attribute values are broadcast to the shape of `shape_and_mask_from`; items
@@ -726,7 +726,7 @@ Examples:
     r.add(
         "kd.objs.shaped",
         &["kd.obj_shaped"],
-        "shape, /, *, itemid=None, **attrs",
+        "shape, /, *, itemid=unspecified, **attrs",
         r#"Creates objects of the given shape.
 
 One object is made per item of `shape`, each with its own implicit schema;
@@ -747,7 +747,7 @@ Examples:
     r.add(
         "kd.objs.shaped_as",
         &["kd.obj_shaped_as"],
-        "shape_from, /, *, itemid=None, **attrs",
+        "shape_from, /, *, itemid=unspecified, **attrs",
         r#"Creates objects of the shape of shape_from.
 
 One object is made per item of `shape_from`, missing or not, each with its own

@@ -1268,7 +1268,7 @@ Examples:
     r.add(
         "kd.core.stub",
         &["kd.stub"],
-        "x, attrs=unspecified",
+        "x, attrs=[]",
         r#"Returns x with a new bag holding only what updates to its items need.
 
 The stub keeps the ids of `x` and, in a new bag, just enough to add data to

@@ -25,6 +25,7 @@ use super::model::{
 use crate::registry::Registry;
 
 const IMPLODE: &str = "kd.lists.implode";
+const NEW: &str = "kd.lists.new";
 const EXPLODE: &str = "kd.lists.explode";
 const GET_ITEM: &str = "kd.lists.get_item";
 const SIZE: &str = "kd.lists.size";
@@ -358,7 +359,7 @@ pub fn shaped(
         None => DataSlice::missing(shape.with_edge(plait_core::Edge::uniform(shape.size(), 0))?, item_schema.unwrap_or(Schema::Object)),
     };
     let rows = match item_schema {
-        Some(s) if s != rows.schema() => cast_to(op, &rows, s)?,
+        Some(s) if s != rows.schema() => fit_to(op, "list items", schema_from.unwrap_or(&rows), s, &rows)?,
         _ => rows,
     };
     let rows = match schema_from {
@@ -553,7 +554,7 @@ Examples:
     r.add(
         "kd.lists.implode",
         &["kd.implode"],
-        "x, /, ndim=1, itemid=None",
+        "x, ndim=int64(1), itemid=unspecified",
         r#"Folds the last ndim dimensions of x into new lists.
 
 Each implosion turns the last dimension into lists, one per item of the
@@ -576,7 +577,7 @@ Examples:
     r.add(
         "kd.lists.explode",
         &["kd.explode"],
-        "x, ndim=1",
+        "x, ndim=int64(1)",
         r#"Returns the items of the lists in x as ndim new dimensions.
 
 Each explosion adds one dimension holding the items of each list; a missing
@@ -771,9 +772,38 @@ Examples:
         |a| select_items(a.slice("ds")?, a.slice("fltr")?),
     );
     r.add(
+        NEW,
+        &["kd.list"],
+        "items=unspecified, *, item_schema=unspecified, schema=unspecified, itemid=unspecified",
+        r#"Creates a list from `items`: every dimension of a DataSlice becomes lists.
+
+A 1-D slice gives a list of its items, a 2-D slice a list of lists, and so
+on. Python lists are converted as `kd.slice` converts them (`kd.list` also
+takes them, eagerly, and refuses DataSlices). Without items the list is
+empty. The innermost items are cast to `item_schema`, or to the item schema
+of `schema` (a list schema); giving both is an error.
+
+Args:
+  items: a DataSlice of at least one dimension, or a Python list (optional).
+  item_schema: the schema of the innermost items (optional).
+  schema: the schema of the list, when the items are one dimension (optional).
+  itemid: the ItemId of the new list (optional).
+
+Examples:
+  >>> kd.lists.new([1, 2])
+  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)
+  >>> kd.lazy.list(I.x).eval(x=kd.slice([[1, 2], [3]]))
+  DataItem(List[List[1, 2], List[3]], schema: LIST[LIST[INT32]], bag_id: $...)
+  >>> kd.lazy.list(I.x, item_schema=kd.INT64).eval(x=kd.slice([1, 2]))
+  DataItem(List[1, 2], schema: LIST[INT64], bag_id: $...)
+  >>> kd.fn(lambda x: kd.list(x))(kd.slice([1, 2]))
+  DataItem(List[1, 2], schema: LIST[INT32], bag_id: $...)"#,
+        |a| new(a.opt_slice("items")?, opt_item_schema(NEW, a)?, a.opt_given("itemid")?),
+    );
+    r.add(
         "kd.lists.shaped",
         &["kd.list_shaped"],
-        "shape, /, items=unspecified, *, item_schema=None, schema=None, itemid=None",
+        "shape, /, items=unspecified, *, item_schema=unspecified, schema=unspecified, itemid=unspecified",
         r#"Creates new lists of the given shape.
 
 One list is made for each item of the shape. items fill the lists: with one
@@ -796,12 +826,12 @@ Examples:
   DataSlice([List[], List[]], schema: LIST[OBJECT], present: 2/2, bag_id: $...)
   >>> kd.list_shaped(kd.shapes.new(), kd.slice([1, 2]), item_schema=kd.FLOAT32)
   DataItem(List[1.0, 2.0], schema: LIST[FLOAT32], bag_id: $...)"#,
-        |a| shaped(a.shape("shape")?, a.opt_slice("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
+        |a| shaped(a.shape("shape")?, a.opt_slice("items")?, opt_item_schema("kd.lists.shaped", a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.shaped_as",
         &["kd.list_shaped_as"],
-        "shape_from, /, items=unspecified, *, item_schema=None, schema=None, itemid=None",
+        "shape_from, /, items=unspecified, *, item_schema=unspecified, schema=unspecified, itemid=unspecified",
         r#"Creates new lists of the shape of shape_from.
 
 One list is made for each item of shape_from, present or not. items fill
@@ -822,12 +852,12 @@ Examples:
   DataSlice([List[1, 2], List[3]], schema: LIST[INT32], present: 2/2, bag_id: $...)
   >>> kd.list_shaped_as(kd.slice([1, 2]), schema=kd.list_schema(kd.STRING))
   DataSlice([List[], List[]], schema: LIST[STRING], present: 2/2, bag_id: $...)"#,
-        |a| shaped(a.slice("shape_from")?.shape(), a.opt_slice("items")?, opt_item_schema(a)?, a.opt_given("itemid")?),
+        |a| shaped(a.slice("shape_from")?.shape(), a.opt_slice("items")?, opt_item_schema("kd.lists.shaped", a)?, a.opt_given("itemid")?),
     );
     r.add(
         "kd.lists.like",
         &["kd.list_like"],
-        "shape_and_mask_from, /, items=unspecified, *, item_schema=None, schema=None, itemid=None",
+        "shape_and_mask_from, /, items=unspecified, *, item_schema=unspecified, schema=unspecified, itemid=unspecified",
         r#"Creates new lists with the shape and the missing items of shape_and_mask_from.
 
 One list is made for each present item of shape_and_mask_from (missing where
@@ -850,7 +880,7 @@ Examples:
   DataSlice([List[], None], schema: LIST[STRING], present: 1/2, bag_id: $...)"#,
         |a| {
             let from = a.slice("shape_and_mask_from")?;
-            let lists = shaped(from.shape(), a.opt_slice("items")?, opt_item_schema(a)?, a.opt_given("itemid")?)?;
+            let lists = shaped(from.shape(), a.opt_slice("items")?, opt_item_schema("kd.lists.shaped", a)?, a.opt_given("itemid")?)?;
             let bag = lists.bag().cloned();
             crate::masking::apply_mask(&lists, &crate::masking::has(from)?).map(|l| l.with_bag(bag))
         },
@@ -858,26 +888,53 @@ Examples:
     // Python lists of items are boxed as `kd.slice` boxes them, as in Koda
     // (`kd.list_shaped(kd.shapes.new(2), [[1], [2, 3]])`).
     r.boxing("kd.lists.shaped", crate::registry::Boxing::Lists);
+    r.boxing(NEW, crate::registry::Boxing::Lists);
     r.boxing("kd.lists.like", crate::registry::Boxing::Lists);
 }
 
-/// The item schema from `item_schema=` or from a list `schema=`.
+/// `kd.lists.new(items, item_schema=, schema=, itemid=)`: one list, with
+/// every dimension of `items` made lists (a 2-D slice: a list of lists), the
+/// innermost items cast to the item schema given; without items, an empty
+/// list (of OBJECT unless a schema is given).
+fn new(items: Option<&DataSlice>, item_schema: Option<(Schema, Option<&DataSlice>)>, itemid: Option<&DataSlice>) -> Result<DataSlice> {
+    let Some(items) = items else { return shaped(&JaggedShape::scalar(), None, item_schema, itemid) };
+    if items.rank() == 0 {
+        return Err(Error::value(NEW, "creating a list from values requires at least one dimension"));
+    }
+    let items = match item_schema {
+        Some((schema, from)) => {
+            let cast = if schema != items.schema() { fit_to(NEW, "list items", from.unwrap_or(items), schema, items)? } else { items.clone() };
+            match from {
+                Some(from) if matches!(schema, Schema::Struct(_)) => {
+                    let bag = merged_bag_of(NEW, &[&cast, from])?;
+                    cast.with_bag(bag)
+                }
+                _ => cast,
+            }
+        }
+        None => items.clone(),
+    };
+    implode(&items, -1, itemid)
+}
+
 /// The item schema from `item_schema=` or a list `schema=`, with the
-/// argument that gave it.
-fn opt_item_schema<'a>(a: &'a crate::registry::Args<'_>) -> Result<Option<(Schema, Option<&'a DataSlice>)>> {
+/// argument that gave it (errors name `op`).
+fn opt_item_schema<'a>(op: &str, a: &'a crate::registry::Args<'_>) -> Result<Option<(Schema, Option<&'a DataSlice>)>> {
     let item_schema = a.opt_slice("item_schema")?.filter(|s| s.present_count() > 0);
     let schema = a.opt_slice("schema")?.filter(|s| s.present_count() > 0);
     if item_schema.is_some() && schema.is_some() {
-        return Err(Error::value("kd.lists.shaped", "creating lists with schema accepts either a list schema or item schema, but not both"));
+        return Err(Error::value(op, "creating lists with schema accepts either a list schema or item schema, but not both"));
     }
     if let Some(s) = item_schema {
-        return Ok(Some((schema_item("kd.lists.shaped", s)?, Some(s))));
+        return Ok(Some((schema_item(op, s)?, Some(s))));
     }
     if let Some(s) = schema {
-        let list = schema_item("kd.lists.shaped", s)?;
+        let list = schema_item(op, s)?;
         return match (list, s.bag()) {
             (Schema::Struct(id), Some(bag)) => Ok(attr_schema(bag, id, LIST_ITEMS_ATTR).map(|item| (item, Some(s)))),
-            _ => Err(Error::value("kd.lists.shaped", "`schema` must be a list schema")),
+            // (Koda's shaped forms read the item schema with get_item_schema.)
+            _ if op == NEW => Err(Error::value(op, format!("expected List schema, got {list}"))),
+            _ => Err(Error::value(op, format!("expected List schema for get_item_schema, got {}", plait_core::repr::repr_slice(s)))),
         };
     }
     Ok(None)

@@ -48,6 +48,7 @@ pub(crate) fn register(r: &mut Registry) {
     // Operators that allocate fresh ids give a different result on every
     // call: expression preparation must not fold them into literals.
     for name in create::CREATORS.into_iter().chain([
+        "kd.lists.new",
         "kd.lists.implode",
         "kd.lists.appended_list",
         "kd.lists.concat",

@@ -18,6 +18,7 @@ pub(super) fn register(r: &mut Registry) {
         ("kd.lists.get_item", list_get_item),
         ("kd.lists.select_items", select_items),
         ("kd.lists.concat", concat_lists),
+        ("kd.lists.new", list_of_items),
         ("kd.lists.like", new_lists),
         ("kd.lists.shaped", new_lists),
         ("kd.lists.shaped_as", new_lists),
@@ -301,6 +302,35 @@ pub fn new_lists(a: &TypeArgs<'_>) -> Result<TypeValue> {
         SchemaType::List(Box::new(SchemaType::Named(Schema::Object)))
     };
     Ok(TypeValue::slice(SliceType { schema, dims: created_dims(a, None)? }))
+}
+
+/// `kd.lists.new(items, item_schema, schema, itemid)`: one list, each
+/// dimension of `items` made lists, of `item_schema` (or `schema`'s item
+/// schema, or the items'); without items, an empty list (of OBJECT unless a
+/// schema is given).
+pub fn list_of_items(a: &TypeArgs<'_>) -> Result<TypeValue> {
+    let op = a.op_name();
+    let given_item_schema = if given(a, "item_schema") {
+        Some(a.known_schema("item_schema"))
+    } else if given(a, "schema") {
+        Some(match a.known_schema("schema") {
+            SchemaType::List(item) => *item,
+            _ => SchemaType::Unknown,
+        })
+    } else {
+        None
+    };
+    if a.get("items").is_none() {
+        let item = given_item_schema.unwrap_or(SchemaType::Named(Schema::Object));
+        return Ok(TypeValue::slice(SliceType::new(SchemaType::List(Box::new(item)), Vec::new())));
+    }
+    let items = a.slice("items")?;
+    let schema = match items.rank() {
+        Some(0) => return Err(Error::value(op, "creating a list from values requires at least one dimension")),
+        Some(rank) => (0..rank).fold(given_item_schema.unwrap_or_else(|| items.schema.clone()), |s, _| SchemaType::List(Box::new(s))),
+        None => SchemaType::Unknown,
+    };
+    Ok(TypeValue::slice(SliceType::new(schema, Vec::new())))
 }
 
 /// `kd.dicts.get_item(x, key)`: the values at the keys.

@@ -242,7 +242,7 @@ pub(crate) fn register(r: &mut Registry) {
     r.add_value(
         "kd.slices.slice",
         &["kd.slice"],
-        "x, /, schema=unspecified",
+        "x, schema=unspecified",
         r#"Returns `x` as a DataSlice, cast to `schema` when it is given.
 
 Python values (nested lists of scalars) are boxed as kd.slice boxes them,
@@ -266,7 +266,7 @@ Examples:
     r.add_value(
         "kd.slices.item",
         &["kd.item"],
-        "x, /, schema=unspecified",
+        "x, schema=unspecified",
         r#"Returns `x` as a DataItem, cast to `schema` when it is given.
 
 A DataSlice of rank > 0 is an error. A Python scalar is boxed with

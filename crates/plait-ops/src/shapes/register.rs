@@ -236,7 +236,7 @@ Examples:
     r.add_value(
         "kd.shapes.flatten",
         &["kd.flatten"],
-        "x, from_dim=0, to_dim=unspecified",
+        "x, from_dim=int64(0), to_dim=unspecified",
         r#"Returns `x` with dimensions `[from_dim:to_dim]` merged into one (no data copy).
 
 Negative dims count from the end; `from_dim == to_dim` inserts a unit
@@ -262,7 +262,7 @@ Examples:
     r.add_value(
         "kd.shapes.flatten_end",
         &["kd.flatten_end"],
-        "x, n_times=1",
+        "x, n_times=int64(1)",
         r#"Returns `x` with its last `n_times + 1` dimensions merged into one.
 
 The result has `n_times` fewer dimensions; `n_times=0` returns `x` as it

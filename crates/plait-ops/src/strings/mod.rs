@@ -284,7 +284,7 @@ Examples:
     r.add(
         "kd.strings.find",
         &[],
-        "s, substr, start=0, end=None",
+        "s, substr, start=int64(0), end=int64(None)",
         r#"Returns the offset of the first occurrence of `substr` in `s`.
 
 Only the part [start, end) of s is searched (Python slice rules: negative
@@ -310,7 +310,7 @@ Examples:
     r.add(
         "kd.strings.rfind",
         &[],
-        "s, substr, start=0, end=None",
+        "s, substr, start=int64(0), end=int64(None)",
         r#"Returns the offset of the last occurrence of `substr` in `s`.
 
 Like `kd.strings.find`, but searches from the right: only [start, end) of s
@@ -333,7 +333,7 @@ Examples:
     r.add(
         "kd.strings.substr",
         &[],
-        "x, start=0, end=None",
+        "x, start=int64(0), end=int64(None)",
         r#"Returns a DataSlice of substrings with indices [start, end).
 
 Indices follow Python slice rules (negative ones count from the end, and an
@@ -417,7 +417,7 @@ Examples:
     r.add(
         "kd.strings.replace",
         &[],
-        "s, old, new, max_subs=None",
+        "s, old, new, max_subs=int32(None)",
         r#"Replaces up to `max_subs` occurrences of `old` within `s` with `new`.
 
 Occurrences are replaced from left to right, all of them when max_subs is
@@ -720,7 +720,7 @@ Examples:
     r.add(
         "kd.strings.fstr",
         &["kd.fstr"],
-        "x",
+        "fstr, /",
         r#"Transforms Koda f-string into an expression.
 
 Write a Python f-string in which every DataSlice has a format spec (`{x:s}`
@@ -730,7 +730,7 @@ is missing where any slice is missing. A string without such a field raises
 a ValueError.
 
 Args:
-  x: the f-string.
+  fstr: the f-string.
 
 Examples:
   >>> name = kd.slice(['Ann', 'Bob', 'Cy'])
@@ -739,7 +739,7 @@ Examples:
   DataSlice(['Ann has 1 cats', 'Bob has 2 cats', None], schema: STRING, present: 2/3)
   >>> kd.fstr(f'price: {kd.item(1.5):.2f}')
   DataItem('price: 1.50', schema: STRING)"#,
-        |a| fstr(a.slice("x")?),
+        |a| fstr(a.slice("fstr")?),
     );
     // Koda keeps the bag of text it only re-encodes.
     for name in ["kd.strings.decode", "kd.strings.encode"] {

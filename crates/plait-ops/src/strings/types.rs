@@ -66,10 +66,10 @@ pub fn regex_find_all(a: &TypeArgs<'_>) -> Result<TypeValue> {
     Ok(TypeValue::slice(SliceType { schema: text.schema.clone(), dims }))
 }
 
-/// `kd.strings.fstr(x)`: STRING, of the shape of the values the text
+/// `kd.strings.fstr(fstr)`: STRING, of the shape of the values the text
 /// embeds (unknown here).
 pub fn fstr(a: &TypeArgs<'_>) -> Result<TypeValue> {
-    let x = a.slice("x")?;
-    check_class(a.op_name(), "x", x, TypeClass::String)?;
+    let x = a.slice("fstr")?;
+    check_class(a.op_name(), "fstr", x, TypeClass::String)?;
     Ok(TypeValue::slice(SliceType { schema: SchemaType::Named(Schema::String), dims: None }))
 }
