@@ -164,7 +164,7 @@ impl DataSlice {
                          primitives of {schema}, got items of type {dtype} (use kd.cast_to to convert them)"
                     )
                 };
-                return Err(Error::value("kd.with_schema", message));
+                return Err(Error::value("kd.schema.with_schema", message));
             }
         }
         Ok(DataSlice { shape: self.shape.clone(), data: self.data.clone(), schema, bag: self.bag.clone() })

@@ -170,6 +170,19 @@ impl PyDataSlice {
             && (0..a.size()).all(same_item)
     }
 
+    /// Where this slice and `expected` first differ in what they hold (None
+    /// when equivalent), for `kd.testing.assert_equivalent`.
+    fn _first_difference(
+        &self,
+        expected: PyRef<'_, PyDataSlice>,
+        partial: bool,
+        schemas_equality: bool,
+        ids_equality: bool,
+    ) -> PyResult<Option<String>> {
+        let options = plait_ops::objects::equivalence::Options { partial, schemas: schemas_equality, ids: ids_equality };
+        guard(|| plait_ops::objects::equivalence::first_difference(&self.inner, &expected.inner, options))
+    }
+
     /// A number equal for slices of equal content: schema, shape and
     /// values, with entities, objects, lists and dicts counted by what is
     /// reachable from them (so a functor keeps it when saved and loaded,

@@ -30,9 +30,13 @@ def _entries(items_or_keys, values):
             if isinstance(v, _NESTED):
                 raise ValueError(f"object with unsupported type: {type(v).__name__}")
         return _plait.slice(keys, None), _plait.slice(vals, None)
-    if isinstance(items_or_keys, builtins.dict):
+    if isinstance(items_or_keys, _NESTED):
         raise TypeError("`items_or_keys` must be a DataSlice or DataItem (or convertible to DataItem) "
-                        "if `values` is provided, but got dict")
+                        f"if `values` is provided, but got {type(items_or_keys).__name__}")
+    # As Koda's: Python lists (and tuples) of values are made a slice, nested
+    # ones one dimension per level.
+    if isinstance(values, (builtins.list, tuple)):
+        values = _plait.slice(builtins.list(values), None)
     return items_or_keys, values
 
 

@@ -34,7 +34,16 @@ class Iterable:
         return hash(self._items)
 
     def __repr__(self):
-        return f"Iterable[{', '.join(repr(v) for v in self._items)}]"
+        # As Koda prints its iterables: `ITERABLE[DATA_SLICE]{sequence(<the
+        # values>, value_qtype=DATA_SLICE)}`.
+        values = "".join(f"{v!r}, " for v in self._items)
+        return f"{self.qtype}{{sequence({values}value_qtype={self._value_qtype()})}}"
+
+    def _value_qtype(self):
+        from plait.kd import qtypes
+
+        first = next(iter(self._items), None)
+        return getattr(first, "qtype", None) or qtypes.DATA_SLICE
 
     @property
     def qtype(self):
@@ -42,9 +51,7 @@ class Iterable:
         empty)."""
         from plait.kd import qtypes
 
-        first = next(iter(self._items), None)
-        value = getattr(first, "qtype", None) or qtypes.DATA_SLICE
-        return qtypes._iterable_of(value)
+        return qtypes._iterable_of(self._value_qtype())
 
 
 _builtins.export(globals(), "kd.iterables")

@@ -53,10 +53,11 @@ def _equal(actual, expected):
     return actual == expected
 
 
-def _report(title, actual, expected, msg):
+def _report(title, actual, expected, msg, difference=None):
     if msg is not None:
         return msg
-    return f"{title}:\n\n  actual:\n    {_text(actual)}\n  expected:\n    {_text(expected)}"
+    where = f"  first difference: {difference}\n" if difference is not None else ""
+    return f"{title}:\n\n{where}  actual:\n    {_text(actual)}\n  expected:\n    {_text(expected)}"
 
 
 def assert_equal(actual_value, expected_value, *, msg=None):
@@ -104,51 +105,84 @@ def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equalit
     """Asserts that the two values hold the same data, whatever their ids and bags.
 
     DataSlices are equivalent when they have the same shape and their items
-    hold the same values, entities, objects, lists and dicts being compared
-    by what is reachable from them (their `DataSlice.fingerprint`). As in
-    Koda, an explicit entity schema counts by its id (two `kd.new(a=1)` have
-    different schemas) unless `schemas_equality=False`; implicit schemas of
-    objects, named and uu schemas compare equal when their content does.
-    With `ids_equality=True` the ids must be the same too; with
-    `partial=True`, `actual_value` may hold more attributes than
-    `expected_value`.
+    hold the same data, compared side by side: entities and objects by their
+    attributes, lists by their items, dicts by their entries. With
+    `schemas_equality` (the default) the schemas must be the same too: the
+    types of primitives, what list and dict schemas hold, an explicit entity
+    schema by its id (two `kd.new(a=1)` have different schemas), the
+    implicit schemas of objects by their attributes; without it the values
+    alone count (INT32 `1` and INT64 `1` agree). With `ids_equality=True`
+    the ids must be the same; with `partial=True`, `actual_value` may hold
+    attributes `expected_value` lacks. DataBags are equivalent when they hold
+    the same contents; other values (shapes, tuples, iterables) when they
+    are equal.
 
     Args:
-      actual_value: a DataSlice, DataBag, JaggedShape, Expr or None.
+      actual_value: a DataSlice, DataBag, JaggedShape, tuple, iterable or None.
       expected_value: the value it must be equivalent to.
       partial: whether `actual_value` may have attributes `expected_value`
         lacks.
       ids_equality: whether the ids of entities must be the same.
-      schemas_equality: whether explicit entity schemas must be the same
-        schema (by id); True unless False is given.
+      schemas_equality: whether schemas must be the same (True unless False
+        is given).
       msg: the message of the AssertionError, instead of the default one.
 
     Examples:
       >>> kd.testing.assert_equivalent(kd.obj(a=1), kd.obj(a=1))
       >>> kd.testing.assert_equivalent(kd.new(a=1), kd.new(a=1), schemas_equality=False)
-      >>> kd.testing.assert_equivalent(kd.obj(a=1), kd.obj(a=2))
+      >>> kd.testing.assert_equivalent(kd.list([1], item_schema=kd.OBJECT), kd.list([1]))
       Traceback (most recent call last):
       ...
       AssertionError: DataSlices are not equivalent:
+      <BLANKLINE>
+        first difference: schema: LIST[OBJECT] vs LIST[INT32]
       ...
     """
     kd = _kd()
-    if not isinstance(actual_value, _plait.DataSlice) or not isinstance(expected_value, _plait.DataSlice):
-        return assert_equal(actual_value, expected_value, msg=msg)
-    actual = actual_value
-    if partial and actual._bag() is not None and expected_value._bag() is not None:
-        # Only the attributes the expected value has.
-        names = kd.dir(expected_value) if kd.is_entity(expected_value) or expected_value.get_schema() == kd.OBJECT else []
-        if names:
-            actual = kd.new(**{n: actual.get_attr(n) for n in names}, schema=expected_value.get_schema()) \
-                if kd.is_entity(expected_value) else kd.obj(**{n: actual.get_attr(n) for n in names})
-    same = (actual.get_shape() == expected_value.get_shape() and actual.fingerprint == expected_value.fingerprint)
-    if same and schemas_equality is not False and kd.schema.is_entity_schema(expected_value.get_schema()):
-        same = actual.get_schema().no_bag()._identical(expected_value.get_schema().no_bag())
-    if same and ids_equality:
-        same = bool(kd.full_equal(actual.no_bag(), expected_value.no_bag()))
-    if not same:
-        raise AssertionError(_report("DataSlices are not equivalent", actual_value, expected_value, msg))
+    if actual_value is None and expected_value is None:
+        return
+    if isinstance(actual_value, _plait.DataSlice) and isinstance(expected_value, _plait.DataSlice):
+        difference = actual_value._first_difference(
+            expected_value, bool(partial), schemas_equality is not False, bool(ids_equality))
+        if difference is not None:
+            raise AssertionError(_report("DataSlices are not equivalent", actual_value, expected_value, msg, difference))
+        return
+    for name, given in (("partial", partial), ("ids_equality", ids_equality), ("schemas_equality", schemas_equality)):
+        if given is not None:
+            raise AssertionError(f"`{name}` is only supported for DataSlices")
+    if isinstance(actual_value, kd.types.DataBag) and isinstance(expected_value, kd.types.DataBag):
+        if _bag_contents(actual_value) != _bag_contents(expected_value):
+            raise AssertionError(msg or "DataBags are not equivalent\n\n"
+                                 f"{actual_value.contents_repr()} != {expected_value.contents_repr()}")
+        return
+    if isinstance(actual_value, kd.expr.Expr) or isinstance(expected_value, kd.expr.Expr):
+        # As Koda's: expressions are compared with assert_equal.
+        raise TypeError(f"`actual_value` must be a QValue, got {type(actual_value)}")
+    if not _same_values(actual_value, expected_value):
+        raise AssertionError(msg or f"values are not equivalent:\n\n  actual:\n    {_text(actual_value)}\n"
+                                    f"  expected:\n    {_text(expected_value)}")
+
+
+def _same_values(a, b):
+    """Whether two values other than DataSlice pairs are the same: tuples,
+    named tuples and iterables by their elements (DataSlices in them as
+    `assert_equal` compares them), anything else by `==`."""
+    kd = _kd()
+    if isinstance(a, _plait.DataSlice) or isinstance(b, _plait.DataSlice):
+        return isinstance(a, _plait.DataSlice) and isinstance(b, _plait.DataSlice) and a._identical(b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, kd.tuples.NamedTuple):
+        return list(a.keys()) == list(b.keys()) and _same_values(tuple(a.values()), tuple(b.values()))
+    if isinstance(a, (tuple, kd.types.Iterable)):
+        xs, ys = list(a), list(b)
+        return len(xs) == len(ys) and all(_same_values(x, y) for x, y in zip(xs, ys))
+    return a == b
+
+
+def _bag_contents(bag):
+    """What a bag holds, without the bag's own id."""
+    return [line for text in (bag.data_triples_repr(), bag.schema_triples_repr()) for line in str(text).split("\n")[1:]]
 
 
 def _close(a, b, rtol, atol):

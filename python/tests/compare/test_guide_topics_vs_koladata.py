@@ -475,9 +475,46 @@ PROGRAMS.update({
     "str of an object holding a schemaless object": lambda kd: str(kd.obj(a=1, b=kd.obj(c=2)).shallow_clone()),
     "get_repr past the depth of a schemaless object": lambda kd: kd.get_repr(kd.obj(a=1, b=kd.obj(c=2)).shallow_clone(), depth=1),
     "get_repr at depth 0 of schemaless objects": lambda kd: kd.get_repr(kd.slice([kd.obj(a=1)]).with_bag(kd.bag()), depth=0),
+    # from Koda's docstrings: a text item with slices of replacements, Python
+    # lists as dict values, iterables printed, from_json's key and value lists
+    "regex_replace_all of one text": lambda kd: kd.strings.regex_replace_all(kd.item("foopo"), "o", kd.slice(["a", "e"])),
+    "regex_replace_all of one text, 2-D": lambda kd: kd.strings.regex_replace_all(kd.item("foo"), "o", kd.slice([["a"], ["b", "c"]])),
+    "kd.dict of a Python list of values": lambda kd: _entries(kd.dict(kd.slice(["a", "b"]), [1, 2])),
+    "kd.dict of a tuple of values": lambda kd: _entries(kd.dict(kd.slice(["a", "b"]), (1, 2))),
+    "kd.dict of nested lists of values": lambda kd: _entries(kd.dict(kd.slice([["a", "b"], ["c"]]), [[1, 2], [3]])),
+    "kd.dict of a Python list of keys": lambda kd: kd.dict(["a", "b"], [1, 2]),
+    "kd.dict of a tuple of keys": lambda kd: kd.dict(("a", "b"), [1, 2]),
+    "kd.dict_like of a Python list of values": lambda kd: _entries(kd.dict_like(kd.slice([1]), kd.slice(["a"]), [1])),
+    "DataBag.dict of a Python list of values": lambda kd: _entries(kd.mutable_bag().dict(kd.slice(["a", "b"]), [1, 2])),
+    "iterable": lambda kd: kd.iterables.make(1, 2),
+    "empty iterable": lambda kd: kd.iterables.make(),
+    "iterable of a slice": lambda kd: kd.iterables.make(kd.slice([1, 2])),
+    "from_json values of keys a schema lacks": lambda kd: (lambda r: (r.json_object_values[:], r.json_object_keys[:], r.a))(
+        kd.from_json('{"b": 1, "a": 2, "c": "x", "d": {"e": [1]}}', _json_schema(kd, kd.list_schema(kd.STRING), kd.list_schema(kd.OBJECT)))),
+    "from_json values of repeated keys": lambda kd: (lambda r: (r.json_object_values[:], r.a))(
+        kd.from_json('{"a": 2, "a": 3}', _json_schema(kd, kd.list_schema(kd.STRING), kd.list_schema(kd.OBJECT)))),
+    "from_json values as FLOAT32": lambda kd: kd.from_json('{"a": 2}', _json_schema(kd, kd.list_schema(kd.STRING), kd.list_schema(kd.FLOAT32))),
+    "from_json values without keys": lambda kd: kd.from_json('{"a": 2}', _json_schema(kd, None, kd.list_schema(kd.OBJECT))),
+    "from_json keys as INT32": lambda kd: kd.from_json('{"a": 2}', _json_schema(kd, kd.list_schema(kd.INT32), None)),
+    "from_json keys not a list": lambda kd: kd.from_json('{"a": 2}', _json_schema(kd, kd.INT32, None)),
+    "from_json keys only": lambda kd: (lambda r: (r.json_object_keys[:], r.a))(kd.from_json('{"b": 1, "a": 2}', _json_schema(kd, kd.list_schema(kd.STRING), None))),
     # numpy's own int64 dtype
     "npkd.to_array of INT64": lambda kd: _npkd(kd).to_array(kd.range(3)),
 })
+
+
+def _entries(dicts):
+    """The schema of dicts and their entries sorted (Koda's dict order is
+    its hash order)."""
+    values = dicts.to_py()
+    entries = sorted(values.items()) if isinstance(values, dict) else [sorted(d.items()) for d in values]
+    return dicts.get_schema(), entries
+
+
+def _json_schema(kd, keys, values):
+    """An entity schema with `a` and, where given, the key and value lists."""
+    lists = {"json_object_keys": keys, "json_object_values": values}
+    return kd.schema.new_schema(a=kd.INT32, **{k: v for k, v in lists.items() if v is not None})
 
 
 def _npkd(kd):

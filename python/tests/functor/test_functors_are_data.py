@@ -124,7 +124,7 @@ def _checked(x):
     (lambda: kd.fn(lambda x: kd.iterables.reduce_concat(kd.iterables.make(x, x), x)), (kd.slice([1]),), "[1, 1, 1]"),
     (lambda: kd.fn(lambda x: kd.functor.flat_map_chain(kd.iterables.from_1d_slice(x),
                                                        lambda v: kd.iterables.make(v, v))),
-     (kd.slice([1, 2]),), "Iterable"),
+     (kd.slice([1, 2]),), "ITERABLE[DATA_SLICE]"),
 ])
 def test_functors_of_moved_operators_are_saved(make, args, expected, capsys):
     f = make()
@@ -132,7 +132,7 @@ def test_functors_of_moved_operators_are_saved(make, args, expected, capsys):
     assert loaded.fingerprint == f.fingerprint
     for g in (f, loaded):
         result = g(*args)
-        text = repr(result) if expected == "Iterable" else str(result)
+        text = repr(result) if expected == "ITERABLE[DATA_SLICE]" else str(result)
         assert text.startswith(expected)
 
 

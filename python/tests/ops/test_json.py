@@ -60,6 +60,9 @@ def test_on_invalid_and_missing():
 def test_deep_and_hostile_input():
     assert kd.from_json("[" * 5000 + "]" * 5000).get_schema() == kd.OBJECT
     with pytest.raises(ValueError, match="nesting is deeper than"):
+        kd.from_json("[" * 200_000 + "]" * 200_000)
+    # (Unclosed, the text's syntax error is the one reported, as Koda's.)
+    with pytest.raises(ValueError, match="unexpected end of input"):
         kd.from_json("[" * 200_000)
     with pytest.raises(ValueError, match="surrogate"):
         kd.from_json('"\\ud800"')

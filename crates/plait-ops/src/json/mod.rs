@@ -2,6 +2,7 @@
 //! `to_json` (Koda data to JSON text, [`write`]).
 
 pub mod parse;
+mod syntax;
 pub mod write;
 
 use plait_core::{DataBag, DataSlice, Error, Result, ScalarRef, Schema};

@@ -351,11 +351,52 @@ impl<'a> Converter<'a> {
                 let key = frame.key.map(|k| self.text(k)).unwrap_or("");
                 match self.opts.schema_bag.and_then(|b| attr_schema(b, id, key)) {
                     Some(s) if Some(key) != self.opts.keys_attr.as_deref() && Some(key) != self.opts.values_attr.as_deref() => self.target(s),
+                    // A key the schema lacks: its value is read (as OBJECT)
+                    // when the entities keep their values in a list.
+                    _ if self.held(id, &self.opts.values_attr).is_some() => Target::Object,
                     _ => Target::Skip,
                 }
             }
             _ => Target::Skip,
         }
+    }
+
+    /// The schema entities of schema `id` hold in attribute `attr`.
+    fn held(&self, id: ItemId, attr: &Option<String>) -> Option<Schema> {
+        attr.as_deref().and_then(|a| self.opts.schema_bag.and_then(|b| attr_schema(b, id, a)))
+    }
+
+    /// Whether entities of schema `id` keep their keys and their values in
+    /// lists (`keys_attr` / `values_attr`), or Koda's error for the schemas
+    /// of those attributes: keys LIST[STRING], values LIST[OBJECT] and only
+    /// with keys.
+    fn recorded(&self, id: ItemId) -> Step<(bool, bool)> {
+        let bag = self.opts.schema_bag;
+        let incompatible = |name: &str, held: Schema, assigned: &str| {
+            Invalid(format!(
+                "the schema for attribute '{name}' is incompatible.\n\nExpected schema for '{name}': {}\nAssigned schema for \
+                 '{name}': {assigned}\n\nTo fix this, explicitly override schema of '{name}' in the original schema by passing \
+                 overwrite_schema=True.",
+                plait_core::bag::text::schema_text(held, bag)
+            ))
+        };
+        let list_of = |item: Schema| Schema::Struct(container_schema_id("list_schema", &[item]));
+        let keys = self.held(id, &self.opts.keys_attr);
+        let values = self.held(id, &self.opts.values_attr);
+        if let (Some(held), Some(name)) = (keys, &self.opts.keys_attr) {
+            if held != list_of(Schema::String) {
+                return Err(incompatible(name, held, "LIST[STRING]"));
+            }
+        }
+        if let (Some(held), Some(name)) = (values, &self.opts.values_attr) {
+            if keys.is_none() {
+                return Err(Invalid("cannot add json values list attr without adding json keys list attr".into()));
+            }
+            if held != list_of(Schema::Object) {
+                return Err(incompatible(name, held, "LIST[OBJECT]"));
+            }
+        }
+        Ok((keys.is_some(), values.is_some()))
     }
 
     fn open(&mut self, target: Target, is_object: bool) -> Step<()> {
@@ -419,9 +460,8 @@ impl<'a> Converter<'a> {
             Target::Object | Target::Entity(_) => {
                 let (kind, record_keys, record_values) = match frame.target {
                     Target::Entity(schema @ Schema::Struct(id)) => {
-                        let has =
-                            |a: &Option<String>| a.as_deref().is_some_and(|a| self.opts.schema_bag.and_then(|b| attr_schema(b, id, a)).is_some());
-                        (GroupKind::Entities { schema }, has(&self.opts.keys_attr), has(&self.opts.values_attr))
+                        let (keys, values) = self.recorded(id)?;
+                        (GroupKind::Entities { schema }, keys, values)
                     }
                     _ => (GroupKind::Objects, self.opts.keys_attr.is_some(), self.opts.values_attr.is_some()),
                 };
@@ -478,10 +518,11 @@ impl<'a> Converter<'a> {
     /// Parses and converts one text.
     fn convert(&mut self, text: &str) -> Step<Cell> {
         let top = self.target(self.opts.schema);
-        let mut lx = Lexer { s: text.as_bytes(), pos: 0 };
+        // A byte-order mark is skipped, as Koda's parser does.
+        let mut lx = Lexer { s: text.strip_prefix('\u{feff}').unwrap_or(text).as_bytes(), pos: 0 };
         lx.skip_ws();
         if lx.pos >= lx.s.len() {
-            return Err(lx.error("attempting to parse an empty input; check that your input string or stream contains the expected JSON"));
+            return Err(lx.syntax());
         }
         let mut result = None;
         loop {
@@ -528,12 +569,7 @@ impl<'a> Converter<'a> {
                     let t = std::str::from_utf8(t).expect("ascii").to_string();
                     Some(self.number(target, &t)?)
                 }
-                Some(_) => return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - invalid literal")),
-                None => {
-                    return Err(
-                        lx.error_at(lx.pos + 1, "syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal")
-                    );
-                }
+                _ => return Err(lx.syntax()),
             };
             let mut done = complete;
             // Close containers as far as the text does.
@@ -561,14 +597,7 @@ impl<'a> Converter<'a> {
                         lx.pos += 1;
                         done = Some(self.close()?);
                     }
-                    Some(other) => {
-                        let expected = if is_object { "'}' or ','" } else { "']' or ','" };
-                        return Err(lx.error_at(
-                            lx.pos + 1,
-                            &format!("syntax error while parsing value - unexpected '{}'; expected {expected}", other as char),
-                        ));
-                    }
-                    None => return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - unexpected end of input")),
+                    _ => return Err(lx.syntax()),
                 }
             }
             if result.is_some() {
@@ -576,8 +605,9 @@ impl<'a> Converter<'a> {
             }
         }
         lx.skip_ws();
-        if lx.pos < lx.s.len() {
-            return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - unexpected trailing input; expected end of input"));
+        // (Koda's parser stops at a NUL character, as at the end.)
+        if lx.peek().is_some_and(|c| c != 0) {
+            return Err(lx.syntax());
         }
         Ok(result.expect("a value"))
     }
@@ -586,12 +616,12 @@ impl<'a> Converter<'a> {
     fn key(&mut self, lx: &mut Lexer<'_>) -> Step<(u32, u32)> {
         lx.skip_ws();
         if lx.peek() != Some(b'"') {
-            return Err(lx.error_at(lx.pos + 1, "syntax error while parsing object key - expected string literal"));
+            return Err(lx.syntax());
         }
         let k = self.read_string(lx)?;
         lx.skip_ws();
         if lx.peek() != Some(b':') {
-            return Err(lx.error_at(lx.pos + 1, "syntax error while parsing object separator - expected ':'"));
+            return Err(lx.syntax());
         }
         lx.pos += 1;
         Ok(k)
@@ -605,7 +635,7 @@ impl<'a> Converter<'a> {
         loop {
             let run = s[lx.pos..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
             let Some(run) = run else {
-                return Err(lx.error_at(s.len() + 1, "syntax error while parsing value - invalid string: missing closing quote"));
+                return Err(lx.syntax());
             };
             // The input is a Rust string, so any run between ASCII stops is UTF-8.
             self.pool.push_str(std::str::from_utf8(&s[lx.pos..lx.pos + run]).expect("utf-8 run"));
@@ -617,7 +647,7 @@ impl<'a> Converter<'a> {
                 }
                 b'\\' => {
                     let Some(&e) = s.get(lx.pos + 1) else {
-                        return Err(lx.error_at(s.len() + 1, "syntax error while parsing value - invalid string: missing closing quote"));
+                        return Err(lx.syntax());
                     };
                     lx.pos += 2;
                     match e {
@@ -633,31 +663,28 @@ impl<'a> Converter<'a> {
                             let hi = lx.hex4()?;
                             let c = if (0xD800..0xDC00).contains(&hi) {
                                 if s.get(lx.pos) != Some(&b'\\') || s.get(lx.pos + 1) != Some(&b'u') {
-                                    return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"));
+                                    return Err(lx.syntax());
                                 }
                                 lx.pos += 2;
                                 let lo = lx.hex4()?;
                                 if !(0xDC00..0xE000).contains(&lo) {
-                                    return Err(lx.error_at(lx.pos, "syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF must be followed by U+DC00..U+DFFF"));
+                                    return Err(lx.syntax());
                                 }
                                 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
                             } else if (0xDC00..0xE000).contains(&hi) {
-                                return Err(lx.error_at(
-                                    lx.pos,
-                                    "syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF must follow U+D800..U+DBFF",
-                                ));
+                                return Err(lx.syntax());
                             } else {
                                 hi
                             };
                             self.pool.push(char::from_u32(c).expect("valid scalar value"));
                         }
                         _ => {
-                            return Err(lx.error_at(lx.pos, "syntax error while parsing value - invalid string: forbidden character after backslash"));
+                            return Err(lx.syntax());
                         }
                     }
                 }
                 _ => {
-                    return Err(lx.error_at(lx.pos + 1, "syntax error while parsing value - invalid string: control character must be escaped"));
+                    return Err(lx.syntax());
                 }
             }
         }
@@ -721,20 +748,10 @@ impl Lexer<'_> {
         }
     }
 
-    /// Koda's message: the 1-based position and the text around it.
-    fn error_at(&self, position: usize, what: &str) -> Invalid {
-        let end = position.min(self.s.len());
-        let start = end.saturating_sub(20);
-        let near = String::from_utf8_lossy(&self.s[start..end]);
-        let line = 1 + self.s[..end].iter().filter(|&&b| b == b'\n').count();
-        let column = position - self.s[..end].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        Invalid(format!(
-            "json parse error at position {position} near token \"{near}\": [json.exception.parse_error.101] parse error at line {line}, column {column}: {what}"
-        ))
-    }
-
-    fn error(&self, what: &str) -> Invalid {
-        self.error_at(self.pos + 1, what)
+    /// The text does not parse: [`syntax::syntax_error`] says how, as
+    /// Koda does (this reader finds that it does not, quickly).
+    fn syntax(&self) -> Invalid {
+        Invalid(String::new())
     }
 
     fn literal(&mut self, word: &str) -> Step<()> {
@@ -744,8 +761,7 @@ impl Lexer<'_> {
             self.pos += n;
             return Ok(());
         }
-        let read = String::from_utf8_lossy(&self.s[self.pos..(self.pos + n + 1).min(self.s.len())]).to_string();
-        Err(self.error_at(self.pos + n + 1, &format!("syntax error while parsing value - invalid literal; last read: '{read}'")))
+        Err(self.syntax())
     }
 
     fn hex4(&mut self) -> Step<u32> {
@@ -756,7 +772,7 @@ impl Lexer<'_> {
                 self.pos += 4;
                 Ok(v)
             }
-            _ => Err(self.error_at(self.pos + 1, "syntax error while parsing value - invalid string: '\\u' must be followed by 4 hex digits")),
+            _ => Err(self.syntax()),
         }
     }
 
@@ -779,12 +795,12 @@ impl Lexer<'_> {
             p += 1;
         } else if digits(&mut p) == 0 {
             self.pos = p;
-            return Err(self.error_at(p + 1, "syntax error while parsing value - invalid number; expected digit after '-'"));
+            return Err(self.syntax());
         }
         if s.get(p) == Some(&b'.') {
             p += 1;
             if digits(&mut p) == 0 {
-                return Err(self.error_at(p + 1, "syntax error while parsing value - invalid number; expected digit after '.'"));
+                return Err(self.syntax());
             }
         }
         if matches!(s.get(p), Some(b'e' | b'E')) {
@@ -793,7 +809,7 @@ impl Lexer<'_> {
                 p += 1;
             }
             if digits(&mut p) == 0 {
-                return Err(self.error_at(p + 1, "syntax error while parsing value - invalid number; expected '+', '-', or digit after exponent"));
+                return Err(self.syntax());
             }
         }
         self.pos = p;
@@ -801,11 +817,10 @@ impl Lexer<'_> {
         if !text.contains(&b'.') && !text.contains(&b'e') && !text.contains(&b'E') {
             return Ok(text);
         }
+        // (A number too large for FLOAT64 is an error too, Koda's.)
         let t = std::str::from_utf8(text).expect("ascii");
         if t.parse::<f64>().is_ok_and(f64::is_infinite) {
-            return Err(Invalid(format!(
-                "json parse error at position {p} near token \"{t}\": [json.exception.out_of_range.406] number overflow parsing '{t}'"
-            )));
+            return Err(self.syntax());
         }
         Ok(text)
     }
@@ -828,6 +843,11 @@ pub fn from_json(x: &DataSlice, opts: &Options<'_>, on_invalid: Option<&DataSlic
             Ok(cell) => cells.push(cell),
             Err(Invalid(message)) => {
                 if !opts.on_invalid {
+                    // Koda parses the whole text before converting it: an
+                    // error in its syntax is the one reported.
+                    let message = super::syntax::syntax_error(text)
+                        .or((!message.is_empty()).then_some(message))
+                        .unwrap_or_else(|| "json parse error: invalid JSON".to_string());
                     return Err(Error::value(FROM_JSON, message));
                 }
                 conv.undo(&mark);

@@ -15,6 +15,7 @@ pub mod access;
 pub mod containers;
 pub mod create;
 pub mod dicts;
+pub mod equivalence;
 pub mod fingerprint;
 pub mod flatten;
 pub mod graph;

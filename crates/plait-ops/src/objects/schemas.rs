@@ -289,7 +289,7 @@ Examples:
   >>> kd.with_schema(kd.slice([1, 2]), kd.INT64)
   Traceback (most recent call last):
   ...
-  ValueError: kd.with_schema: INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64, got items of type INT32 (use kd.cast_to to convert them)"#,
+  ValueError: kd.schema.with_schema: INT64 schema can only be assigned to a DataSlice that contains only primitives of INT64, got items of type INT32 (use kd.cast_to to convert them)"#,
         |a| with_schema(a.slice("x")?, a.slice("schema")?),
     );
     r.add(

@@ -168,6 +168,8 @@ pub fn regex_replace_all(text: &DataSlice, regex: &DataSlice, replacement: &Data
         return Ok(p.missing(p.dtype()));
     }
     let v = text_of(&p.operands[0]).expect("present text");
+    // (One text for all the replacements when `text` is an item.)
+    let text_is_item = p.operands[0].is_item;
     let rewrite = TextSide::of(&p.operands[1]);
     let one = match rewrite {
         TextSide::One(r) => Some(parse_rewrite(std::str::from_utf8(r).unwrap_or_default())),
@@ -186,7 +188,7 @@ pub fn regex_replace_all(text: &DataSlice, regex: &DataSlice, replacement: &Data
                 &owned
             }
         };
-        let h = v.str_value(i);
+        let h = v.str_value(if text_is_item { 0 } else { i });
         if pieces.iter().any(|p| matches!(p, Piece::Group(g) if *g >= groups)) {
             out.extend_from_slice(h.as_bytes());
             return true;
