@@ -274,10 +274,17 @@ impl PyDataBag {
     /// What a creating method (`bag.list(...)`, `bag.uu(...)`, ...) made with
     /// the operator, moved into this mutable bag: its bag merged in (values
     /// disagreeing with this bag's are Koda's merge error), and returned
-    /// with this bag.
-    #[pyo3(signature = (op, made, /))]
-    fn _adopt_made(&self, py: Python<'_>, op: &str, made: PyRef<'_, PyDataSlice>) -> PyResult<Py<PyAny>> {
+    /// with this bag. With `overwrite_schemas` (`bag.new(...,
+    /// overwrite_schema=True)`), the schemas it changed replace this bag's.
+    #[pyo3(signature = (op, made, /, overwrite_schemas = false))]
+    fn _adopt_made(&self, py: Python<'_>, op: &str, made: PyRef<'_, PyDataSlice>, overwrite_schemas: bool) -> PyResult<Py<PyAny>> {
         self.check_mutable(op)?;
+        if overwrite_schemas {
+            if let Some(bag) = made.inner.bag() {
+                guard(|| self.inner.merge_inplace(op, bag, true, true, true))?;
+            }
+            return wrap(py, made.inner.clone().with_bag(Some(self.inner.clone())));
+        }
         self.merge_made(py, op, made.inner.clone())
     }
 

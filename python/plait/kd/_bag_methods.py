@@ -92,7 +92,7 @@ def _creating(name, make, left_off_attrs=False):
         if left_off_attrs:
             kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and v._bag() == self
                           else v) for k, v in kwargs.items()}
-        return self._adopt_made(op, make(*args, **kwargs))
+        return self._adopt_made(op, make(*args, **kwargs), overwrite_schemas=bool(kwargs.get("overwrite_schema")))
 
     method.__name__ = name
     method.__qualname__ = f"DataBag.{name}"

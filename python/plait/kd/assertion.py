@@ -278,6 +278,13 @@ def check_inputs(**kw_constraints):
 
     def decorate(fn):
         signature = inspect.signature(fn)
+        # As Koda's: the constraints are checked against the signature once,
+        # when the function is decorated.
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
+            raise TypeError("kd.check_inputs does not support variadic parameters in the decorated function")
+        for name in kw_constraints:
+            if name not in signature.parameters:
+                raise TypeError(f"kd.check_inputs: parameter name `{name}` does not match any parameter in function signature")
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

@@ -240,17 +240,18 @@ class _Converter:
             items = [_as_object_item(values[i]) for i in groups["item"]]
             parts.append((groups["item"], OPERATORS["kd.slices.stack"](*items)))
         if groups["sequence"]:
-            lists = yield from self._lists([values[i] for i in groups["sequence"]], OBJECT, itemid)
+            lists = yield from self._lists([values[i] for i in groups["sequence"]], OBJECT, _at(itemid, groups["sequence"]))
             parts.append((groups["sequence"], OPERATORS["kd.objs.new"](lists)))
         if groups["dict"]:
             dicts = [values[i] for i in groups["dict"]]
+            dict_ids = _at(itemid, groups["dict"])
             if self.dict_as_obj:
-                made = yield from self._dicts_as_objects(dicts, itemid)
+                made = yield from self._dicts_as_objects(dicts, dict_ids)
             else:
-                made = yield from self._dicts(dicts, OBJECT, OBJECT, itemid)
+                made = yield from self._dicts(dicts, OBJECT, OBJECT, dict_ids)
             parts.append((groups["dict"], OPERATORS["kd.objs.new"](made)))
         if groups["attrs"]:
-            made = yield from self._dicts_as_objects([_fields(values[i]) for i in groups["attrs"]], itemid)
+            made = yield from self._dicts_as_objects([_fields(values[i]) for i in groups["attrs"]], _at(itemid, groups["attrs"]))
             parts.append((groups["attrs"], made))
         return _in_order(parts, len(values))
 
@@ -295,25 +296,28 @@ class _Converter:
         rows = [_fields(v) if v is not None else {} for v in values]
         _check_attr_names(rows)
         names = builtins.list(builtins.dict.fromkeys(k for row in rows for k in row))
+        ids = _ids(itemid, "object")
         attrs = {}
         for name in names:
-            attrs[name] = yield ([row.get(name) for row in rows], _INFER, None)
-        entities = OPERATORS["kd.entities.shaped"](shapes.new(len(rows)), **attrs, **_itemid_option(itemid))
+            attrs[name] = yield ([row.get(name) for row in rows], _INFER, _ChildIds.of_attr(ids, name, len(rows)))
+        entities = OPERATORS["kd.entities.shaped"](shapes.new(len(rows)), **attrs, **_itemid_option(ids))
         return _masked(entities, _presence(values))
 
     # --- lists, dicts and entities: the children of all values at once
 
     def _lists(self, values, item_schema, itemid):
         present, shape, children, _ = _plait.from_py_rows(_as_list(values), False, "schema mismatch: expected list/tuple")
-        items = yield (children, item_schema, None)
-        lists = OPERATORS["kd.lists.implode"](shapes.reshape(items, shape), itemid=itemid)
+        ids = _ids(itemid, "list")
+        items = yield (children, item_schema, _ChildIds.of_rows(ids, shape))
+        lists = OPERATORS["kd.lists.implode"](shapes.reshape(items, shape), itemid=ids)
         return _masked(lists, present)
 
     def _dicts(self, values, key_schema, value_schema, itemid):
         present, shape, keys, vals = _plait.from_py_rows(
             _as_list(values), True, "schema mismatch: expected dict object for dict schema")
+        ids = _ids(itemid, "dict")
         keys = yield (keys, key_schema, None)
-        vals = yield (vals, value_schema, None)
+        vals = yield (vals, value_schema, _ChildIds.of_rows(ids, shape, keys))
         if key_schema is _INFER:
             key_schema, value_schema = keys.get_schema(), vals.get_schema()
         dicts = OPERATORS["kd.dicts._shaped"](
@@ -321,7 +325,7 @@ class _Converter:
             keys=shapes.reshape(keys, shape),
             values=shapes.reshape(vals, shape),
             key_schema=key_schema, value_schema=value_schema,
-            **_itemid_option(itemid))
+            **_itemid_option(ids))
         return _masked(dicts, present)
 
     def _dicts_as_objects(self, dicts, itemid):
@@ -339,13 +343,15 @@ class _Converter:
         by_keys = {}
         for i, d in enumerate(dicts):
             by_keys.setdefault(tuple(d.keys()), []).append(i)
+        ids = _ids(itemid, "object")
         parts = []
         for names, positions in by_keys.items():
+            group_ids = _at(ids, positions)
             attrs = {}
             for name in names:
-                attrs[name] = yield ([dicts[i][name] for i in positions], OBJECT)
+                attrs[name] = yield ([dicts[i][name] for i in positions], OBJECT, _ChildIds.of_attr(group_ids, name, len(positions)))
             shape = shapes.new(len(positions))
-            parts.append((positions, OPERATORS["kd.objs.shaped"](shape, **attrs, **_itemid_option(itemid))))
+            parts.append((positions, OPERATORS["kd.objs.shaped"](shape, **attrs, **_itemid_option(group_ids))))
         return _in_order(parts, len(dicts))
 
     def _entities(self, values, schema, itemid):
@@ -362,6 +368,7 @@ class _Converter:
             columns = {name: [v.get(name) if v is not None else None for v in values] for name in names}
         else:
             columns = {name: [getattr(v, name) if v is not None else None for v in values] for name in names}
+        ids = _ids(itemid, "object")
         attrs = {}
         for name in names:
             attr_schema = schema.get_attr(name)
@@ -370,7 +377,7 @@ class _Converter:
             if not isinstance(first, builtins.dict) or any(v is not None and name in v for v in values):
                 _refuse_first_none(columns[name], attr_schema)
             if attr_schema.is_struct_schema() or _is_schema(attr_schema, "OBJECT"):
-                attrs[name] = yield (columns[name], attr_schema, None)
+                attrs[name] = yield (columns[name], attr_schema, _ChildIds.of_attr(ids, name, len(values)))
             elif _takes_only_items(attr_schema):
                 attrs[name] = self._primitives(columns[name], attr_schema)
             else:
@@ -378,7 +385,7 @@ class _Converter:
                 # they are, then casts them as an assignment would.
                 attrs[name] = _assigned((yield (columns[name], _INFER, None)), attr_schema, name)
         shape = shapes.new(len(values))
-        entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **_itemid_option(itemid))
+        entities = OPERATORS["kd.entities.shaped"](shape, schema=schema, **attrs, **_itemid_option(ids))
         return _masked(entities, _presence(values))
 
     def _primitives(self, values, schema):
@@ -542,6 +549,57 @@ def _masked(x, present):
 
 def _as_list(values):
     return values if type(values) is builtins.list else builtins.list(values)
+
+
+class _ChildIds:
+    """The ids of the children of items made with given ids: derived from
+    each parent's id and the child's place in it (attribute name, dict key
+    or list index), so that converting the same value with the same
+    `itemid` again gives the same ids all the way down, as Koda promises.
+    Lists and dicts take ids of their own kind: they are made when the
+    children's kind is known (`of`)."""
+
+    def __init__(self, parents, places):
+        self.parents, self.places = parents, places  # 1-D, one per child
+
+    @staticmethod
+    def of_attr(ids, name, n):
+        """For attribute `name` of the `n` items with `ids` (None: none)."""
+        if ids is None:
+            return None
+        return _ChildIds(OPERATORS["kd.shapes.expand_to_shape"](ids, shapes.new(n)), _plait.slice([name] * n, None))
+
+    @staticmethod
+    def of_rows(ids, shape, keys=None):
+        """For the items (dict values at `keys`) of the containers with
+        `ids`, one row each of `shape`."""
+        if ids is None:
+            return None
+        parents = OPERATORS["kd.shapes.expand_to_shape"](ids, shape)
+        places = keys if keys is not None else OPERATORS["kd.slices.index"](parents).flatten()
+        return _ChildIds(parents.flatten(), places)
+
+    def of(self, kind):
+        op = {"list": "kd.ids.uuid_for_list", "dict": "kd.ids.uuid_for_dict"}.get(kind, "kd.ids.uuid")
+        return OPERATORS[op]("__from_py_child__", parent=self.parents, place=self.places)
+
+    def at(self, positions):
+        where = _plait.slice(positions, None)
+        return _ChildIds(OPERATORS["kd.slices.take"](self.parents, where), OPERATORS["kd.slices.take"](self.places, where))
+
+
+def _ids(itemid, kind):
+    """The ids to make containers of `kind` with: given, derived, or None."""
+    return itemid.of(kind) if isinstance(itemid, _ChildIds) else itemid
+
+
+def _at(itemid, positions):
+    """The ids of the values at `positions` (a given item: the same)."""
+    if isinstance(itemid, _ChildIds):
+        return itemid.at(positions)
+    if itemid is None or itemid.get_ndim() == 0:
+        return itemid
+    return OPERATORS["kd.slices.take"](itemid, _plait.slice(positions, None))
 
 
 def _itemid_option(itemid):

@@ -498,9 +498,76 @@ PROGRAMS.update({
     "from_json keys as INT32": lambda kd: kd.from_json('{"a": 2}', _json_schema(kd, kd.list_schema(kd.INT32), None)),
     "from_json keys not a list": lambda kd: kd.from_json('{"a": 2}', _json_schema(kd, kd.INT32, None)),
     "from_json keys only": lambda kd: (lambda r: (r.json_object_keys[:], r.a))(kd.from_json('{"b": 1, "a": 2}', _json_schema(kd, kd.list_schema(kd.STRING), None))),
+    # from Koda's method docstrings: primitives from bags in conflict bring
+    # nothing along; bag.new(overwrite_schema=True) changes the bag's schema
+    "kd.slice of values from bags in conflict": lambda kd: _conflicting_values(kd, lambda a, b: kd.slice([a, b])),
+    "kd.stack of values from bags in conflict": lambda kd: _conflicting_values(kd, kd.stack),
+    "kd.concat of values from bags in conflict": lambda kd: _conflicting_values(kd, lambda a, b: kd.concat(kd.slice([a]), kd.slice([b]))),
+    "kd.zip of values from bags in conflict": lambda kd: _conflicting_values(kd, kd.zip),
+    "kd.list of values from bags in conflict": lambda kd: _conflicting_values(kd, lambda a, b: kd.list([a, b])),
+    "kd.slice of entities from bags in conflict": lambda kd: (lambda e: kd.slice([e, _forked(e)]))(kd.new(a=1)),
+    "bag.new overwriting its schema": lambda kd: _overwritten(kd, lambda db, s: db.new(a="x", schema=s, overwrite_schema=True)),
+    "bag.new overwriting its schema by INT64": lambda kd: _overwritten(kd, lambda db, s: db.new(a=kd.int64(1), schema=s, overwrite_schema=True)),
+    "bag.new_shaped overwriting its schema": lambda kd: _overwritten(
+        kd, lambda db, s: db.new_shaped(kd.shapes.new(1), a="x", schema=s, overwrite_schema=True)),
+    "bag.new against its schema": lambda kd: _overwritten(kd, lambda db, s: db.new(a="x", schema=s)),
+    "flatten_end past the rank": lambda kd: kd.slice([1, 2]).flatten_end(2),
+    "flatten_end of all dims": lambda kd: kd.slice([[1], [2]]).flatten_end(2),
+    "flatten_end negative": lambda kd: kd.flatten_end(kd.slice([1, 2]), -1),
+    # kd.check_inputs checks its constraints against the signature at once
+    "check_inputs of an unknown parameter": lambda kd: kd.check_inputs(z=kd.INT32)(_one_param),
+    "check_inputs of a variadic function": lambda kd: kd.check_inputs(x=kd.INT32)(_variadic),
+    "check_inputs of a known parameter": lambda kd: kd.check_inputs(x=kd.INT32)(_one_param)(kd.item(1)),
+    # kd.from_py(itemid=...): the same ids all the way down on each call
+    "from_py itemid of nested objects": lambda kd: _same_ids_twice(kd, {"a": {"b": 1}}, kd.uuid(seed="y"), lambda x: x.a, dict_as_obj=True),
+    "from_py itemid of objects in lists": lambda kd: _same_ids_twice(
+        kd, {"a": [1, {"c": 2}], "l": [[1], [2]]}, kd.uuid(seed="y"), lambda x: kd.slice([x.a, x.a[1], x.l[0], x.l[1]]), dict_as_obj=True),
+    "from_py itemid of dicts": lambda kd: _same_ids_twice(kd, {"x": {"k": [1]}}, kd.uuid_for_dict(seed="y"), lambda x: kd.slice([x["x"], x["x"]["k"]])),
+    "from_py itemid of lists": lambda kd: _same_ids_twice(kd, [[1, 2], {"q": 1}], kd.uuid_for_list(seed="w"), lambda x: kd.slice([x[0], x[1]])),
+    "from_py itemid with a schema": lambda kd: _same_ids_twice(
+        kd, {"a": {"b": 1}, "l": [1, 2]}, kd.uuid(seed="z"), lambda x: kd.slice([x.a, x.l], kd.OBJECT),
+        schema=kd.named_schema("S", a=kd.named_schema("T", b=kd.INT32), l=kd.list_schema(kd.INT32))),
     # numpy's own int64 dtype
     "npkd.to_array of INT64": lambda kd: _npkd(kd).to_array(kd.range(3)),
 })
+
+
+def _same_ids_twice(kd, value, itemid, inner, **options):
+    """Whether converting `value` twice with `itemid` gives the inner items
+    (`inner` of the result) the same ids, distinct from one another."""
+    first, second = (kd.from_py(value, itemid=itemid, **options) for _ in range(2))
+    ids = inner(first).get_itemid()
+    return kd.full_equal(ids, inner(second).get_itemid()), kd.unique(ids).get_size() == ids.get_size(), first.to_py(obj_as_dict=True)
+
+
+def _one_param(x):
+    return x
+
+
+def _variadic(*args, x):
+    return x
+
+
+def _forked(e):
+    """Entity `e` in a fork of its bag where its `a` is 2."""
+    f = e.fork_bag()
+    f.a = 2
+    return f
+
+
+def _conflicting_values(kd, combine):
+    """`combine` of `e.a` and `f.a`, `f` a fork of `e` with another `a`."""
+    e = kd.new(a=1)
+    f = _forked(e)
+    result = combine(e.a, f.a)
+    return result, result.get_bag().get_approx_size()
+
+
+def _overwritten(kd, make):
+    """What `make(db, s)` gives, `s` a schema in mutable bag `db`, and `s` after."""
+    db = kd.mutable_bag()
+    s = db.new_schema(a=kd.INT32)
+    return make(db, s), s
 
 
 def _entries(dicts):

@@ -534,7 +534,9 @@ pub fn merged_bag_of(op: &str, inputs: &[&DataSlice]) -> Result<Option<DataBag>>
     }
     let adopted = adopted_bags(inputs)?;
     if adopted.is_empty() {
-        return DataBag::merge_of(op, &bags);
+        // Primitives from several bags bring nothing along: an empty bag,
+        // as Koda's (whatever else those bags say, even in conflict).
+        return Ok(Some(DataBag::new_immutable()));
     }
     DataBag::merge_of(op, &adopted)
 }

@@ -76,10 +76,10 @@ fn flatten_end(a: &Args<'_>) -> Result<Value> {
     if x.is_item() {
         return Err(Error::value(a.op_name(), "expected multidim DataSlice, got DataItem"));
     }
-    if n_times < 0 {
-        return Err(Error::value(a.op_name(), format!("n_times must be non-negative, got {n_times}")));
-    }
     let rank = x.rank();
+    if n_times < 0 || n_times > rank as i64 {
+        return Err(Error::value(a.op_name(), format!("expected 0 <= n_times <= rank, got n_times={n_times}, rank={rank}")));
+    }
     let from = (rank as i64 - n_times - 1).max(0) as usize;
     reshaped(a.op_name(), x, x.shape().flatten(from, rank))
 }

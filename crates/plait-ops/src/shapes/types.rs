@@ -190,14 +190,14 @@ pub fn flatten(a: &TypeArgs<'_>) -> Result<TypeValue> {
 pub fn flatten_end(a: &TypeArgs<'_>) -> Result<TypeValue> {
     let (dims, schema) = slice_or_shape(a)?;
     let (Some(dims), Some(n)) = (dims, a.known_int("n_times")?) else { return Ok(same_kind(schema, None)) };
-    if n < 0 {
-        return Err(Error::value(a.op_name(), format!("argument `n_times`: expected a non-negative integer, got {n}")));
-    }
-    // Past the first dimension, flattening stops there.
-    let from = (dims.len() as i64 - 1 - n).max(0) as usize;
     if dims.is_empty() {
         return Err(Error::value(a.op_name(), "expected multidim DataSlice, got DataItem"));
     }
+    if n < 0 || n > dims.len() as i64 {
+        return Err(Error::value(a.op_name(), format!("expected 0 <= n_times <= rank, got n_times={n}, rank={}", dims.len())));
+    }
+    // Past the first dimension, flattening stops there.
+    let from = (dims.len() as i64 - 1 - n).max(0) as usize;
     Ok(same_kind(schema, Some(merged(a, &dims, from, dims.len())?)))
 }
 
