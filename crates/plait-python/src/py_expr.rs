@@ -222,7 +222,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
 /// `x` as an argument of operator `op`: an Expr as it is, anything else as
 /// a literal (checked as eager operators check their arguments, for backend
 /// operators).
-fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
+fn arg_expr(op: &Operator, param: &str, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Ok(e) = x.cast::<PyExpr>() {
         return Ok(e.get().inner.clone());
     }
@@ -233,7 +233,20 @@ fn arg_expr(op: &Operator, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
         // Boxed as the eager operator boxes it (lists and tuples by its rule).
         return Ok(Expr::literal(crate::py_operator::boxed_arg(backend, x, None).map(ExprValue::from)?));
     }
+    // A Python function given where a builtin takes a functor (`fn`,
+    // `body_fn`, ...) is traced into one, as Koda boxes it (`kd.fn`).
+    if matches!(op.kind, OperatorKind::Builtin(_)) && (param == "fn" || param.ends_with("_fn")) && is_python_function(x)? {
+        let functor = x.py().import("plait.kd")?.getattr("fn")?.call1((x,))?;
+        return Ok(Expr::literal(to_value(&op.name, &functor, false)?));
+    }
     Ok(Expr::literal(to_value(&op.name, x, false)?))
+}
+
+/// Whether `x` is a Python function or method (what Koda traces into a
+/// functor when given as an operator's functor argument).
+fn is_python_function(x: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let types = x.py().import("types")?;
+    Ok(x.is_instance(&types.getattr("FunctionType")?)? || x.is_instance(&types.getattr("MethodType")?)?)
 }
 
 /// `op(*args, **kwargs)` as an expression.
@@ -257,7 +270,10 @@ fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict
         .iter()
         .filter(|a| !is_token(a))
         .enumerate()
-        .map(|(i, a)| arg_expr(op, &a).map_err(|e| noted(&positional_name(&op.params, i), e)))
+        .map(|(i, a)| {
+            let name = positional_name(&op.params, i);
+            arg_expr(op, &name, &a).map_err(|e| noted(&name, e))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     let mut keywords = Vec::new();
     if let Some(kwargs) = kwargs {
@@ -266,7 +282,7 @@ fn build(op: &OpRef, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict
             if (k == NON_DETERMINISTIC_PARAM && !op.params.iter().any(|p| p.name == k)) || is_token(&v) {
                 continue;
             }
-            let value = arg_expr(op, &v).map_err(|e| noted(&k, e))?;
+            let value = arg_expr(op, &k, &v).map_err(|e| noted(&k, e))?;
             keywords.push((k, value));
         }
     }
@@ -389,7 +405,9 @@ fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
         let op = guard(|| ops::lookup_or_error("kd.tuples.namedtuple"))?;
         let mut named = Vec::new();
         for (k, v) in d.iter() {
-            named.push((k.extract::<String>()?, arg_expr(&op, &v)?));
+            let name = k.extract::<String>()?;
+            let value = arg_expr(&op, &name, &v)?;
+            named.push((name, value));
         }
         return Ok(Some(guard(|| Expr::call(&op, vec![], named))?));
     }
@@ -400,7 +418,7 @@ fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
             return Ok(None);
         }
         let op = guard(|| ops::lookup_or_error("kd.tuples.slice"))?;
-        let bound = |b: &Bound<'_, PyAny>| if b.is_none() { Ok(None) } else { arg_expr(&op, b).map(Some) };
+        let bound = |b: &Bound<'_, PyAny>| if b.is_none() { Ok(None) } else { arg_expr(&op, "bound", b).map(Some) };
         let args = vec![bound(&start)?, bound(&stop)?, bound(&step)?];
         return Ok(Some(guard(|| Expr::op("kd.tuples.slice", args))?));
     }
@@ -409,7 +427,7 @@ fn tuple_of_exprs(x: &Bound<'_, PyAny>) -> PyResult<Option<Expr>> {
         return Ok(None);
     }
     let op = guard(|| ops::lookup_or_error("kd.tuples.tuple"))?;
-    let items = t.iter().map(|i| arg_expr(&op, &i)).collect::<PyResult<Vec<_>>>()?;
+    let items = t.iter().map(|i| arg_expr(&op, "item", &i)).collect::<PyResult<Vec<_>>>()?;
     Ok(Some(guard(|| Expr::call(&op, items, vec![]))?))
 }
 

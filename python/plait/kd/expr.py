@@ -625,9 +625,20 @@ def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
     """
     if not isinstance(expr, Expr):  # a value evaluates to itself, boxed as Koda boxes it
         return expr if isinstance(expr, _plait.DataSlice) else _plait.item(expr, None)
+    if "self" in inputs:
+        raise ValueError("I.self must be passed as a positional argument to kd.eval()")
     if self_input is not None:
-        inputs = {"self": self_input, **inputs}
-    return _plait.eval_expr(expr, inputs)
+        return _plait.eval_expr(expr, {"self": self_input, **inputs})
+    try:
+        return _plait.eval_expr(expr, inputs)
+    except ValueError as error:
+        # As Koda's: `S` not given is an entity saying so (looked for only
+        # when it is missing, so the usual call pays nothing).
+        if "missing inputs" not in str(error) or "I.self" not in str(error):
+            raise
+    from plait import kd
+
+    return _plait.eval_expr(expr, {"self": kd.new(self_not_specified=kd.present), **inputs})
 
 
 

@@ -202,7 +202,8 @@ def _new(cls, *args, **kwargs):
 
 
 def _cast_attrs(info, attrs, lazy):
-    return {n: _cast(info.fields[n], v, lazy) if n in info.fields else v for n, v in attrs.items()}
+    # (A name the class does not annotate is a KeyError, as Koda's.)
+    return {n: _cast(info.fields[n], v, lazy) for n, v in attrs.items()}
 
 
 # ---------------------------------------------------------------- values and views

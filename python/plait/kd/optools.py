@@ -346,12 +346,13 @@ def as_qvalue(arg):
       ...
       ValueError: failed to construct a QValue from the provided input containing an Expr: I.x
     """
-    from plait.kd import functor, iterables, qtypes, tuples
+    from plait.kd import functor, iterables, py, qtypes, tuples
 
     if isinstance(arg, _expr.Expr):
         raise ValueError(f"failed to construct a QValue from the provided input containing an Expr: {arg!r}")
+    # (A `kd.py_reference` is Koda's PY_OBJECT value, passed as it is.)
     if isinstance(arg, (_plait.DataSlice, _plait.DataBag, _plait.JaggedShape, qtypes.QType, iterables.Iterable,
-                        tuples.NamedTuple, _plait.Object)):
+                        tuples.NamedTuple, _plait.Object, py.PyObject)):
         return arg
     if isinstance(arg, list):
         raise ValueError(_plait.AMBIGUOUS_LIST)

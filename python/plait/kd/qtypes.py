@@ -77,6 +77,21 @@ def _stream_of(value_qtype):
     return QType(f"STREAM[{value_qtype.name}]", value_qtype)
 
 
+def _of(value):
+    """The QType of a value (DATA_SLICE when it does not say)."""
+    return getattr(value, "qtype", None) or DATA_SLICE
+
+
+def _tuple_of(values):
+    """The QType of a tuple of `values`: `tuple<DATA_SLICE,DATA_BAG>`."""
+    return QType(f"tuple<{','.join(_of(v).name for v in values)}>")
+
+
+def _namedtuple_of(names, values):
+    """The QType of a named tuple: `namedtuple<a=DATA_SLICE,b=DATA_BAG>`."""
+    return QType(f"namedtuple<{','.join(f'{n}={_of(v).name}' for n, v in zip(names, values))}>")
+
+
 def _from_name(name):
     """The QType named `name` (`STREAM[DATA_SLICE]`, `EXECUTOR`, ...)."""
     for prefix, make in (("STREAM[", _stream_of), ("ITERABLE[", _iterable_of)):

@@ -155,12 +155,22 @@ def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equalit
             raise AssertionError(msg or "DataBags are not equivalent\n\n"
                                  f"{actual_value.contents_repr()} != {expected_value.contents_repr()}")
         return
-    if isinstance(actual_value, kd.expr.Expr) or isinstance(expected_value, kd.expr.Expr):
-        # As Koda's: expressions are compared with assert_equal.
-        raise TypeError(f"`actual_value` must be a QValue, got {type(actual_value)}")
+    # As Koda's: anything else must be one of its values (expressions are
+    # compared with assert_equal; Python values are not values).
+    for name, value in (("actual_value", actual_value), ("expected_value", expected_value)):
+        if not _is_value(value):
+            raise TypeError(f"`{name}` must be a QValue, got {type(value)}")
     if not _same_values(actual_value, expected_value):
         raise AssertionError(msg or f"values are not equivalent:\n\n  actual:\n    {_text(actual_value)}\n"
                                     f"  expected:\n    {_text(expected_value)}")
+
+
+def _is_value(x):
+    """Whether `x` is one of Koda's values (not an expression, not a Python
+    object)."""
+    kd = _kd()
+    return isinstance(x, (_plait.DataSlice, kd.types.DataBag, kd.types.JaggedShape, kd.tuples.Tuple, kd.tuples.NamedTuple,
+                          kd.types.Iterable))
 
 
 def _same_values(a, b):

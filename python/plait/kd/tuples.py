@@ -25,6 +25,13 @@ class Tuple(builtins.tuple):
     def __repr__(self):
         return "(" + ", ".join(repr(v) for v in self) + ")"
 
+    @property
+    def qtype(self):
+        """`tuple<...>` of the values' QTypes, as Koda names it."""
+        from plait.kd import qtypes
+
+        return qtypes._tuple_of(self)
+
 
 class NamedTuple:
     """Values by field name, in order; `nt['x']` or `nt.x`. (Named tuples
@@ -37,7 +44,14 @@ class NamedTuple:
         object.__setattr__(self, "_values", builtins.tuple(values))
 
     def keys(self):
-        return self._names
+        return builtins.list(self._names)
+
+    @property
+    def qtype(self):
+        """`namedtuple<a=...>` of the fields' QTypes, as Koda names it."""
+        from plait.kd import qtypes
+
+        return qtypes._namedtuple_of(self._names, self._values)
 
     def values(self):
         return self._values

@@ -99,6 +99,15 @@ def _checked_point(kd):
     return CheckedPoint
 
 
+@functools.cache
+def _nullable_point(kd):
+    @kd.extension_type()
+    class NullablePoint(kd.extension_types.NullableMixin):
+        x: kd.INT32
+
+    return NullablePoint
+
+
 def _cycle(kd):
     """An object whose attribute `me` is itself."""
     bag = kd.mutable_bag()
@@ -527,6 +536,35 @@ PROGRAMS.update({
     "from_py itemid with a schema": lambda kd: _same_ids_twice(
         kd, {"a": {"b": 1}, "l": [1, 2]}, kd.uuid(seed="z"), lambda x: kd.slice([x.a, x.l], kd.OBJECT),
         schema=kd.named_schema("S", a=kd.named_schema("T", b=kd.INT32), l=kd.list_schema(kd.INT32))),
+    # the items of an iterable are of one type
+    "iterable of a slice and a bag": lambda kd: kd.iterables.make(1, kd.bag()),
+    "unordered iterable of a slice and a bag": lambda kd: kd.iterables.make_unordered(kd.bag(), 1),
+    "iterable of items of two schemas": lambda kd: kd.iterables.make(1, 2.0),
+    "chain of iterables of slices and of bags": lambda kd: kd.iterables.chain(kd.iterables.make(1), kd.iterables.make(kd.bag())),
+    "chain of an empty iterable": lambda kd: kd.iterables.chain(kd.iterables.make(), kd.iterables.make(1)),
+    # a Python function given to a lazy operator's functor argument is traced
+    "kd.lazy.call of a Python function": lambda kd: kd.eval(kd.lazy.call(lambda x: x * 2, kd.I.x), x=3),
+    "kd.lazy.functor.map of a Python function": lambda kd: kd.eval(kd.lazy.functor.map(lambda x: x + 1, kd.I.x), x=kd.slice([1, 2])),
+    "kd.functor.map of a Python function while tracing": lambda kd: kd.fn(lambda x: kd.functor.map(lambda y: y * 2, x))(kd.slice([1, 2])),
+    "kd.lazy.streams.map of a Python function": lambda kd: kd.eval(
+        kd.lazy.streams.map(kd.lazy.streams.make(kd.I.x), lambda x: x + 1), x=1).read_all(timeout=5),
+    # tuples' QTypes and named tuples' keys
+    "qtype of a tuple": lambda kd: str(kd.tuples.tuple(1, kd.bag()).qtype),
+    "qtype of an empty tuple": lambda kd: str(kd.tuples.tuple().qtype),
+    "qtype of nested tuples": lambda kd: str(kd.tuples.tuple(kd.tuple(1)).qtype),
+    "qtype of a named tuple": lambda kd: str(kd.tuples.namedtuple(a=1, b=kd.bag()).qtype),
+    "keys of a named tuple": lambda kd: kd.tuples.namedtuple(a=1, b=2).keys(),
+    # kd.eval's `self` input
+    "kd.eval of S not given": lambda kd: kd.eval(kd.I.self),
+    "kd.eval of S by keyword": lambda kd: kd.eval(kd.I.self.x, self=kd.new(x=1)),
+    "kd.eval of S given": lambda kd: kd.eval(kd.S.a, kd.new(a=3)),
+    "kd.eval of S and another input missing": lambda kd: kd.eval(kd.I.y + kd.I.self),
+    "apply_py of a py_reference": lambda kd: kd.apply_py(lambda r: kd.item(len(r.py_value())), kd.py_reference([1])),
+    # with_attrs of extension values: a name the class lacks, a null value
+    "with_attrs of an unknown attribute": lambda kd: _nullable_point(kd)(1).with_attrs(z=5),
+    "with_attrs of a null value": lambda kd: _nullable_point(kd).get_null().with_attrs(x=1),
+    "kd.extension_types.with_attrs of a null value": lambda kd: kd.extension_types.with_attrs(_nullable_point(kd).get_null(), x=1),
+    "with_attrs of an extension value": lambda kd: _nullable_point(kd)(1).with_attrs(x=2).x,
     # numpy's own int64 dtype
     "npkd.to_array of INT64": lambda kd: _npkd(kd).to_array(kd.range(3)),
 })

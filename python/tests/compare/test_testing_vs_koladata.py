@@ -106,6 +106,12 @@ OTHER = {
     "bags of objects": lambda kd: (kd.obj(a=1).get_bag(), kd.obj(a=1).get_bag()),
     "one bag": lambda kd: functools.reduce(lambda b, _: (b, b), [0], kd.obj(a=1).get_bag()),
     "expressions": lambda kd: (kd.I.x + 1, kd.I.x + 1),
+    "a Python int and an item": lambda kd: (5, kd.item(5)),
+    "an item and a Python int": lambda kd: (kd.item(5), 5),
+    "a tuple and a Python tuple": lambda kd: (kd.tuple(1), (kd.item(1),)),
+    "None and a bag": lambda kd: (None, kd.bag()),
+    "Python lists": lambda kd: ([1], [1]),
+    "Nones": lambda kd: (None, None),
 }
 
 

@@ -287,6 +287,9 @@ Examples:
 fn with_attrs(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     let x = required(op, &mut args, 0)?;
     let ext = extension_arg(op, "ext", &x)?;
+    if ext.is_null() {
+        return Err(Error::value(op, "expected a non-null extension type"));
+    }
     Ok(extension::with_attrs(ext, args.var_kwargs).into_value())
 }
 

@@ -114,8 +114,35 @@ Examples:
   >>> list(kd.iterables.make())
   []";
 
-fn make(_: &str, args: CallArgs) -> Result<ExprValue> {
+fn make(op: &str, args: CallArgs) -> Result<ExprValue> {
+    same_type(op, &args.var_args)?;
     Ok(ExprValue::iterable(args.var_args, true))
+}
+
+/// Koda's check that the items of an iterable are of one QType (all
+/// DataSlices, all DataBags, ...).
+fn same_type(op: &str, items: &[ExprValue]) -> Result<()> {
+    let names: Vec<String> = items.iter().map(|v| super::type_name(v).into_owned()).collect();
+    if names.windows(2).any(|pair| pair[0] != pair[1]) {
+        return Err(Error::value(op, format!("arguments should be all of the same type, got *args: ({})", names.join(", "))));
+    }
+    Ok(())
+}
+
+/// Koda's check that `iterables` hold values of one QType (an empty one
+/// holds any).
+fn same_value_type(op: &str, iterables: &[Arc<Iterable>]) -> Result<()> {
+    let mut first: Option<String> = None;
+    for it in iterables {
+        let Some(item) = it.items.first() else { continue };
+        let name = super::type_name(item).into_owned();
+        match &first {
+            Some(f) if *f != name => return Err(Error::value(op, "all given iterables must have the same value type")),
+            Some(_) => {}
+            None => first = Some(name),
+        }
+    }
+    Ok(())
 }
 
 const MAKE_UNORDERED_DOC: &str = "Returns an iterable of the given items, in no particular order.
@@ -132,7 +159,8 @@ Examples:
   >>> sorted(x.to_py() for x in it)
   [1, 2, 3]";
 
-fn make_unordered(_: &str, args: CallArgs) -> Result<ExprValue> {
+fn make_unordered(op: &str, args: CallArgs) -> Result<ExprValue> {
+    same_type(op, &args.var_args)?;
     Ok(ExprValue::iterable(args.var_args, false))
 }
 
@@ -149,6 +177,7 @@ Examples:
 
 fn chain(_: &str, args: CallArgs) -> Result<ExprValue> {
     let parts = iterables("kd.iterables.chain", args.var_args)?;
+    same_value_type("kd.iterables.chain", &parts)?;
     Ok(ExprValue::iterable(chain_items(&parts), true))
 }
 
@@ -168,6 +197,7 @@ Examples:
 
 fn interleave(_: &str, args: CallArgs) -> Result<ExprValue> {
     let parts = iterables("kd.iterables.interleave", args.var_args)?;
+    same_value_type("kd.iterables.interleave", &parts)?;
     Ok(ExprValue::iterable(interleave_items(&parts), false))
 }
 
