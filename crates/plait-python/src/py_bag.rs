@@ -689,6 +689,32 @@ impl PyDataSlice {
     }
 }
 
+/// Returns a new empty immutable DataBag (`kd.bag`; while tracing, the
+/// expression `kd.bag()`).
+///
+/// Nothing can be created in it; `bag.fork()` gives a mutable copy, and
+/// `kd.mutable_bag()` an empty mutable bag.
+///
+/// Examples:
+///   >>> kd.bag()
+///   DataBag(empty, $...)
+///   >>> kd.bag().is_mutable()
+///   DataItem(missing, schema: MASK)
+///   >>> kd.slice([1, 2]).with_bag(kd.bag())
+///   DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
+///   >>> kd.fn(lambda x: x.with_bag(kd.bag()))(kd.item(1))
+///   DataItem(1, schema: INT32, bag_id: $...)
+//
+// In Rust, as a bag is often made per call; the lazy form is built in
+// `_lazy.py` (the operator `kd.bag`).
+#[pyfunction]
+fn bag(py: Python<'_>) -> PyResult<Py<PyAny>> {
+    if crate::py_expr::is_tracing() {
+        return Ok(py.import("plait.kd")?.getattr("lazy")?.getattr("bag")?.call0()?.unbind());
+    }
+    Ok(Py::new(py, new_bag(false))?.into_any())
+}
+
 /// Returns a new empty mutable DataBag.
 ///
 /// Entities and objects created in it (`bag.new`, `bag.obj`) can be changed in
@@ -740,6 +766,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(declared_attrs, m)?)?;
     m.add_class::<PyNullBag>()?;
     m.add_function(wrap_pyfunction!(null_bag, m)?)?;
+    m.add_function(wrap_pyfunction!(bag, m)?)?;
     m.add_function(wrap_pyfunction!(mutable_bag, m)?)?;
     m.add_function(wrap_pyfunction!(new_bag, m)?)?;
     m.add_function(wrap_pyfunction!(refuse_tracing, m)?)?;

@@ -27,7 +27,7 @@ from plait.kd import allocation, bags, comparison, core, dicts, entities, ids, l
 from plait.kd import bitwise, curves, json, random  # noqa: A004 - Koda's names
 from plait.kd import proto
 from plait.kd._proto_messages import from_proto, schema_from_proto, to_proto
-from plait._plait import mutable_bag
+from plait._plait import bag, mutable_bag
 from plait.kd._attr_names import dir, get_attr_names  # noqa: A004 - Koda's names
 from plait.kd._operators import export_aliases as _export_aliases, traced_through as _traced_through
 from plait.kd._operators import OPERATORS as _OPERATORS
@@ -296,26 +296,6 @@ def extension_type(unsafe_override=False):
       DataItem(12, schema: INT32)
     """
     return extension_types.extension_type(unsafe_override)
-
-
-def bag():
-    """Returns a new empty immutable DataBag (`kd.bag`; while tracing, the
-    expression `kd.bag()`).
-
-    Nothing can be created in it; `bag.fork()` gives a mutable copy, and
-    `kd.mutable_bag()` an empty mutable bag.
-
-    Examples:
-      >>> kd.bag()
-      DataBag(empty, $...)
-      >>> kd.bag().is_mutable()
-      DataItem(missing, schema: MASK)
-      >>> kd.slice([1, 2]).with_bag(kd.bag())
-      DataSlice([1, 2], schema: INT32, present: 2/2, bag_id: $...)
-      >>> kd.fn(lambda x: x.with_bag(kd.bag()))(kd.item(1))
-      DataItem(1, schema: INT32, bag_id: $...)
-    """
-    return _plait.new_bag(False)
 
 
 def with_name(obj, name):

@@ -190,7 +190,11 @@ def build(kd):
         _add_forms(module, f"kd.{ns}", lazy_ns, eager_ns, operator_type, skip=getattr(module, "_NOT_OPERATORS", ()))
         setattr(lazy, ns, lazy_ns)
         setattr(eager, ns, eager_ns)
-    _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES) | set(_EAGER_ONLY))
+    _add_forms(kd, "kd", lazy, eager, operator_type, skip=_NOT_OPERATORS | set(NAMESPACES) | set(_EAGER_ONLY) | {"bag"})
+    # `kd.bag` is Rust (a bag is often made per call) and builds this node
+    # while tracing: the operator `kd.bag`, whose body is kd.bags.new's.
+    lazy.bag = _python_operator("kd.bag", getattr(kd.bags.new, "__wrapped_eager__", kd.bags.new))
+    eager.bag = kd.bag
     for name in _EAGER_ONLY:
         if name in _REFUSED_NATIVELY:
             # (The eager form works while tracing.)

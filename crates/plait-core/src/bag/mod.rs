@@ -105,6 +105,14 @@ impl Drop for BagInner {
     }
 }
 
+/// The contents of a new bag: one empty store shared by all new bags (each
+/// copies it on its first write, as any shared store), so that making a bag
+/// (often one per call) allocates the bag alone.
+fn empty_store() -> Arc<Store> {
+    static EMPTY: std::sync::OnceLock<Arc<Store>> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(Arc::default).clone()
+}
+
 /// A handle to a bag; clones share it.
 #[derive(Clone, Debug)]
 pub struct DataBag(Arc<BagInner>);
@@ -158,18 +166,18 @@ impl DataBag {
 
     /// An empty mutable bag (`kd.mutable_bag()`).
     pub fn new_mutable() -> DataBag {
-        DataBag::from_parts(Arc::default(), true, Vec::new())
+        DataBag::from_parts(empty_store(), true, Vec::new())
     }
 
     /// An empty immutable bag (`kd.bag()`).
     pub fn new_immutable() -> DataBag {
-        DataBag::from_parts(Arc::default(), false, Vec::new())
+        DataBag::from_parts(empty_store(), false, Vec::new())
     }
 
     /// An immutable bag with no contents of its own that reads through `bags`
     /// in order (`kd.enriched_bag` / `kd.updated_bag` give the order).
     pub fn with_fallbacks(bags: Vec<DataBag>) -> DataBag {
-        DataBag::from_parts(Arc::default(), false, bags)
+        DataBag::from_parts(empty_store(), false, bags)
     }
 
     /// The distinct bags among `bags`, in order.
