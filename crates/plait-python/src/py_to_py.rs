@@ -2,7 +2,7 @@
 //! [`crate::to_py_walk`]), for `plait/kd/conversion.py`, which converts
 //! the slice itself when given `NotImplemented` back.
 
-use plait_core::JaggedShape;
+use plait_core::{JaggedShape, ScalarRef, Schema};
 use pyo3::prelude::*;
 
 use crate::errors::guard;
@@ -29,6 +29,9 @@ fn to_py_tree(
     let Ok(x) = x.cast::<PyDataSlice>() else { return Ok(py.NotImplemented()) };
     let ds = &x.get().inner;
     if converts_natively(ds) {
+        if ds.schema() == Schema::Schema && (0..ds.size()).any(|i| matches!(ds.get(i), Some(ScalarRef::Schema(Schema::Struct(_))))) {
+            return Err(crate::to_py_walk::struct_schema_error());
+        }
         return to_py(py, ds);
     }
     let (Ok(max_depth), Ok(obj_as_dict), Ok(include_missing_attrs)) =

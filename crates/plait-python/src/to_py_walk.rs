@@ -16,7 +16,7 @@
 use std::collections::{HashMap, HashSet};
 
 use foldhash::fast::RandomState;
-use plait_core::{DataSlice, Edge, ItemId, ScalarRef};
+use plait_core::{DataSlice, Edge, ItemId, ScalarRef, Schema};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
@@ -117,7 +117,7 @@ impl<'py> Walk<'_, 'py> {
     fn convert(&mut self, flat: &DataSlice, depth: usize, below: &mut Below<'py>) -> Step<Vec<Bound<'py, PyAny>>> {
         let py = self.py;
         if reads::converts_natively(flat) {
-            return Ok((0..flat.size()).map(|i| item_to_py(py, flat.get(i)).map(|v| v.into_bound(py))).collect::<PyResult<_>>()?);
+            return (0..flat.size()).map(|i| primitive_to_py(py, flat.get(i))).collect();
         }
         if flat.schema().is_nofollow() {
             return Err(Stop::Python);
@@ -130,7 +130,7 @@ impl<'py> Walk<'_, 'py> {
             if part.kind == Kind::Primitive {
                 if !too_deep {
                     for &p in &part.positions {
-                        out[p] = item_to_py(py, flat.get(p))?.into_bound(py);
+                        out[p] = primitive_to_py(py, flat.get(p))?;
                     }
                 }
                 continue;
@@ -280,6 +280,7 @@ fn leaves<'py>(py: Python<'py>, flat: &DataSlice) -> Step<Vec<Bound<'py, PyAny>>
     let mut out = Vec::with_capacity(flat.size());
     for i in 0..flat.size() {
         let value = match flat.get(i) {
+            Some(ScalarRef::Schema(Schema::Struct(_))) => return Err(Stop::Raised(struct_schema_error())),
             Some(item @ (ScalarRef::Mask | ScalarRef::Schema(_) | ScalarRef::ItemId(_) | ScalarRef::Expr(_))) => {
                 wrap(py, DataSlice::item(Some(item), flat.schema())?.with_bag(flat.bag().cloned()))?
             }
@@ -288,4 +289,19 @@ fn leaves<'py>(py: Python<'py>, flat: &DataSlice) -> Step<Vec<Bound<'py, PyAny>>
         out.push(value.into_bound(py));
     }
     Ok(out)
+}
+
+/// A primitive (or schema) item as a Python value; a struct schema is
+/// Koda's error.
+fn primitive_to_py<'py>(py: Python<'py>, item: Option<ScalarRef<'_>>) -> Step<Bound<'py, PyAny>> {
+    if let Some(ScalarRef::Schema(Schema::Struct(_))) = item {
+        return Err(Stop::Raised(struct_schema_error()));
+    }
+    Ok(item_to_py(py, item)?.into_bound(py))
+}
+
+/// Koda's refusal of a struct schema (an entity, list or dict schema) as a
+/// value to convert: it has no Python form.
+pub fn struct_schema_error() -> PyErr {
+    pyo3::exceptions::PyValueError::new_err("kd.to_py: schema is not supported in to_py conversion")
 }

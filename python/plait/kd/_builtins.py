@@ -74,6 +74,19 @@ def _forms(op):
     return _named_forms(op, eager, follow_tracing)
 
 
+def _bound(x):
+    """A value `kd.functor.bind` binds: an expression is computed at each
+    call of the bound functor from that call's arguments, as Koda's (a
+    functor of it, called with them); anything else as it is."""
+    from plait import kd
+
+    if not isinstance(x, kd.expr.Expr):
+        return x
+    lazy = kd.lazy
+    call = lazy.functor._call_bound(kd.fn(x), lazy.tuples.tuple(), lazy.tuples.namedtuple(), kd.I.args, kd.I.kwargs)
+    return kd.expr.pack_expr(call)
+
+
 def _unboxed_forms(op):
     def eager(*args, **kwargs):
         if op.name.endswith("is_fn") and len(args) == 1 and not kwargs and not isinstance(args[0], _plait.DataSlice):
@@ -82,6 +95,9 @@ def _unboxed_forms(op):
             from plait import kd
 
             return kd.missing
+        if op.name.endswith("bind") and args:
+            args = (args[0], *(_bound(a) for a in args[1:]))
+            kwargs = {k: v if k == "return_type_as" else _bound(v) for k, v in kwargs.items()}
         return op._eval(*args, **kwargs)
 
     def follow_tracing(*args, **kwargs):

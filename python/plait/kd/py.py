@@ -114,7 +114,7 @@ def _int(x):
 
 def _none(x):
     """Koda's `None` defaults arrive as DataItems in expressions."""
-    if isinstance(x, _plait.DataSlice) and x.is_item() and x.to_py() is None:
+    if isinstance(x, _plait.DataSlice) and x.is_item() and x.get_present_count() == 0:
         return None
     return x
 

@@ -565,6 +565,18 @@ PROGRAMS.update({
     "with_attrs of a null value": lambda kd: _nullable_point(kd).get_null().with_attrs(x=1),
     "kd.extension_types.with_attrs of a null value": lambda kd: kd.extension_types.with_attrs(_nullable_point(kd).get_null(), x=1),
     "with_attrs of an extension value": lambda kd: _nullable_point(kd)(1).with_attrs(x=2).x,
+    # to_py of struct schemas: Koda's error
+    "to_py of schemas": lambda kd: kd.to_py(kd.slice([kd.INT32, kd.schema.new_schema(a=kd.INT32)])),
+    "to_py of primitive schemas": lambda kd: kd.to_py(kd.slice([kd.INT32])),
+    "to_py of an object holding a schema": lambda kd: kd.to_py(kd.obj(a=kd.schema.new_schema(a=kd.INT32))),
+    "to_py of an entity schema": lambda kd: kd.to_py(kd.schema.new_schema(a=kd.INT32)),
+    "to_py of an object holding a primitive schema": lambda kd: kd.to_py(kd.obj(a=kd.INT32)),
+    # expressions bound by bind: computed from each call's arguments
+    "bind of an expression": lambda kd: kd.fn(kd.I.x + kd.I.y).bind(x=kd.I.z * 2)(y=1, z=3),
+    "bind of an input": lambda kd: kd.fn(kd.I.x + kd.I.y).bind(x=kd.I.z)(y=1, z=3),
+    "kd.bind of an expression": lambda kd: kd.bind(kd.fn(kd.I.x + kd.I.y), x=kd.I.z * 2)(y=1, z=3),
+    "bind of an expression, called positionally": lambda kd: kd.fn(kd.I.x + kd.I.y).bind(x=kd.I.z * 2)(1, z=3),
+    "bind of a value": lambda kd: kd.fn(kd.I.x + kd.I.y).bind(x=1)(y=2),
     # numpy's own int64 dtype
     "npkd.to_array of INT64": lambda kd: _npkd(kd).to_array(kd.range(3)),
 })

@@ -48,7 +48,9 @@ const BIND_DOC: &str = "Returns a functor that calls `fn_def` with some argument
 
 As with `functools.partial`, `args` are passed first, ahead of the caller's
 positional arguments; `kwargs` act as defaults that the caller may override.
-The bound values are stored in the new functor as its variables.
+The bound values are stored in the new functor as its variables; a bound
+expression (`x=I.z * 2`) is computed at each call from that call's
+arguments.
 
 Args:
   fn_def: the functor to bind.
@@ -63,6 +65,8 @@ Examples:
   >>> f(x=1, y=2)
   DataItem(3, schema: INT32)
   >>> kd.bind(kd.fn(lambda x, y: x - y), 10)(3)
+  DataItem(7, schema: INT32)
+  >>> kd.bind(kd.fn(I.x + I.y), x=I.z * 2)(y=1, z=3)
   DataItem(7, schema: INT32)
   >>> kd.fn(lambda g: kd.bind(g, y=1))(kd.fn(I.x + I.y))(x=2)
   DataItem(3, schema: INT32)";
