@@ -42,8 +42,7 @@ class Iterable:
     def _value_qtype(self):
         from plait.kd import qtypes
 
-        first = next(iter(self._items), None)
-        return getattr(first, "qtype", None) or qtypes.DATA_SLICE
+        return qtypes._of(next(iter(self._items), None))
 
     @property
     def qtype(self):

@@ -109,3 +109,18 @@ def test_koda_agrees(koda):
         kkd.testing.assert_equivalent(kkd.slice([1, 2]), kkd.slice([1, 2.0]))
     kkd.testing.assert_unordered_equal(kkd.slice([1, 2]), kkd.slice([2, 1]))
     kkd.testing.assert_allclose(kkd.slice([1.0, 2.0]), kkd.slice([1.0, 2.0000001]))
+
+
+def test_assert_equivalent_of_data_100000_levels_deep():
+    # The walk keeps its own stack and the places it reports as links, so
+    # depth costs neither native stack nor text growing with it.
+    bag = kd.mutable_bag()
+    top = node = bag.obj(x=0)
+    for i in range(100_000):
+        node.next = bag.obj(x=i + 1)
+        node = node.next
+    copy = top.extract()
+    kd.testing.assert_equivalent(top, copy)
+    node.x = -1
+    with pytest.raises(AssertionError, match=r"first difference: item(\.next){100000}\.x: -1 vs 100000"):
+        kd.testing.assert_equivalent(top, copy)

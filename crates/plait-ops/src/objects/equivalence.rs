@@ -39,10 +39,10 @@ type Value = (Schema, Option<Stored>);
 
 enum Task {
     /// Two values at `path`.
-    Values { path: String, actual: Value, expected: Value },
+    Values { path: Path, actual: Value, expected: Value },
     /// Two schemas at `path`; `by_content` compares explicit schemas by what
     /// they hold rather than by id (schemas held as values).
-    Schemas { path: String, actual: Schema, expected: Schema, by_content: bool },
+    Schemas { path: Path, actual: Schema, expected: Schema, by_content: bool },
 }
 
 struct Walk<'a> {
@@ -52,7 +52,14 @@ struct Walk<'a> {
     seen_items: HashSet<(ItemId, ItemId)>,
     seen_schemas: HashSet<(ItemId, ItemId, bool)>,
     tasks: Vec<Task>,
+    /// Where each value is: its parent's place and its own step (`.a`,
+    /// `[0]`), written out only for a difference (a path carried as text
+    /// would grow with the depth at every step).
+    steps: Vec<(Path, String)>,
 }
+
+/// A place in the walk (an index into `Walk::steps`; 0 is the root).
+type Path = usize;
 
 /// Where `actual` and `expected` first differ (`None`: they are
 /// equivalent), as `path: what`.
@@ -68,15 +75,17 @@ pub fn first_difference(actual: &DataSlice, expected: &DataSlice, options: Optio
         seen_items: HashSet::new(),
         seen_schemas: HashSet::new(),
         tasks: Vec::new(),
+        steps: vec![(0, String::new())],
     };
     for i in (0..actual.size()).rev() {
-        let path = if actual.is_item() { "item".to_string() } else { format!("item {i}") };
+        let path = walk.child(0, if actual.is_item() { "item".to_string() } else { format!("item {i}") });
         let actual = (actual.schema(), actual.get(i).map(Stored::from_ref));
         let expected = (expected.schema(), expected.get(i).map(Stored::from_ref));
         walk.tasks.push(Task::Values { path, actual, expected });
     }
     if options.schemas {
-        walk.tasks.push(Task::Schemas { path: "schema".to_string(), actual: actual.schema(), expected: expected.schema(), by_content: false });
+        let path = walk.child(0, "schema".to_string());
+        walk.tasks.push(Task::Schemas { path, actual: actual.schema(), expected: expected.schema(), by_content: false });
     }
     while let Some(task) = walk.tasks.pop() {
         let difference = match task {
@@ -118,6 +127,23 @@ fn same_primitive(a: ScalarRef<'_>, b: ScalarRef<'_>, schemas: bool) -> bool {
 }
 
 impl Walk<'_> {
+    /// The place `step` below `parent`.
+    fn child(&mut self, parent: Path, step: String) -> Path {
+        self.steps.push((parent, step));
+        self.steps.len() - 1
+    }
+
+    /// `path` written out (`item 0.a[1]`).
+    fn path_text(&self, mut path: Path) -> String {
+        let mut steps = Vec::new();
+        while path != 0 {
+            let (parent, step) = &self.steps[path];
+            steps.push(step.as_str());
+            path = *parent;
+        }
+        steps.into_iter().rev().collect()
+    }
+
     /// The schema an item of declared schema `schema` has: an object's own
     /// (`__schema__`), a primitive's type.
     fn item_schema(bag: Option<&DataBag>, schema: Schema, value: &Stored) -> Option<Schema> {
@@ -128,31 +154,33 @@ impl Walk<'_> {
         }
     }
 
-    fn values(&mut self, path: String, actual: Value, expected: Value) -> Result<Option<String>> {
+    fn values(&mut self, path: Path, actual: Value, expected: Value) -> Result<Option<String>> {
         let (schemas, ids) = (self.options.schemas, self.options.ids);
         let (a_schema, a) = actual;
         let (b_schema, b) = expected;
         if schemas && a_schema != b_schema {
             // (Two struct schemas: the schema walk judges them.)
             if !(a_schema.is_struct() && b_schema.is_struct()) {
-                return Ok(Some(format!("{path}: schema {a_schema} vs {b_schema}")));
+                return Ok(Some(format!("{}: schema {a_schema} vs {b_schema}", self.path_text(path))));
             }
-            self.tasks.push(Task::Schemas { path: format!("{path} schema"), actual: a_schema, expected: b_schema, by_content: false });
+            let child = self.child(path, " schema".to_string());
+            self.tasks.push(Task::Schemas { path: child, actual: a_schema, expected: b_schema, by_content: false });
         }
         let (a, b) = match (a, b) {
             (None, None) => return Ok(None),
             (Some(a), Some(b)) => (a, b),
-            (a, b) => return Ok(Some(format!("{path}: {} vs {}", text(&a), text(&b)))),
+            (a, b) => return Ok(Some(format!("{}: {} vs {}", self.path_text(path), text(&a), text(&b)))),
         };
         let (a_item, b_item) = (Self::item_schema(self.actual_bag, a_schema, &a), Self::item_schema(self.expected_bag, b_schema, &b));
         if schemas && a_schema == Schema::Object && b_schema == Schema::Object {
             match (a_item, b_item) {
                 (Some(x), Some(y)) if x.is_struct() && y.is_struct() => {
-                    self.tasks.push(Task::Schemas { path: format!("{path} schema"), actual: x, expected: y, by_content: false });
+                    let child = self.child(path, " schema".to_string());
+                    self.tasks.push(Task::Schemas { path: child, actual: x, expected: y, by_content: false });
                 }
                 (x, y) if x != y => {
                     let name = |s: Option<Schema>| s.map_or_else(|| "none".to_string(), |s| s.to_string());
-                    return Ok(Some(format!("{path}: schema {} vs {}", name(x), name(y))));
+                    return Ok(Some(format!("{}: schema {} vs {}", self.path_text(path), name(x), name(y))));
                 }
                 _ => {}
             }
@@ -161,31 +189,31 @@ impl Walk<'_> {
         match (a_ref, b_ref) {
             (ScalarRef::ItemId(x), ScalarRef::ItemId(y)) => {
                 if ids && x != y {
-                    return Ok(Some(format!("{path}: id {} vs {}", x.repr(), y.repr())));
+                    return Ok(Some(format!("{}: id {} vs {}", self.path_text(path), x.repr(), y.repr())));
                 }
                 if x.is_list() != y.is_list() || x.is_dict() != y.is_dict() {
-                    return Ok(Some(format!("{path}: {} vs {}", x.repr(), y.repr())));
+                    return Ok(Some(format!("{}: {} vs {}", self.path_text(path), x.repr(), y.repr())));
                 }
                 if !self.seen_items.insert((x, y)) {
                     return Ok(None);
                 }
-                self.contents(&path, x, a_item, y, b_item)
+                self.contents(path, x, a_item, y, b_item)
             }
             (ScalarRef::Schema(x), ScalarRef::Schema(y)) => {
                 if ids && x.is_struct() && x != y {
-                    return Ok(Some(format!("{path}: id of {x} vs {y}")));
+                    return Ok(Some(format!("{}: id of {x} vs {y}", self.path_text(path))));
                 }
                 self.tasks.push(Task::Schemas { path, actual: x, expected: y, by_content: true });
                 Ok(None)
             }
             (x, y) if same_primitive(x, y, schemas) => Ok(None),
-            _ => Ok(Some(format!("{path}: {} vs {}", text(&Some(a)), text(&Some(b))))),
+            _ => Ok(Some(format!("{}: {} vs {}", self.path_text(path), text(&Some(a)), text(&Some(b))))),
         }
     }
 
     /// The contents of list, dict or entity `a` (of schema `a_schema`) and
     /// `b`, queued for comparison.
-    fn contents(&mut self, path: &str, a: ItemId, a_schema: Option<Schema>, b: ItemId, b_schema: Option<Schema>) -> Result<Option<String>> {
+    fn contents(&mut self, path: Path, a: ItemId, a_schema: Option<Schema>, b: ItemId, b_schema: Option<Schema>) -> Result<Option<String>> {
         let (a_bag, b_bag) = (self.actual_bag, self.expected_bag);
         let struct_id = |s: Option<Schema>| match s {
             Some(Schema::Struct(id)) => Some(id),
@@ -203,11 +231,12 @@ impl Walk<'_> {
             };
             let (xs, ys) = (items(a_bag, a)?, items(b_bag, b)?);
             if xs.len() != ys.len() {
-                return Ok(Some(format!("{path}: a list of {} items vs {}", xs.len(), ys.len())));
+                return Ok(Some(format!("{}: a list of {} items vs {}", self.path_text(path), xs.len(), ys.len())));
             }
             let (xs_schema, ys_schema) = (held(a_bag, a_sid, LIST_ITEMS_ATTR), held(b_bag, b_sid, LIST_ITEMS_ATTR));
             for (i, (x, y)) in xs.into_iter().zip(ys).enumerate().rev() {
-                self.tasks.push(Task::Values { path: format!("{path}[{i}]"), actual: (xs_schema, x), expected: (ys_schema, y) });
+                let child = self.child(path, format!("[{i}]"));
+                self.tasks.push(Task::Values { path: child, actual: (xs_schema, x), expected: (ys_schema, y) });
             }
             return Ok(None);
         }
@@ -219,7 +248,7 @@ impl Walk<'_> {
             };
             let (xs, ys) = (entries(a_bag, a)?, entries(b_bag, b)?);
             if xs.len() != ys.len() {
-                return Ok(Some(format!("{path}: a dict of {} entries vs {}", xs.len(), ys.len())));
+                return Ok(Some(format!("{}: a dict of {} entries vs {}", self.path_text(path), xs.len(), ys.len())));
             }
             let value_schema = |bag, sid| held(bag, sid, DICT_VALUES_ATTR);
             let (xs_schema, ys_schema) = (value_schema(a_bag, a_sid), value_schema(b_bag, b_sid));
@@ -227,18 +256,16 @@ impl Walk<'_> {
             let by_key: HashMap<String, Option<Stored>> = ys.into_iter().map(|(k, v)| (format!("{k:?}"), v)).collect();
             for (k, x) in xs {
                 let Some(y) = by_key.get(&format!("{k:?}")) else {
-                    return Ok(Some(format!("{path}: key {} only in actual", text(&Some(k)))));
+                    return Ok(Some(format!("{}: key {} only in actual", self.path_text(path), text(&Some(k)))));
                 };
                 let key = text(&Some(k));
-                self.tasks.push(Task::Values { path: format!("{path}[{key}]"), actual: (xs_schema, x), expected: (ys_schema, y.clone()) });
+                let child = self.child(path, format!("[{key}]"));
+                self.tasks.push(Task::Values { path: child, actual: (xs_schema, x), expected: (ys_schema, y.clone()) });
             }
             // (Key schemas are compared with the dicts' schemas.)
             return Ok(None);
         }
-        let names = |bag: Option<&DataBag>, sid: Option<ItemId>| -> Vec<String> {
-            bag.zip(sid)
-                .map_or_else(Vec::new, |(bag, sid)| bag.attr_names(sid).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect())
-        };
+        let names = |bag, sid: Option<ItemId>| sid.map_or_else(Vec::new, |sid| attr_names(bag, sid));
         let mut all = names(b_bag, b_sid);
         if !self.options.partial {
             for name in names(a_bag, a_sid) {
@@ -250,48 +277,58 @@ impl Walk<'_> {
         all.sort();
         for name in all.into_iter().rev() {
             let value = |bag: Option<&DataBag>, sid: Option<ItemId>, id: ItemId| -> Value {
-                let schema = bag.zip(sid).and_then(|(bag, sid)| attr_schema(bag, sid, &name)).unwrap_or(Schema::None);
+                let schema = sid.map_or(Schema::None, |sid| declared(bag, sid, &name));
                 (schema, bag.and_then(|bag| bag.get_one(&name, id)))
             };
             let (x, y) = (value(a_bag, a_sid, a), value(b_bag, b_sid, b));
-            self.tasks.push(Task::Values { path: format!("{path}.{name}"), actual: x, expected: y });
+            let child = self.child(path, format!(".{name}"));
+            self.tasks.push(Task::Values { path: child, actual: x, expected: y });
         }
         Ok(None)
     }
 
     /// Two schemas the same (see the module comment); the attributes of
     /// struct schemas compared by content are queued.
-    fn schemas(&mut self, path: String, a: Schema, b: Schema, by_content: bool) -> Option<String> {
+    fn schemas(&mut self, path: Path, a: Schema, b: Schema, by_content: bool) -> Option<String> {
         let (x, y) = match (a, b) {
             (Schema::Struct(x), Schema::Struct(y)) => (x, y),
             _ if a == b => return None,
-            _ => return Some(format!("{path}: {a} vs {b}")),
+            _ => return Some(format!("{}: {a} vs {b}", self.path_text(path))),
         };
         let implicit = |id: ItemId| matches!(id.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema);
         if !by_content && !implicit(x) && !implicit(y) {
             let text = |id: ItemId, bag: Option<&DataBag>| plait_core::bag::text::schema_text(Schema::Struct(id), bag);
-            return (x != y).then(|| format!("{path}: {} vs {}", text(x, self.actual_bag), text(y, self.expected_bag)));
+            return (x != y).then(|| format!("{}: {} vs {}", self.path_text(path), text(x, self.actual_bag), text(y, self.expected_bag)));
         }
         if !self.seen_schemas.insert((x, y, by_content)) {
             return None;
         }
-        let names = |bag: Option<&DataBag>, id: ItemId| -> Vec<String> {
-            bag.map_or_else(Vec::new, |bag| bag.attr_names(id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect())
-        };
-        let (mut xs, mut ys) = (names(self.actual_bag, x), names(self.expected_bag, y));
+        let (mut xs, mut ys) = (attr_names(self.actual_bag, x), attr_names(self.expected_bag, y));
         if self.options.partial {
             xs.retain(|n| ys.contains(n));
         }
         xs.sort();
         ys.sort();
         if xs != ys {
-            return Some(format!("{path}: attributes {xs:?} vs {ys:?}"));
+            return Some(format!("{}: attributes {xs:?} vs {ys:?}", self.path_text(path)));
         }
         for name in xs.into_iter().rev() {
-            let held = |bag: Option<&DataBag>, id: ItemId| bag.and_then(|bag| attr_schema(bag, id, &name)).unwrap_or(Schema::None);
-            let (sa, sb) = (held(self.actual_bag, x), held(self.expected_bag, y));
-            self.tasks.push(Task::Schemas { path: format!("{path}.{name}"), actual: sa, expected: sb, by_content });
+            let (sa, sb) = (declared(self.actual_bag, x, &name), declared(self.expected_bag, y, &name));
+            let child = self.child(path, format!(".{name}"));
+            self.tasks.push(Task::Schemas { path: child, actual: sa, expected: sb, by_content });
         }
         None
     }
+}
+
+/// The attributes struct schema `id` declares in `bag` (none without one),
+/// `__schema__` and the like left out.
+fn attr_names(bag: Option<&DataBag>, id: ItemId) -> Vec<String> {
+    bag.map_or_else(Vec::new, |bag| bag.attr_names(id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect())
+}
+
+/// The schema struct schema `id` declares for attribute `name` in `bag`
+/// (NONE where it declares none).
+fn declared(bag: Option<&DataBag>, id: ItemId, name: &str) -> Schema {
+    bag.and_then(|bag| attr_schema(bag, id, name)).unwrap_or(Schema::None)
 }

@@ -347,7 +347,6 @@ pub fn shaped(
     itemid: Option<&DataSlice>,
 ) -> Result<DataSlice> {
     let op = "kd.lists.shaped";
-    let (item_schema, schema_from) = item_schema.map_or((None, None), |(s, from)| (Some(s), from));
     let rows = match items {
         // Items with more dimensions than one list row: Koda puts all the
         // items under each list item into its list.
@@ -356,20 +355,9 @@ pub fn shaped(
             rows_for(op, &flat, shape)?
         }
         Some(items) => rows_for(op, items, shape)?,
-        None => DataSlice::missing(shape.with_edge(plait_core::Edge::uniform(shape.size(), 0))?, item_schema.unwrap_or(Schema::Object)),
+        None => DataSlice::missing(shape.with_edge(plait_core::Edge::uniform(shape.size(), 0))?, item_schema.map_or(Schema::Object, |(s, _)| s)),
     };
-    let rows = match item_schema {
-        Some(s) if s != rows.schema() => fit_to(op, "list items", schema_from.unwrap_or(&rows), s, &rows)?,
-        _ => rows,
-    };
-    let rows = match schema_from {
-        Some(from) if matches!(item_schema, Some(Schema::Struct(_))) => {
-            let bag = merged_bag_of(op, &[&rows, from])?;
-            rows.with_bag(bag)
-        }
-        _ => rows,
-    };
-    implode(&rows, 1, itemid)
+    implode(&with_item_schema(op, rows, item_schema)?, 1, itemid)
 }
 
 /// `l[i] = v` on lists of a mutable bag: item `index` of each list becomes
@@ -901,20 +889,22 @@ fn new(items: Option<&DataSlice>, item_schema: Option<(Schema, Option<&DataSlice
     if items.rank() == 0 {
         return Err(Error::value(NEW, "creating a list from values requires at least one dimension"));
     }
-    let items = match item_schema {
-        Some((schema, from)) => {
-            let cast = if schema != items.schema() { fit_to(NEW, "list items", from.unwrap_or(items), schema, items)? } else { items.clone() };
-            match from {
-                Some(from) if matches!(schema, Schema::Struct(_)) => {
-                    let bag = merged_bag_of(NEW, &[&cast, from])?;
-                    cast.with_bag(bag)
-                }
-                _ => cast,
-            }
+    implode(&with_item_schema(NEW, items.clone(), item_schema)?, -1, itemid)
+}
+
+/// List items `items` fitted to the item schema given (with the argument
+/// that gave it, whose bag holds a struct item schema), as assigning them
+/// would (Koda's "schema for list items is incompatible").
+fn with_item_schema(op: &str, items: DataSlice, item_schema: Option<(Schema, Option<&DataSlice>)>) -> Result<DataSlice> {
+    let Some((schema, from)) = item_schema else { return Ok(items) };
+    let items = if schema != items.schema() { fit_to(op, "list items", from.unwrap_or(&items), schema, &items)? } else { items };
+    Ok(match from {
+        Some(from) if schema.is_struct() => {
+            let bag = merged_bag_of(op, &[&items, from])?;
+            items.with_bag(bag)
         }
-        None => items.clone(),
-    };
-    implode(&items, -1, itemid)
+        _ => items,
+    })
 }
 
 /// The item schema from `item_schema=` or a list `schema=`, with the
