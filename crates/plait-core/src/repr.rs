@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use crate::bag::text::{item_node, limited, schema_text};
+use crate::bag::text::{item_node, limited, schema_text_with};
 use crate::column::ScalarRef;
 use crate::schema::Schema;
 use crate::slice::DataSlice;
@@ -666,7 +666,7 @@ pub fn repr_with(slice: &DataSlice, options: &ReprOptions, header: &Header) -> S
     }
     let mut out = format!("{}({items}", if slice.is_item() { "DataItem" } else { "DataSlice" });
     if header.schema {
-        write!(out, ", schema: {}", schema_text(slice.schema(), slice.bag())).unwrap();
+        write!(out, ", schema: {}", schema_text_with(slice.schema(), slice.bag(), options)).unwrap();
     }
     if !slice.is_item() && header.present_count {
         write!(out, ", present: {}/{}", slice.present_count(), slice.size()).unwrap();

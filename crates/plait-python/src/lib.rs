@@ -12,6 +12,7 @@ mod py_arrow;
 mod py_bag;
 mod py_expr;
 mod py_extension;
+mod py_fingerprint;
 mod py_from_py;
 mod py_functor;
 mod py_method;
@@ -68,6 +69,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::ListView>()?;
     m.add_class::<py_slice::ItemIterator>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
+    m.add_class::<py_fingerprint::PyFingerprint>()?;
     m.add_class::<py_shape::PyEdge>()?;
     m.add_function(wrap_pyfunction!(py_shape::py_expect_shape, m)?)?;
     py_operator::register(m)?;

@@ -41,8 +41,8 @@ impl PyNullBag {
 
     /// The same number for every null bag.
     #[getter]
-    fn fingerprint(&self) -> u128 {
-        plait_core::itemid::UuidHasher::new("DataBag.fingerprint.null").finish()
+    fn fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
+        crate::py_fingerprint::PyFingerprint(plait_core::itemid::UuidHasher::new("DataBag.fingerprint.null").finish())
     }
 
     /// The null bag (a name changes nothing on it).
@@ -198,10 +198,10 @@ impl PyDataBag {
 
     /// A number identifying the bag (two bags are never equal by content).
     #[getter]
-    fn fingerprint(&self) -> u128 {
+    fn fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
         let mut h = plait_core::itemid::UuidHasher::new("DataBag.fingerprint");
         h.write_bytes(&self.inner.id().to_le_bytes());
-        h.finish()
+        crate::py_fingerprint::PyFingerprint(h.finish())
     }
 
     /// A new mutable bag holding what this one reads, as one layer.

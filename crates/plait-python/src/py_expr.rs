@@ -470,8 +470,8 @@ impl PyExpr {
 
     /// The structural fingerprint, as an int.
     #[getter]
-    fn fingerprint(&self) -> u128 {
-        self.inner.fingerprint()
+    fn fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
+        crate::py_fingerprint::PyFingerprint(self.inner.fingerprint())
     }
 
     fn __hash__(&self) -> u64 {
@@ -808,8 +808,8 @@ impl PyExprOperator {
     }
 
     #[getter]
-    fn fingerprint(&self) -> u128 {
-        self.op.fingerprint
+    fn fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
+        crate::py_fingerprint::PyFingerprint(self.op.fingerprint)
     }
 
     fn parameters(&self, py: Python<'_>) -> PyResult<Vec<ParameterInfo>> {

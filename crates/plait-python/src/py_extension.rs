@@ -62,10 +62,10 @@ impl PyObjectValue {
         python_qtype(py, &extension::qtype_of(&self.inner))
     }
 
-    /// A hex string equal for equal values (same type, same attributes).
+    /// Equal for equal values (same type, same attributes).
     #[getter]
-    fn fingerprint(&self) -> String {
-        format!("{:032x}", self.inner.fingerprint())
+    fn fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
+        crate::py_fingerprint::PyFingerprint(self.inner.fingerprint())
     }
 
     /// Attribute `name`, checked to be of QType `qtype` (`ext.attr`):

@@ -167,7 +167,7 @@ impl PyJaggedShape {
     /// A number identifying the shape by its content (equal shapes have
     /// equal fingerprints).
     #[getter]
-    fn fingerprint(&self) -> u128 {
+    fn fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
         let mut h = plait_core::itemid::UuidHasher::new("JaggedShape.fingerprint");
         // An edge whose rows all have one size hashes as that size (however
         // it is stored: a uniform edge of 10**12 rows costs two numbers).
@@ -192,7 +192,7 @@ impl PyJaggedShape {
                 }
             }
         }
-        h.finish()
+        crate::py_fingerprint::PyFingerprint(h.finish())
     }
 
     fn __hash__(&self) -> u64 {

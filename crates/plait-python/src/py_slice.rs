@@ -154,6 +154,22 @@ impl PyDataSlice {
         Ok(h.finish() >> 1)
     }
 
+    /// A fingerprint of this very slice, as `_identical` compares slices:
+    /// schema, shape, items (ids as they are) and the bag's identity (what
+    /// `kd.testing.assert_equal` reports; `fingerprint` is by content).
+    fn _identity_fingerprint(&self) -> crate::py_fingerprint::PyFingerprint {
+        let x = &self.inner;
+        let mut h = plait_core::itemid::UuidHasher::new("DataSlice.identity");
+        h.write_str(&format!("{:?}|{}", x.schema(), x.shape()));
+        for i in 0..x.size() {
+            h.write_str(&format!("|{:?}", x.get(i)));
+        }
+        if let Some(bag) = x.bag() {
+            h.write_bytes(&bag.id().to_le_bytes());
+        }
+        crate::py_fingerprint::PyFingerprint(h.finish())
+    }
+
     /// Whether `other` is this very slice: the same schema, shape and items
     /// (ids as they are) reading the same bag (`kd.testing.assert_equal`).
     fn _identical(&self, other: PyRef<'_, PyDataSlice>) -> bool {
@@ -170,9 +186,9 @@ impl PyDataSlice {
             && (0..a.size()).all(same_item)
     }
 
-    /// Where this slice and `expected` first differ in what they hold (None
-    /// when equivalent), for `kd.testing.assert_equivalent`.
-    fn _first_difference(
+    /// Koda's report of how this slice and `expected` differ in what they
+    /// hold (None when equivalent), for `kd.testing.assert_equivalent`.
+    fn _difference_report(
         &self,
         expected: PyRef<'_, PyDataSlice>,
         partial: bool,
@@ -180,7 +196,7 @@ impl PyDataSlice {
         ids_equality: bool,
     ) -> PyResult<Option<String>> {
         let options = plait_ops::objects::equivalence::Options { partial, schemas: schemas_equality, ids: ids_equality };
-        guard(|| plait_ops::objects::equivalence::first_difference(&self.inner, &expected.inner, options))
+        guard(|| plait_ops::objects::equivalence::difference_report(&self.inner, &expected.inner, options))
     }
 
     /// A number equal for slices of equal content: schema, shape and
@@ -188,8 +204,8 @@ impl PyDataSlice {
     /// reachable from them (so a functor keeps it when saved and loaded,
     /// and has the same one when traced in another process).
     #[getter]
-    fn fingerprint(&self) -> PyResult<u128> {
-        guard(|| plait_ops::objects::fingerprint::fingerprint(&self.inner))
+    fn fingerprint(&self) -> PyResult<crate::py_fingerprint::PyFingerprint> {
+        guard(|| plait_ops::objects::fingerprint::fingerprint(&self.inner)).map(crate::py_fingerprint::PyFingerprint)
     }
 
     /// Whether this is a DataItem.

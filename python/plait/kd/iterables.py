@@ -7,6 +7,8 @@ as an `Iterable`, an immutable sequence of DataSlices (or other values).
 """
 
 from plait.kd import _builtins
+from plait.kd.tuples import _fingerprint
+
 
 class Iterable:
     """Values in order (`ordered=False`: in any order, as Koda's
@@ -43,6 +45,11 @@ class Iterable:
         from plait.kd import qtypes
 
         return qtypes._of(next(iter(self._items), None))
+
+    @property
+    def fingerprint(self):
+        """Equal for iterables of values with equal fingerprints."""
+        return _fingerprint("iterable", (), self._items)
 
     @property
     def qtype(self):

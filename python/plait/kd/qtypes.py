@@ -8,6 +8,8 @@ and print as their name.
 
 import hashlib
 
+from plait import _plait
+
 
 class QType:
     """The kind of a value, named as Koda names it (`DATA_SLICE`, ...).
@@ -43,8 +45,9 @@ class QType:
 
     @property
     def fingerprint(self):
-        """A hex string that is equal for equal QTypes, in every process."""
-        return hashlib.blake2b(self._name.encode(), digest_size=16).hexdigest()
+        """Equal for equal QTypes, in every process."""
+        digest = hashlib.blake2b(self._name.encode(), digest_size=16).digest()
+        return _plait.Fingerprint(int.from_bytes(digest, "little"))
 
     def __eq__(self, other):
         return isinstance(other, QType) and other._name == self._name

@@ -27,37 +27,50 @@ def _text(x):
     return repr(x)
 
 
-def _kind(x):
+def _check_values(actual, expected, exprs=True):
+    """Koda's TypeError unless both are values (DataSlices, bags, shapes,
+    tuples, iterables) or, where `exprs`, both expressions."""
     kd = _kd()
-    for kind, name in ((_plait.DataSlice, "DataSlices"), (kd.types.DataBag, "DataBags"), (kd.types.JaggedShape, "JaggedShapes"),
-                       (kd.expr.Expr, "Exprs")):
-        if isinstance(x, kind):
-            return name
-    if x is None:
-        return "None"
-    raise TypeError(f"`actual_value` must be a DataSlice, a DataBag, a JaggedShape, an Expr or None, got {type(x)}")
+    if exprs and isinstance(actual, kd.expr.Expr) and isinstance(expected, kd.expr.Expr):
+        return
+    for name, value in (("actual_value", actual), ("expected_value", expected)):
+        if not _is_value(value):
+            raise TypeError(f"`{name}` must be a QValue, got {type(value)}")
 
 
 def _equal(actual, expected):
     """Whether the two values are the same: for DataSlices the same schema,
     shape, items and bag; for expressions the same structure."""
     kd = _kd()
-    if type(actual) is not type(expected) and _kind(actual) != _kind(expected):
-        return False
-    if isinstance(actual, _plait.DataSlice):
-        return actual._identical(expected)
-    if isinstance(actual, kd.expr.Expr):
+    if isinstance(actual, kd.expr.Expr) and isinstance(expected, kd.expr.Expr):
         return actual.fingerprint == expected.fingerprint
-    if actual is None:
-        return True
-    return actual == expected
+    return _same_values(actual, expected)
 
 
-def _report(title, actual, expected, msg, difference=None):
-    if msg is not None:
-        return msg
-    where = f"  first difference: {difference}\n" if difference is not None else ""
-    return f"{title}:\n\n{where}  actual:\n    {_text(actual)}\n  expected:\n    {_text(expected)}"
+def _fingerprint_report(actual, expected, equal):
+    """Koda's message for two values found equal (`equal`) or not equal:
+    their fingerprints and texts; slices say so, expressions and other
+    values more briefly."""
+    def lines(x):
+        return "\n    ".join(_text(x).split("\n"))
+
+    def fingerprint(x):
+        # (A slice's own is by content; equality here is by identity.)
+        return x._identity_fingerprint() if isinstance(x, _plait.DataSlice) else x.fingerprint
+
+    if equal:
+        fingerprints, relation = f"fingerprint={fingerprint(actual)}", "equal"
+    else:
+        fingerprints = f"actual_fingerprint={fingerprint(actual)}, expected_fingerprint={fingerprint(expected)}"
+        relation = "not equal"
+    kd = _kd()
+    if isinstance(actual, _plait.DataSlice) and isinstance(expected, _plait.DataSlice):
+        head = f"DataSlices are {relation} by fingerprint:\n"
+    elif isinstance(actual, kd.expr.Expr) and isinstance(expected, kd.expr.Expr):
+        head = f"Exprs {relation} by fingerprint:"
+    else:
+        head = f"QValues {relation} by fingerprint:"
+    return f"{head}\n  {fingerprints}\n  actual:\n    {lines(actual)}\n  expected:\n    {lines(expected)}"
 
 
 def assert_equal(actual_value, expected_value, *, msg=None):
@@ -77,12 +90,14 @@ def assert_equal(actual_value, expected_value, *, msg=None):
       >>> kd.testing.assert_equal(kd.slice([1, 2]), kd.slice([1, 2], kd.INT64))
       Traceback (most recent call last):
       ...
-      AssertionError: DataSlices are not equal:
+      AssertionError: DataSlices are not equal by fingerprint:
       ...
     """
-    _kind(actual_value)
+    if actual_value is None and expected_value is None:
+        return
+    _check_values(actual_value, expected_value)
     if not _equal(actual_value, expected_value):
-        raise AssertionError(_report(f"{_kind(actual_value)} are not equal", actual_value, expected_value, msg))
+        raise AssertionError(msg or _fingerprint_report(actual_value, expected_value, equal=False))
 
 
 def assert_not_equal(actual_value, expected_value, *, msg=None):
@@ -96,9 +111,13 @@ def assert_not_equal(actual_value, expected_value, *, msg=None):
     Examples:
       >>> kd.testing.assert_not_equal(kd.slice([1, 2]), kd.slice([1, 3]))
     """
-    _kind(actual_value)
+    if actual_value is None and expected_value is None:
+        raise AssertionError(msg or "Both values are None")
+    if actual_value is None or expected_value is None:
+        return
+    _check_values(actual_value, expected_value)
     if _equal(actual_value, expected_value):
-        raise AssertionError(_report(f"{_kind(actual_value)} are equal", actual_value, expected_value, msg))
+        raise AssertionError(msg or _fingerprint_report(actual_value, expected_value, equal=True))
 
 
 def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equality=None, schemas_equality=None, msg=None):
@@ -117,6 +136,12 @@ def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equalit
     the same contents; other values (shapes, tuples, iterables) when they
     are equal.
 
+    The message of a failure is Koda's: both slices, then up to five
+    differences, each `modified`, `modified schema`, `added` (only in
+    `actual_value`) or `deleted` (only in `expected_value`), with its place
+    (`expected.S[2].a`, `item at position 1 in list expected.x`,
+    `key 'k' in expected`) and the items there.
+
     Args:
       actual_value: a DataSlice, DataBag, JaggedShape, tuple, iterable or None.
       expected_value: the value it must be equivalent to.
@@ -133,19 +158,22 @@ def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equalit
       >>> kd.testing.assert_equivalent(kd.list([1], item_schema=kd.OBJECT), kd.list([1]))
       Traceback (most recent call last):
       ...
-      AssertionError: DataSlices are not equivalent:
-      <BLANKLINE>
-        first difference: schema: LIST[OBJECT] vs LIST[INT32]
-      ...
+      AssertionError: Expected: is equal to DataItem(List[1], schema: LIST[INT32])
+      Actual: DataItem(List[1], schema: LIST[OBJECT]), with difference:
+      modified schema:
+      expected:
+      DataItem(LIST[INT32], schema: SCHEMA, item_id: Schema:#...)
+      -> actual:
+      DataItem(LIST[OBJECT], schema: SCHEMA, item_id: Schema:#...)
     """
     kd = _kd()
     if actual_value is None and expected_value is None:
         return
     if isinstance(actual_value, _plait.DataSlice) and isinstance(expected_value, _plait.DataSlice):
-        difference = actual_value._first_difference(
+        report = actual_value._difference_report(
             expected_value, bool(partial), schemas_equality is not False, bool(ids_equality))
-        if difference is not None:
-            raise AssertionError(_report("DataSlices are not equivalent", actual_value, expected_value, msg, difference))
+        if report is not None:
+            raise AssertionError(report if msg is None else msg)
         return
     for name, given in (("partial", partial), ("ids_equality", ids_equality), ("schemas_equality", schemas_equality)):
         if given is not None:
@@ -157,12 +185,9 @@ def assert_equivalent(actual_value, expected_value, *, partial=None, ids_equalit
         return
     # As Koda's: anything else must be one of its values (expressions are
     # compared with assert_equal; Python values are not values).
-    for name, value in (("actual_value", actual_value), ("expected_value", expected_value)):
-        if not _is_value(value):
-            raise TypeError(f"`{name}` must be a QValue, got {type(value)}")
+    _check_values(actual_value, expected_value, exprs=False)
     if not _same_values(actual_value, expected_value):
-        raise AssertionError(msg or f"values are not equivalent:\n\n  actual:\n    {_text(actual_value)}\n"
-                                    f"  expected:\n    {_text(expected_value)}")
+        raise AssertionError(msg or _fingerprint_report(actual_value, expected_value, equal=False))
 
 
 def _is_value(x):

@@ -7,8 +7,21 @@ a `NamedTuple`.
 """
 
 import builtins
+import hashlib
 
+from plait import _plait
 from plait.kd import _builtins
+
+
+def _fingerprint(kind, names, values):
+    """The fingerprint of a tuple: of its kind, field names and the
+    fingerprints of its values."""
+    h = hashlib.blake2b(kind.encode(), digest_size=16)
+    for name in names:
+        h.update(b"\0" + name.encode())
+    for value in values:
+        h.update(builtins.int(value.fingerprint).to_bytes(16, "little"))
+    return _plait.Fingerprint(builtins.int.from_bytes(h.digest(), "little"))
 
 
 class Tuple(builtins.tuple):
@@ -32,6 +45,11 @@ class Tuple(builtins.tuple):
 
         return qtypes._tuple_of(self)
 
+    @property
+    def fingerprint(self):
+        """Equal for tuples of values with equal fingerprints."""
+        return _fingerprint("tuple", (), self)
+
 
 class NamedTuple:
     """Values by field name, in order; `nt['x']` or `nt.x`. (Named tuples
@@ -52,6 +70,12 @@ class NamedTuple:
         from plait.kd import qtypes
 
         return qtypes._namedtuple_of(self._names, self._values)
+
+    @property
+    def fingerprint(self):
+        """Equal for named tuples of the same names and values with equal
+        fingerprints."""
+        return _fingerprint("namedtuple", self._names, self._values)
 
     def values(self):
         return self._values

@@ -44,6 +44,12 @@ def test_primitive_schemas_and_schema_from_objects():
         "DataSlice([1, 'a'], schema: OBJECT, present: 2/2)")
     with pytest.raises(ValueError, match="DataSlice cannot have an implicit schema as its schema"):
         kd.schema.with_schema_from_obj(kd.obj(x=1))
+    # Koda: no slice takes an object's own schema, however it is given.
+    implicit = kd.obj(x=1).get_obj_schema()
+    for make in (lambda: kd.obj(x=1).with_schema(implicit), lambda: kd.obj(x=1).fork_bag().set_schema(implicit),
+                 lambda: implicit.new(x=1), lambda: kd.new(x=1, schema=implicit)):
+        with pytest.raises(ValueError, match="DataSlice cannot have an implicit schema as its schema"):
+            make()
     assert str(kd.schema.to_itemid(kd.new(x=1)).get_schema()) == "ITEMID"
 
 

@@ -13,7 +13,8 @@ def test_assert_equal_compares_schema_shape_items_and_bag():
     kd.testing.assert_equal(kd.item(None), kd.item(None))
     kd.testing.assert_equal(kd.slice([float("nan")]), kd.slice([float("nan")]))
     for other in (kd.slice([1, 3]), kd.slice([1, 2], kd.INT64), kd.slice([[1], [2]]), kd.slice([1, None])):
-        with pytest.raises(AssertionError, match=r"^DataSlices are not equal:\n\n  actual:\n    DataSlice\(\[1, 2\]"):
+        with pytest.raises(AssertionError, match=r"^DataSlices are not equal by fingerprint:\n\n  actual_fingerprint=[0-9a-f]{32}, "
+                                                 r"expected_fingerprint=[0-9a-f]{32}\n  actual:\n    DataSlice\(\[1, 2\]"):
             kd.testing.assert_equal(kd.slice([1, 2]), other)
     e = kd.new(a=1)
     kd.testing.assert_equal(e, e)
@@ -28,15 +29,16 @@ def test_assert_equal_compares_schema_shape_items_and_bag():
 
 def test_assert_equal_on_exprs_bags_shapes_and_other_values():
     kd.testing.assert_equal(I.x + 1, I.x + 1)
-    with pytest.raises(AssertionError, match="Exprs are not equal"):
+    with pytest.raises(AssertionError, match="^Exprs not equal by fingerprint:"):
         kd.testing.assert_equal(I.x + 1, I.x + 2)
     bag = kd.bag()
     kd.testing.assert_equal(bag, bag)
-    with pytest.raises(AssertionError, match="DataBags are not equal"):
+    with pytest.raises(AssertionError, match="^QValues not equal by fingerprint:"):
         kd.testing.assert_equal(kd.bag(), kd.bag())
     kd.testing.assert_equal(kd.slice([[1, 2], [3]]).get_shape(), kd.slice([[4, 5], [6]]).get_shape())
     kd.testing.assert_equal(None, None)
-    with pytest.raises(AssertionError):
+    # Koda: TypeError for None against a value.
+    with pytest.raises(TypeError, match="`expected_value` must be a QValue, got <class 'NoneType'>"):
         kd.testing.assert_equal(kd.item(1), None)
     # Koda: TypeError "`actual_value` must be a QValue, got <class 'int'>".
     with pytest.raises(TypeError, match="`actual_value` must be"):
@@ -45,8 +47,11 @@ def test_assert_equal_on_exprs_bags_shapes_and_other_values():
 
 def test_assert_not_equal():
     kd.testing.assert_not_equal(kd.slice([1, 2]), kd.slice([1, 3]))
-    with pytest.raises(AssertionError, match="^DataSlices are equal:"):
+    with pytest.raises(AssertionError, match="^DataSlices are equal by fingerprint:"):
         kd.testing.assert_not_equal(kd.slice([1, 2]), kd.slice([1, 2]))
+    with pytest.raises(AssertionError, match="^Both values are None$"):
+        kd.testing.assert_not_equal(None, None)
+    kd.testing.assert_not_equal(None, kd.item(1))
 
 
 def test_assert_equivalent_compares_what_items_hold():
@@ -58,7 +63,7 @@ def test_assert_equivalent_compares_what_items_hold():
         kd.testing.assert_equivalent(kd.new(a=1), kd.new(a=1))
     kd.testing.assert_equivalent(kd.new(a=1), kd.new(a=1), schemas_equality=False)
     for other in (kd.obj(a=2), kd.obj(a=1, b=2), kd.obj(a=kd.int64(1))):
-        with pytest.raises(AssertionError, match="^DataSlices are not equivalent:"):
+        with pytest.raises(AssertionError, match="^Expected: is equal to DataItem"):
             kd.testing.assert_equivalent(kd.obj(a=1), other)
     # Koda: INT32 and FLOAT32 values are not equivalent.
     with pytest.raises(AssertionError):
@@ -122,5 +127,6 @@ def test_assert_equivalent_of_data_100000_levels_deep():
     copy = top.extract()
     kd.testing.assert_equivalent(top, copy)
     node.x = -1
-    with pytest.raises(AssertionError, match=r"first difference: item(\.next){100000}\.x: -1 vs 100000"):
+    with pytest.raises(AssertionError, match=r"modified:\nexpected(\.next){100000}\.x:\nDataItem\(100000, schema: INT32\)\n"
+                                             r"-> actual(\.next){100000}\.x:\nDataItem\(-1, schema: INT32\)$"):
         kd.testing.assert_equivalent(top, copy)

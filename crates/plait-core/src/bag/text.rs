@@ -5,7 +5,7 @@
 use super::{DataBag, SCHEMA_ATTR, Stored};
 use crate::column::ScalarRef;
 use crate::itemid::{ItemId, ItemKind};
-use crate::repr::{Node, Printer, REPR, write_bytes_literal, write_item, write_string_literal};
+use crate::repr::{Node, Printer, REPR, ReprOptions, write_bytes_literal, write_item, write_string_literal};
 use crate::schema::Schema;
 use crate::signature::{ParamKind, parameter_list};
 
@@ -54,7 +54,14 @@ pub fn no_common_schema(common: Schema, conflicting: Schema, bag: Option<&DataBa
 /// A schema as Koda prints it, looking struct schemas up in `bag` (a
 /// struct schema whose attributes do not fit on one line gets one per line).
 pub fn schema_text(schema: Schema, bag: Option<&DataBag>) -> String {
-    schema_node(schema, bag, 0, &Printer::new(&REPR)).rendered()
+    schema_text_with(schema, bag, &REPR)
+}
+
+/// [`schema_text`] with `options` (struct schemas nested deeper than their
+/// `depth` print as their ids; never HTML).
+pub fn schema_text_with(schema: Schema, bag: Option<&DataBag>, options: &ReprOptions) -> String {
+    let options = ReprOptions { html: false, ..options.clone() };
+    schema_node(schema, bag, 0, &Printer::new(&options)).rendered()
 }
 
 /// A schema as a printable node: `ENTITY(a=INT32, ...)` (or its name, or

@@ -69,7 +69,10 @@ pub fn new(
         SchemaArg::Given(s) => {
             inputs.push(s);
             match s.get(0) {
-                Some(ScalarRef::Schema(Schema::Struct(id))) if s.is_item() => (id, None),
+                Some(ScalarRef::Schema(Schema::Struct(id))) if s.is_item() => {
+                    crate::schema::slice_schema(NEW, Schema::Struct(id))?;
+                    (id, None)
+                }
                 _ => {
                     return Err(Error::value(NEW, format!("cannot create Item(s) with the provided schema: {}", plait_core::repr::format_items(s))));
                 }

@@ -1,17 +1,25 @@
 //! Whether two DataSlices hold the same data (`kd.testing.assert_equivalent`),
-//! and where they first differ.
+//! and, where they do not, Koda's report of how they differ.
 //!
 //! The two slices are walked side by side: items of one shape, entities and
 //! objects by their attributes, lists by their items, dicts by their
 //! entries (matched by key), each pair of items once (cycles and shared
 //! items end the walk). Options, as Koda's:
-//! * `schemas`: schemas must be the same — primitive types, a list or dict
-//!   schema (by what it holds), an explicit entity schema by its id; the
-//!   implicit schemas of objects by their attributes. Without it the values
-//!   alone count (INT32 `1` and INT64 `1` agree; a missing attribute and one
-//!   set to None too).
+//! * `schemas`: the schemas values are held under must be the same —
+//!   primitive types, list and dict schemas (by what they hold), explicit
+//!   entity schemas by id; an object's own schema is not compared, but the
+//!   schemas it gives its attributes are. Without it the values alone count
+//!   (INT32 `1` and INT64 `1` agree; an attribute set to None and a missing
+//!   one too).
 //! * `ids`: entities, objects, lists and dicts must have the same ids.
 //! * `partial`: only the attributes `expected` has are compared.
+//!
+//! Schemas held as values are compared by what they hold.
+//!
+//! The report is Koda's: both slices, then up to [`MAX_DIFFERENCES`]
+//! differences, each `modified` / `modified schema` / `added` / `deleted`
+//! with its place (`expected.S[2].a`, `item at position 1 in list
+//! expected.x`, `key 'k' in expected`) and the items there.
 //!
 //! The walk keeps its own stack, so no depth of data reaches the native one.
 
@@ -20,6 +28,7 @@ use std::collections::{HashMap, HashSet};
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::Stored;
 use plait_core::bag::text::{DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::repr::{Header, REPR, ReprOptions, STR, repr_with};
 
 use plait_core::{DataBag, DataSlice, ItemId, ItemKind, Result, ScalarRef, Schema};
 
@@ -33,16 +42,32 @@ pub struct Options {
     pub ids: bool,
 }
 
-/// One value of a side: its schema (as declared where it is held) and the
-/// value, if present.
+/// The most differences a report lists (Koda's number).
+pub const MAX_DIFFERENCES: usize = 5;
+
+/// One value of a side: the schema it is held under and the value, if
+/// present.
 type Value = (Schema, Option<Stored>);
 
-enum Task {
-    /// Two values at `path`.
-    Values { path: Path, actual: Value, expected: Value },
-    /// Two schemas at `path`; `by_content` compares explicit schemas by what
-    /// they hold rather than by id (schemas held as values).
-    Schemas { path: Path, actual: Schema, expected: Schema, by_content: bool },
+/// A place in the walk (an index into `Walk::steps`; 0 is the top).
+type Path = usize;
+
+/// One step from a value to one it holds.
+enum Step {
+    Top,
+    /// Item `i` of a slice (flat index).
+    SliceItem(usize),
+    Attr(String),
+    ListItem(usize),
+    /// A dict's entry, by the key's text.
+    Key(String),
+}
+
+/// Two values to compare at `path`.
+struct Task {
+    path: Path,
+    actual: Value,
+    expected: Value,
 }
 
 struct Walk<'a> {
@@ -50,23 +75,39 @@ struct Walk<'a> {
     expected_bag: Option<&'a DataBag>,
     options: Options,
     seen_items: HashSet<(ItemId, ItemId)>,
-    seen_schemas: HashSet<(ItemId, ItemId, bool)>,
+    seen_schemas: HashSet<(ItemId, ItemId)>,
     tasks: Vec<Task>,
-    /// Where each value is: its parent's place and its own step (`.a`,
-    /// `[0]`), written out only for a difference (a path carried as text
-    /// would grow with the depth at every step).
-    steps: Vec<(Path, String)>,
+    /// Where each value is: its parent's place and its own step, written
+    /// out only for a difference (a path carried as text would grow with
+    /// the depth at every step).
+    steps: Vec<(Path, Step)>,
+    /// The differences found, as text.
+    found: Vec<String>,
 }
 
-/// A place in the walk (an index into `Walk::steps`; 0 is the root).
-type Path = usize;
+/// Koda's report of how `actual` and `expected` differ (`None`: they are
+/// equivalent).
+pub fn difference_report(actual: &DataSlice, expected: &DataSlice, options: Options) -> Result<Option<String>> {
+    let differences = if actual.shape() != expected.shape() {
+        format!("expected both DataSlices to be of the same shape but got {} and {}", actual.shape(), expected.shape())
+    } else {
+        let found = differences(actual, expected, options)?;
+        if found.is_empty() {
+            return Ok(None);
+        }
+        found.join("\n")
+    };
+    // The slices themselves print one level deep, their items as ids,
+    // text shortened to 100 characters.
+    let options = ReprOptions { depth: 1, attributes: false, max_str_len: Some(100), ..REPR };
+    let header = Header { schema: true, shape: true, ..Header::default() };
+    let (actual, expected) = (repr_with(actual, &options, &header), repr_with(expected, &options, &header));
+    Ok(Some(format!("Expected: is equal to {expected}\nActual: {actual}, with difference:\n{differences}")))
+}
 
-/// Where `actual` and `expected` first differ (`None`: they are
-/// equivalent), as `path: what`.
-pub fn first_difference(actual: &DataSlice, expected: &DataSlice, options: Options) -> Result<Option<String>> {
-    if actual.shape() != expected.shape() {
-        return Ok(Some(format!("shapes differ: {} vs {}", actual.shape(), expected.shape())));
-    }
+/// The differences between `actual` and `expected`, of one shape, as text
+/// (at most [`MAX_DIFFERENCES`]).
+fn differences(actual: &DataSlice, expected: &DataSlice, options: Options) -> Result<Vec<String>> {
     let (actual_bag, expected_bag) = (actual.bag().map(DataBag::for_walk), expected.bag().map(DataBag::for_walk));
     let mut walk = Walk {
         actual_bag: actual_bag.as_ref(),
@@ -75,36 +116,32 @@ pub fn first_difference(actual: &DataSlice, expected: &DataSlice, options: Optio
         seen_items: HashSet::new(),
         seen_schemas: HashSet::new(),
         tasks: Vec::new(),
-        steps: vec![(0, String::new())],
+        steps: vec![(0, Step::Top)],
+        found: Vec::new(),
     };
-    for i in (0..actual.size()).rev() {
-        let path = walk.child(0, if actual.is_item() { "item".to_string() } else { format!("item {i}") });
+    // Pushed first, popped last: the last items are reported first, as
+    // Koda's.
+    for i in 0..actual.size() {
+        let path = if actual.is_item() { 0 } else { walk.child(0, Step::SliceItem(i)) };
         let actual = (actual.schema(), actual.get(i).map(Stored::from_ref));
         let expected = (expected.schema(), expected.get(i).map(Stored::from_ref));
-        walk.tasks.push(Task::Values { path, actual, expected });
-    }
-    if options.schemas {
-        let path = walk.child(0, "schema".to_string());
-        walk.tasks.push(Task::Schemas { path, actual: actual.schema(), expected: expected.schema(), by_content: false });
+        walk.tasks.push(Task { path, actual, expected });
     }
     while let Some(task) = walk.tasks.pop() {
-        let difference = match task {
-            Task::Values { path, actual, expected } => walk.values(path, actual, expected)?,
-            Task::Schemas { path, actual, expected, by_content } => walk.schemas(path, actual, expected, by_content),
-        };
-        if difference.is_some() {
-            return Ok(difference);
+        if walk.found.len() >= MAX_DIFFERENCES {
+            break;
         }
+        walk.values(task)?;
     }
-    Ok(None)
+    walk.found.truncate(MAX_DIFFERENCES);
+    Ok(walk.found)
 }
 
-/// The text of a value in a difference.
-fn text(value: &Option<Stored>) -> String {
-    match value.as_ref().map(Stored::as_ref) {
-        None => "None".to_string(),
-        Some(ScalarRef::ItemId(id)) => id.repr(),
-        Some(v) => {
+/// The text of a dict key in a place (`'k'`, `1`).
+fn key_text(key: &Stored) -> String {
+    match key.as_ref() {
+        ScalarRef::ItemId(id) => id.repr(),
+        v => {
             let mut out = String::new();
             plait_core::repr::write_item(&mut out, Some(v), v.dtype(), true);
             out
@@ -126,100 +163,126 @@ fn same_primitive(a: ScalarRef<'_>, b: ScalarRef<'_>, schemas: bool) -> bool {
     }
 }
 
+/// A schema as a value (of schema SCHEMA).
+fn schema_value(schema: Schema) -> Value {
+    (Schema::Schema, Some(Stored::from_ref(ScalarRef::Schema(schema))))
+}
+
 impl Walk<'_> {
     /// The place `step` below `parent`.
-    fn child(&mut self, parent: Path, step: String) -> Path {
+    fn child(&mut self, parent: Path, step: Step) -> Path {
         self.steps.push((parent, step));
         self.steps.len() - 1
     }
 
-    /// `path` written out (`item 0.a[1]`).
-    fn path_text(&self, mut path: Path) -> String {
+    /// `path` on side `side` (`actual` / `expected`) as Koda writes it:
+    /// `expected.S[0].a[1]`, or for a list item or dict entry itself `item
+    /// at position 1 in list expected.a` / `key 'k' in expected`.
+    fn place(&self, path: Path, side: &str) -> String {
+        let (lead, mut at) = match &self.steps[path].1 {
+            Step::ListItem(i) => (format!("item at position {i} in list "), self.steps[path].0),
+            Step::Key(k) => (format!("key {k} in "), self.steps[path].0),
+            _ => (String::new(), path),
+        };
         let mut steps = Vec::new();
-        while path != 0 {
-            let (parent, step) = &self.steps[path];
-            steps.push(step.as_str());
-            path = *parent;
+        while at != 0 {
+            let (parent, step) = &self.steps[at];
+            steps.push(match step {
+                Step::Top => String::new(),
+                Step::SliceItem(i) => format!(".S[{i}]"),
+                Step::Attr(name) => format!(".{name}"),
+                Step::ListItem(i) => format!("[{i}]"),
+                Step::Key(k) => format!("[{k}]"),
+            });
+            at = *parent;
         }
-        steps.into_iter().rev().collect()
+        steps.reverse();
+        format!("{lead}{side}{}", steps.concat())
     }
 
-    /// The schema an item of declared schema `schema` has: an object's own
-    /// (`__schema__`), a primitive's type.
-    fn item_schema(bag: Option<&DataBag>, schema: Schema, value: &Stored) -> Option<Schema> {
-        match (schema, value.as_ref()) {
-            (Schema::Object, ScalarRef::ItemId(id)) => bag?.get_one(SCHEMA_ATTR, id).and_then(|s| s.schema()),
-            (Schema::Object, v) => Some(v.dtype()),
-            (s, _) => Some(s),
-        }
+    /// A value as a difference shows it: an item of its schema, in full;
+    /// with its id where ids are compared or `with_id` says.
+    fn item_text(&self, bag: Option<&DataBag>, value: &Value, with_id: bool) -> Result<String> {
+        let item = DataSlice::item(value.1.as_ref().map(Stored::as_ref), value.0)?.with_bag(bag.cloned());
+        let item_id = self.options.ids || with_id;
+        Ok(repr_with(&item, &STR, &Header { schema: true, item_id, ..Header::default() }))
     }
 
-    fn values(&mut self, path: Path, actual: Value, expected: Value) -> Result<Option<String>> {
-        let (schemas, ids) = (self.options.schemas, self.options.ids);
-        let (a_schema, a) = actual;
-        let (b_schema, b) = expected;
-        if schemas && a_schema != b_schema {
-            // (Two struct schemas: the schema walk judges them.)
-            if !(a_schema.is_struct() && b_schema.is_struct()) {
-                return Ok(Some(format!("{}: schema {a_schema} vs {b_schema}", self.path_text(path))));
-            }
-            let child = self.child(path, " schema".to_string());
-            self.tasks.push(Task::Schemas { path: child, actual: a_schema, expected: b_schema, by_content: false });
+    /// Records that the values at `path` differ (`schema`: the schemas
+    /// they are held under, which show with their ids).
+    fn modified(&mut self, path: Path, actual: &Value, expected: &Value, schema: bool) -> Result<()> {
+        let what = if schema { "modified schema" } else { "modified" };
+        let expected = format!("{}:\n{}", self.place(path, "expected"), self.item_text(self.expected_bag, expected, schema)?);
+        let actual = format!("{}:\n{}", self.place(path, "actual"), self.item_text(self.actual_bag, actual, schema)?);
+        self.found.push(format!("{what}:\n{expected}\n-> {actual}"));
+        Ok(())
+    }
+
+    /// Records a value only `actual` has at `path` (`added`), or only
+    /// `expected` (`deleted`).
+    fn one_sided(&mut self, path: Path, value: &Value, in_actual: bool) -> Result<()> {
+        let (what, side, bag) = if in_actual { ("added", "actual", self.actual_bag) } else { ("deleted", "expected", self.expected_bag) };
+        let text = format!("{what}:\n{}:\n{}", self.place(path, side), self.item_text(bag, value, false)?);
+        self.found.push(text);
+        Ok(())
+    }
+
+    fn values(&mut self, task: Task) -> Result<()> {
+        let Task { path, actual, expected } = task;
+        let (options, (a_schema, a), (b_schema, b)) = (self.options, &actual, &expected);
+        let implicit =
+            |s: &Schema| matches!(s, Schema::Struct(id) if matches!(id.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema));
+        if options.schemas && a_schema != b_schema && !(implicit(a_schema) && implicit(b_schema)) {
+            return self.modified(path, &schema_value(*a_schema), &schema_value(*b_schema), true);
         }
-        let (a, b) = match (a, b) {
-            (None, None) => return Ok(None),
-            (Some(a), Some(b)) => (a, b),
-            (a, b) => return Ok(Some(format!("{}: {} vs {}", self.path_text(path), text(&a), text(&b)))),
+        let (x, y) = match (a, b) {
+            (None, None) => return Ok(()),
+            (Some(x), Some(y)) => (x.as_ref(), y.as_ref()),
+            _ => return self.modified(path, &actual, &expected, false),
         };
-        let (a_item, b_item) = (Self::item_schema(self.actual_bag, a_schema, &a), Self::item_schema(self.expected_bag, b_schema, &b));
-        if schemas && a_schema == Schema::Object && b_schema == Schema::Object {
-            match (a_item, b_item) {
-                (Some(x), Some(y)) if x.is_struct() && y.is_struct() => {
-                    let child = self.child(path, " schema".to_string());
-                    self.tasks.push(Task::Schemas { path: child, actual: x, expected: y, by_content: false });
-                }
-                (x, y) if x != y => {
-                    let name = |s: Option<Schema>| s.map_or_else(|| "none".to_string(), |s| s.to_string());
-                    return Ok(Some(format!("{}: schema {} vs {}", self.path_text(path), name(x), name(y))));
-                }
-                _ => {}
-            }
-        }
-        let (a_ref, b_ref) = (a.as_ref(), b.as_ref());
-        match (a_ref, b_ref) {
+        match (x, y) {
             (ScalarRef::ItemId(x), ScalarRef::ItemId(y)) => {
-                if ids && x != y {
-                    return Ok(Some(format!("{}: id {} vs {}", self.path_text(path), x.repr(), y.repr())));
+                if (options.ids && x != y) || x.is_list() != y.is_list() || x.is_dict() != y.is_dict() {
+                    return self.modified(path, &actual, &expected, false);
                 }
-                if x.is_list() != y.is_list() || x.is_dict() != y.is_dict() {
-                    return Ok(Some(format!("{}: {} vs {}", self.path_text(path), x.repr(), y.repr())));
+                if self.seen_items.insert((x, y)) {
+                    self.contents(path, x, &actual, y, &expected)?;
                 }
-                if !self.seen_items.insert((x, y)) {
-                    return Ok(None);
-                }
-                self.contents(path, x, a_item, y, b_item)
+                Ok(())
             }
-            (ScalarRef::Schema(x), ScalarRef::Schema(y)) => {
-                if ids && x.is_struct() && x != y {
-                    return Ok(Some(format!("{}: id of {x} vs {y}", self.path_text(path))));
+            (ScalarRef::Schema(Schema::Struct(x)), ScalarRef::Schema(Schema::Struct(y))) => {
+                if options.ids && x != y {
+                    return self.modified(path, &actual, &expected, false);
                 }
-                self.tasks.push(Task::Schemas { path, actual: x, expected: y, by_content: true });
-                Ok(None)
+                if self.seen_schemas.insert((x, y)) {
+                    self.schema_contents(path, x, y)?;
+                }
+                Ok(())
             }
-            (x, y) if same_primitive(x, y, schemas) => Ok(None),
-            _ => Ok(Some(format!("{}: {} vs {}", self.path_text(path), text(&Some(a)), text(&Some(b))))),
+            (x, y) if same_primitive(x, y, options.schemas) => Ok(()),
+            _ => self.modified(path, &actual, &expected, false),
         }
     }
 
-    /// The contents of list, dict or entity `a` (of schema `a_schema`) and
-    /// `b`, queued for comparison.
-    fn contents(&mut self, path: Path, a: ItemId, a_schema: Option<Schema>, b: ItemId, b_schema: Option<Schema>) -> Result<Option<String>> {
-        let (a_bag, b_bag) = (self.actual_bag, self.expected_bag);
-        let struct_id = |s: Option<Schema>| match s {
-            Some(Schema::Struct(id)) => Some(id),
-            _ => None,
+    /// The struct schema list, dict or entity `id` (held under `schema` in
+    /// `bag`) has: an object's own (`__schema__`), else the one it is held
+    /// under.
+    fn own_schema(bag: Option<&DataBag>, schema: Schema, id: ItemId) -> Option<ItemId> {
+        let own = match schema {
+            Schema::Object => bag?.get_one(SCHEMA_ATTR, id).and_then(|s| s.schema())?,
+            s => s,
         };
-        let (a_sid, b_sid) = (struct_id(a_schema), struct_id(b_schema));
+        match own {
+            Schema::Struct(sid) => Some(sid),
+            _ => None,
+        }
+    }
+
+    /// The contents of list, dict or entity `a` (held as `actual`) and `b`:
+    /// what one side alone has is recorded, the rest queued.
+    fn contents(&mut self, path: Path, a: ItemId, actual: &Value, b: ItemId, expected: &Value) -> Result<()> {
+        let (a_bag, b_bag) = (self.actual_bag, self.expected_bag);
+        let (a_sid, b_sid) = (Self::own_schema(a_bag, actual.0, a), Self::own_schema(b_bag, expected.0, b));
         let held = |bag: Option<&DataBag>, sid: Option<ItemId>, attr: &str| {
             bag.zip(sid).and_then(|(bag, sid)| attr_schema(bag, sid, attr)).unwrap_or(Schema::Object)
         };
@@ -230,15 +293,19 @@ impl Walk<'_> {
                 Ok((0..data.len()).map(|i| data.get(i).map(Stored::from_ref)).collect())
             };
             let (xs, ys) = (items(a_bag, a)?, items(b_bag, b)?);
-            if xs.len() != ys.len() {
-                return Ok(Some(format!("{}: a list of {} items vs {}", self.path_text(path), xs.len(), ys.len())));
-            }
             let (xs_schema, ys_schema) = (held(a_bag, a_sid, LIST_ITEMS_ATTR), held(b_bag, b_sid, LIST_ITEMS_ATTR));
-            for (i, (x, y)) in xs.into_iter().zip(ys).enumerate().rev() {
-                let child = self.child(path, format!("[{i}]"));
-                self.tasks.push(Task::Values { path: child, actual: (xs_schema, x), expected: (ys_schema, y) });
+            let common = xs.len().min(ys.len());
+            for (side, items, schema) in [(true, &xs, xs_schema), (false, &ys, ys_schema)] {
+                for i in (common..items.len()).rev() {
+                    let child = self.child(path, Step::ListItem(i));
+                    self.one_sided(child, &(schema, items[i].clone()), side)?;
+                }
             }
-            return Ok(None);
+            for (i, (x, y)) in xs.into_iter().zip(ys).enumerate() {
+                let child = self.child(path, Step::ListItem(i));
+                self.tasks.push(Task { path: child, actual: (xs_schema, x), expected: (ys_schema, y) });
+            }
+            return Ok(());
         }
         if a.is_dict() {
             let entries = |bag: Option<&DataBag>, id: ItemId| -> Result<Vec<(Stored, Option<Stored>)>> {
@@ -247,77 +314,73 @@ impl Walk<'_> {
                 Ok((0..keys.len()).filter_map(|i| Some((Stored::from_ref(keys.get(i)?), values.get(i).map(Stored::from_ref)))).collect())
             };
             let (xs, ys) = (entries(a_bag, a)?, entries(b_bag, b)?);
-            if xs.len() != ys.len() {
-                return Ok(Some(format!("{}: a dict of {} entries vs {}", self.path_text(path), xs.len(), ys.len())));
-            }
-            let value_schema = |bag, sid| held(bag, sid, DICT_VALUES_ATTR);
-            let (xs_schema, ys_schema) = (value_schema(a_bag, a_sid), value_schema(b_bag, b_sid));
+            let (xs_schema, ys_schema) = (held(a_bag, a_sid, DICT_VALUES_ATTR), held(b_bag, b_sid, DICT_VALUES_ATTR));
             // Keys match by their typed value (INT32 1 and INT64 1 are two keys).
-            let by_key: HashMap<String, Option<Stored>> = ys.into_iter().map(|(k, v)| (format!("{k:?}"), v)).collect();
-            for (k, x) in xs {
-                let Some(y) = by_key.get(&format!("{k:?}")) else {
-                    return Ok(Some(format!("{}: key {} only in actual", self.path_text(path), text(&Some(k)))));
-                };
-                let key = text(&Some(k));
-                let child = self.child(path, format!("[{key}]"));
-                self.tasks.push(Task::Values { path: child, actual: (xs_schema, x), expected: (ys_schema, y.clone()) });
-            }
-            // (Key schemas are compared with the dicts' schemas.)
-            return Ok(None);
-        }
-        let names = |bag, sid: Option<ItemId>| sid.map_or_else(Vec::new, |sid| attr_names(bag, sid));
-        let mut all = names(b_bag, b_sid);
-        if !self.options.partial {
-            for name in names(a_bag, a_sid) {
-                if !all.contains(&name) {
-                    all.push(name);
+            let index = |entries: &[(Stored, Option<Stored>)]| -> HashMap<String, usize> {
+                entries.iter().enumerate().map(|(i, (k, _))| (format!("{k:?}"), i)).collect()
+            };
+            let (x_index, y_index) = (index(&xs), index(&ys));
+            let mut common = Vec::new();
+            for (k, x) in &xs {
+                let child = self.child(path, Step::Key(key_text(k)));
+                match y_index.get(&format!("{k:?}")) {
+                    Some(&j) => common.push(Task { path: child, actual: (xs_schema, x.clone()), expected: (ys_schema, ys[j].1.clone()) }),
+                    None => self.one_sided(child, &(xs_schema, x.clone()), true)?,
                 }
             }
+            for (k, y) in &ys {
+                if !x_index.contains_key(&format!("{k:?}")) {
+                    let child = self.child(path, Step::Key(key_text(k)));
+                    self.one_sided(child, &(ys_schema, y.clone()), false)?;
+                }
+            }
+            // (Key schemas are compared with the dicts' schemas.)
+            self.tasks.extend(common.into_iter().rev());
+            return Ok(());
         }
-        all.sort();
-        for name in all.into_iter().rev() {
-            let value = |bag: Option<&DataBag>, sid: Option<ItemId>, id: ItemId| -> Value {
-                let schema = sid.map_or(Schema::None, |sid| declared(bag, sid, &name));
-                (schema, bag.and_then(|bag| bag.get_one(&name, id)))
-            };
-            let (x, y) = (value(a_bag, a_sid, a), value(b_bag, b_sid, b));
-            let child = self.child(path, format!(".{name}"));
-            self.tasks.push(Task::Values { path: child, actual: x, expected: y });
-        }
-        Ok(None)
+        let side = |bag: Option<&DataBag>, sid: Option<ItemId>, id: ItemId, name: &str| -> Option<Value> {
+            let (bag, sid) = (bag?, sid?);
+            Some((attr_schema(bag, sid, name)?, bag.get_one(name, id)))
+        };
+        let names = |bag, sid: Option<ItemId>| sid.map_or_else(Vec::new, |sid| attr_names(bag, sid));
+        let mut all = names(b_bag, b_sid);
+        all.extend(names(a_bag, a_sid));
+        self.attributes(path, all, |name| (side(a_bag, a_sid, a, name), side(b_bag, b_sid, b, name)))
     }
 
-    /// Two schemas the same (see the module comment); the attributes of
-    /// struct schemas compared by content are queued.
-    fn schemas(&mut self, path: Path, a: Schema, b: Schema, by_content: bool) -> Option<String> {
-        let (x, y) = match (a, b) {
-            (Schema::Struct(x), Schema::Struct(y)) => (x, y),
-            _ if a == b => return None,
-            _ => return Some(format!("{}: {a} vs {b}", self.path_text(path))),
-        };
-        let implicit = |id: ItemId| matches!(id.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema);
-        if !by_content && !implicit(x) && !implicit(y) {
-            let text = |id: ItemId, bag: Option<&DataBag>| plait_core::bag::text::schema_text(Schema::Struct(id), bag);
-            return (x != y).then(|| format!("{}: {} vs {}", self.path_text(path), text(x, self.actual_bag), text(y, self.expected_bag)));
+    /// The attributes of struct schemas `a` and `b` held as values
+    /// (`__items__` and the like included), compared as an entity's.
+    fn schema_contents(&mut self, path: Path, a: ItemId, b: ItemId) -> Result<()> {
+        let (a_bag, b_bag) = (self.actual_bag, self.expected_bag);
+        let mut all = attr_names(b_bag, b);
+        all.extend(attr_names(a_bag, a));
+        let side = |bag: Option<&DataBag>, id: ItemId, name: &str| bag.and_then(|bag| attr_schema(bag, id, name)).map(schema_value);
+        self.attributes(path, all, |name| (side(a_bag, a, name), side(b_bag, b, name)))
+    }
+
+    /// Attributes `names` of two values, each side's value of each given
+    /// by `sides` (None: the side's schema does not declare it): what one
+    /// side alone has is recorded, the rest queued, in the order of the
+    /// names. Unless schemas are compared, an attribute only one side
+    /// declares counts only where it has a value.
+    fn attributes(&mut self, path: Path, mut names: Vec<String>, sides: impl Fn(&str) -> (Option<Value>, Option<Value>)) -> Result<()> {
+        names.sort();
+        names.dedup();
+        let mut common = Vec::new();
+        for name in names {
+            let (x, y) = sides(&name);
+            let child = self.child(path, Step::Attr(name));
+            match (x, y) {
+                // (`partial` without schemas: only the values `expected` has.)
+                (Some(_), Some((_, None))) if self.options.partial && !self.options.schemas => {}
+                (Some(x), Some(y)) => common.push(Task { path: child, actual: x, expected: y }),
+                (Some(x), None) if !self.options.partial && (self.options.schemas || x.1.is_some()) => self.one_sided(child, &x, true)?,
+                (None, Some(y)) if self.options.schemas || y.1.is_some() => self.one_sided(child, &y, false)?,
+                _ => {}
+            }
         }
-        if !self.seen_schemas.insert((x, y, by_content)) {
-            return None;
-        }
-        let (mut xs, mut ys) = (attr_names(self.actual_bag, x), attr_names(self.expected_bag, y));
-        if self.options.partial {
-            xs.retain(|n| ys.contains(n));
-        }
-        xs.sort();
-        ys.sort();
-        if xs != ys {
-            return Some(format!("{}: attributes {xs:?} vs {ys:?}", self.path_text(path)));
-        }
-        for name in xs.into_iter().rev() {
-            let (sa, sb) = (declared(self.actual_bag, x, &name), declared(self.expected_bag, y, &name));
-            let child = self.child(path, format!(".{name}"));
-            self.tasks.push(Task::Schemas { path: child, actual: sa, expected: sb, by_content });
-        }
-        None
+        self.tasks.extend(common.into_iter().rev());
+        Ok(())
     }
 }
 
@@ -325,10 +388,4 @@ impl Walk<'_> {
 /// `__schema__` and the like left out.
 fn attr_names(bag: Option<&DataBag>, id: ItemId) -> Vec<String> {
     bag.map_or_else(Vec::new, |bag| bag.attr_names(id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect())
-}
-
-/// The schema struct schema `id` declares for attribute `name` in `bag`
-/// (NONE where it declares none).
-fn declared(bag: Option<&DataBag>, id: ItemId, name: &str) -> Schema {
-    bag.and_then(|bag| attr_schema(bag, id, name)).unwrap_or(Schema::None)
 }

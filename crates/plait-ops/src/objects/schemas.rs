@@ -120,7 +120,11 @@ pub fn with_schema(x: &DataSlice, schema: &DataSlice) -> Result<DataSlice> {
 /// `x`'s items, unchanged, with schema `target` (`kd.with_schema`,
 /// `kd.reify`): ids become schema ids for SCHEMA, as Koda takes them.
 pub(crate) fn reinterpreted(op: &str, x: &DataSlice, target: Schema) -> Result<DataSlice> {
-    if target == Schema::Schema && x.schema() != Schema::Schema { ids_as_schemas(op, x) } else { x.with_schema(target) }
+    if target == Schema::Schema && x.schema() != Schema::Schema {
+        ids_as_schemas(op, x)
+    } else {
+        x.with_schema(crate::schema::slice_schema(op, target)?)
+    }
 }
 
 /// `x` with SCHEMA as its schema, its ids taken as schema ids (as Koda

@@ -72,11 +72,19 @@ fn with_schema_from_obj(op: &str, x: &DataSlice) -> Result<DataSlice> {
         None => cast_to(op, x, Schema::None),
         Some(ScalarRef::Schema(Schema::Object)) => Ok(x.clone()),
         Some(ScalarRef::Schema(s)) if s.is_primitive() => cast_to(op, x, s),
-        Some(ScalarRef::Schema(Schema::Struct(id))) if id.kind() == ItemKind::ImplicitSchema => {
+        Some(ScalarRef::Schema(s)) => x.with_schema(slice_schema(op, s)?),
+        Some(other) => Err(Error::internal(format!("{op}: a common schema of type {}", other.dtype()))),
+    }
+}
+
+/// `schema`, refused where it is an object's own (implicit) schema: no
+/// DataSlice has one as its schema, as in Koda.
+pub(crate) fn slice_schema(op: &str, schema: Schema) -> Result<Schema> {
+    match schema {
+        Schema::Struct(id) if matches!(id.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema) => {
             Err(Error::value(op, "DataSlice cannot have an implicit schema as its schema"))
         }
-        Some(ScalarRef::Schema(s)) => x.with_schema(s),
-        Some(other) => Err(Error::internal(format!("{op}: a common schema of type {}", other.dtype()))),
+        s => Ok(s),
     }
 }
 
