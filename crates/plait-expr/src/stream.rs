@@ -607,6 +607,18 @@ pub fn value_type_name(v: &ExprValue) -> String {
         ExprValue::Data(Value::Slice(_)) => "DATA_SLICE".to_string(),
         ExprValue::Data(Value::Shape(_)) => "JAGGED_SHAPE".to_string(),
         ExprValue::Data(Value::Bag(_)) => "DATA_BAG".to_string(),
+        ExprValue::Data(t @ Value::Tuple(_)) => value_type_name(&ExprValue::from(t.clone())),
+        // `tuple<DATA_SLICE,DATA_BAG>`, `namedtuple<a=DATA_SLICE>`.
+        ExprValue::Tuple(t) => {
+            let types = t.items.iter().map(value_type_name);
+            match &t.names {
+                None => format!("tuple<{}>", types.collect::<Vec<_>>().join(",")),
+                Some(names) => {
+                    let fields: Vec<String> = names.iter().zip(types).map(|(n, ty)| format!("{n}={ty}")).collect();
+                    format!("namedtuple<{}>", fields.join(","))
+                }
+            }
+        }
         ExprValue::Foreign(f) => f.type_name(),
         other => crate::builtins::type_name(other).to_string(),
     }

@@ -42,6 +42,9 @@ pub struct Tuple {
 pub struct Iterable {
     pub items: Vec<ExprValue>,
     pub ordered: bool,
+    /// The QType name of its values (`DATA_SLICE`, `DATA_BAG`, ...), also
+    /// when it has none (Koda's `value_type_as=`).
+    pub value_type: String,
 }
 
 /// A value in an expression.
@@ -76,9 +79,15 @@ impl ExprValue {
         ExprValue::Tuple(Arc::new(Tuple { items, names: Some(names) }))
     }
 
-    /// An iterable of `items`.
+    /// An iterable of `items`, of their type (DATA_SLICE when empty).
     pub fn iterable(items: Vec<ExprValue>, ordered: bool) -> ExprValue {
-        ExprValue::Iterable(Arc::new(Iterable { items, ordered }))
+        let value_type = items.first().map_or_else(|| "DATA_SLICE".to_string(), crate::stream::value_type_name);
+        ExprValue::iterable_of(items, ordered, value_type)
+    }
+
+    /// An iterable of `items`, of values of QType `value_type`.
+    pub fn iterable_of(items: Vec<ExprValue>, ordered: bool, value_type: String) -> ExprValue {
+        ExprValue::Iterable(Arc::new(Iterable { items, ordered, value_type }))
     }
 
     /// The value as an argument of an eager operator; `op` names the
@@ -137,9 +146,9 @@ impl ExprValue {
                 h.write_bytes(&bag.as_ref().map_or(0, |b| b.id()).to_le_bytes());
             }
             ExprValue::Data(v @ Value::Tuple(_)) => return ExprValue::from(v.clone()).fingerprint(),
-            ExprValue::Data(Value::Range { start, stop }) => {
+            ExprValue::Data(Value::Range { start, stop, step }) => {
                 h.write_str("range");
-                for bound in [start, stop] {
+                for bound in [start, stop, step] {
                     h.write_bytes(&bound.clone().map_or(0, |b| ExprValue::slice(*b).fingerprint()).to_le_bytes());
                 }
             }
@@ -161,6 +170,7 @@ impl ExprValue {
             }
             ExprValue::Iterable(it) => {
                 h.write_str(if it.ordered { "iterable" } else { "unordered iterable" });
+                h.write_str(&it.value_type);
                 for item in &it.items {
                     h.write_bytes(&item.fingerprint().to_le_bytes());
                 }

@@ -25,13 +25,15 @@ pub enum Value {
     /// Several values: what `kd.align` returns, or the dimensions
     /// `kd.reshape` takes as a Python tuple.
     Tuple(Vec<Value>),
-    /// A Python slice `start:stop` (integer items or none) and `...`: the
-    /// keys of `kd.subslice`.
+    /// A slice `start:stop:step` (`kd.tuples.slice`, Python's `1:3`; each
+    /// a DataSlice or unspecified) and `...`: the keys of `kd.subslice`,
+    /// which refuses a step.
     /// (Boxed: a value is moved at every step of an evaluation, and the
     /// common ones are a DataSlice's size.)
     Range {
         start: Option<Box<DataSlice>>,
         stop: Option<Box<DataSlice>>,
+        step: Option<Box<DataSlice>>,
     },
     Ellipsis,
 }
@@ -74,7 +76,8 @@ impl Value {
     pub fn key_text(&self) -> String {
         let bound = |b: &Option<Box<DataSlice>>| b.as_deref().map(describe).unwrap_or_default();
         match self {
-            Value::Range { start, stop } => format!("{}:{}", bound(start), bound(stop)),
+            Value::Range { start, stop, step: None } => format!("{}:{}", bound(start), bound(stop)),
+            Value::Range { start, stop, step } => format!("{}:{}:{}", bound(start), bound(stop), bound(step)),
             Value::Ellipsis => "...".to_string(),
             other => other.describe(),
         }

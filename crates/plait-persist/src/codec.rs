@@ -50,7 +50,7 @@ fn get_schema(r: &mut Reader<'_>) -> Result<Schema> {
 
 // ------------------------------------------------------------------ shapes
 
-fn put_shape(w: &mut Writer, shape: &JaggedShape) {
+pub fn put_shape(w: &mut Writer, shape: &JaggedShape) {
     w.u32(shape.rank() as u32);
     for edge in shape.edges() {
         match edge.uniform_size() {
@@ -94,7 +94,7 @@ fn get_sizes(r: &mut Reader<'_>, n: usize, what: &str) -> Result<Edge> {
     Edge::from_sizes(&sizes).map_err(|e| corrupt(e.message))
 }
 
-fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
+pub fn get_shape(r: &mut Reader<'_>) -> Result<JaggedShape> {
     let rank = r.u32()? as usize;
     if rank > plait_core::limits::MAX_RANK {
         return Err(corrupt(format!("a shape of rank {rank}")));
@@ -814,7 +814,7 @@ fn get_params(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Vec<Param>> {
         .collect()
 }
 
-fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Result<()> {
+pub fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Result<()> {
     match value {
         ExprValue::Data(Value::Slice(x)) => {
             w.u8(0);
@@ -849,9 +849,9 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
             put_bag_ref(w, bag.as_ref(), ctx)
         }
         ExprValue::Data(v @ Value::Tuple(_)) => put_expr_value(w, &ExprValue::from(v.clone()), ctx),
-        ExprValue::Data(Value::Range { start, stop }) => {
+        ExprValue::Data(Value::Range { start, stop, step }) => {
             w.u8(5);
-            for bound in [start, stop] {
+            for bound in [start, stop, step] {
                 match bound {
                     None => w.u8(0),
                     Some(b) => {
@@ -869,6 +869,7 @@ fn put_expr_value(w: &mut Writer, value: &ExprValue, ctx: &mut Encoder) -> Resul
         ExprValue::Iterable(it) => {
             w.u8(7);
             w.u8(it.ordered as u8);
+            w.str(&it.value_type);
             w.len(it.items.len());
             for item in &it.items {
                 put_expr_value(w, item, ctx)?;
@@ -972,7 +973,7 @@ pub fn get_expr(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<Expr> {
     Ok(nodes.pop().expect("n > 0"))
 }
 
-fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
+pub fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
     r.enter()?;
     let value = match r.u8()? {
         0 => ExprValue::slice(get_slice(r, ctx)?),
@@ -990,6 +991,7 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
         3 => ExprValue::Unspecified,
         4 => ExprValue::Data(Value::Bag(get_bag_ref(r, ctx)?)),
         5 => {
+            let version = r.version;
             let mut bound = || -> Result<Option<DataSlice>> {
                 match r.u8()? {
                     0 => Ok(None),
@@ -999,7 +1001,9 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
             };
             let start = bound()?.map(Box::new);
             let stop = bound()?.map(Box::new);
-            ExprValue::Data(Value::Range { start, stop })
+            // (A step since version 4.)
+            let step = if version >= 4 { bound()?.map(Box::new) } else { None };
+            ExprValue::Data(Value::Range { start, stop, step })
         }
         6 => ExprValue::Data(Value::Ellipsis),
         7 => {
@@ -1008,9 +1012,14 @@ fn get_expr_value(r: &mut Reader<'_>, ctx: &mut Decoder) -> Result<ExprValue> {
                 1 => true,
                 tag => return Err(corrupt(format!("unknown iterable order tag {tag}"))),
             };
+            // (The value type since version 4.)
+            let value_type = if r.version >= 4 { Some(r.str()?) } else { None };
             let n = r.count(1, "iterable items")?;
             let items = (0..n).map(|_| get_expr_value(r, ctx)).collect::<Result<Vec<_>>>()?;
-            ExprValue::iterable(items, ordered)
+            match value_type {
+                Some(value_type) => ExprValue::iterable_of(items, ordered, value_type.to_string()),
+                None => ExprValue::iterable(items, ordered),
+            }
         }
         8 => QTypeValue::value(r.str()?),
         9 => {

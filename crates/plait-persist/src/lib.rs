@@ -19,8 +19,8 @@ pub mod codec;
 pub mod compress;
 pub mod wire;
 
-use plait_core::{DataBag, DataSlice, Error, Result};
-use plait_expr::Expr;
+use plait_core::{DataBag, DataSlice, Error, JaggedShape, Result};
+use plait_expr::{Expr, ExprValue};
 
 use crate::codec::{Decoder, Encoder};
 use crate::wire::{Reader, Writer, corrupt};
@@ -36,6 +36,10 @@ pub enum Saved {
     Slice(DataSlice),
     Bag(DataBag),
     Expr(Expr),
+    /// A shape (since version 4).
+    Shape(JaggedShape),
+    /// An extension type's value (since version 4; an `ObjectValue`).
+    Extension(ExprValue),
 }
 
 impl Saved {
@@ -44,6 +48,30 @@ impl Saved {
             Saved::Slice(_) => 1,
             Saved::Bag(_) => 2,
             Saved::Expr(_) => 3,
+            Saved::Shape(_) => 4,
+            Saved::Extension(_) => 5,
+        }
+    }
+
+    /// Whether the bag saved is mutable (so that it loads mutable, as in
+    /// Koda).
+    fn mutable(&self) -> bool {
+        match self {
+            Saved::Slice(x) => x.bag().is_some_and(DataBag::is_mutable),
+            Saved::Bag(bag) => bag.is_mutable(),
+            _ => false,
+        }
+    }
+
+    /// This value with its bag mutable (a fork of the loaded one).
+    fn made_mutable(self) -> Saved {
+        match self {
+            Saved::Slice(x) => {
+                let bag = x.bag().map(|bag| bag.fork(true));
+                Saved::Slice(x.with_bag(bag))
+            }
+            Saved::Bag(bag) => Saved::Bag(bag.fork(true)),
+            other => other,
         }
     }
 }
@@ -64,6 +92,10 @@ const FLAG_LZ4: u8 = 1;
 
 /// Header flag: the payload is zstd-compressed (since version 3).
 const FLAG_ZSTD: u8 = 2;
+
+/// Header flag: the bag saved was mutable, and loads mutable (since
+/// version 4).
+const FLAG_MUTABLE: u8 = 4;
 
 /// The bytes of `value`, uncompressed (pickles, which favour speed).
 pub fn dumps(value: &Saved) -> Result<Vec<u8>> {
@@ -86,6 +118,8 @@ pub fn dumps_with(value: &Saved, compression: Compression) -> Result<Vec<u8>> {
         Saved::Slice(x) => codec::put_slice(&mut payload, x, &mut ctx)?,
         Saved::Bag(bag) => codec::put_bag(&mut payload, bag, &mut ctx)?,
         Saved::Expr(e) => codec::put_expr(&mut payload, e, &mut ctx)?,
+        Saved::Shape(shape) => codec::put_shape(&mut payload, shape),
+        Saved::Extension(v) => codec::put_expr_value(&mut payload, v, &mut ctx)?,
     }
     let (flags, mut out) = match compression {
         Compression::None => (0, payload.bytes),
@@ -102,7 +136,7 @@ pub fn dumps_with(value: &Saved, compression: Compression) -> Result<Vec<u8>> {
     header.raw(&MAGIC);
     header.u32(VERSION);
     header.u8(value.tag());
-    header.u8(flags);
+    header.u8(if value.mutable() { flags | FLAG_MUTABLE } else { flags });
     header.len(stored_len);
     out[..HEADER].copy_from_slice(&header.bytes);
     let crc = crc32fast::hash(&out[HEADER..]);
@@ -129,8 +163,12 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     }
     let tag = r.u8()?;
     let flags = r.u8()?;
-    let known = if version >= 3 { FLAG_LZ4 | FLAG_ZSTD } else { FLAG_LZ4 };
-    if flags & !known != 0 || flags == FLAG_LZ4 | FLAG_ZSTD {
+    let known = match version {
+        4.. => FLAG_LZ4 | FLAG_ZSTD | FLAG_MUTABLE,
+        3 => FLAG_LZ4 | FLAG_ZSTD,
+        _ => FLAG_LZ4,
+    };
+    if flags & !known != 0 || flags & (FLAG_LZ4 | FLAG_ZSTD) == FLAG_LZ4 | FLAG_ZSTD {
         return Err(corrupt(format!("unknown flags {flags:#x}")));
     }
     let len = r.u64()?;
@@ -142,11 +180,12 @@ pub fn loads(bytes: &[u8]) -> Result<Saved> {
     if crc != crc32fast::hash(payload) {
         return Err(corrupt("checksum mismatch (the bytes were changed or cut)"));
     }
-    match flags {
-        FLAG_LZ4 => loads_payload(version, tag, &compress::lz4_decompress(payload)?),
-        FLAG_ZSTD => loads_payload(version, tag, &compress::zstd_decompress(payload)?),
-        _ => loads_payload(version, tag, payload),
-    }
+    let value = match flags & (FLAG_LZ4 | FLAG_ZSTD) {
+        FLAG_LZ4 => loads_payload(version, tag, &compress::lz4_decompress(payload)?)?,
+        FLAG_ZSTD => loads_payload(version, tag, &compress::zstd_decompress(payload)?)?,
+        _ => loads_payload(version, tag, payload)?,
+    };
+    Ok(if flags & FLAG_MUTABLE != 0 { value.made_mutable() } else { value })
 }
 
 /// The value of a payload of format `version` whose content tag is `tag`
@@ -159,6 +198,11 @@ pub fn loads_payload(version: u32, tag: u8, payload: &[u8]) -> Result<Saved> {
         1 => Saved::Slice(codec::get_slice(&mut p, &mut ctx)?),
         2 => Saved::Bag(codec::get_bag(&mut p, &mut ctx)?),
         3 => Saved::Expr(codec::get_expr(&mut p, &mut ctx)?),
+        4 if version >= 4 => Saved::Shape(codec::get_shape(&mut p)?),
+        5 if version >= 4 => match codec::get_expr_value(&mut p, &mut ctx)? {
+            v @ ExprValue::Foreign(_) if plait_expr::extension::ObjectValue::of(&v).is_some() => Saved::Extension(v),
+            _ => return Err(corrupt("the value of an extension type is not an object")),
+        },
         other => return Err(corrupt(format!("unknown content tag {other}"))),
     };
     if p.remaining() != 0 {

@@ -8,7 +8,7 @@ use arrow_buffer::{ArrowNativeType, Buffer, MutableBuffer, ScalarBuffer};
 use plait_core::{Error, ErrorKind, Result};
 
 /// The format version this plait writes (and the newest it reads).
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The error for bytes that are not a valid plait file.
 pub fn corrupt(message: impl std::fmt::Display) -> Error {

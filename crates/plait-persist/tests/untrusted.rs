@@ -46,7 +46,7 @@ fn bag_literals() -> Expr {
     let rebagged = Expr::op("kd.core.with_bag", vec![Some(nulled), Some(bag)]).unwrap();
     // `.S[1:, ...]`: the keys of `kd.subslice` as literals.
     let start = DataSlice::item(Some(ScalarRef::Int32(1)), Schema::Int32).unwrap();
-    let range = Expr::literal(ExprValue::Data(Value::Range { start: Some(Box::new(start)), stop: None }));
+    let range = Expr::literal(ExprValue::Data(Value::Range { start: Some(Box::new(start)), stop: None, step: None }));
     let subslice = plait_expr::operator::lookup("kd.slices.subslice").unwrap();
     Expr::call(&subslice, vec![rebagged, range, Expr::literal(ExprValue::Data(Value::Ellipsis))], vec![]).unwrap()
 }

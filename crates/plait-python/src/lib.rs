@@ -20,6 +20,7 @@ mod py_numpy;
 mod py_operator;
 mod py_persist;
 mod py_proto;
+mod py_range;
 mod py_shape;
 mod py_shard;
 mod py_slice;
@@ -70,6 +71,7 @@ fn _plait(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<py_slice::ItemIterator>()?;
     m.add_class::<py_shape::PyJaggedShape>()?;
     m.add_class::<py_fingerprint::PyFingerprint>()?;
+    m.add_class::<py_range::PyRange>()?;
     m.add_class::<py_shape::PyEdge>()?;
     m.add_function(wrap_pyfunction!(py_shape::py_expect_shape, m)?)?;
     py_operator::register(m)?;

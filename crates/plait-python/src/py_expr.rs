@@ -144,6 +144,9 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
     if x.is_instance_of::<PyExpr>() {
         return Err(type_error(op, "expected a value, got an Expr"));
     }
+    if let Ok(range) = x.cast::<crate::py_range::PyRange>() {
+        return Ok(ExprValue::from(range.get().value()));
+    }
     if let Some(v) = crate::py_stream::to_stream_value(x) {
         return Ok(v);
     }
@@ -160,8 +163,9 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
     }
     if x.is_instance(python_type(py, &ITERABLE)?)? {
         let ordered: bool = x.getattr("_ordered")?.extract()?;
+        let value_type: String = x.call_method0("_value_qtype")?.str()?.extract()?;
         let items = x.try_iter()?.map(|v| to_value(op, &v?, false)).collect::<PyResult<Vec<_>>>()?;
-        return Ok(ExprValue::iterable(items, ordered));
+        return Ok(ExprValue::iterable_of(items, ordered, value_type));
     }
     let is_scalar = x.is_none()
         || x.is_instance_of::<pyo3::types::PyBool>()
@@ -207,7 +211,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
         }
         ExprValue::Iterable(it) => {
             let items = it.items.iter().map(|i| from_value(py, i.clone())).collect::<PyResult<Vec<_>>>()?;
-            Ok(python_type(py, &ITERABLE)?.call1((PyTuple::new(py, items)?, it.ordered))?.unbind())
+            Ok(python_type(py, &ITERABLE)?.call1((PyTuple::new(py, items)?, it.ordered, &it.value_type))?.unbind())
         }
         ExprValue::Foreign(f) => match f.as_any().downcast_ref::<PyForeign>() {
             Some(obj) => Ok(obj.0.clone_ref(py)),
@@ -219,12 +223,36 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
     }
 }
 
+/// A value of the type that Python class `x` names, where argument `param`
+/// is a `*_type_as` one (`value_type_as=kd.types.DataBag`, as Koda takes
+/// it): a missing item for DataSlice classes, the null bag, a rank-0
+/// shape. None for anything else.
+fn type_witness(param: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<ExprValue>> {
+    let Ok(class) = x.cast::<pyo3::types::PyType>() else { return Ok(None) };
+    if !param.ends_with("_type_as") {
+        return Ok(None);
+    }
+    let witness = if class.is_subclass_of::<PyDataSlice>()? {
+        ExprValue::slice(guard(|| plait_core::DataSlice::item(None, plait_core::Schema::None))?)
+    } else if class.is_subclass_of::<crate::py_bag::PyDataBag>()? {
+        ExprValue::from(Value::Bag(None))
+    } else if class.is_subclass_of::<PyJaggedShape>()? {
+        ExprValue::from(Value::Shape(plait_core::JaggedShape::scalar()))
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(witness))
+}
+
 /// `x` as an argument of operator `op`: an Expr as it is, anything else as
 /// a literal (checked as eager operators check their arguments, for backend
 /// operators).
 fn arg_expr(op: &Operator, param: &str, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Ok(e) = x.cast::<PyExpr>() {
         return Ok(e.get().inner.clone());
+    }
+    if let Some(witness) = type_witness(param, x)? {
+        return Ok(Expr::literal(witness));
     }
     if let Some(t) = tuple_of_exprs(x)? {
         return Ok(t);
@@ -684,7 +712,7 @@ impl PyExpr {
             let range = match tuple_of_exprs(key)? {
                 Some(computed) => computed,
                 None => match crate::py_operator::key_arg("kd.core.get_item", key, None)? {
-                    Value::Range { start: None, stop: None } => return Ok(rows),
+                    Value::Range { start: None, stop: None, step: None } => return Ok(rows),
                     range => Expr::literal(ExprValue::Data(range)),
                 },
             };
@@ -752,7 +780,12 @@ impl PyExprOperator {
         let mut keywords = Vec::new();
         if let Some(kwargs) = kwargs {
             for (k, v) in kwargs.iter() {
-                keywords.push((k.extract::<String>()?, to_value(name, &v, false)?));
+                let k = k.extract::<String>()?;
+                let value = match type_witness(&k, &v)? {
+                    Some(witness) => witness,
+                    None => to_value(name, &v, false)?,
+                };
+                keywords.push((k, value));
             }
         }
         let bound = guard(|| backend::bind_params(name, &self.op.params, positional, keywords))?;

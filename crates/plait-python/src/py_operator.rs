@@ -103,6 +103,9 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
     if x.is_instance_of::<crate::py_bag::PyNullBag>() {
         return Ok(Value::Bag(None));
     }
+    if let Ok(range) = x.cast::<crate::py_range::PyRange>() {
+        return Ok(range.get().value());
+    }
     if x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>() {
         return Err(value_error(op, AMBIGUOUS_LIST));
     }
@@ -157,7 +160,7 @@ pub fn key_arg(op: &str, x: &Bound<'_, PyAny>, position: Option<usize>) -> PyRes
         }
         Ok(Some(box_item(op, &v, None)?))
     };
-    Ok(Value::Range { start: bound("start")?.map(Box::new), stop: bound("stop")?.map(Box::new) })
+    Ok(Value::Range { start: bound("start")?.map(Box::new), stop: bound("stop")?.map(Box::new), step: None })
 }
 
 /// A DataSlice operand of a Python operator (`x + 1`): boxed like
@@ -188,9 +191,9 @@ pub fn value_to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
             let items = items.into_iter().map(|v| value_to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
             crate::py_expr::tuple_to_py(py, items)
         }
-        Value::Range { start, stop } => {
-            let bound = |b: Option<Box<DataSlice>>| b.map_or_else(|| Ok(py.None()), |b| wrap(py, *b));
-            Ok(py.get_type::<PySlice>().call1((bound(start)?, bound(stop)?))?.unbind())
+        Value::Range { start, stop, step } => {
+            let unboxed = |b: Option<Box<DataSlice>>| b.map(|b| *b);
+            crate::py_range::PyRange::new_py(py, unboxed(start), unboxed(stop), unboxed(step))
         }
         Value::Ellipsis => Ok(py.Ellipsis()),
     }

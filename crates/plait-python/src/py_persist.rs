@@ -10,14 +10,15 @@
 //! O(1) per layer): writes to either never show in the other. A deep copy of
 //! several values sharing one bag gives copies sharing one new bag.
 
-use plait_core::{DataBag, DataSlice, Schema};
+use plait_core::{DataBag, DataSlice};
 use plait_persist::Saved;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-use crate::errors::{guard, type_error};
+use crate::errors::guard;
 use crate::py_bag::PyDataBag;
 use crate::py_expr::PyExpr;
+use crate::py_extension::PyObjectValue;
 use crate::py_shape::PyJaggedShape;
 use crate::py_slice::{PyDataSlice, wrap};
 
@@ -40,8 +41,14 @@ fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, compression: Option<&str>)
         Saved::Bag(bag.get().inner.clone())
     } else if let Ok(e) = x.cast::<PyExpr>() {
         Saved::Expr(e.get().inner.clone())
+    } else if let Ok(shape) = x.cast::<PyJaggedShape>() {
+        Saved::Shape(shape.borrow().inner.clone())
+    } else if let Ok(ext) = x.cast::<PyObjectValue>() {
+        Saved::Extension(ext.get().inner.clone())
     } else {
-        return Err(type_error("kd.dumps", format!("expected a DataSlice, a DataBag or an Expr, got {}", x.get_type().name()?)));
+        let message =
+            format!("expected a DataSlice, DataBag, JaggedShape, or an extension type derived from DataSlice, got {}", x.get_type().repr()?);
+        return Err(crate::errors::value_error("kd.dumps", message));
     };
     let bytes = guard(|| plait_persist::dumps_with(&value, compression))?;
     Ok(PyBytes::new(py, &bytes))
@@ -50,10 +57,18 @@ fn dumps<'py>(py: Python<'py>, x: &Bound<'py, PyAny>, compression: Option<&str>)
 /// The value saved in `data`.
 #[pyfunction]
 fn loads(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
-    match guard(|| plait_persist::loads(data))? {
+    boxed(py, guard(|| plait_persist::loads(data))?)
+}
+
+/// A loaded value as Python's.
+fn boxed(py: Python<'_>, value: Saved) -> PyResult<Py<PyAny>> {
+    match value {
         Saved::Slice(ds) => wrap(py, ds),
         Saved::Bag(bag) => Ok(Py::new(py, PyDataBag { inner: bag })?.into_any()),
         Saved::Expr(e) => Ok(Py::new(py, PyExpr { inner: e })?.into_any()),
+        Saved::Shape(shape) => Ok(Py::new(py, PyJaggedShape { inner: shape })?.into_any()),
+        Saved::Extension(v) => crate::py_extension::from_extension_value(py, &v)?
+            .ok_or_else(|| crate::errors::value_error("kd.loads", "invalid data: not an extension value")),
     }
 }
 
@@ -70,22 +85,27 @@ fn reduced<'py>(py: Python<'py>, value: &Saved, mutable: bool) -> PyResult<Bound
 /// Loads what `__reduce__` saved (pickle calls it; not for direct use).
 #[pyfunction]
 fn _unpickle(py: Python<'_>, data: &[u8], mutable: bool) -> PyResult<Py<PyAny>> {
-    let fork = |bag: DataBag| if mutable { bag.fork(true) } else { bag };
-    match guard(|| plait_persist::loads(data))? {
+    // (Pickles of format version 3 and before carry `mutable` beside the
+    // bytes; newer bytes say it themselves.)
+    let fork = |bag: DataBag| if mutable && !bag.is_mutable() { bag.fork(true) } else { bag };
+    let value = match guard(|| plait_persist::loads(data))? {
         Saved::Slice(ds) => {
             let bag = ds.bag().cloned().map(fork);
-            wrap(py, ds.with_bag(bag))
+            Saved::Slice(ds.with_bag(bag))
         }
-        Saved::Bag(bag) => Ok(Py::new(py, PyDataBag { inner: fork(bag) })?.into_any()),
-        Saved::Expr(e) => Ok(Py::new(py, PyExpr { inner: e })?.into_any()),
-    }
+        Saved::Bag(bag) => Saved::Bag(fork(bag)),
+        other => other,
+    };
+    boxed(py, value)
 }
 
-/// Loads a JaggedShape `__reduce__` saved (as the shape of a NONE slice).
+/// Loads a JaggedShape pickled by format version 3 and before (as the
+/// shape of a NONE slice).
 #[pyfunction]
 fn _unpickle_shape(data: &[u8]) -> PyResult<PyJaggedShape> {
     match guard(|| plait_persist::loads(data))? {
         Saved::Slice(ds) => Ok(PyJaggedShape { inner: ds.shape().clone() }),
+        Saved::Shape(shape) => Ok(PyJaggedShape { inner: shape }),
         _ => Err(crate::errors::value_error("pickle", "the data of a JaggedShape is not a DataSlice")),
     }
 }
@@ -152,12 +172,9 @@ impl PyDataBag {
 
 #[pymethods]
 impl PyJaggedShape {
-    /// `pickle`: the shape, saved as an all-missing NONE slice of it.
+    /// `pickle`: the shape in plait's format.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let bytes = guard(|| plait_persist::dumps(&Saved::Slice(DataSlice::missing(self.inner.clone(), Schema::None))))?;
-        let module = py.import("plait._plait")?;
-        let args = PyTuple::new(py, [PyBytes::new(py, &bytes)])?;
-        PyTuple::new(py, [module.getattr("_unpickle_shape")?, args.into_any()])
+        reduced(py, &Saved::Shape(self.inner.clone()), false)
     }
 
     /// Shapes are immutable: a copy is the same shape.

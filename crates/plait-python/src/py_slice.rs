@@ -488,7 +488,6 @@ pub fn check_unit_step(range: &Bound<'_, PySlice>) -> PyResult<()> {
 /// Turns Python subscript keys into subslice arguments, boxed as the
 /// keys of `kd.subslice` are.
 pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>> {
-    use plait_ops::registry::Value;
     keys.iter()
         .enumerate()
         .map(|(position, key)| {
@@ -499,17 +498,8 @@ pub fn slice_args(op: &str, keys: &[Bound<'_, PyAny>]) -> PyResult<Vec<SliceArg>
                     return Ok(SliceArg::Index(i));
                 }
             }
-            Ok(match crate::py_operator::key_arg(op, key, Some(position))? {
-                Value::Ellipsis => SliceArg::Ellipsis,
-                Value::Range { start, stop } => SliceArg::range(start.map(|b| *b), stop.map(|b| *b)),
-                Value::Slice(ds) => SliceArg::Slice(ds),
-                other => {
-                    return Err(type_error(
-                        op,
-                        format!("slicing argument at position {position} must be an int, a slice, ..., or a DataSlice, got {}", other.describe()),
-                    ));
-                }
-            })
+            let value = crate::py_operator::key_arg(op, key, Some(position))?;
+            guard(|| plait_ops::slices::subslice::key(op, position, &value))
         })
         .collect()
 }

@@ -576,7 +576,7 @@ def load(path, /) -> Any:
     """Returns the value saved in the file `path` (by `kd.dump`)."""
 
 def loads(x, /) -> Any:
-    """Returns the DataSlice, DataBag, expression or functor serialized in the bytes `x`."""
+    """Returns the DataSlice, DataBag, shape, extension value, expression or functor serialized in the bytes `x`."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:
     """Calls the functor `fn` on each item of the arguments and returns the results."""

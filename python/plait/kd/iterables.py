@@ -12,13 +12,16 @@ from plait.kd.tuples import _fingerprint
 
 class Iterable:
     """Values in order (`ordered=False`: in any order, as Koda's
-    unordered iterables; plait keeps the given order)."""
+    unordered iterables; plait keeps the given order), of one QType
+    (`value_type`, its name; by default the first value's, DATA_SLICE when
+    there is none)."""
 
-    __slots__ = ("_items", "_ordered")
+    __slots__ = ("_items", "_ordered", "_value_type")
 
-    def __init__(self, items, ordered=True):
+    def __init__(self, items, ordered=True, value_type=None):
         self._items = tuple(items)
         self._ordered = ordered
+        self._value_type = value_type
 
     def __iter__(self):
         return iter(self._items)
@@ -44,6 +47,8 @@ class Iterable:
     def _value_qtype(self):
         from plait.kd import qtypes
 
+        if self._value_type is not None:
+            return qtypes._from_name(self._value_type)
         return qtypes._of(next(iter(self._items), None))
 
     @property

@@ -1,5 +1,6 @@
 """`kd.dumps` / `kd.loads` (bytes) and `kd.dump` / `kd.load` (files):
-DataSlices with their bags, DataBags, expressions and functors in plait's
+DataSlices with their bags, DataBags, shapes, extension values, expressions
+and functors in plait's
 binary format (docs/format.md). Loading untrusted bytes is safe: anything
 that is not a valid file raises ValueError."""
 
@@ -21,8 +22,9 @@ def dumps(x, /, *, riegeli_options=None, compression="zstd"):
     """Returns `x` serialized to bytes in plait's binary format.
 
     `x` may be a DataSlice (saved with the data reachable from it, as
-    `kd.extract` finds it), a DataBag, an expression or a functor; `kd.loads`
-    reads it back.
+    `kd.extract` finds it), a DataBag, a JaggedShape, a value of an extension
+    type, an expression or a functor; `kd.loads` reads it back, with a
+    mutable bag where `x` had one.
 
     Args:
       x: the value to save.
@@ -44,12 +46,15 @@ def dumps(x, /, *, riegeli_options=None, compression="zstd"):
 
     del riegeli_options
     if isinstance(x, kd.types.DataSlice) and x._bag() is not None and x.get_schema() != kd.SCHEMA:
+        mutable = bool(x._bag().is_mutable())
         x = kd.extract(x)
+        if mutable:  # (saved as mutable, so that it loads mutable)
+            x = x.fork_bag()
     return _plait.dumps(x, compression)
 
 
 def loads(x, /):
-    """Returns the DataSlice, DataBag, expression or functor serialized in the bytes `x`.
+    """Returns the DataSlice, DataBag, shape, extension value, expression or functor serialized in the bytes `x`.
 
     `x` is what `kd.dumps` produced. Invalid bytes raise a ValueError (never
     anything worse), so untrusted input is safe to load.

@@ -12,5 +12,5 @@ def load(path, /) -> Any:
     """Returns the value saved in the file `path` (by `kd.dump`)."""
 
 def loads(x, /) -> Any:
-    """Returns the DataSlice, DataBag, expression or functor serialized in the bytes `x`."""
+    """Returns the DataSlice, DataBag, shape, extension value, expression or functor serialized in the bytes `x`."""
 

@@ -195,7 +195,7 @@ def _is_value(x):
     object)."""
     kd = _kd()
     return isinstance(x, (_plait.DataSlice, kd.types.DataBag, kd.types.JaggedShape, kd.tuples.Tuple, kd.tuples.NamedTuple,
-                          kd.types.Iterable))
+                          kd.types.Iterable, _plait.Slice))
 
 
 def _same_values(a, b):

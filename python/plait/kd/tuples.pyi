@@ -14,7 +14,7 @@ def namedtuple(**kwargs) -> Any:
     """Returns the keyword arguments as a named tuple, in the order given."""
 
 def slice(start = ..., stop = ..., step = ...) -> Any:
-    """Returns the slice `start:stop`, as Python's indexing syntax writes it."""
+    """Returns the slice `start:stop:step`, as Python's indexing syntax writes it."""
 
 def tuple(*args) -> Any:
     """Returns the arguments as a tuple."""

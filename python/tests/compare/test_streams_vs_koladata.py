@@ -88,6 +88,21 @@ PROGRAMS = {
     "call_multithreaded_bag": lambda k: k.parallel.call_multithreaded(k.fn(lambda x: k.attrs(k.new(), a=x)), 1),
     "call_multithreaded_error": lambda k: k.parallel.call_multithreaded(k.fn(lambda x: k.map(lambda y: y.foo, x)), k.slice([1, 2])),
     "yield_multithreaded": lambda k: list(k.parallel.yield_multithreaded(k.fn(lambda x: k.iterables.make(x, x + 1, x + 2)), 1)),
+    # The value type of empty iterables and streams, from `value_type_as`
+    # (a value or a class).
+    "iterable_value_types": lambda k: [
+        str(x.qtype) for x in (
+            k.iterables.make(), k.iterables.make(value_type_as=k.bag()), k.iterables.make(value_type_as=k.types.DataBag),
+            k.iterables.make_unordered(value_type_as=k.bag()), k.iterables.make(value_type_as=k.tuple(1, 2)),
+            k.iterables.make(k.tuple(1, 2)), k.iterables.chain(value_type_as=k.bag()),
+            k.iterables.interleave(k.iterables.make(value_type_as=k.bag())),
+            k.eval(k.lazy.iterables.make(value_type_as=k.bag())))],
+    "iterable_value_type_mismatch": lambda k: k.iterables.make(k.item(1), value_type_as=k.bag()),
+    "iterable_repr_of_value_type": lambda k: k.iterables.make(value_type_as=k.bag()),
+    "stream_value_types": lambda k: [
+        str(x.qtype) for x in (
+            k.streams.make(value_type_as=k.types.DataBag), k.streams.make(value_type_as=k.bag()),
+            k.streams.make(value_type_as=k.types.DataSlice), k.streams.make(value_type_as=k.types.JaggedShape))],
 }
 
 

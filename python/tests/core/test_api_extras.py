@@ -61,12 +61,23 @@ def test_py_reference_passes_objects_through_functors():
 
 def test_tuples_slice_is_a_subslice_range():
     assert kd.subslice(kd.slice([1, 2, 3, 4]), kd.tuples.slice(1, 3)).to_py() == [2, 3]
-    assert kd.subslice(kd.slice([1, 2, 3, 4]), kd.tuples.slice(None, -1)).to_py() == [1, 2, 3]
+    assert kd.subslice(kd.slice([1, 2, 3, 4]), kd.tuples.slice(stop=-1)).to_py() == [1, 2, 3]
     assert kd.eval(kd.lazy.subslice(I.x, kd.lazy.tuples.slice(1)), x=kd.slice([1, 2])).to_py() == [2]
-    with pytest.raises(ValueError, match="a step is not supported"):
-        kd.tuples.slice(1, 3, 2)
+    # As Koda's: a None bound is a missing one (empty ranges), a step is
+    # kept, and kd.subslice refuses it.
+    assert kd.subslice(kd.slice([1, 2, 3, 4]), kd.tuples.slice(None, 3)).to_py() == []
+    s = kd.tuples.slice(1, 3, 2)
+    assert repr(s) == "slice(DataItem(1, schema: INT32), DataItem(3, schema: INT32), DataItem(2, schema: INT32))"
+    assert str(s.qtype) == "slice<DATA_SLICE,DATA_SLICE,DATA_SLICE>" and s.step.to_py() == 2
+    for call in (lambda: kd.subslice(kd.slice([1, 2]), s), lambda: kd.slice([1, 2]).S[s]):
+        with pytest.raises(ValueError, match="slicing argument at position 0 is invalid: 'step' argument of a Slice "
+                                             "is not supported, got: DATA_SLICE"):
+            call()
+    assert kd.loads(kd.dumps(kd.fn(kd.lazy.subslice(I.x, kd.lazy.tuples.slice(1, None, 2))))).returns is not None
     # As in Koda, any DataSlice is a bound; kd.subslice checks it is of integers.
-    assert repr(kd.tuples.slice(kd.slice([1, 2]))) == "slice(DataSlice([1, 2], schema: INT32, present: 2/2), None, None)"
+    assert repr(kd.tuples.slice(kd.slice([1, 2]))) == (
+        "slice(DataSlice([1, 2], schema: INT32, present: 2/2), unspecified, unspecified)")
+    assert str(kd.tuples.slice().qtype) == "slice<UNSPECIFIED,UNSPECIFIED,UNSPECIFIED>"
     with pytest.raises(ValueError, match="kd.slices.subslice: .start. argument of a Slice must contain only integers, got STRING"):
         kd.subslice(kd.slice([1, 2]), kd.tuples.slice("a"))
     with pytest.raises(TypeError, match="`start` must be a DataSlice of integers or unspecified"):

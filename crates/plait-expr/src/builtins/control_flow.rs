@@ -613,7 +613,9 @@ impl LoopState {
             return self.vars.into_iter().find(|(n, _)| n == "returns").map(|(_, v)| v).expect("returns is a variable");
         }
         let ordered = self.result == "yields";
-        ExprValue::iterable(chain_items(&self.yielded), ordered)
+        // (Of the values of the first iterable: the initial `yields`.)
+        let value_type = self.yielded.first().map_or_else(|| "DATA_SLICE".to_string(), |it| it.value_type.clone());
+        ExprValue::iterable_of(chain_items(&self.yielded), ordered, value_type)
     }
 }
 

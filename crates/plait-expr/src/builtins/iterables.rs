@@ -8,6 +8,7 @@ use plait_ops::registry::{self, Value};
 
 use super::{int_of, required, take};
 use crate::operator::{Builtin, BuiltinDef, CallArgs};
+use crate::stream::value_type_name;
 use crate::value::{ExprValue, Iterable};
 
 pub const DEFS: &[BuiltinDef] = &[
@@ -105,7 +106,8 @@ DataBags are kept as they are.
 
 Args:
   *items: the items.
-  value_type_as: accepted for compatibility with Koda; not used by plait.
+  value_type_as: a value of the type of the items (what an empty iterable
+    holds; DataSlices by default).
 
 Examples:
   >>> it = kd.iterables.make(1, kd.slice([2, 3]))
@@ -115,34 +117,35 @@ Examples:
   []";
 
 fn make(op: &str, args: CallArgs) -> Result<ExprValue> {
-    same_type(op, &args.var_args)?;
-    Ok(ExprValue::iterable(args.var_args, true))
+    made(op, args, true)
 }
 
-/// Koda's check that the items of an iterable are of one QType (all
+/// An iterable of the items of `args` (`value_type_as` at 1): Koda's check
+/// that the items (and `value_type_as`, first) are of one QType (all
 /// DataSlices, all DataBags, ...).
-fn same_type(op: &str, items: &[ExprValue]) -> Result<()> {
-    let names: Vec<String> = items.iter().map(|v| super::type_name(v).into_owned()).collect();
+fn made(op: &str, mut args: CallArgs, ordered: bool) -> Result<ExprValue> {
+    let value_type_as = take(&mut args, 1);
+    let names: Vec<String> = value_type_as.iter().chain(&args.var_args).map(value_type_name).collect();
     if names.windows(2).any(|pair| pair[0] != pair[1]) {
         return Err(Error::value(op, format!("arguments should be all of the same type, got *args: ({})", names.join(", "))));
     }
-    Ok(())
+    let value_type = names.into_iter().next().unwrap_or_else(|| "DATA_SLICE".to_string());
+    Ok(ExprValue::iterable_of(args.var_args, ordered, value_type))
 }
 
-/// Koda's check that `iterables` hold values of one QType (an empty one
-/// holds any).
-fn same_value_type(op: &str, iterables: &[Arc<Iterable>]) -> Result<()> {
-    let mut first: Option<String> = None;
-    for it in iterables {
-        let Some(item) = it.items.first() else { continue };
-        let name = super::type_name(item).into_owned();
-        match &first {
-            Some(f) if *f != name => return Err(Error::value(op, "all given iterables must have the same value type")),
+/// The value type of the iterables `iterables` joined (`value_type_as`'s
+/// when given, else theirs), with Koda's check that they hold values of
+/// that one QType (an empty one holds any).
+fn joined_value_type(op: &str, iterables: &[Arc<Iterable>], value_type_as: Option<&ExprValue>) -> Result<String> {
+    let mut found = value_type_as.map(value_type_name);
+    for it in iterables.iter().filter(|it| !it.items.is_empty()) {
+        match &found {
+            Some(f) if *f != it.value_type => return Err(Error::value(op, "all given iterables must have the same value type")),
             Some(_) => {}
-            None => first = Some(name),
+            None => found = Some(it.value_type.clone()),
         }
     }
-    Ok(())
+    Ok(found.or_else(|| iterables.first().map(|it| it.value_type.clone())).unwrap_or_else(|| "DATA_SLICE".to_string()))
 }
 
 const MAKE_UNORDERED_DOC: &str = "Returns an iterable of the given items, in no particular order.
@@ -152,7 +155,8 @@ order, Koda may not).
 
 Args:
   *items: the items.
-  value_type_as: accepted for compatibility with Koda; not used by plait.
+  value_type_as: a value of the type of the items (what an empty iterable
+    holds; DataSlices by default).
 
 Examples:
   >>> it = kd.iterables.make_unordered(1, 2, 3)
@@ -160,25 +164,27 @@ Examples:
   [1, 2, 3]";
 
 fn make_unordered(op: &str, args: CallArgs) -> Result<ExprValue> {
-    same_type(op, &args.var_args)?;
-    Ok(ExprValue::iterable(args.var_args, false))
+    made(op, args, false)
 }
 
 const CHAIN_DOC: &str = "Returns the items of all the iterables, one iterable after another.
 
 Args:
   *iterables: the iterables to chain.
-  value_type_as: accepted for compatibility with Koda; not used by plait.
+  value_type_as: a value of the type of the items (what an empty iterable
+    holds; DataSlices by default).
 
 Examples:
   >>> it = kd.iterables.chain(kd.iterables.make(1, 2), kd.iterables.make(3))
   >>> [x.to_py() for x in it]
   [1, 2, 3]";
 
-fn chain(_: &str, args: CallArgs) -> Result<ExprValue> {
-    let parts = iterables("kd.iterables.chain", args.var_args)?;
-    same_value_type("kd.iterables.chain", &parts)?;
-    Ok(ExprValue::iterable(chain_items(&parts), true))
+fn chain(_: &str, mut args: CallArgs) -> Result<ExprValue> {
+    const OP: &str = "kd.iterables.chain";
+    let value_type_as = take(&mut args, 1);
+    let parts = iterables(OP, args.var_args)?;
+    let value_type = joined_value_type(OP, &parts, value_type_as.as_ref())?;
+    Ok(ExprValue::iterable_of(chain_items(&parts), true, value_type))
 }
 
 const INTERLEAVE_DOC: &str = "Returns the items of all the iterables, interleaved in an unspecified order.
@@ -188,17 +194,20 @@ item of each iterable in turn.
 
 Args:
   *iterables: the iterables to interleave.
-  value_type_as: accepted for compatibility with Koda; not used by plait.
+  value_type_as: a value of the type of the items (what an empty iterable
+    holds; DataSlices by default).
 
 Examples:
   >>> it = kd.iterables.interleave(kd.iterables.make(1, 2), kd.iterables.make(3))
   >>> sorted(x.to_py() for x in it)
   [1, 2, 3]";
 
-fn interleave(_: &str, args: CallArgs) -> Result<ExprValue> {
-    let parts = iterables("kd.iterables.interleave", args.var_args)?;
-    same_value_type("kd.iterables.interleave", &parts)?;
-    Ok(ExprValue::iterable(interleave_items(&parts), false))
+fn interleave(_: &str, mut args: CallArgs) -> Result<ExprValue> {
+    const OP: &str = "kd.iterables.interleave";
+    let value_type_as = take(&mut args, 1);
+    let parts = iterables(OP, args.var_args)?;
+    let value_type = joined_value_type(OP, &parts, value_type_as.as_ref())?;
+    Ok(ExprValue::iterable_of(interleave_items(&parts), false, value_type))
 }
 
 const FROM_1D_SLICE_DOC: &str = "Returns an iterable of the items of a one-dimensional DataSlice, as DataItems.

@@ -79,7 +79,7 @@ pub(crate) fn type_name(v: &ExprValue) -> std::borrow::Cow<'static, str> {
         ExprValue::Data(Value::Ellipsis) => "ELLIPSIS",
         ExprValue::Tuple(t) if t.names.is_some() => "NAMEDTUPLE",
         ExprValue::Tuple(_) => "TUPLE",
-        ExprValue::Iterable(_) => "ITERABLE[DATA_SLICE]",
+        ExprValue::Iterable(it) => return format!("ITERABLE[{}]", it.value_type).into(),
         ExprValue::Foreign(f) => return f.type_name().into(),
         ExprValue::Unspecified => "UNSPECIFIED",
     };

@@ -1360,7 +1360,7 @@ fn call_fn_returning_stream_when_parallel(op: &str, mut args: CallArgs) -> Resul
     let f = functor_arg(OP, required(op, &mut args, 0)?)?;
     let result = call_fn(&f, args.var_args, args.var_kwargs)?;
     match as_stream(&result) {
-        Some(s) => Ok(ExprValue::iterable(s.wait_all(None)?.unwrap_or_default(), true)),
+        Some(s) => Ok(ExprValue::iterable_of(s.wait_all(None)?.unwrap_or_default(), true, s.value_type().to_string())),
         None => Ok(result),
     }
 }
@@ -1377,7 +1377,7 @@ value, `STREAM[DATA_SLICE]` for an iterable) checks the result as Koda's
 /// Koda's name of the parallel type of a result (`FUTURE[X]`, `STREAM[X]`).
 fn parallel_type(v: &ExprValue) -> String {
     match v {
-        ExprValue::Iterable(it) => format!("STREAM[{}]", it.items.first().map_or_else(|| "DATA_SLICE".to_string(), value_type_name)),
+        ExprValue::Iterable(it) => format!("STREAM[{}]", it.value_type),
         other if as_stream(other).is_some() => value_type_name(other),
         other => format!("FUTURE[{}]", value_type_name(other)),
     }
@@ -1411,7 +1411,7 @@ fn parallel_call(op: &str, mut args: CallArgs) -> Result<ExprValue> {
         let result = stream::in_parallel(task_executor, cancel, || -> Result<ExprValue> {
             let iterable = |v: ExprValue| -> Result<ExprValue> {
                 match as_stream(&v) {
-                    Some(s) => Ok(ExprValue::iterable(s.wait_all(None)?.unwrap_or_default(), true)),
+                    Some(s) => Ok(ExprValue::iterable_of(s.wait_all(None)?.unwrap_or_default(), true, s.value_type().to_string())),
                     None => Ok(v),
                 }
             };

@@ -2,7 +2,7 @@
 //! and `kd.annotation.with_name`, which names a subexpression and computes
 //! nothing.
 
-use plait_core::{DataSlice, Error, Result, Schema};
+use plait_core::{DataSlice, Error, Result};
 use plait_ops::registry::Value;
 
 use super::{int_of, required};
@@ -67,32 +67,31 @@ pub const DEFS: &[BuiltinDef] = &[
     },
 ];
 
-const SLICE_DOC: &str = "Returns the slice `start:stop`, as Python's indexing syntax writes it.
+const SLICE_DOC: &str = "Returns the slice `start:stop:step`, as Python's indexing syntax writes it.
 
 What `kd.subslice` takes for a range of a dimension (`kd.subslice(x,
-kd.tuples.slice(1, 3))` is `x.S[1:3]`). Bounds are integer items,
-DataSlices of integers (a range per item) or unspecified; a step is not
-supported.
+kd.tuples.slice(1, 3))` is `x.S[1:3]`). `kd.subslice` takes bounds that are
+integer items, DataSlices of integers (a range per item; a missing bound
+gives an empty range) or unspecified, and no step.
 
 Args:
   start: the first index (unspecified: from the start).
   stop: the index after the last (unspecified: to the end).
-  step: must be unspecified.
+  step: the step (kept; `kd.subslice` refuses one).
 
 Examples:
   >>> kd.tuples.slice(1, 3)
-  slice(DataItem(1, schema: INT32), DataItem(3, schema: INT32), None)
+  slice(DataItem(1, schema: INT32), DataItem(3, schema: INT32), unspecified)
   >>> kd.subslice(kd.slice([1, 2, 3, 4]), kd.tuples.slice(1, 3))
   DataSlice([2, 3], schema: INT32, present: 2/2)";
 
 fn slice(op: &str, mut args: CallArgs) -> Result<ExprValue> {
-    // A bound is a DataSlice: an integer item, or integers per item (a range
-    // per item of the sliced dimension; `kd.subslice` checks them). Python
-    // `None` (a missing NONE item) is unspecified, as is leaving it out.
+    // A bound is a DataSlice or unspecified, kept as given (`kd.subslice`
+    // checks them: integer items, or integers per item for a range per
+    // item; a missing one, as Python `None` boxed, gives an empty range).
     let bound = |v: Option<ExprValue>, what: &str| -> Result<Option<Box<DataSlice>>> {
         match v {
             None => Ok(None),
-            Some(ExprValue::Data(Value::Slice(x))) if x.is_item() && x.schema() == Schema::None => Ok(None),
             Some(ExprValue::Data(Value::Slice(x))) => Ok(Some(Box::new(x))),
             Some(other) => {
                 Err(Error::type_error(op, format!("`{what}` must be a DataSlice of integers or unspecified, got {}", super::type_name(&other))))
@@ -101,10 +100,8 @@ fn slice(op: &str, mut args: CallArgs) -> Result<ExprValue> {
     };
     let start = bound(super::take(&mut args, 0), "start")?;
     let stop = bound(super::take(&mut args, 1), "stop")?;
-    if super::take(&mut args, 2).is_some() {
-        return Err(Error::value(op, "a step is not supported"));
-    }
-    Ok(ExprValue::Data(Value::Range { start, stop }))
+    let step = bound(super::take(&mut args, 2), "step")?;
+    Ok(ExprValue::Data(Value::Range { start, stop, step }))
 }
 
 fn with_name(op: &str, mut args: CallArgs) -> Result<ExprValue> {

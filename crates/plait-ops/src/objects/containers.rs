@@ -348,7 +348,12 @@ fn schema_kind_of(x: &DataSlice) -> Option<&'static str> {
 fn get_item_kernel(a: &crate::registry::Args<'_>) -> Result<DataSlice> {
     let x = a.slice("x")?;
     match a.value("key_or_index") {
-        Some(crate::registry::Value::Range { start, stop }) => lists::items_in_range(x, start.as_deref().cloned(), stop.as_deref().cloned()),
+        Some(crate::registry::Value::Range { step: Some(_), .. }) => {
+            Err(Error::value("kd.core.get_item", "'step' argument of a Slice is not supported, got: DATA_SLICE"))
+        }
+        Some(crate::registry::Value::Range { start, stop, step: None }) => {
+            lists::items_in_range(x, start.as_deref().cloned(), stop.as_deref().cloned())
+        }
         _ => get_item(x, a.slice("key_or_index")?),
     }
 }

@@ -12,7 +12,7 @@ mod repeat;
 pub mod repr;
 mod select;
 mod shape_checks;
-mod subslice;
+pub mod subslice;
 mod take;
 mod translate;
 pub(crate) mod types;

@@ -7,11 +7,16 @@ use plait_core::{Error, Result};
 
 use crate::registry::{Args, Boxing, Registry, Value};
 
-/// Key `position` as the core's slicing argument.
-fn key(op: &str, position: usize, v: &Value) -> Result<SliceArg> {
+/// Key `position` of `op` as the core's slicing argument (a range with a
+/// step refused, as Koda's).
+pub fn key(op: &str, position: usize, v: &Value) -> Result<SliceArg> {
     match v {
         Value::Ellipsis => Ok(SliceArg::Ellipsis),
-        Value::Range { start, stop } => Ok(SliceArg::range(start.as_deref().cloned(), stop.as_deref().cloned())),
+        Value::Range { step: Some(_), .. } => Err(Error::value(
+            op,
+            format!("slicing argument at position {position} is invalid: 'step' argument of a Slice is not supported, got: DATA_SLICE"),
+        )),
+        Value::Range { start, stop, step: None } => Ok(SliceArg::range(start.as_deref().cloned(), stop.as_deref().cloned())),
         Value::Slice(x) => Ok(x.int_item().map_or_else(|| SliceArg::Slice(x.clone()), SliceArg::Index)),
         other => Err(Error::type_error(
             op,
