@@ -26,7 +26,16 @@ pub fn agg_common_schema(op: &str, x: &DataSlice, ndim: usize) -> Result<DataSli
             match x.get(i) {
                 Some(ScalarRef::Schema(s)) => {
                     let current = acc.unwrap_or(Schema::None);
-                    acc = Some(Schema::common(current, s).ok_or_else(|| Error::value(op, format!("no common schema for {current} and {s}")))?);
+                    acc = Some(Schema::common(current, s).ok_or_else(|| {
+                        let group: Vec<Schema> = groups
+                            .child_range(g)
+                            .filter_map(|j| match x.get(j) {
+                                Some(ScalarRef::Schema(s)) => Some(s),
+                                _ => None,
+                            })
+                            .collect();
+                        Error::value(op, crate::bag::text::no_common_schema_among(&group, x.bag()))
+                    })?);
                 }
                 None => {}
                 Some(other) => {

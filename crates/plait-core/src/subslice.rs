@@ -90,10 +90,17 @@ pub fn rows(x: &DataSlice, start: usize, stop: usize) -> Result<DataSlice> {
 /// Applies `args` to the dimensions of `x`.
 pub fn subslice(x: &DataSlice, args: &[SliceArg]) -> Result<DataSlice> {
     let rank = x.rank();
-    let ellipses = args.iter().filter(|a| matches!(a, SliceArg::Ellipsis)).count();
-    if ellipses > 1 {
-        return Err(Error::value(OP, "slicing arguments can contain at most one ellipsis"));
+    let at: Vec<usize> = args.iter().enumerate().filter(|(_, a)| matches!(a, SliceArg::Ellipsis)).map(|(i, _)| i).collect();
+    if let [first, second, ..] = at[..] {
+        return Err(Error::value(
+            OP,
+            format!(
+                "slicing argument at position {second} is invalid: ellipsis ... can appear at most once in the slicing arguments, \
+                 found at least two at positions: {first} and {second}"
+            ),
+        ));
     }
+    let ellipses = at.len();
     let named = args.len() - ellipses;
     if named > rank {
         return Err(Error::value(

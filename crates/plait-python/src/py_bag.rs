@@ -331,12 +331,16 @@ impl PyDataBag {
         Ok(PyDataBag { inner: self.inner.merged() })
     }
 
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other.cast::<PyDataBag>().is_ok_and(|o| o.get().inner == self.inner)
+    /// As in Koda, bags are not compared with `==` (nor hashed): whether
+    /// two are one bag is `_same_as`; whether they hold the same data,
+    /// `kd.testing.assert_equivalent`.
+    fn __richcmp__(&self, _other: &Bound<'_, PyAny>, _op: pyo3::basic::CompareOp) -> PyResult<bool> {
+        Err(PyTypeError::new_err("__eq__ and __ne__ disabled for plait.types.DataBag"))
     }
 
-    fn __hash__(&self) -> u64 {
-        self.inner.id() >> 1
+    /// Whether `other` is this very bag (the same layers).
+    fn _same_as(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyDataBag>().is_ok_and(|o| o.get().inner == self.inner)
     }
 
     /// Entities created in this (mutable) bag: `bag.new(x=1)`.

@@ -90,7 +90,7 @@ def _creating(name, make, left_off_attrs=False):
     def method(self, *args, **kwargs):
         self._check_mutable(op)
         if left_off_attrs:
-            kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and v._bag() == self
+            kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and self._same_as(v._bag())
                           else v) for k, v in kwargs.items()}
         return self._adopt_made(op, make(*args, **kwargs), overwrite_schemas=bool(kwargs.get("overwrite_schema")))
 

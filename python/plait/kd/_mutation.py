@@ -110,7 +110,7 @@ def set_schema(x, schema):
         if bag is None:
             kd.bag()._check_mutable("kd.set_schema")  # Koda's error: nowhere to write the schema
         bag._check_mutable("kd.set_schema")
-        if schema._bag() is not None and schema._bag() != bag:
+        if schema._bag() is not None and not bag._same_as(schema._bag()):
             schema = bag.adopt(schema)
         return kd.with_schema(x, schema.with_bag(bag))
     return kd.with_schema(x, schema)

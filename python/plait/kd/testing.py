@@ -209,6 +209,8 @@ def _same_values(a, b):
         return False
     if isinstance(a, kd.tuples.NamedTuple):
         return list(a.keys()) == list(b.keys()) and _same_values(tuple(a.values()), tuple(b.values()))
+    if isinstance(a, kd.types.DataBag):
+        return a._same_as(b)
     if isinstance(a, (tuple, kd.types.Iterable)):
         xs, ys = list(a), list(b)
         return len(xs) == len(ys) and all(_same_values(x, y) for x, y in zip(xs, ys))

@@ -136,7 +136,7 @@ def test_mutable_bag_new_and_bag_repr():
     b = kd.mutable_bag()
     assert repr(b).startswith("DataBag(empty, $")
     x = b.new(a=1)
-    assert x.get_bag() == b
+    assert x.get_bag()._same_as(b)
     x.a = 2
     assert x.a.to_py() == 2
     assert "a => 2" in b.contents_repr()

@@ -9,6 +9,7 @@ Each program runs on both libraries; the outcomes must agree: the same repr
 (ids and bag ids masked), or the same exception type and first message line
 (without the operator prefix plait adds, or Koda's status prefix)."""
 
+import functools
 import pytest
 
 from plait import kd as pkd
@@ -22,6 +23,15 @@ def lines(kd, program):
     which differ between the libraries)."""
     kind, text = outcome(kd, program)[:2]
     return kind, sorted(text.splitlines()) if kind == "ok" else text
+
+
+def _message(call):
+    """The error `call` raises, its message without the operator's name."""
+    try:
+        call()
+    except ValueError as e:
+        return str(e).split(": ", 1)[1]
+    return None
 
 
 def entity(kd):
@@ -240,6 +250,27 @@ PROGRAMS = {
     "with_bag of the null bag": lambda kd: kd.with_bag(kd.new(a=1), kd.item(1).get_bag()).get_bag(),
     "bool of the null bag": lambda kd: bool(kd.item(1).get_bag()),
     "== of the null bag": lambda kd: kd.item(1).get_bag() == kd.item(2).get_bag(),
+    "== of bags": lambda kd: kd.bag() == kd.bag(),
+    "!= of one bag": lambda kd: functools.reduce(lambda b, _: b != b, [0], kd.bag()),
+    "hash of a bag": lambda kd: hash(kd.bag()),
+    # Attributes of primitives and ids: Koda's errors, before the one for a
+    # missing bag.
+    "set_attr of a primitive": lambda kd: kd.set_attr(kd.item(1), "a", 2),
+    "set_attr of a primitive in a bag": lambda kd: kd.set_attr(kd.item("x").with_bag(kd.mutable_bag()), "a", 2),
+    "set_attr of an OBJECT primitive": lambda kd: kd.set_attr(kd.obj(1).with_bag(kd.mutable_bag()), "a", 2),
+    "set_attr of OBJECT primitives": lambda kd: kd.set_attr(kd.slice([kd.obj(a=1), 2]).with_bag(kd.mutable_bag()), "a", 2),
+    "set_attrs of primitives": lambda kd: kd.set_attrs(kd.slice([1, 2]), a=2, b=3),
+    "set_attr of None": lambda kd: kd.set_attr(kd.item(None), "a", 2),
+    "set_attr of an itemid": lambda kd: kd.set_attr(kd.new_itemid(), "a", 1),
+    "with_attrs of a primitive": lambda kd: kd.item(1).with_attrs(a=2),
+    "with_attrs of an OBJECT primitive": lambda kd: kd.obj(1).with_attrs(a=2),
+    "with_attrs of OBJECT primitives": lambda kd: kd.slice([kd.obj(a=1), 2]).with_attrs(a=2),
+    "two ellipses": lambda kd: kd.slice([[1, 2], [3]]).S[..., 0, ...],
+    "common_schema without one": lambda kd: kd.schema.common_schema(kd.slice([kd.new(a=1).get_schema(), kd.INT32])),
+    "agg_common_schema without one": lambda kd: kd.schema.agg_common_schema(kd.slice([kd.list_schema(kd.INT32), kd.INT32])),
+    "common_schema of primitives without one": lambda kd: [
+        _message(lambda: kd.schema.common_schema(kd.slice([getattr(kd, a), getattr(kd, b)])))
+        for a, b in (("INT32", "ITEMID"), ("SCHEMA", "INT32"), ("ITEMID", "OBJECT"), ("INT32", "SCHEMA"))],
     "kd.with_bag(x, None)": lambda kd: kd.with_bag(kd.new(a=1), None),
     # Python None is "no items"; a missing item is one item per list.
     "list_like(x, None)": lambda kd: kd.list_like(kd.slice([1, 2]), None),

@@ -103,7 +103,7 @@ def test_lattice(a, b, common):
 
 @pytest.mark.parametrize(("a", "b"), [("INT32", "ITEMID"), ("SCHEMA", "INT32"), ("ITEMID", "OBJECT")])
 def test_lattice_has_no_common_schema(a, b):
-    with pytest.raises(ValueError, match="no common schema"):
+    with pytest.raises(ValueError, match="cannot find a common schema"):
         kd.schema.common_schema(kd.slice([getattr(kd, a), getattr(kd, b)]))
 
 

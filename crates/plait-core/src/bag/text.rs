@@ -37,6 +37,24 @@ pub fn no_common_schema_among(schemas: &[Schema], bag: Option<&DataBag>) -> Stri
     if let [first, .., last] = structs[..] {
         return no_common_schema(first, last, bag);
     }
+    if structs.is_empty() {
+        // Koda folds the primitives first, then ITEMID, SCHEMA and OBJECT,
+        // and names the schemas alone.
+        let mut ordered = schemas.to_vec();
+        ordered.sort_by_key(|s| match s {
+            Schema::ItemId => 1,
+            Schema::Schema => 2,
+            Schema::Object => 3,
+            _ => 0,
+        });
+        let mut common = Schema::None;
+        for s in ordered {
+            match Schema::common(common, s) {
+                Some(c) => common = c,
+                None => return format!("cannot find a common schema\n\n the common schema(s) {common}\n the first conflicting schema {s}"),
+            }
+        }
+    }
     let others = schemas.iter().filter(|s| !s.is_struct()).try_fold(Schema::None, |acc, s| Schema::common(acc, *s));
     no_common_schema(others.unwrap_or(Schema::Object), structs.first().copied().unwrap_or(Schema::Object), bag)
 }

@@ -263,6 +263,27 @@ fn lookup_schema_attrs(x: &DataSlice, name: &str, lenient: bool, context: &str) 
 /// How Koda names the primitive schemas (`kd.INT32`, which have no
 /// attributes) among SCHEMA items `x`: the item, or the first of them in a
 /// slice; `None` when all present ones are struct schemas.
+/// What Koda says `x` is when it holds primitives where attributes are
+/// asked for (`INT32`, `OBJECT DataItem with primitive 1`, `OBJECT
+/// DataSlice with at least one primitive 2 at ds.flatten().S[1]`, and
+/// primitive schemas as [`primitive_schemas`] says); None when it holds
+/// none.
+pub(crate) fn primitives_text(x: &DataSlice) -> Option<String> {
+    match x.schema() {
+        s if s.is_primitive() => Some(s.to_string()),
+        Schema::Object => {
+            let i = first_primitive(x)?;
+            let item = x.get(i).map(plait_core::repr::item_text).unwrap_or_default();
+            Some(if x.is_item() {
+                format!("OBJECT DataItem with primitive {item}")
+            } else {
+                format!("OBJECT DataSlice with at least one primitive {item} at ds.flatten().S[{i}]")
+            })
+        }
+        _ => primitive_schemas(x),
+    }
+}
+
 pub(crate) fn primitive_schemas(x: &DataSlice) -> Option<String> {
     if x.schema() != Schema::Schema {
         return None;

@@ -193,10 +193,7 @@ fn only_schema_values(op: &str, value: &DataSlice) -> Result<()> {
 /// Koda's error for attributes of primitives (before the one for a missing
 /// bag), primitive schemas (`kd.INT32`) included.
 fn not_primitives(op: &str, x: &DataSlice) -> Result<()> {
-    if x.schema().is_primitive() {
-        return Err(Error::value(op, format!("primitives do not have attributes, got {}", x.schema())));
-    }
-    match super::access::primitive_schemas(x) {
+    match super::access::primitives_text(x) {
         Some(what) => Err(Error::value(op, format!("primitives do not have attributes, got {what}"))),
         None => Ok(()),
     }
@@ -310,10 +307,15 @@ pub fn set_attrs(x: &DataSlice, attrs: &[(String, DataSlice)], overwrite_schema:
     if attrs.is_empty() {
         return Ok(());
     }
-    if x.schema() == Schema::Schema {
-        not_primitive_schema(OP, x, attrs)?;
+    // In Koda's order: primitives and ids, then the bag.
+    let failed = || format!("failed to set attribute '{}'", attrs[0].0);
+    if let Some(what) = super::access::primitives_text(x) {
+        return Err(Error::value(OP, format!("{}: primitives do not have attributes, got {what}", failed())));
     }
-    let bag = bag_of(OP, x)?;
+    if x.schema() == Schema::ItemId {
+        return Err(Error::value(OP, format!("{}: ITEMIDs do not allow attribute access", failed())));
+    }
+    let bag = x.bag().ok_or_else(|| Error::value(OP, format!("{}: the DataSlice is a reference without a bag", failed())))?;
     if !bag.is_mutable() {
         return Err(plait_core::bag::immutable_error(OP));
     }
@@ -493,18 +495,4 @@ fn set_schema_attrs(op: &str, x: &DataSlice, bag: &DataBag, attrs: &[(String, Da
     }
     let values: Vec<&DataSlice> = attrs.iter().map(|(_, v)| v).collect();
     adopt_value_bags(op, bag, &values)
-}
-
-/// Koda's error for attributes of a primitive schema item (`kd.INT32.x = ...`).
-fn not_primitive_schema(op: &str, x: &DataSlice, attrs: &[(String, DataSlice)]) -> Result<()> {
-    if let (true, Some(plait_core::ScalarRef::Schema(primitive))) = (x.is_item(), x.get(0)) {
-        if !primitive.is_struct() {
-            let name = attrs.first().map_or("", |(n, _)| n.as_str());
-            return Err(Error::value(
-                op,
-                format!("failed to set attribute '{name}': primitives do not have attributes, got SCHEMA DataItem with primitive {primitive}"),
-            ));
-        }
-    }
-    Ok(())
 }
