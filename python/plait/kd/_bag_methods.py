@@ -79,6 +79,11 @@ types.DataBag.empty_mutable = staticmethod(functools.partial(_plait.new_bag, Tru
 _PARAMS = {"schema", "itemid", "overwrite_schema", "item_schema", "key_schema", "value_schema", "seed"}
 
 
+# The methods whose refusal of an immutable bag Koda words as "cannot create
+# Item(s)", caused by the immutable bag's error.
+_CREATING_ITEMS = {"new", "new_like", "new_shaped", "obj", "obj_like", "obj_shaped"}
+
+
 def _creating(name, make, left_off_attrs=False):
     """The bag method `name`: `make(*args, **kwargs)` (a registry operator
     or its glue), moved into this mutable bag. With `left_off_attrs`,
@@ -88,6 +93,11 @@ def _creating(name, make, left_off_attrs=False):
 
     @functools.wraps(make)
     def method(self, *args, **kwargs):
+        if name in _CREATING_ITEMS and not self.is_mutable():
+            try:
+                self._check_mutable(op)
+            except ValueError as e:
+                raise ValueError(f"{op}: cannot create Item(s)") from e
         self._check_mutable(op)
         if left_off_attrs:
             kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and self._same_as(v._bag())

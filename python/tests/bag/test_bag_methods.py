@@ -2,6 +2,8 @@
 `bag.list`, `bag.uu`, schemas, ...), adopting, merging in place, the triples
 reprs, and the small ones (`__bool__`, `__getitem__`, `qtype`, ...)."""
 
+import re
+
 import pytest
 
 from plait import kd
@@ -32,10 +34,17 @@ def test_creating_methods_write_into_the_bag():
 
 
 def test_creating_methods_need_a_mutable_bag():
-    for make in [lambda b: b.new(a=1), lambda b: b.list([1]), lambda b: b.dict({1: 2}),
+    for make in [lambda b: b.list([1]), lambda b: b.dict({1: 2}), lambda b: b.uu(a=1),
                  lambda b: b.named_schema("N"), lambda b: b.implode(kd.slice([[1]]))]:
         with pytest.raises(ValueError, match=IMMUTABLE):
             make(kd.bag())
+    # As Koda words it for entities and objects: the immutable bag's error
+    # is the cause.
+    for make in [lambda b: b.new(a=1), lambda b: b.obj(a=1), lambda b: b.new_shaped(kd.shapes.new(2)),
+                 lambda b: b.obj_like(kd.slice([1]))]:
+        with pytest.raises(ValueError, match=r"^DataBag\.\w+: cannot create Item\(s\)$") as caught:
+            make(kd.bag())
+        assert re.search(IMMUTABLE, str(caught.value.__cause__))
 
 
 def test_chain_built_in_one_bag_stays_in_it():

@@ -266,6 +266,9 @@ PROGRAMS = {
     "with_attrs of an OBJECT primitive": lambda kd: kd.obj(1).with_attrs(a=2),
     "with_attrs of OBJECT primitives": lambda kd: kd.slice([kd.obj(a=1), 2]).with_attrs(a=2),
     "two ellipses": lambda kd: kd.slice([[1, 2], [3]]).S[..., 0, ...],
+    "new in an immutable bag": lambda kd: kd.bag().new(a=1),
+    "obj_shaped in an immutable bag": lambda kd: kd.bag().obj_shaped(kd.shapes.new(2)),
+    "uu in an immutable bag": lambda kd: kd.bag().uu(a=1),
     "common_schema without one": lambda kd: kd.schema.common_schema(kd.slice([kd.new(a=1).get_schema(), kd.INT32])),
     "agg_common_schema without one": lambda kd: kd.schema.agg_common_schema(kd.slice([kd.list_schema(kd.INT32), kd.INT32])),
     "common_schema of primitives without one": lambda kd: [

@@ -179,12 +179,17 @@ Examples:
   >>> [x.to_py() for x in it]
   [1, 2, 3]";
 
-fn chain(_: &str, mut args: CallArgs) -> Result<ExprValue> {
-    const OP: &str = "kd.iterables.chain";
+fn chain(_: &str, args: CallArgs) -> Result<ExprValue> {
+    joined("kd.iterables.chain", args, chain_items, true)
+}
+
+/// The iterables of `args` (`value_type_as` at 1) joined by `join`, of
+/// their value type ([`joined_value_type`]).
+fn joined(op: &str, mut args: CallArgs, join: fn(&[Arc<Iterable>]) -> Vec<ExprValue>, ordered: bool) -> Result<ExprValue> {
     let value_type_as = take(&mut args, 1);
-    let parts = iterables(OP, args.var_args)?;
-    let value_type = joined_value_type(OP, &parts, value_type_as.as_ref())?;
-    Ok(ExprValue::iterable_of(chain_items(&parts), true, value_type))
+    let parts = iterables(op, args.var_args)?;
+    let value_type = joined_value_type(op, &parts, value_type_as.as_ref())?;
+    Ok(ExprValue::iterable_of(join(&parts), ordered, value_type))
 }
 
 const INTERLEAVE_DOC: &str = "Returns the items of all the iterables, interleaved in an unspecified order.
@@ -202,12 +207,8 @@ Examples:
   >>> sorted(x.to_py() for x in it)
   [1, 2, 3]";
 
-fn interleave(_: &str, mut args: CallArgs) -> Result<ExprValue> {
-    const OP: &str = "kd.iterables.interleave";
-    let value_type_as = take(&mut args, 1);
-    let parts = iterables(OP, args.var_args)?;
-    let value_type = joined_value_type(OP, &parts, value_type_as.as_ref())?;
-    Ok(ExprValue::iterable_of(interleave_items(&parts), false, value_type))
+fn interleave(_: &str, args: CallArgs) -> Result<ExprValue> {
+    joined("kd.iterables.interleave", args, interleave_items, false)
 }
 
 const FROM_1D_SLICE_DOC: &str = "Returns an iterable of the items of a one-dimensional DataSlice, as DataItems.
