@@ -186,9 +186,12 @@ impl ItemId {
         }
     }
 
-    /// `$…` / `#…`: the id without its kind.
+    /// `$…` / `#…`: the id without its kind. Objects' implicit schemas
+    /// print `#` as uuids do (Koda derives them from the object's id as
+    /// uuids; plait from its slot, see `implicit_schemas_of`).
     pub fn short(self) -> String {
-        format!("{}{}", if self.is_uuid() { '#' } else { '$' }, self.encode())
+        let derived = matches!(self.kind(), ItemKind::ImplicitSchema | ItemKind::NofollowImplicitSchema);
+        format!("{}{}", if self.is_uuid() || derived { '#' } else { '$' }, self.encode())
     }
 
     /// A 64-bit hash (`kd.ids.hash_itemid`).

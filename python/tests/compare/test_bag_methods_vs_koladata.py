@@ -267,6 +267,11 @@ PROGRAMS = {
     "with_attrs of OBJECT primitives": lambda kd: kd.slice([kd.obj(a=1), 2]).with_attrs(a=2),
     "two ellipses": lambda kd: kd.slice([[1, 2], [3]]).S[..., 0, ...],
     "new in an immutable bag": lambda kd: kd.bag().new(a=1),
+    # Objects' implicit schemas print as uuids (`#`), explicit ones as
+    # allocated ids (`$`).
+    "prefixes of schema ids": lambda kd: [
+        repr(s.get_itemid())[:17] for s in (kd.obj(a=1).get_obj_schema(), kd.new(a=1).get_schema(),
+                                             kd.nofollow_schema(kd.new(a=1).get_schema()), kd.list_schema(kd.INT32))],
     "obj_shaped in an immutable bag": lambda kd: kd.bag().obj_shaped(kd.shapes.new(2)),
     "uu in an immutable bag": lambda kd: kd.bag().uu(a=1),
     "common_schema without one": lambda kd: kd.schema.common_schema(kd.slice([kd.new(a=1).get_schema(), kd.INT32])),
