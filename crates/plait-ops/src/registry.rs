@@ -139,13 +139,24 @@ pub struct Operator {
     pub deterministic: bool,
     /// How Python lists and tuples become arguments (see [`Boxing`]).
     pub boxing: Boxing,
-    /// Whether an eager call refuses a first argument that is not a
-    /// JaggedShape with Koda's TypeError (`kd.list_shaped(kd.item(1))`:
-    /// Koda's Python function checks it before calling the operator).
-    pub shape_first: bool,
+    /// What an eager call requires its first argument (each of them, for
+    /// `*args`) to be, refusing anything else with Koda's TypeError
+    /// (`kd.list_shaped(kd.item(1))`, `kd.implode([1, 2])`: Koda's Python
+    /// function checks it before calling the operator).
+    pub first_arg: Option<FirstArg>,
     /// The result's type from the arguments' types (see `typing`); `None`:
     /// unknown until evaluated.
     pub type_rule: Option<TypeRule>,
+}
+
+/// What an eager call requires of its first argument (see
+/// [`Operator::first_arg`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FirstArg {
+    /// A JaggedShape (`expecting shape to be a JaggedShape, got ...`).
+    Shape,
+    /// A DataSlice (`expecting x to be a DataSlice, got list`).
+    Slice,
 }
 
 /// How a Python list or tuple argument is boxed, as Koda decides per
@@ -251,7 +262,7 @@ impl Registry {
             bags: BagRule::Structured,
             deterministic: true,
             boxing: Boxing::Items,
-            shape_first: false,
+            first_arg: None,
             type_rule: None,
         });
     }
@@ -269,11 +280,11 @@ impl Registry {
         self.ops[index].boxing = boxing;
     }
 
-    /// Marks operator `name` as taking a JaggedShape first (see
-    /// [`Operator::shape_first`]).
-    pub fn shape_first(&mut self, name: &str) {
+    /// Marks operator `name` as taking `kind` first (see
+    /// [`Operator::first_arg`]).
+    pub fn first_arg(&mut self, name: &str, kind: FirstArg) {
         let index = self.by_name[name];
-        self.ops[index].shape_first = true;
+        self.ops[index].first_arg = Some(kind);
     }
 
     /// Sets the type rule of operator `name` (see `typing`).

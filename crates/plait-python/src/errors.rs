@@ -5,6 +5,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use plait_core::{Error, ErrorKind};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::PyAnyMethods;
+use pyo3::types::PyTypeMethods;
 use pyo3::{PyErr, Python};
 
 /// The Python exception for a plait error: the exception a Python function
@@ -67,6 +68,14 @@ pub fn guard_detached<T: Send>(py: pyo3::Python<'_>, f: impl FnOnce() -> plait_c
 /// A `ValueError` from operator `op`.
 pub fn value_error(op: &str, message: impl std::fmt::Display) -> PyErr {
     to_py_err(Error::value(op, message))
+}
+
+/// The name of `x`'s Python type as Koda's errors give it: `list`, `int`,
+/// or with its module for other than builtins (`plait.types.DataBag`).
+pub fn python_type_name(x: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<String> {
+    let ty = x.get_type();
+    let (module, name) = (ty.module()?.to_string(), ty.qualname()?.to_string());
+    Ok(if module == "builtins" { name } else { format!("{module}.{name}") })
 }
 
 /// A `TypeError` from operator `op`.

@@ -244,11 +244,10 @@ impl Operator {
             return crate::py_expr::lazy_call(py, name, args, kwargs);
         }
         // As Koda's Python function: the arguments bind first (binding
-        // errors win), then the shape is checked.
-        if self.op.shape_first && binds(self.op, args.len(), kwargs)? {
-            let shape = args.get_item(0).ok().or_else(|| kwargs.and_then(|k| k.get_item("shape").ok().flatten()));
-            if let Some(shape) = shape {
-                crate::py_shape::expect_shape(&shape)?;
+        // errors win), then the first one is checked.
+        if let Some(kind) = self.op.first_arg {
+            if binds(self.op, args.len(), kwargs)? {
+                check_first(self.op, kind, args, kwargs)?;
             }
         }
         let positional = args
@@ -341,6 +340,24 @@ impl Operator {
 /// Whether `positional` arguments and the keywords of `kwargs` fit the
 /// operator's parameters (counts and names only; the call reports what
 /// does not).
+/// Koda's TypeError unless the first argument of `op` (each of them, for
+/// `*args`) is of `kind`.
+fn check_first(op: &registry::Operator, kind: registry::FirstArg, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    let Some(param) = op.params.first() else { return Ok(()) };
+    let expect = |name: &str, x: &Bound<'_, PyAny>| match kind {
+        registry::FirstArg::Shape => crate::py_shape::expect_shape(x),
+        registry::FirstArg::Slice if x.is_instance_of::<PyDataSlice>() => Ok(()),
+        registry::FirstArg::Slice => {
+            Err(crate::errors::type_error(op.name, format!("expecting {name} to be a DataSlice, got {}", crate::errors::python_type_name(x)?)))
+        }
+    };
+    if param.kind == ParamKind::VarPositional {
+        return args.iter().try_for_each(|a| expect(&format!("*{}", param.name), &a));
+    }
+    let first = args.get_item(0).ok().or_else(|| kwargs.and_then(|k| k.get_item(param.name.as_str()).ok().flatten()));
+    first.map_or(Ok(()), |x| expect(&param.name, &x))
+}
+
 fn binds(op: &registry::Operator, positional: usize, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<bool> {
     let has = |kind| op.params.iter().any(|p| p.kind == kind);
     let positional_params = op.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();

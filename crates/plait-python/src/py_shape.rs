@@ -14,10 +14,7 @@ pub fn expect_shape(x: &Bound<'_, PyAny>) -> PyResult<()> {
     if x.is_instance_of::<PyJaggedShape>() {
         return Ok(());
     }
-    let ty = x.get_type();
-    let (module, name) = (ty.module()?.to_string(), ty.qualname()?.to_string());
-    let name = if module == "builtins" { name } else { format!("{module}.{name}") };
-    Err(pyo3::exceptions::PyTypeError::new_err(format!("expecting shape to be a JaggedShape, got {name}")))
+    Err(pyo3::exceptions::PyTypeError::new_err(format!("expecting shape to be a JaggedShape, got {}", crate::errors::python_type_name(x)?)))
 }
 
 /// `kd.dict_shaped`'s check of its shape (see [`expect_shape`]).

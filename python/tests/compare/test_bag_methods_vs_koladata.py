@@ -267,6 +267,12 @@ PROGRAMS = {
     "with_attrs of OBJECT primitives": lambda kd: kd.slice([kd.obj(a=1), 2]).with_attrs(a=2),
     "two ellipses": lambda kd: kd.slice([[1, 2], [3]]).S[..., 0, ...],
     "new in an immutable bag": lambda kd: kd.bag().new(a=1),
+    # Koda's Python functions check these take DataSlices.
+    "implode of a Python list": lambda kd: kd.implode([1, 2]),
+    "implode of an int": lambda kd: kd.implode(1),
+    "implode of a tuple": lambda kd: kd.lists.implode((1, 2)),
+    "concat_lists of a Python list": lambda kd: kd.concat_lists(kd.list([1]), [1]),
+    "concat_lists of an int": lambda kd: kd.concat_lists(1),
     # Objects' implicit schemas print as uuids (`#`), explicit ones as
     # allocated ids (`$`).
     "prefixes of schema ids": lambda kd: [

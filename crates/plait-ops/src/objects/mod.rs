@@ -80,8 +80,11 @@ pub(crate) fn register(r: &mut Registry) {
     ]) {
         r.non_deterministic(name);
     }
-    // Koda's Python functions for these check their shape argument first.
+    // Koda's Python functions for these check their first argument first.
     for name in ["kd.entities.shaped", "kd.objs.shaped", "kd.lists.shaped", "kd.dicts._shaped"] {
-        r.shape_first(name);
+        r.first_arg(name, crate::registry::FirstArg::Shape);
+    }
+    for name in ["kd.lists.implode", "kd.lists.concat"] {
+        r.first_arg(name, crate::registry::FirstArg::Slice);
     }
 }
