@@ -337,9 +337,6 @@ impl Operator {
     }
 }
 
-/// Whether `positional` arguments and the keywords of `kwargs` fit the
-/// operator's parameters (counts and names only; the call reports what
-/// does not).
 /// Koda's TypeError unless the first argument of `op` (each of them, for
 /// `*args`) is of `kind`.
 fn check_first(op: &registry::Operator, kind: registry::FirstArg, args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
@@ -358,6 +355,9 @@ fn check_first(op: &registry::Operator, kind: registry::FirstArg, args: &Bound<'
     first.map_or(Ok(()), |x| expect(&param.name, &x))
 }
 
+/// Whether `positional` arguments and the keywords of `kwargs` fit the
+/// operator's parameters (counts and names only; the call reports what
+/// does not).
 fn binds(op: &registry::Operator, positional: usize, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<bool> {
     let has = |kind| op.params.iter().any(|p| p.kind == kind);
     let positional_params = op.params.iter().filter(|p| matches!(p.kind, ParamKind::PositionalOnly | ParamKind::PositionalOrKeyword)).count();
