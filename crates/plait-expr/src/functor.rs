@@ -177,8 +177,9 @@ fn read_signature(f: &DataSlice) -> Result<Vec<Param>> {
         // Read one by one: the defaults of different parameters have
         // different schemas (values, and Koda's marker entities).
         let default = get_attr(&item_at(&parameters, i)?, "default_value", None).map_err(context)?;
-        let required = default.get(0).is_none()
-            || (matches!(default.get(0), Some(ScalarRef::ItemId(_))) && has_attr(&default, "no_default_value").is_ok_and(|h| h.present_count() == 1));
+        // A missing default is a value (`y=None`), as in Koda.
+        let required =
+            matches!(default.get(0), Some(ScalarRef::ItemId(_))) && has_attr(&default, "no_default_value").is_ok_and(|h| h.present_count() == 1);
         let default = if required || matches!(kind, ParamKind::VarPositional | ParamKind::VarKeyword) { None } else { Some(Some(default)) };
         params.push(Param { name, kind, default });
     }
@@ -338,10 +339,10 @@ fn marker(attr: &str, value: Option<&str>) -> Result<DataSlice> {
         Some(text) => text_item(text),
         None => DataSlice::item(Some(ScalarRef::Mask), Schema::Mask)?,
     };
-    // One named schema per marker attribute: the kinds of all parameters
-    // share a schema, so `parameters[:].kind.kind` reads them together.
-    let schema = format!("kd.functor.{attr}");
-    let m = plait_ops::objects::create::new(&[(attr.to_string(), value)], plait_ops::objects::create::SchemaArg::Named(&schema), false, None, None)?;
+    // Uu entities as Koda's (the same id for the same marker) of the uu
+    // schema of their attribute: the kinds of all parameters share a
+    // schema, so `parameters[:].kind.kind` reads them together.
+    let m = plait_ops::objects::create::uu("", &[(attr.to_string(), value)], None, false)?;
     markers.insert(key, m.clone());
     Ok(m)
 }

@@ -539,17 +539,32 @@ pub fn try_bind<T>(params: &[Param], positional: Vec<T>, keywords: Vec<(String, 
 }
 
 impl Operator {
-    /// Binds positional and keyword arguments to the parameters, as Python does.
-    pub fn bind(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Args<'_>> {
-        let bound = bind_params(self.name, &self.params, positional, keywords)?;
-        let values = bound.values.into_iter().zip(&self.params).map(|(v, p)| v.or_else(|| p.default.clone().flatten().map(Value::Slice))).collect();
-        Ok(Args { op: self, values, var_args: bound.var_args, var_kwargs: bound.var_kwargs })
+    /// Binds positional and keyword arguments to the parameters (as Python
+    /// does) and runs.
+    pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Value> {
+        self.call_given(positional.into_iter().map(Some).collect(), keywords.into_iter().map(|(k, v)| (k, Some(v))).collect())
     }
 
-    /// Binds and runs.
-    pub fn call(&self, positional: Vec<Value>, keywords: Vec<(String, Value)>) -> Result<Value> {
-        let args = self.bind(positional, keywords)?;
-        self.run(args)
+    /// [`Operator::call`] where an argument may be `None`: Koda's
+    /// `unspecified` passed explicitly. At a parameter whose default is
+    /// unspecified that is as if it were not given; at any other it is
+    /// Koda's error for a value of the wrong kind. (`*args` and `**kwargs`
+    /// take values only: the caller boxes `unspecified` there, and fails.)
+    pub fn call_given(&self, positional: Vec<Option<Value>>, keywords: Vec<(String, Option<Value>)>) -> Result<Value> {
+        let bound = bind_params(self.name, &self.params, positional, keywords)?;
+        let mut values = Vec::with_capacity(self.params.len());
+        for (v, p) in bound.values.into_iter().zip(&self.params) {
+            values.push(match v {
+                Some(Some(v)) => Some(v),
+                Some(None) if matches!(p.default, Some(None)) => None,
+                Some(None) => return Err(Error::value(self.name, format!("expected DATA_SLICE, got {}: UNSPECIFIED", p.name))),
+                None => p.default.clone().flatten().map(Value::Slice),
+            });
+        }
+        let given = |v: Option<Value>| v.ok_or_else(|| Error::internal("unspecified among *args or **kwargs"));
+        let var_args = bound.var_args.into_iter().map(given).collect::<Result<_>>()?;
+        let var_kwargs = bound.var_kwargs.into_iter().map(|(k, v)| Ok((k, given(v)?))).collect::<Result<_>>()?;
+        self.run(Args { op: self, values, var_args, var_kwargs })
     }
 
     /// Runs on arguments already bound: one value per parameter (`None`:

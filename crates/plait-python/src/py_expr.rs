@@ -144,6 +144,9 @@ pub fn to_value(op: &str, x: &Bound<'_, PyAny>, strict: bool) -> PyResult<ExprVa
     if x.is_instance_of::<PyExpr>() {
         return Err(type_error(op, "expected a value, got an Expr"));
     }
+    if crate::py_operator::is_unspecified(x)? {
+        return Ok(ExprValue::Unspecified);
+    }
     if let Ok(range) = x.cast::<crate::py_range::PyRange>() {
         return Ok(ExprValue::from(range.get().value()));
     }
@@ -219,7 +222,7 @@ pub fn from_value(py: Python<'_>, v: ExprValue) -> PyResult<Py<PyAny>> {
             None if let Some(obj) = crate::py_extension::from_extension_value(py, &ExprValue::Foreign(f.clone()))? => Ok(obj),
             None => Err(type_error("kd.eval", format!("cannot return {} to Python", f.repr()))),
         },
-        ExprValue::Unspecified => Ok(py.None()),
+        ExprValue::Unspecified => Ok(crate::py_operator::unspecified(py)?.clone().unbind()),
     }
 }
 
@@ -250,6 +253,9 @@ fn type_witness(param: &str, x: &Bound<'_, PyAny>) -> PyResult<Option<ExprValue>
 fn arg_expr(op: &Operator, param: &str, x: &Bound<'_, PyAny>) -> PyResult<Expr> {
     if let Ok(e) = x.cast::<PyExpr>() {
         return Ok(e.get().inner.clone());
+    }
+    if crate::py_operator::is_unspecified(x)? {
+        return Ok(Expr::literal(ExprValue::Unspecified));
     }
     if let Some(witness) = type_witness(param, x)? {
         return Ok(Expr::literal(witness));

@@ -6,7 +6,7 @@ use plait_expr::functor;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 
-use crate::errors::{guard, type_error};
+use crate::errors::{guard, type_error, value_error};
 use crate::py_expr::{eval_failure, from_value, is_tracing, lazy_call, to_value};
 use crate::py_slice::{PyDataItem, PyDataSlice};
 
@@ -80,6 +80,9 @@ impl PyDataItem {
     }
 }
 
+/// Koda's error for a parameter default other than an item.
+const ONLY_ITEMS: &str = "only DataItems can be used as default values for parameters";
+
 /// A `__signature__` item from `(name, kind, default_kind, default)`
 /// tuples: `kind` an `inspect.Parameter` kind name, `default_kind`
 /// "required", "self" (Koda's `self_not_specified`) or "value".
@@ -93,11 +96,11 @@ fn make_signature(spec: Vec<(String, String, String, Py<PyAny>)>, py: Python<'_>
         let default = match default_kind.as_str() {
             "required" => DefaultValue::Required,
             "self" => DefaultValue::SelfNotSpecified,
+            // Koda takes items only (`y=None` is a missing one).
+            _ if crate::py_operator::is_unspecified(default.bind(py))? => return Err(value_error(op, ONLY_ITEMS)),
             _ => match crate::py_operator::value_arg(op, default.bind(py))? {
-                plait_ops::registry::Value::Slice(v) => DefaultValue::Value(v),
-                other => {
-                    return Err(type_error(op, format!("the default of '{name}' cannot be {}", other.describe())));
-                }
+                plait_ops::registry::Value::Slice(v) if v.rank() == 0 => DefaultValue::Value(v),
+                _ => return Err(value_error(op, ONLY_ITEMS)),
             },
         };
         params.push(Parameter { name, kind, default });

@@ -33,15 +33,15 @@ fn is_attribute(op: &registry::Operator, name: &str) -> bool {
 /// slice to take the shape of) and its attribute values have rank 0, as Koda
 /// requires before one list or dict may be every item's attribute. Ids
 /// given as `itemid=` do not count.
-fn makes_one_item(op: &registry::Operator, positional: &[Value], keywords: &[(String, Value)]) -> bool {
+fn makes_one_item(op: &registry::Operator, positional: &[Option<Value>], keywords: &[(String, Option<Value>)]) -> bool {
     let shaped = op.params.first().is_some_and(|p| matches!(p.name.as_str(), "shape" | "shape_from" | "shape_and_mask_from"));
     let rank = |v: &Value| match v {
         Value::Slice(x) => x.rank(),
         Value::Shape(s) => s.rank(),
         _ => 0,
     };
-    let shape_rank = if shaped { positional.first().map_or(0, rank) } else { 0 };
-    shape_rank == 0 && keywords.iter().filter(|(k, _)| is_attribute(op, k)).all(|(_, v)| rank(v) == 0)
+    let shape_rank = if shaped { positional.first().and_then(Option::as_ref).map_or(0, rank) } else { 0 };
+    shape_rank == 0 && keywords.iter().filter(|(k, _)| is_attribute(op, k)).all(|(_, v)| v.as_ref().map_or(0, rank) == 0)
 }
 
 /// A Python list, tuple or dict as one Koda list or dict item, by Koda's
@@ -110,6 +110,18 @@ pub fn value_arg(op: &str, x: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Err(value_error(op, AMBIGUOUS_LIST));
     }
     Ok(Value::Slice(box_item(op, x, None)?))
+}
+
+/// Koda's `unspecified` (`plait.kd._operators.unspecified`): an optional
+/// argument passed without a value.
+pub fn unspecified(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static UNSPECIFIED: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    Ok(UNSPECIFIED.get_or_try_init(py, || py.import("plait.kd._operators")?.getattr("unspecified").map(Bound::unbind))?.bind(py))
+}
+
+/// Whether `x` is [`unspecified`].
+pub fn is_unspecified(x: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(x.is(unspecified(x.py())?))
 }
 
 /// An argument of `op` boxed by its own rule for Python lists and tuples
@@ -250,11 +262,17 @@ impl Operator {
                 check_first(self.op, kind, args, kwargs)?;
             }
         }
+        // `unspecified` given for a parameter (not among `*args`) is None.
         let positional = args
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                boxed_arg(self.op, &a, var_position(&self.op.params, i))
+                let position = var_position(&self.op.params, i);
+                if position.is_none() && is_unspecified(&a)? {
+                    return Ok(None);
+                }
+                boxed_arg(self.op, &a, position)
+                    .map(Some)
                     .map_err(|e| crate::py_expr::eager_arg_error(self.op, &positional_name(&self.op.params, i), &a, e))
             })
             .collect::<PyResult<Vec<_>>>()?;
@@ -266,7 +284,10 @@ impl Operator {
             for (k, v) in kwargs.iter() {
                 let k = k.extract::<String>()?;
                 let attribute = self.op.boxing == registry::Boxing::Containers && is_attribute(self.op, &k);
-                let value = if attribute && is_container(&v) {
+                let value = if !is_attribute(self.op, &k) && is_unspecified(&v)? {
+                    keywords.push((k, None));
+                    continue;
+                } else if attribute && is_container(&v) {
                     container = container.or(Some(if v.is_exact_instance_of::<PyDict>() { DICT_ATTR_OF_SLICE } else { LIST_ATTR_OF_SLICE }));
                     Value::Slice(container_item(name, &v, None).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?)
                 } else if attribute && (is_sequence_subclass(&v) || v.is_instance_of::<PyDict>()) {
@@ -276,7 +297,7 @@ impl Operator {
                 } else {
                     boxed_arg(self.op, &v, None).map_err(|e| crate::py_expr::eager_arg_error(self.op, &k, &v, e))?
                 };
-                keywords.push((k, value));
+                keywords.push((k, Some(value)));
             }
         }
         if let Some(message) = container {
@@ -287,12 +308,12 @@ impl Operator {
         // Large inputs compute without the GIL (other Python threads run
         // meanwhile, and threads calling operators at once compute at once);
         // small ones keep it: releasing costs more than they take.
-        let items: usize = positional.iter().chain(keywords.iter().map(|(_, v)| v)).map(value_items).sum();
+        let items: usize = positional.iter().chain(keywords.iter().map(|(_, v)| v)).flatten().map(value_items).sum();
         let op = self.op;
         let result = if items >= DETACH_MIN_ITEMS {
-            crate::errors::guard_detached(py, move || op.call(positional, keywords))?
+            crate::errors::guard_detached(py, move || op.call_given(positional, keywords))?
         } else {
-            guard(|| op.call(positional, keywords))?
+            guard(|| op.call_given(positional, keywords))?
         };
         value_to_py(py, result)
     }

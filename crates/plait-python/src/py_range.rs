@@ -38,7 +38,7 @@ impl PyRange {
 fn part(py: Python<'_>, x: &Option<DataSlice>) -> PyResult<Py<PyAny>> {
     match x {
         Some(x) => wrap(py, x.clone()),
-        None => Ok(py.import("plait.kd._operators")?.getattr("unspecified")?.unbind()),
+        None => Ok(crate::py_operator::unspecified(py)?.clone().unbind()),
     }
 }
 

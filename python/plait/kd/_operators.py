@@ -18,14 +18,14 @@ _KINDS = {
 }
 
 
-class _Unspecified:
+class Unspecified:
     """The default of an optional argument that has no value."""
 
     def __repr__(self):
         return "unspecified"
 
 
-unspecified = _Unspecified()
+unspecified = Unspecified()
 
 
 def _signature(op):

@@ -181,10 +181,10 @@ def literal(value):
       ...
       TypeError: `value` must be a QValue to be wrapped into a literal, got: int
     """
-    from plait.kd import extension_types, iterables, qtypes, tuples
+    from plait.kd import _operators, extension_types, iterables, qtypes, tuples
 
     if not isinstance(value, (_plait.DataSlice, _plait.DataBag, _plait.JaggedShape, iterables.Iterable, _plait.Object,
-                              qtypes.QType, _plait.Slice, tuples.Tuple, tuples.NamedTuple)):
+                              qtypes.QType, _plait.Slice, tuples.Tuple, tuples.NamedTuple, _operators.Unspecified)):
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
         raise TypeError(f"`value` must be a QValue to be wrapped into a literal, got: {name}")

@@ -33,7 +33,7 @@ def _signature(params):
     for name, kind, default in params:
         if default is _SELF:
             spec.append((name, kind.name, "self", None))
-        elif default is inspect.Parameter.empty or default is unspecified:
+        elif default is inspect.Parameter.empty:
             spec.append((name, kind.name, "required", None))
         else:
             spec.append((name, kind.name, "value", default))

@@ -461,3 +461,29 @@ def test_defaults_are_variables_and_transforms_keep_working():
     assert str(kd.typing.get_type(typed)) == "(x: INT32[n], y: INT32[]) -> INT32[n]"
     with pytest.raises(ValueError, match=r"variable \[y\] must be a data item"):
         kd.fn(lambda x, y: x + y, y=kd.slice([1, 2]))
+
+
+def test_missing_default_is_a_value_and_defaults_must_be_items():
+    f = kd.fn(lambda x, y=None: y)
+    assert f(1).to_py() is None and f(1, 2).to_py() == 2
+    assert kd.fn(lambda x=None, y=None: kd.has(x) | kd.has(y))().to_py() is None
+    # A saved functor keeps the missing default.
+    assert kd.loads(kd.dumps(f))(1).to_py() is None
+    for default in (kd.slice([1, 2]), kd.bag(), kd.tuples.slice(1).step):
+        with pytest.raises(ValueError, match="only DataItems can be used as default values for parameters"):
+            kd.fn(lambda x, y=default: x)
+
+
+def test_unspecified_argument_is_an_argument_not_given():
+    unspecified = kd.tuples.slice(1).step
+    x = kd.slice([[1, 2], [3]])
+    assert kd.math.agg_sum(x, unspecified).to_py() == [3, 3]
+    assert kd.math.agg_sum(x, ndim=unspecified).to_py() == [3, 3]
+    assert kd.lazy.math.agg_sum(I.x, unspecified).eval(x=x).to_py() == [3, 3]
+    assert repr(kd.lazy.math.agg_sum(I.x, unspecified)) == "kd.math.agg_sum(I.x, unspecified)"
+    with pytest.raises(ValueError, match="kd.slices.range: expected DATA_SLICE, got start: UNSPECIFIED"):
+        kd.range(unspecified)
+    with pytest.raises(ValueError, match="kd.math.agg_std: expected DATA_SLICE, got unbiased: UNSPECIFIED"):
+        kd.math.agg_std(kd.slice([1.0, 2.0]), unbiased=unspecified)
+    with pytest.raises(ValueError, match="object with unsupported type: Unspecified"):
+        kd.obj(a=unspecified)
