@@ -347,6 +347,13 @@ fn marker(attr: &str, value: Option<&str>) -> Result<DataSlice> {
     Ok(m)
 }
 
+/// What `S` is where no value was given for it, as in Koda: the entity
+/// `self_not_specified=present` (also the default of an `expr_fn` functor's
+/// `self`), the same item every time.
+pub fn self_not_specified() -> Result<DataSlice> {
+    marker("self_not_specified", None)
+}
+
 /// A `__signature__` item for `params`.
 pub fn make_signature(params: &[Parameter]) -> Result<DataSlice> {
     use plait_ops::objects::create::obj;
@@ -354,7 +361,7 @@ pub fn make_signature(params: &[Parameter]) -> Result<DataSlice> {
     for p in params {
         let default = match &p.default {
             DefaultValue::Required => marker("no_default_value", None)?,
-            DefaultValue::SelfNotSpecified => marker("self_not_specified", None)?,
+            DefaultValue::SelfNotSpecified => self_not_specified()?,
             DefaultValue::Value(v) => v.clone(),
         };
         let attrs = [

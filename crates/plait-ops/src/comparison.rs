@@ -370,7 +370,10 @@ Examples:
   >>> kd.less(kd.item(1), 'a')
   Traceback (most recent call last):
   ...
-  ValueError: kd.comparison.less: arguments do not contain values castable to a common primitive schema, but have the common non-primitive schema OBJECT. (`x`: INT32, `y`: STRING)"#, |a| less(a.slice("x")?, a.slice("y")?));
+  ValueError: kd.comparison.less: arguments do not contain values castable to a common primitive schema, but have the common non-primitive schema OBJECT.
+  <BLANKLINE>
+  Schema for `x`: INT32
+  Schema for `y`: STRING"#, |a| less(a.slice("x")?, a.slice("y")?));
     r.add(
         "kd.comparison.less_equal",
         &["kd.less_equal"],

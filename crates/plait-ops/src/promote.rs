@@ -84,13 +84,22 @@ impl Promotion {
 
 /// Koda's error for two arguments whose schemas have no common schema
 /// (`kd.equal(entity, kd.INT32)`); each schema shown with its attributes
-/// when its bag is given.
+/// when its bag is given, and with its id where both print alike (two
+/// `ENTITY()` schemas).
 pub fn no_common_schema_error(op: &str, x: (Schema, Option<&plait_core::DataBag>), y: (Schema, Option<&plait_core::DataBag>)) -> Error {
     use plait_core::bag::text::schema_text;
-    Error::value(
-        op,
-        format!("arguments do not have a common schema.\n\nSchema for `x`: {}\nSchema for `y`: {}", schema_text(x.0, x.1), schema_text(y.0, y.1)),
-    )
+    let (mut x_text, mut y_text) = (schema_text(x.0, x.1), schema_text(y.0, y.1));
+    if let (true, Schema::Struct(x_id), Schema::Struct(y_id)) = (x_text == y_text, x.0, y.0) {
+        x_text = format!("{x_text} with id Schema:{}", x_id.short());
+        y_text = format!("{y_text} with id Schema:{}", y_id.short());
+    }
+    Error::value(op, format!("arguments do not have a common schema.\n\n{}", schemas_text(&[("x", x_text), ("y", y_text)])))
+}
+
+/// `Schema for `x`: INT32` lines, as Koda's errors list the schemas of
+/// arguments.
+fn schemas_text(schemas: &[(&str, String)]) -> String {
+    schemas.iter().map(|(name, text)| format!("Schema for `{name}`: {text}")).collect::<Vec<_>>().join("\n")
 }
 
 /// The error for an argument whose items are not what `op` accepts.
@@ -204,13 +213,13 @@ pub fn promote(op: &str, args: &[(&str, &DataSlice)], class: TypeClass) -> Resul
 
 /// Koda's message, followed by the schema of each argument.
 fn no_common_primitive(op: &str, args: &[(&str, &DataSlice)]) -> Error {
-    let schemas: Vec<String> = args.iter().map(|(name, x)| format!("`{name}`: {}", x.schema())).collect();
+    let schemas: Vec<(&str, String)> = args.iter().map(|(name, x)| (*name, x.schema().to_string())).collect();
     Error::value(
         op,
         format!(
             "arguments do not contain values castable to a common primitive schema, but have the common non-primitive \
-             schema OBJECT. ({})",
-            schemas.join(", ")
+             schema OBJECT.\n\n{}",
+            schemas_text(&schemas)
         ),
     )
 }

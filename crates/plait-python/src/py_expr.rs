@@ -1038,10 +1038,40 @@ fn expr_placeholder(name: &str) -> PyExpr {
     PyExpr { inner: Expr::placeholder(name) }
 }
 
-/// `kd.expr.literal(value)`.
+/// `kd.expr.literal(value)`; any Python object is kept as it is.
 #[pyfunction]
 fn expr_literal(value: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
     Ok(PyExpr { inner: Expr::literal(to_value("kd.expr.literal", value, false)?) })
+}
+
+/// `kd.expr.as_expr(value)` of a value: as [`expr_literal`], but a Python
+/// object that is no Koda value is boxed as operators box it (a NumPy
+/// number is an item; a dict, a set or an arbitrary object is refused), as
+/// Koda does, rather than kept as a Python object.
+#[pyfunction]
+fn expr_boxed_literal(value: &Bound<'_, PyAny>) -> PyResult<PyExpr> {
+    const OP: &str = "kd.expr.as_expr";
+    if value.is(value.py().Ellipsis()) {
+        return Ok(PyExpr { inner: Expr::literal(ExprValue::from(Value::Ellipsis)) });
+    }
+    if let Ok(s) = value.cast::<pyo3::types::PySlice>() {
+        // Python's slice is Koda's (`kd.tuples.slice`): None parts unspecified.
+        let part = |name: &str| -> PyResult<Option<Box<plait_core::DataSlice>>> {
+            let v = s.getattr(name)?;
+            match if v.is_none() { None } else { Some(value_arg(OP, &v)?) } {
+                None => Ok(None),
+                Some(Value::Slice(x)) => Ok(Some(Box::new(x))),
+                Some(other) => Err(type_error(OP, format!("a slice's {name} must be a DataSlice, got {}", other.describe()))),
+            }
+        };
+        let range = Value::Range { start: part("start")?, stop: part("stop")?, step: part("step")? };
+        return Ok(PyExpr { inner: Expr::literal(ExprValue::from(range)) });
+    }
+    let literal = match to_value(OP, value, false)? {
+        ExprValue::Foreign(f) if f.as_any().is::<PyForeign>() => ExprValue::from(value_arg(OP, value)?),
+        other => other,
+    };
+    Ok(PyExpr { inner: Expr::literal(literal) })
 }
 
 /// Operator `name` applied to `args` (one per parameter; None: unspecified).
@@ -1149,11 +1179,15 @@ fn value_map(op: &str, values: Option<&Bound<'_, PyDict>>) -> PyResult<HashMap<S
 }
 
 /// `kd.eval(expr, **inputs)` (and variables, for functors). An error
-/// raised by an operator carries a note naming the node.
+/// raised by an operator carries a note naming the node. `S` (`I.self`)
+/// not given is Koda's entity saying so (`self_not_specified=present`).
 #[pyfunction]
 #[pyo3(signature = (expr, inputs = None, variables = None))]
 fn eval_expr(py: Python<'_>, expr: &PyExpr, inputs: Option<&Bound<'_, PyDict>>, variables: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-    let inputs = value_map("kd.eval", inputs)?;
+    let mut inputs = value_map("kd.eval", inputs)?;
+    if !inputs.contains_key("self") {
+        inputs.insert("self".to_string(), ExprValue::from(Value::Slice(guard(plait_expr::functor::self_not_specified)?)));
+    }
     let variables = variables.map(|v| value_map("kd.eval", Some(v))).transpose()?;
     let expr = expr.inner.clone();
     let result = crate::errors::guard_detached(py, move || {
@@ -1249,6 +1283,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(expr_variable, m)?)?;
     m.add_function(wrap_pyfunction!(expr_placeholder, m)?)?;
     m.add_function(wrap_pyfunction!(expr_literal, m)?)?;
+    m.add_function(wrap_pyfunction!(expr_boxed_literal, m)?)?;
     m.add_function(wrap_pyfunction!(registry_names, m)?)?;
     m.add_function(wrap_pyfunction!(expr_op, m)?)?;
     m.add_function(wrap_pyfunction!(expr_call, m)?)?;

@@ -10,8 +10,10 @@ folded) and runs a plan cached by fingerprint.
 import contextlib
 import inspect
 import threading
+import types
 
 from plait import _plait
+from plait.kd import _operators
 
 Expr = _plait.Expr
 ExprOperator = _plait.ExprOperator
@@ -181,7 +183,7 @@ def literal(value):
       ...
       TypeError: `value` must be a QValue to be wrapped into a literal, got: int
     """
-    from plait.kd import _operators, extension_types, iterables, qtypes, tuples
+    from plait.kd import extension_types, iterables, qtypes, tuples
 
     if not isinstance(value, (_plait.DataSlice, _plait.DataBag, _plait.JaggedShape, iterables.Iterable, _plait.Object,
                               qtypes.QType, _plait.Slice, tuples.Tuple, tuples.NamedTuple, _operators.Unspecified)):
@@ -217,7 +219,12 @@ def as_expr(arg):
         from plait.kd import extension_types
 
         return extension_types._view(_plait.expr_literal(arg))
-    return _plait.expr_literal(arg)
+    if isinstance(arg, (types.FunctionType, types.MethodType)):
+        # A Python function is traced into a functor, as Koda boxes it.
+        from plait.kd import functor
+
+        arg = functor.fn(arg)
+    return _plait.expr_boxed_literal(arg)
 
 
 def _holds_expr(items):
@@ -601,7 +608,7 @@ def prepare(expr):
     return _plait.expr_prepare(expr)
 
 
-def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
+def eval(expr, self_input=_operators.unspecified, /, **inputs):  # noqa: A001 - Koda's name
     """Returns the value of `expr`, with its inputs given by name.
 
     `S` (the input named 'self') is given positionally; every other input
@@ -610,7 +617,8 @@ def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
 
     Args:
       expr: an expression.
-      self_input: the value of `S` (optional).
+      self_input: the value of `S` (optional; when not given, `S` is an
+        entity saying so: `Entity(self_not_specified=present)`).
       **inputs: the value of each input, by name.
 
     Examples:
@@ -627,19 +635,9 @@ def eval(expr, self_input=None, /, **inputs):  # noqa: A001 - Koda's name
         return expr if isinstance(expr, _plait.DataSlice) else _plait.item(expr, None)
     if "self" in inputs:
         raise ValueError("I.self must be passed as a positional argument to kd.eval()")
-    if self_input is not None:
-        return _plait.eval_expr(expr, {"self": self_input, **inputs})
-    try:
-        return _plait.eval_expr(expr, inputs)
-    except ValueError as error:
-        # As Koda's: `S` not given is an entity saying so (looked for only
-        # when it is missing, so the usual call pays nothing).
-        if "missing inputs" not in str(error) or "I.self" not in str(error):
-            raise
-    from plait import kd
-
-    return _plait.eval_expr(expr, {"self": kd.new(self_not_specified=kd.present), **inputs})
-
+    if self_input is not _operators.unspecified:
+        inputs = {"self": self_input, **inputs}
+    return _plait.eval_expr(expr, inputs)
 
 
 class NamedContainer:

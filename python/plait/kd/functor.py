@@ -222,6 +222,7 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
 
         returns, types, output = typing._trace_typed("kd.trace_py_fn", f, input_types)
         variables["__type__"] = repr(typing.FunctorType(types, output))
+    _check_inputs(f, returns)
     if auto_variables:
         returns, extracted = _extract_variables(returns)
         variables.update(extracted)
@@ -235,6 +236,16 @@ def trace_py_fn(f, *, auto_variables=True, return_type_as=None, input_types=None
         variables.setdefault(name, value)
     return _make(returns, signature, variables, getattr(f, "__qualname__", None), getattr(f, "__module__", None),
                  op="kd.trace_py_fn")
+
+
+def _check_inputs(f, returns):
+    """Refuses a trace of `f` that reads inputs other than its parameters (an
+    `I.<name>` written in its body, or one it captured from a function being
+    traced around it), as Koda does: the functor could never be given them."""
+    unexpected = sorted(set(_expr.get_input_names(returns)) - set(inspect.signature(f).parameters))
+    if unexpected:
+        raise ValueError(f"unexpected inputs {unexpected} found during tracing of function: `{f}`. "
+                         "Traced functions must not create new or capture external inputs")
 
 
 def py_fn(f, *, return_type_as=None, **defaults):

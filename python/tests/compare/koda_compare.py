@@ -23,6 +23,16 @@ def repr_outcome(kd, program):
     return ("ok", normalised(repr(result)))
 
 
+def message_outcome(kd, program):
+    """As `repr_outcome`, but an error keeps its whole message (every line,
+    ids masked): for errors whose details follow the first line."""
+    try:
+        result = program(kd)
+    except (ValueError, TypeError, AttributeError, IndexError, KeyError, NotImplementedError) as error:
+        return ("error", type(error).__name__, normalised(_PREFIX.sub("", str(error))))
+    return ("ok", normalised(repr(result)))
+
+
 def assert_same_repr_outcome(ours, theirs):
     """Asserts two `repr_outcome`s agree: the same repr, or the same error
     type and message, where plait's message may say more after Koda's (what

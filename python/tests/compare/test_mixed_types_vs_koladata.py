@@ -12,7 +12,7 @@ import pytest
 
 from plait import kd as pkd
 
-from koda_compare import assert_same_repr_outcome, repr_outcome as outcome
+from koda_compare import assert_same_repr_outcome, message_outcome, repr_outcome as outcome
 
 kkd = pytest.importorskip("koladata.kd")
 
@@ -92,3 +92,22 @@ PROGRAMS = {
 def test_mixed_types_agree(name):
     program = PROGRAMS[name]
     assert_same_repr_outcome(outcome(pkd, program), outcome(kkd, program))
+
+
+# Errors whose details follow the first line: the schemas of the arguments.
+MESSAGES = {
+    "add_text_to_int": lambda kd: kd.slice([1, 2]) + kd.slice(["a", None]),
+    "add_bytes_to_int": lambda kd: kd.item(1) + kd.item(b"a"),
+    "add_bytes_to_text": lambda kd: kd.item("a") + kd.item(b"a"),
+    "less_of_int_and_text": lambda kd: kd.item(1) < "a",
+    "equal_int_and_entity": lambda kd: kd.item(1) == kd.new(a=1),
+    "equal_list_and_named_entity": lambda kd: kd.list([1]) == kd.new(a=1, schema="A"),
+    "equal_entities_of_two_schemas_alike": lambda kd: kd.new() == kd.new(),
+    "equal_entities_of_two_schemas_with_attributes": lambda kd: kd.new(a=1) == kd.new(a=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGES))
+def test_whole_messages_agree(name):
+    program = MESSAGES[name]
+    assert message_outcome(pkd, program) == message_outcome(kkd, program)

@@ -4,7 +4,9 @@ a Python number is a DataItem, a Python list is refused as ambiguous, a dict
 or an arbitrary object is an unsupported type; the result must have the type
 `return_type_as=` names, a DataSlice by default), and filter functions of
 `select` / `select_items` / `select_keys`, eager, lazy, as Expr methods and
-inside traced functions.
+inside traced functions. Traced functions read their parameters only (an
+input written in the body or captured from an outer trace is refused while
+tracing), and what they return is boxed as `kd.expr.as_expr` boxes it.
 
 The outcomes must agree: the same repr, or the same exception type and
 first message line (plait names the operator first)."""
@@ -69,7 +71,37 @@ PROGRAMS = {
     "select_keys_of_function": lambda kd: kd.select_keys(kd.dict({1: 2, 3: 4}), lambda k: k > 1),
     "lazy_select_keys_of_function": lambda kd: kd.eval(kd.lazy.select_keys(kd.I.x, lambda k: k > 1),
                                                        x=kd.dict({1: 2, 3: 4})),
+    # Traced functions read their parameters only.
+    "traced_input_not_a_parameter": lambda kd: _first_line(lambda: kd.fn(lambda x: x + kd.I.y)),
+    "traced_self_input": lambda kd: _first_line(lambda: kd.fn(lambda x: kd.I.self)),
+    "traced_function_captures_outer_input": lambda kd: _first_line(
+        lambda: kd.fn(lambda x, y: kd.call(lambda a: a + y, x))),
+    "traced_map_body_captures_outer_input": lambda kd: _first_line(
+        lambda: kd.fn(lambda x: kd.map(lambda y: y + x, x))),
+    "traced_functor_of_outer_input": lambda kd: _first_line(lambda: kd.fn(lambda x: kd.fn(lambda y: y + x))),
+    "traced_variable": lambda kd: kd.fn(lambda x: kd.V.a).returns,
+    # What a traced function returns becomes an expression as kd.expr.as_expr boxes it.
+    "traced_dict_result": lambda kd: kd.fn(lambda x: {"a": x}),
+    "traced_list_result": lambda kd: kd.fn(lambda x: [x]),
+    "as_expr_of_function": lambda kd: kd.expr.as_expr(lambda x: x).eval()(5),
+    "as_expr_of_object": lambda kd: kd.expr.as_expr(object()),
+    "as_expr_of_set": lambda kd: kd.expr.as_expr({1}),
+    "as_expr_of_ellipsis": lambda kd: kd.expr.as_expr(...),
+    "as_expr_of_none": lambda kd: kd.expr.as_expr(None),
+    "as_expr_of_bytes": lambda kd: kd.expr.as_expr(b"x"),
 }
+
+
+def _first_line(fn):
+    """The first line of the error `fn` raises, with the function's address
+    (which differs between runs) masked."""
+    import re
+
+    try:
+        fn()
+    except ValueError as e:
+        return re.sub(r" at 0x[0-9a-f]+", " at <address>", str(e).split("\n")[0])
+    return "no error"
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -4,7 +4,7 @@ unspecified it is as if the argument were not given, eagerly and lazily; at
 a required parameter, or one with a value as default, it is refused; as an
 attribute value or a Python value to box it is an unsupported type. A
 traced function's parameter defaults must be items (`y=None` is a missing
-one).
+one). `S` not given to `kd.eval` is Koda's `self_not_specified` entity.
 
 The outcomes must agree: the same repr, or the same exception type and
 first message line (plait names the operator first)."""
@@ -58,6 +58,12 @@ PROGRAMS = {
     "list_default": lambda kd: kd.fn(lambda x, y=[1]: x),
     "object_default": lambda kd: kd.fn(lambda x, y=object(): x),
     "py_fn_none_default": lambda kd: kd.py_fn(lambda x, y=None: y)(1),
+    # `S` not given to kd.eval: Koda's entity saying so, the same every time.
+    "self_not_given": lambda kd: kd.eval(kd.S),
+    "self_not_given_is_one_item": lambda kd: kd.eval(kd.S).get_itemid() == kd.eval(kd.S).get_itemid(),
+    "self_not_given_says_so": lambda kd: kd.eval(kd.S.self_not_specified),
+    "self_not_given_to_expr_fn": lambda kd: kd.functor.expr_fn(kd.S)(),
+    "self_given_as_none": lambda kd: kd.eval(kd.S, None),
 }
 
 
