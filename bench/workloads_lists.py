@@ -1,5 +1,6 @@
 """Benchmark workloads for lists (issue "DataBag"): implode and explode of
-1M list items. Target: at least as fast as koladata."""
+1M list items; appended_list and, in place, `l[1:3] = v` (issue 21).
+Target: at least as fast as koladata."""
 
 from bench_common import setup_jagged
 
@@ -11,7 +12,8 @@ def workloads(scale, pkd, kkd):
     def prepare(kd, name):
         # ~10 items per row: about 1M list items in 100k lists.
         _, _, jagged = setup_jagged(kd, n_rows)
-        state[name] = {"jagged": jagged, "lists": kd.implode(jagged)}
+        lists = kd.implode(jagged)
+        state[name] = {"jagged": jagged, "lists": lists, "mutable": lists.fork_bag()}
 
     def entries(make):
         impls = {"plait": lambda: make(pkd, "plait")}
@@ -23,3 +25,9 @@ def workloads(scale, pkd, kkd):
     yield "explode them back (lists[:])", entries(lambda kd, name: state[name]["lists"][:]), None
     yield "lists[0] (first item of each)", entries(lambda kd, name: state[name]["lists"][0]), None
     yield "list_size of each", entries(lambda kd, name: kd.list_size(state[name]["lists"])), None
+    yield "appended_list (one item each)", entries(lambda kd, name: kd.appended_list(state[name]["lists"], 0)), None
+
+    def assign_range(kd, name):
+        state[name]["mutable"][1:3] = 0
+
+    yield "lists[1:3] = 0 in place (each list)", entries(assign_range), None

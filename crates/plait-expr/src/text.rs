@@ -216,14 +216,8 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
         match node.kind() {
             // `I.self` is Koda's `S`: the item a functor or `kd.eval(expr, x)` is about.
             NodeKind::Input(name) if name.as_ref() == "self" => out.push('S'),
-            NodeKind::Input(name) => {
-                out.push_str("I.");
-                out.push_str(name);
-            }
-            NodeKind::Variable(name) => {
-                out.push_str("V.");
-                out.push_str(name);
-            }
+            NodeKind::Input(name) => push_leaf(&mut out, 'I', name),
+            NodeKind::Variable(name) => push_leaf(&mut out, 'V', name),
             NodeKind::Placeholder(name) => {
                 out.push_str("P.");
                 out.push_str(name);
@@ -318,6 +312,28 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
         }
     }
     out
+}
+
+/// `I.x`, or `I['x y']` for a name that is no ASCII identifier (as Koda
+/// prints inputs and variables).
+fn push_leaf(out: &mut String, container: char, name: &str) {
+    out.push(container);
+    let mut chars = name.chars();
+    let identifier = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if identifier {
+        out.push('.');
+        out.push_str(name);
+    } else {
+        out.push_str("['");
+        for c in name.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c => out.push(c),
+            }
+        }
+        out.push_str("']");
+    }
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ pub fn cond(condition: &DataSlice, yes: &DataSlice, no: &DataSlice) -> Result<Da
 
 /// The schema `x` and `y` are merged under, or Koda's error.
 fn common_schema_of(op: &str, x: &DataSlice, y: &DataSlice) -> Result<Schema> {
-    Schema::common(x.schema(), y.schema()).ok_or_else(|| Error::value(op, "arguments do not have a common schema."))
+    Schema::common(x.schema(), y.schema()).ok_or_else(|| crate::promote::no_common_schema_error(op, (x.schema(), x.bag()), (y.schema(), y.bag())))
 }
 
 /// Items of `x` where present, else of `y`, under the common schema.

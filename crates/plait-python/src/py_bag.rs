@@ -540,8 +540,17 @@ impl PyDataSlice {
     }
 
     /// `ds[i] = v` / `ds[key] = v`: sets items of lists or values of dicts
-    /// in place (the bag must be mutable).
+    /// in place (the bag must be mutable). `ds[start:stop] = v` replaces
+    /// the items of lists in that range (with `v`'s items, or `v` repeated).
     fn __setitem__(&self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
+            if !crate::py_slice::unit_step(range)? {
+                return Err(value_error("DataSlice.__setitem__", "slices with step != 1 are not supported"));
+            }
+            let (start, stop) = range_bounds("DataSlice.__setitem__", range)?;
+            let value = assigned("DataSlice.__setitem__", &self.inner, value, false)?;
+            return guard(|| lists::replace_range_in_place(&self.inner, start.as_ref(), stop.as_ref(), &value));
+        }
         if key.is_exact_instance_of::<PyList>() || key.is_exact_instance_of::<PyTuple>() {
             return Err(value_error("kd.core.set_item", AMBIGUOUS_KEY));
         }

@@ -93,7 +93,8 @@ impl Foreign for PyForeign {
             if obj.is(py.Ellipsis()) {
                 return "...".to_string();
             }
-            obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "<object>".to_string())
+            // As Koda prints a Python object held in an expression.
+            format!("PyObject{{{}}}", obj.repr().map(|r| r.to_string()).unwrap_or_else(|_| "<object>".to_string()))
         })
     }
 
@@ -539,10 +540,11 @@ impl PyExpr {
         }
     }
 
-    /// The arguments of an operator node (unspecified ones left out).
+    /// The arguments of an operator node (unspecified ones left out), a
+    /// tuple as Koda's.
     #[getter]
-    fn node_deps(&self) -> Vec<PyExpr> {
-        self.inner.children().map(|c| PyExpr { inner: c.clone() }).collect()
+    fn node_deps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, self.inner.children().map(|c| PyExpr { inner: c.clone() }).collect::<Vec<_>>())
     }
 
     /// The operator of an operator node, else None.
@@ -1101,10 +1103,11 @@ fn expr_unpack(ds: PyRef<'_, PyDataSlice>) -> PyResult<PyExpr> {
     Ok(PyExpr { inner: guard(|| plait_expr::packed::unpack(&ds.inner))? })
 }
 
-/// The names of the inputs of `expr`, sorted.
+/// The names of the inputs of `expr` (with `variables`, of its variables), sorted.
 #[pyfunction]
-fn expr_input_names(expr: PyRef<'_, PyExpr>) -> Vec<String> {
-    expr.inner.input_names()
+#[pyo3(signature = (expr, variables = false))]
+fn expr_input_names(expr: PyRef<'_, PyExpr>, variables: bool) -> Vec<String> {
+    if variables { expr.inner.variable_names() } else { expr.inner.input_names() }
 }
 
 /// The name of a named expression (`kd.with_name`), else None.

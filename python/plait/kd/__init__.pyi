@@ -289,7 +289,7 @@ def enriched_bag(*bags) -> Any:
 def equal(x, y) -> Any:
     """Returns present where x and y are equal, item by item (`x == y`)."""
 
-def eval(expr, self_input = ..., /, **inputs) -> Any:
+def eval(expr, self_input = ..., /, **input_values) -> Any:
     """Returns the value of `expr`, with its inputs given by name."""
 
 def expand_to(x, target, ndim = ...) -> Any:
@@ -370,7 +370,7 @@ def from_py(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim =
 def from_pytree(py_obj, *, dict_as_obj = ..., itemid = ..., schema = ..., from_dim = ...) -> Any:
     """Returns `py_obj` as a DataSlice (see the module docstring)."""
 
-def fstr(fstr, /) -> Any:
+def fstr(x) -> Any:
     """Transforms Koda f-string into an expression."""
 
 def full_equal(x, y) -> Any:
@@ -575,7 +575,7 @@ def list_size(list_slice) -> Any:
 def load(path, /) -> Any:
     """Returns the value saved in the file `path` (by `kd.dump`)."""
 
-def loads(x, /) -> Any:
+def loads(x) -> Any:
     """Returns the DataSlice, DataBag, shape, extension value, expression or functor serialized in the bytes `x`."""
 
 def map(fn, *args, include_missing = ..., **kwargs) -> Any:

@@ -97,6 +97,11 @@ def _forms(name, value, operator_type):
         op = _plait.registry_lookup(name)
         if getattr(value, "__plait_lazy_is_glue__", False) or op is None:
             lazy = _traced_lazy(value)
+            # Its own signature where it differs from the eager glue's (as
+            # Koda's eager wrappers name parameters otherwise).
+            signature = getattr(value, "__plait_lazy_signature__", None)
+            if signature is not None:
+                lazy.__signature__ = signature
         else:
             lazy = optools._with_python_face(op)
             glue_when = getattr(value, "__plait_lazy_glue_when__", None)

@@ -294,22 +294,28 @@ def is_variable(expr):
     return isinstance(expr, Expr) and expr._kind() == "variable"
 
 
-def get_input_names(expr):
-    """Returns the names of the inputs (`I.<name>`) used in `expr`, sorted.
+def get_input_names(expr, container=I):
+    """Returns the names of the inputs (`I.<name>`) used in `expr`, sorted;
+    with `container` `V`, the names of its variables (`V.<name>`).
 
-    Variables (`V.<name>`) are not inputs; `S` is the input named 'self'.
+    Variables are not inputs; `S` is the input named 'self'.
 
     Args:
       expr: an expression.
+      container: `I` (the default) or `V`: which leaves are listed.
 
     Examples:
       >>> kd.expr.get_input_names(I.b + I.a * V.c)
       ['a', 'b']
       >>> kd.expr.get_input_names(S.x + I.y)
       ['self', 'y']
+      >>> kd.expr.get_input_names(I.b + I.a * V.c, V)
+      ['c']
     """
     _check_expr("get_input_names", expr)
-    return _plait.expr_input_names(expr)
+    if container is not I and container is not V:
+        raise TypeError(f"kd.expr.get_input_names: `container` must be kd.I or kd.V, got {container!r}")
+    return _plait.expr_input_names(expr, container is V)
 
 
 def get_name(expr):
@@ -440,14 +446,16 @@ def sub_by_name(expr, /, **subs):
     return _plait.expr_sub_by_name(expr, subs)
 
 
-def sub_inputs(expr, /, **subs):
-    """Returns `expr` with its inputs replaced, by name.
+def sub_inputs(expr, container=I, /, **subs):
+    """Returns `expr` with its inputs (or, with `container` `V`, its
+    variables) replaced, by name.
 
     Inputs not named keep their place; values that are not expressions
     become literals. `S` is the input named 'self'.
 
     Args:
       expr: an expression.
+      container: `I` (the default) or `V`: which leaves are replaced.
       **subs: the replacement for each input name.
 
     Examples:
@@ -455,9 +463,15 @@ def sub_inputs(expr, /, **subs):
       I.z + DataItem(1, schema: INT32)
       >>> kd.expr.sub_inputs(I.x + I.y, x=V.v)
       V.v + I.y
+      >>> kd.expr.sub_inputs(I.x + V.x, V, x=2)
+      I.x + DataItem(2, schema: INT32)
     """
     _check_expr("sub_inputs", expr)
-    return _plait.expr_sub_inputs(expr, subs)
+    if container is I:
+        return _plait.expr_sub_inputs(expr, subs)
+    if container is V:
+        return sub(expr, *[(V[name], value) for name, value in subs.items()])
+    raise TypeError(f"kd.expr.sub_inputs: `container` must be kd.I or kd.V, got {container!r}")
 
 
 def pack_expr(expr):
@@ -608,7 +622,7 @@ def prepare(expr):
     return _plait.expr_prepare(expr)
 
 
-def eval(expr, self_input=_operators.unspecified, /, **inputs):  # noqa: A001 - Koda's name
+def eval(expr, self_input=_operators.unspecified, /, **input_values):  # noqa: A001 - Koda's name
     """Returns the value of `expr`, with its inputs given by name.
 
     `S` (the input named 'self') is given positionally; every other input
@@ -619,7 +633,7 @@ def eval(expr, self_input=_operators.unspecified, /, **inputs):  # noqa: A001 - 
       expr: an expression.
       self_input: the value of `S` (optional; when not given, `S` is an
         entity saying so: `Entity(self_not_specified=present)`).
-      **inputs: the value of each input, by name.
+      **input_values: the value of each input, by name.
 
     Examples:
       >>> kd.eval(I.x + I.y, x=1, y=kd.slice([10, None]))
@@ -633,11 +647,11 @@ def eval(expr, self_input=_operators.unspecified, /, **inputs):  # noqa: A001 - 
     """
     if not isinstance(expr, Expr):  # a value evaluates to itself, boxed as Koda boxes it
         return expr if isinstance(expr, _plait.DataSlice) else _plait.item(expr, None)
-    if "self" in inputs:
+    if "self" in input_values:
         raise ValueError("I.self must be passed as a positional argument to kd.eval()")
     if self_input is not _operators.unspecified:
-        inputs = {"self": self_input, **inputs}
-    return _plait.eval_expr(expr, inputs)
+        input_values = {"self": self_input, **input_values}
+    return _plait.eval_expr(expr, input_values)
 
 
 class NamedContainer:

@@ -17,11 +17,11 @@ def as_expr(arg) -> Any:
 def eager() -> Any:
     """Returns a context manager inside which `kd` operators compute, even when tracing."""
 
-def eval(expr, self_input = ..., /, **inputs) -> Any:
+def eval(expr, self_input = ..., /, **input_values) -> Any:
     """Returns the value of `expr`, with its inputs given by name."""
 
-def get_input_names(expr) -> Any:
-    """Returns the names of the inputs (`I.<name>`) used in `expr`, sorted."""
+def get_input_names(expr, container = ...) -> Any:
+    """Returns the names of the inputs (`I.<name>`) used in `expr`, sorted;"""
 
 def get_name(expr) -> Any:
     """Returns the name given to `expr` with `with_name`, or None."""
@@ -62,8 +62,8 @@ def sub(expr, *subs) -> Any:
 def sub_by_name(expr, /, **subs) -> Any:
     """Returns `expr` with its named subexpressions replaced, by name."""
 
-def sub_inputs(expr, /, **subs) -> Any:
-    """Returns `expr` with its inputs replaced, by name."""
+def sub_inputs(expr, container = ..., /, **subs) -> Any:
+    """Returns `expr` with its inputs (or, with `container` `V`, its"""
 
 def tagged(expr, *tags) -> Any:
     """Returns `expr` with `tags` added to its root node."""

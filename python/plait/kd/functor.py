@@ -406,8 +406,9 @@ def fn(f, *, use_tracing=True, **kwargs):
         return expr_fn(f, **kwargs)
     if _plait.is_functor(f):
         return f
-    if not callable(f):
-        raise TypeError(f"kd.fn: expected a function, an Expr or a functor, got {type(f).__name__}")
+    if not callable(f) or isinstance(f, _plait.DataSlice):
+        # (A DataSlice is callable, for functor items.)
+        raise TypeError(f"kd.fn: cannot convert {f} into a functor")
     return trace_py_fn(f, **kwargs) if use_tracing else py_fn(f, **kwargs)
 
 

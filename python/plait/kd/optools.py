@@ -223,7 +223,7 @@ def add_to_registry(name=None, *, aliases=(), unsafe_override=False, **_options)
     return decorate
 
 
-def add_alias(name, alias):
+def add_alias(name, alias, via_cc_operator_package=False):
     """Registers the operator registered as `name` under `alias` as well.
 
     Raises LookupError when no operator is registered as `name`.
@@ -231,6 +231,8 @@ def add_alias(name, alias):
     Args:
       name: the full name of a registered operator.
       alias: the additional name.
+      via_cc_operator_package: Koda's option for registering from C++
+        operator packages; plait registers in one registry either way.
 
     Examples:
       >>> kd.optools.add_alias('kd.math.add', 'doc_example.plus')
@@ -238,6 +240,7 @@ def add_alias(name, alias):
       >>> kd.eval(ops.doc_example.plus(I.a, 1), a=2)
       DataItem(3, schema: INT32)
     """
+    del via_cc_operator_package  # one registry: nothing to choose
     op = _plait.registry_lookup(name)
     if op is None:
         raise ValueError(f"kd.optools.add_alias: operator {name} is not registered")

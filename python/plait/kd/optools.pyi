@@ -3,7 +3,7 @@
 from typing import Any
 
 WITH_PY_FUNCTION_TO_PY_OBJECT: Any
-def add_alias(name, alias) -> Any:
+def add_alias(name, alias, via_cc_operator_package = ...) -> Any:
     """Registers the operator registered as `name` under `alias` as well."""
 
 def add_to_registry(name = ..., *, aliases = ..., unsafe_override = ..., **_options) -> Any:

@@ -53,7 +53,7 @@ def dumps(x, /, *, riegeli_options=None, compression="zstd"):
     return _plait.dumps(x, compression)
 
 
-def loads(x, /):
+def loads(x):
     """Returns the DataSlice, DataBag, shape, extension value, expression or functor serialized in the bytes `x`.
 
     `x` is what `kd.dumps` produced. Invalid bytes raise a ValueError (never

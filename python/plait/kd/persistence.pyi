@@ -11,6 +11,6 @@ def dumps(x, /, *, riegeli_options = ..., compression = ...) -> Any:
 def load(path, /) -> Any:
     """Returns the value saved in the file `path` (by `kd.dump`)."""
 
-def loads(x, /) -> Any:
+def loads(x) -> Any:
     """Returns the DataSlice, DataBag, shape, extension value, expression or functor serialized in the bytes `x`."""
 

@@ -64,8 +64,8 @@ _fstr_operator = fstr  # noqa: F821 - exported above
 
 
 @_traced_through
-def fstr(fstr):  # noqa: F811 - Koda's parameter name
-    text = fstr
+def fstr(x):  # noqa: F811 - Koda's eager parameter name (its operator's is `fstr`)
+    text = x
     if _has_expr_fields(text):
         from plait import _plait
 
@@ -77,6 +77,6 @@ def fstr(fstr):  # noqa: F811 - Koda's parameter name
     return _fstr_operator(text)
 
 
-fstr.__signature__ = _fstr_operator.__signature__
 fstr.__doc__ = _fstr_operator.__doc__
 fstr.__plait_lazy_is_glue__ = True
+fstr.__plait_lazy_signature__ = _fstr_operator.__signature__

@@ -29,7 +29,7 @@ def find(s, substr, start = ..., end = ...) -> Any:
 def format(fmt, /, **kwargs) -> Any:
     """Formats strings according to python str.format style."""
 
-def fstr(fstr, /) -> Any:
+def fstr(x) -> Any:
     """Transforms Koda f-string into an expression."""
 
 def join(*args) -> Any:

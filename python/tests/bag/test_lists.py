@@ -211,3 +211,31 @@ def test_slices_of_lists_take_step_one_only():
     for step in (2, True, 1.0, "a"):
         with pytest.raises(ValueError, match="Slice with step != 1 is not supported"):
             lst[::step]
+
+
+def test_range_assignment_replaces_the_items_in_the_range():
+    lists = kd.slice([kd.list([1, 2, 3]), kd.list([4]), None]).fork_bag()
+    lists[1:] = kd.slice([[7], [8, 9], []])
+    assert lists.to_py() == [[1, 7], [4, 8, 9], None]
+    one = kd.list([1, 2, 3, 4]).fork_bag()
+    one[-3:-1] = kd.slice([0])  # negative bounds count from the end
+    assert one.to_py() == [1, 0, 4]
+    one[2:1] = kd.slice([5, 6])  # an empty range is where the items go in
+    assert one.to_py() == [1, 0, 5, 6, 4]
+    one[1:] = 9  # one value, at every position of the range
+    assert one.to_py() == [1, 9, 9, 9, 9]
+    one[:] = kd.slice([], kd.INT32)
+    assert one.to_py() == []
+    with pytest.raises(ValueError, match="slices with step != 1 are not supported"):
+        one[::2] = kd.slice([1])
+    with pytest.raises(ValueError, match="the schema for list items is incompatible"):
+        one[:] = kd.slice(["a"])
+    with pytest.raises(ValueError, match="while 1 dimensions are required"):
+        one[:] = kd.slice([[1]])
+    with pytest.raises(ValueError, match="immutable DataBag"):
+        kd.list([1])[0:1] = 2
+
+
+def test_appended_list_is_missing_where_the_list_is():
+    lists = kd.slice([kd.list([1]), None])
+    assert kd.lists.appended_list(lists, kd.slice([5, 6])).to_py() == [[1, 5], None]

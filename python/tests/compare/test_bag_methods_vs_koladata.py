@@ -53,6 +53,12 @@ def _popped(kd):
     return popped, lists
 
 
+def _range_set(kd, lists, key, value):
+    lists = lists.fork_bag()
+    lists[key] = value
+    return lists
+
+
 def _cleared(kd, x):
     x = x.fork_bag()
     x.clear()
@@ -307,6 +313,34 @@ PROGRAMS = {
     "update_schema primitive": lambda kd: kd.update_schema(kd.item(1), q=kd.INT64),
     "update_schema not schema": lambda kd: kd.update_schema(kd.new(x=1).fork_bag(), q=1),
     # DataSlice methods
+    "set range of items": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(1, None), kd.slice([7])),
+    "set range longer": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(None, 2), kd.slice([7, 8, 9])),
+    "set range to nothing": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(1, 2), kd.slice([])),
+    "set empty range inserts": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(2, 1), kd.slice([9])),
+    "set range of several lists": lambda kd: _range_set(
+        kd, kd.slice([kd.list([1, 2, 3]), kd.list([4])]), slice(1, None), kd.slice([[7], [8, 9]])),
+    "set range of one value": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(1, None), 5),
+    "set range of one value per list": lambda kd: _range_set(
+        kd, kd.slice([kd.list([1, 2, 3]), kd.list([4, 5])]), slice(-1, None), kd.slice([0, 9])),
+    "set range of one value in several lists": lambda kd: _range_set(
+        kd, kd.slice([kd.list([1, 2, 3]), kd.list([4, 5])]), slice(1, None), 7),
+    "set range of two dimensions of items": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(1, None),
+                                                                   kd.slice([[0, 9]])),
+    "set range of lists of two dimensions": lambda kd: _range_set(
+        kd, kd.slice([[kd.list([1, 2, 3])], [kd.list([4, 5])]]), slice(1, None), kd.slice([[[0]], [[9]]])),
+    "set range negative bounds": lambda kd: _range_set(kd, kd.list([1, 2, 3, 4]), slice(-3, -1), kd.slice([0])),
+    "set range out of bounds": lambda kd: _range_set(kd, kd.list([1, 2]), slice(5, 9), kd.slice([3])),
+    "set range with a step": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(None, None, 2), kd.slice([7, 8])),
+    "set range of a python list": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(1, None), [7]),
+    "set range of other items": lambda kd: _range_set(kd, kd.list([1, 2, 3]), slice(1, None), kd.slice(["a"])),
+    "set range of objects": lambda kd: _range_set(kd, kd.list([1, "a"]), slice(1, None), kd.slice([2.5, "b"])),
+    "set range of entities": lambda kd: _range_set(kd, kd.list([kd.obj(a=1)]), slice(0, 0),
+                                                   kd.slice([kd.obj(a=2)])).to_py(obj_as_dict=True),
+    "set range immutable": lambda kd: kd.list([1, 2]).__setitem__(slice(0, 1), 3),
+    "set range not lists": lambda kd: _range_set(kd, kd.new(a=1), slice(0, 1), 3),
+    "appended list of missing lists": lambda kd: kd.lists.appended_list(kd.slice([kd.list([1]), None]),
+                                                                         kd.slice([5, 6])),
+    "list shaped as of python lists": lambda kd: kd.list_shaped_as(kd.slice([1, 2]), [[1], [2, 3]]),
     "pop": _popped,
     "pop negative": lambda kd: kd.list([1, 2, 3]).fork_bag().pop(-1),
     "pop out of range": lambda kd: kd.list([1]).fork_bag().pop(5),

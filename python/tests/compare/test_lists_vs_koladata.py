@@ -1,7 +1,8 @@
 """plait against koladata on generated programs over lists: kd.implode of
 jagged slices (1-3 dimensions, missing items, mixed types), kd.list of nested
 Python lists, list_shaped / list_like, then an update (appended_list,
-with_list_append_update, concat_lists, `l[i] = v` or append on a forked bag)
+with_list_append_update, concat_lists; on a forked bag `l[i] = v`, append, or
+`l[a:b] = v` with v one value or the new items of one list)
 and a query (explode with ndim, `l[i]` with negative and missing indices,
 `l[a:b]`, list_size, select_items, has_list / is_list, to_py). Results must
 agree in schema, shape and values, or both calls must raise."""
@@ -39,7 +40,9 @@ def make_spec(seed):
         "depth": depth,
         "data": [rows(rng, kind, depth - 1) for _ in range(rng.randint(1, 3))] if depth > 1 else rows(rng, kind, 1),
         "creation": rng.choice(["implode", "implode", "implode_all", "list", "shaped", "like"]),
-        "update": rng.choice([None, None, "appended", "with_append", "concat", "setitem", "append"]),
+        "update": rng.choice([None, None, "appended", "with_append", "concat", "setitem", "append", "setrange",
+                              "setrange_items"]),
+        "range": (rng.choice([None, 0, 1, -1, 3, -5]), rng.choice([None, 0, 2, -1, 6])),
         "extra": rng.choice(VALUES[rng.choice([kind, kind, "int"])]),
         "index": rng.choice([0, 1, -1, -4, 5, None]),
         "query": rng.choice(["explode", "explode_all", "index", "index_slice", "range", "size", "select", "has",
@@ -76,6 +79,14 @@ def update(k, spec, lists):
     if spec["update"] == "setitem":
         forked = lists.fork_bag()
         forked[spec["index"] if spec["index"] is not None else 0] = extra
+        return forked
+    if spec["update"] in ("setrange", "setrange_items"):
+        forked = lists.fork_bag()
+        start, stop = spec["range"]
+        if spec["update"] == "setrange_items" and lists.get_ndim() == 0:
+            forked[start:stop] = k.slice([extra, extra])
+        else:
+            forked[start:stop] = extra
         return forked
     if spec["update"] == "append":
         forked = lists.fork_bag()

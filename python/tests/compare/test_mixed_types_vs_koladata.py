@@ -104,6 +104,14 @@ MESSAGES = {
     "equal_list_and_named_entity": lambda kd: kd.list([1]) == kd.new(a=1, schema="A"),
     "equal_entities_of_two_schemas_alike": lambda kd: kd.new() == kd.new(),
     "equal_entities_of_two_schemas_with_attributes": lambda kd: kd.new(a=1) == kd.new(a=1),
+    "coalesce_entities_of_two_schemas": lambda kd: kd.new(a=1) | kd.new(a=2),
+    "coalesce_int_and_entity": lambda kd: kd.coalesce(kd.item(1), kd.new(a=2)),
+    "coalesce_list_and_entity": lambda kd: kd.coalesce(kd.list([1]), kd.new(a=2)),
+    "format_entity": lambda kd: kd.strings.format(kd.slice(["{a}"]), a=kd.new(x=1)),
+    "format_list": lambda kd: kd.strings.format(kd.slice(["{a}"]), a=kd.list([1])),
+    "format_object": lambda kd: kd.strings.format(kd.slice(["{a}"]), a=kd.obj(x=1)),
+    "format_objects_and_numbers": lambda kd: kd.strings.format(kd.slice(["{a}"]), a=kd.slice([kd.obj(x=1), 1])),
+    "printf_entity": lambda kd: kd.strings.printf(kd.slice(["%s"]), kd.new(x=1)),
 }
 
 

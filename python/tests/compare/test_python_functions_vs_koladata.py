@@ -11,6 +11,8 @@ tracing), and what they return is boxed as `kd.expr.as_expr` boxes it.
 The outcomes must agree: the same repr, or the same exception type and
 first message line (plait names the operator first)."""
 
+import re
+
 import pytest
 
 from plait import kd as pkd
@@ -89,18 +91,32 @@ PROGRAMS = {
     "as_expr_of_ellipsis": lambda kd: kd.expr.as_expr(...),
     "as_expr_of_none": lambda kd: kd.expr.as_expr(None),
     "as_expr_of_bytes": lambda kd: kd.expr.as_expr(b"x"),
+    "fn_of_item": lambda kd: kd.fn(kd.item(1)),
+    "fn_of_slice": lambda kd: kd.fn(kd.slice([1, 2])),
+    "fn_of_int": lambda kd: kd.fn(1),
+    # A Python object held in an expression prints as Koda prints it.
+    "lazy_apply_py_repr": lambda kd: _without_addresses(repr(kd.lazy.apply_py(_increment, kd.I.x))),
+    # Inputs and variables whose names are no identifiers.
+    "input_names_printed": lambda kd: [kd.I["x y"], kd.V["a b"], kd.I["it's"], kd.I["1a"], kd.I["if"], kd.I["é"]],
 }
 
 
-def _first_line(fn):
-    """The first line of the error `fn` raises, with the function's address
-    (which differs between runs) masked."""
-    import re
 
+def _increment(x):
+    return x + 1
+
+
+def _without_addresses(text):
+    """`text` with Python objects' addresses (which differ between runs) masked."""
+    return re.sub(r" at 0x[0-9a-f]+", " at <address>", text)
+
+
+def _first_line(fn):
+    """The first line of the error `fn` raises, addresses masked."""
     try:
         fn()
     except ValueError as e:
-        return re.sub(r" at 0x[0-9a-f]+", " at <address>", str(e).split("\n")[0])
+        return _without_addresses(str(e).split("\n")[0])
     return "no error"
 
 

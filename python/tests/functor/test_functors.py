@@ -154,8 +154,10 @@ def test_bad_calls_are_clear():
     with pytest.raises(ValueError, match="^kd.functor.call: the first argument of kd.call must be a functor, got "
                                          r"DataItem\(1, schema: INT32\)"):
         kd.if_(kd.present, kd.item(1), lambda: 2)
-    with pytest.raises(TypeError, match="kd.fn: expected a function, an Expr or a functor"):
+    with pytest.raises(TypeError, match="kd.fn: cannot convert 1 into a functor"):
         kd.fn(1)
+    with pytest.raises(TypeError, match=r"kd.fn: cannot convert \[1, 2\] into a functor"):
+        kd.fn(kd.slice([1, 2]))
 
     @kd.fn
     def fails(x):

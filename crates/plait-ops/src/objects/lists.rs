@@ -263,10 +263,14 @@ fn appended_rows(op: &str, x: &DataSlice, append: &DataSlice) -> Result<(DataSli
     Ok((keep_bags(crate::slices::concat(&[&rows, &extra], 1)?, &[&rows, &extra]), extra))
 }
 
-/// `kd.appended_list(x, append)`: new lists with the items of `x` and then `append`.
+/// `kd.appended_list(x, append)`: new lists with the items of `x` and then
+/// `append`; missing where `x` is.
 pub fn appended_list(x: &DataSlice, append: &DataSlice) -> Result<DataSlice> {
     let (rows, _) = appended_rows(APPENDED, x, append)?;
-    implode(&rows, 1, None).map(|lists| lists.with_schema(x.schema()).unwrap_or(lists))
+    let lists = implode(&rows, 1, None)?;
+    let lists = lists.with_schema(x.schema()).unwrap_or(lists);
+    let bag = lists.bag().cloned();
+    Ok(crate::masking::apply_mask(&lists, &crate::masking::has(x)?)?.with_bag(bag))
 }
 
 /// `kd.with_list_append_update(x, append)`: the same lists, in a new bag where
@@ -876,6 +880,7 @@ Examples:
     // Python lists of items are boxed as `kd.slice` boxes them, as in Koda
     // (`kd.list_shaped(kd.shapes.new(2), [[1], [2, 3]])`).
     r.boxing("kd.lists.shaped", crate::registry::Boxing::Lists);
+    r.boxing("kd.lists.shaped_as", crate::registry::Boxing::Lists);
     r.boxing(NEW, crate::registry::Boxing::Lists);
     r.boxing("kd.lists.like", crate::registry::Boxing::Lists);
 }
@@ -1061,28 +1066,97 @@ pub fn remove_in_place(x: &DataSlice, which: Removed<'_>) -> Result<()> {
             }
         }
         Removed::Range(start, stop) => {
-            let bound = |b: Option<&DataSlice>, name: &str| -> Result<Option<i64>> {
-                match b {
-                    Some(b) if !b.is_item() => Err(Error::value(
-                        op,
-                        format!(
-                            "python object can only contain DataItems, got DataSlice with shape {}; during unpacking of the '{name}' slice argument",
-                            b.shape()
-                        ),
-                    )),
-                    Some(b) => b.get(0).map(|v| list_index(op, v, "remove items from")).transpose(),
-                    None => Ok(None),
-                }
-            };
-            let (start, stop) = (bound(start, "start")?, bound(stop, "stop")?);
+            let bounds = RangeBounds::read(op, start, stop, "remove items from")?;
             for (i, r) in removed.iter_mut().enumerate() {
-                let n = edge.child_range(i).len() as i64;
-                let clamp = |k: i64| (if k < 0 { k + n } else { k }).clamp(0, n) as usize;
-                *r = (start.map_or(0, clamp), stop.map_or(n as usize, clamp));
+                *r = bounds.of(edge.child_range(i).len());
             }
         }
     }
     remove_ranges(op, bag, &ids, &edge, &items, &removed)
+}
+
+/// The bounds of a Python slice `l[start:stop]` of lists (DataItems; a
+/// missing one no bound).
+struct RangeBounds {
+    start: Option<i64>,
+    stop: Option<i64>,
+}
+
+impl RangeBounds {
+    /// The bounds, or Koda's error for a DataSlice given as one (`what`:
+    /// what the operation does to lists, for the error of a non-integer).
+    fn read(op: &str, start: Option<&DataSlice>, stop: Option<&DataSlice>, what: &str) -> Result<RangeBounds> {
+        let bound = |b: Option<&DataSlice>, name: &str| -> Result<Option<i64>> {
+            match b {
+                Some(b) if !b.is_item() => Err(Error::value(
+                    op,
+                    format!(
+                        "python object can only contain DataItems, got DataSlice with shape {}; during unpacking of the '{name}' slice argument",
+                        b.shape()
+                    ),
+                )),
+                Some(b) => b.get(0).map(|v| list_index(op, v, what)).transpose(),
+                None => Ok(None),
+            }
+        };
+        Ok(RangeBounds { start: bound(start, "start")?, stop: bound(stop, "stop")? })
+    }
+
+    /// The range `lo..hi` of a list of `n` items (Python's rules: negative
+    /// counts from the end, clamped to the list; `hi` never below `lo`).
+    fn of(&self, n: usize) -> (usize, usize) {
+        let n = n as i64;
+        let clamp = |k: i64| (if k < 0 { k + n } else { k }).clamp(0, n) as usize;
+        let lo = self.start.map_or(0, clamp);
+        (lo, self.stop.map_or(n as usize, clamp).max(lo))
+    }
+}
+
+/// `l[start:stop] = values` on lists of a mutable bag: the items in the
+/// range (Python's rules; an empty range is where the values go in) are
+/// replaced by `values`: the new items of each list (one dimension more
+/// than the lists), or one value (an item) put at every position of each
+/// range, as Koda does.
+pub fn replace_range_in_place(x: &DataSlice, start: Option<&DataSlice>, stop: Option<&DataSlice>, values: &DataSlice) -> Result<()> {
+    let op = "DataSlice.__setitem__";
+    let (bag, schema) = lists_to_change(op, x, "set List items")?;
+    let bounds = RangeBounds::read(op, start, stop, "set items of")?;
+    let ids = ids_of(x);
+    let (edge, items) = bag.explode(&ids)?;
+    let ranges: Vec<(usize, usize)> = (0..ids.len()).map(|i| bounds.of(edge.child_range(i).len())).collect();
+    let rows = if values.rank() == x.rank() + 1 {
+        rows_for(op, values, x.shape())?
+    } else if values.rank() > 0 {
+        return Err(Error::value(
+            op,
+            format!(
+                "trying to modify a slice of lists with {} dimensions using a slice with {} dimensions, while {} dimensions are \
+                 required. For example, instead of foo[1:3] = bar where bar is a list, write foo[1:3] = bar[:]",
+                x.rank(),
+                values.rank(),
+                x.rank() + 1
+            ),
+        ));
+    } else {
+        let each = plait_core::broadcast::expand_to_shape(op, values, x.shape(), 0)?;
+        let sizes: Vec<i64> = ranges.iter().map(|&(lo, hi)| (hi - lo) as i64).collect();
+        let repeated: Vec<usize> = ranges.iter().enumerate().flat_map(|(i, &(lo, hi))| std::iter::repeat_n(i, hi - lo)).collect();
+        DataSlice::new(x.shape().with_edge(Edge::from_sizes(&sizes)?)?, each.data().take(&repeated), each.schema())?.with_bag(each.bag().cloned())
+    };
+    let rows = fit_to_in_place(op, "list items", x, schema, &rows)?;
+    adopt_value_bags(op, bag, &[&rows])?;
+    // Each list: its items before the range, its new items, its items after.
+    let new_edge = rows.shape().edges().last().expect("rows have rank >= 1");
+    let mut order = Vec::with_capacity(items.len() + rows.size());
+    let mut sizes = Vec::with_capacity(ids.len());
+    for (i, &(lo, hi)) in ranges.iter().enumerate() {
+        let (old, new) = (edge.child_range(i), new_edge.child_range(i));
+        sizes.push((old.len() - (hi - lo) + new.len()) as i64);
+        order.extend(old.start..old.start + lo);
+        order.extend(new.map(|k| items.len() + k));
+        order.extend(old.start + hi..old.end);
+    }
+    bag.set_lists(op, &ids, &Edge::from_sizes(&sizes)?, &items.take_pair(rows.data(), &order))
 }
 
 /// `x.clear()` on lists or dicts of a mutable bag: lists lose all their

@@ -27,11 +27,10 @@ fn prepare_format(op: &str, fmt: &DataSlice, args: &[(&str, &DataSlice)]) -> Res
             Err(_) => {
                 let mut types: Vec<Schema> = x.data().dtypes().collect();
                 types.sort();
-                let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
-                let got = if x.schema() == Schema::Object && names.len() > 1 {
-                    format!("OBJECT containing {} values", names.join(" and "))
+                let got = if x.schema() == Schema::Object && (types.len() > 1 || types.contains(&Schema::ItemId)) {
+                    crate::promote::object_contents(&types)
                 } else {
-                    x.schema().to_string()
+                    plait_core::bag::text::schema_text(x.schema(), x.bag())
                 };
                 return Err(Error::value(op, format!("cannot format argument {} of type {got}", display_name(name))));
             }
