@@ -602,6 +602,11 @@ impl Column {
             ),
             _ => return None,
         };
+        // Both sides whole and no index missing: so is the result (one
+        // vectorized scan instead of a bit per item).
+        if self.presence.is_none() && other.presence.is_none() && !indices.contains(&MISSING_INDEX) {
+            return Some(Column::new(values, None));
+        }
         let presence = BooleanBuffer::collect_bool(n, |j| match locate(indices[j]) {
             Some((false, i)) => self.is_present(i),
             Some((true, i)) => other.is_present(i),
@@ -1031,6 +1036,48 @@ impl SliceData {
         self.take_pair(other, &(0..self.len + other.len).collect::<Vec<_>>())
     }
 
+    /// The items of `runs`, one after another: `(false, r)` the items `r`
+    /// of `self`, `(true, r)` those of `other` (what splicing the items of
+    /// lists gives). Fixed-width values of one type, whole on both sides,
+    /// are copied a run at a time; anything else is gathered by index
+    /// ([`SliceData::take_pair`]).
+    pub fn take_runs_pair(&self, other: &SliceData, runs: &[(bool, std::ops::Range<usize>)]) -> SliceData {
+        const SHORT_RUN: usize = 16;
+        fn copy<T: arrow_buffer::ArrowNativeType>(a: &[T], b: &[T], runs: &[(bool, std::ops::Range<usize>)], len: usize) -> ScalarBuffer<T> {
+            let mut out = Vec::with_capacity(len);
+            for (from_other, r) in runs {
+                let run = if *from_other { &b[r.clone()] } else { &a[r.clone()] };
+                // Runs of a few items (the usual ones, splicing short
+                // lists) are cheaper pushed than copied by `memcpy`.
+                if run.len() <= SHORT_RUN {
+                    run.iter().for_each(|&v| out.push(v));
+                } else {
+                    out.extend_from_slice(run);
+                }
+            }
+            ScalarBuffer::from(out)
+        }
+        let len = runs.iter().map(|(_, r)| r.len()).sum();
+        if let ([a], [b]) = (&self.columns[..], &other.columns[..]) {
+            let whole = a.len() == self.len && b.len() == other.len && a.presence.is_none() && b.presence.is_none();
+            let values = match (&a.values, &b.values) {
+                _ if !whole => None,
+                (Values::Int32(x), Values::Int32(y)) => Some(Values::Int32(copy(x, y, runs, len))),
+                (Values::Int64(x), Values::Int64(y)) => Some(Values::Int64(copy(x, y, runs, len))),
+                (Values::Float32(x), Values::Float32(y)) => Some(Values::Float32(copy(x, y, runs, len))),
+                (Values::Float64(x), Values::Float64(y)) => Some(Values::Float64(copy(x, y, runs, len))),
+                (Values::ItemId(x), Values::ItemId(y)) => Some(Values::ItemId(copy(x.bits(), y.bits(), runs, len).into())),
+                _ => None,
+            };
+            if let Some(values) = values {
+                return SliceData::from_column(Column::new(values, None));
+            }
+        }
+        let na = self.len;
+        let indices: Vec<usize> = runs.iter().flat_map(|(from_other, r)| if *from_other { r.start + na..r.end + na } else { r.clone() }).collect();
+        self.take_pair(other, &indices)
+    }
+
     /// Gathers from `self` followed by `other` as if they were one slice
     /// (see [`Column::take_pair`]): a column of a type only one side has is
     /// taken alone, with the other side's indices missing.
@@ -1134,6 +1181,37 @@ mod tests {
             let joined = a.concat(&b);
             let expected: Vec<_> = items(&a).into_iter().chain(items(&b)).collect();
             assert_eq!(items(&joined), expected);
+        }
+    }
+
+    #[test]
+    fn take_pair_reads_both_sides_and_keeps_what_is_missing() {
+        let items = |d: &SliceData| (0..d.len()).map(|i| d.get(i).map(|v| format!("{v:?}"))).collect::<Vec<_>>();
+        let whole = built(&[Some(ScalarRef::Int32(1)), Some(ScalarRef::Int32(2))]);
+        let other = built(&[Some(ScalarRef::Int32(3))]);
+        let taken = whole.take_pair(&other, &[2, 0, 1, 2]);
+        assert_eq!(items(&taken), items(&built(&[3, 1, 2, 3].map(|v| Some(ScalarRef::Int32(v))))));
+        // Whole sides, no index missing: no presence bitmap is made.
+        assert!(taken.columns().iter().all(|c| c.presence.is_none()));
+        let taken = whole.take_pair(&other, &[MISSING_INDEX, 2]);
+        assert_eq!(items(&taken), vec![None, Some(format!("{:?}", ScalarRef::Int32(3)))]);
+        let holed = built(&[None, Some(ScalarRef::Int32(2))]);
+        assert_eq!(items(&holed.take_pair(&other, &[0, 2, 1])), items(&built(&[None, Some(ScalarRef::Int32(3)), Some(ScalarRef::Int32(2))])));
+    }
+
+    #[test]
+    fn take_runs_pair_is_take_pair_of_the_runs() {
+        let items = |d: &SliceData| (0..d.len()).map(|i| d.get(i).map(|v| format!("{v:?}"))).collect::<Vec<_>>();
+        let ints = |v: &[i64]| built(&v.iter().map(|&v| Some(ScalarRef::Int64(v))).collect::<Vec<_>>());
+        let runs = [(false, 0..2), (true, 1..2), (false, 2..3), (true, 0..1)];
+        let indices = [0, 1, 4, 2, 3];
+        let cases = [
+            (ints(&[1, 2, 3]), ints(&[7, 8])),
+            (built(&[Some(ScalarRef::Int64(1)), None, Some(ScalarRef::Int64(3))]), ints(&[7, 8])),
+            (ints(&[1, 2, 3]), built(&[Some(ScalarRef::String("a")), Some(ScalarRef::String("b"))])),
+        ];
+        for (a, b) in cases {
+            assert_eq!(items(&a.take_runs_pair(&b, &runs)), items(&a.take_pair(&b, &indices)));
         }
     }
 

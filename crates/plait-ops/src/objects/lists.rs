@@ -1147,16 +1147,18 @@ pub fn replace_range_in_place(x: &DataSlice, start: Option<&DataSlice>, stop: Op
     adopt_value_bags(op, bag, &[&rows])?;
     // Each list: its items before the range, its new items, its items after.
     let new_edge = rows.shape().edges().last().expect("rows have rank >= 1");
-    let mut order = Vec::with_capacity(items.len() + rows.size());
+    let mut runs = Vec::with_capacity(3 * ids.len());
     let mut sizes = Vec::with_capacity(ids.len());
     for (i, &(lo, hi)) in ranges.iter().enumerate() {
         let (old, new) = (edge.child_range(i), new_edge.child_range(i));
         sizes.push((old.len() - (hi - lo) + new.len()) as i64);
-        order.extend(old.start..old.start + lo);
-        order.extend(new.map(|k| items.len() + k));
-        order.extend(old.start + hi..old.end);
+        for run in [(false, old.start..old.start + lo), (true, new), (false, old.start + hi..old.end)] {
+            if !run.1.is_empty() {
+                runs.push(run);
+            }
+        }
     }
-    bag.set_lists(op, &ids, &Edge::from_sizes(&sizes)?, &items.take_pair(rows.data(), &order))
+    bag.set_lists(op, &ids, &Edge::from_sizes(&sizes)?, &items.take_runs_pair(rows.data(), &runs))
 }
 
 /// `x.clear()` on lists or dicts of a mutable bag: lists lose all their
