@@ -263,7 +263,7 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                     // `x.S[a, b:c]`: the subslice keys, as Python writes them.
                     stack.push(Piece::Text("]".into()));
                     for (k, key) in given[1..].iter().enumerate().rev() {
-                        stack.push(Piece::Node((*key).clone()));
+                        push_key(&mut stack, key);
                         if k > 0 {
                             stack.push(Piece::Text(", ".into()));
                         }
@@ -272,7 +272,7 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
                     push_operand(&mut stack, given[0], strength(given[0]) < ATOM);
                 } else if canonical(op) == "kd.core.get_item" && given.len() == 2 {
                     stack.push(Piece::Text("]".into()));
-                    stack.push(Piece::Node(given[1].clone()));
+                    push_key(&mut stack, given[1]);
                     stack.push(Piece::Text("[".into()));
                     push_operand(&mut stack, given[0], strength(given[0]) < ATOM);
                 } else {
@@ -312,6 +312,15 @@ fn node_text(expr: &Expr, labels: &HashMap<u128, String>) -> String {
         }
     }
     out
+}
+
+/// A key of `x.S[...]` or `x[...]`: a literal slice as Python writes it
+/// (`DataItem(1, schema: INT32):`), anything else as it prints.
+fn push_key(stack: &mut Vec<Piece>, key: &Expr) {
+    match key.literal_value() {
+        Some(ExprValue::Data(v @ Value::Range { .. })) => stack.push(Piece::Text(v.key_text())),
+        _ => stack.push(Piece::Node(key.clone())),
+    }
 }
 
 /// `I.x`, or `I['x y']` for a name that is no ASCII identifier (as Koda

@@ -192,7 +192,9 @@ impl ExprValue {
             ExprValue::Data(Value::Bag(Some(bag))) => format!("DataBag({})", bag.short_id()),
             ExprValue::Data(Value::Bag(None)) => "DataBag(null)".to_string(),
             ExprValue::Data(v @ Value::Tuple(_)) => ExprValue::from(v.clone()).repr(),
-            ExprValue::Data(v @ (Value::Range { .. } | Value::Ellipsis)) => v.key_text(),
+            // (Keys of `x.S[...]` and `x[...]` print as Python writes them:
+            // see `text::push_key`.)
+            ExprValue::Data(v @ (Value::Range { .. } | Value::Ellipsis)) => v.text(),
             ExprValue::Tuple(t) => {
                 let items: Vec<String> = t.items.iter().map(ExprValue::repr).collect();
                 match &t.names {

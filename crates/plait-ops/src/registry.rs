@@ -72,6 +72,19 @@ impl Value {
         }
     }
 
+    /// A value as Koda prints it on its own: a slice `start:stop:step` as
+    /// `slice(DataItem(1, schema: INT32), unspecified, unspecified)`, the
+    /// Ellipsis as `...`; other values as [`Value::describe`].
+    pub fn text(&self) -> String {
+        match self {
+            Value::Range { start, stop, step } => {
+                let part = |b: &Option<Box<DataSlice>>| b.as_deref().map_or_else(|| "unspecified".to_string(), plait_core::repr::repr_slice);
+                format!("slice({}, {}, {})", part(start), part(stop), part(step))
+            }
+            other => other.key_text(),
+        }
+    }
+
     /// A subslice key as Python writes it: `DataItem(1, schema: INT32):`, `...`.
     pub fn key_text(&self) -> String {
         let bound = |b: &Option<Box<DataSlice>>| b.as_deref().map(describe).unwrap_or_default();

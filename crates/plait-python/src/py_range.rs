@@ -60,9 +60,7 @@ impl PyRange {
     }
 
     fn __repr__(&self) -> String {
-        let text = |x: &Option<DataSlice>| x.as_ref().map_or_else(|| "unspecified".to_string(), plait_core::repr::repr_slice);
-        let [start, stop, step] = self.parts().map(text);
-        format!("slice({start}, {stop}, {step})")
+        self.value().text()
     }
 
     /// `slice<DATA_SLICE,DATA_SLICE,UNSPECIFIED>`, as Koda names it.

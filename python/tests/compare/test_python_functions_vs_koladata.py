@@ -91,6 +91,12 @@ PROGRAMS = {
     "as_expr_of_ellipsis": lambda kd: kd.expr.as_expr(...),
     "as_expr_of_none": lambda kd: kd.expr.as_expr(None),
     "as_expr_of_bytes": lambda kd: kd.expr.as_expr(b"x"),
+    # Slices in expressions: Python's form as keys, Koda's slice(...) elsewhere.
+    "as_expr_of_slice": lambda kd: kd.expr.as_expr(slice(1, 2)),
+    "literal_of_slice_with_step": lambda kd: kd.expr.literal(kd.tuples.slice(1, None, 2)),
+    "slice_in_a_tuple_node": lambda kd: kd.lazy.tuples.tuple(kd.tuples.slice(1)),
+    "get_item_of_a_slice": lambda kd: kd.lazy.core.get_item(kd.I.x, slice(1, 2)),
+    "subslice_keys": lambda kd: kd.I.x.S[1:2, ...],
     "fn_of_item": lambda kd: kd.fn(kd.item(1)),
     "fn_of_slice": lambda kd: kd.fn(kd.slice([1, 2])),
     "fn_of_int": lambda kd: kd.fn(1),
