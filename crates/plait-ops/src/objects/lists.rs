@@ -1140,8 +1140,9 @@ pub fn replace_range_in_place(x: &DataSlice, start: Option<&DataSlice>, stop: Op
     } else {
         let each = plait_core::broadcast::expand_to_shape(op, values, x.shape(), 0)?;
         let sizes: Vec<i64> = ranges.iter().map(|&(lo, hi)| (hi - lo) as i64).collect();
-        let repeated: Vec<usize> = ranges.iter().enumerate().flat_map(|(i, &(lo, hi))| std::iter::repeat_n(i, hi - lo)).collect();
-        DataSlice::new(x.shape().with_edge(Edge::from_sizes(&sizes)?)?, each.data().take(&repeated), each.schema())?.with_bag(each.bag().cloned())
+        let edge = Edge::from_sizes(&sizes)?;
+        let repeated = each.data().repeat_by_edge(None, &edge);
+        DataSlice::new(x.shape().with_edge(edge)?, repeated, each.schema())?.with_bag(each.bag().cloned())
     };
     let rows = fit_to_in_place(op, "list items", x, schema, &rows)?;
     adopt_value_bags(op, bag, &[&rows])?;
