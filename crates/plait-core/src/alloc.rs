@@ -57,6 +57,31 @@ impl<T: Copy> RunWriter<'_, T> {
         }
         self.pos = end;
     }
+
+    /// Appends `source[range]`.
+    #[inline(always)]
+    pub fn copy(&mut self, source: &[T], range: std::ops::Range<usize>) {
+        let end = self.pos + range.len();
+        if range.start + range.len().next_multiple_of(RUN_BLOCK) <= source.len() {
+            // Whole blocks, as `write` (short runs, the usual ones when
+            // splicing lists, cost no `memcpy` call each): the items read
+            // past the run are in `source`, and the copies of them land in
+            // slack that the next run, or nothing, overwrites.
+            let (mut k, mut s) = (self.pos, range.start);
+            while k < end {
+                for (slot, &v) in self.spare[k..k + RUN_BLOCK].iter_mut().zip(&source[s..s + RUN_BLOCK]) {
+                    slot.write(v);
+                }
+                k += RUN_BLOCK;
+                s += RUN_BLOCK;
+            }
+        } else {
+            for (slot, &v) in self.spare[self.pos..end].iter_mut().zip(&source[range]) {
+                slot.write(v);
+            }
+        }
+        self.pos = end;
+    }
 }
 
 /// A vector of `n` items written as runs of equal values by `runs`, which

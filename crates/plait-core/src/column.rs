@@ -298,6 +298,12 @@ impl IdBits {
     }
 }
 
+impl AsRef<[i128]> for IdBits {
+    fn as_ref(&self) -> &[i128] {
+        self.bits()
+    }
+}
+
 impl From<ScalarBuffer<i128>> for IdBits {
     fn from(bits: ScalarBuffer<i128>) -> IdBits {
         IdBits { run: None, bits: Arc::new(std::sync::OnceLock::from(bits)) }
@@ -726,6 +732,14 @@ impl VarBinaryBuilder {
         self.data.extend_from_slice(bytes);
     }
 
+    /// Appends values `range` of `source`.
+    pub fn push_range(&mut self, source: &VarBinary, range: std::ops::Range<usize>) {
+        let (lo, hi) = (source.offsets[range.start], source.offsets[range.end]);
+        let shift = self.data.len() as i64 - lo;
+        self.data.extend_from_slice(&source.data.as_slice()[lo as usize..hi as usize]);
+        self.offsets.extend(source.offsets[range.start + 1..=range.end].iter().map(|&o| o + shift));
+    }
+
     /// Ends the value being built.
     pub fn end_value(&mut self) {
         self.offsets.push(self.data.len() as i64);
@@ -1036,48 +1050,6 @@ impl SliceData {
         self.take_pair(other, &(0..self.len + other.len).collect::<Vec<_>>())
     }
 
-    /// The items of `runs`, one after another: `(false, r)` the items `r`
-    /// of `self`, `(true, r)` those of `other` (what splicing the items of
-    /// lists gives). Fixed-width values of one type, whole on both sides,
-    /// are copied a run at a time; anything else is gathered by index
-    /// ([`SliceData::take_pair`]).
-    pub fn take_runs_pair(&self, other: &SliceData, runs: &[(bool, std::ops::Range<usize>)]) -> SliceData {
-        const SHORT_RUN: usize = 16;
-        fn copy<T: arrow_buffer::ArrowNativeType>(a: &[T], b: &[T], runs: &[(bool, std::ops::Range<usize>)], len: usize) -> ScalarBuffer<T> {
-            let mut out = Vec::with_capacity(len);
-            for (from_other, r) in runs {
-                let run = if *from_other { &b[r.clone()] } else { &a[r.clone()] };
-                // Runs of a few items (the usual ones, splicing short
-                // lists) are cheaper pushed than copied by `memcpy`.
-                if run.len() <= SHORT_RUN {
-                    run.iter().for_each(|&v| out.push(v));
-                } else {
-                    out.extend_from_slice(run);
-                }
-            }
-            ScalarBuffer::from(out)
-        }
-        let len = runs.iter().map(|(_, r)| r.len()).sum();
-        if let ([a], [b]) = (&self.columns[..], &other.columns[..]) {
-            let whole = a.len() == self.len && b.len() == other.len && a.presence.is_none() && b.presence.is_none();
-            let values = match (&a.values, &b.values) {
-                _ if !whole => None,
-                (Values::Int32(x), Values::Int32(y)) => Some(Values::Int32(copy(x, y, runs, len))),
-                (Values::Int64(x), Values::Int64(y)) => Some(Values::Int64(copy(x, y, runs, len))),
-                (Values::Float32(x), Values::Float32(y)) => Some(Values::Float32(copy(x, y, runs, len))),
-                (Values::Float64(x), Values::Float64(y)) => Some(Values::Float64(copy(x, y, runs, len))),
-                (Values::ItemId(x), Values::ItemId(y)) => Some(Values::ItemId(copy(x.bits(), y.bits(), runs, len).into())),
-                _ => None,
-            };
-            if let Some(values) = values {
-                return SliceData::from_column(Column::new(values, None));
-            }
-        }
-        let na = self.len;
-        let indices: Vec<usize> = runs.iter().flat_map(|(from_other, r)| if *from_other { r.start + na..r.end + na } else { r.clone() }).collect();
-        self.take_pair(other, &indices)
-    }
-
     /// Gathers from `self` followed by `other` as if they were one slice
     /// (see [`Column::take_pair`]): a column of a type only one side has is
     /// taken alone, with the other side's indices missing.
@@ -1100,6 +1072,77 @@ impl SliceData {
             }
         }
         SliceData::from_columns(indices.len(), columns)
+    }
+}
+
+/// The values of a slice of one column of fixed-width values, all present,
+/// as a vector to change in place ([`SliceData::into_fixed`]).
+#[derive(Debug)]
+pub enum FixedVec {
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Float32(Vec<f32>),
+    Float64(Vec<f64>),
+    /// The bits of ItemIds.
+    ItemId(Vec<i128>),
+}
+
+impl SliceData {
+    /// The values as a vector, taken over without a copy, when the slice is
+    /// one column of fixed-width values, all present, whose buffer nothing
+    /// else holds (no other slice, view or NumPy array sees a change made
+    /// to it); the slice as it was otherwise.
+    pub fn into_fixed(self) -> Result<FixedVec, SliceData> {
+        let SliceData { len, mut columns } = self;
+        let Some([column]) = Arc::get_mut(&mut columns) else {
+            return Err(SliceData { len, columns });
+        };
+        if column.presence.is_some() || column.len() != len {
+            return Err(SliceData { len, columns });
+        }
+        macro_rules! take {
+            ($variant:ident, $t:ty) => {{
+                let Values::$variant(buffer) = std::mem::replace(&mut column.values, Values::Mask(0)) else { unreachable!() };
+                match buffer.into_inner().into_vec::<$t>() {
+                    Ok(v) => Ok(FixedVec::$variant(v)),
+                    Err(buffer) => {
+                        column.values = Values::$variant(ScalarBuffer::from(buffer));
+                        Err(SliceData { len, columns })
+                    }
+                }
+            }};
+        }
+        match &mut column.values {
+            Values::Int32(_) => take!(Int32, i32),
+            Values::Int64(_) => take!(Int64, i64),
+            Values::Float32(_) => take!(Float32, f32),
+            Values::Float64(_) => take!(Float64, f64),
+            Values::ItemId(ids) if ids.run.is_none() => {
+                let Some(bits) = Arc::get_mut(&mut ids.bits).and_then(|cell| cell.take()) else {
+                    return Err(SliceData { len, columns });
+                };
+                match bits.into_inner().into_vec::<i128>() {
+                    Ok(v) => Ok(FixedVec::ItemId(v)),
+                    Err(buffer) => {
+                        *ids = IdBits::from(ScalarBuffer::from(buffer));
+                        Err(SliceData { len, columns })
+                    }
+                }
+            }
+            _ => Err(SliceData { len, columns }),
+        }
+    }
+}
+
+impl From<FixedVec> for SliceData {
+    fn from(values: FixedVec) -> SliceData {
+        SliceData::from_column(Column::full(match values {
+            FixedVec::Int32(v) => Values::Int32(v.into()),
+            FixedVec::Int64(v) => Values::Int64(v.into()),
+            FixedVec::Float32(v) => Values::Float32(v.into()),
+            FixedVec::Float64(v) => Values::Float64(v.into()),
+            FixedVec::ItemId(v) => Values::ItemId(v.into()),
+        }))
     }
 }
 
@@ -1158,10 +1201,11 @@ impl SliceBuilder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn built(items: &[Option<ScalarRef<'_>>]) -> SliceData {
+    /// A slice of `items` (for tests).
+    pub(crate) fn built(items: &[Option<ScalarRef<'_>>]) -> SliceData {
         let mut b = SliceBuilder::new();
         items.iter().for_each(|v| b.push(*v));
         b.finish()
@@ -1197,22 +1241,6 @@ mod tests {
         assert_eq!(items(&taken), vec![None, Some(format!("{:?}", ScalarRef::Int32(3)))]);
         let holed = built(&[None, Some(ScalarRef::Int32(2))]);
         assert_eq!(items(&holed.take_pair(&other, &[0, 2, 1])), items(&built(&[None, Some(ScalarRef::Int32(3)), Some(ScalarRef::Int32(2))])));
-    }
-
-    #[test]
-    fn take_runs_pair_is_take_pair_of_the_runs() {
-        let items = |d: &SliceData| (0..d.len()).map(|i| d.get(i).map(|v| format!("{v:?}"))).collect::<Vec<_>>();
-        let ints = |v: &[i64]| built(&v.iter().map(|&v| Some(ScalarRef::Int64(v))).collect::<Vec<_>>());
-        let runs = [(false, 0..2), (true, 1..2), (false, 2..3), (true, 0..1)];
-        let indices = [0, 1, 4, 2, 3];
-        let cases = [
-            (ints(&[1, 2, 3]), ints(&[7, 8])),
-            (built(&[Some(ScalarRef::Int64(1)), None, Some(ScalarRef::Int64(3))]), ints(&[7, 8])),
-            (ints(&[1, 2, 3]), built(&[Some(ScalarRef::String("a")), Some(ScalarRef::String("b"))])),
-        ];
-        for (a, b) in cases {
-            assert_eq!(items(&a.take_runs_pair(&b, &runs)), items(&a.take_pair(&b, &indices)));
-        }
     }
 
     #[test]

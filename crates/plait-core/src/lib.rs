@@ -29,6 +29,7 @@ pub mod schema_ops;
 pub mod shape;
 pub mod signature;
 pub mod slice;
+pub mod splice;
 pub mod subslice;
 pub mod text_map;
 pub mod typing;

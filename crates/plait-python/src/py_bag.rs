@@ -2,7 +2,7 @@
 //! and attributes (`ds.x`, `ds.x = v`, `get_bag`, `with_attrs`, ...).
 
 use plait_core::{DataBag, DataSlice, Schema};
-use plait_ops::objects::{access, containers, create, lists, update};
+use plait_ops::objects::{access, containers, create, list_edits, lists, update};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
@@ -549,7 +549,7 @@ impl PyDataSlice {
             }
             let (start, stop) = range_bounds("DataSlice.__setitem__", range)?;
             let value = assigned("DataSlice.__setitem__", &self.inner, value, false)?;
-            return guard(|| lists::replace_range_in_place(&self.inner, start.as_ref(), stop.as_ref(), &value));
+            return guard(|| list_edits::replace_range_in_place(&self.inner, start.as_ref(), stop.as_ref(), &value));
         }
         if key.is_exact_instance_of::<PyList>() || key.is_exact_instance_of::<PyTuple>() {
             return Err(value_error("kd.core.set_item", AMBIGUOUS_KEY));
@@ -562,7 +562,7 @@ impl PyDataSlice {
     /// Appends items to the lists in place (the bag must be mutable).
     fn append(&self, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let value = assigned("kd.lists.append", &self.inner, value, true)?;
-        guard(|| lists::append_in_place(&self.inner, &value))
+        guard(|| list_edits::append_in_place(&self.inner, &value))
     }
 
     /// `del x[i]` / `del x[start:stop]`: removes items of lists in place;
@@ -570,7 +570,7 @@ impl PyDataSlice {
     fn __delitem__(&self, key: &Bound<'_, PyAny>) -> PyResult<()> {
         if let Ok(range) = key.cast::<pyo3::types::PySlice>() {
             let (start, stop) = range_bounds("DataSlice.__delitem__", range)?;
-            return guard(|| lists::remove_in_place(&self.inner, lists::Removed::Range(start.as_ref(), stop.as_ref())));
+            return guard(|| list_edits::remove_in_place(&self.inner, list_edits::Removed::Range(start.as_ref(), stop.as_ref())));
         }
         if key.is_exact_instance_of::<PyList>() || key.is_exact_instance_of::<PyTuple>() {
             return Err(value_error("DataSlice.__delitem__", AMBIGUOUS_KEY));
@@ -624,7 +624,7 @@ impl PyDataSlice {
                 DataSlice::item(Some(plait_core::ScalarRef::Int64(k)), Schema::Int64).map_err(crate::errors::to_py_err)?
             }
         };
-        wrap(py, guard(|| lists::pop_in_place(&self.inner, &index, strict))?)
+        wrap(py, guard(|| list_edits::pop_in_place(&self.inner, &index, strict))?)
     }
 
     /// Removes all items of the lists, or the values of the dicts, in place

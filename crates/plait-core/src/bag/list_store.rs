@@ -101,6 +101,15 @@ impl ListStore {
         self.dense.get(&allocation)
     }
 
+    /// The dense lists of `allocation` to change, when no list of it was
+    /// changed one by one since.
+    pub fn dense_mut(&mut self, allocation: u64) -> Option<&mut Arc<DenseLists>> {
+        if self.has_sparse_in(allocation) {
+            return None;
+        }
+        self.dense.get_mut(&allocation)
+    }
+
     /// Whether any list of `allocation` is stored sparsely.
     pub fn has_sparse_in(&self, allocation: u64) -> bool {
         self.one_by_one.contains_key(&allocation)

@@ -866,6 +866,41 @@ impl DataBag {
         self.write(op, |store| store.set_lists(ids, edge, items))
     }
 
+    /// Splices the `splices.len()` lists of a whole allocation in place
+    /// ([`SliceData::splice_rows_in_place`]), when this bag's own layer
+    /// holds them as one column that nothing else holds; false, with
+    /// nothing written, otherwise. A write to lists made or last changed
+    /// in this bag then costs no new column.
+    pub fn splice_whole_lists_in_place(&self, op: &str, allocation: u64, new: &SliceData, splices: &[crate::splice::Splice]) -> Result<bool> {
+        self.write(op, |store| {
+            let lists = Arc::make_mut(&mut store.lists);
+            let Some(dense) = lists.dense_mut(allocation).filter(|d| d.edge.parent_size() == splices.len()) else {
+                return false;
+            };
+            // (Shared with another layer or bag: copied here, its items
+            // still shared, so they are not taken over below.)
+            let dense = Arc::make_mut(dense);
+            let items = std::mem::replace(&mut dense.items, SliceData::missing(0));
+            match items.splice_rows_in_place(&dense.edge, new, splices) {
+                Ok((edge, items)) => {
+                    *dense = DenseLists { edge, items };
+                    true
+                }
+                Err(items) => {
+                    dense.items = items;
+                    false
+                }
+            }
+        })
+    }
+
+    /// Replaces the items of the lists of a whole allocation (offset `i`
+    /// takes row `i` of `items` under `edge`): [`Self::set_lists`] without
+    /// a list of their ids.
+    pub fn set_whole_lists(&self, op: &str, allocation: u64, edge: &Edge, items: &SliceData) -> Result<()> {
+        self.write(op, |store| store.set_whole_lists(allocation, edge, items))
+    }
+
     /// The value of `keys[i]` in dict `ids[i]`, looking through fallbacks;
     /// missing where the id, the key or the entry is missing.
     pub fn dict_get(&self, ids: &[Option<ItemId>], keys: &SliceData) -> SliceData {
@@ -1079,10 +1114,7 @@ impl BagWriter<'_> {
     /// stored as one dense column: [`Self::set_lists`] without a list of
     /// their ids.
     pub fn set_whole_lists(&mut self, allocation: u64, edge: &Edge, items: &SliceData) {
-        if !Arc::make_mut(&mut self.store.lists).set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() }) {
-            let ids: Vec<Option<ItemId>> = (0..edge.parent_size()).map(|i| Some(ItemId::in_allocation(allocation, i as u64))).collect();
-            self.store.set_lists_one_by_one(&ids, edge, items);
-        }
+        self.store.set_whole_lists(allocation, edge, items)
     }
 
     pub fn set_dict_entries(&mut self, ids: &[Option<ItemId>], keys: &SliceData, values: &SliceData) {
@@ -1130,6 +1162,15 @@ impl Store {
             }
         }
         self.set_lists_one_by_one(ids, edge, items);
+    }
+
+    /// The lists of a whole allocation (offset `i` is row `i` of `edge`)
+    /// take the rows of `items`: one dense column when nothing stops it.
+    fn set_whole_lists(&mut self, allocation: u64, edge: &Edge, items: &SliceData) {
+        if !Arc::make_mut(&mut self.lists).set_dense(allocation, DenseLists { edge: edge.clone(), items: items.clone() }) {
+            let ids: Vec<Option<ItemId>> = (0..edge.parent_size()).map(|i| Some(ItemId::in_allocation(allocation, i as u64))).collect();
+            self.set_lists_one_by_one(&ids, edge, items);
+        }
     }
 
     /// Lists `ids` take the rows of `items`, each stored on its own.
@@ -1510,6 +1551,31 @@ mod tests {
         assert_eq!(store.size_hint_capped(10_000), 4000);
         let capped = store.size_hint_capped(12);
         assert!((12..4000).contains(&capped), "{capped}");
+    }
+
+    #[test]
+    fn lists_are_spliced_in_place_only_when_nothing_else_holds_their_column() {
+        use crate::splice::Splice;
+        let (_, ids) = allocate(ItemKind::List, 2);
+        let allocation = ids[0].allocation().unwrap();
+        let bag = DataBag::new_mutable();
+        let column = SliceData::from(crate::column::FixedVec::Int32(vec![1, 2, 3]));
+        bag.set_whole_lists("op", allocation, &Edge::from_sizes(&[2, 1]).unwrap(), &column).unwrap();
+        let append = [Splice { cut: 2..2, new: 0..1 }, Splice { cut: 1..1, new: 1..2 }];
+        let new = ints(&[Some(7), Some(8)]);
+        // `column` still holds the buffer: nothing is written.
+        assert!(!bag.splice_whole_lists_in_place("op", allocation, &new, &append).unwrap());
+        drop(column);
+        let fork = bag.fork(true);
+        // The fork shares the lists: still nothing.
+        assert!(!bag.splice_whole_lists_in_place("op", allocation, &new, &append).unwrap());
+        drop(fork);
+        assert!(bag.splice_whole_lists_in_place("op", allocation, &new, &append).unwrap());
+        let (edge, items) = bag.explode(&ids.iter().copied().map(Some).collect::<Vec<_>>()).unwrap();
+        assert_eq!(edge.sizes(), vec![3, 2]);
+        assert_eq!((0..5).map(|i| items.get(i)).collect::<Vec<_>>(), [1, 2, 7, 3, 8].map(|v| Some(ScalarRef::Int32(v))));
+        // An immutable bag refuses.
+        assert!(bag.fork(false).splice_whole_lists_in_place("op", allocation, &new, &append).is_err());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Resul
 
 use super::access::{common_attr_schema, object_schemas};
 use super::model::{attr_schema, ids_of, schemas_data};
-use super::{dicts, lists};
+use super::{dicts, list_edits, lists};
 use crate::registry::Registry;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
 
@@ -256,14 +256,14 @@ pub fn items_in_range(x: &DataSlice, start: Option<DataSlice>, stop: Option<Data
 
 /// `x[k] = v` on lists or dicts of a mutable bag.
 pub fn set_item_in_place(x: &DataSlice, key_or_index: &DataSlice, value: &DataSlice) -> Result<()> {
-    if holds_lists(x) { lists::set_items_in_place(x, key_or_index, value) } else { dicts::set_in_place(x, key_or_index, value) }
+    if holds_lists(x) { list_edits::set_items_in_place(x, key_or_index, value) } else { dicts::set_in_place(x, key_or_index, value) }
 }
 
 /// `del x[k]` on lists or dicts of a mutable bag: lists lose item `k`; for
 /// dicts, as Koda, the key's value becomes missing (the key stays).
 pub fn del_item_in_place(x: &DataSlice, key_or_index: &DataSlice) -> Result<()> {
     if holds_lists(x) {
-        return lists::remove_in_place(x, lists::Removed::At(key_or_index));
+        return list_edits::remove_in_place(x, list_edits::Removed::At(key_or_index));
     }
     let missing = DataSlice::missing(JaggedShape::scalar(), Schema::None);
     dicts::set_in_place(x, key_or_index, &missing)

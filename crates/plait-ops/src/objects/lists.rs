@@ -8,19 +8,14 @@
 //! the same item schema) whose `__items__` attribute is the item schema,
 //! printed `LIST[INT32]`.
 
-use std::collections::HashMap;
-
 use plait_core::bag::text::LIST_ITEMS_ATTR;
-use plait_core::cast::cast_to;
-use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, JaggedShape, Result, ScalarRef, Schema};
 
 use super::containers::{
-    bag_for, container_schema_id, fill_container_schema, fit_to, fit_to_in_place, has_container, held_schema, is_container, rows_for, schema_item,
-    typed_items,
+    bag_for, container_schema_id, fill_container_schema, fit_to, has_container, held_schema, is_container, rows_for, schema_item, typed_items,
 };
 use super::model::{
-    adopt_value_bags, attr_schema, ids_for, ids_of, keep_bags, made_for, merged_bag_of, new_bag_over, update_with_values, updated_over,
-    whole_allocation,
+    attr_schema, ids_for, ids_of, keep_bags, made_for, merged_bag_of, new_bag_over, update_with_values, updated_over, whole_allocation,
 };
 use crate::registry::Registry;
 
@@ -51,12 +46,12 @@ pub fn list_schema(item: &DataSlice) -> Result<DataSlice> {
 }
 
 /// The item schema of the lists in `x`; `None` when `x` does not hold lists.
-fn item_schema(op: &str, x: &DataSlice) -> Result<Option<Schema>> {
+pub(super) fn item_schema(op: &str, x: &DataSlice) -> Result<Option<Schema>> {
     held_schema(op, x, LIST_ITEMS_ATTR)
 }
 
 /// The bag of a slice of lists, or Koda's error naming `what` was attempted.
-fn list_bag<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag> {
+pub(super) fn list_bag<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<&'a DataBag> {
     // The message is formatted only for the error (appends call this per item).
     match x.bag() {
         Some(bag) => Ok(bag),
@@ -173,7 +168,7 @@ pub fn explode(x: &DataSlice, ndim: i64) -> Result<DataSlice> {
 }
 
 /// The item schema of lists `x`, or the error of treating non-lists as lists.
-fn require_lists(op: &str, x: &DataSlice) -> Result<Schema> {
+pub(super) fn require_lists(op: &str, x: &DataSlice) -> Result<Schema> {
     item_schema(op, x)?.ok_or_else(|| Error::value(op, format!("expected a DataSlice of lists, got {}", crate::describe(x))))
 }
 
@@ -363,140 +358,6 @@ pub fn shaped(
     };
     implode(&with_item_schema(op, rows, item_schema)?, 1, itemid)
 }
-
-/// `l[i] = v` on lists of a mutable bag: item `index` of each list becomes
-/// the value (indices out of range are ignored, as in Koda).
-pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) -> Result<()> {
-    let op = "kd.lists.set_item";
-    if x.bag().is_some_and(|bag| !bag.is_mutable()) {
-        return Err(plait_core::bag::immutable_error(op));
-    }
-    let schema = require_lists(op, x)?;
-    let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
-    let (lists, index) = (&aligned[0], &aligned[1]);
-    let values = fit_to_in_place(op, "list items", x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
-    let bag = list_bag(op, x, "set List items")?;
-    let ids = ids_of(lists);
-    // The distinct lists are read at once, their items changed by one
-    // gather (items, then the values over them), and written back at once.
-    let mut rows = DistinctIds::new(&ids);
-    let mut writes: Vec<(usize, i64, usize)> = Vec::with_capacity(ids.len());
-    for (i, id) in ids.iter().enumerate() {
-        let (Some(id), Some(k)) = (id, index.get(i)) else {
-            continue;
-        };
-        let k = match k {
-            ScalarRef::Int32(v) => v as i64,
-            ScalarRef::Int64(v) => v,
-            _ => return Err(Error::value(op, "the index must be an integer")),
-        };
-        writes.push((rows.row(*id), k, i));
-    }
-    let distinct = rows.ids;
-    if distinct.is_empty() {
-        return Ok(());
-    }
-    let (edge, items) = bag.explode(&distinct)?;
-    // Where each item comes from: itself, or (written later wins) values[i].
-    let mut from: Vec<usize> = (0..items.len()).collect();
-    for (row, k, i) in writes {
-        let range = edge.child_range(row);
-        let n = range.len() as i64;
-        let k = if k < 0 { k + n } else { k };
-        if (0..n).contains(&k) {
-            from[range.start + k as usize] = items.len() + i;
-        }
-    }
-    let changed = items.take_pair(values.data(), &from);
-    bag.set_lists(op, &distinct, &edge, &changed)
-}
-
-/// The distinct ids of a slice of lists in the order first met, each given
-/// the row it is read and written back as.
-struct DistinctIds {
-    ids: Vec<Option<ItemId>>,
-    /// For ids of one allocation (the usual case: lists made together), the
-    /// row of each offset met so far: a table, no hashing.
-    by_offset: Option<(u64, Vec<u32>)>,
-    /// The rows of other ids.
-    by_id: HashMap<ItemId, usize>,
-}
-
-impl DistinctIds {
-    fn new(ids: &[Option<ItemId>]) -> DistinctIds {
-        let first = ids.iter().flatten().next().and_then(|id| id.allocation());
-        // A table up to a few times longer than the slice: far offsets
-        // (a few lists of a huge allocation) are hashed instead.
-        let span = ids.len().saturating_mul(4).saturating_add(64).min(u32::MAX as usize);
-        let one_allocation = first.filter(|&a| ids.iter().flatten().all(|id| id.allocation() == Some(a) && (id.offset() as usize) < span));
-        let by_offset = one_allocation.map(|allocation| {
-            let end = ids.iter().flatten().map(|id| id.offset() as usize + 1).max().unwrap_or(0);
-            (allocation, vec![u32::MAX; end])
-        });
-        DistinctIds { ids: Vec::new(), by_offset, by_id: HashMap::new() }
-    }
-
-    /// The row of `id`, given the next one when it is new.
-    fn row(&mut self, id: ItemId) -> usize {
-        let next = self.ids.len();
-        let slot = match &mut self.by_offset {
-            Some((allocation, table)) if id.allocation() == Some(*allocation) => table.get_mut(id.offset() as usize),
-            _ => None,
-        };
-        let row = match slot {
-            Some(slot) => {
-                if *slot == u32::MAX {
-                    *slot = next as u32;
-                }
-                *slot as usize
-            }
-            None => *self.by_id.entry(id).or_insert(next),
-        };
-        if row == next {
-            self.ids.push(Some(id));
-        }
-        row
-    }
-}
-
-/// `l.append(v)` on lists of a mutable bag.
-pub fn append_in_place(x: &DataSlice, append: &DataSlice) -> Result<()> {
-    let op = "kd.lists.append";
-    // Mutability is checked first, as in Koda.
-    let bag = list_bag(op, x, "append to Lists")?;
-    if !bag.is_mutable() {
-        return Err(plait_core::bag::immutable_error(op));
-    }
-    // One list and one primitive of its item schema (`l.append(1)`): the
-    // item is written as it is, with nothing to fit or bring along.
-    if let (true, true, None, Some(ScalarRef::ItemId(id)), Schema::Struct(list_schema)) =
-        (x.is_item(), append.is_item(), append.bag(), x.get(0), x.schema())
-    {
-        if append.schema().is_primitive() && attr_schema(bag, list_schema, LIST_ITEMS_ATTR) == Some(append.schema()) {
-            return bag.append_to_lists(op, &[Some(id)], &Edge::uniform(1, 1), append.data());
-        }
-    }
-    // Only the new items are fitted and written: the lists are not read.
-    let schema = require_lists(op, x)?;
-    let appended = rows_for(op, append, x.shape())?;
-    let appended = fit_to_in_place(op, "list items", x, schema, &appended)?;
-    // Appended entities and objects bring their data along.
-    adopt_value_bags(op, bag, &[&appended])?;
-    let ids = ids_of(x);
-    if ids.len() > APPEND_IN_PLACE_MAX_LISTS {
-        // Many lists at once: one new column for all of them is cheaper than
-        // a tail chunk each.
-        let (rows, _) = appended_rows(op, x, append)?;
-        let edge = rows.shape().edges().last().expect("rows have rank >= 1").clone();
-        return bag.set_lists(op, &ids, &edge, rows.data());
-    }
-    let edge = appended.shape().edges().last().expect("rows have rank >= 1").clone();
-    bag.append_to_lists(op, &ids, &edge, appended.data())
-}
-
-/// Appends to at most this many lists at once go to the lists' tails
-/// (O(items appended)); more are written as one new column.
-const APPEND_IN_PLACE_MAX_LISTS: usize = 64;
 
 /// `kd.get_item_schema(list_schema)`: the item schema of a list schema.
 pub fn get_item_schema(schema: &DataSlice) -> Result<DataSlice> {
@@ -933,233 +794,6 @@ fn opt_item_schema<'a>(op: &str, a: &'a crate::registry::Args<'_>) -> Result<Opt
         };
     }
     Ok(None)
-}
-
-/// The bag of lists `x` that `op` changes in place, and their item schema,
-/// or Koda's errors (no bag, an immutable bag, not lists).
-fn lists_to_change<'a>(op: &str, x: &'a DataSlice, what: &str) -> Result<(&'a DataBag, Schema)> {
-    let bag = list_bag(op, x, what)?;
-    if !bag.is_mutable() {
-        return Err(plait_core::bag::immutable_error(op));
-    }
-    let schema = item_schema(op, x)?.ok_or_else(|| {
-        Error::value(
-            op,
-            format!(
-                "the attribute '{LIST_ITEMS_ATTR}' is missing on the schema.\n\nIf it is not a typo, perhaps ignore the schema when getting the attribute. For example, ds.maybe('{LIST_ITEMS_ATTR}')"
-            ),
-        )
-    })?;
-    Ok((bag, schema))
-}
-
-/// Integer `v` (an index or a bound) of a list operation, or Koda's error.
-fn list_index(op: &str, v: ScalarRef<'_>, what: &str) -> Result<i64> {
-    match v {
-        ScalarRef::Int32(v) => Ok(v as i64),
-        ScalarRef::Int64(v) => Ok(v),
-        _ => Err(Error::value(op, format!("cannot {what} list(s): expected indices to be integers"))),
-    }
-}
-
-/// `x` rewritten with the positions in `removed` (a half-open range per
-/// list, within the list) taken out of each list.
-fn remove_ranges(op: &str, bag: &DataBag, ids: &[Option<ItemId>], edge: &Edge, items: &SliceData, removed: &[(usize, usize)]) -> Result<()> {
-    if removed.iter().all(|(lo, hi)| lo >= hi) {
-        return Ok(());
-    }
-    let mut kept = Vec::with_capacity(items.len());
-    let mut sizes = Vec::with_capacity(ids.len());
-    for (i, &(lo, hi)) in removed.iter().enumerate() {
-        let range = edge.child_range(i);
-        let (start, n) = (range.start, range.len());
-        kept.extend(range.filter(|&j| !(start + lo..start + hi).contains(&j)));
-        sizes.push((n - hi.saturating_sub(lo)) as i64);
-    }
-    bag.set_lists(op, ids, &Edge::from_sizes(&sizes)?, &items.take(&kept))
-}
-
-/// `l.pop(index)` on lists of a mutable bag: removes item `index` of each
-/// list (negative counts from the end) and returns the items removed (a
-/// missing item where the index is out of range). `strict` (one list,
-/// `ListItem.pop`): an index out of range is Koda's IndexError instead.
-pub fn pop_in_place(x: &DataSlice, index: &DataSlice, strict: bool) -> Result<DataSlice> {
-    let op = "DataSlice.pop";
-    let (bag, schema) = lists_to_change(op, x, "pop List items")?;
-    if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
-        return Err(Error::value(op, format!("the index must be an integer, got {}", crate::describe(index))));
-    }
-    let index = plait_core::broadcast::expand_to_shape(op, index, x.shape(), 0)?;
-    let ids = ids_of(x);
-    let (edge, items) = bag.explode(&ids)?;
-    let mut removed = vec![(0, 0); ids.len()];
-    let mut popped: Vec<Option<usize>> = vec![None; ids.len()];
-    for i in 0..ids.len() {
-        let range = edge.child_range(i);
-        let n = range.len() as i64;
-        let (Some(_), Some(k)) = (ids[i], index.get(i)) else { continue };
-        let k = list_index(op, k, "pop items from")?;
-        let at = if k < 0 { k + n } else { k };
-        if strict && !(-n..n.max(1)).contains(&k) {
-            return Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")));
-        }
-        if (0..n).contains(&at) {
-            popped[i] = Some(range.start + at as usize);
-            removed[i] = (at as usize, at as usize + 1);
-        }
-    }
-    let mut b = plait_core::column::SliceBuilder::with_capacity(ids.len());
-    for p in &popped {
-        b.push(p.and_then(|p| items.get(p)));
-    }
-    let result = DataSlice::new(x.shape().clone(), b.finish(), Schema::Object)?;
-    let result = cast_to(op, &result, schema).or_else(|_| result.with_schema(schema))?;
-    remove_ranges(op, bag, &ids, &edge, &items, &removed)?;
-    Ok(result.with_bag(Some(bag.clone())))
-}
-
-/// Which items of each list `del` removes.
-pub enum Removed<'a> {
-    /// `del l[i]`: the item at an index (aligned with the lists; the first
-    /// given for a list counts), none where it is out of range or missing.
-    At(&'a DataSlice),
-    /// `del l[start:stop]`: the items in a range (Python's rules; DataItem
-    /// bounds, a missing one no bound).
-    Range(Option<&'a DataSlice>, Option<&'a DataSlice>),
-}
-
-/// `del l[i]` / `del l[start:stop]` on lists of a mutable bag: the items go
-/// (Python's rules: negative counts from the end; out of range removes
-/// nothing, as Koda).
-pub fn remove_in_place(x: &DataSlice, which: Removed<'_>) -> Result<()> {
-    let op = "DataSlice.__delitem__";
-    let (bag, _) = lists_to_change(op, x, "remove List items")?;
-    let ids = ids_of(x);
-    let (edge, items) = bag.explode(&ids)?;
-    let mut removed = vec![(0, 0); ids.len()];
-    match which {
-        Removed::At(index) => {
-            // The lists aligned with the indices: a list given once with
-            // several indices is changed once, by the first.
-            let aligned = plait_core::broadcast::align(op, &[x, index])?;
-            let (lists, index) = (&aligned[0], &aligned[1]);
-            let row: HashMap<ItemId, usize> = ids.iter().enumerate().filter_map(|(i, id)| id.map(|id| (id, i))).collect();
-            let mut done = vec![false; ids.len()];
-            for (id, k) in ids_of(lists).iter().zip(0..lists.size()) {
-                let (Some(id), Some(k)) = (id, index.get(k)) else { continue };
-                let k = list_index(op, k, "remove items from")?;
-                let i = row[id];
-                if std::mem::replace(&mut done[i], true) {
-                    continue;
-                }
-                let n = edge.child_range(i).len() as i64;
-                let at = if k < 0 { k + n } else { k };
-                if (0..n).contains(&at) {
-                    removed[i] = (at as usize, at as usize + 1);
-                }
-            }
-            // Every occurrence of a list is changed as its row says.
-            for (i, id) in ids.iter().enumerate() {
-                if let Some(id) = id {
-                    removed[i] = removed[row[id]];
-                }
-            }
-        }
-        Removed::Range(start, stop) => {
-            let bounds = RangeBounds::read(op, start, stop, "remove items from")?;
-            for (i, r) in removed.iter_mut().enumerate() {
-                *r = bounds.of(edge.child_range(i).len());
-            }
-        }
-    }
-    remove_ranges(op, bag, &ids, &edge, &items, &removed)
-}
-
-/// The bounds of a Python slice `l[start:stop]` of lists (DataItems; a
-/// missing one no bound).
-struct RangeBounds {
-    start: Option<i64>,
-    stop: Option<i64>,
-}
-
-impl RangeBounds {
-    /// The bounds, or Koda's error for a DataSlice given as one (`what`:
-    /// what the operation does to lists, for the error of a non-integer).
-    fn read(op: &str, start: Option<&DataSlice>, stop: Option<&DataSlice>, what: &str) -> Result<RangeBounds> {
-        let bound = |b: Option<&DataSlice>, name: &str| -> Result<Option<i64>> {
-            match b {
-                Some(b) if !b.is_item() => Err(Error::value(
-                    op,
-                    format!(
-                        "python object can only contain DataItems, got DataSlice with shape {}; during unpacking of the '{name}' slice argument",
-                        b.shape()
-                    ),
-                )),
-                Some(b) => b.get(0).map(|v| list_index(op, v, what)).transpose(),
-                None => Ok(None),
-            }
-        };
-        Ok(RangeBounds { start: bound(start, "start")?, stop: bound(stop, "stop")? })
-    }
-
-    /// The range `lo..hi` of a list of `n` items (Python's rules: negative
-    /// counts from the end, clamped to the list; `hi` never below `lo`).
-    fn of(&self, n: usize) -> (usize, usize) {
-        let n = n as i64;
-        let clamp = |k: i64| (if k < 0 { k + n } else { k }).clamp(0, n) as usize;
-        let lo = self.start.map_or(0, clamp);
-        (lo, self.stop.map_or(n as usize, clamp).max(lo))
-    }
-}
-
-/// `l[start:stop] = values` on lists of a mutable bag: the items in the
-/// range (Python's rules; an empty range is where the values go in) are
-/// replaced by `values`: the new items of each list (one dimension more
-/// than the lists), or one value (an item) put at every position of each
-/// range, as Koda does.
-pub fn replace_range_in_place(x: &DataSlice, start: Option<&DataSlice>, stop: Option<&DataSlice>, values: &DataSlice) -> Result<()> {
-    let op = "DataSlice.__setitem__";
-    let (bag, schema) = lists_to_change(op, x, "set List items")?;
-    let bounds = RangeBounds::read(op, start, stop, "set items of")?;
-    let ids = ids_of(x);
-    let (edge, items) = bag.explode(&ids)?;
-    let ranges: Vec<(usize, usize)> = (0..ids.len()).map(|i| bounds.of(edge.child_range(i).len())).collect();
-    let rows = if values.rank() == x.rank() + 1 {
-        rows_for(op, values, x.shape())?
-    } else if values.rank() > 0 {
-        return Err(Error::value(
-            op,
-            format!(
-                "trying to modify a slice of lists with {} dimensions using a slice with {} dimensions, while {} dimensions are \
-                 required. For example, instead of foo[1:3] = bar where bar is a list, write foo[1:3] = bar[:]",
-                x.rank(),
-                values.rank(),
-                x.rank() + 1
-            ),
-        ));
-    } else {
-        let each = plait_core::broadcast::expand_to_shape(op, values, x.shape(), 0)?;
-        let sizes: Vec<i64> = ranges.iter().map(|&(lo, hi)| (hi - lo) as i64).collect();
-        let edge = Edge::from_sizes(&sizes)?;
-        let repeated = each.data().repeat_by_edge(None, &edge);
-        DataSlice::new(x.shape().with_edge(edge)?, repeated, each.schema())?.with_bag(each.bag().cloned())
-    };
-    let rows = fit_to_in_place(op, "list items", x, schema, &rows)?;
-    adopt_value_bags(op, bag, &[&rows])?;
-    // Each list: its items before the range, its new items, its items after.
-    let new_edge = rows.shape().edges().last().expect("rows have rank >= 1");
-    let mut runs = Vec::with_capacity(3 * ids.len());
-    let mut sizes = Vec::with_capacity(ids.len());
-    for (i, &(lo, hi)) in ranges.iter().enumerate() {
-        let (old, new) = (edge.child_range(i), new_edge.child_range(i));
-        sizes.push((old.len() - (hi - lo) + new.len()) as i64);
-        for run in [(false, old.start..old.start + lo), (true, new), (false, old.start + hi..old.end)] {
-            if !run.1.is_empty() {
-                runs.push(run);
-            }
-        }
-    }
-    bag.set_lists(op, &ids, &Edge::from_sizes(&sizes)?, &items.take_runs_pair(rows.data(), &runs))
 }
 
 /// `x.clear()` on lists or dicts of a mutable bag: lists lose all their

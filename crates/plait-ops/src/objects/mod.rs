@@ -7,6 +7,7 @@
 //!   decides whether an assignment fits a schema.
 //! * [`access`], [`create`], [`update`], [`schemas`] — the operators.
 //! * [`lists`], [`dicts`] — lists and dicts and their schemas;
+//!   [`list_edits`] — lists changed in place;
 //!   [`containers`] — what the two share.
 //! * [`nested`] — nested lists, dicts and objects made level by level in one
 //!   bag (`kd.from_py` of plain Python values).
@@ -20,6 +21,7 @@ pub mod fingerprint;
 pub mod flatten;
 pub mod graph;
 mod id_set;
+pub mod list_edits;
 pub mod lists;
 pub mod metadata;
 pub mod model;

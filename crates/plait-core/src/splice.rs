@@ -1,0 +1,441 @@
+//! Splicing the rows of a jagged column: each row keeps its items before
+//! and after a cut, with new items in between. Every in-place change of
+//! many lists comes to this: `l[i] = v` cuts one item and puts one in,
+//! `l.append(v)` cuts nothing at the end, `del l[a:b]` puts nothing in.
+//!
+//! Fixed-width values and text are copied a run at a time (short runs in
+//! blocks, with no `memcpy` call each); when no row changes its length the
+//! old values are copied whole and the new ones written over them. Other
+//! values are gathered by index.
+
+use std::ops::Range;
+
+use arrow_buffer::{ArrowNativeType, BooleanBufferBuilder, NullBuffer};
+
+use crate::alloc::fill_runs;
+use crate::column::{Column, FixedVec, SliceData, Values, VarBinary, VarBinaryBuilder};
+use crate::error::{Error, Result};
+use crate::shape::Edge;
+
+/// How one row is spliced: its items at `cut` (positions within the row)
+/// give way to the items `new` of the new items.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Splice {
+    pub cut: Range<usize>,
+    pub new: Range<usize>,
+}
+
+impl SliceData {
+    /// The rows of `self` under `edge`, each spliced as `splices` (one per
+    /// row) says, with items of `new`; and the edge of the result.
+    pub fn splice_rows(&self, edge: &Edge, new: &SliceData, splices: &[Splice]) -> Result<(Edge, SliceData)> {
+        let sizes = Sizes::of(edge, new.len(), splices)?;
+        let out_edge = sizes.edge(edge, splices)?;
+        let layout = Layout { edge, splices, same_sizes: sizes.same, len: sizes.total, new_items: sizes.new_items };
+        let mut columns = Vec::with_capacity(self.columns().len() + new.columns().len());
+        let theirs_only = new.columns().iter().filter(|b| !self.columns().iter().any(|a| a.values.dtype() == b.values.dtype()));
+        for (a, b) in self
+            .columns()
+            .iter()
+            .map(|a| (Some(a), new.columns().iter().find(|b| b.values.dtype() == a.values.dtype())))
+            .chain(theirs_only.map(|b| (None, Some(b))))
+        {
+            match splice_column(a, b, &layout) {
+                Some(column) => columns.push(column),
+                // Values with no run copy: everything gathered by index.
+                None => return Ok((out_edge, self.take_pair(new, &layout.indices(self.len())))),
+            }
+        }
+        Ok((out_edge, SliceData::from_columns(sizes.total, columns)))
+    }
+
+    /// [`SliceData::splice_rows`] in `self`'s own buffer, moving items
+    /// within it (no new buffer, no copy of the rows left as they are):
+    /// when the buffer can be taken over ([`SliceData::into_fixed`]),
+    /// `new` has every item present and of the same type (or has none),
+    /// and no row shrinks while another grows. Otherwise `Err(self)`,
+    /// unchanged.
+    pub fn splice_rows_in_place(self, edge: &Edge, new: &SliceData, splices: &[Splice]) -> std::result::Result<(Edge, SliceData), SliceData> {
+        let Ok(sizes) = Sizes::of(edge, new.len(), splices) else { return Err(self) };
+        let Ok(out_edge) = sizes.edge(edge, splices) else { return Err(self) };
+        let new_values = match new.columns() {
+            [] if sizes.new_items == 0 => None,
+            [c] if c.presence.is_none() => Some(&c.values),
+            _ => return Err(self),
+        };
+        if sizes.grows && sizes.shrinks {
+            return Err(self);
+        }
+        let values = self.into_fixed()?;
+        macro_rules! splice {
+            ($variant:ident, $v:ident) => {{
+                let new: &[_] = match new_values {
+                    None => &[],
+                    Some(Values::$variant(x)) => x.as_ref(),
+                    Some(_) => return Err(SliceData::from(FixedVec::$variant($v))),
+                };
+                let mut $v = $v;
+                splice_vec(&mut $v, edge, new, splices, &sizes);
+                FixedVec::$variant($v)
+            }};
+        }
+        let spliced = match values {
+            FixedVec::Int32(v) => splice!(Int32, v),
+            FixedVec::Int64(v) => splice!(Int64, v),
+            FixedVec::Float32(v) => splice!(Float32, v),
+            FixedVec::Float64(v) => splice!(Float64, v),
+            FixedVec::ItemId(v) => splice!(ItemId, v),
+        };
+        Ok((out_edge, SliceData::from(spliced)))
+    }
+}
+
+/// How the rows' sizes change in a splice (checked to stay in the rows
+/// and in the new items).
+struct Sizes {
+    /// No row changes its length.
+    same: bool,
+    /// Some row grows; some row shrinks.
+    grows: bool,
+    shrinks: bool,
+    /// Items of the result, and of them items from the new items.
+    total: usize,
+    new_items: usize,
+}
+
+impl Sizes {
+    fn of(edge: &Edge, new_len: usize, splices: &[Splice]) -> Result<Sizes> {
+        if splices.len() != edge.parent_size() {
+            return Err(Error::internal(format!("{} splices for {} rows", splices.len(), edge.parent_size())));
+        }
+        let mut sizes = Sizes { same: true, grows: false, shrinks: false, total: 0, new_items: 0 };
+        for (r, s) in splices.iter().enumerate() {
+            let n = edge.size_of(r);
+            if s.cut.start > s.cut.end || s.cut.end > n || s.new.start > s.new.end || s.new.end > new_len {
+                return Err(Error::internal(format!("splice {s:?} out of row {r} ({n} items) or of {new_len} new items")));
+            }
+            sizes.grows |= s.new.len() > s.cut.len();
+            sizes.shrinks |= s.new.len() < s.cut.len();
+            sizes.total += n - s.cut.len() + s.new.len();
+            sizes.new_items += s.new.len();
+        }
+        sizes.same = !sizes.grows && !sizes.shrinks;
+        Ok(sizes)
+    }
+
+    /// The edge of the result.
+    fn edge(&self, edge: &Edge, splices: &[Splice]) -> Result<Edge> {
+        if self.same {
+            return Ok(edge.clone());
+        }
+        let mut points = Vec::with_capacity(splices.len() + 1);
+        points.push(0i64);
+        let mut end = 0i64;
+        for (r, s) in splices.iter().enumerate() {
+            end += (edge.size_of(r) - s.cut.len() + s.new.len()) as i64;
+            points.push(end);
+        }
+        Edge::from_split_points(points)
+    }
+}
+
+/// Splices the rows of `v` in place (see [`SliceData::splice_rows_in_place`]:
+/// no row grows while another shrinks). Rows that only shrink are moved
+/// left, first row first; rows that only grow are moved right, last row
+/// first, in the vector grown to its new length: either way an item is
+/// moved only after every item written over it was moved (each row's
+/// items after its cut first when growing, before it when shrinking).
+fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices: &[Splice], sizes: &Sizes) {
+    if sizes.same {
+        for (r, s) in splices.iter().enumerate() {
+            if !s.new.is_empty() {
+                let at = edge.start_of(r) + s.cut.start;
+                v[at..at + s.new.len()].copy_from_slice(&new[s.new.clone()]);
+            }
+        }
+    } else if sizes.shrinks {
+        let mut w = 0;
+        for (r, s) in splices.iter().enumerate() {
+            let row = edge.child_range(r);
+            move_left(v, row.start..row.start + s.cut.start, w);
+            w += s.cut.start;
+            v[w..w + s.new.len()].copy_from_slice(&new[s.new.clone()]);
+            w += s.new.len();
+            let after = row.start + s.cut.end..row.end;
+            move_left(v, after.clone(), w);
+            w += after.len();
+        }
+        v.truncate(w);
+    } else {
+        v.resize(sizes.total, T::default());
+        let mut w = sizes.total;
+        for (r, s) in splices.iter().enumerate().rev() {
+            let row = edge.child_range(r);
+            let after = row.start + s.cut.end..row.end;
+            w -= after.len();
+            move_right(v, after, w);
+            w -= s.new.len();
+            v[w..w + s.new.len()].copy_from_slice(&new[s.new.clone()]);
+            w -= s.cut.start;
+            move_right(v, row.start..row.start + s.cut.start, w);
+        }
+    }
+}
+
+/// Runs up to this long are moved item by item rather than by `memmove`
+/// (rows of a few items, the usual ones, cost no call each).
+const SHORT_MOVE: usize = 16;
+
+/// Moves `v[from]` to `to`, no later than `from.start` (overlap allowed).
+fn move_left<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
+    if to == from.start {
+        return;
+    }
+    if from.len() <= SHORT_MOVE {
+        // First to last: every item is read before it is written over.
+        for k in 0..from.len() {
+            v[to + k] = v[from.start + k];
+        }
+    } else {
+        v.copy_within(from, to);
+    }
+}
+
+/// Moves `v[from]` to `to`, no earlier than `from.start` (overlap allowed).
+fn move_right<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
+    if to == from.start {
+        return;
+    }
+    if from.len() <= SHORT_MOVE {
+        // Last to first: every item is read before it is written over.
+        for k in (0..from.len()).rev() {
+            v[to + k] = v[from.start + k];
+        }
+    } else {
+        v.copy_within(from, to);
+    }
+}
+
+/// Where the items of a splice come from.
+struct Layout<'a> {
+    edge: &'a Edge,
+    splices: &'a [Splice],
+    /// No row changes its length (the result's rows are the old rows).
+    same_sizes: bool,
+    /// Items of the result.
+    len: usize,
+    /// Of them, items from the new items.
+    new_items: usize,
+}
+
+impl Layout<'_> {
+    /// Calls `f(from_new, range)` for the runs of the result in order: a
+    /// range of the old items (`false`) or of the new ones (`true`).
+    fn for_each_run(&self, mut f: impl FnMut(bool, Range<usize>)) {
+        for (r, s) in self.splices.iter().enumerate() {
+            let row = self.edge.child_range(r);
+            f(false, row.start..row.start + s.cut.start);
+            f(true, s.new.clone());
+            f(false, row.start + s.cut.end..row.end);
+        }
+    }
+
+    /// With the same sizes: calls `f(at, range)` for each row's new items
+    /// `range`, which go at `at` of the result (and of the old items).
+    fn for_each_new(&self, mut f: impl FnMut(usize, Range<usize>)) {
+        for (r, s) in self.splices.iter().enumerate() {
+            if !s.new.is_empty() {
+                f(self.edge.start_of(r) + s.cut.start, s.new.clone());
+            }
+        }
+    }
+
+    /// The result as indices into the old items followed by the new ones.
+    fn indices(&self, old_len: usize) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.len);
+        self.for_each_run(|from_new, r| if from_new { out.extend(r.start + old_len..r.end + old_len) } else { out.extend(r) });
+        out
+    }
+}
+
+/// The column of one type of the result, from the old items' column `a`
+/// and the new items' column `b` of that type (at least one present);
+/// `None` for values spliced only by index.
+fn splice_column(a: Option<&Column>, b: Option<&Column>, layout: &Layout<'_>) -> Option<Column> {
+    let values = match &a.or(b)?.values {
+        Values::Int32(_) => Values::Int32(fixed(a, b, layout, |v| if let Values::Int32(x) = v { Some(&x[..]) } else { None }).into()),
+        Values::Int64(_) => Values::Int64(fixed(a, b, layout, |v| if let Values::Int64(x) = v { Some(&x[..]) } else { None }).into()),
+        Values::Float32(_) => Values::Float32(fixed(a, b, layout, |v| if let Values::Float32(x) = v { Some(&x[..]) } else { None }).into()),
+        Values::Float64(_) => Values::Float64(fixed(a, b, layout, |v| if let Values::Float64(x) = v { Some(&x[..]) } else { None }).into()),
+        Values::ItemId(_) => Values::ItemId(fixed(a, b, layout, |v| if let Values::ItemId(x) = v { Some(&x.bits()[..]) } else { None }).into()),
+        Values::Bytes(_) => Values::Bytes(text(a, b, layout, |v| if let Values::Bytes(x) = v { Some(x) } else { None })),
+        Values::String(_) => Values::String(text(a, b, layout, |v| if let Values::String(x) = v { Some(x) } else { None })),
+        Values::Boolean(_) | Values::Mask(_) | Values::Schema(_) | Values::Expr(_) => return None,
+    };
+    Some(Column::new(values, presence(a, b, layout)))
+}
+
+/// The values of a fixed-width type (`get` reads them from a column; a
+/// side without a column gives fillers, its items being missing).
+fn fixed<T: ArrowNativeType>(a: Option<&Column>, b: Option<&Column>, layout: &Layout<'_>, get: impl Fn(&Values) -> Option<&[T]>) -> Vec<T> {
+    let (a, b) = (a.and_then(|c| get(&c.values)), b.and_then(|c| get(&c.values)));
+    if let (true, Some(a)) = (layout.same_sizes, a) {
+        let mut out = crate::alloc::output_vec(a.len());
+        out.extend_from_slice(a);
+        layout.for_each_new(|at, new| match b {
+            Some(b) => out[at..at + new.len()].iter_mut().zip(&b[new]).for_each(|(o, &v)| *o = v),
+            None => out[at..at + new.len()].fill(T::default()),
+        });
+        return out;
+    }
+    fill_runs(layout.len, |out| {
+        layout.for_each_run(|from_new, range| match if from_new { b } else { a } {
+            Some(source) => out.copy(source, range),
+            None => out.write(T::default(), range.len()),
+        })
+    })
+}
+
+/// Text values (`get` reads them from a column; a side without a column
+/// gives empty values, its items being missing).
+fn text(a: Option<&Column>, b: Option<&Column>, layout: &Layout<'_>, get: impl Fn(&Values) -> Option<&VarBinary>) -> VarBinary {
+    let (a, b) = (a.and_then(|c| get(&c.values)), b.and_then(|c| get(&c.values)));
+    let bytes = a.map_or(0, |v| v.data.len()) + b.map_or(0, |v| v.data.len());
+    let mut out = VarBinaryBuilder::with_capacities(layout.len, bytes);
+    layout.for_each_run(|from_new, range| match if from_new { b } else { a } {
+        Some(source) => out.push_range(source, range),
+        None => range.for_each(|_| out.end_value()),
+    });
+    out.finish()
+}
+
+/// The presence of the result's column from `a` and `b` (`None`: every
+/// item present).
+fn presence(a: Option<&Column>, b: Option<&Column>, layout: &Layout<'_>) -> Option<NullBuffer> {
+    // A side whose items are read is all there, or no item of it is read.
+    let whole = |c: Option<&Column>, read: bool| !read || c.is_some_and(|c| c.presence.is_none());
+    if whole(a, layout.len > layout.new_items) && whole(b, layout.new_items > 0) {
+        return None;
+    }
+    let mut bits = BooleanBufferBuilder::new(layout.len);
+    let mut append = |c: Option<&Column>, range: Range<usize>| match c {
+        None => bits.append_n(range.len(), false),
+        Some(Column { presence: None, .. }) => bits.append_n(range.len(), true),
+        Some(Column { presence: Some(p), .. }) => {
+            let p = p.inner();
+            bits.append_packed_range(p.offset() + range.start..p.offset() + range.end, p.values())
+        }
+    };
+    if layout.same_sizes && a.is_some() {
+        append(a, 0..layout.len);
+        layout.for_each_new(|at, new| {
+            for (k, j) in new.enumerate() {
+                bits.set_bit(at + k, b.is_some_and(|b| b.is_present(j)));
+            }
+        });
+    } else {
+        layout.for_each_run(|from_new, range| append(if from_new { b } else { a }, range));
+    }
+    Some(NullBuffer::new(bits.finish()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::ScalarRef;
+    use crate::column::tests::built;
+
+    fn items(d: &SliceData) -> Vec<Option<String>> {
+        (0..d.len()).map(|i| d.get(i).map(|v| format!("{v:?}"))).collect()
+    }
+
+    /// The splice done item by item.
+    fn expected(old: &SliceData, edge: &Edge, new: &SliceData, splices: &[Splice]) -> (Vec<i64>, Vec<Option<String>>) {
+        let (old, new) = (items(old), items(new));
+        let mut sizes = Vec::new();
+        let mut out = Vec::new();
+        for (r, s) in splices.iter().enumerate() {
+            let row = &old[edge.child_range(r)];
+            let spliced: Vec<_> = row[..s.cut.start].iter().chain(&new[s.new.clone()]).chain(&row[s.cut.end..]).cloned().collect();
+            sizes.push(spliced.len() as i64);
+            out.extend(spliced);
+        }
+        (sizes, out)
+    }
+
+    #[test]
+    fn splices_equal_the_rows_spliced_item_by_item() {
+        let ints = |v: &[Option<i64>]| built(&v.iter().map(|v| v.map(ScalarRef::Int64)).collect::<Vec<_>>());
+        let text = |v: &[Option<&'static str>]| built(&v.iter().map(|v| v.map(ScalarRef::String)).collect::<Vec<_>>());
+        let edge = Edge::from_sizes(&[3, 0, 12]).unwrap();
+        let olds = [
+            ints(&(0..15).map(Some).collect::<Vec<_>>()),
+            ints(&(0..15).map(|v| (v % 4 != 1).then_some(v)).collect::<Vec<_>>()),
+            text(&(0..15).map(|v| (v % 3 != 0).then_some(["a", "bc", ""][v % 3])).collect::<Vec<_>>()),
+            built(&(0..15).map(|v| Some(if v % 2 == 0 { ScalarRef::Int64(v as i64) } else { ScalarRef::Boolean(true) })).collect::<Vec<_>>()),
+            SliceData::missing(15),
+        ];
+        let news = [ints(&[Some(7), Some(8), None]), text(&[Some("x"), None, Some("yz")]), SliceData::missing(3), SliceData::missing(0)];
+        let splice_sets = [
+            // One item set in each row that has one (sizes kept).
+            vec![Splice { cut: 1..2, new: 0..1 }, Splice::default(), Splice { cut: 11..12, new: 2..3 }],
+            // An append, a range replaced by more items, a deletion.
+            vec![Splice { cut: 3..3, new: 0..1 }, Splice { cut: 0..0, new: 1..3 }, Splice { cut: 2..9, new: 0..0 }],
+            vec![Splice { cut: 0..3, new: 0..0 }, Splice::default(), Splice { cut: 0..12, new: 0..0 }],
+        ];
+        for old in &olds {
+            for new in &news {
+                for splices in &splice_sets {
+                    if splices.iter().any(|s| s.new.end > new.len()) {
+                        continue;
+                    }
+                    let (got_edge, got) = old.splice_rows(&edge, new, splices).unwrap();
+                    let (sizes, want) = expected(old, &edge, new, splices);
+                    assert_eq!((got_edge.sizes(), items(&got)), (sizes, want), "{old:?} {new:?} {splices:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn splices_in_place_equal_the_copying_ones() {
+        let ints = |v: &[i64]| SliceData::from(FixedVec::Int64(v.to_vec()));
+        let edge = Edge::from_sizes(&[3, 0, 4, 2]).unwrap();
+        let new = ints(&[7, 8, 9]);
+        let splice_sets = [
+            // Sizes kept; rows growing only; rows shrinking only.
+            vec![Splice { cut: 1..2, new: 0..1 }, Splice::default(), Splice { cut: 0..2, new: 1..3 }, Splice::default()],
+            vec![Splice { cut: 3..3, new: 0..1 }, Splice { cut: 0..0, new: 1..3 }, Splice { cut: 1..2, new: 0..2 }, Splice { cut: 0..0, new: 2..2 }],
+            vec![Splice { cut: 0..3, new: 0..0 }, Splice::default(), Splice { cut: 1..3, new: 2..3 }, Splice { cut: 1..2, new: 0..0 }],
+        ];
+        for splices in &splice_sets {
+            let old = ints(&(0..9).collect::<Vec<_>>());
+            let (want_edge, want) = old.splice_rows(&edge, &new, splices).unwrap();
+            let (got_edge, got) = old.splice_rows_in_place(&edge, &new, splices).expect("an unshared column of numbers");
+            assert_eq!((got_edge.sizes(), items(&got)), (want_edge.sizes(), items(&want)), "{splices:?}");
+        }
+        // Rows growing and rows shrinking at once, new items of another
+        // type, or a buffer held elsewhere: left as they were.
+        let mixed = [Splice { cut: 0..0, new: 0..1 }, Splice::default(), Splice { cut: 0..1, new: 0..0 }, Splice::default()];
+        assert!(ints(&(0..9).collect::<Vec<_>>()).splice_rows_in_place(&edge, &new, &mixed).is_err());
+        let text = built(&[Some(ScalarRef::String("a"))]);
+        assert!(
+            ints(&(0..9).collect::<Vec<_>>())
+                .splice_rows_in_place(&edge, &text, &splice_sets[0][..1].iter().cloned().chain(vec![Splice::default(); 3]).collect::<Vec<_>>())
+                .is_err()
+        );
+        let old = ints(&(0..9).collect::<Vec<_>>());
+        let view = old.clone();
+        let kept = old.splice_rows_in_place(&edge, &new, &splice_sets[0]).expect_err("shared");
+        assert_eq!(items(&kept), items(&view));
+    }
+
+    #[test]
+    fn splices_out_of_their_rows_are_refused() {
+        let old = built(&[Some(ScalarRef::Int32(1))]);
+        let edge = Edge::from_sizes(&[1]).unwrap();
+        assert!(old.splice_rows(&edge, &old, &[Splice { cut: 0..2, new: 0..0 }]).is_err());
+        assert!(old.splice_rows(&edge, &old, &[Splice { cut: 0..0, new: 0..2 }]).is_err());
+        assert!(old.splice_rows(&edge, &old, &[]).is_err());
+    }
+}
