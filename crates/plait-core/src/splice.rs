@@ -6,7 +6,10 @@
 //! Fixed-width values and text are copied a run at a time (short runs in
 //! blocks, with no `memcpy` call each); when no row changes its length the
 //! old values are copied whole and the new ones written over them. Other
-//! values are gathered by index.
+//! values are gathered by index. A column of numbers or ids that nothing
+//! else holds can instead be spliced where it is
+//! ([`SliceData::splice_rows_in_place`]): items move within its buffer,
+//! and only the rows' new items are written.
 
 use std::ops::Range;
 
@@ -29,8 +32,8 @@ impl SliceData {
     /// The rows of `self` under `edge`, each spliced as `splices` (one per
     /// row) says, with items of `new`; and the edge of the result.
     pub fn splice_rows(&self, edge: &Edge, new: &SliceData, splices: &[Splice]) -> Result<(Edge, SliceData)> {
-        let sizes = Sizes::of(edge, new.len(), splices)?;
-        let out_edge = sizes.edge(edge, splices)?;
+        let mut sizes = Sizes::of(edge, new.len(), splices)?;
+        let out_edge = sizes.edge(edge)?;
         let layout = Layout { edge, splices, same_sizes: sizes.same, len: sizes.total, new_items: sizes.new_items };
         let mut columns = Vec::with_capacity(self.columns().len() + new.columns().len());
         let theirs_only = new.columns().iter().filter(|b| !self.columns().iter().any(|a| a.values.dtype() == b.values.dtype()));
@@ -56,16 +59,16 @@ impl SliceData {
     /// and no row shrinks while another grows. Otherwise `Err(self)`,
     /// unchanged.
     pub fn splice_rows_in_place(self, edge: &Edge, new: &SliceData, splices: &[Splice]) -> std::result::Result<(Edge, SliceData), SliceData> {
-        let Ok(sizes) = Sizes::of(edge, new.len(), splices) else { return Err(self) };
-        let Ok(out_edge) = sizes.edge(edge, splices) else { return Err(self) };
+        let Ok(mut sizes) = Sizes::of(edge, new.len(), splices) else { return Err(self) };
+        if sizes.grows && sizes.shrinks {
+            return Err(self);
+        }
         let new_values = match new.columns() {
             [] if sizes.new_items == 0 => None,
             [c] if c.presence.is_none() => Some(&c.values),
             _ => return Err(self),
         };
-        if sizes.grows && sizes.shrinks {
-            return Err(self);
-        }
+        let Ok(out_edge) = sizes.edge(edge) else { return Err(self) };
         let values = self.into_fixed()?;
         macro_rules! splice {
             ($variant:ident, $v:ident) => {{
@@ -101,6 +104,8 @@ struct Sizes {
     /// Items of the result, and of them items from the new items.
     total: usize,
     new_items: usize,
+    /// The split points of the result.
+    points: Vec<i64>,
 }
 
 impl Sizes {
@@ -108,7 +113,8 @@ impl Sizes {
         if splices.len() != edge.parent_size() {
             return Err(Error::internal(format!("{} splices for {} rows", splices.len(), edge.parent_size())));
         }
-        let mut sizes = Sizes { same: true, grows: false, shrinks: false, total: 0, new_items: 0 };
+        let mut sizes = Sizes { same: true, grows: false, shrinks: false, total: 0, new_items: 0, points: Vec::with_capacity(splices.len() + 1) };
+        sizes.points.push(0);
         for (r, s) in splices.iter().enumerate() {
             let n = edge.size_of(r);
             if s.cut.start > s.cut.end || s.cut.end > n || s.new.start > s.new.end || s.new.end > new_len {
@@ -118,33 +124,27 @@ impl Sizes {
             sizes.shrinks |= s.new.len() < s.cut.len();
             sizes.total += n - s.cut.len() + s.new.len();
             sizes.new_items += s.new.len();
+            sizes.points.push(sizes.total as i64);
         }
         sizes.same = !sizes.grows && !sizes.shrinks;
         Ok(sizes)
     }
 
-    /// The edge of the result.
-    fn edge(&self, edge: &Edge, splices: &[Splice]) -> Result<Edge> {
+    /// The edge of the result (its split points taken).
+    fn edge(&mut self, edge: &Edge) -> Result<Edge> {
         if self.same {
             return Ok(edge.clone());
         }
-        let mut points = Vec::with_capacity(splices.len() + 1);
-        points.push(0i64);
-        let mut end = 0i64;
-        for (r, s) in splices.iter().enumerate() {
-            end += (edge.size_of(r) - s.cut.len() + s.new.len()) as i64;
-            points.push(end);
-        }
-        Edge::from_split_points(points)
+        Edge::from_split_points(std::mem::take(&mut self.points))
     }
 }
 
 /// Splices the rows of `v` in place (see [`SliceData::splice_rows_in_place`]:
-/// no row grows while another shrinks). Rows that only shrink are moved
-/// left, first row first; rows that only grow are moved right, last row
-/// first, in the vector grown to its new length: either way an item is
-/// moved only after every item written over it was moved (each row's
-/// items after its cut first when growing, before it when shrinking).
+/// no row grows while another shrinks). When rows shrink, the items kept
+/// between two cuts (across rows) move left as one run, first row first;
+/// when they grow, right, last row first, in the vector grown to its new
+/// length. Either way an item is moved only after every item written over
+/// it was moved: new items never land on kept items not yet moved.
 fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices: &[Splice], sizes: &Sizes) {
     if sizes.same {
         for (r, s) in splices.iter().enumerate() {
@@ -154,47 +154,67 @@ fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices
             }
         }
     } else if sizes.shrinks {
-        let mut w = 0;
+        // Items kept between two cuts (across rows) move as one run:
+        // `kept` (where they are), going at `w`.
+        let (mut kept, mut w) = (0..0, 0);
         for (r, s) in splices.iter().enumerate() {
             let row = edge.child_range(r);
-            move_left(v, row.start..row.start + s.cut.start, w);
-            w += s.cut.start;
+            if s.cut.is_empty() && s.new.is_empty() {
+                kept.end = row.end;
+                continue;
+            }
+            kept.end = row.start + s.cut.start;
+            move_left(v, kept.clone(), w);
+            w += kept.len();
             v[w..w + s.new.len()].copy_from_slice(&new[s.new.clone()]);
             w += s.new.len();
-            let after = row.start + s.cut.end..row.end;
-            move_left(v, after.clone(), w);
-            w += after.len();
+            kept = row.start + s.cut.end..row.end;
         }
-        v.truncate(w);
+        move_left(v, kept.clone(), w);
+        v.truncate(w + kept.len());
     } else {
+        // As above, last row first: `kept` goes to end at `w`.
+        let old_len = v.len();
         v.resize(sizes.total, T::default());
-        let mut w = sizes.total;
+        let (mut kept, mut w) = (old_len..old_len, sizes.total);
         for (r, s) in splices.iter().enumerate().rev() {
             let row = edge.child_range(r);
-            let after = row.start + s.cut.end..row.end;
-            w -= after.len();
-            move_right(v, after, w);
+            if s.cut.is_empty() && s.new.is_empty() {
+                kept.start = row.start;
+                continue;
+            }
+            kept.start = row.start + s.cut.end;
+            w -= kept.len();
+            move_right(v, kept.clone(), w);
             w -= s.new.len();
             v[w..w + s.new.len()].copy_from_slice(&new[s.new.clone()]);
-            w -= s.cut.start;
-            move_right(v, row.start..row.start + s.cut.start, w);
+            kept = row.start..row.start + s.cut.start;
         }
+        move_right(v, kept.clone(), w - kept.len());
     }
 }
 
-/// Runs up to this long are moved item by item rather than by `memmove`
-/// (rows of a few items, the usual ones, cost no call each).
-const SHORT_MOVE: usize = 16;
+/// Runs up to this long are moved in blocks of [`MOVE_BLOCK`] items when
+/// they can be (rows of a few items, the usual ones, then cost no
+/// `memmove` call each).
+const SHORT_MOVE: usize = 32;
+const MOVE_BLOCK: usize = 8;
 
 /// Moves `v[from]` to `to`, no later than `from.start` (overlap allowed).
+/// Only items from `to + from.len()` on may be written over beyond the
+/// run, and only when they are items of the run (already read).
+#[inline]
 fn move_left<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
-    if to == from.start {
+    let shift = from.start - to;
+    if shift == 0 {
         return;
     }
-    if from.len() <= SHORT_MOVE {
-        // First to last: every item is read before it is written over.
-        for k in 0..from.len() {
-            v[to + k] = v[from.start + k];
+    let blocks = from.len().next_multiple_of(MOVE_BLOCK);
+    // The last block's extra items land on items of the run moved away
+    // (`blocks - len <= shift`), and are read inside `v`.
+    if from.len() <= SHORT_MOVE && blocks - from.len() <= shift && from.start + blocks <= v.len() {
+        for k in (0..blocks).step_by(MOVE_BLOCK) {
+            v.copy_within(from.start + k..from.start + k + MOVE_BLOCK, to + k);
         }
     } else {
         v.copy_within(from, to);
@@ -202,14 +222,20 @@ fn move_left<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
 }
 
 /// Moves `v[from]` to `to`, no earlier than `from.start` (overlap allowed).
+/// Only items below `to` may be written over beyond the run, and only when
+/// they are items of the run (already read).
+#[inline]
 fn move_right<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
-    if to == from.start {
+    let shift = to - from.start;
+    if shift == 0 {
         return;
     }
-    if from.len() <= SHORT_MOVE {
-        // Last to first: every item is read before it is written over.
-        for k in (0..from.len()).rev() {
-            v[to + k] = v[from.start + k];
+    let blocks = from.len().next_multiple_of(MOVE_BLOCK);
+    if from.len() <= SHORT_MOVE && blocks - from.len() <= shift && blocks <= from.end {
+        // Last block first, each ending where the run ends.
+        for k in (0..blocks).step_by(MOVE_BLOCK) {
+            let end = from.end - k;
+            v.copy_within(end - MOVE_BLOCK..end, to + from.len() - k - MOVE_BLOCK);
         }
     } else {
         v.copy_within(from, to);
@@ -232,12 +258,20 @@ impl Layout<'_> {
     /// Calls `f(from_new, range)` for the runs of the result in order: a
     /// range of the old items (`false`) or of the new ones (`true`).
     fn for_each_run(&self, mut f: impl FnMut(bool, Range<usize>)) {
+        // Old items kept between two cuts (across rows) are one run.
+        let mut kept = 0..0;
         for (r, s) in self.splices.iter().enumerate() {
             let row = self.edge.child_range(r);
-            f(false, row.start..row.start + s.cut.start);
+            if s.cut.is_empty() && s.new.is_empty() {
+                kept.end = row.end;
+                continue;
+            }
+            kept.end = row.start + s.cut.start;
+            f(false, kept);
             f(true, s.new.clone());
-            f(false, row.start + s.cut.end..row.end);
+            kept = row.start + s.cut.end..row.end;
         }
+        f(false, kept);
     }
 
     /// With the same sizes: calls `f(at, range)` for each row's new items
@@ -428,6 +462,53 @@ mod tests {
         let view = old.clone();
         let kept = old.splice_rows_in_place(&edge, &new, &splice_sets[0]).expect_err("shared");
         assert_eq!(items(&kept), items(&view));
+    }
+
+    #[test]
+    fn random_splices_equal_the_rows_spliced_item_by_item() {
+        // A small linear congruential generator: the same cases every run.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize % n.max(1)
+        };
+        for case in 0..400 {
+            let sizes: Vec<i64> = (0..1 + next(30)).map(|_| next(25) as i64).collect();
+            let edge = Edge::from_sizes(&sizes).unwrap();
+            let old_len = edge.child_size();
+            let new = SliceData::from(FixedVec::Int64((0..40).map(|v| 1000 + v).collect()));
+            // 0: any; 1: rows only grow; 2: only shrink; 3: keep their sizes.
+            let kind = case % 4;
+            let splices: Vec<Splice> = sizes
+                .iter()
+                .map(|&n| {
+                    let n = n as usize;
+                    let lo = next(n + 1);
+                    let hi = lo + next(n - lo + 1);
+                    let len = match kind {
+                        1 => (hi - lo) + next(4),
+                        2 => next(hi - lo + 1),
+                        3 => hi - lo,
+                        _ => next(5),
+                    };
+                    let start = next(40 - len.min(40));
+                    Splice { cut: lo..hi, new: start..start + len.min(40 - start) }
+                })
+                .map(|s| if kind == 3 && s.new.len() != s.cut.len() { Splice { cut: s.cut.start..s.cut.start + s.new.len(), ..s } } else { s })
+                .collect();
+            if splices.iter().zip(&sizes).any(|(s, &n)| s.cut.end > n as usize) {
+                continue;
+            }
+            let old = SliceData::from(FixedVec::Int64((0..old_len as i64).collect()));
+            let want = expected(&old, &edge, &new, &splices);
+            let (edge_copied, copied) = old.splice_rows(&edge, &new, &splices).unwrap();
+            assert_eq!((edge_copied.sizes(), items(&copied)), want.clone(), "{case}: {splices:?}");
+            match old.splice_rows_in_place(&edge, &new, &splices) {
+                Ok((e, moved)) => assert_eq!((e.sizes(), items(&moved)), want, "{case} in place: {splices:?}"),
+                // (No old items: no column to take over.)
+                Err(_) => assert!(kind == 0 || old_len == 0, "{case}: growing only, shrinking only or keeping sizes is done in place"),
+            }
+        }
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! Each is a splice of every list it is given: the items at a cut (found
 //! from the list's length) give way to new items. Lists given once each
 //! (the usual case) are read at once, spliced in one pass over their
-//! columns ([`SliceData::splice_rows`]) and written back at once. A list
+//! columns ([`SliceData::splice_rows`]) and written back at once; lists
+//! made together whose column the bag alone holds (a second change on the
+//! same fork) have their items moved within it instead. A list
 //! given several times is changed once per occurrence, in order, as in Koda
 //! (`kd.slice([l, l]).append(kd.slice([1, 2]))` appends both; `del` of
 //! item 0 twice removes two items).
@@ -12,6 +14,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use plait_core::bag::text::LIST_ITEMS_ATTR;
+use plait_core::cast::cast_to;
 use plait_core::column::MISSING_INDEX;
 use plait_core::splice::Splice;
 use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, Result, ScalarRef, Schema, SliceData, Values};
@@ -19,8 +23,6 @@ use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, Result, Scalar
 use super::containers::{fit_to_in_place, rows_for};
 use super::lists::{item_schema, list_bag, require_lists};
 use super::model::{adopt_value_bags, attr_schema, ids_of, whole_allocation};
-use plait_core::bag::text::LIST_ITEMS_ATTR;
-use plait_core::cast::cast_to;
 
 /// `l[i] = v` on lists of a mutable bag: item `index` of each list becomes
 /// the value (indices out of range are ignored, as in Koda).
@@ -30,15 +32,22 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
         return Err(plait_core::bag::immutable_error(op));
     }
     let schema = require_lists(op, x)?;
-    let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
-    let (lists, index) = (&aligned[0], &aligned[1]);
+    // (An index DataItem stays one item: one index for every list.)
+    let (lists, index, aligned_values) = if index.is_item() {
+        let aligned = plait_core::broadcast::align(op, &[x, values])?;
+        (aligned[0].clone(), index.clone(), aligned[1].clone())
+    } else {
+        let aligned = plait_core::broadcast::align(op, &[x, index, values])?;
+        (aligned[0].clone(), aligned[1].clone(), aligned[2].clone())
+    };
+    let lists = &lists;
     if index.present_count() == 0 {
         // Nothing to write: the values are not checked either, as in Koda.
         return Ok(());
     }
-    let values = fit_to_in_place(op, "list items", x, schema, &aligned[2].clone().with_bag(values.bag().cloned()))?;
+    let values = fit_to_in_place(op, "list items", x, schema, &aligned_values.with_bag(values.bag().cloned()))?;
     let bag = list_bag(op, x, "set List items")?;
-    let indices = Indices::read(index, || Error::value(op, "the index must be an integer"))?;
+    let indices = Indices::read(&index, || Error::value(op, "the index must be an integer"))?;
     let cut = |i: usize, n: usize| Ok(indices.position(i, n).map(|at| at..at + 1));
     splice_lists(op, bag, lists, cut, NewItems::Fill(values.data()), false).map(drop)
 }
@@ -99,9 +108,9 @@ pub fn remove_in_place(x: &DataSlice, which: Removed<'_>) -> Result<()> {
     let nothing = SliceData::missing(0);
     match which {
         Removed::At(index) => {
-            let aligned = plait_core::broadcast::align(op, &[x, index])?;
-            let (lists, index) = (&aligned[0], &aligned[1]);
-            let indices = Indices::read(index, || Error::value(op, "cannot remove items from list(s): expected indices to be integers"))?;
+            let (lists, index) = aligned_with_index(op, x, index)?;
+            let lists = &lists;
+            let indices = Indices::read(&index, || Error::value(op, "cannot remove items from list(s): expected indices to be integers"))?;
             let cut = |i: usize, n: usize| Ok(indices.position(i, n).map(|at| at..at + 1));
             splice_lists(op, bag, lists, cut, NewItems::Rows(&Edge::uniform(lists.size(), 0), &nothing), false).map(drop)
         }
@@ -124,22 +133,30 @@ pub fn pop_in_place(x: &DataSlice, index: &DataSlice, strict: bool) -> Result<Da
     if !matches!(index.schema(), Schema::Int32 | Schema::Int64 | Schema::None | Schema::Object) {
         return Err(Error::value(op, format!("the index must be an integer, got {}", crate::describe(index))));
     }
-    let aligned = plait_core::broadcast::align(op, &[x, index])?;
-    let (lists, index) = (&aligned[0], &aligned[1]);
-    let indices = Indices::read(index, || Error::value(op, "cannot pop items from list(s): expected indices to be integers"))?;
+    let (lists, index) = aligned_with_index(op, x, index)?;
+    let lists = &lists;
+    let indices = Indices::read(&index, || Error::value(op, "cannot pop items from list(s): expected indices to be integers"))?;
     let cut = |i: usize, n: usize| {
-        if let (true, Some(k)) = (strict, indices.get(i)) {
+        let at = indices.position(i, n);
+        if let (true, None, Some(k)) = (strict, at, indices.get(i)) {
             // (Popping an empty list at 0 gives a missing item, as in Koda.)
             if !(-(n as i64)..(n as i64).max(1)).contains(&k) {
                 return Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")));
             }
         }
-        Ok(indices.position(i, n).map(|at| at..at + 1))
+        Ok(at.map(|at| at..at + 1))
     };
     let nothing = SliceData::missing(0);
     let popped = splice_lists(op, bag, lists, cut, NewItems::Rows(&Edge::uniform(lists.size(), 0), &nothing), true)?.expect("asked for");
-    let result = DataSlice::new(lists.shape().clone(), popped, Schema::Object)?;
-    let result = cast_to(op, &result, schema).or_else(|_| result.with_schema(schema))?;
+    // The items removed have the lists' item schema (items of another type
+    // under an OBJECT-like schema are cast as reading them would).
+    let result = match DataSlice::new(lists.shape().clone(), popped.clone(), schema) {
+        Ok(result) => result,
+        Err(_) => {
+            let result = DataSlice::new(lists.shape().clone(), popped, Schema::Object)?;
+            cast_to(op, &result, schema).or_else(|_| result.with_schema(schema))?
+        }
+    };
     Ok(result.with_bag(Some(bag.clone())))
 }
 
@@ -258,12 +275,21 @@ fn plan_once_each(
     // A fill of at most one item per list reads the values as they are;
     // longer ones repeat them first (below).
     let mut fill_longer = false;
+    // With `removed`: where each occurrence's first removed item is.
+    let mut first_removed = Vec::with_capacity(if removed { occurrences } else { 0 });
     for i in 0..occurrences {
+        if removed {
+            first_removed.push(MISSING_INDEX);
+        }
         let r = row(i);
         if r == MISSING_INDEX {
             continue;
         }
-        let Some(c) = cut(i, edge.size_of(r))? else { continue };
+        let row_items = edge.child_range(r);
+        let Some(c) = cut(i, row_items.len())? else { continue };
+        if let (true, Some(first)) = (!c.is_empty(), first_removed.last_mut()) {
+            *first = row_items.start + c.start;
+        }
         let new = match new {
             NewItems::Rows(edge, _) => edge.child_range(i),
             NewItems::Fill(_) => {
@@ -274,14 +300,7 @@ fn plan_once_each(
         changed |= !c.is_empty() || !new.is_empty();
         splices[r] = Splice { cut: c, new };
     }
-    let popped = removed.then(|| {
-        let first = |i: usize| match row(i) {
-            MISSING_INDEX => MISSING_INDEX,
-            r if splices[r].cut.is_empty() => MISSING_INDEX,
-            r => edge.start_of(r) + splices[r].cut.start,
-        };
-        items.take(&(0..occurrences).map(first).collect::<Vec<_>>())
-    });
+    let popped = removed.then(|| items.take(&first_removed));
     if !changed {
         return Ok((None, popped));
     }
@@ -399,8 +418,20 @@ impl DistinctIds {
     }
 }
 
+/// The lists and the indices aligned with them; an index DataItem stays
+/// one item (one index for every list, not repeated per list).
+fn aligned_with_index(op: &str, x: &DataSlice, index: &DataSlice) -> Result<(DataSlice, DataSlice)> {
+    if index.is_item() {
+        return Ok((x.clone(), index.clone()));
+    }
+    let aligned = plait_core::broadcast::align(op, &[x, index])?;
+    Ok((aligned[0].clone(), aligned[1].clone()))
+}
+
 /// Integer indices into lists, one per occurrence (missing: none).
 enum Indices<'a> {
+    /// One index (or none) for every occurrence.
+    One(Option<i64>),
     /// One column of integers, all present (read without dispatch).
     Int32(&'a [i32]),
     Int64(&'a [i64]),
@@ -417,6 +448,11 @@ impl<'a> Indices<'a> {
             return Err(not_integer());
         }
         Ok(match columns {
+            _ if index.is_item() => Indices::One(index.get(0).map(|v| match v {
+                ScalarRef::Int32(v) => v as i64,
+                ScalarRef::Int64(v) => v,
+                _ => unreachable!("checked to be an integer above"),
+            })),
             [Column { values: Values::Int32(v), presence: None }] => Indices::Int32(v),
             [Column { values: Values::Int64(v), presence: None }] => Indices::Int64(v),
             _ => Indices::Any(index),
@@ -424,8 +460,10 @@ impl<'a> Indices<'a> {
     }
 
     /// Index `i`, if present.
+    #[inline]
     fn get(&self, i: usize) -> Option<i64> {
         match self {
+            Indices::One(k) => *k,
             Indices::Int32(v) => Some(v[i] as i64),
             Indices::Int64(v) => Some(v[i]),
             Indices::Any(index) => match index.get(i)? {
@@ -438,6 +476,7 @@ impl<'a> Indices<'a> {
 
     /// Where index `i` falls in a list of `n` items (negative counts from
     /// the end); `None` where it is missing or out of range.
+    #[inline]
     fn position(&self, i: usize, n: usize) -> Option<usize> {
         let k = self.get(i)?;
         let at = if k < 0 { k + n as i64 } else { k };
