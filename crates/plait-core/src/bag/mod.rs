@@ -866,12 +866,26 @@ impl DataBag {
         self.write(op, |store| store.set_lists(ids, edge, items))
     }
 
-    /// Splices the `splices.len()` lists of a whole allocation in place
-    /// ([`SliceData::splice_rows_in_place`]), when this bag's own layer
-    /// holds them as one column that nothing else holds; false, with
-    /// nothing written, otherwise. A write to lists made or last changed
-    /// in this bag then costs no new column.
-    pub fn splice_whole_lists_in_place(&self, op: &str, allocation: u64, new: &SliceData, splices: &[crate::splice::Splice]) -> Result<bool> {
+    /// Splices the `splices.len()` lists of a whole allocation, stored
+    /// together and unchanged since ([`Self::whole_lists`]), with items of
+    /// `new` ([`SliceData::splice_rows`]). Where this bag's own layer holds
+    /// their column and nothing else does (lists made or last changed in
+    /// this bag), the items move within it and no new column is made.
+    pub fn splice_whole_lists(&self, op: &str, allocation: u64, new: &SliceData, splices: &[crate::splice::Splice]) -> Result<()> {
+        if self.splice_whole_lists_in_place(op, allocation, new, splices)? {
+            return Ok(());
+        }
+        let dense = self
+            .whole_lists(allocation, splices.len())
+            .ok_or_else(|| Error::internal(format!("{op}: the lists of allocation {allocation} are not stored together")))?;
+        let (edge, items) = dense.items.splice_rows(&dense.edge, new, splices)?;
+        self.set_whole_lists(op, allocation, &edge, &items)
+    }
+
+    /// [`Self::splice_whole_lists`] in place, when this bag's own layer
+    /// holds the lists' column and nothing else holds it; false, with
+    /// nothing written, otherwise.
+    fn splice_whole_lists_in_place(&self, op: &str, allocation: u64, new: &SliceData, splices: &[crate::splice::Splice]) -> Result<bool> {
         self.write(op, |store| {
             let lists = Arc::make_mut(&mut store.lists);
             let Some(dense) = lists.dense_mut(allocation).filter(|d| d.edge.parent_size() == splices.len()) else {
@@ -897,7 +911,7 @@ impl DataBag {
     /// Replaces the items of the lists of a whole allocation (offset `i`
     /// takes row `i` of `items` under `edge`): [`Self::set_lists`] without
     /// a list of their ids.
-    pub fn set_whole_lists(&self, op: &str, allocation: u64, edge: &Edge, items: &SliceData) -> Result<()> {
+    fn set_whole_lists(&self, op: &str, allocation: u64, edge: &Edge, items: &SliceData) -> Result<()> {
         self.write(op, |store| store.set_whole_lists(allocation, edge, items))
     }
 

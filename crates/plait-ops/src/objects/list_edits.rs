@@ -224,11 +224,7 @@ fn splice_lists(
             let (plan, popped) = plan_once_each(len, |i| i, &dense.edge, &dense.items, cut, new, removed)?;
             drop(dense); // so that the lists' column can be changed in place
             if let Some(Plan { splices, new_items }) = plan {
-                if !bag.splice_whole_lists_in_place(op, allocation, &new_items, &splices)? {
-                    let dense = bag.whole_lists(allocation, len).ok_or_else(|| Error::internal("lists read a moment ago are gone"))?;
-                    let (edge, items) = dense.items.splice_rows(&dense.edge, &new_items, &splices)?;
-                    bag.set_whole_lists(op, allocation, &edge, &items)?;
-                }
+                bag.splice_whole_lists(op, allocation, &new_items, &splices)?;
             }
             return Ok(popped);
         }
@@ -448,11 +444,7 @@ impl<'a> Indices<'a> {
             return Err(not_integer());
         }
         Ok(match columns {
-            _ if index.is_item() => Indices::One(index.get(0).map(|v| match v {
-                ScalarRef::Int32(v) => v as i64,
-                ScalarRef::Int64(v) => v,
-                _ => unreachable!("checked to be an integer above"),
-            })),
+            _ if index.is_item() => Indices::One(Indices::Any(index).get(0)),
             [Column { values: Values::Int32(v), presence: None }] => Indices::Int32(v),
             [Column { values: Values::Int64(v), presence: None }] => Indices::Int64(v),
             _ => Indices::Any(index),
