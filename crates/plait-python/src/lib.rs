@@ -8,6 +8,7 @@ mod fast_boxing;
 mod from_py_plain;
 mod from_py_typed;
 mod functions;
+mod left_off;
 mod py_arrow;
 mod py_bag;
 mod py_expr;

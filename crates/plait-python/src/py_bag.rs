@@ -2,7 +2,7 @@
 //! and attributes (`ds.x`, `ds.x = v`, `get_bag`, `with_attrs`, ...).
 
 use plait_core::{DataBag, DataSlice, Schema};
-use plait_ops::objects::{access, containers, create, list_edits, lists, update};
+use plait_ops::objects::{access, containers, list_edits, lists, update};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
@@ -122,11 +122,6 @@ fn named_by(kwargs: Option<&Bound<'_, PyDict>>, boxed: impl Fn(&Bound<'_, PyAny>
         }
     }
     Ok(out)
-}
-
-/// `**kwargs` as (name, DataSlice) pairs.
-fn named(op: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, DataSlice)>> {
-    named_by(kwargs, |v| as_slice(op, v))
 }
 
 /// A plait error raised as `AttributeError` (attribute access from Python).
@@ -343,37 +338,15 @@ impl PyDataBag {
         other.cast::<PyDataBag>().is_ok_and(|o| o.get().inner == self.inner)
     }
 
-    /// Entities created in this (mutable) bag: `bag.new(x=1)`.
-    #[allow(clippy::new_ret_no_self, clippy::wrong_self_convention)]
-    #[pyo3(signature = (**attrs))]
-    fn new(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        let attrs = self.left_off(named("kd.entities.new", attrs)?);
-        let made = guard(|| create::new(&attrs, create::SchemaArg::Fresh, false, None, None))?;
-        self.adopt_made(py, made)
-    }
-
-    /// Objects created in this (mutable) bag: `bag.obj(x=1)`.
-    #[pyo3(signature = (**attrs))]
-    fn obj(&self, py: Python<'_>, attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Py<PyAny>> {
-        let attrs = self.left_off(named("kd.objs.new", attrs)?);
-        let made = guard(|| create::obj(&attrs, None, None))?;
-        self.adopt_made(py, made)
+    /// `value` with the DataSlices of this bag in it passed without the bag
+    /// (see `left_off`): for the creating methods, whose operators need not
+    /// bring along data that is here already.
+    fn _left_off(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        crate::left_off::without_bag(py, value, &self.inner)
     }
 }
 
 impl PyDataBag {
-    /// The values with this bag left off where they hold it: their data is
-    /// here already, so what is made from them need not bring it along
-    /// (building a chain with `bag.obj(next=x)` stays linear).
-    fn left_off(&self, attrs: Vec<(String, DataSlice)>) -> Vec<(String, DataSlice)> {
-        attrs.into_iter().map(|(name, v)| if v.bag() == Some(&self.inner) { (name, v.with_bag(None)) } else { (name, v) }).collect()
-    }
-
-    /// `made` moved into this bag (its contents merged in).
-    fn adopt_made(&self, py: Python<'_>, made: DataSlice) -> PyResult<Py<PyAny>> {
-        self.merge_made(py, "kd.bag.new", made)
-    }
-
     /// `made` moved into this bag (its contents merged in), errors naming `op`.
     fn merge_made(&self, py: Python<'_>, op: &str, made: DataSlice) -> PyResult<Py<PyAny>> {
         guard(|| {

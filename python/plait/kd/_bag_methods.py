@@ -84,11 +84,17 @@ _PARAMS = {"schema", "itemid", "overwrite_schema", "item_schema", "key_schema", 
 _CREATING_ITEMS = {"new", "new_like", "new_shaped", "obj", "obj_like", "obj_shaped"}
 
 
-def _creating(name, make, left_off_attrs=False):
+def _creating(name, make, left_off=()):
     """The bag method `name`: `make(*args, **kwargs)` (a registry operator
-    or its glue), moved into this mutable bag. With `left_off_attrs`,
-    attribute values already in this bag are passed without it (their data
-    is here: what is made need not bring it along)."""
+    or its glue), moved into this mutable bag.
+
+    The arguments named in `left_off` (positions and names; `_ATTRS`: every
+    keyword argument that is an attribute value) are passed with the
+    DataSlices of this bag in them left without it (`DataBag._left_off`):
+    their data is here already, so what is made need not bring it along, and
+    building nested data level by level in one bag stays linear. Should that
+    call fail, the arguments as given are tried, so that errors read as
+    they would."""
     op = f"DataBag.{name}"
 
     @functools.wraps(make)
@@ -99,10 +105,16 @@ def _creating(name, make, left_off_attrs=False):
             except ValueError as e:
                 raise ValueError(f"{op}: cannot create Item(s)") from e
         self._check_mutable(op)
-        if left_off_attrs:
-            kwargs = {k: (v.no_bag() if k not in _PARAMS and isinstance(v, types.DataSlice) and self._same_as(v._bag())
-                          else v) for k, v in kwargs.items()}
-        return self._adopt_made(op, make(*args, **kwargs), overwrite_schemas=bool(kwargs.get("overwrite_schema")))
+        made = None
+        given_args, given_kwargs = _left_off(self, left_off, args, kwargs)
+        if given_args is not args or given_kwargs is not kwargs:
+            try:
+                made = make(*given_args, **given_kwargs)
+            except Exception:
+                made = None
+        if made is None:
+            made = make(*args, **kwargs)
+        return self._adopt_made(op, made, overwrite_schemas=bool(kwargs.get("overwrite_schema")))
 
     method.__name__ = name
     method.__qualname__ = f"DataBag.{name}"
@@ -113,31 +125,60 @@ def _creating(name, make, left_off_attrs=False):
     return method
 
 
+# `left_off` of `_creating`: every attribute value.
+_ATTRS = "attrs"
+
+
+def _left_off(bag, left_off, args, kwargs):
+    """`args` and `kwargs` with the arguments `left_off` names passed through
+    `bag._left_off`; the very objects given when none changes."""
+    new_args, new_kwargs = args, kwargs
+    if left_off == _ATTRS:
+        for k, v in kwargs.items():
+            if k not in _PARAMS and (w := bag._left_off(v)) is not v:
+                new_kwargs = new_kwargs if new_kwargs is not kwargs else dict(kwargs)
+                new_kwargs[k] = w
+        return new_args, new_kwargs
+    for position, param in left_off:
+        if position < len(args):
+            if (w := bag._left_off(args[position])) is not args[position]:
+                new_args = new_args if new_args is not args else list(args)
+                new_args[position] = w
+        elif param in kwargs and (w := bag._left_off(kwargs[param])) is not kwargs[param]:
+            new_kwargs = new_kwargs if new_kwargs is not kwargs else dict(kwargs)
+            new_kwargs[param] = w
+    return new_args, new_kwargs
+
+
 def _attach_creating():
     from plait import kd
 
+    items = ((0, "items"),)
+    shaped_items = ((1, "items"),)
+    entries = ((0, "items_or_keys"), (1, "values"))
+    shaped_entries = ((1, "items_or_keys"), (2, "values"))
     makers = {
-        "new": (kd.new, True),
-        "new_like": (kd.new_like, True),
-        "new_shaped": (kd.new_shaped, True),
-        "obj": (kd.obj, True),
-        "obj_like": (kd.obj_like, True),
-        "obj_shaped": (kd.obj_shaped, True),
-        "uu": (kd.uu, True),
-        "uuobj": (kd.uuobj, True),
-        "list": (kd.list, False),
-        "list_like": (kd.list_like, False),
-        "list_shaped": (kd.list_shaped, False),
-        "dict": (kd.dict, False),
-        "dict_like": (kd.dict_like, False),
-        "dict_shaped": (kd.dict_shaped, False),
-        "implode": (kd.implode, False),
-        "concat_lists": (kd.concat_lists, False),
-        "named_schema": (kd.named_schema, False),
-        "new_schema": (OPERATORS["kd.schema.new_schema"], False),
-        "uu_schema": (kd.uu_schema, False),
-        "list_schema": (kd.list_schema, False),
-        "dict_schema": (kd.dict_schema, False),
+        "new": (kd.new, _ATTRS),
+        "new_like": (kd.new_like, _ATTRS),
+        "new_shaped": (kd.new_shaped, _ATTRS),
+        "obj": (kd.obj, _ATTRS),
+        "obj_like": (kd.obj_like, _ATTRS),
+        "obj_shaped": (kd.obj_shaped, _ATTRS),
+        "uu": (kd.uu, _ATTRS),
+        "uuobj": (kd.uuobj, _ATTRS),
+        "list": (kd.list, items),
+        "list_like": (kd.list_like, shaped_items),
+        "list_shaped": (kd.list_shaped, shaped_items),
+        "dict": (kd.dict, entries),
+        "dict_like": (kd.dict_like, shaped_entries),
+        "dict_shaped": (kd.dict_shaped, shaped_entries),
+        "implode": (kd.implode, ((0, "x"),)),
+        "concat_lists": (kd.concat_lists, ()),
+        "named_schema": (kd.named_schema, ()),
+        "new_schema": (OPERATORS["kd.schema.new_schema"], ()),
+        "uu_schema": (kd.uu_schema, ()),
+        "list_schema": (kd.list_schema, ()),
+        "dict_schema": (kd.dict_schema, ()),
     }
     for name, (make, left_off) in makers.items():
         setattr(types.DataBag, name, _creating(name, make, left_off))

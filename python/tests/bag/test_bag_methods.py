@@ -56,6 +56,66 @@ def test_chain_built_in_one_bag_stays_in_it():
     assert node.next.next.v.to_py() == 47
 
 
+def test_nested_data_built_level_by_level_in_one_bag():
+    # Each level is made from the one before, in the same bag: what the
+    # creating method is given is in the bag already, so nothing is copied
+    # along (each call is O(1) in the depth, as in Koda; it was a walk of
+    # everything below).
+    bag = kd.mutable_bag()
+    depth = 5_000
+    cur = bag.list([0])
+    for _ in range(depth):
+        cur = bag.list([cur])
+    assert cur.get_bag()._same_as(bag)
+    for _ in range(depth):
+        cur = cur[0]
+    assert cur[:].to_py() == [0]
+    # (make a level from the one below, read it back)
+    makers = [(lambda x: bag.dict({"k": x}), lambda d: d["k"]),
+              (lambda x: bag.implode(kd.slice([x])), lambda li: li[0]),
+              (lambda x: bag.obj(k=x), lambda o: o.k),
+              (lambda x: bag.new(k=[x]), lambda e: e.k[0]),
+              (lambda x: bag.dict(kd.slice(["k"]), kd.slice([x])), lambda d: d["k"])]
+    for make, down in makers:
+        cur = bag.new(v=7)
+        for _ in range(1_000):
+            cur = make(cur)
+        assert cur.get_bag()._same_as(bag)
+        for _ in range(1_000):
+            cur = down(cur)
+        assert cur.v.to_py() == 7
+
+
+def test_values_of_the_bag_given_to_creating_methods():
+    bag = kd.mutable_bag()
+    inner, e = bag.list([1, 2]), bag.new(a=1)
+    x = kd.mutable_bag().obj(c=3)
+    given = [[inner], (inner,), [inner]]
+    assert bag.list(given)[:][:][:].to_py() == [[[1, 2]], [[1, 2]], [[1, 2]]]
+    assert given[0][0].get_bag()._same_as(bag)  # what was given is unchanged
+    shared = [inner]
+    assert bag.list([shared, shared])[:][:][:].to_py() == [[[1, 2]], [[1, 2]]]
+    assert bag.dict({e: inner})[e][:].to_py() == [1, 2]
+    # Values of other bags are brought along as before.
+    assert bag.list([bag.obj(b=2), x])[:].to_py() == [kd.obj(b=2).to_py(), x.to_py()]
+    assert bag.obj(a={"k": e}).a["k"].a.to_py() == 1
+    # `_left_off` returns what it was given when no value of the bag is in it.
+    plain = [[1, x], {"k": (2,)}]
+    assert bag._left_off(plain) is plain
+    assert bag._left_off(inner)._bag() is None
+    cyclic = [inner]
+    cyclic.append(cyclic)
+    assert bag._left_off(cyclic)[1] is cyclic
+    # Errors read as they do for the arguments as given (schemas shown with
+    # their attributes).
+    with pytest.raises(ValueError, match=r"first conflicting schema \S+: ENTITY\(a=INT32\)"):
+        bag.list([e, x])
+    with pytest.raises(ValueError, match=r"Expected schema for list items: ENTITY\(a=INT64\)"):
+        bag.list([e], item_schema=bag.new_schema(a=kd.INT64))
+    with pytest.raises(ValueError, match="non-lists and lists cannot be mixed"):
+        bag.list(cyclic)
+
+
 def test_uu_in_a_bag_is_deterministic():
     bag = kd.mutable_bag()
     assert bool(bag.uu(a=1).get_itemid() == bag.uu(a=1).get_itemid())
