@@ -28,13 +28,125 @@ pub struct Splice {
     pub new: Range<usize>,
 }
 
+/// The splices of the rows of a column, one per row in order, and how they
+/// change the rows' sizes, worked out as each is added (the splice itself
+/// then reads them once more, not twice).
+#[derive(Clone, Debug, Default)]
+pub struct Splices {
+    rows: Vec<Splice>,
+    /// Some row grows; some row shrinks.
+    grows: bool,
+    shrinks: bool,
+    /// Items of the rows before, and after.
+    old_total: usize,
+    total: usize,
+    /// Of the items after, items from the new items; the end of the new
+    /// items read (`None` once some were moved: found again when needed).
+    new_items: usize,
+    new_end: Option<usize>,
+    /// The split points after (empty until the first row is added).
+    points: Vec<i64>,
+}
+
+impl Splices {
+    /// No splices yet, room for `rows`.
+    pub fn with_capacity(rows: usize) -> Splices {
+        let mut points = Vec::with_capacity(rows + 1);
+        points.push(0);
+        Splices { rows: Vec::with_capacity(rows), points, new_end: Some(0), ..Splices::default() }
+    }
+
+    /// The splices `rows` of the rows of `edge`.
+    pub fn of_rows(edge: &Edge, rows: Vec<Splice>) -> Result<Splices> {
+        if rows.len() != edge.parent_size() {
+            return Err(Error::internal(format!("{} splices for {} rows", rows.len(), edge.parent_size())));
+        }
+        let mut splices = Splices::with_capacity(rows.len());
+        for (r, s) in rows.into_iter().enumerate() {
+            splices.push(edge.size_of(r), s)?;
+        }
+        Ok(splices)
+    }
+
+    /// Adds the splice of the next row, of `n` items (its cut must be in
+    /// the row).
+    #[inline(always)]
+    pub fn push(&mut self, n: usize, s: Splice) -> Result<()> {
+        if s.cut.start > s.cut.end || s.cut.end > n || s.new.start > s.new.end {
+            return Err(out_of_row(&s, self.rows.len(), n));
+        }
+        self.grows |= s.new.len() > s.cut.len();
+        self.shrinks |= s.new.len() < s.cut.len();
+        self.old_total += n;
+        self.total += n - s.cut.len() + s.new.len();
+        self.new_items += s.new.len();
+        self.new_end = self.new_end.map(|end| end.max(s.new.end));
+        self.points.push(self.total as i64);
+        self.rows.push(s);
+        Ok(())
+    }
+
+    /// Moves the new items of row `r` to start at `start` (as many as
+    /// before).
+    pub fn place_new(&mut self, r: usize, start: usize) {
+        let s = &mut self.rows[r];
+        s.new = start..start + s.new.len();
+        self.new_end = None;
+    }
+
+    /// The splice of each row.
+    pub fn rows(&self) -> &[Splice] {
+        &self.rows
+    }
+
+    /// Whether some row changes (items cut or new items put in).
+    pub fn changes_some_row(&self) -> bool {
+        self.total != self.old_total || self.new_items > 0
+    }
+
+    /// No row changes its length.
+    fn same_sizes(&self) -> bool {
+        !self.grows && !self.shrinks
+    }
+
+    /// Checks that these are the splices of the rows of `edge`, with new
+    /// items among `new_len`.
+    fn check(&self, edge: &Edge, new_len: usize) -> Result<()> {
+        let new_end = self.new_end.unwrap_or_else(|| self.rows.iter().map(|s| s.new.end).max().unwrap_or(0));
+        if self.rows.len() != edge.parent_size() || self.old_total != edge.child_size() || new_end > new_len {
+            return Err(Error::internal(format!(
+                "{} splices of {} items (new items up to {}) for {} rows of {} items ({new_len} new items)",
+                self.rows.len(),
+                self.old_total,
+                new_end,
+                edge.parent_size(),
+                edge.child_size()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The edge of the result (the split points taken: called once).
+    fn take_edge(&mut self, edge: &Edge) -> Result<Edge> {
+        if self.same_sizes() {
+            return Ok(edge.clone());
+        }
+        Edge::from_split_points(std::mem::take(&mut self.points))
+    }
+}
+
+#[cold]
+fn out_of_row(s: &Splice, r: usize, n: usize) -> Error {
+    Error::internal(format!("splice {s:?} out of row {r} ({n} items)"))
+}
+
 impl SliceData {
     /// The rows of `self` under `edge`, each spliced as `splices` (one per
     /// row) says, with items of `new`; and the edge of the result.
-    pub fn splice_rows(&self, edge: &Edge, new: &SliceData, splices: &[Splice]) -> Result<(Edge, SliceData)> {
-        let mut sizes = Sizes::of(edge, new.len(), splices)?;
-        let out_edge = sizes.edge(edge)?;
-        let layout = Layout { edge, splices, same_sizes: sizes.same, len: sizes.total, new_items: sizes.new_items };
+    pub fn splice_rows(&self, edge: &Edge, new: &SliceData, mut splices: Splices) -> Result<(Edge, SliceData)> {
+        splices.check(edge, new.len())?;
+        let out_edge = splices.take_edge(edge)?;
+        let layout = Layout { edge, splices: &splices.rows, same_sizes: splices.same_sizes(), len: splices.total, new_items: splices.new_items };
         let mut columns = Vec::with_capacity(self.columns().len() + new.columns().len());
         let theirs_only = new.columns().iter().filter(|b| !self.columns().iter().any(|a| a.values.dtype() == b.values.dtype()));
         for (a, b) in self
@@ -49,36 +161,42 @@ impl SliceData {
                 None => return Ok((out_edge, self.take_pair(new, &layout.indices(self.len())))),
             }
         }
-        Ok((out_edge, SliceData::from_columns(sizes.total, columns)))
+        Ok((out_edge, SliceData::from_columns(splices.total, columns)))
     }
 
     /// [`SliceData::splice_rows`] in `self`'s own buffer, moving items
     /// within it (no new buffer, no copy of the rows left as they are):
     /// when the buffer can be taken over ([`SliceData::into_fixed`]),
     /// `new` has every item present and of the same type (or has none),
-    /// and no row shrinks while another grows. Otherwise `Err(self)`,
-    /// unchanged.
-    pub fn splice_rows_in_place(self, edge: &Edge, new: &SliceData, splices: &[Splice]) -> std::result::Result<(Edge, SliceData), SliceData> {
-        let Ok(mut sizes) = Sizes::of(edge, new.len(), splices) else { return Err(self) };
-        if sizes.grows && sizes.shrinks {
-            return Err(self);
+    /// and no row shrinks while another grows. Otherwise `self` and the
+    /// splices back, unchanged.
+    pub fn splice_rows_in_place(
+        self,
+        edge: &Edge,
+        new: &SliceData,
+        mut splices: Splices,
+    ) -> std::result::Result<(Edge, SliceData), (SliceData, Splices)> {
+        if splices.check(edge, new.len()).is_err() || (splices.grows && splices.shrinks) {
+            return Err((self, splices));
         }
         let new_values = match new.columns() {
-            [] if sizes.new_items == 0 => None,
+            [] if splices.new_items == 0 => None,
             [c] if c.presence.is_none() => Some(&c.values),
-            _ => return Err(self),
+            _ => return Err((self, splices)),
         };
-        let Ok(out_edge) = sizes.edge(edge) else { return Err(self) };
-        let values = self.into_fixed()?;
+        let values = match self.into_fixed() {
+            Ok(values) => values,
+            Err(this) => return Err((this, splices)),
+        };
         macro_rules! splice {
             ($variant:ident, $v:ident) => {{
                 let new: &[_] = match new_values {
                     None => &[],
                     Some(Values::$variant(x)) => x.as_ref(),
-                    Some(_) => return Err(SliceData::from(FixedVec::$variant($v))),
+                    Some(_) => return Err((SliceData::from(FixedVec::$variant($v)), splices)),
                 };
                 let mut $v = $v;
-                splice_vec(&mut $v, edge, new, splices, &sizes);
+                splice_vec(&mut $v, edge, new, &splices);
                 FixedVec::$variant($v)
             }};
         }
@@ -89,53 +207,8 @@ impl SliceData {
             FixedVec::Float64(v) => splice!(Float64, v),
             FixedVec::ItemId(v) => splice!(ItemId, v),
         };
+        let out_edge = splices.take_edge(edge).expect("split points of rows spliced are valid");
         Ok((out_edge, SliceData::from(spliced)))
-    }
-}
-
-/// How the rows' sizes change in a splice (checked to stay in the rows
-/// and in the new items).
-struct Sizes {
-    /// No row changes its length.
-    same: bool,
-    /// Some row grows; some row shrinks.
-    grows: bool,
-    shrinks: bool,
-    /// Items of the result, and of them items from the new items.
-    total: usize,
-    new_items: usize,
-    /// The split points of the result.
-    points: Vec<i64>,
-}
-
-impl Sizes {
-    fn of(edge: &Edge, new_len: usize, splices: &[Splice]) -> Result<Sizes> {
-        if splices.len() != edge.parent_size() {
-            return Err(Error::internal(format!("{} splices for {} rows", splices.len(), edge.parent_size())));
-        }
-        let mut sizes = Sizes { same: true, grows: false, shrinks: false, total: 0, new_items: 0, points: Vec::with_capacity(splices.len() + 1) };
-        sizes.points.push(0);
-        for (r, s) in splices.iter().enumerate() {
-            let n = edge.size_of(r);
-            if s.cut.start > s.cut.end || s.cut.end > n || s.new.start > s.new.end || s.new.end > new_len {
-                return Err(Error::internal(format!("splice {s:?} out of row {r} ({n} items) or of {new_len} new items")));
-            }
-            sizes.grows |= s.new.len() > s.cut.len();
-            sizes.shrinks |= s.new.len() < s.cut.len();
-            sizes.total += n - s.cut.len() + s.new.len();
-            sizes.new_items += s.new.len();
-            sizes.points.push(sizes.total as i64);
-        }
-        sizes.same = !sizes.grows && !sizes.shrinks;
-        Ok(sizes)
-    }
-
-    /// The edge of the result (its split points taken).
-    fn edge(&mut self, edge: &Edge) -> Result<Edge> {
-        if self.same {
-            return Ok(edge.clone());
-        }
-        Edge::from_split_points(std::mem::take(&mut self.points))
     }
 }
 
@@ -145,8 +218,9 @@ impl Sizes {
 /// when they grow, right, last row first, in the vector grown to its new
 /// length. Either way an item is moved only after every item written over
 /// it was moved: new items never land on kept items not yet moved.
-fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices: &[Splice], sizes: &Sizes) {
-    if sizes.same {
+fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices: &Splices) {
+    let (sizes, splices) = (splices, splices.rows());
+    if sizes.same_sizes() {
         for (r, s) in splices.iter().enumerate() {
             if !s.new.is_empty() {
                 let at = edge.start_of(r) + s.cut.start;
@@ -203,7 +277,7 @@ const MOVE_BLOCK: usize = 8;
 /// Moves `v[from]` to `to`, no later than `from.start` (overlap allowed).
 /// Only items from `to + from.len()` on may be written over beyond the
 /// run, and only when they are items of the run (already read).
-#[inline]
+#[inline(always)]
 fn move_left<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
     let shift = from.start - to;
     if shift == 0 {
@@ -224,7 +298,7 @@ fn move_left<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
 /// Moves `v[from]` to `to`, no earlier than `from.start` (overlap allowed).
 /// Only items below `to` may be written over beyond the run, and only when
 /// they are items of the run (already read).
-#[inline]
+#[inline(always)]
 fn move_right<T: Copy>(v: &mut [T], from: Range<usize>, to: usize) {
     let shift = to - from.start;
     if shift == 0 {
@@ -383,6 +457,10 @@ mod tests {
         (0..d.len()).map(|i| d.get(i).map(|v| format!("{v:?}"))).collect()
     }
 
+    fn of(edge: &Edge, rows: &[Splice]) -> Splices {
+        Splices::of_rows(edge, rows.to_vec()).unwrap()
+    }
+
     /// The splice done item by item.
     fn expected(old: &SliceData, edge: &Edge, new: &SliceData, splices: &[Splice]) -> (Vec<i64>, Vec<Option<String>>) {
         let (old, new) = (items(old), items(new));
@@ -423,7 +501,7 @@ mod tests {
                     if splices.iter().any(|s| s.new.end > new.len()) {
                         continue;
                     }
-                    let (got_edge, got) = old.splice_rows(&edge, new, splices).unwrap();
+                    let (got_edge, got) = old.splice_rows(&edge, new, of(&edge, splices)).unwrap();
                     let (sizes, want) = expected(old, &edge, new, splices);
                     assert_eq!((got_edge.sizes(), items(&got)), (sizes, want), "{old:?} {new:?} {splices:?}");
                 }
@@ -444,23 +522,27 @@ mod tests {
         ];
         for splices in &splice_sets {
             let old = ints(&(0..9).collect::<Vec<_>>());
-            let (want_edge, want) = old.splice_rows(&edge, &new, splices).unwrap();
-            let (got_edge, got) = old.splice_rows_in_place(&edge, &new, splices).expect("an unshared column of numbers");
+            let (want_edge, want) = old.splice_rows(&edge, &new, of(&edge, splices)).unwrap();
+            let (got_edge, got) = old.splice_rows_in_place(&edge, &new, of(&edge, splices)).expect("an unshared column of numbers");
             assert_eq!((got_edge.sizes(), items(&got)), (want_edge.sizes(), items(&want)), "{splices:?}");
         }
         // Rows growing and rows shrinking at once, new items of another
         // type, or a buffer held elsewhere: left as they were.
         let mixed = [Splice { cut: 0..0, new: 0..1 }, Splice::default(), Splice { cut: 0..1, new: 0..0 }, Splice::default()];
-        assert!(ints(&(0..9).collect::<Vec<_>>()).splice_rows_in_place(&edge, &new, &mixed).is_err());
+        assert!(ints(&(0..9).collect::<Vec<_>>()).splice_rows_in_place(&edge, &new, of(&edge, &mixed)).is_err());
         let text = built(&[Some(ScalarRef::String("a"))]);
         assert!(
             ints(&(0..9).collect::<Vec<_>>())
-                .splice_rows_in_place(&edge, &text, &splice_sets[0][..1].iter().cloned().chain(vec![Splice::default(); 3]).collect::<Vec<_>>())
+                .splice_rows_in_place(
+                    &edge,
+                    &text,
+                    of(&edge, &splice_sets[0][..1].iter().cloned().chain(vec![Splice::default(); 3]).collect::<Vec<_>>())
+                )
                 .is_err()
         );
         let old = ints(&(0..9).collect::<Vec<_>>());
         let view = old.clone();
-        let kept = old.splice_rows_in_place(&edge, &new, &splice_sets[0]).expect_err("shared");
+        let (kept, _) = old.splice_rows_in_place(&edge, &new, of(&edge, &splice_sets[0])).expect_err("shared");
         assert_eq!(items(&kept), items(&view));
     }
 
@@ -501,9 +583,9 @@ mod tests {
             }
             let old = SliceData::from(FixedVec::Int64((0..old_len as i64).collect()));
             let want = expected(&old, &edge, &new, &splices);
-            let (edge_copied, copied) = old.splice_rows(&edge, &new, &splices).unwrap();
+            let (edge_copied, copied) = old.splice_rows(&edge, &new, of(&edge, &splices)).unwrap();
             assert_eq!((edge_copied.sizes(), items(&copied)), want.clone(), "{case}: {splices:?}");
-            match old.splice_rows_in_place(&edge, &new, &splices) {
+            match old.splice_rows_in_place(&edge, &new, of(&edge, &splices)) {
                 Ok((e, moved)) => assert_eq!((e.sizes(), items(&moved)), want, "{case} in place: {splices:?}"),
                 // (No old items: no column to take over.)
                 Err(_) => assert!(kind == 0 || old_len == 0, "{case}: growing only, shrinking only or keeping sizes is done in place"),
@@ -515,8 +597,12 @@ mod tests {
     fn splices_out_of_their_rows_are_refused() {
         let old = built(&[Some(ScalarRef::Int32(1))]);
         let edge = Edge::from_sizes(&[1]).unwrap();
-        assert!(old.splice_rows(&edge, &old, &[Splice { cut: 0..2, new: 0..0 }]).is_err());
-        assert!(old.splice_rows(&edge, &old, &[Splice { cut: 0..0, new: 0..2 }]).is_err());
-        assert!(old.splice_rows(&edge, &old, &[]).is_err());
+        assert!(Splices::of_rows(&edge, vec![Splice { cut: 0..2, new: 0..0 }]).is_err());
+        assert!(old.splice_rows(&edge, &old, of(&edge, &[Splice { cut: 0..0, new: 0..2 }])).is_err());
+        assert!(Splices::of_rows(&edge, vec![]).is_err());
+        let mut two_rows = Splices::with_capacity(2);
+        two_rows.push(1, Splice::default()).unwrap();
+        two_rows.push(0, Splice::default()).unwrap();
+        assert!(old.splice_rows(&edge, &old, two_rows).is_err());
     }
 }

@@ -32,6 +32,7 @@ use crate::column::{MISSING_INDEX, ScalarRef, SliceBuilder, SliceData};
 use crate::error::{Error, Result};
 use crate::itemid::{ItemId, new_allocation};
 use crate::shape::Edge;
+use crate::splice::Splices;
 
 /// The name of the attribute holding an object's schema.
 pub const SCHEMA_ATTR: &str = "__schema__";
@@ -866,30 +867,31 @@ impl DataBag {
         self.write(op, |store| store.set_lists(ids, edge, items))
     }
 
-    /// Splices the `splices.len()` lists of a whole allocation, stored
-    /// together and unchanged since ([`Self::whole_lists`]), with items of
-    /// `new` ([`SliceData::splice_rows`]). Where this bag's own layer holds
-    /// their column and nothing else does (lists made or last changed in
-    /// this bag), the items move within it and no new column is made.
-    pub fn splice_whole_lists(&self, op: &str, allocation: u64, new: &SliceData, splices: &[crate::splice::Splice]) -> Result<()> {
-        if self.splice_whole_lists_in_place(op, allocation, new, splices)? {
+    /// Splices the `splices.rows().len()` lists of a whole allocation,
+    /// stored together and unchanged since ([`Self::whole_lists`]), with
+    /// items of `new` ([`SliceData::splice_rows`]). Where this bag's own
+    /// layer holds their column and nothing else does (lists made or last
+    /// changed in this bag), the items move within it and no new column is
+    /// made.
+    pub fn splice_whole_lists(&self, op: &str, allocation: u64, new: &SliceData, splices: Splices) -> Result<()> {
+        let Some(splices) = self.splice_whole_lists_in_place(op, allocation, new, splices)? else {
             return Ok(());
-        }
+        };
         let dense = self
-            .whole_lists(allocation, splices.len())
+            .whole_lists(allocation, splices.rows().len())
             .ok_or_else(|| Error::internal(format!("{op}: the lists of allocation {allocation} are not stored together")))?;
         let (edge, items) = dense.items.splice_rows(&dense.edge, new, splices)?;
         self.set_whole_lists(op, allocation, &edge, &items)
     }
 
     /// [`Self::splice_whole_lists`] in place, when this bag's own layer
-    /// holds the lists' column and nothing else holds it; false, with
-    /// nothing written, otherwise.
-    fn splice_whole_lists_in_place(&self, op: &str, allocation: u64, new: &SliceData, splices: &[crate::splice::Splice]) -> Result<bool> {
+    /// holds the lists' column and nothing else holds it; otherwise the
+    /// splices back, with nothing written.
+    fn splice_whole_lists_in_place(&self, op: &str, allocation: u64, new: &SliceData, splices: Splices) -> Result<Option<Splices>> {
         self.write(op, |store| {
             let lists = Arc::make_mut(&mut store.lists);
-            let Some(dense) = lists.dense_mut(allocation).filter(|d| d.edge.parent_size() == splices.len()) else {
-                return false;
+            let Some(dense) = lists.dense_mut(allocation).filter(|d| d.edge.parent_size() == splices.rows().len()) else {
+                return Some(splices);
             };
             // (Shared with another layer or bag: copied here, its items
             // still shared, so they are not taken over below.)
@@ -898,11 +900,11 @@ impl DataBag {
             match items.splice_rows_in_place(&dense.edge, new, splices) {
                 Ok((edge, items)) => {
                     *dense = DenseLists { edge, items };
-                    true
+                    None
                 }
-                Err(items) => {
+                Err((items, splices)) => {
                     dense.items = items;
-                    false
+                    Some(splices)
                 }
             }
         })
@@ -1575,21 +1577,22 @@ mod tests {
         let bag = DataBag::new_mutable();
         let column = SliceData::from(crate::column::FixedVec::Int32(vec![1, 2, 3]));
         bag.set_whole_lists("op", allocation, &Edge::from_sizes(&[2, 1]).unwrap(), &column).unwrap();
-        let append = [Splice { cut: 2..2, new: 0..1 }, Splice { cut: 1..1, new: 1..2 }];
+        let lists_edge = Edge::from_sizes(&[2, 1]).unwrap();
+        let append = || Splices::of_rows(&lists_edge, vec![Splice { cut: 2..2, new: 0..1 }, Splice { cut: 1..1, new: 1..2 }]).unwrap();
         let new = ints(&[Some(7), Some(8)]);
         // `column` still holds the buffer: nothing is written.
-        assert!(!bag.splice_whole_lists_in_place("op", allocation, &new, &append).unwrap());
+        assert!(bag.splice_whole_lists_in_place("op", allocation, &new, append()).unwrap().is_some());
         drop(column);
         let fork = bag.fork(true);
         // The fork shares the lists: still nothing.
-        assert!(!bag.splice_whole_lists_in_place("op", allocation, &new, &append).unwrap());
+        assert!(bag.splice_whole_lists_in_place("op", allocation, &new, append()).unwrap().is_some());
         drop(fork);
-        assert!(bag.splice_whole_lists_in_place("op", allocation, &new, &append).unwrap());
+        assert!(bag.splice_whole_lists_in_place("op", allocation, &new, append()).unwrap().is_none());
         let (edge, items) = bag.explode(&ids.iter().copied().map(Some).collect::<Vec<_>>()).unwrap();
         assert_eq!(edge.sizes(), vec![3, 2]);
         assert_eq!((0..5).map(|i| items.get(i)).collect::<Vec<_>>(), [1, 2, 7, 3, 8].map(|v| Some(ScalarRef::Int32(v))));
         // An immutable bag refuses.
-        assert!(bag.fork(false).splice_whole_lists_in_place("op", allocation, &new, &append).is_err());
+        assert!(bag.fork(false).splice_whole_lists_in_place("op", allocation, &new, append()).is_err());
     }
 
     #[test]

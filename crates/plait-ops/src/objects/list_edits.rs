@@ -17,7 +17,7 @@ use std::ops::Range;
 use plait_core::bag::text::LIST_ITEMS_ATTR;
 use plait_core::cast::cast_to;
 use plait_core::column::MISSING_INDEX;
-use plait_core::splice::Splice;
+use plait_core::splice::{Splice, Splices};
 use plait_core::{Column, DataBag, DataSlice, Edge, Error, ItemId, Result, ScalarRef, Schema, SliceData, Values};
 
 use super::containers::{fit_to_in_place, rows_for};
@@ -48,8 +48,10 @@ pub fn set_items_in_place(x: &DataSlice, index: &DataSlice, values: &DataSlice) 
     let values = fit_to_in_place(op, "list items", x, schema, &aligned_values.with_bag(values.bag().cloned()))?;
     let bag = list_bag(op, x, "set List items")?;
     let indices = Indices::read(&index, || Error::value(op, "the index must be an integer"))?;
-    let cut = |i: usize, n: usize| Ok(indices.position(i, n).map(|at| at..at + 1));
-    splice_lists(op, bag, lists, cut, NewItems::Fill(values.data()), false).map(drop)
+    with_position!(&indices, position => {
+        let cut = |i: usize, n: usize| Ok(position(i, n).map(|at| at..at + 1));
+        splice_lists(op, bag, lists, cut, NewItems::Fill(values.data()), false).map(drop)
+    })
 }
 
 /// `l.append(v)` on lists of a mutable bag.
@@ -111,8 +113,10 @@ pub fn remove_in_place(x: &DataSlice, which: Removed<'_>) -> Result<()> {
             let (lists, index) = aligned_with_index(op, x, index)?;
             let lists = &lists;
             let indices = Indices::read(&index, || Error::value(op, "cannot remove items from list(s): expected indices to be integers"))?;
-            let cut = |i: usize, n: usize| Ok(indices.position(i, n).map(|at| at..at + 1));
-            splice_lists(op, bag, lists, cut, NewItems::Rows(&Edge::uniform(lists.size(), 0), &nothing), false).map(drop)
+            with_position!(&indices, position => {
+                let cut = |i: usize, n: usize| Ok(position(i, n).map(|at| at..at + 1));
+                splice_lists(op, bag, lists, cut, NewItems::Rows(&Edge::uniform(lists.size(), 0), &nothing), false).map(drop)
+            })
         }
         Removed::Range(start, stop) => {
             let bounds = RangeBounds::read(op, start, stop, "remove items from")?;
@@ -136,18 +140,17 @@ pub fn pop_in_place(x: &DataSlice, index: &DataSlice, strict: bool) -> Result<Da
     let (lists, index) = aligned_with_index(op, x, index)?;
     let lists = &lists;
     let indices = Indices::read(&index, || Error::value(op, "cannot pop items from list(s): expected indices to be integers"))?;
-    let cut = |i: usize, n: usize| {
-        let at = indices.position(i, n);
-        if let (true, None, Some(k)) = (strict, at, indices.get(i)) {
-            // (Popping an empty list at 0 gives a missing item, as in Koda.)
-            if !(-(n as i64)..(n as i64).max(1)).contains(&k) {
-                return Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")));
-            }
-        }
-        Ok(at.map(|at| at..at + 1))
-    };
     let nothing = SliceData::missing(0);
-    let popped = splice_lists(op, bag, lists, cut, NewItems::Rows(&Edge::uniform(lists.size(), 0), &nothing), true)?.expect("asked for");
+    let popped = with_position!(&indices, position => {
+        let cut = |i: usize, n: usize| {
+            let at = position(i, n);
+            if strict && at.is_none() {
+                check_in_range(op, indices.get(i), n)?;
+            }
+            Ok(at.map(|at| at..at + 1))
+        };
+        splice_lists(op, bag, lists, cut, NewItems::Rows(&Edge::uniform(lists.size(), 0), &nothing), true)?.expect("asked for")
+    });
     // The items removed have the lists' item schema (items of another type
     // under an OBJECT-like schema are cast as reading them would).
     let result = match DataSlice::new(lists.shape().clone(), popped.clone(), schema) {
@@ -158,6 +161,19 @@ pub fn pop_in_place(x: &DataSlice, index: &DataSlice, strict: bool) -> Result<Da
         }
     };
     Ok(result.with_bag(Some(bag.clone())))
+}
+
+/// Koda's IndexError of `ListItem.pop(k)` for an index `k` out of a list of
+/// `n` items (popping an empty list at 0 gives a missing item instead, as
+/// in Koda).
+#[cold]
+fn check_in_range(op: &str, k: Option<i64>, n: usize) -> Result<()> {
+    match k {
+        Some(k) if !(-(n as i64)..(n as i64).max(1)).contains(&k) => {
+            Err(Error::index(op, format!("List index out of range: list size {n} vs index {k}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `l[start:stop] = values` on lists of a mutable bag: the items in the
@@ -224,7 +240,7 @@ fn splice_lists(
             let (plan, popped) = plan_once_each(len, |i| i, &dense.edge, &dense.items, cut, new, removed)?;
             drop(dense); // so that the lists' column can be changed in place
             if let Some(Plan { splices, new_items }) = plan {
-                bag.splice_whole_lists(op, allocation, &new_items, &splices)?;
+                bag.splice_whole_lists(op, allocation, &new_items, splices)?;
             }
             return Ok(popped);
         }
@@ -236,7 +252,7 @@ fn splice_lists(
     let once_each = distinct.ids.len() == rows.iter().filter(|&&r| r != MISSING_INDEX).count();
     let (lists, popped) = if once_each {
         let (plan, popped) = plan_once_each(rows.len(), |i| rows[i], &edge, &items, cut, new, removed)?;
-        (plan.map(|Plan { splices, new_items }| items.splice_rows(&edge, &new_items, &splices)).transpose()?, popped)
+        (plan.map(|Plan { splices, new_items }| items.splice_rows(&edge, &new_items, splices)).transpose()?, popped)
     } else {
         splice_in_turn(&rows, &edge, &items, cut, new, removed)?
     };
@@ -249,7 +265,7 @@ fn splice_lists(
 /// How lists each given once are spliced: a splice per row, with the new
 /// items the splices read.
 struct Plan {
-    splices: Vec<Splice>,
+    splices: Splices,
     new_items: SliceData,
 }
 
@@ -266,8 +282,7 @@ fn plan_once_each(
     new: NewItems<'_>,
     removed: bool,
 ) -> Result<(Option<Plan>, Option<SliceData>)> {
-    let mut splices = vec![Splice::default(); edge.parent_size()];
-    let mut changed = false;
+    let mut splices = Splices::with_capacity(edge.parent_size());
     // A fill of at most one item per list reads the values as they are;
     // longer ones repeat them first (below).
     let mut fill_longer = false;
@@ -281,8 +296,16 @@ fn plan_once_each(
         if r == MISSING_INDEX {
             continue;
         }
+        // (Each list comes once, its row numbered as first met: the rows
+        // come in order.)
+        if r != splices.rows().len() {
+            return Err(Error::internal(format!("list {i} is row {r}, not the next row ({})", splices.rows().len())));
+        }
         let row_items = edge.child_range(r);
-        let Some(c) = cut(i, row_items.len())? else { continue };
+        let Some(c) = cut(i, row_items.len())? else {
+            splices.push(row_items.len(), Splice::default())?;
+            continue;
+        };
         if let (true, Some(first)) = (!c.is_empty(), first_removed.last_mut()) {
             *first = row_items.start + c.start;
         }
@@ -293,11 +316,10 @@ fn plan_once_each(
                 i..i + c.len()
             }
         };
-        changed |= !c.is_empty() || !new.is_empty();
-        splices[r] = Splice { cut: c, new };
+        splices.push(row_items.len(), Splice { cut: c, new })?;
     }
     let popped = removed.then(|| items.take(&first_removed));
-    if !changed {
+    if !splices.changes_some_row() {
         return Ok((None, popped));
     }
     let new_items = match new {
@@ -309,14 +331,14 @@ fn plan_once_each(
             for (i, size) in sizes.iter_mut().enumerate() {
                 let r = row(i);
                 if r != MISSING_INDEX {
-                    *size = splices[r].new.len() as i64;
+                    *size = splices.rows()[r].new.len() as i64;
                 }
             }
             let filled = Edge::from_sizes(&sizes)?;
             for i in 0..occurrences {
                 let r = row(i);
                 if r != MISSING_INDEX {
-                    splices[r].new = filled.child_range(i);
+                    splices.place_new(r, filled.start_of(i));
                 }
             }
             values.repeat_by_edge(None, &filled)
@@ -466,15 +488,43 @@ impl<'a> Indices<'a> {
         }
     }
 
-    /// Where index `i` falls in a list of `n` items (negative counts from
-    /// the end); `None` where it is missing or out of range.
+    /// Where index `i` falls in a list of `n` items (see
+    /// [`position_in_list`]).
     #[inline]
     fn position(&self, i: usize, n: usize) -> Option<usize> {
-        let k = self.get(i)?;
-        let at = if k < 0 { k + n as i64 } else { k };
-        (0..n as i64).contains(&at).then_some(at as usize)
+        position_in_list(self.get(i), n)
     }
 }
+
+/// Where index `k` falls in a list of `n` items (negative counts from the
+/// end); `None` where it is missing or out of range.
+#[inline]
+fn position_in_list(k: Option<i64>, n: usize) -> Option<usize> {
+    let k = k?;
+    let at = if k < 0 { k + n as i64 } else { k };
+    (0..n as i64).contains(&at).then_some(at as usize)
+}
+
+/// `$body` with `$position(i, n)` giving where occurrence `i`'s index falls
+/// in a list of `n` items ([`Indices::position`]), compiled apart for one
+/// index for every list (`pop(0)`, `del l[i]`, `l[i] = v`): the loop over
+/// the lists then reads it with no dispatch and no call per list.
+macro_rules! with_position {
+    ($indices:expr, $position:ident => $body:expr) => {
+        match $indices {
+            Indices::One(k) => {
+                let k = *k;
+                let $position = move |_: usize, n: usize| position_in_list(k, n);
+                $body
+            }
+            indices => {
+                let $position = |i: usize, n: usize| indices.position(i, n);
+                $body
+            }
+        }
+    };
+}
+use with_position;
 
 /// The bag of lists `x` that `op` changes in place, and their item schema,
 /// or Koda's errors (no bag, an immutable bag, not lists).
