@@ -7,7 +7,9 @@
 //! `to_py` and reprs) asks every attribute instead. A layer holding
 //! thousands of names (records with differing keys, one schema each) made
 //! that quadratic. Such a layer builds an index from each allocation (or
-//! uuid item) to the names whose values hold it, once it has spent as much
+//! item: a uuid, or one of the few items of an allocation a name holds,
+//! such as schemas made together with attributes of their own) to the
+//! names whose values hold it, once it has spent as much
 //! on scanning as building costs (so a mutable bag written between
 //! questions never pays more than twice what scanning would); any change
 //! of the layer drops the index.
@@ -25,7 +27,8 @@ type FastHash = foldhash::fast::RandomState;
 const SCAN_ALWAYS: usize = 32;
 
 /// What the index keys names by: an item's allocation, or the item itself
-/// when it has none (a uuid).
+/// (a uuid, which has none, or an item filed by itself: see
+/// `AttrStore::for_each_index_holder`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Holder {
     Allocation(u64),
@@ -122,13 +125,49 @@ impl AttrMap {
     /// or those the index lists for it): a superset of those that do.
     pub(super) fn for_each_candidate<'a>(&'a self, id: ItemId, mut f: impl FnMut(&'a Arc<str>, &'a AttrStore)) {
         if let Some(index) = self.index() {
-            for &k in index.by_holder.get(&Holder::of(id)).into_iter().flatten() {
+            // Names filed under the item's allocation and under the item
+            // itself (see `AttrStore::for_each_index_holder`; a name is filed
+            // one way for an allocation, never both).
+            let by_allocation = id.allocation().and_then(|a| index.by_holder.get(&Holder::Allocation(a)));
+            let by_item = index.by_holder.get(&Holder::Item(id));
+            for &k in by_allocation.into_iter().flatten().chain(by_item.into_iter().flatten()) {
                 let (name, values) = self.by_name.get_key_value(&index.names[k as usize]).expect("the index lists names of the map");
                 f(name, values);
             }
             return;
         }
         self.by_name.iter().for_each(|(name, values)| f(name, values));
+    }
+
+    /// For items grouped by holder (`groups`: each holder with the
+    /// positions of its items in `ids`), each name whose values may hold
+    /// some of them, with those positions (a superset, unsorted; names by
+    /// their key in this map): read from the index, so the cost is what the
+    /// items may have, not every name of the layer. `None` when there is no
+    /// index (yet): scan.
+    pub(super) fn held_by_groups(&self, groups: &[(Holder, Vec<usize>)], ids: &[Option<ItemId>]) -> Option<Vec<(&Arc<str>, Vec<usize>)>> {
+        let index = self.index()?;
+        let mut by_name: HashMap<u32, Vec<usize>, FastHash> = HashMap::default();
+        for (holder, positions) in groups {
+            for &k in index.by_holder.get(holder).into_iter().flatten() {
+                by_name.entry(k).or_default().extend(positions);
+            }
+            // Names filed under items of the allocation one by one.
+            if let Holder::Allocation(_) = holder {
+                for &i in positions {
+                    let Some(id) = ids[i] else { continue };
+                    for &k in index.by_holder.get(&Holder::Item(id)).into_iter().flatten() {
+                        by_name.entry(k).or_default().push(i);
+                    }
+                }
+            }
+        }
+        Some(
+            by_name
+                .into_iter()
+                .map(|(k, positions)| (self.by_name.get_key_value(&index.names[k as usize]).expect("the index lists names of the map").0, positions))
+                .collect(),
+        )
     }
 
     /// The index, when there is one or it is time to build it (see the
@@ -150,7 +189,7 @@ impl AttrMap {
         for (k, (name, values)) in self.by_name.iter().enumerate() {
             index.names.push(name.clone());
             let k = u32::try_from(k).expect("fewer than 2^32 attribute names");
-            values.for_each_holder(|holder| index.by_holder.entry(holder).or_default().push(k));
+            values.for_each_index_holder(|holder| index.by_holder.entry(holder).or_default().push(k));
         }
         index
     }
@@ -171,12 +210,22 @@ mod tests {
     #[test]
     fn the_names_of_an_item_are_the_same_before_and_after_the_index_and_after_changes() {
         // Many items, each with its own names (records with differing
-        // keys), some allocated one by one, some uuids.
+        // keys), some allocated one by one, some uuids, some allocated
+        // together (schemas made at once: filed item by item for their own
+        // names, by allocation for names many of them have).
         let bag = DataBag::new_mutable();
+        let together = allocate(ItemKind::Object, 200).1;
         let mut items: Vec<(ItemId, Vec<String>)> = Vec::new();
         for k in 0..200 {
-            let id = if k % 3 == 0 { ItemId::uuid(ItemKind::Object, 1000 + k as u128) } else { allocate(ItemKind::Object, 1).1[0] };
-            let names = vec![format!("own{k}"), "shared".to_string()];
+            let id = match k % 3 {
+                0 => ItemId::uuid(ItemKind::Object, 1000 + k as u128),
+                1 => allocate(ItemKind::Object, 1).1[0],
+                _ => together[k as usize],
+            };
+            let mut names = vec![format!("own{k}"), "shared".to_string()];
+            if k % 10 == 2 {
+                names.push("tenth".to_string());
+            }
             for name in &names {
                 bag.set_attr("op", name, &[Some(id)], &int(k)).unwrap();
             }
@@ -187,6 +236,20 @@ mod tests {
             names.sort();
             names
         };
+        // Which names each item may hold, by scanning the names (no index
+        // yet), then from the index: both list at least the items that hold
+        // each name, the index no more than the scan.
+        let ids: Vec<Option<ItemId>> = items.iter().map(|(id, _)| Some(*id)).collect();
+        let held = |bag: &DataBag| -> std::collections::BTreeMap<String, Vec<usize>> {
+            bag.attrs_held_by(&ids).into_iter().map(|(name, positions)| (name.to_string(), positions)).collect()
+        };
+        assert!(bag.read().attrs.by_holder.get().is_none());
+        let scanned = held(&bag);
+        assert!(bag.read().attrs.by_holder.get().is_none(), "read by scanning");
+        let holders = |name: &str| -> Vec<usize> { (0..items.len()).filter(|&i| items[i].1.iter().any(|n| n == name)).collect() };
+        for (name, positions) in &scanned {
+            assert!(holders(name).iter().all(|i| positions.contains(i)), "{name}");
+        }
         // Enough questions to build the index, then more through it.
         for _ in 0..3 {
             for (id, names) in &items {
@@ -194,6 +257,18 @@ mod tests {
             }
         }
         assert!(bag.read().attrs.by_holder.get().is_some(), "the index was built");
+        // An item made together with others is asked about its own names,
+        // not every name of its allocation.
+        let mut candidates = 0;
+        bag.read().attrs.for_each_candidate(together[5], |_, _| candidates += 1);
+        assert_eq!(candidates, 3, "own5, shared, tenth");
+        let indexed = held(&bag);
+        assert_eq!(indexed.keys().collect::<Vec<_>>(), scanned.keys().collect::<Vec<_>>());
+        for (name, positions) in &indexed {
+            assert!(holders(name).iter().all(|i| positions.contains(i)), "{name}");
+            assert!(positions.iter().all(|i| scanned[name].contains(i)), "{name}");
+        }
+        assert_eq!(indexed["own5"], vec![5], "an item made together with others holds its own name alone");
         // A change drops it; the new name is found by the scan and by the
         // rebuilt index alike.
         let (id, names) = &mut items[7];

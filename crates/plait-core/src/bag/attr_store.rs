@@ -364,6 +364,10 @@ impl SparseItems {
     }
 }
 
+/// Items of an allocation stored one by one for an attribute, at most, that
+/// a name index files item by item (see [`AttrStore::for_each_index_holder`]).
+pub(super) const FEW_OF_AN_ALLOCATION: usize = 4;
+
 /// All values of one attribute.
 #[derive(Clone, Debug, Default)]
 pub struct AttrStore {
@@ -648,6 +652,25 @@ impl AttrStore {
             self.sparse.counts().keys().for_each(|&allocation| f(Holder::Allocation(allocation)));
             self.sparse.keys().filter(|id| id.allocation().is_none()).for_each(|&id| f(Holder::Item(id)));
         }
+    }
+
+    /// The holders a name index files this attribute under: as
+    /// [`Self::for_each_holder`], but items stored one by one whose
+    /// allocation has at most [`FEW_OF_AN_ALLOCATION`] of them here are
+    /// given one by one (`Holder::Item`). Schemas made together, each with
+    /// attributes of its own (the implicit schemas of records with differing
+    /// keys), then find their own names, not every name of the allocation.
+    pub(super) fn for_each_index_holder(&self, mut f: impl FnMut(Holder)) {
+        self.dense.keys().for_each(|&allocation| f(Holder::Allocation(allocation)));
+        if self.sparse.is_empty() {
+            return;
+        }
+        let counts = self.sparse.counts();
+        counts.iter().filter(|&(_, &n)| n > FEW_OF_AN_ALLOCATION).for_each(|(&allocation, _)| f(Holder::Allocation(allocation)));
+        self.sparse
+            .keys()
+            .filter(|id| id.allocation().is_none_or(|a| counts.get(&a).is_some_and(|&n| n <= FEW_OF_AN_ALLOCATION)))
+            .for_each(|&id| f(Holder::Item(id)));
     }
 
     /// Whether items of `holder` are here (see [`Self::for_each_holder`]).

@@ -602,6 +602,13 @@ impl DataBag {
         }
         let mut by_name: HashMap<Arc<str>, Vec<usize>, foldhash::fast::RandomState> = HashMap::default();
         for layer in self.layers().iter() {
+            // A layer of many names answers from its index.
+            if let Some(held) = layer.attrs.held_by_groups(&groups, ids) {
+                for (name, positions) in held {
+                    by_name.entry(name.clone()).or_default().extend(positions);
+                }
+                continue;
+            }
             for (name, values) in &layer.attrs {
                 let mut positions: Vec<usize> = Vec::new();
                 if values.holders_bound() <= groups.len() {

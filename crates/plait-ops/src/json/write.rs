@@ -158,6 +158,11 @@ fn kind_of(bag: &DataBag, schema: Schema) -> Result<Kind> {
 /// their schemas.
 type Layout = Vec<(usize, Schema)>;
 
+/// The attributes of an entity schema and their schemas, when already read
+/// (objects of many schemas grouped by layout): no lookup of them per
+/// schema, which costs what the schemas' allocation holds.
+type KnownAttrs = Vec<(String, Schema)>;
+
 /// The ids on the way down to a level: ids of the level, and for each, the
 /// index of its parent in the level above.
 struct Path<'a> {
@@ -227,7 +232,7 @@ impl Writer<'_> {
             Schema::Object => self.objects(data, depth, path),
             Schema::Struct(_) => {
                 let ids: Vec<Option<ItemId>> = (0..n).map(|i| if let Some(ScalarRef::ItemId(id)) = data.get(i) { Some(id) } else { None }).collect();
-                self.structs(&ids, schema, depth, path)
+                self.structs(&ids, schema, depth, path, None)
             }
             s if s.is_primitive() && !matches!(s, Schema::Schema | Schema::ItemId | Schema::Expr) => {
                 let mut t = Texts::with_len(n);
@@ -282,9 +287,9 @@ impl Writer<'_> {
                 }
             }
         }
-        for (schema, members) in self.by_layout(by_schema) {
+        for (schema, members, known) in self.by_layout(by_schema) {
             let sub: Vec<Option<ItemId>> = members.iter().map(|&i| ids[i]).collect();
-            let texts = self.structs(&sub, schema, depth, path)?;
+            let texts = self.structs(&sub, schema, depth, path, known)?;
             for (k, &i) in members.iter().enumerate() {
                 if let Some(s) = texts.get(k) {
                     let start = t.buf.len();
@@ -301,11 +306,12 @@ impl Writer<'_> {
     /// written as one level, under any one of its schemas. Objects made one
     /// by one (`kd.from_json` of many documents) each have an implicit schema
     /// of their own; written one schema at a time, their cost is per object.
-    fn by_layout(&self, by_schema: HashMap<Schema, Vec<usize>>) -> Vec<(Schema, Vec<usize>)> {
+    /// Each group comes with its attributes as read here.
+    fn by_layout(&self, by_schema: HashMap<Schema, Vec<usize>>) -> Vec<(Schema, Vec<usize>, Option<KnownAttrs>)> {
         // A few schemas: reading their layouts would cost more than it saves.
         const FEW: usize = 16;
         if by_schema.len() <= FEW {
-            return by_schema.into_iter().collect();
+            return by_schema.into_iter().map(|(schema, members)| (schema, members, None)).collect();
         }
         let schemas: Vec<Schema> = by_schema.keys().copied().collect();
         let ids: Vec<Option<ItemId>> = schemas.iter().map(|s| if let Schema::Struct(id) = s { Some(*id) } else { None }).collect();
@@ -314,7 +320,8 @@ impl Writer<'_> {
         // (A schema that is not a struct, which kind_of refuses, keeps a
         // group of its own.)
         let mut layouts: Vec<Layout> = schemas.iter().map(|s| if s.is_struct() { Vec::new() } else { vec![(usize::MAX, *s)] }).collect();
-        for (k, (name, positions)) in self.bag.attrs_held_by(&ids).iter().enumerate() {
+        let held = self.bag.attrs_held_by(&ids);
+        for (k, (name, positions)) in held.iter().enumerate() {
             let column = self.bag.get_attr(name, &crate::objects::model::picked(&ids, positions));
             for (p, &j) in positions.iter().enumerate() {
                 if let Some(ScalarRef::Schema(s)) = column.get(p) {
@@ -329,16 +336,18 @@ impl Writer<'_> {
             groups.entry(layout).or_insert_with(|| (schema, Vec::new())).1.extend(members);
         }
         groups
-            .into_values()
-            .map(|(schema, mut members)| {
+            .into_iter()
+            .map(|(layout, (schema, mut members))| {
                 members.sort_unstable();
-                (schema, members)
+                let known = schema.is_struct().then(|| layout.iter().map(|&(k, s)| (held[k].0.to_string(), s)).collect());
+                (schema, members, known)
             })
             .collect()
     }
 
-    /// Items of a struct schema: lists, dicts or entities.
-    fn structs(&self, ids: &[Option<ItemId>], schema: Schema, depth: usize, path: Option<&Path<'_>>) -> Result<Texts> {
+    /// Items of a struct schema: lists, dicts or entities (`known`: the
+    /// schema's attributes, when read already).
+    fn structs(&self, ids: &[Option<ItemId>], schema: Schema, depth: usize, path: Option<&Path<'_>>, known: Option<KnownAttrs>) -> Result<Texts> {
         if depth > MAX_DEPTH {
             return Err(self.too_deep(ids, path));
         }
@@ -399,27 +408,44 @@ impl Writer<'_> {
                     });
                 }
             }
-            Kind::Entity(schema_id) => self.entities(ids, schema_id, depth, &here, &mut t)?,
+            Kind::Entity(schema_id) => self.entities(ids, schema_id, known, depth, &here, &mut t)?,
         }
         Ok(t)
     }
 
-    fn entities(&self, ids: &[Option<ItemId>], schema_id: ItemId, depth: usize, here: &Path<'_>, t: &mut Texts) -> Result<()> {
+    fn entities(
+        &self,
+        ids: &[Option<ItemId>],
+        schema_id: ItemId,
+        known: Option<KnownAttrs>,
+        depth: usize,
+        here: &Path<'_>,
+        t: &mut Texts,
+    ) -> Result<()> {
         let n = ids.len();
         let keys_attr = self.f.keys_attr.as_deref().filter(|a| attr_schema(self.bag, schema_id, a).is_some());
         // The values list counts only with a keys list.
         let values_attr = self.f.values_attr.as_deref().filter(|a| keys_attr.is_some() && attr_schema(self.bag, schema_id, a).is_some());
-        let mut names: Vec<String> = self
-            .bag
-            .attr_names(schema_id)
-            .into_iter()
-            .filter(|a| !a.starts_with("__") && Some(a.as_str()) != keys_attr && Some(a.as_str()) != values_attr)
-            .collect();
-        names.sort();
+        let mut attrs: KnownAttrs = match known {
+            Some(known) => known,
+            None => {
+                let schema_of = |name: &str| attr_schema(self.bag, schema_id, name).unwrap_or(Schema::Object);
+                self.bag
+                    .attr_names(schema_id)
+                    .into_iter()
+                    .map(|name| {
+                        let schema = schema_of(&name);
+                        (name, schema)
+                    })
+                    .collect()
+            }
+        };
+        attrs.retain(|(a, _)| !a.starts_with("__") && Some(a.as_str()) != keys_attr && Some(a.as_str()) != values_attr);
+        attrs.sort_by(|a, b| a.0.cmp(&b.0));
         let identity = Path { ids, parent: (0..n).collect(), up: here.up };
-        let mut columns: Vec<(String, Texts, Vec<bool>, &'static str)> = Vec::with_capacity(names.len());
-        for name in &names {
-            let schema = attr_schema(self.bag, schema_id, name).unwrap_or(Schema::Object);
+        let mut columns: Vec<(String, Texts, Vec<bool>, &'static str)> = Vec::with_capacity(attrs.len());
+        for (name, schema) in &attrs {
+            let schema = *schema;
             let data = self.bag.get_attr(name, ids);
             let present: Vec<bool> = (0..n).map(|i| data.get(i).is_some()).collect();
             let texts = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.level(&data, schema, depth + 1, Some(&identity)))?;

@@ -271,7 +271,8 @@ struct Plan {
 
 /// [`splice_lists`] when each list comes once: occurrence `i` (of
 /// `occurrences`) is row `row(i)` of the lists read (`edge`, `items`;
-/// [`MISSING_INDEX`]: a missing list). Gives the plan of the splice
+/// [`MISSING_INDEX`]: a missing list), the rows met in order (each list
+/// numbered as first met). Gives the plan of the splice
 /// (`None` when no list changes) and what `removed` asks for.
 fn plan_once_each(
     occurrences: usize,
@@ -296,8 +297,6 @@ fn plan_once_each(
         if r == MISSING_INDEX {
             continue;
         }
-        // (Each list comes once, its row numbered as first met: the rows
-        // come in order.)
         if r != splices.rows().len() {
             return Err(Error::internal(format!("list {i} is row {r}, not the next row ({})", splices.rows().len())));
         }
