@@ -28,11 +28,13 @@ pub struct Splice {
     pub new: Range<usize>,
 }
 
-/// The splices of the rows of a column, one per row in order, and how they
-/// change the rows' sizes, worked out as each is added (the splice itself
-/// then reads them once more, not twice).
-#[derive(Clone, Debug, Default)]
+/// The splices of the rows of a column under one edge, one per row in
+/// order, and how they change the rows' sizes, worked out as each is added
+/// (the splice itself then reads them once more, not twice).
+#[derive(Clone, Debug)]
 pub struct Splices {
+    /// The rows spliced (only an equal edge is spliced with these).
+    edge: Edge,
     rows: Vec<Splice>,
     /// Some row grows; some row shrinks.
     grows: bool,
@@ -49,11 +51,22 @@ pub struct Splices {
 }
 
 impl Splices {
-    /// No splices yet, room for `rows`.
-    pub fn with_capacity(rows: usize) -> Splices {
+    /// No splices yet of the rows of `edge`.
+    pub fn of_rows_of(edge: &Edge) -> Splices {
+        let rows = edge.parent_size();
         let mut points = Vec::with_capacity(rows + 1);
         points.push(0);
-        Splices { rows: Vec::with_capacity(rows), points, new_end: Some(0), ..Splices::default() }
+        Splices {
+            edge: edge.clone(),
+            rows: Vec::with_capacity(rows),
+            grows: false,
+            shrinks: false,
+            old_total: 0,
+            total: 0,
+            new_items: 0,
+            new_end: Some(0),
+            points,
+        }
     }
 
     /// The splices `rows` of the rows of `edge`.
@@ -61,19 +74,24 @@ impl Splices {
         if rows.len() != edge.parent_size() {
             return Err(Error::internal(format!("{} splices for {} rows", rows.len(), edge.parent_size())));
         }
-        let mut splices = Splices::with_capacity(rows.len());
+        let mut splices = Splices::of_rows_of(edge);
         for (r, s) in rows.into_iter().enumerate() {
             splices.push(edge.size_of(r), s)?;
         }
         Ok(splices)
     }
 
-    /// Adds the splice of the next row, of `n` items (its cut must be in
-    /// the row).
+    /// Adds the splice of the next row, which has `n` items (the caller
+    /// read them from the edge these are for; its cut must be in the row).
     #[inline(always)]
     pub fn push(&mut self, n: usize, s: Splice) -> Result<()> {
+        let r = self.rows.len();
+        debug_assert!(r < self.edge.parent_size() && n == self.edge.size_of(r), "row {r} of {} items", n);
+        if r >= self.edge.parent_size() {
+            return Err(Error::internal(format!("a splice of row {r}, past the {} rows", self.edge.parent_size())));
+        }
         if s.cut.start > s.cut.end || s.cut.end > n || s.new.start > s.new.end {
-            return Err(out_of_row(&s, self.rows.len(), n));
+            return Err(out_of_row(&s, r, n));
         }
         self.grows |= s.new.len() > s.cut.len();
         self.shrinks |= s.new.len() < s.cut.len();
@@ -109,11 +127,12 @@ impl Splices {
         !self.grows && !self.shrinks
     }
 
-    /// Checks that these are the splices of the rows of `edge`, with new
-    /// items among `new_len`.
+    /// Checks that these are the splices of every row of `edge` (the edge
+    /// they were made for: the same buffer, or equal), with new items
+    /// among `new_len`.
     fn check(&self, edge: &Edge, new_len: usize) -> Result<()> {
         let new_end = self.new_end.unwrap_or_else(|| self.rows.iter().map(|s| s.new.end).max().unwrap_or(0));
-        if self.rows.len() != edge.parent_size() || self.old_total != edge.child_size() || new_end > new_len {
+        if self.rows.len() != edge.parent_size() || *edge != self.edge || self.old_total != edge.child_size() || new_end > new_len {
             return Err(Error::internal(format!(
                 "{} splices of {} items (new items up to {}) for {} rows of {} items ({new_len} new items)",
                 self.rows.len(),
@@ -169,31 +188,31 @@ impl SliceData {
     /// when the buffer can be taken over ([`SliceData::into_fixed`]),
     /// `new` has every item present and of the same type (or has none),
     /// and no row shrinks while another grows. Otherwise `self` and the
-    /// splices back, unchanged.
+    /// splices back (boxed), unchanged.
     pub fn splice_rows_in_place(
         self,
         edge: &Edge,
         new: &SliceData,
         mut splices: Splices,
-    ) -> std::result::Result<(Edge, SliceData), (SliceData, Splices)> {
+    ) -> std::result::Result<(Edge, SliceData), Box<(SliceData, Splices)>> {
         if splices.check(edge, new.len()).is_err() || (splices.grows && splices.shrinks) {
-            return Err((self, splices));
+            return Err(Box::new((self, splices)));
         }
         let new_values = match new.columns() {
             [] if splices.new_items == 0 => None,
             [c] if c.presence.is_none() => Some(&c.values),
-            _ => return Err((self, splices)),
+            _ => return Err(Box::new((self, splices))),
         };
         let values = match self.into_fixed() {
             Ok(values) => values,
-            Err(this) => return Err((this, splices)),
+            Err(this) => return Err(Box::new((this, splices))),
         };
         macro_rules! splice {
             ($variant:ident, $v:ident) => {{
                 let new: &[_] = match new_values {
                     None => &[],
                     Some(Values::$variant(x)) => x.as_ref(),
-                    Some(_) => return Err((SliceData::from(FixedVec::$variant($v)), splices)),
+                    Some(_) => return Err(Box::new((SliceData::from(FixedVec::$variant($v)), splices))),
                 };
                 let mut $v = $v;
                 splice_vec(&mut $v, edge, new, &splices);
@@ -542,7 +561,7 @@ mod tests {
         );
         let old = ints(&(0..9).collect::<Vec<_>>());
         let view = old.clone();
-        let (kept, _) = old.splice_rows_in_place(&edge, &new, of(&edge, &splice_sets[0])).expect_err("shared");
+        let (kept, _) = *old.splice_rows_in_place(&edge, &new, of(&edge, &splice_sets[0])).expect_err("shared");
         assert_eq!(items(&kept), items(&view));
     }
 
@@ -600,9 +619,13 @@ mod tests {
         assert!(Splices::of_rows(&edge, vec![Splice { cut: 0..2, new: 0..0 }]).is_err());
         assert!(old.splice_rows(&edge, &old, of(&edge, &[Splice { cut: 0..0, new: 0..2 }])).is_err());
         assert!(Splices::of_rows(&edge, vec![]).is_err());
-        let mut two_rows = Splices::with_capacity(2);
+        let two_rows_edge = Edge::from_sizes(&[1, 0]).unwrap();
+        let mut two_rows = Splices::of_rows_of(&two_rows_edge);
         two_rows.push(1, Splice::default()).unwrap();
         two_rows.push(0, Splice::default()).unwrap();
-        assert!(old.splice_rows(&edge, &old, two_rows).is_err());
+        assert!(old.splice_rows(&edge, &old, two_rows).is_err(), "made for other rows");
+        let mut one_row = Splices::of_rows_of(&Edge::from_sizes(&[1]).unwrap());
+        one_row.push(1, Splice { cut: 0..1, new: 0..0 }).unwrap();
+        assert!(old.splice_rows(&Edge::uniform(1, 1), &old, one_row).is_ok(), "an equal edge");
     }
 }

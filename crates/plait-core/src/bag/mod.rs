@@ -909,7 +909,8 @@ impl DataBag {
                     *dense = DenseLists { edge, items };
                     None
                 }
-                Err((items, splices)) => {
+                Err(refused) => {
+                    let (items, splices) = *refused;
                     dense.items = items;
                     Some(splices)
                 }

@@ -283,7 +283,7 @@ fn plan_once_each(
     new: NewItems<'_>,
     removed: bool,
 ) -> Result<(Option<Plan>, Option<SliceData>)> {
-    let mut splices = Splices::with_capacity(edge.parent_size());
+    let mut splices = Splices::of_rows_of(edge);
     // A fill of at most one item per list reads the values as they are;
     // longer ones repeat them first (below).
     let mut fill_longer = false;
