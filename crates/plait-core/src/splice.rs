@@ -238,19 +238,19 @@ impl SliceData {
 /// length. Either way an item is moved only after every item written over
 /// it was moved: new items never land on kept items not yet moved.
 fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices: &Splices) {
-    let (sizes, splices) = (splices, splices.rows());
-    if sizes.same_sizes() {
-        for (r, s) in splices.iter().enumerate() {
+    let rows = splices.rows();
+    if splices.same_sizes() {
+        for (r, s) in rows.iter().enumerate() {
             if !s.new.is_empty() {
                 let at = edge.start_of(r) + s.cut.start;
                 v[at..at + s.new.len()].copy_from_slice(&new[s.new.clone()]);
             }
         }
-    } else if sizes.shrinks {
+    } else if splices.shrinks {
         // Items kept between two cuts (across rows) move as one run:
         // `kept` (where they are), going at `w`.
         let (mut kept, mut w) = (0..0, 0);
-        for (r, s) in splices.iter().enumerate() {
+        for (r, s) in rows.iter().enumerate() {
             let row = edge.child_range(r);
             if s.cut.is_empty() && s.new.is_empty() {
                 kept.end = row.end;
@@ -268,9 +268,9 @@ fn splice_vec<T: Copy + Default>(v: &mut Vec<T>, edge: &Edge, new: &[T], splices
     } else {
         // As above, last row first: `kept` goes to end at `w`.
         let old_len = v.len();
-        v.resize(sizes.total, T::default());
-        let (mut kept, mut w) = (old_len..old_len, sizes.total);
-        for (r, s) in splices.iter().enumerate().rev() {
+        v.resize(splices.total, T::default());
+        let (mut kept, mut w) = (old_len..old_len, splices.total);
+        for (r, s) in rows.iter().enumerate().rev() {
             let row = edge.child_range(r);
             if s.cut.is_empty() && s.new.is_empty() {
                 kept.start = row.start;

@@ -1584,8 +1584,8 @@ mod tests {
         let allocation = ids[0].allocation().unwrap();
         let bag = DataBag::new_mutable();
         let column = SliceData::from(crate::column::FixedVec::Int32(vec![1, 2, 3]));
-        bag.set_whole_lists("op", allocation, &Edge::from_sizes(&[2, 1]).unwrap(), &column).unwrap();
         let lists_edge = Edge::from_sizes(&[2, 1]).unwrap();
+        bag.set_whole_lists("op", allocation, &lists_edge, &column).unwrap();
         let append = || Splices::of_rows(&lists_edge, vec![Splice { cut: 2..2, new: 0..1 }, Splice { cut: 1..1, new: 1..2 }]).unwrap();
         let new = ints(&[Some(7), Some(8)]);
         // `column` still holds the buffer: nothing is written.

@@ -428,17 +428,8 @@ impl Writer<'_> {
         let values_attr = self.f.values_attr.as_deref().filter(|a| keys_attr.is_some() && attr_schema(self.bag, schema_id, a).is_some());
         let mut attrs: KnownAttrs = match known {
             Some(known) => known,
-            None => {
-                let schema_of = |name: &str| attr_schema(self.bag, schema_id, name).unwrap_or(Schema::Object);
-                self.bag
-                    .attr_names(schema_id)
-                    .into_iter()
-                    .map(|name| {
-                        let schema = schema_of(&name);
-                        (name, schema)
-                    })
-                    .collect()
-            }
+            // (The names with their values: no second lookup of each.)
+            None => self.bag.attrs_of(schema_id).into_iter().map(|(name, value)| (name, value.schema().unwrap_or(Schema::Object))).collect(),
         };
         attrs.retain(|(a, _)| !a.starts_with("__") && Some(a.as_str()) != keys_attr && Some(a.as_str()) != values_attr);
         attrs.sort_by(|a, b| a.0.cmp(&b.0));

@@ -325,22 +325,19 @@ fn plan_once_each(
         NewItems::Rows(_, items) => items.clone(),
         NewItems::Fill(values) if !fill_longer => values.clone(),
         NewItems::Fill(values) => {
-            // Occurrence `i` of row `r` fills its cut with item `i` repeated.
+            // Occurrence `i` of row `r` fills its cut with item `i` repeated:
+            // the repeats laid out in order of occurrence.
             let mut sizes = vec![0i64; occurrences];
+            let mut start = 0;
             for (i, size) in sizes.iter_mut().enumerate() {
                 let r = row(i);
                 if r != MISSING_INDEX {
-                    *size = splices.rows()[r].new.len() as i64;
+                    let len = splices.rows()[r].new.len();
+                    splices.place_new(r, start);
+                    (*size, start) = (len as i64, start + len);
                 }
             }
-            let filled = Edge::from_sizes(&sizes)?;
-            for i in 0..occurrences {
-                let r = row(i);
-                if r != MISSING_INDEX {
-                    splices.place_new(r, filled.start_of(i));
-                }
-            }
-            values.repeat_by_edge(None, &filled)
+            values.repeat_by_edge(None, &Edge::from_sizes(&sizes)?)
         }
     };
     Ok((Some(Plan { splices, new_items }), popped))
