@@ -2,7 +2,9 @@
 `kd.clone_as_full`, `kd.extract_update`, `kd.nofollow` + `kd.follow`,
 `kd.ref` + `kd.reify`, `kd.extract` stopping at nofollow attributes,
 `bag.implode` (creating into a mutable bag), `bag.new` and `kd.set_attrs`
-on a mutable bag, `kd.strict_with_attrs`."""
+on a mutable bag, `kd.strict_with_attrs`, and nested lists and dicts built
+level by level in one bag (`cur = bag.list([cur])`: each level costs the
+same at any depth)."""
 
 from bench_common import on_both
 
@@ -10,6 +12,7 @@ from bench_common import on_both
 def workloads(scale, pkd, kkd):
     n = int(200_000 * scale)
     rows = max(1, n // 10)
+    levels = max(10, n // 20)
     state = {}
 
     def prepare(kd, name):
@@ -35,6 +38,13 @@ def workloads(scale, pkd, kkd):
     def new_in_bag(kd, s):
         return kd.mutable_bag().new(a=s["x"], b=s["y"])
 
+    def nested_in_bag(kd, make):
+        bag = kd.mutable_bag()
+        cur = bag.list([0])
+        for _ in range(levels):
+            cur = make(bag, cur)
+        return cur
+
     def set_attrs(kd, s):
         kd.set_attrs(s["mutable"], y=s["y"], z=s["x"])
 
@@ -50,3 +60,5 @@ def workloads(scale, pkd, kkd):
     yield f"bag.new(a=, b=) {n:,} entities", both(new_in_bag), None
     yield f"kd.set_attrs(y=, z=) on {n:,} entities", both(set_attrs), None
     yield f"kd.strict_with_attrs(a=) {n:,} entities", both(lambda kd, s: kd.strict_with_attrs(s["entities"], a=s["x"])), None
+    yield f"cur = bag.list([cur]) {levels:,} levels", both(lambda kd, s: nested_in_bag(kd, lambda bag, cur: bag.list([cur]))), None
+    yield f"cur = bag.dict({{'k': cur}}) {levels:,} levels", both(lambda kd, s: nested_in_bag(kd, lambda bag, cur: bag.dict({"k": cur}))), None

@@ -1,7 +1,8 @@
 """Benchmark workloads of data of many differing schemas (issue 21): records
 whose keys differ from one to the next made objects (each object a schema of
 its own), records with optional fields, objects made one by one, and an
-entity whose attributes are entities of schemas of their own. Listing,
+entity whose attributes are entities of schemas of their own, and 2,000 of
+32,000 distinct-key objects (what they hold, not the bag's size). Listing,
 copying, converting and printing them must cost what they hold, not the
 number of items times the number of attribute names."""
 
@@ -14,6 +15,7 @@ def workloads(scale, pkd, kkd):
     n = max(int(2_000 * scale), 10)
     optional = max(int(100_000 * scale), 10)
     wide = max(int(4_000 * scale), 10)
+    many = 16 * n
     state = {}
 
     def prepare(kd, name):
@@ -27,6 +29,8 @@ def workloads(scale, pkd, kkd):
             "field_objs": kd.from_py(fields, dict_as_obj=True),
             "one_by_one": kd.slice([kd.obj(**{f"k{i}": i, "c": kd.obj(**{f"z{i}": 1})}) for i in range(n)]),
             "wide": kd.new(**{f"a{i}": kd.new(**{f"x{i}": i}) for i in range(wide)}),
+            "few_of_many": kd.from_py([{f"k{i}": i, f"j{i}": str(i), "c": {f"z{i}": 1}} for i in range(many)],
+                                      dict_as_obj=True)[:].S[:n],
         }
 
     both = on_both(state, pkd, kkd)
@@ -44,3 +48,6 @@ def workloads(scale, pkd, kkd):
     yield f"to_py ({n:,} objects one by one)", both(lambda kd, s: s["one_by_one"].to_py()), None
     yield f"clone (entity of {wide:,} entity attrs)", both(lambda kd, s: kd.clone(s["wide"])), None
     yield f"schema repr (entity of {wide:,} attrs)", both(lambda kd, s: repr(s["wide"].get_schema())), None
+    yield f"to_json ({n:,} of {many:,} distinct-key objects)", both(lambda kd, s: kd.to_json(s["few_of_many"])), None
+    yield f"clone ({n:,} of {many:,} distinct-key objects)", both(lambda kd, s: kd.clone(s["few_of_many"])), None
+    yield f"to_py ({n:,} of {many:,} distinct-key objects)", both(lambda kd, s: s["few_of_many"].to_py()), None
