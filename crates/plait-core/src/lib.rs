@@ -34,6 +34,14 @@ pub mod subslice;
 pub mod text_map;
 pub mod typing;
 
+/// The hasher of the hash maps keyed by ids and attribute names: fast, and
+/// seeded per process, so that crafted ids cannot be made to collide.
+pub type FastHash = foldhash::fast::RandomState;
+/// A `HashMap` with [`FastHash`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, FastHash>;
+/// A `HashSet` with [`FastHash`].
+pub type FastSet<K> = std::collections::HashSet<K, FastHash>;
+
 pub use bag::DataBag;
 pub use column::{Column, IdBits, ScalarRef, SchemaValues, SliceData, Values};
 pub use error::{Error, ErrorKind, Result};

@@ -54,6 +54,23 @@ def _mutable(kd):
     return names
 
 
+def _json_cycle(kd):
+    bag = kd.mutable_bag()
+    objs = [bag.obj(**{f"v{i}": i}) for i in range(20)]
+    objs[3].set_attr("v3", objs[5])
+    objs[5].set_attr("v5", objs[3])
+    return kd.to_json(kd.slice(objs))
+
+
+def _json_cycle_reached_from_many(kd):
+    # The cycle is entered from the first item and from twenty others.
+    bag = kd.mutable_bag()
+    inner = bag.obj()
+    outer = bag.obj(p=inner)
+    inner.back = outer
+    return kd.to_json(kd.slice([outer] + [bag.obj(**{f"y{i}": inner}) for i in range(20)]))
+
+
 PROGRAMS = {
     "names_union": lambda kd: kd.get_attr_names(_objects(kd), intersection=False),
     "names_intersection": lambda kd: kd.get_attr_names(_objects(kd), intersection=True),
@@ -63,6 +80,19 @@ PROGRAMS = {
     "extract_to_py": lambda kd: kd.extract(_objects(kd)[3:40]).to_py(obj_as_dict=True),
     "deep_clone_to_py": lambda kd: kd.deep_clone(_objects(kd)).to_py(obj_as_dict=True),
     "to_json": lambda kd: kd.to_json(_objects(kd)),
+    "to_json_without_missing": lambda kd: kd.to_json(_objects(kd), include_missing_values=False),
+    "to_json_indented": lambda kd: kd.to_json(_objects(kd), indent=2),
+    "to_json_one_by_one": lambda kd: kd.to_json(_one_by_one(kd)),
+    "to_json_attribute_of_differing_schemas": lambda kd: kd.to_json(kd.slice(
+        [kd.obj(**{f"u{i}": i}) for i in range(20)]
+        + [kd.obj(a=1), kd.obj(a=kd.list([1])), kd.obj(a=kd.new(b=1)), kd.obj(a=kd.present), kd.obj(a=kd.missing),
+           kd.obj(b=2), kd.obj(), 3, None])),
+    "to_json_key_lists_among_many_schemas": lambda kd: kd.to_json(kd.slice(
+        [kd.obj(**{f"u{i}": i}) for i in range(20)]
+        + [kd.obj(json_object_keys=kd.list(["b", "a"]), a=1, b=2),
+           kd.obj(json_object_keys=kd.list(["y"]), json_object_values=kd.list([5]))])),
+    "to_json_cycle_among_many_schemas": _json_cycle,
+    "to_json_cycle_reached_from_many": _json_cycle_reached_from_many,
     "repr": lambda kd: _objects(kd),
     "nested_names": lambda kd: kd.get_attr_names(_objects(kd).nested, intersection=False),
     "one_by_one_to_py": lambda kd: _one_by_one(kd).to_py(),

@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use super::attr_store::AttrStore;
 use crate::itemid::ItemId;
 
-type FastHash = foldhash::fast::RandomState;
+use crate::FastHash;
 
 /// Layers with at most this many names are always scanned.
 const SCAN_ALWAYS: usize = 32;
@@ -41,12 +41,16 @@ impl Holder {
     }
 }
 
-/// The names of a layer, and for each holder the positions among them of
-/// those whose values hold items of it (4 bytes a name: a million objects
-/// made one by one, forty attributes each, index in about 200 MB, not 700).
+/// The names of a layer with their values, and for each holder the
+/// positions among them of those whose values hold items of it (4 bytes a
+/// name: a million objects made one by one, forty attributes each, index in
+/// about 200 MB, not 700). The values are held here (shared with the map,
+/// which drops the index before any change), so that listing an item's
+/// attributes does not hash each name again: in a layer of thousands of
+/// names each lookup by name is a few cache misses.
 #[derive(Clone, Debug, Default)]
 struct NameIndex {
-    names: Vec<Arc<str>>,
+    entries: Vec<(Arc<str>, Arc<AttrStore>)>,
     by_holder: HashMap<Holder, Vec<u32>, FastHash>,
 }
 
@@ -131,7 +135,7 @@ impl AttrMap {
             let by_allocation = id.allocation().and_then(|a| index.by_holder.get(&Holder::Allocation(a)));
             let by_item = index.by_holder.get(&Holder::Item(id));
             for &k in by_allocation.into_iter().flatten().chain(by_item.into_iter().flatten()) {
-                let (name, values) = self.by_name.get_key_value(&index.names[k as usize]).expect("the index lists names of the map");
+                let (name, values) = &index.entries[k as usize];
                 f(name, values);
             }
             return;
@@ -162,12 +166,7 @@ impl AttrMap {
                 }
             }
         }
-        Some(
-            by_name
-                .into_iter()
-                .map(|(k, positions)| (self.by_name.get_key_value(&index.names[k as usize]).expect("the index lists names of the map").0, positions))
-                .collect(),
-        )
+        Some(by_name.into_iter().map(|(k, positions)| (&index.entries[k as usize].0, positions)).collect())
     }
 
     /// The index, when there is one or it is time to build it (see the
@@ -187,7 +186,7 @@ impl AttrMap {
     fn build_index(&self) -> NameIndex {
         let mut index = NameIndex::default();
         for (k, (name, values)) in self.by_name.iter().enumerate() {
-            index.names.push(name.clone());
+            index.entries.push((name.clone(), values.clone()));
             let k = u32::try_from(k).expect("fewer than 2^32 attribute names");
             values.for_each_index_holder(|holder| index.by_holder.entry(holder).or_default().push(k));
         }

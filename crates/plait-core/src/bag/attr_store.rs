@@ -28,8 +28,7 @@ use crate::schema::Schema;
 /// Writes of at least this many items of one allocation go to a dense column.
 const DENSE_MIN_WRITE: usize = 16;
 
-type FastHash = foldhash::fast::RandomState;
-type FastMap<K, V> = HashMap<K, V, FastHash>;
+use crate::FastMap;
 
 /// A dense allocation takes up to this many patches (or a sixteenth of its
 /// column, if more) before they are folded into the column.

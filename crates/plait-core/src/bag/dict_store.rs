@@ -24,7 +24,7 @@ use super::dict_columns::DictColumns;
 use crate::column::{ScalarRef, SliceBuilder, SliceData};
 use crate::itemid::ItemId;
 
-type FastHash = foldhash::fast::RandomState;
+use crate::FastHash;
 
 /// The hash of dict keys: fixed, so that a batch can hash before it knows
 /// which layer's table answers.

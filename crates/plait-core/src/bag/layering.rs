@@ -31,7 +31,7 @@
 //! looking at their items, so merging bags of unrelated data costs nothing
 //! per item.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::dict_store::DictRef;
@@ -212,7 +212,7 @@ impl DataBag {
 /// thousands of small bags (objects made one by one) then grows no table
 /// bag by bag.
 fn reserve_attrs(store: &mut Store, bags: &[DataBag]) {
-    let mut counts: HashMap<Arc<str>, (usize, usize), foldhash::fast::RandomState> = HashMap::default();
+    let mut counts: crate::FastMap<Arc<str>, (usize, usize)> = crate::FastMap::default();
     for bag in bags {
         for layer in bag.layers().iter() {
             for (name, values) in &layer.attrs {

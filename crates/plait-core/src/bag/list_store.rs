@@ -11,7 +11,6 @@
 //! one before it (a binary counter), so there are O(log n) of them and an
 //! item is copied O(log n) times in all.
 
-use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -40,7 +39,7 @@ pub struct ListStore {
     one_by_one: FastMap<u64, usize>,
 }
 
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+use crate::FastMap;
 
 /// Where the items of one list are: a range of a column, then the chunks
 /// appended since.

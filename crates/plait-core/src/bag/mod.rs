@@ -547,26 +547,30 @@ impl DataBag {
 
     /// The attributes present on item `id` (here or in fallbacks), sorted.
     pub fn attr_names(&self, id: ItemId) -> Vec<String> {
-        self.attrs_of(id).into_iter().map(|(name, _)| name).collect()
+        self.attrs_of(id).into_iter().map(|(name, _)| name.to_string()).collect()
     }
 
     /// The attributes present on item `id` (here or in fallbacks) and their
     /// values, sorted by name (not `__schema__`). One pass over each layer's
     /// attributes: the layer that sets an attribute first (to a value or to
     /// missing) decides it.
-    pub fn attrs_of(&self, id: ItemId) -> Vec<(String, Stored)> {
-        let mut decided: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    pub fn attrs_of(&self, id: ItemId) -> Vec<(Arc<str>, Stored)> {
+        let mut decided: crate::FastSet<&str> = crate::FastSet::default();
         let mut found = Vec::new();
         let layers = self.layers();
+        // One layer names each attribute once: nothing to remember.
+        let several = layers.len() > 1;
         for layer in layers.iter() {
             layer.attrs.for_each_candidate(id, |name, values| {
-                if &**name == SCHEMA_ATTR || decided.contains(&**name) {
+                if &**name == SCHEMA_ATTR || (several && decided.contains(&**name)) {
                     return;
                 }
                 if let Some(value) = values.get_one(id) {
-                    decided.insert(name);
+                    if several {
+                        decided.insert(name);
+                    }
                     if let Some(value) = value {
-                        found.push((name.to_string(), Stored::from_ref(value)));
+                        found.push((name.clone(), Stored::from_ref(value)));
                     }
                 }
             });
@@ -587,7 +591,7 @@ impl DataBag {
         // Positions by holder (runs of one allocation grouped without a
         // lookup each).
         let mut groups: Vec<(attr_map::Holder, Vec<usize>)> = Vec::new();
-        let mut group_of: HashMap<attr_map::Holder, usize, foldhash::fast::RandomState> = HashMap::default();
+        let mut group_of: crate::FastMap<attr_map::Holder, usize> = crate::FastMap::default();
         for (i, id) in ids.iter().enumerate() {
             let Some(id) = id else { continue };
             let holder = attr_map::Holder::of(*id);
@@ -600,7 +604,7 @@ impl DataBag {
             };
             groups[k].1.push(i);
         }
-        let mut by_name: HashMap<Arc<str>, Vec<usize>, foldhash::fast::RandomState> = HashMap::default();
+        let mut by_name: crate::FastMap<Arc<str>, Vec<usize>> = crate::FastMap::default();
         for layer in self.layers().iter() {
             // A layer of many names answers from its index.
             if let Some(held) = layer.attrs.held_by_groups(&groups, ids) {

@@ -106,33 +106,35 @@ fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize, o: &Printer<
         Some(inner) => return Node::Leaf(format!("NOFOLLOW({inner})")),
         None => {}
     }
-    if let Some(items) = bag.get_one(LIST_ITEMS_ATTR, id).and_then(|v| v.schema()) {
+    // The schema's attributes, read once (a schema of thousands of
+    // attributes, each an entity's schema, is listed, not looked up name by
+    // name).
+    let attrs = bag.attrs_of(id);
+    let held = |name: &str| attrs.binary_search_by(|(n, _)| (**n).cmp(name)).ok().map(|k| &attrs[k].1);
+    if let Some(items) = held(LIST_ITEMS_ATTR).and_then(Stored::schema) {
         return schema_node(items, Some(bag), depth + 1, o).wrapped("LIST[", "]");
     }
-    if let Some(keys) = bag.get_one(DICT_KEYS_ATTR, id).and_then(|v| v.schema()) {
+    if let Some(keys) = held(DICT_KEYS_ATTR).and_then(Stored::schema) {
         let keys = schema_node(keys, Some(bag), depth + 1, o);
         let prefix = format!("DICT{{{}, ", keys.one_line());
-        return schema_node(held_schema(bag, id, DICT_VALUES_ATTR), Some(bag), depth + 1, o).wrapped(&prefix, "}");
+        let values = held(DICT_VALUES_ATTR).and_then(Stored::schema).unwrap_or(Schema::Object);
+        return schema_node(values, Some(bag), depth + 1, o).wrapped(&prefix, "}");
     }
-    let open = match bag.get_one(SCHEMA_NAME_ATTR, id) {
+    let open = match held(SCHEMA_NAME_ATTR) {
         Some(Stored::String(name)) => format!("{name}("),
         _ if id.kind() == ItemKind::ImplicitSchema => "IMPLICIT_ENTITY(".to_string(),
         _ => "ENTITY(".to_string(),
     };
     // The metadata (`kd.with_metadata`) is shown after the attributes.
-    let mut names: Vec<String> = bag.attr_names(id).into_iter().filter(|n| n.as_str() != SCHEMA_NAME_ATTR).collect();
-    if let Some(i) = names.iter().position(|n| n == SCHEMA_METADATA_ATTR) {
-        let metadata = names.remove(i);
-        names.push(metadata);
-    }
-    let children = names
-        .iter()
-        .map(|name| match bag.get_one(name, id) {
+    let shown = attrs.iter().filter(|(n, _)| !matches!(&**n, SCHEMA_NAME_ATTR | SCHEMA_METADATA_ATTR));
+    let children = shown
+        .chain(attrs.iter().filter(|(n, _)| &**n == SCHEMA_METADATA_ATTR))
+        .map(|(name, value)| match value {
             // The metadata object (`kd.with_metadata`).
-            Some(md @ Stored::ItemId(_)) if name == SCHEMA_METADATA_ATTR => {
+            md @ Stored::ItemId(_) if &**name == SCHEMA_METADATA_ATTR => {
                 value_node(Some(md.as_ref()), Schema::Object, Some(bag), true, depth + 1, o).wrapped(&attr_prefix(name, html), attr_suffix(html))
             }
-            value => match value.and_then(|v| v.schema()) {
+            value => match value.schema() {
                 Some(s) => schema_node(s, Some(bag), depth + 1, o).wrapped(&attr_prefix(name, html), attr_suffix(html)),
                 None => Node::Leaf(format!("{}None{}", attr_prefix(name, html), attr_suffix(html))),
             },

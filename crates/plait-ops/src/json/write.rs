@@ -276,6 +276,11 @@ impl Writer<'_> {
         if ids.iter().all(Option::is_none) {
             return Ok(t);
         }
+        // Too deep: judged on the whole level, before it splits by schema
+        // (the cycle named is the one met first in the level's order).
+        if depth > MAX_DEPTH {
+            return Err(self.too_deep(&ids, path));
+        }
         let schemas = self.bag.get_attr(SCHEMA_ATTR, &ids);
         for (i, id) in ids.iter().enumerate() {
             if id.is_some() {
@@ -287,18 +292,109 @@ impl Writer<'_> {
                 }
             }
         }
-        for (schema, members, known) in self.by_layout(by_schema) {
-            let sub: Vec<Option<ItemId>> = members.iter().map(|&i| ids[i]).collect();
-            let texts = self.structs(&sub, schema, depth, path, known)?;
-            for (k, &i) in members.iter().enumerate() {
-                if let Some(s) = texts.get(k) {
-                    let start = t.buf.len();
-                    t.buf.push_str(s);
-                    t.spans[i] = Some((start, t.buf.len()));
+        let mut entities: Vec<(Vec<usize>, KnownAttrs)> = Vec::new();
+        // Groups in the order of their first items, so that what is written
+        // first (and found too deep first) is what a walk item by item
+        // would meet first.
+        let mut groups = self.by_layout(by_schema);
+        groups.sort_unstable_by_key(|(_, members, _)| members.first().copied());
+        for (schema, members, known) in groups {
+            match known {
+                Some(attrs) if self.plain_entity(&attrs) => entities.push((members, attrs)),
+                known => {
+                    let sub: Vec<Option<ItemId>> = members.iter().map(|&i| ids[i]).collect();
+                    // The group's own path up (its items' parents).
+                    let sub_path =
+                        path.map(|p| Path { ids: p.ids, parent: members.iter().map(|&i| p.parent.get(i).copied().unwrap_or(0)).collect(), up: p.up });
+                    let texts = self.structs(&sub, schema, depth, sub_path.as_ref().or(path), known)?;
+                    for (k, &i) in members.iter().enumerate() {
+                        if let Some(s) = texts.get(k) {
+                            let start = t.buf.len();
+                            t.buf.push_str(s);
+                            t.spans[i] = Some((start, t.buf.len()));
+                        }
+                    }
                 }
             }
         }
+        if !entities.is_empty() {
+            self.entities_of_layouts(&ids, &entities, depth, path, &mut t)?;
+        }
         Ok(t)
+    }
+
+    /// Whether a schema with attributes `attrs` is an entity's written
+    /// attribute by attribute: not a list's or a dict's, and without the
+    /// keys / values lists that order an entity's keys.
+    fn plain_entity(&self, attrs: &KnownAttrs) -> bool {
+        let special = |name: &str| {
+            [LIST_ITEMS_ATTR, DICT_KEYS_ATTR, DICT_VALUES_ATTR].contains(&name)
+                || Some(name) == self.f.keys_attr.as_deref()
+                || Some(name) == self.f.values_attr.as_deref()
+        };
+        !attrs.iter().any(|(name, _)| special(name))
+    }
+
+    /// Objects of many entity schemas (`groups`: positions in `ids` with
+    /// their schema's attributes), written together: each attribute is read
+    /// and written for every object whose schema has it at once, whatever
+    /// its schema, and each object's text is then assembled from its
+    /// attributes' texts. Records with differing keys each have a schema of
+    /// their own: a level per schema would cost a level's overhead per
+    /// object. The texts go to `t` at the objects' positions.
+    fn entities_of_layouts(
+        &self,
+        ids: &[Option<ItemId>],
+        groups: &[(Vec<usize>, KnownAttrs)],
+        depth: usize,
+        path: Option<&Path<'_>>,
+        t: &mut Texts,
+    ) -> Result<()> {
+        if depth > MAX_DEPTH {
+            return Err(self.too_deep(ids, path));
+        }
+        // The objects that have each attribute (by name and schema).
+        let mut holders: HashMap<(&str, Schema), Vec<usize>> = HashMap::new();
+        for (members, attrs) in groups {
+            for (name, schema) in attrs.iter().filter(|(name, _)| !name.starts_with("__")) {
+                holders.entry((name.as_str(), *schema)).or_default().extend(members);
+            }
+        }
+        // Each attribute's texts, and per object and attribute an entry
+        // (object, name, column, row in the column).
+        let mut columns: Vec<(Texts, Vec<bool>, &'static str)> = Vec::with_capacity(holders.len());
+        let mut entries: Vec<(usize, &str, usize, usize)> = Vec::new();
+        // Attributes in the order of the first object holding each (then by
+        // name), as a walk object by object meets them.
+        let mut holders: Vec<((&str, Schema), Vec<usize>)> = holders.into_iter().collect();
+        holders.iter_mut().for_each(|(_, positions)| positions.sort_unstable());
+        holders.sort_unstable_by_key(|((name, _), positions)| (positions[0], *name));
+        for ((name, schema), positions) in holders {
+            let data = self.bag.get_attr(name, &crate::objects::model::picked(ids, &positions));
+            let present: Vec<bool> = (0..data.len()).map(|k| data.get(k).is_some()).collect();
+            let below = Path { ids, parent: positions, up: path };
+            let texts = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.level(&data, schema, depth + 1, Some(&below)))?;
+            let column = columns.len();
+            entries.extend(below.parent.iter().enumerate().map(|(row, &i)| (i, name, column, row)));
+            columns.push((texts, present, if schema == Schema::Mask { "false" } else { "null" }));
+        }
+        entries.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut entries = entries.as_slice();
+        let mut objects: Vec<usize> = groups.iter().flat_map(|(members, _)| members.iter().copied()).collect();
+        objects.sort_unstable();
+        for i in objects {
+            let own = entries.iter().take_while(|e| e.0 == i).count();
+            let (mine, rest) = entries.split_at(own);
+            entries = rest;
+            let parts = mine
+                .iter()
+                .filter(|&&(_, _, column, row)| self.f.include_missing || columns[column].1[row])
+                .map(|&(_, name, column, row)| (Some(name), columns[column].0.get(row).unwrap_or(columns[column].2)));
+            let start = t.buf.len();
+            self.container(&mut t.buf, depth, true, parts);
+            t.spans[i] = Some((start, t.buf.len()));
+        }
+        Ok(())
     }
 
     /// The groups of objects (positions by schema) merged where their
@@ -429,7 +525,9 @@ impl Writer<'_> {
         let mut attrs: KnownAttrs = match known {
             Some(known) => known,
             // (The names with their values: no second lookup of each.)
-            None => self.bag.attrs_of(schema_id).into_iter().map(|(name, value)| (name, value.schema().unwrap_or(Schema::Object))).collect(),
+            None => {
+                self.bag.attrs_of(schema_id).into_iter().map(|(name, value)| (name.to_string(), value.schema().unwrap_or(Schema::Object))).collect()
+            }
         };
         attrs.retain(|(a, _)| !a.starts_with("__") && Some(a.as_str()) != keys_attr && Some(a.as_str()) != values_attr);
         attrs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -510,26 +608,48 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// The error past [`MAX_DEPTH`]: Koda's cycle error when an id of the
-    /// first item repeats on its way up, else a nesting error.
+    /// The error past [`MAX_DEPTH`]: Koda's cycle error, naming the item a
+    /// depth-first walk would meet again first, else a nesting error. Of the
+    /// items at this depth, the one under the first top-level item is
+    /// followed up to the top; the first item on that chain (from the top)
+    /// that repeats further down is where the walk closes the cycle.
     fn too_deep(&self, ids: &[Option<ItemId>], path: Option<&Path<'_>>) -> Error {
-        let first = ids.iter().position(Option::is_some);
-        if let (Some(i), Some(path)) = (first, path) {
-            let id = ids[i];
-            let mut index = path.parent.get(i).copied().unwrap_or(0);
-            let mut p = Some(path);
-            while let Some(level) = p {
-                if level.ids.get(index).copied().flatten() == id {
-                    let item = DataSlice::new(JaggedShape::scalar(), crate::objects::model::ids_data(&[id]), Schema::Object)
-                        .map(|x| crate::describe(&x.with_bag(Some(self.bag.clone()))))
-                        .unwrap_or_default();
-                    return Error::value(TO_JSON, format!("cycle detected in json serialization at {item}"));
-                }
-                index = level.up.and_then(|_| level.parent.get(index).copied()).unwrap_or(0);
-                p = level.up;
+        let nested = || Error::value(TO_JSON, format!("data is nested deeper than {MAX_DEPTH} levels for json serialization"));
+        let present: Vec<usize> = (0..ids.len()).filter(|&i| ids[i].is_some()).collect();
+        let Some(path) = path.filter(|_| !present.is_empty()) else { return nested() };
+        // Each item's ancestor, level by level up to the top (a level maps
+        // its items to their parents' positions in the level above).
+        let up_from = |level: &Path<'_>, i: usize| level.parent.get(i).copied().unwrap_or(0);
+        let mut at: Vec<usize> = present.iter().map(|&i| up_from(path, i)).collect();
+        let mut level = path;
+        while let Some(up) = level.up {
+            at.iter_mut().for_each(|j| *j = up_from(up, *j));
+            level = up;
+        }
+        let k = (0..present.len()).min_by_key(|&k| at[k]).expect("some item is present");
+        // Its chain, from it up to the top.
+        let mut chain: Vec<Option<ItemId>> = vec![ids[present[k]]];
+        let (mut index, mut level) = (up_from(path, present[k]), Some(path));
+        while let Some(l) = level {
+            chain.push(l.ids.get(index).copied().flatten());
+            if let Some(up) = l.up {
+                index = up_from(up, index);
+            }
+            level = l.up;
+        }
+        chain.reverse();
+        let mut last: HashMap<ItemId, usize> = HashMap::new();
+        for (j, id) in chain.iter().enumerate() {
+            if let Some(id) = id {
+                last.insert(*id, j);
             }
         }
-        Error::value(TO_JSON, format!("data is nested deeper than {MAX_DEPTH} levels for json serialization"))
+        let repeated = chain.iter().enumerate().find_map(|(j, id)| id.filter(|id| last[id] > j));
+        let Some(id) = repeated else { return nested() };
+        let item = DataSlice::new(JaggedShape::scalar(), crate::objects::model::ids_data(&[Some(id)]), Schema::Object)
+            .map(|x| crate::describe(&x.with_bag(Some(self.bag.clone()))))
+            .unwrap_or_default();
+        Error::value(TO_JSON, format!("cycle detected in json serialization at {item}"))
     }
 }
 

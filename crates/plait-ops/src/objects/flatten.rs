@@ -21,8 +21,7 @@ use plait_core::column::SliceBuilder;
 use plait_core::itemid::allocate;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
 
-use super::graph::data_attr_names;
-use super::model::{attr_schema, ids_data, ids_of, schemas_data};
+use super::model::{SchemaAttrs, ids_data, ids_of, schemas_data};
 use crate::registry::Registry;
 
 const OP: &str = "kd.core.flatten_cyclic_references";
@@ -170,23 +169,23 @@ impl Flatten<'_> {
             let from: Vec<Option<ItemId>> = members.iter().map(|&i| Some(self.nodes[level[i].node as usize].src)).collect();
             let to: Vec<Option<ItemId>> = members.iter().map(|&i| Some(level[i].to)).collect();
             let nodes: Vec<u32> = members.iter().map(|&i| level[i].node).collect();
-            if let Some(item_schema) = attr_schema(self.src, schema, LIST_ITEMS_ATTR) {
+            let attrs = SchemaAttrs::of(self.src, schema);
+            if let Some(item_schema) = attrs.schema(LIST_ITEMS_ATTR) {
                 let (edge, items) = self.src.explode(&from)?;
                 let owners = per_row(&nodes, &edge);
                 let items = self.copy_values(&items, item_schema, &owners, &mut next)?;
                 self.out.fill(|w| w.set_lists(&to, &edge, &items));
-            } else if attr_schema(self.src, schema, DICT_KEYS_ATTR).is_some() {
-                let value_schema = attr_schema(self.src, schema, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+            } else if attrs.schema(DICT_KEYS_ATTR).is_some() {
+                let value_schema = attrs.schema(DICT_VALUES_ATTR).unwrap_or(Schema::Object);
                 let (edge, keys, values) = self.src.dict_entries(&from)?;
                 let owners = per_row(&nodes, &edge);
                 let values = self.copy_values(&values, value_schema, &owners, &mut next)?;
                 self.out.fill(|w| w.set_dicts(&to, &edge, &keys, &values));
             } else {
-                for name in data_attr_names(self.src, schema) {
-                    let values = self.src.get_attr(&name, &from);
-                    let value_schema = attr_schema(self.src, schema, &name).unwrap_or(Schema::Object);
-                    let values = self.copy_values(&values, value_schema, &nodes, &mut next)?;
-                    self.out.fill(|w| w.set_attr(&name, &to, &values));
+                for (name, value_schema) in attrs.data() {
+                    let values = self.src.get_attr(name, &from);
+                    let values = self.copy_values(&values, value_schema.unwrap_or(Schema::Object), &nodes, &mut next)?;
+                    self.out.fill(|w| w.set_attr(name, &to, &values));
                 }
             }
         }

@@ -10,6 +10,7 @@
 //! rewrite the references to them.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
 use plait_core::bag::OnConflict;
 use plait_core::bag::SCHEMA_ATTR;
@@ -17,12 +18,12 @@ use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, S
 use plait_core::bag::{AllocationColumn, Lookup};
 use plait_core::column::SliceBuilder;
 use plait_core::itemid::{UuidHasher, allocate};
-use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
+use plait_core::{DataBag, DataSlice, Edge, Error, FastMap, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
 
 use super::access::struct_schema_ids;
 use super::containers::schema_item;
 use super::id_set::IdSet;
-use super::model::{attr_schema, ids_data, ids_of, picked, schemas_data, whole_allocation};
+use super::model::{SchemaAttrs, attr_schema, ids_data, ids_of, picked, schemas_data, whole_allocation};
 use crate::registry::{Args, Registry, Value};
 
 /// How far a walk goes and which ids it renews.
@@ -41,15 +42,18 @@ struct Walk<'a> {
     depth: Depth,
     /// Every item reached gets a new id (deep clone).
     renew_all: bool,
-    remap: HashMap<ItemId, ItemId>,
+    remap: FastMap<ItemId, ItemId>,
     /// The items reached, by the schema they were reached as: an item
     /// reached as an entity and again as an object (its `__schema__`) is
     /// visited as both.
-    seen: HashMap<Schema, IdSet>,
+    seen: FastMap<Schema, IdSet>,
     seen_schemas: IdSet,
     /// Schemas named by copied schema attributes, still to copy (`(from,
     /// to)`): a stack, not recursion, so a schema nested 100k deep is fine.
     schemas_to_copy: Vec<(ItemId, ItemId)>,
+    /// The attributes of the struct schemas read so far: each is read
+    /// once, to copy it, and again for the items of that schema.
+    schema_attrs: FastMap<ItemId, Rc<SchemaAttrs>>,
     queue: VecDeque<(Schema, Reached)>,
 }
 
@@ -87,10 +91,11 @@ impl<'a> Walk<'a> {
             out: DataBag::new_immutable(),
             depth,
             renew_all,
-            remap: HashMap::new(),
-            seen: HashMap::new(),
+            remap: FastMap::default(),
+            seen: FastMap::default(),
             seen_schemas: IdSet::default(),
             schemas_to_copy: Vec::new(),
+            schema_attrs: FastMap::default(),
             queue: VecDeque::new(),
         }
     }
@@ -201,12 +206,18 @@ impl<'a> Walk<'a> {
         self.copy_pending_schemas();
     }
 
+    /// The attributes of struct schema `id` (read from the source once).
+    fn attrs_of_schema(&mut self, id: ItemId) -> Rc<SchemaAttrs> {
+        self.schema_attrs.entry(id).or_insert_with(|| Rc::new(SchemaAttrs::of(self.src, id))).clone()
+    }
+
     /// Copies the schemas waiting in `schemas_to_copy`, and those they name.
     fn copy_pending_schemas(&mut self) {
         while let Some((from, to)) = self.schemas_to_copy.pop() {
-            for name in self.src.attr_names(from) {
-                let value = self.src.get_attr(&name, &[Some(from)]);
-                self.copy_schema_attr(&name, &[Some(to)], &value);
+            for (name, value) in self.attrs_of_schema(from).all() {
+                let mut one = SliceBuilder::with_capacity(1);
+                one.push(Some(value.as_ref()));
+                self.copy_schema_attr(name, &[Some(to)], &one.finish());
             }
         }
     }
@@ -374,13 +385,14 @@ impl<'a> Walk<'a> {
     /// attributes are copied by the caller).
     fn visit_struct(&mut self, schema_id: ItemId, items: Vec<(ItemId, ItemId)>) -> Result<()> {
         let (keys, to): (Vec<Option<ItemId>>, Vec<Option<ItemId>>) = items.iter().map(|&(f, t)| (Some(f), Some(t))).unzip();
-        if let Some(item_schema) = attr_schema(self.src, schema_id, LIST_ITEMS_ATTR) {
+        let attrs = self.attrs_of_schema(schema_id);
+        if let Some(item_schema) = attrs.schema(LIST_ITEMS_ATTR) {
             let (edge, list_items) = self.src.explode(&keys)?;
             self.discover(item_schema, &list_items);
             let list_items = self.map_data(&list_items);
             self.out.fill(|w| w.set_lists(&to, &edge, &list_items));
-        } else if let Some(key_schema) = attr_schema(self.src, schema_id, DICT_KEYS_ATTR) {
-            let value_schema = attr_schema(self.src, schema_id, DICT_VALUES_ATTR).unwrap_or(Schema::Object);
+        } else if let Some(key_schema) = attrs.schema(DICT_KEYS_ATTR) {
+            let value_schema = attrs.schema(DICT_VALUES_ATTR).unwrap_or(Schema::Object);
             let (edge, dict_keys, values) = self.src.dict_entries(&keys)?;
             self.discover(key_schema, &dict_keys);
             self.discover(value_schema, &values);
@@ -388,18 +400,19 @@ impl<'a> Walk<'a> {
             let (dict_keys, values) = (self.map_data(&dict_keys), self.map_data(&values));
             self.out.fill(|w| w.set_dict_entries(&owners, &dict_keys, &values));
         } else {
-            for name in data_attr_names(self.src, schema_id) {
-                self.copy_attr(schema_id, &name, &keys, &to);
+            for (name, attr_schema) in attrs.data() {
+                self.copy_attr(name, attr_schema, &keys, &to);
             }
         }
         Ok(())
     }
 
-    /// Copies attribute `name` (of schema `schema_id`) of items `keys` as
-    /// that of `to`; what no layer of the source sets stays unset.
-    fn copy_attr(&mut self, schema_id: ItemId, name: &str, keys: &[Option<ItemId>], to: &[Option<ItemId>]) {
+    /// Copies attribute `name` (of schema `attr_schema` in the items'
+    /// schema) of items `keys` as that of `to`; what no layer of the source
+    /// sets stays unset.
+    fn copy_attr(&mut self, name: &str, attr_schema: Option<Schema>, keys: &[Option<ItemId>], to: &[Option<ItemId>]) {
         let Lookup { data: values, unset } = self.src.get_attr_and_unset(name, keys);
-        if let Some(attr) = attr_schema(self.src, schema_id, name) {
+        if let Some(attr) = attr_schema {
             self.discover(attr, &values);
         }
         if let Some(to) = only_set(to, &unset) {
@@ -412,19 +425,19 @@ impl<'a> Walk<'a> {
     /// ids: an attribute one layer's column holds is copied as that column
     /// (shared, O(1)), others item by item.
     fn visit_run(&mut self, schema_id: ItemId, allocation: u64, len: usize) -> Result<()> {
-        let is_container = attr_schema(self.src, schema_id, LIST_ITEMS_ATTR).is_some() || attr_schema(self.src, schema_id, DICT_KEYS_ATTR).is_some();
+        let attrs = self.attrs_of_schema(schema_id);
         let ids = || (0..len as u64).map(|offset| Some(ItemId::in_allocation(allocation, offset))).collect::<Vec<_>>();
-        if is_container {
+        if attrs.schema(LIST_ITEMS_ATTR).is_some() || attrs.schema(DICT_KEYS_ATTR).is_some() {
             let items = ids().into_iter().flatten().map(|id| (id, id)).collect();
             return self.visit_struct(schema_id, items);
         }
         let mut keys: Option<Vec<Option<ItemId>>> = None;
-        for name in data_attr_names(self.src, schema_id) {
-            match self.src.attr_column_of_allocation(&name, allocation, len) {
+        for (name, attr_schema) in attrs.data() {
+            match self.src.attr_column_of_allocation(name, allocation, len) {
                 AllocationColumn::Unset => continue,
                 AllocationColumn::Column { data, set } => {
-                    if self.out.fill(|w| w.set_attr_column(&name, allocation, &data, set.as_ref())) {
-                        if let Some(attr) = attr_schema(self.src, schema_id, &name) {
+                    if self.out.fill(|w| w.set_attr_column(name, allocation, &data, set.as_ref())) {
+                        if let Some(attr) = attr_schema {
                             self.discover(attr, &data);
                         }
                         continue;
@@ -433,7 +446,7 @@ impl<'a> Walk<'a> {
                 AllocationColumn::Mixed => {}
             }
             let keys = keys.get_or_insert_with(ids).clone();
-            self.copy_attr(schema_id, &name, &keys, &keys);
+            self.copy_attr(name, attr_schema, &keys, &keys);
         }
         Ok(())
     }
@@ -499,12 +512,6 @@ impl<'a> Walk<'a> {
         self.visit(schema, top)?;
         self.run_queue()
     }
-}
-
-/// The attributes of struct schema `schema_id` that hold data (not the
-/// bookkeeping ones).
-pub(super) fn data_attr_names(src: &DataBag, schema_id: ItemId) -> Vec<String> {
-    src.attr_names(schema_id).into_iter().filter(|n| !plait_core::bag::is_internal_attr(n)).collect()
 }
 
 /// `to` without the positions in `unset` (what no layer of the source

@@ -4,14 +4,12 @@
 //! each, and a hash set for the rest (uuids, and offsets far beyond what an
 //! allocation's bitmap holds).
 
-use std::collections::{HashMap, HashSet};
-
-use plait_core::ItemId;
+use plait_core::{FastMap, FastSet, ItemId};
 
 #[derive(Default)]
 pub struct IdSet {
-    by_allocation: HashMap<u64, Bits>,
-    other: HashSet<ItemId>,
+    by_allocation: FastMap<u64, Bits>,
+    other: FastSet<ItemId>,
 }
 
 /// The offsets reached in one allocation.

@@ -59,9 +59,9 @@ impl<'a> Layouts<'a> {
         let (mut name, mut attrs) = (None, Vec::new());
         for (n, v) in bag.attrs_of(id) {
             match v {
-                plait_core::bag::Stored::String(text) if n == SCHEMA_NAME_ATTR => name = Some(text.to_string()),
+                plait_core::bag::Stored::String(text) if &*n == SCHEMA_NAME_ATTR => name = Some(text.to_string()),
                 _ if n.starts_with("__") && n.ends_with("__") => {}
-                v => attrs.extend(v.schema().map(|s| (n, s))),
+                v => attrs.extend(v.schema().map(|s| (n.to_string(), s))),
             }
         }
         Layout::Entity(name, attrs)
