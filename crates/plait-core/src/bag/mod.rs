@@ -604,8 +604,16 @@ impl DataBag {
             };
             groups[k].1.push(i);
         }
+        let layers = self.layers();
+        // One layer answering from its index names each attribute once:
+        // nothing to merge by name.
+        if let [layer] = &layers[..] {
+            if let Some(held) = layer.attrs.held_by_groups(&groups, ids) {
+                return sorted_held(held.into_iter().map(|(name, positions)| (name.clone(), positions)).collect());
+            }
+        }
         let mut by_name: crate::FastMap<Arc<str>, Vec<usize>> = crate::FastMap::default();
-        for layer in self.layers().iter() {
+        for layer in layers.iter() {
             // A layer of many names answers from its index.
             if let Some(held) = layer.attrs.held_by_groups(&groups, ids) {
                 for (name, positions) in held {
@@ -633,13 +641,7 @@ impl DataBag {
                 }
             }
         }
-        let mut out: Vec<(Arc<str>, Vec<usize>)> = by_name.into_iter().collect();
-        for (_, positions) in &mut out {
-            positions.sort_unstable();
-            positions.dedup();
-        }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
-        out
+        sorted_held(by_name.into_iter().collect())
     }
 
     /// The names of the attributes any layer holds, of any item, sorted.
@@ -1518,6 +1520,17 @@ pub fn immutable_error(op: &str) -> Error {
          (e.g. with_attr, with_dict_update) on immutable entities/dicts or use db.fork() or \
          ds.fork_bag() create a mutable DataBag first",
     )
+}
+
+/// [`DataBag::attrs_held_by`]'s answer: each name's positions ascending and
+/// once, the names sorted.
+fn sorted_held(mut held: Vec<(Arc<str>, Vec<usize>)>) -> Vec<(Arc<str>, Vec<usize>)> {
+    for (_, positions) in &mut held {
+        positions.sort_unstable();
+        positions.dedup();
+    }
+    held.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    held
 }
 
 #[cfg(test)]

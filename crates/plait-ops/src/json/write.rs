@@ -11,13 +11,12 @@
 //! pretty-printing needs to indent. Depth is bounded ([`MAX_DEPTH`]); past
 //! it, an id met again on the way down is Koda's cycle error.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use base64::Engine;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
-use plait_core::{DataBag, DataSlice, Edge, Error, ItemId, JaggedShape, Result, ScalarRef, Schema, SliceData};
+use plait_core::{DataBag, DataSlice, Edge, Error, FastMap, ItemId, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use crate::objects::model::attr_schema;
 
@@ -256,7 +255,7 @@ impl Writer<'_> {
     /// `__schema__` and written as typed levels.
     fn objects(&self, data: &SliceData, depth: usize, path: Option<&Path<'_>>) -> Result<Texts> {
         let n = data.len();
-        let mut by_schema: HashMap<Schema, Vec<usize>> = HashMap::new();
+        let mut by_schema: FastMap<Schema, Vec<usize>> = FastMap::default();
         let mut t = Texts::with_len(n);
         let mut ids = vec![None; n];
         for (i, slot) in ids.iter_mut().enumerate() {
@@ -354,7 +353,7 @@ impl Writer<'_> {
             return Err(self.too_deep(ids, path));
         }
         // The objects that have each attribute (by name and schema).
-        let mut holders: HashMap<(&str, Schema), Vec<usize>> = HashMap::new();
+        let mut holders: FastMap<(&str, Schema), Vec<usize>> = FastMap::default();
         for (members, attrs) in groups {
             for (name, schema) in attrs.iter().filter(|(name, _)| !name.starts_with("__")) {
                 holders.entry((name.as_str(), *schema)).or_default().extend(members);
@@ -403,7 +402,7 @@ impl Writer<'_> {
     /// by one (`kd.from_json` of many documents) each have an implicit schema
     /// of their own; written one schema at a time, their cost is per object.
     /// Each group comes with its attributes as read here.
-    fn by_layout(&self, by_schema: HashMap<Schema, Vec<usize>>) -> Vec<(Schema, Vec<usize>, Option<KnownAttrs>)> {
+    fn by_layout(&self, by_schema: FastMap<Schema, Vec<usize>>) -> Vec<(Schema, Vec<usize>, Option<KnownAttrs>)> {
         // A few schemas: reading their layouts would cost more than it saves.
         const FEW: usize = 16;
         if by_schema.len() <= FEW {
@@ -425,7 +424,7 @@ impl Writer<'_> {
                 }
             }
         }
-        let mut groups: HashMap<Layout, (Schema, Vec<usize>)> = HashMap::new();
+        let mut groups: FastMap<Layout, (Schema, Vec<usize>)> = FastMap::default();
         let mut by_schema = by_schema;
         for (schema, layout) in schemas.into_iter().zip(layouts) {
             let members = by_schema.remove(&schema).unwrap_or_default();
@@ -638,7 +637,7 @@ impl Writer<'_> {
             level = l.up;
         }
         chain.reverse();
-        let mut last: HashMap<ItemId, usize> = HashMap::new();
+        let mut last: FastMap<ItemId, usize> = FastMap::default();
         for (j, id) in chain.iter().enumerate() {
             if let Some(id) = id {
                 last.insert(*id, j);
