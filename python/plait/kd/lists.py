@@ -32,11 +32,19 @@ def new(items=None, *, item_schema=None, schema=None, itemid=None):
     if isinstance(items, types.DataSlice):
         raise ValueError("kd.list does not accept DataSlice as an input, please use kd.implode")
     _plait.refuse_container_subclass("kd.list", items)
+    # Only the options given are passed (each None one would be boxed).
+    options = {}
+    if item_schema is not None:
+        options["item_schema"] = item_schema
+    if schema is not None:
+        options["schema"] = schema
+    if itemid is not None:
+        options["itemid"] = itemid
     # As Koda: the Python list made a slice (nested lists, more dimensions),
     # all of whose dimensions become lists.
     if items is None:
-        return _new_operator(item_schema=item_schema, schema=schema, itemid=itemid)
-    return _new_operator(_plait.slice(items, None), item_schema=item_schema, schema=schema, itemid=itemid)
+        return _new_operator(**options)
+    return _new_operator(_plait.slice(items, None), **options)
 
 
 @_traced_through
