@@ -349,23 +349,21 @@ impl Writer<'_> {
         path: Option<&Path<'_>>,
         t: &mut Texts,
     ) -> Result<()> {
-        if depth > MAX_DEPTH {
-            return Err(self.too_deep(ids, path));
-        }
-        // The objects that have each attribute (by name and schema).
-        let mut holders: FastMap<(&str, Schema), Vec<usize>> = FastMap::default();
+        // The objects that have each attribute (by name and schema). (The
+        // caller has checked the depth.)
+        let mut by_attr: FastMap<(&str, Schema), Vec<usize>> = FastMap::default();
         for (members, attrs) in groups {
             for (name, schema) in attrs.iter().filter(|(name, _)| !name.starts_with("__")) {
-                holders.entry((name.as_str(), *schema)).or_default().extend(members);
+                by_attr.entry((name.as_str(), *schema)).or_default().extend(members);
             }
         }
         // Each attribute's texts, and per object and attribute an entry
         // (object, name, column, row in the column).
-        let mut columns: Vec<(Texts, Vec<bool>, &'static str)> = Vec::with_capacity(holders.len());
+        let mut columns: Vec<(Texts, Vec<bool>, &'static str)> = Vec::with_capacity(by_attr.len());
         let mut entries: Vec<(usize, &str, usize, usize)> = Vec::new();
         // Attributes in the order of the first object holding each (then by
         // name), as a walk object by object meets them.
-        let mut holders: Vec<((&str, Schema), Vec<usize>)> = holders.into_iter().collect();
+        let mut holders: Vec<((&str, Schema), Vec<usize>)> = by_attr.into_iter().collect();
         holders.iter_mut().for_each(|(_, positions)| positions.sort_unstable());
         holders.sort_unstable_by_key(|((name, _), positions)| (positions[0], *name));
         for ((name, schema), positions) in holders {
