@@ -16,6 +16,7 @@ use std::fmt::Write;
 use base64::Engine;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::column::SliceBuilder;
 use plait_core::{DataBag, DataSlice, Edge, Error, FastMap, ItemId, JaggedShape, Result, ScalarRef, Schema, SliceData};
 
 use crate::objects::model::attr_schema;
@@ -161,6 +162,22 @@ type Layout = Vec<(usize, Schema)>;
 /// (objects of many schemas grouped by layout): no lookup of them per
 /// schema, which costs what the schemas' allocation holds.
 type KnownAttrs = Vec<(String, Schema)>;
+
+/// Attributes held by fewer objects than this (each record's own keys) are
+/// read value by value in [`Writer::entities_of_layouts`]; others as one
+/// column.
+const READ_ONE_BY_ONE: usize = 4;
+
+/// The values of one schema that [`Writer::entities_of_layouts`] writes
+/// together (of any attributes), the object each belongs to, and their
+/// texts once written.
+struct Column {
+    schema: Schema,
+    values: SliceBuilder,
+    parent: Vec<usize>,
+    present: Vec<bool>,
+    texts: Texts,
+}
 
 /// The ids on the way down to a level: ids of the level, and for each, the
 /// index of its parent in the level above.
@@ -357,9 +374,12 @@ impl Writer<'_> {
                 by_attr.entry((name.as_str(), *schema)).or_default().extend(members);
             }
         }
-        // Each attribute's texts, and per object and attribute an entry
-        // (object, name, column, row in the column).
-        let mut columns: Vec<(Texts, Vec<bool>, &'static str)> = Vec::with_capacity(by_attr.len());
+        // The values, a column per schema (an attribute of a few objects,
+        // such as a record's own key, read value by value; others as a
+        // column), and per object and attribute an entry (object, name,
+        // column, row in the column).
+        let mut columns: Vec<Column> = Vec::new();
+        let mut column_of: FastMap<Schema, usize> = FastMap::default();
         let mut entries: Vec<(usize, &str, usize, usize)> = Vec::new();
         // Attributes in the order of the first object holding each (then by
         // name), as a walk object by object meets them.
@@ -367,13 +387,33 @@ impl Writer<'_> {
         holders.iter_mut().for_each(|(_, positions)| positions.sort_unstable());
         holders.sort_unstable_by_key(|((name, _), positions)| (positions[0], *name));
         for ((name, schema), positions) in holders {
-            let data = self.bag.get_attr(name, &crate::objects::model::picked(ids, &positions));
-            let present: Vec<bool> = (0..data.len()).map(|k| data.get(k).is_some()).collect();
-            let below = Path { ids, parent: positions, up: path };
-            let texts = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.level(&data, schema, depth + 1, Some(&below)))?;
-            let column = columns.len();
-            entries.extend(below.parent.iter().enumerate().map(|(row, &i)| (i, name, column, row)));
-            columns.push((texts, present, if schema == Schema::Mask { "false" } else { "null" }));
+            let c = *column_of.entry(schema).or_insert_with(|| {
+                columns.push(Column { schema, values: SliceBuilder::new(), parent: Vec::new(), present: Vec::new(), texts: Texts::default() });
+                columns.len() - 1
+            });
+            let column = &mut columns[c];
+            let mut push = |i: usize, value: Option<ScalarRef<'_>>| {
+                entries.push((i, name, c, column.parent.len()));
+                column.present.push(value.is_some());
+                column.values.push(value);
+                column.parent.push(i);
+            };
+            if positions.len() < READ_ONE_BY_ONE {
+                for &i in &positions {
+                    let value = ids[i].and_then(|id| self.bag.get_one(name, id));
+                    push(i, value.as_ref().map(|v| v.as_ref()));
+                }
+            } else {
+                let data = self.bag.get_attr(name, &crate::objects::model::picked(ids, &positions));
+                for (k, &i) in positions.iter().enumerate() {
+                    push(i, data.get(k));
+                }
+            }
+        }
+        for column in &mut columns {
+            let data = std::mem::take(&mut column.values).finish();
+            let below = Path { ids, parent: std::mem::take(&mut column.parent), up: path };
+            column.texts = stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.level(&data, column.schema, depth + 1, Some(&below)))?;
         }
         entries.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         let mut entries = entries.as_slice();
@@ -383,10 +423,10 @@ impl Writer<'_> {
             let own = entries.iter().take_while(|e| e.0 == i).count();
             let (mine, rest) = entries.split_at(own);
             entries = rest;
-            let parts = mine
-                .iter()
-                .filter(|&&(_, _, column, row)| self.f.include_missing || columns[column].1[row])
-                .map(|&(_, name, column, row)| (Some(name), columns[column].0.get(row).unwrap_or(columns[column].2)));
+            let parts = mine.iter().filter(|&&(_, _, c, row)| self.f.include_missing || columns[c].present[row]).map(|&(_, name, c, row)| {
+                let null = if columns[c].schema == Schema::Mask { "false" } else { "null" };
+                (Some(name), columns[c].texts.get(row).unwrap_or(null))
+            });
             let start = t.buf.len();
             self.container(&mut t.buf, depth, true, parts);
             t.spans[i] = Some((start, t.buf.len()));
@@ -415,6 +455,14 @@ impl Writer<'_> {
         let mut layouts: Vec<Layout> = schemas.iter().map(|s| if s.is_struct() { Vec::new() } else { vec![(usize::MAX, *s)] }).collect();
         let held = self.bag.attrs_held_by(&ids);
         for (k, (name, positions)) in held.iter().enumerate() {
+            // A name of one schema alone (records with differing keys) is
+            // read as one value, without a column.
+            if let ([j], Some(id)) = (positions.as_slice(), ids[positions[0]]) {
+                if let Some(s) = self.bag.get_one(name, id).and_then(|v| v.schema()) {
+                    layouts[*j].push((k, s));
+                }
+                continue;
+            }
             let column = self.bag.get_attr(name, &crate::objects::model::picked(&ids, positions));
             for (p, &j) in positions.iter().enumerate() {
                 if let Some(ScalarRef::Schema(s)) = column.get(p) {
