@@ -8,28 +8,33 @@
 //! pipeline or a loop of operators over same-sized columns — into plain
 //! memory writes.
 //!
-//! Underneath is mimalloc ([`BASE`]), not the C library's allocator: plait's
-//! bags hold many small objects (a store per attribute name, each with its
-//! hash maps), and in a process where another library has built and holds
-//! large data (koladata beside plait, in the benchmarks), glibc's malloc and
-//! free of such objects were measured 3x slower than in a fresh process
-//! (the repr of a schema of 4,000 attributes: 29 ms against 9); mimalloc's
-//! per-thread pages keep them fast and close together.
+//! Small allocations come from mimalloc ([`SMALL`]), not the C library's
+//! allocator: plait's bags hold many small objects (a store per attribute
+//! name, each with its hash maps), and in a process where another library
+//! has built and holds large data (koladata beside plait, in the
+//! benchmarks), glibc's malloc and free of such objects were measured 3x
+//! slower than in a fresh process (the repr of a schema of 4,000
+//! attributes: 29 ms against 9); mimalloc's per-thread pages keep them fast
+//! and close together. Large blocks stay with the C library ([`System`]):
+//! a request past what the machine can hold fails there at once, as a
+//! checked allocation expects, where mimalloc reserves it and the process
+//! is killed when the pages are touched.
 //!
-//! Small allocations go straight to [`BASE`]. Blocks of at least
+//! Blocks of at least
 //! [`LARGE_MIN`] bytes are rounded up to whole huge pages (so outputs of similar
 //! length share blocks) and, when freed, kept in a small table bounded by a
 //! byte limit (`PLAIT_BUFFER_CACHE_MB`, see [`set_limit`]); the oldest block is
 //! returned to the system when the table is full.
 
-use std::alloc::{GlobalAlloc, Layout};
+use std::alloc::{GlobalAlloc, Layout, System};
 
 use mimalloc::MiMalloc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The allocator underneath (see the module docs).
-pub const BASE: MiMalloc = MiMalloc;
+/// The allocator of small blocks (see the module docs); large ones come
+/// from [`System`].
+pub const SMALL: MiMalloc = MiMalloc;
 
 /// Blocks of at least this many bytes are cached.
 pub const LARGE_MIN: usize = 4 << 20;
@@ -92,7 +97,8 @@ extern "C" fn fork_release() {
     drop(guard);
 }
 
-/// The global allocator: [`BASE`] plus the large-block table.
+/// The global allocator: [`SMALL`] for small blocks, [`System`] plus the
+/// large-block table for large ones.
 pub struct BufferCachingAllocator;
 
 /// The size a large request is served with (whole huge pages).
@@ -104,7 +110,8 @@ fn is_large(size: usize) -> bool {
     size >= LARGE_MIN
 }
 
-// SAFETY: every block handed out is either fresh from `BASE` with the
+// SAFETY: a small block comes from `SMALL` with the layout asked for and
+// goes back there; a large one is either fresh from `System` with the
 // rounded layout or a block of exactly that rounded size and a sufficient
 // alignment taken out of the table (which owns it exclusively). Each
 // method's `# Safety` contract is `GlobalAlloc`'s.
@@ -112,8 +119,8 @@ unsafe impl GlobalAlloc for BufferCachingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if !is_large(layout.size()) {
             // SAFETY: our caller keeps `alloc`'s contract (a non-zero size),
-            // which is `BASE.alloc`'s.
-            return unsafe { BASE.alloc(layout) };
+            // which is `SMALL.alloc`'s.
+            return unsafe { SMALL.alloc(layout) };
         }
         let size = block_size(layout.size());
         if let Some(block) = lock().take(size, layout.align()) {
@@ -122,13 +129,13 @@ unsafe impl GlobalAlloc for BufferCachingAllocator {
         // Rounding may take a (hopeless) request past `isize::MAX`: it fails.
         let Ok(rounded) = Layout::from_size_align(size, layout.align()) else { return std::ptr::null_mut() };
         // SAFETY: a valid layout of non-zero size (`size >= LARGE_MIN`).
-        unsafe { BASE.alloc(rounded) }
+        unsafe { System.alloc(rounded) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if !is_large(layout.size()) {
             // SAFETY: as in `alloc`.
-            return unsafe { BASE.alloc_zeroed(layout) };
+            return unsafe { SMALL.alloc_zeroed(layout) };
         }
         let size = block_size(layout.size());
         if let Some(block) = lock().take(size, layout.align()) {
@@ -139,14 +146,14 @@ unsafe impl GlobalAlloc for BufferCachingAllocator {
         }
         let Ok(rounded) = Layout::from_size_align(size, layout.align()) else { return std::ptr::null_mut() };
         // SAFETY: a valid layout of non-zero size (`size >= LARGE_MIN`).
-        unsafe { BASE.alloc_zeroed(rounded) }
+        unsafe { System.alloc_zeroed(rounded) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !is_large(layout.size()) {
-            // SAFETY: a small block came from `BASE.alloc` with this very
+            // SAFETY: a small block came from `SMALL.alloc` with this very
             // layout (small requests are passed through unchanged).
-            return unsafe { BASE.dealloc(ptr, layout) };
+            return unsafe { SMALL.dealloc(ptr, layout) };
         }
         let size = block_size(layout.size());
         let block = Block { addr: ptr as usize, size, align: layout.align(), stamp: 0 };
@@ -158,9 +165,31 @@ unsafe impl GlobalAlloc for BufferCachingAllocator {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let old_size = if is_large(layout.size()) { block_size(layout.size()) } else { layout.size() };
-        let new_block_size = if is_large(new_size) { block_size(new_size) } else { new_size };
-        if is_large(layout.size()) && old_size == new_block_size {
+        if !is_large(layout.size()) && !is_large(new_size) {
+            // SAFETY: a small block came from `SMALL` with `layout`; the new
+            // size is non-zero (`realloc`'s contract).
+            return unsafe { SMALL.realloc(ptr, layout, new_size) };
+        }
+        if is_large(layout.size()) != is_large(new_size) {
+            // From one allocator to the other: a new block, the bytes both
+            // hold copied, the old block given back.
+            let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else { return std::ptr::null_mut() };
+            // SAFETY: a valid layout of non-zero size (`realloc`'s contract).
+            let new = unsafe { self.alloc(new_layout) };
+            if !new.is_null() {
+                // SAFETY: both blocks hold at least the bytes copied and do
+                // not overlap (`new` is fresh); `ptr` is given back with the
+                // layout it was allocated with, and not used afterwards.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+            }
+            return new;
+        }
+        // Both large.
+        let (old_size, new_block_size) = (block_size(layout.size()), block_size(new_size));
+        if old_size == new_block_size {
             return ptr;
         }
         // The system allocator grows or shrinks in place where it can (mremap
@@ -168,14 +197,14 @@ unsafe impl GlobalAlloc for BufferCachingAllocator {
         if Layout::from_size_align(new_block_size, layout.align()).is_err() {
             return std::ptr::null_mut(); // rounded past `isize::MAX`: fails, `ptr` untouched
         }
-        // SAFETY: `ptr` is a block `BASE` allocated with `old_size` bytes
+        // SAFETY: `ptr` is a block `System` allocated with `old_size` bytes
         // (large blocks are always allocated rounded, with a layout that was
         // valid then, and only blocks of the same rounded size are handed
         // out again) at an alignment `ptr` satisfies (see `Block::release`
         // for the alignment recorded); `new_block_size` is non-zero
         // (`realloc`'s contract, rounded up) and valid with that alignment
         // (checked just above).
-        unsafe { BASE.realloc(ptr, Layout::from_size_align_unchecked(old_size, layout.align()), new_block_size) }
+        unsafe { System.realloc(ptr, Layout::from_size_align_unchecked(old_size, layout.align()), new_block_size) }
     }
 }
 
@@ -194,15 +223,15 @@ impl Block {
     /// Returns the block to the system allocator.
     ///
     /// # Safety
-    /// The block must be one `BASE` allocated (`addr`, `size` bytes), owned
+    /// The block must be one `System` allocated (`addr`, `size` bytes), owned
     /// by the caller and not used afterwards. `align` is the alignment of the
     /// last request it served, which may be smaller than the one it was
     /// allocated with (a block is handed out again to any request it is
-    /// aligned enough for): `BASE.dealloc` on the platforms plait builds
-    /// for (mimalloc's `mi_free`) does not depend on the alignment.
+    /// aligned enough for): `System.dealloc` on the platforms plait builds
+    /// for (`free`) does not depend on the alignment.
     unsafe fn release(self) {
         // SAFETY: this function's contract.
-        unsafe { BASE.dealloc(self.addr as *mut u8, Layout::from_size_align_unchecked(self.size, self.align)) }
+        unsafe { System.dealloc(self.addr as *mut u8, Layout::from_size_align_unchecked(self.size, self.align)) }
     }
 }
 
@@ -275,7 +304,7 @@ mod tests {
     fn fresh(size: usize) -> Block {
         let layout = Layout::from_size_align(size, 64).unwrap();
         // SAFETY: a non-zero size.
-        let addr = unsafe { BASE.alloc(layout) } as usize;
+        let addr = unsafe { System.alloc(layout) } as usize;
         assert_ne!(addr, 0);
         Block { addr, size, align: 64, stamp: 0 }
     }
