@@ -1522,6 +1522,39 @@ pub fn immutable_error(op: &str) -> Error {
     )
 }
 
+/// The attributes of a struct schema with what they hold, read once (a
+/// walk asks a schema whether it is a list's or a dict's, then for each
+/// attribute its schema: one listing, not a lookup by name each).
+pub struct SchemaAttrs(Vec<(Arc<str>, Stored)>);
+
+impl SchemaAttrs {
+    pub fn of(bag: &DataBag, schema_id: ItemId) -> SchemaAttrs {
+        SchemaAttrs(bag.attrs_of(schema_id))
+    }
+
+    /// What attribute `name` holds, if anything.
+    pub fn get(&self, name: &str) -> Option<&Stored> {
+        let k = self.0.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
+        Some(&self.0[k].1)
+    }
+
+    /// The schema attribute `name` holds, if any.
+    pub fn schema(&self, name: &str) -> Option<crate::Schema> {
+        self.get(name)?.schema()
+    }
+
+    /// The attributes that hold data (not the bookkeeping ones), with their
+    /// schemas.
+    pub fn data(&self) -> impl Iterator<Item = (&str, Option<crate::Schema>)> {
+        self.0.iter().filter(|(name, _)| !is_internal_attr(name)).map(|(name, value)| (&**name, value.schema()))
+    }
+
+    /// Every attribute (bookkeeping ones too) with its value.
+    pub fn all(&self) -> impl Iterator<Item = (&str, &Stored)> {
+        self.0.iter().map(|(name, value)| (&**name, value))
+    }
+}
+
 /// [`DataBag::attrs_held_by`]'s answer: each name's positions ascending and
 /// once, the names sorted.
 fn sorted_held(mut held: Vec<(Arc<str>, Vec<usize>)>) -> Vec<(Arc<str>, Vec<usize>)> {

@@ -109,29 +109,28 @@ fn schema_node(schema: Schema, bag: Option<&DataBag>, depth: usize, o: &Printer<
     // The schema's attributes, read once (a schema of thousands of
     // attributes, each an entity's schema, is listed, not looked up name by
     // name).
-    let attrs = bag.attrs_of(id);
-    let held = |name: &str| attrs.binary_search_by(|(n, _)| (**n).cmp(name)).ok().map(|k| &attrs[k].1);
-    if let Some(items) = held(LIST_ITEMS_ATTR).and_then(Stored::schema) {
+    let attrs = super::SchemaAttrs::of(bag, id);
+    if let Some(items) = attrs.schema(LIST_ITEMS_ATTR) {
         return schema_node(items, Some(bag), depth + 1, o).wrapped("LIST[", "]");
     }
-    if let Some(keys) = held(DICT_KEYS_ATTR).and_then(Stored::schema) {
+    if let Some(keys) = attrs.schema(DICT_KEYS_ATTR) {
         let keys = schema_node(keys, Some(bag), depth + 1, o);
         let prefix = format!("DICT{{{}, ", keys.one_line());
-        let values = held(DICT_VALUES_ATTR).and_then(Stored::schema).unwrap_or(Schema::Object);
+        let values = attrs.schema(DICT_VALUES_ATTR).unwrap_or(Schema::Object);
         return schema_node(values, Some(bag), depth + 1, o).wrapped(&prefix, "}");
     }
-    let open = match held(SCHEMA_NAME_ATTR) {
+    let open = match attrs.get(SCHEMA_NAME_ATTR) {
         Some(Stored::String(name)) => format!("{name}("),
         _ if id.kind() == ItemKind::ImplicitSchema => "IMPLICIT_ENTITY(".to_string(),
         _ => "ENTITY(".to_string(),
     };
     // The metadata (`kd.with_metadata`) is shown after the attributes.
-    let shown = attrs.iter().filter(|(n, _)| !matches!(&**n, SCHEMA_NAME_ATTR | SCHEMA_METADATA_ATTR));
+    let shown = attrs.all().filter(|(n, _)| !matches!(*n, SCHEMA_NAME_ATTR | SCHEMA_METADATA_ATTR));
     let children = shown
-        .chain(attrs.iter().filter(|(n, _)| &**n == SCHEMA_METADATA_ATTR))
+        .chain(attrs.all().filter(|(n, _)| *n == SCHEMA_METADATA_ATTR))
         .map(|(name, value)| match value {
             // The metadata object (`kd.with_metadata`).
-            md @ Stored::ItemId(_) if &**name == SCHEMA_METADATA_ATTR => {
+            md @ Stored::ItemId(_) if name == SCHEMA_METADATA_ATTR => {
                 value_node(Some(md.as_ref()), Schema::Object, Some(bag), true, depth + 1, o).wrapped(&attr_prefix(name, html), attr_suffix(html))
             }
             value => match value.schema() {

@@ -15,13 +15,13 @@
 
 use std::collections::HashMap;
 
-use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR};
+use plait_core::bag::{SCHEMA_ATTR, SchemaAttrs};
 use plait_core::column::SliceBuilder;
 use plait_core::itemid::allocate;
 use plait_core::{DataBag, DataSlice, Error, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData};
 
-use super::model::{SchemaAttrs, ids_data, ids_of, schemas_data};
+use super::model::{ids_data, ids_of, schemas_data};
 use crate::registry::Registry;
 
 const OP: &str = "kd.core.flatten_cyclic_references";

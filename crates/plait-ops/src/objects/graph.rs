@@ -15,7 +15,7 @@ use std::rc::Rc;
 use plait_core::bag::OnConflict;
 use plait_core::bag::SCHEMA_ATTR;
 use plait_core::bag::text::{DICT_KEYS_ATTR, DICT_VALUES_ATTR, LIST_ITEMS_ATTR, SCHEMA_METADATA_ATTR};
-use plait_core::bag::{AllocationColumn, Lookup};
+use plait_core::bag::{AllocationColumn, Lookup, SchemaAttrs};
 use plait_core::column::SliceBuilder;
 use plait_core::itemid::{UuidHasher, allocate};
 use plait_core::{DataBag, DataSlice, Edge, Error, FastMap, ItemId, ItemKind, Result, ScalarRef, Schema, SliceData, Values};
@@ -23,7 +23,7 @@ use plait_core::{DataBag, DataSlice, Edge, Error, FastMap, ItemId, ItemKind, Res
 use super::access::struct_schema_ids;
 use super::containers::schema_item;
 use super::id_set::IdSet;
-use super::model::{SchemaAttrs, attr_schema, ids_data, ids_of, picked, schemas_data, whole_allocation};
+use super::model::{attr_schema, ids_data, ids_of, picked, schemas_data, whole_allocation};
 use crate::registry::{Args, Registry, Value};
 
 /// How far a walk goes and which ids it renews.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use arrow_buffer::NullBuffer;
 use plait_core::bag::Roots;
 use plait_core::bag::SCHEMA_ATTR;
-use plait_core::bag::Stored;
 use plait_core::bag::text::schema_text;
 use plait_core::cast::cast_to;
 use plait_core::itemid::new_allocation;
@@ -252,34 +251,6 @@ pub fn struct_schema_of_item(x: &DataSlice, bag: &DataBag, id: ItemId) -> Option
 
 pub fn attr_schema(bag: &DataBag, schema_id: ItemId, name: &str) -> Option<Schema> {
     bag.get_one(name, schema_id).and_then(|v| v.schema())
-}
-
-/// The attributes of a struct schema with what they hold, read once (a
-/// walk asks a schema whether it is a list's or a dict's, then for each
-/// attribute its schema: one listing, not a lookup by name each).
-pub struct SchemaAttrs(Vec<(Arc<str>, Stored)>);
-
-impl SchemaAttrs {
-    pub fn of(bag: &DataBag, schema_id: ItemId) -> SchemaAttrs {
-        SchemaAttrs(bag.attrs_of(schema_id))
-    }
-
-    /// The schema attribute `name` holds, if any.
-    pub fn schema(&self, name: &str) -> Option<Schema> {
-        let k = self.0.binary_search_by(|(n, _)| (**n).cmp(name)).ok()?;
-        self.0[k].1.schema()
-    }
-
-    /// The attributes that hold data (not the bookkeeping ones), with their
-    /// schemas.
-    pub fn data(&self) -> impl Iterator<Item = (&str, Option<Schema>)> {
-        self.0.iter().filter(|(name, _)| !plait_core::bag::is_internal_attr(name)).map(|(name, value)| (&**name, value.schema()))
-    }
-
-    /// Every attribute (bookkeeping ones too) with its value.
-    pub fn all(&self) -> impl Iterator<Item = (&str, &Stored)> {
-        self.0.iter().map(|(name, value)| (&**name, value))
-    }
 }
 
 /// `kd.get_item_schema` / `get_key_schema` / `get_value_schema`: the schema
